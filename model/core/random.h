@@ -1,0 +1,41 @@
+// Rng: a seeded, explicitly passed random stream (xoshiro256**).
+//
+// There is no global RNG in relaysim. A run has one root seed; every component derives its own
+// stream from the root and a stable name (Rng::derive), so adding an endpoint does not reshuffle
+// the faults. Distributions are computed here rather than with <random>'s distributions, whose
+// algorithms differ between standard libraries: the same seed gives the same run everywhere.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace relaysim {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+
+  // A stream for one named component, independent of every other name's stream.
+  static Rng derive(std::uint64_t root_seed, std::string_view name);
+
+  std::uint64_t next_u64();
+  // Uniform in [0, 1).
+  double uniform01();
+  // Uniform integer in [0, n), n > 0, without modulo bias.
+  std::uint64_t below(std::uint64_t n);
+  bool chance(double p) { return p > 0.0 && uniform01() < p; }
+  // Exponential with the given mean (> 0).
+  double exponential(double mean);
+  // Standard normal (Box-Muller, one value per call; deterministic).
+  double normal();
+
+ private:
+  std::uint64_t s_[4];
+};
+
+// 64-bit FNV-1a, used to turn names into seeds and for fingerprints.
+std::uint64_t hash_name(std::string_view name);
+// A strong 64-bit mixer (splitmix64's finalizer).
+std::uint64_t mix64(std::uint64_t x);
+
+}  // namespace relaysim

@@ -1,0 +1,63 @@
+#include "model/resilience/backoff.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/core/assert.h"
+
+namespace relaysim {
+
+std::string_view to_string(BackoffKind k) { return k == BackoffKind::fixed ? "fixed" : "exponential"; }
+
+std::string_view to_string(Jitter j) {
+  switch (j) {
+    case Jitter::none: return "none";
+    case Jitter::full: return "full";
+    case Jitter::equal: return "equal";
+    case Jitter::decorrelated: return "decorrelated";
+  }
+  return "?";
+}
+
+Duration base_delay(const BackoffPolicy& p, std::uint32_t n) {
+  RELAYSIM_ASSERT(n >= 1, "retries are numbered from 1");
+  if (p.kind == BackoffKind::fixed) return p.initial;
+  // multiplier^(n-1) overflows quickly; the cap makes anything past it irrelevant.
+  const double factor = std::pow(p.multiplier, static_cast<double>(std::min<std::uint32_t>(n - 1, 200)));
+  return std::min(scale(p.initial, factor), p.max_interval);
+}
+
+static Duration uniform_between(Duration lo, Duration hi, Rng& rng) {
+  if (hi <= lo) return lo;
+  const auto span = static_cast<std::uint64_t>(to_ns(hi) - to_ns(lo));
+  return lo + Duration{static_cast<std::int64_t>(rng.below(span + 1))};
+}
+
+Duration next_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous, Rng& rng) {
+  const Duration base = base_delay(p, n);
+  Duration d{};
+  switch (p.jitter) {
+    case Jitter::none: d = base; break;
+    case Jitter::full: d = uniform_between(Duration::zero(), base, rng); break;
+    case Jitter::equal: d = uniform_between(base / 2, base, rng); break;
+    case Jitter::decorrelated: {
+      const Duration prev = previous > Duration::zero() ? previous : p.initial;
+      d = std::min(uniform_between(p.initial, scale(prev, 3.0), rng), p.max_interval);
+      break;
+    }
+  }
+  RELAYSIM_ASSERT(d >= min_delay(p, n), "a delay below the policy's own minimum");
+  return d;
+}
+
+Duration min_delay(const BackoffPolicy& p, std::uint32_t n) {
+  switch (p.jitter) {
+    case Jitter::none: return base_delay(p, n);
+    case Jitter::full: return Duration::zero();
+    case Jitter::equal: return base_delay(p, n) / 2;
+    case Jitter::decorrelated: return std::min(p.initial, p.max_interval);
+  }
+  return Duration::zero();
+}
+
+}  // namespace relaysim

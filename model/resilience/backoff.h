@@ -1,0 +1,41 @@
+// Backoff: how long to wait before the n-th retry.
+//
+// exponential: initial * multiplier^(n-1), capped at max_interval; fixed: initial every time.
+// Jitter is applied to that base:
+//   none          the base itself
+//   full          uniform in [0, base]            (AWS "full jitter")
+//   equal         base/2 + uniform in [0, base/2]
+//   decorrelated  uniform in [initial, 3 * previous delay], capped at max_interval
+// min_delay() is the smallest value next_delay() can return; the oracle uses it to check gaps.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "model/core/random.h"
+#include "model/core/time.h"
+
+namespace relaysim {
+
+enum class BackoffKind : std::uint8_t { exponential, fixed };
+enum class Jitter : std::uint8_t { none, full, equal, decorrelated };
+
+std::string_view to_string(BackoffKind k);
+std::string_view to_string(Jitter j);
+
+struct BackoffPolicy {
+  BackoffKind kind = BackoffKind::exponential;
+  Duration initial = std::chrono::seconds(1);
+  double multiplier = 2.0;
+  Duration max_interval = std::chrono::minutes(15);
+  Jitter jitter = Jitter::full;
+};
+
+// The un-jittered delay before retry number n (n >= 1).
+Duration base_delay(const BackoffPolicy& p, std::uint32_t n);
+// The jittered delay before retry number n; `previous` is the last delay used (decorrelated).
+Duration next_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous, Rng& rng);
+// The smallest value next_delay(p, n, ...) can take.
+Duration min_delay(const BackoffPolicy& p, std::uint32_t n);
+
+}  // namespace relaysim

@@ -1,0 +1,112 @@
+#include "model/resilience/breaker.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+
+namespace relaysim {
+
+std::string_view to_string(BreakerState s) {
+  switch (s) {
+    case BreakerState::closed: return "closed";
+    case BreakerState::open: return "open";
+    case BreakerState::half_open: return "half_open";
+  }
+  return "?";
+}
+
+CircuitBreaker::CircuitBreaker(const BreakerConfig& config, OnChange on_change)
+    : config_(config),
+      on_change_(std::move(on_change)),
+      bucket_ns_(std::max<std::int64_t>(1, to_ns(config.window) / static_cast<std::int64_t>(kBuckets))) {
+  RELAYSIM_ASSERT(config.window > Duration::zero(), "breaker window must be positive");
+  RELAYSIM_ASSERT(config.half_open_probes >= 1, "half-open needs at least one probe");
+  RELAYSIM_ASSERT(config.failure_rate > 0.0 && config.failure_rate <= 1.0, "failure rate in (0, 1]");
+}
+
+Permit CircuitBreaker::acquire(Time now) {
+  if (state_ == BreakerState::open && now >= open_until_) transition(BreakerState::half_open, now);
+  switch (state_) {
+    case BreakerState::closed:
+      return {true, generation_};
+    case BreakerState::open:
+      return {false, generation_};
+    case BreakerState::half_open:
+      if (probes_in_flight_ >= config_.half_open_probes) return {false, generation_};
+      ++probes_in_flight_;
+      return {true, generation_};
+  }
+  return {false, generation_};
+}
+
+void CircuitBreaker::release(const Permit& permit) {
+  if (!permit.admitted || permit.generation != generation_) return;
+  if (state_ == BreakerState::half_open) {
+    RELAYSIM_ASSERT(probes_in_flight_ > 0, "released a probe that was never admitted");
+    --probes_in_flight_;
+  }
+}
+
+void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
+  RELAYSIM_ASSERT(permit.admitted, "only admitted calls have results");
+  if (permit.generation != generation_) return;  // late result from an older generation
+  switch (state_) {
+    case BreakerState::closed: {
+      Bucket& b = bucket_for(now);
+      ++b.calls;
+      if (!success) ++b.failures;
+      if (success) return;
+      std::uint32_t calls = 0;
+      std::uint32_t failures = 0;
+      window_totals(now, calls, failures);
+      if (calls >= config_.min_calls &&
+          static_cast<double>(failures) >= config_.failure_rate * static_cast<double>(calls)) {
+        transition(BreakerState::open, now);
+      }
+      return;
+    }
+    case BreakerState::open:
+      RELAYSIM_ASSERT(false, "an open breaker admits nothing in its own generation");
+      return;
+    case BreakerState::half_open:
+      RELAYSIM_ASSERT(probes_in_flight_ > 0, "a probe result without a probe");
+      --probes_in_flight_;
+      if (!success) {
+        transition(BreakerState::open, now);
+      } else if (++probe_successes_ >= config_.half_open_probes) {
+        transition(BreakerState::closed, now);
+      }
+      return;
+  }
+}
+
+void CircuitBreaker::transition(BreakerState to, Time now) {
+  RELAYSIM_ASSERT(to != state_, "a transition changes the state");
+  const BreakerState from = state_;
+  state_ = to;
+  ++generation_;
+  probes_in_flight_ = 0;
+  probe_successes_ = 0;
+  if (to == BreakerState::open) open_until_ = now + config_.open_for;
+  if (to == BreakerState::closed) buckets_.fill(Bucket{});  // judge the recovered service afresh
+  if (on_change_) on_change_(from, to, now);
+}
+
+CircuitBreaker::Bucket& CircuitBreaker::bucket_for(Time now) {
+  const std::int64_t index = to_ns(now) / bucket_ns_;
+  Bucket& b = buckets_[static_cast<std::size_t>(index) % kBuckets];
+  if (b.index != index) b = Bucket{index, 0, 0};
+  return b;
+}
+
+void CircuitBreaker::window_totals(Time now, std::uint32_t& calls, std::uint32_t& failures) const {
+  const std::int64_t newest = to_ns(now) / bucket_ns_;
+  for (const Bucket& b : buckets_) {
+    if (b.index >= 0 && b.index > newest - static_cast<std::int64_t>(kBuckets)) {
+      calls += b.calls;
+      failures += b.failures;
+    }
+  }
+}
+
+}  // namespace relaysim

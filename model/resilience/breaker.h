@@ -1,0 +1,76 @@
+// CircuitBreaker: failure-rate breaker over a sliding time window.
+//
+// Promises:
+//  - Below `min_calls` results in the window it never opens.
+//  - Permits are taken when a call is admitted. Each permit carries the breaker generation it was
+//    admitted under; every state change starts a new generation, and a result from an older
+//    generation changes nothing (a slow call admitted before the breaker opened cannot re-trip or
+//    close it later).
+//  - Open rejects everything until `open_for` has passed; then half-open admits at most
+//    `half_open_probes` calls at a time. Any probe failure reopens; `half_open_probes` successes
+//    close. A probe abandoned without a result (release) frees its slot.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "model/core/function.h"
+#include "model/core/time.h"
+
+namespace relaysim {
+
+struct BreakerConfig {
+  Duration window = std::chrono::seconds(30);
+  std::uint32_t min_calls = 20;
+  double failure_rate = 0.5;  // opens when failures / calls >= this, in (0, 1]
+  Duration open_for = std::chrono::seconds(30);
+  std::uint32_t half_open_probes = 3;
+};
+
+enum class BreakerState : std::uint8_t { closed, open, half_open };
+std::string_view to_string(BreakerState s);
+
+struct Permit {
+  bool admitted = false;
+  std::uint64_t generation = 0;
+};
+
+class CircuitBreaker {
+ public:
+  using OnChange = InplaceFunction<void(BreakerState from, BreakerState to, Time at), 32>;
+
+  explicit CircuitBreaker(const BreakerConfig& config, OnChange on_change = {});
+
+  Permit acquire(Time now);
+  void record(const Permit& permit, bool success, Time now);
+  void release(const Permit& permit);
+
+  BreakerState state() const { return state_; }
+  std::uint64_t generation() const { return generation_; }
+  std::uint32_t probes_in_flight() const { return probes_in_flight_; }
+
+ private:
+  static constexpr std::size_t kBuckets = 10;
+  struct Bucket {
+    std::int64_t index = -1;
+    std::uint32_t calls = 0;
+    std::uint32_t failures = 0;
+  };
+
+  void transition(BreakerState to, Time now);
+  Bucket& bucket_for(Time now);
+  void window_totals(Time now, std::uint32_t& calls, std::uint32_t& failures) const;
+
+  BreakerConfig config_;
+  OnChange on_change_;
+  BreakerState state_ = BreakerState::closed;
+  std::uint64_t generation_ = 1;
+  Time open_until_{};
+  std::uint32_t probes_in_flight_ = 0;
+  std::uint32_t probe_successes_ = 0;
+  std::int64_t bucket_ns_;
+  std::array<Bucket, kBuckets> buckets_{};
+};
+
+}  // namespace relaysim

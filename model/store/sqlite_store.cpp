@@ -1,0 +1,350 @@
+#include "model/store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include "model/core/assert.h"
+
+namespace relaysim::webhook {
+
+// A prepared statement, reset after every use so it can be reused without re-preparing.
+class SqliteStore::Statement {
+ public:
+  Statement(SqliteStore& store, const char* sql) : store_(store) {
+    if (sqlite3_prepare_v3(store.db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) != SQLITE_OK) {
+      store.fail("prepare");
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, std::int64_t v) {
+    check(sqlite3_bind_int64(stmt_, i, v));
+    return *this;
+  }
+  Statement& bind(int i, Time t) { return bind(i, to_ns(t)); }
+  Statement& bind(int i, Duration d) { return bind(i, to_ns(d)); }
+  Statement& bind(int i, std::string_view s) {
+    check(sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC));
+    return *this;
+  }
+  // True while a row is available; throws on error.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    reset();
+    store_.fail("step");
+  }
+  void reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  void run() {
+    while (step()) {
+    }
+    reset();
+  }
+  std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  Time time(int col) const { return time_from_ns(i64(col)); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  void text(int col, std::string& out) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    out.assign(p == nullptr ? "" : p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)));
+  }
+  std::string_view text_view(int col) const {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return {p == nullptr ? "" : p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) store_.fail("bind");
+  }
+  SqliteStore& store_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+namespace {
+// Resets a statement on every path out of a scope, so an exception leaves it reusable.
+struct ResetOnExit {
+  explicit ResetOnExit(auto& s) : reset([&s] { s.reset(); }) {}
+  ~ResetOnExit() { reset(); }
+  InplaceFunction<void(), 16> reset;
+};
+
+constexpr int kActiveBelow = static_cast<int>(Status::delivered);
+
+const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS requests (
+  id           INTEGER PRIMARY KEY,
+  cxid         TEXT    NOT NULL,
+  request_id   TEXT    NOT NULL,
+  payload      TEXT    NOT NULL,
+  created_at   INTEGER NOT NULL,
+  deadline_at  INTEGER NOT NULL,
+  status       INTEGER NOT NULL,
+  reason       INTEGER NOT NULL DEFAULT 0,
+  attempts     INTEGER NOT NULL DEFAULT 0,
+  deferrals    INTEGER NOT NULL DEFAULT 0,
+  replays      INTEGER NOT NULL DEFAULT 0,
+  due_at       INTEGER NOT NULL,
+  not_before   INTEGER NOT NULL,
+  last_delay   INTEGER NOT NULL DEFAULT 0,
+  lease_owner  INTEGER NOT NULL DEFAULT 0,
+  claim_token  INTEGER NOT NULL DEFAULT 0,
+  terminal_at  INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (cxid, request_id)
+);
+CREATE INDEX IF NOT EXISTS requests_due ON requests (due_at, id) WHERE status < 3;
+CREATE TABLE IF NOT EXISTS attempts (
+  id               INTEGER PRIMARY KEY,
+  request          INTEGER NOT NULL REFERENCES requests (id),
+  number           INTEGER NOT NULL,
+  pod              INTEGER NOT NULL,
+  claim_token      INTEGER NOT NULL,
+  started_at       INTEGER NOT NULL,
+  finished_at      INTEGER NOT NULL,
+  resolved_url     TEXT    NOT NULL,
+  serviceb_version INTEGER NOT NULL,
+  net_error        INTEGER NOT NULL,
+  http_status      INTEGER NOT NULL,
+  UNIQUE (request, number)
+);
+)sql";
+}  // namespace
+
+static_assert(kActiveBelow == 3, "the partial index and queries say status < 3");
+
+SqliteStore::SqliteStore(const std::string& path, Durability durability) : path_(path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string msg = "cannot open SQLite database '" + path + "': " +
+                      (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError(msg);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, 5000);
+  try {
+    if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
+    switch (durability) {
+      case Durability::full: exec("PRAGMA synchronous=FULL"); break;
+      case Durability::normal: exec("PRAGMA synchronous=NORMAL"); break;
+      case Durability::off: exec("PRAGMA synchronous=OFF"); break;
+    }
+    exec("PRAGMA foreign_keys=ON");
+    exec(kSchema);
+    insert_ = std::make_unique<Statement>(*this,
+        "INSERT INTO requests (cxid, request_id, payload, created_at, deadline_at, status, due_at, not_before)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, 0, ?4, ?4) ON CONFLICT (cxid, request_id) DO NOTHING RETURNING id");
+    find_key_ = std::make_unique<Statement>(*this,
+        "SELECT id, payload FROM requests WHERE cxid = ?1 AND request_id = ?2");
+    claim_ = std::make_unique<Statement>(*this,
+        "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+        " WHERE id = (SELECT id FROM requests WHERE status < 3 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
+        " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+        " replays, not_before, last_delay");
+    complete_ = std::make_unique<Statement>(*this,
+        "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
+        " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
+        " WHERE id = ?1 AND claim_token = ?2 AND status = 2");
+    add_attempt_ = std::make_unique<Statement>(*this,
+        "INSERT INTO attempts (request, number, pod, claim_token, started_at, finished_at, resolved_url,"
+        " serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    next_due_ = std::make_unique<Statement>(*this,
+        "SELECT due_at FROM requests WHERE status < 3 ORDER BY due_at, id LIMIT 1");
+    replay_ = std::make_unique<Statement>(*this,
+        "UPDATE requests SET status = 0, reason = 0, deadline_at = ?2, due_at = ?3, not_before = ?3,"
+        " last_delay = 0, deferrals = 0, terminal_at = 0, replays = replays + 1 WHERE id = ?1 AND status >= 3");
+    get_ = std::make_unique<Statement>(*this,
+        "SELECT id, cxid, request_id, payload, created_at, deadline_at, status, reason, attempts, deferrals,"
+        " replays, due_at, not_before, last_delay, lease_owner, claim_token, terminal_at"
+        " FROM requests WHERE id = ?1");
+    attempts_ = std::make_unique<Statement>(*this,
+        "SELECT request, number, pod, claim_token, started_at, finished_at, resolved_url, serviceb_version,"
+        " net_error, http_status FROM attempts WHERE request = ?1 ORDER BY number");
+    count_status_ = std::make_unique<Statement>(*this, "SELECT status, COUNT(*) FROM requests GROUP BY status");
+    count_attempts_ = std::make_unique<Statement>(*this, "SELECT COUNT(*) FROM attempts");
+    begin_ = std::make_unique<Statement>(*this, "BEGIN IMMEDIATE");
+    commit_ = std::make_unique<Statement>(*this, "COMMIT");
+    rollback_ = std::make_unique<Statement>(*this, "ROLLBACK");
+    Statement max_token(*this, "SELECT COALESCE(MAX(claim_token), 0) FROM requests");
+    if (max_token.step()) next_token_ = static_cast<ClaimToken>(max_token.i64(0)) + 1;
+    max_token.reset();
+  } catch (...) {
+    // close_v2 waits for the statements already prepared to be finalized by their destructors.
+    sqlite3_close_v2(db_);
+    throw;
+  }
+}
+
+// The statements are finalized by their destructors after this body runs; close_v2 defers the
+// actual close until then.
+SqliteStore::~SqliteStore() { sqlite3_close_v2(db_); }
+
+void SqliteStore::fail(const char* what) {
+  throw StoreError(std::string("SQLite ") + what + " failed on '" + path_ + "': " + sqlite3_errmsg(db_));
+}
+
+void SqliteStore::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = std::string("SQLite failed on '") + path_ + "': " + (err != nullptr ? err : "?");
+    sqlite3_free(err);
+    throw StoreError(msg);
+  }
+}
+
+CreateResult SqliteStore::create(const NewRequest& req) {
+  {
+    ResetOnExit guard(*insert_);
+    insert_->bind(1, req.cxid).bind(2, req.request_id).bind(3, req.payload).bind(4, req.created_at)
+        .bind(5, req.deadline_at);
+    if (insert_->step()) return {CreateOutcome::created, static_cast<RequestId>(insert_->i64(0))};
+  }
+  ResetOnExit guard(*find_key_);
+  find_key_->bind(1, req.cxid).bind(2, req.request_id);
+  RELAYSIM_ASSERT(find_key_->step(), "a conflicting insert must leave the original row");
+  const auto id = static_cast<RequestId>(find_key_->i64(0));
+  return {find_key_->text_view(1) == req.payload ? CreateOutcome::duplicate : CreateOutcome::conflict, id};
+}
+
+bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
+  ResetOnExit guard(*claim_);
+  const ClaimToken token = next_token_;
+  claim_->bind(1, pod).bind(2, static_cast<std::int64_t>(token)).bind(3, now + lease).bind(4, now);
+  if (!claim_->step()) return false;
+  ++next_token_;
+  out.id = static_cast<RequestId>(claim_->i64(0));
+  claim_->text(1, out.cxid);
+  claim_->text(2, out.request_id);
+  claim_->text(3, out.payload);
+  out.created_at = claim_->time(4);
+  out.deadline_at = claim_->time(5);
+  out.status = Status::in_flight;
+  out.reason = static_cast<Reason>(claim_->i64(6));
+  out.attempts = static_cast<std::uint32_t>(claim_->i64(7));
+  out.deferrals = static_cast<std::uint32_t>(claim_->i64(8));
+  out.replays = static_cast<std::uint32_t>(claim_->i64(9));
+  out.not_before = claim_->time(10);
+  out.last_delay = Duration{claim_->i64(11)};
+  out.due_at = now + lease;
+  out.lease_owner = pod;
+  out.claim_token = token;
+  out.terminal_at = Time{};
+  RELAYSIM_ASSERT(!claim_->step(), "a claim takes exactly one row");
+  return true;
+}
+
+bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) {
+  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
+  begin_->run();
+  try {
+    {
+      ResetOnExit guard(*complete_);
+      complete_->bind(1, static_cast<std::int64_t>(id)).bind(2, static_cast<std::int64_t>(token))
+          .bind(3, static_cast<std::int64_t>(c.status)).bind(4, static_cast<std::int64_t>(c.reason))
+          .bind(5, c.due_at).bind(6, c.not_before).bind(7, c.last_delay)
+          .bind(8, c.attempt != nullptr ? 1 : 0).bind(9, c.status == Status::blocked ? 1 : 0)
+          .bind(10, is_terminal(c.status) ? to_ns(c.at) : 0);
+      complete_->step();
+    }
+    if (sqlite3_changes(db_) == 0) {
+      commit_->run();
+      return false;
+    }
+    if (c.attempt != nullptr) {
+      const AttemptRow& a = *c.attempt;
+      RELAYSIM_ASSERT(a.request == id, "an attempt belongs to the request it completes");
+      add_attempt_->bind(1, static_cast<std::int64_t>(a.request)).bind(2, a.number).bind(3, a.pod)
+          .bind(4, static_cast<std::int64_t>(a.claim_token)).bind(5, a.started_at).bind(6, a.finished_at)
+          .bind(7, a.resolved_url).bind(8, static_cast<std::int64_t>(a.serviceb_version))
+          .bind(9, static_cast<std::int64_t>(a.error)).bind(10, a.http_status);
+      add_attempt_->run();
+    }
+    commit_->run();
+  } catch (...) {
+    rollback_->run();
+    throw;
+  }
+  return true;
+}
+
+std::optional<Time> SqliteStore::next_due() {
+  ResetOnExit guard(*next_due_);
+  if (!next_due_->step()) return std::nullopt;
+  return next_due_->time(0);
+}
+
+ReplayOutcome SqliteStore::replay(RequestId id, Time now, Time new_deadline) {
+  {
+    ResetOnExit guard(*replay_);
+    replay_->bind(1, static_cast<std::int64_t>(id)).bind(2, new_deadline).bind(3, now);
+    replay_->step();
+  }
+  if (sqlite3_changes(db_) == 1) return ReplayOutcome::replayed;
+  return get(id).has_value() ? ReplayOutcome::not_terminal : ReplayOutcome::not_found;
+}
+
+std::optional<RequestRow> SqliteStore::get(RequestId id) {
+  ResetOnExit guard(*get_);
+  get_->bind(1, static_cast<std::int64_t>(id));
+  if (!get_->step()) return std::nullopt;
+  RequestRow r;
+  r.id = static_cast<RequestId>(get_->i64(0));
+  get_->text(1, r.cxid);
+  get_->text(2, r.request_id);
+  get_->text(3, r.payload);
+  r.created_at = get_->time(4);
+  r.deadline_at = get_->time(5);
+  r.status = static_cast<Status>(get_->i64(6));
+  r.reason = static_cast<Reason>(get_->i64(7));
+  r.attempts = static_cast<std::uint32_t>(get_->i64(8));
+  r.deferrals = static_cast<std::uint32_t>(get_->i64(9));
+  r.replays = static_cast<std::uint32_t>(get_->i64(10));
+  r.due_at = get_->time(11);
+  r.not_before = get_->time(12);
+  r.last_delay = Duration{get_->i64(13)};
+  r.lease_owner = static_cast<PodId>(get_->i64(14));
+  r.claim_token = static_cast<ClaimToken>(get_->i64(15));
+  r.terminal_at = get_->time(16);
+  return r;
+}
+
+std::vector<AttemptRow> SqliteStore::attempts(RequestId id) {
+  ResetOnExit guard(*attempts_);
+  attempts_->bind(1, static_cast<std::int64_t>(id));
+  std::vector<AttemptRow> out;
+  while (attempts_->step()) {
+    AttemptRow& a = out.emplace_back();
+    a.request = static_cast<RequestId>(attempts_->i64(0));
+    a.number = static_cast<std::uint32_t>(attempts_->i64(1));
+    a.pod = static_cast<PodId>(attempts_->i64(2));
+    a.claim_token = static_cast<ClaimToken>(attempts_->i64(3));
+    a.started_at = attempts_->time(4);
+    a.finished_at = attempts_->time(5);
+    attempts_->text(6, a.resolved_url);
+    a.serviceb_version = static_cast<std::uint64_t>(attempts_->i64(7));
+    a.error = static_cast<NetError>(attempts_->i64(8));
+    a.http_status = static_cast<int>(attempts_->i64(9));
+  }
+  return out;
+}
+
+StoreCounts SqliteStore::counts() {
+  StoreCounts c;
+  {
+    ResetOnExit guard(*count_status_);
+    while (count_status_->step()) {
+      const auto s = count_status_->i64(0);
+      if (s >= 0 && s < kStatusCount) c.by_status[static_cast<std::size_t>(s)] = static_cast<std::uint64_t>(count_status_->i64(1));
+    }
+  }
+  ResetOnExit guard(*count_attempts_);
+  if (count_attempts_->step()) c.attempts = static_cast<std::uint64_t>(count_attempts_->i64(0));
+  return c;
+}
+
+}  // namespace relaysim::webhook

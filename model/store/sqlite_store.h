@@ -1,0 +1,53 @@
+// SqliteStore: the Store contract on SQLite — the real one, used by the live shell and the
+// property tests.
+//
+// Schema: `requests` with UNIQUE(cxid, request_id) and a partial index on (due_at, id) over active
+// rows (status < delivered) so claims and next_due read the index, never the table; `attempts`
+// is append-only (no UPDATE or DELETE is ever issued on it). The database runs in WAL mode.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/store/store.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace relaysim::webhook {
+
+// How hard commits push to disk. `full` survives power loss; `normal` (WAL) survives a process
+// crash; `off` is for simulations, where the process itself is the world.
+enum class Durability : std::uint8_t { full, normal, off };
+
+class SqliteStore final : public Store {
+ public:
+  // `path` may be ":memory:". Creates the schema when absent. Throws StoreError.
+  explicit SqliteStore(const std::string& path, Durability durability = Durability::normal);
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  CreateResult create(const NewRequest& request) override;
+  bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool complete(RequestId id, ClaimToken token, const Completion& completion) override;
+  std::optional<Time> next_due() override;
+  ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
+
+  std::optional<RequestRow> get(RequestId id) override;
+  std::vector<AttemptRow> attempts(RequestId id) override;
+  StoreCounts counts() override;
+
+ private:
+  class Statement;
+  void exec(const char* sql);
+  [[noreturn]] void fail(const char* what);
+
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  ClaimToken next_token_ = 1;
+  std::unique_ptr<Statement> insert_, find_key_, claim_, complete_, add_attempt_, next_due_, replay_,
+      get_, attempts_, count_status_, count_attempts_, begin_, commit_, rollback_;
+};
+
+}  // namespace relaysim::webhook

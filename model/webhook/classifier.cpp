@@ -1,0 +1,42 @@
+#include "model/webhook/classifier.h"
+
+namespace relaysim::webhook {
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::delivered: return "delivered";
+    case Verdict::retry: return "retry";
+    case Verdict::terminal: return "terminal";
+  }
+  return "?";
+}
+
+static Classification with_reason(Verdict v, const HttpResult& r) {
+  switch (v) {
+    case Verdict::delivered: return {v, Reason::ok};
+    case Verdict::retry: return {v, Reason::none};
+    case Verdict::terminal:
+      if (r.error == NetError::none && r.status == 410) return {v, Reason::gone};
+      if (r.error == NetError::none && r.status >= 400 && r.status < 500) return {v, Reason::client_error};
+      return {v, Reason::rejected};
+  }
+  return {v, Reason::none};
+}
+
+Classification classify(const ClassificationTable& table, const HttpResult& r) {
+  switch (r.error) {
+    case NetError::timeout: return with_reason(table.timeout, r);
+    case NetError::connect_error: return with_reason(table.connect_error, r);
+    case NetError::dns_error: return with_reason(table.dns_error, r);
+    case NetError::none: break;
+  }
+  if (auto it = table.by_status.find(r.status); it != table.by_status.end()) {
+    return with_reason(it->second, r);
+  }
+  if (r.status == 410) return with_reason(Verdict::terminal, r);
+  const int cls = r.status / 100;
+  if (cls < 0 || cls >= static_cast<int>(table.by_class.size())) return with_reason(Verdict::retry, r);
+  return with_reason(table.by_class[static_cast<std::size_t>(cls)], r);
+}
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,45 @@
+// PlatformConfig: every policy knob of the webhook platform, with validation that explains itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/core/time.h"
+#include "model/resilience/backoff.h"
+#include "model/resilience/breaker.h"
+#include "model/webhook/classifier.h"
+#include "model/webhook/retry.h"
+
+namespace relaysim::webhook {
+
+struct PlatformConfig {
+  std::uint32_t pods = 1;
+  std::uint32_t concurrency_per_pod = 64;
+  // A claim's lease. It must outlast a whole attempt (URL lookup + HTTP call), or a second pod
+  // rescues a request whose first attempt is still in flight: a duplicate delivery.
+  Duration lease = std::chrono::minutes(2);
+  Duration lookup_timeout = std::chrono::seconds(2);
+  Duration http_timeout = std::chrono::seconds(30);
+  RetryPolicy retry{};
+  // Backoff for requests blocked on ServiceB (not delivery attempts, still bound by the deadline).
+  BackoffPolicy dependency_backoff{BackoffKind::exponential, std::chrono::seconds(5), 2.0,
+                                   std::chrono::minutes(5), Jitter::full};
+  Duration url_cache_ttl = std::chrono::minutes(2);
+  std::size_t url_cache_max_entries = 100'000;
+  BreakerConfig serviceb_breaker{};
+  ClassificationTable classification{};
+  std::size_t max_payload_bytes = 256 * 1024;
+  std::size_t max_key_bytes = 256;  // cxid and request_id each
+};
+
+struct ConfigError {
+  std::string key;      // e.g. "platform.lease"
+  std::string message;  // what is wrong and why it matters
+};
+
+// Every problem found, in a stable order; empty when the configuration is usable.
+std::vector<ConfigError> validate(const PlatformConfig& config);
+
+}  // namespace relaysim::webhook

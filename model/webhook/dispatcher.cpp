@@ -1,0 +1,154 @@
+#include "model/webhook/dispatcher.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/webhook/retry.h"
+
+namespace relaysim::webhook {
+
+Dispatcher::Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers,
+                       Rng& rng, UrlResolver& resolver, HttpClient& http, Events& events)
+    : pod_(pod), config_(config), store_(store), clock_(clock), timers_(timers), rng_(rng),
+      resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod) {
+  RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a dispatcher needs at least one slot");
+  free_.reserve(jobs_.size());
+  for (std::uint32_t i = static_cast<std::uint32_t>(jobs_.size()); i-- > 0;) free_.push_back(i);
+}
+
+void Dispatcher::pump() {
+  // Completions that happen synchronously inside begin() call pump() again; fold them into this
+  // loop instead of recursing.
+  if (pumping_) {
+    repump_ = true;
+    return;
+  }
+  pumping_ = true;
+  do {
+    repump_ = false;
+    while (!free_.empty()) {
+      const std::uint32_t slot = free_.back();
+      Job& job = jobs_[slot];
+      if (!store_.claim_due(clock_.now(), pod_, config_.lease, job.row)) break;
+      free_.pop_back();
+      job.busy = true;
+      ++in_flight_;
+      begin(slot);
+    }
+  } while (repump_);
+  pumping_ = false;
+  arm_wake();
+}
+
+void Dispatcher::arm_wake() {
+  if (free_.empty()) return;  // a completion will pump
+  const std::optional<Time> next = store_.next_due();
+  if (!next) return;
+  const Time at = std::max(*next, clock_.now());
+  if (wake_ && wake_at_ <= at) return;
+  if (wake_) timers_.cancel(wake_);
+  wake_at_ = at;
+  wake_ = timers_.schedule_at(at, [this] {
+    wake_ = TimerId{};
+    wake_at_ = kTimeNever;
+    pump();
+  });
+}
+
+void Dispatcher::begin(std::uint32_t slot) {
+  Job& job = jobs_[slot];
+  const Time now = clock_.now();
+  events_.claimed(pod_, job.row, now);
+  if (must_dead_letter(now, job.row.deadline_at, job.row.not_before)) {
+    finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
+    return;
+  }
+  resolver_.resolve(job.row.cxid, [this, slot](const Resolution& r) { on_resolved(slot, r); });
+}
+
+void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
+  Job& job = jobs_[slot];
+  RELAYSIM_ASSERT(job.busy, "a resolution for an idle slot");
+  const Time now = clock_.now();
+  switch (r.status) {
+    case ResolveStatus::not_found:
+      finish(slot, Completion{nullptr, Status::failed, Reason::no_url, now, now, now, Duration::zero()});
+      return;
+    case ResolveStatus::unavailable:
+      defer(slot, now);
+      return;
+    case ResolveStatus::found:
+      break;
+  }
+  // The lookup may have taken until past the deadline: no attempt may start after it.
+  if (now > job.row.deadline_at) {
+    finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
+    return;
+  }
+  AttemptRow& a = job.attempt;
+  a.request = job.row.id;
+  a.number = job.row.attempts + 1;
+  a.pod = pod_;
+  a.claim_token = job.row.claim_token;
+  a.started_at = now;
+  a.resolved_url.assign(r.url);
+  a.serviceb_version = r.version;
+  job.webhook_id = webhook_id_for(job.row.id);
+  events_.attempt_started(pod_, job.row, a.number, r.url, r.version, now);
+  http_.send(HttpRequest{a.resolved_url, job.webhook_id, job.row.payload}, config_.http_timeout,
+             [this, slot](const HttpResult& h) { on_response(slot, h); });
+}
+
+void Dispatcher::defer(std::uint32_t slot, Time now) {
+  Job& job = jobs_[slot];
+  if (now >= job.row.deadline_at) {
+    finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
+    return;
+  }
+  const Duration delay = next_delay(config_.dependency_backoff, job.row.deferrals + 1, Duration::zero(), rng_);
+  const Time due = std::min(now + delay, job.row.deadline_at);
+  finish(slot, Completion{nullptr, Status::blocked, Reason::none, now, due, job.row.not_before, job.row.last_delay});
+}
+
+void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
+  Job& job = jobs_[slot];
+  RELAYSIM_ASSERT(job.busy, "a response for an idle slot");
+  const Time now = clock_.now();
+  AttemptRow& a = job.attempt;
+  a.finished_at = now;
+  a.error = h.error;
+  a.http_status = h.error == NetError::none ? h.status : 0;
+  const Classification c = classify(config_.classification, h);
+  events_.attempt_finished(pod_, a, h, c.verdict);
+  switch (c.verdict) {
+    case Verdict::delivered:
+      finish(slot, Completion{&a, Status::delivered, Reason::ok, now, now, now, Duration::zero()});
+      return;
+    case Verdict::terminal:
+      finish(slot, Completion{&a, Status::failed, c.reason, now, now, now, Duration::zero()});
+      return;
+    case Verdict::retry: {
+      const RetryPlan plan = plan_retry(config_.retry, a.number, job.row.last_delay,
+                                        h.error == NetError::none ? h.retry_after : Duration{-1}, now,
+                                        job.row.deadline_at, rng_);
+      finish(slot, Completion{&a, Status::pending, Reason::none, now, plan.due_at, plan.not_before, plan.delay});
+      return;
+    }
+  }
+}
+
+void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
+  Job& job = jobs_[slot];
+  RELAYSIM_ASSERT(job.busy, "finishing an idle slot");
+  const bool applied = store_.complete(job.row.id, job.row.claim_token, c);
+  events_.completed(pod_, job.row, c, applied);
+  if (applied && (c.status == Status::failed || c.status == Status::dead_lettered)) {
+    events_.tenant_notified(job.row, c.status, c.reason, c.at);
+  }
+  job.busy = false;
+  --in_flight_;
+  free_.push_back(slot);
+  pump();
+}
+
+}  // namespace relaysim::webhook

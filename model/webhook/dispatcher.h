@@ -1,0 +1,73 @@
+// Dispatcher: one pod's delivery loop.
+//
+// It claims due requests from the shared Store while it has a free slot (at most
+// concurrency_per_pod at once), and for each: dead-letters it if its deadline has passed,
+// resolves the URL (UrlResolver), defers it as blocked_on_dependency if ServiceB cannot answer,
+// otherwise makes one HTTP attempt, classifies the result and completes the claim with the next
+// state. Completions are fenced by the claim token, so a pod that lost its lease changes nothing.
+//
+// It never polls: when nothing is due it sleeps until the Store's next due time, and nudge()
+// wakes it when new work arrives.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/core/ports.h"
+#include "model/core/random.h"
+#include "model/webhook/config.h"
+#include "model/webhook/events.h"
+#include "model/webhook/url_resolver.h"
+
+namespace relaysim::webhook {
+
+class Dispatcher {
+ public:
+  Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers, Rng& rng,
+             UrlResolver& resolver, HttpClient& http, Events& events);
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  void start() { pump(); }
+  // New work may be due now.
+  void nudge() { pump(); }
+
+  std::uint32_t in_flight() const { return in_flight_; }
+
+ private:
+  struct Job {
+    bool busy = false;
+    RequestRow row;
+    std::string webhook_id;
+    AttemptRow attempt;
+  };
+
+  void pump();
+  void begin(std::uint32_t slot);
+  void on_resolved(std::uint32_t slot, const Resolution& r);
+  void on_response(std::uint32_t slot, const HttpResult& r);
+  void defer(std::uint32_t slot, Time now);
+  void finish(std::uint32_t slot, const Completion& c);
+  void arm_wake();
+
+  PodId pod_;
+  const PlatformConfig& config_;
+  Store& store_;
+  Clock& clock_;
+  Timers& timers_;
+  Rng& rng_;
+  UrlResolver& resolver_;
+  HttpClient& http_;
+  Events& events_;
+
+  std::vector<Job> jobs_;
+  std::vector<std::uint32_t> free_;
+  std::uint32_t in_flight_ = 0;
+  bool pumping_ = false;
+  bool repump_ = false;
+  TimerId wake_{};
+  Time wake_at_ = kTimeNever;
+};
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,49 @@
+#include "model/webhook/ingest.h"
+
+namespace relaysim::webhook {
+
+std::string_view to_string(IngestStatus s) {
+  switch (s) {
+    case IngestStatus::created: return "created";
+    case IngestStatus::duplicate: return "duplicate";
+    case IngestStatus::conflict: return "conflict";
+    case IngestStatus::invalid: return "invalid";
+  }
+  return "?";
+}
+
+Ingest::Ingest(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Events& events,
+               OnNewWork on_new_work)
+    : pod_(pod), config_(config), store_(store), clock_(clock), events_(events),
+      on_new_work_(std::move(on_new_work)) {}
+
+IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, std::string_view payload) {
+  if (cxid.empty()) return {IngestStatus::invalid, 0, "cxid is empty"};
+  if (request_id.empty()) return {IngestStatus::invalid, 0, "request_id is empty"};
+  if (cxid.size() > config_.max_key_bytes) return {IngestStatus::invalid, 0, "cxid is too long"};
+  if (request_id.size() > config_.max_key_bytes) return {IngestStatus::invalid, 0, "request_id is too long"};
+  if (payload.size() > config_.max_payload_bytes) return {IngestStatus::invalid, 0, "payload is too large"};
+  const Time now = clock_.now();
+  const NewRequest req{cxid, request_id, payload, now, now + config_.retry.deadline};
+  const CreateResult r = store_.create(req);
+  events_.ingested(pod_, req, r, now);
+  switch (r.outcome) {
+    case CreateOutcome::created:
+      if (on_new_work_) on_new_work_();
+      return {IngestStatus::created, r.id, {}};
+    case CreateOutcome::duplicate:
+      return {IngestStatus::duplicate, r.id, {}};
+    case CreateOutcome::conflict:
+      return {IngestStatus::conflict, r.id, "same (cxid, request_id) with a different payload"};
+  }
+  return {};
+}
+
+ReplayOutcome Ingest::replay(RequestId id) {
+  const Time now = clock_.now();
+  const ReplayOutcome r = store_.replay(id, now, now + config_.retry.deadline);
+  if (r == ReplayOutcome::replayed && on_new_work_) on_new_work_();
+  return r;
+}
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,26 @@
+#include "model/webhook/retry.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+
+namespace relaysim::webhook {
+
+RetryPlan plan_retry(const RetryPolicy& policy, std::uint32_t retry_number, Duration previous_delay,
+                     Duration retry_after, Time now, Time deadline_at, Rng& rng) {
+  RetryPlan plan;
+  plan.delay = next_delay(policy.backoff, retry_number, previous_delay, rng);
+  Duration wait = plan.delay;
+  plan.not_before = now;
+  if (retry_after >= Duration::zero()) {
+    const Duration honoured = std::min(retry_after, policy.retry_after_max);
+    wait = std::max(wait, honoured);
+    plan.not_before = now + honoured;
+  }
+  plan.due_at = std::min(now + wait, deadline_at);  // the deadline clamp comes last
+  plan.due_at = std::max(plan.due_at, now);
+  RELAYSIM_ASSERT(plan.due_at <= std::max(deadline_at, now), "a retry planned past the deadline");
+  return plan;
+}
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,40 @@
+// Retry planning: when a failed request is tried next, with the deadline honoured last.
+//
+// The order matters (DESIGN.md §5): backoff with jitter first, then Retry-After as a floor (capped
+// at retry_after_max), and only then the clamp to deadline_at — so neither jitter nor Retry-After
+// can push an attempt past the deadline. A plan whose honest next time lies past the deadline is
+// due *at* the deadline; if Retry-After forbids an attempt even then, the claimant dead-letters it
+// at the deadline instead of attempting (see must_dead_letter).
+#pragma once
+
+#include <cstdint>
+
+#include "model/core/random.h"
+#include "model/core/time.h"
+#include "model/resilience/backoff.h"
+
+namespace relaysim::webhook {
+
+struct RetryPolicy {
+  BackoffPolicy backoff{};
+  Duration retry_after_max = std::chrono::hours(1);
+  Duration deadline = std::chrono::hours(24);
+};
+
+struct RetryPlan {
+  Time due_at{};
+  Time not_before{};
+  Duration delay{};  // the backoff delay drawn (before Retry-After and the clamp)
+};
+
+// `retry_number` is 1 for the first retry. `retry_after` < 0 means "no header".
+RetryPlan plan_retry(const RetryPolicy& policy, std::uint32_t retry_number, Duration previous_delay,
+                     Duration retry_after, Time now, Time deadline_at, Rng& rng);
+
+// True when a request claimed at `now` may not be attempted and must be dead-lettered: its
+// deadline has passed, or Retry-After still forbids an attempt and no later time is allowed.
+constexpr bool must_dead_letter(Time now, Time deadline_at, Time not_before) {
+  return now > deadline_at || (now < not_before && not_before > deadline_at);
+}
+
+}  // namespace relaysim::webhook

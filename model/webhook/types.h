@@ -1,0 +1,92 @@
+// The webhook domain's nouns: a Request (one client call to deliver a JSON payload to a cxid's
+// URL), its Attempts (append-only), and the Status/Reason pair that says where it stands.
+//
+// Life of a request:  pending --claim--> in_flight --complete--> pending | blocked | terminal
+//                     blocked --claim--> in_flight   (blocked = waiting on ServiceB)
+// Terminal states: delivered, failed, dead_lettered. Only a replay leaves a terminal state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/core/ports.h"
+#include "model/core/time.h"
+
+namespace relaysim::webhook {
+
+using RequestId = std::uint64_t;
+using ClaimToken = std::uint64_t;
+using PodId = std::uint32_t;
+
+enum class Status : std::uint8_t { pending, blocked, in_flight, delivered, failed, dead_lettered };
+inline constexpr int kStatusCount = 6;
+
+enum class Reason : std::uint8_t {
+  none,         // not terminal
+  ok,           // delivered: 2xx
+  client_error, // failed: a 4xx classified terminal
+  gone,         // failed: 410, the endpoint is gone
+  rejected,     // failed: another status classified terminal by configuration
+  no_url,       // failed: ServiceB does not know the cxid
+  deadline,     // dead_lettered: the deadline passed before delivery
+};
+inline constexpr int kReasonCount = 7;
+
+constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
+std::string_view to_string(Status s);
+std::string_view to_string(Reason r);
+std::string_view to_string(NetError e);
+
+// A stored request. Strings are owned; stores reuse a caller's RequestRow to avoid allocation.
+struct RequestRow {
+  RequestId id = 0;
+  std::string cxid;
+  std::string request_id;
+  std::string payload;
+  Time created_at{};
+  Time deadline_at{};
+  Status status = Status::pending;
+  Reason reason = Reason::none;
+  std::uint32_t attempts = 0;   // HTTP attempts made
+  std::uint32_t deferrals = 0;  // times deferred because ServiceB could not answer
+  std::uint32_t replays = 0;
+  Time due_at{};                // pending/blocked: next claim time; in_flight: lease expiry
+  Time not_before{};            // earliest next attempt allowed by Retry-After
+  Duration last_delay{};        // last backoff delay (decorrelated jitter needs it)
+  PodId lease_owner = 0;
+  ClaimToken claim_token = 0;
+  Time terminal_at{};
+};
+
+// One HTTP attempt, as recorded in the append-only attempts table.
+struct AttemptRow {
+  RequestId request = 0;
+  std::uint32_t number = 0;  // 1-based
+  PodId pod = 0;
+  ClaimToken claim_token = 0;
+  Time started_at{};
+  Time finished_at{};
+  std::string resolved_url;
+  std::uint64_t serviceb_version = 0;
+  NetError error = NetError::none;
+  int http_status = 0;
+};
+
+// The fenced state change a claimant applies when it is done with a claim.
+struct Completion {
+  const AttemptRow* attempt = nullptr;  // the HTTP attempt made under this claim, if any
+  Status status = Status::pending;      // anything but in_flight
+  Reason reason = Reason::none;
+  Time at{};                            // when the claimant completed
+  Time due_at{};                        // pending/blocked: when to claim again
+  Time not_before{};
+  Duration last_delay{};
+};
+
+// The webhook-id header value: stable for a request across attempts, pods and replays.
+std::string webhook_id_for(RequestId id);
+// Inverse of webhook_id_for; 0 when `header` is not one of ours.
+RequestId request_id_from_webhook_id(std::string_view header);
+
+}  // namespace relaysim::webhook

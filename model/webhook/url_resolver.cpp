@@ -1,0 +1,91 @@
+#include "model/webhook/url_resolver.h"
+
+#include "model/core/assert.h"
+
+namespace relaysim::webhook {
+
+UrlResolver::UrlResolver(PodId pod, const ResolverConfig& config, UrlDirectory& directory, Clock& clock,
+                         Events& events)
+    : pod_(pod),
+      config_(config),
+      directory_(directory),
+      clock_(clock),
+      events_(events),
+      breaker_(config.breaker, [this](BreakerState from, BreakerState to, Time at) {
+        events_.breaker_changed(pod_, from, to, at);
+      }) {}
+
+void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
+  const Time now = clock_.now();
+  key_scratch_.assign(cxid);
+  if (auto it = cache_.find(key_scratch_); it != cache_.end()) {
+    if (now - it->second.fetched_at < config_.ttl) {
+      events_.url_looked_up(pod_, cxid, true, now);
+      done(Resolution{ResolveStatus::found, it->second.url, it->second.version, true});
+      return;
+    }
+    cache_.erase(it);
+  }
+  events_.url_looked_up(pod_, cxid, false, now);
+  const Permit permit = breaker_.acquire(now);
+  if (!permit.admitted) {
+    done(Resolution{ResolveStatus::unavailable, {}, 0, false});
+    return;
+  }
+  std::uint32_t slot;
+  if (!free_lookups_.empty()) {
+    slot = free_lookups_.back();
+    free_lookups_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(lookups_.size());
+    lookups_.emplace_back();
+  }
+  Lookup& l = lookups_[slot];
+  RELAYSIM_ASSERT(!l.busy, "a free lookup slot is not busy");
+  l.busy = true;
+  l.permit = permit;
+  l.started_at = now;
+  l.cxid.assign(cxid);
+  l.done = std::move(done);
+  directory_.lookup(cxid, config_.lookup_timeout,
+                    [this, slot](const LookupResult& r) { finish_lookup(slot, r); });
+}
+
+void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
+  Lookup& l = lookups_[slot];
+  RELAYSIM_ASSERT(l.busy, "a lookup answered twice");
+  const Time now = clock_.now();
+  breaker_.record(l.permit, r.status != LookupStatus::error, now);
+  ResolveCallback done = std::move(l.done);
+  l.busy = false;
+  free_lookups_.push_back(slot);
+  switch (r.status) {
+    case LookupStatus::found:
+      remember(l.cxid, r.url, r.version, l.started_at);
+      done(Resolution{ResolveStatus::found, r.url, r.version, false});
+      return;
+    case LookupStatus::not_found:
+      done(Resolution{ResolveStatus::not_found, {}, 0, false});
+      return;
+    case LookupStatus::error:
+      done(Resolution{ResolveStatus::unavailable, {}, 0, false});
+      return;
+  }
+}
+
+void UrlResolver::remember(std::string_view cxid, std::string_view url, std::uint64_t version,
+                           Time fetched_at) {
+  const Time at = fetched_at;
+  if (config_.ttl <= Duration::zero()) return;
+  if (cache_.size() >= config_.max_entries) {
+    // Bounded: drop expired entries first; if that frees nothing, start over.
+    std::erase_if(cache_, [&](const auto& kv) { return at - kv.second.fetched_at >= config_.ttl; });
+    if (cache_.size() >= config_.max_entries) cache_.clear();
+  }
+  Entry& e = cache_[std::string(cxid)];
+  e.url.assign(url);
+  e.version = version;
+  e.fetched_at = fetched_at;
+}
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,82 @@
+// UrlResolver: a cxid's destination URL, from ServiceB through a per-pod TTL cache and a
+// circuit breaker.
+//
+// Promises:
+//  - A cache entry is served only while younger than the TTL (never stale). Its age counts from
+//    the moment the lookup was sent, so every attempt's URL is one ServiceB held at some moment
+//    in the TTL before the attempt.
+//  - While the breaker rejects, ServiceB gets no call and the answer is `unavailable` at once.
+//  - `not_found` (ServiceB answered: unknown cxid) counts as a healthy ServiceB call.
+//  - `done` is called exactly once; on a cache hit or a rejection, before resolve() returns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/core/ports.h"
+#include "model/resilience/breaker.h"
+#include "model/webhook/events.h"
+
+namespace relaysim::webhook {
+
+enum class ResolveStatus : std::uint8_t { found, not_found, unavailable };
+
+struct Resolution {
+  ResolveStatus status = ResolveStatus::unavailable;
+  std::string_view url;  // valid during the callback only
+  std::uint64_t version = 0;
+  bool cache_hit = false;
+};
+
+using ResolveCallback = InplaceFunction<void(const Resolution&), 32>;
+
+struct ResolverConfig {
+  Duration ttl = std::chrono::minutes(2);
+  std::size_t max_entries = 100'000;
+  Duration lookup_timeout = std::chrono::seconds(2);
+  BreakerConfig breaker{};
+};
+
+class UrlResolver {
+ public:
+  UrlResolver(PodId pod, const ResolverConfig& config, UrlDirectory& directory, Clock& clock, Events& events);
+
+  void resolve(std::string_view cxid, ResolveCallback done);
+
+  const CircuitBreaker& breaker() const { return breaker_; }
+  std::size_t cache_size() const { return cache_.size(); }
+
+ private:
+  struct Entry {
+    std::string url;
+    std::uint64_t version = 0;
+    Time fetched_at{};
+  };
+  // One outstanding ServiceB lookup. The port callback captures only (this, slot index), so the
+  // table is bounded by the pod's concurrency and nothing is allocated per lookup once warm.
+  struct Lookup {
+    bool busy = false;
+    Permit permit;
+    Time started_at{};
+    std::string cxid;
+    ResolveCallback done;
+  };
+  void finish_lookup(std::uint32_t slot, const LookupResult& result);
+  void remember(std::string_view cxid, std::string_view url, std::uint64_t version, Time fetched_at);
+
+  PodId pod_;
+  ResolverConfig config_;
+  UrlDirectory& directory_;
+  Clock& clock_;
+  Events& events_;
+  CircuitBreaker breaker_;
+  std::unordered_map<std::string, Entry> cache_;
+  std::vector<Lookup> lookups_;
+  std::vector<std::uint32_t> free_lookups_;
+  std::string key_scratch_;
+};
+
+}  // namespace relaysim::webhook
