@@ -1,0 +1,135 @@
+// relaysim: the command-line front end.
+//
+//   relaysim run FILE [--seed N] [--store memory|sqlite] [--json PATH]
+//   relaysim validate FILE...
+//   relaysim metrics
+//
+// Exit status: 0 when every invariant and expectation holds, 1 when any fails, 2 for an invalid
+// scenario or bad usage. This file is the only place the wall clock is read: for the progress line
+// and the events-per-second figures, never for the simulation itself.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "model/store/store.h"
+#include "sim/report/summary.h"
+#include "sim/run.h"
+#include "sim/scenario/expect.h"
+#include "sim/scenario/loader.h"
+
+namespace {
+
+using namespace relaysim;
+using namespace relaysim::sim;
+
+constexpr int kExitPass = 0;
+constexpr int kExitFail = 1;
+constexpr int kExitInvalid = 2;
+
+int run_command(const std::string& file, std::optional<std::uint64_t> seed, const std::string& store,
+                const std::string& json_path, const std::string& sqlite_path, bool quiet) {
+  Scenario scenario;
+  try {
+    scenario = load_scenario(file);
+  } catch (const ScenarioError& e) {
+    std::cerr << "relaysim: invalid scenario: " << e.what() << "\n";
+    return kExitInvalid;
+  }
+  RunOptions options;
+  options.seed = seed;
+  if (store == "memory") options.store = StoreKind::memory;
+  if (store == "sqlite") options.store = StoreKind::sqlite;
+  options.sqlite_path = sqlite_path;
+  const auto started = std::chrono::steady_clock::now();
+  const bool tty = !quiet && isatty(STDERR_FILENO) != 0;
+  const Duration total = scenario.duration;
+  if (tty) {
+    options.progress = [started, total](Time now, std::uint64_t events) {
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      const double done = std::min(1.0, to_seconds(now) / std::max(1e-9, to_seconds(total)));
+      const int bar = static_cast<int>(done * 30);
+      std::fprintf(stderr, "\r  [%-30.*s] %3.0f%%  virtual %s  wall %.1fs  %.3g events", bar,
+                   "##############################", done * 100, format_time(now).c_str(), wall,
+                   static_cast<double>(events));
+      std::fflush(stderr);
+    };
+  }
+  RunResult result;
+  try {
+    result = run_scenario(scenario, std::move(options));
+  } catch (const webhook::StoreError& e) {
+    if (tty) std::fprintf(stderr, "\n");
+    std::cerr << "relaysim: store failure: " << e.what() << "\n";
+    return kExitInvalid;
+  }
+  if (tty) std::fprintf(stderr, "\r%*s\r", 110, "");
+  WallStats wall;
+  wall.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!quiet) print_summary(std::cout, result, wall);
+  if (!json_path.empty()) {
+    std::ofstream out(json_path);
+    out << to_json(result, wall).dump(2) << "\n";
+    if (!out) {
+      std::cerr << "relaysim: cannot write " << json_path << "\n";
+      return kExitInvalid;
+    }
+  }
+  return result.pass() ? kExitPass : kExitFail;
+}
+
+int validate_command(const std::vector<std::string>& files) {
+  int status = kExitPass;
+  for (const auto& f : files) {
+    try {
+      const Scenario s = load_scenario(f);
+      std::cout << f << ": ok (" << s.name << ")\n";
+    } catch (const ScenarioError& e) {
+      std::cerr << "relaysim: invalid scenario: " << e.what() << "\n";
+      status = kExitInvalid;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"relaysim: a deterministic simulator and reference implementation of reliable outbound delivery"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "relaysim 0.1.0");
+
+  auto* run = app.add_subcommand("run", "Run a scenario file and judge it against the invariants and its expect: block");
+  std::string file, store, json_path, sqlite_path = ":memory:";
+  std::optional<std::uint64_t> seed;
+  bool quiet = false;
+  run->add_option("FILE", file, "Scenario file (YAML); see docs/scenario-format.md")->required();
+  run->add_option("--seed", seed, "Root seed, overriding the scenario's");
+  run->add_option("--store", store, "Store to run on, overriding the scenario's")->check(CLI::IsMember({"memory", "sqlite"}));
+  run->add_option("--sqlite-path", sqlite_path, "Database file for --store sqlite (default: in memory)");
+  run->add_option("--json", json_path, "Also write the result as JSON to this path");
+  run->add_flag("-q,--quiet", quiet, "Print nothing; the exit status tells the verdict");
+
+  auto* validate = app.add_subcommand("validate", "Check scenario files without running them");
+  std::vector<std::string> files;
+  validate->add_option("FILES", files, "Scenario files")->required();
+
+  auto* metrics = app.add_subcommand("metrics", "List the metrics an expect: block may name");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitInvalid;
+  }
+  if (*run) return run_command(file, seed, store, json_path, sqlite_path, quiet);
+  if (*validate) return validate_command(files);
+  if (*metrics) {
+    for (const auto& m : metric_catalog()) std::printf("%-28s %s\n", std::string(m.name).c_str(), std::string(m.meaning).c_str());
+    return 0;
+  }
+  return kExitInvalid;
+}

@@ -1,0 +1,320 @@
+#include "sim/oracle/oracle.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/resilience/backoff.h"
+
+namespace relaysim::sim {
+
+using namespace relaysim::webhook;
+
+std::string_view invariant_id(Invariant i) {
+  switch (i) {
+    case Invariant::idem: return "W-idem";
+    case Invariant::deadline: return "W-deadline";
+    case Invariant::nodup: return "W-nodup";
+    case Invariant::noloss: return "W-noloss";
+    case Invariant::retry: return "W-retry";
+    case Invariant::breaker: return "W-breaker";
+    case Invariant::url: return "W-url";
+  }
+  return "?";
+}
+
+std::string_view invariant_title(Invariant i) {
+  switch (i) {
+    case Invariant::idem: return "one stored request per (cxid, request_id); duplicates answered with the original";
+    case Invariant::deadline: return "no attempt after deadline_at; terminal by the deadline plus a bound";
+    case Invariant::nodup: return "no attempt after a 2xx or in parallel; every endpoint duplicate explained";
+    case Invariant::noloss: return "every acknowledged request reaches exactly one terminal state";
+    case Invariant::retry: return "retry gaps respect backoff and Retry-After; no retry after a terminal verdict";
+    case Invariant::breaker: return "no ServiceB call while open, bounded half-open probes, closed after recovery";
+    case Invariant::url: return "each attempt's URL is one ServiceB held within the cache TTL";
+  }
+  return "?";
+}
+
+std::string_view to_string(DuplicateCause c) {
+  switch (c) {
+    case DuplicateCause::lost_response: return "lost_response";
+    case DuplicateCause::timeout: return "timeout";
+    case DuplicateCause::crash: return "crash";
+    case DuplicateCause::lease_expired: return "lease_expired";
+    case DuplicateCause::unexplained: return "unexplained";
+  }
+  return "?";
+}
+
+Oracle::Oracle(const Scenario& scenario, const ServiceB& serviceb)
+    : scenario_(scenario), serviceb_(serviceb), pods_(scenario.platform.pods) {
+  const PlatformConfig& p = scenario.platform;
+  // A request may be in flight at its deadline under a pod that then dies: it is dead-lettered
+  // when its lease runs out and another pod claims it. Beyond that, allow the scenario's slack.
+  const Duration slack = scenario.terminal_slack >= Duration::zero() ? scenario.terminal_slack
+                                                                     : Duration{std::chrono::minutes(1)};
+  terminal_bound_ = p.lease + p.lookup_timeout + p.http_timeout + slack;
+}
+
+std::uint64_t Oracle::total_violations() const {
+  std::uint64_t n = 0;
+  for (auto c : counts_) n += c;
+  return n;
+}
+
+Oracle::Req* Oracle::find(RequestId id) {
+  if (id == 0 || id > reqs_.size()) return nullptr;
+  return &reqs_[id - 1];
+}
+
+void Oracle::violate(Invariant i, RequestId id, Time at, std::string what) {
+  const int k = static_cast<int>(i);
+  ++counts_[k];
+  if (kept_[k]++ < kExamplesKept) examples_.push_back(Violation{i, id, at, std::move(what)});
+}
+
+void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time) {
+  if (r.outcome != CreateOutcome::created) return;
+  if (r.id > reqs_.size()) reqs_.resize(r.id);
+  Req& q = reqs_[r.id - 1];
+  if (q.acked) {
+    violate(Invariant::idem, r.id, req.created_at, "the store handed out an id twice");
+    return;
+  }
+  q.acked = true;
+  q.created_at = req.created_at;
+  q.deadline_at = req.deadline_at;
+  const std::int64_t c = ServiceB::cxid_index(req.cxid);
+  q.cxid = c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
+  ++acked_;
+}
+
+void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at) {
+  const std::uint64_t k = (static_cast<std::uint64_t>(key.cxid) << 40) ^ key.request;
+  auto it = keys_.find(k);
+  switch (r.status) {
+    case IngestStatus::created:
+      if (it != keys_.end()) {
+        violate(Invariant::idem, r.id, at,
+                "a second request was stored for a key already stored as request " + std::to_string(it->second.first));
+      }
+      keys_[k] = {r.id, key.payload};
+      return;
+    case IngestStatus::duplicate:
+      if (it == keys_.end() || it->second.first != r.id || it->second.second != key.payload) {
+        violate(Invariant::idem, r.id, at, "a duplicate create was not answered with the original request");
+      }
+      return;
+    case IngestStatus::conflict:
+      if (it == keys_.end() || it->second.second == key.payload) {
+        violate(Invariant::idem, r.id, at, "a create was refused as a conflict though its payload matched");
+      }
+      return;
+    case IngestStatus::invalid:
+      violate(Invariant::idem, 0, at, "a well-formed create was refused as invalid");
+      return;
+  }
+}
+
+void Oracle::claimed(PodId, const RequestRow& row, Time) {
+  Req* q = find(row.id);
+  if (q == nullptr) return;
+  if (q->claimed_open) ++rescued_;  // the previous claimant never completed: a rescue
+  q->claimed_open = true;
+}
+
+void Oracle::attempt_started(PodId, const RequestRow& row, std::uint32_t number, std::string_view url,
+                             std::uint64_t version, Time at) {
+  Req* q = find(row.id);
+  if (q == nullptr) return;
+  if (at > q->deadline_at) {
+    violate(Invariant::deadline, row.id, at,
+            "attempt " + std::to_string(number) + " started " + format_duration(at - q->deadline_at) +
+                " after the deadline");
+  }
+  if (at < q->inflight_until) {
+    violate(Invariant::nodup, row.id, at,
+            "attempt " + std::to_string(number) + " started while the previous one was in flight until " +
+                format_time(q->inflight_until));
+  }
+  if (q->delivered) {
+    violate(Invariant::nodup, row.id, at, "attempt " + std::to_string(number) + " started after delivery");
+  }
+  if (q->have_last && q->last_number + 1 == number) {
+    if (q->last_terminal) {
+      violate(Invariant::retry, row.id, at, "a retry after a terminal verdict");
+    }
+    const RetryPolicy& rp = scenario_.platform.retry;
+    Duration need = min_delay(rp.backoff, q->last_number);
+    need = std::min(need, q->deadline_at - q->last_finish);  // the clamp to the deadline
+    if (q->last_retry_after >= Duration::zero()) {
+      need = std::max(need, std::min(q->last_retry_after, rp.retry_after_max));
+    }
+    if (at - q->last_finish < need) {
+      violate(Invariant::retry, row.id, at,
+              "attempt " + std::to_string(number) + " came " + format_duration(at - q->last_finish) +
+                  " after the previous one; the policy asks for at least " + format_duration(need));
+    }
+  }
+  // W-url: the URL must be one ServiceB held within the TTL before this attempt.
+  const Duration ttl = scenario_.platform.url_cache_ttl;
+  std::string expected;
+  ServiceB::url_for(q->cxid, serviceb_.endpoint_of(q->cxid), version, expected);
+  if (url != expected || !serviceb_.held(q->cxid, version, at - ttl, at)) {
+    violate(Invariant::url, row.id, at,
+            "attempt used " + std::string(url) + " (version " + std::to_string(version) +
+                "), which ServiceB did not hold within the TTL; current version is " +
+                std::to_string(serviceb_.version(q->cxid)));
+  }
+}
+
+void Oracle::http_sent(std::uint32_t pod, RequestId id, const SendFate& fate, Time at) {
+  Req* q = find(id);
+  if (q == nullptr) return;
+  q->inflight_until = fate.result_at;
+  const bool ok = fate.processed && fate.status >= 200 && fate.status < 300;
+  if (ok && q->endpoint_ok) {
+    ++duplicates_[static_cast<int>(q->ambiguity)];
+    if (q->ambiguity == DuplicateCause::unexplained) {
+      violate(Invariant::nodup, id, at, "the endpoint received the request again after a 2xx, with no ambiguous outcome to explain it");
+    }
+  }
+  q->ok_in_flight = ok;
+  if (ok) {
+    q->endpoint_ok = true;
+    q->ambiguity = fate.response_lost                       ? DuplicateCause::lost_response
+                   : fate.client_error == NetError::timeout ? DuplicateCause::timeout
+                                                            : DuplicateCause::unexplained;
+  }
+  PodView& p = pods_[pod];
+  if (p.in_flight.size() > 4 * static_cast<std::size_t>(scenario_.platform.concurrency_per_pod) + 16) {
+    std::erase_if(p.in_flight, [at](const auto& e) { return e.second <= at; });
+  }
+  p.in_flight.emplace_back(id, fate.result_at);
+}
+
+void Oracle::pod_crashed(std::uint32_t pod, Time at) {
+  PodView& p = pods_[pod];
+  for (const auto& [id, result_at] : p.in_flight) {
+    Req* q = find(id);
+    if (q != nullptr && result_at > at && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
+      q->ambiguity = DuplicateCause::crash;
+    }
+  }
+  p.in_flight.clear();
+  p.breaker = BreakerState::closed;  // a restarted pod starts with a fresh breaker
+  p.half_open_calls = 0;
+}
+
+void Oracle::attempt_finished(PodId, const AttemptRow& a, const HttpResult& h, Verdict) {
+  Req* q = find(a.request);
+  if (q == nullptr) return;
+  q->last_retry_after = (h.error == NetError::none) ? h.retry_after : Duration{-1};
+}
+
+void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool applied) {
+  Req* q = find(row.id);
+  if (q == nullptr) return;
+  if (!applied) {
+    ++stale_;
+    if (c.attempt != nullptr && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
+      q->ambiguity = DuplicateCause::lease_expired;
+    }
+    return;
+  }
+  q->claimed_open = false;
+  if (c.attempt != nullptr) {
+    q->have_last = true;
+    q->last_number = c.attempt->number;
+    q->last_finish = c.at;
+    q->last_terminal = is_terminal(c.status);
+  } else {
+    q->have_last = q->have_last && c.status == Status::blocked;  // a deferral keeps the gap rule
+  }
+  if (!is_terminal(c.status)) return;
+  if (q->terminal_count > q->replays) {
+    violate(Invariant::noloss, row.id, c.at,
+            "reached a second terminal state (" + std::string(to_string(c.status)) + ") after " +
+                std::string(to_string(q->terminal)));
+  }
+  ++q->terminal_count;
+  if (q->terminal_count == 1 || q->terminal != c.status) {
+    if (q->terminal_count > 1) --terminal_by_status_[static_cast<int>(q->terminal)];
+    ++terminal_by_status_[static_cast<int>(c.status)];
+  }
+  q->terminal = c.status;
+  q->terminal_at = c.at;
+  if (c.status == Status::delivered) q->delivered = true;
+  if (c.status == Status::dead_lettered && c.reason == Reason::deadline && c.at < q->deadline_at) {
+    violate(Invariant::deadline, row.id, c.at,
+            "dead-lettered " + format_duration(q->deadline_at - c.at) + " before its deadline");
+  }
+}
+
+void Oracle::breaker_changed(PodId pod, BreakerState, BreakerState to, Time) {
+  pods_[pod].breaker = to;
+  pods_[pod].half_open_calls = 0;
+}
+
+void Oracle::url_looked_up(PodId pod, std::string_view, bool cache_hit, Time at) {
+  if (!cache_hit) pods_[pod].last_miss = at;
+}
+
+void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, bool) {
+  PodView& p = pods_[pod];
+  if (p.breaker == BreakerState::open) {
+    violate(Invariant::breaker, 0, at, "pod " + std::to_string(pod) + " called ServiceB while its breaker was open");
+  }
+  if (p.breaker == BreakerState::half_open) {
+    // At most `probes` at once, and `probes` successes close it: 2 * probes bounds one period.
+    const std::uint32_t bound = 2 * scenario_.platform.serviceb_breaker.half_open_probes;
+    if (++p.half_open_calls > bound) {
+      violate(Invariant::breaker, 0, at,
+              "pod " + std::to_string(pod) + " sent more than " + std::to_string(bound) + " half-open probes");
+    }
+  }
+}
+
+void Oracle::finish(Time end, Store& store, const std::vector<BreakerState>& final_breakers) {
+  // W-noloss: the store holds every acknowledged request, in the state the platform reported.
+  const StoreCounts sc = store.counts();
+  std::uint64_t stored = 0;
+  for (auto n : sc.by_status) stored += n;
+  if (stored != acked_) {
+    lost_ += acked_ > stored ? acked_ - stored : 0;
+    violate(Invariant::noloss, 0, end,
+            std::to_string(acked_) + " requests acknowledged but " + std::to_string(stored) + " stored");
+  }
+  for (int s = static_cast<int>(Status::delivered); s < kStatusCount; ++s) {
+    if (sc.by_status[s] != terminal_by_status_[s]) {
+      violate(Invariant::noloss, 0, end,
+              "the store holds " + std::to_string(sc.by_status[s]) + " " +
+                  std::string(to_string(static_cast<Status>(s))) + " requests; the platform reported " +
+                  std::to_string(terminal_by_status_[s]));
+    }
+  }
+  // W-deadline: everything whose deadline (plus the bound) has passed is terminal.
+  for (std::size_t i = 0; i < reqs_.size(); ++i) {
+    const Req& q = reqs_[i];
+    if (!q.acked || q.terminal_count > q.replays) continue;
+    if (q.deadline_at + terminal_bound_ <= end) {
+      ++unresolved_;
+      violate(Invariant::deadline, i + 1, end,
+              "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline");
+    }
+  }
+  // W-breaker: after ServiceB recovered, a pod that kept looking up URLs has closed its breaker.
+  const BreakerConfig& b = scenario_.platform.serviceb_breaker;
+  const Time healthy_since = serviceb_.last_outage_end();
+  for (std::uint32_t pod = 0; pod < final_breakers.size(); ++pod) {
+    if (final_breakers[pod] == BreakerState::closed) continue;
+    if (healthy_since < kTimeNever && end - healthy_since > b.open_for + b.window + std::chrono::minutes(5) &&
+        pods_[pod].last_miss > healthy_since + b.open_for + b.window) {
+      violate(Invariant::breaker, 0, end,
+              "pod " + std::to_string(pod) + "'s breaker is still " + std::string(to_string(final_breakers[pod])) +
+                  " long after ServiceB recovered");
+    }
+  }
+}
+
+}  // namespace relaysim::sim

@@ -1,0 +1,124 @@
+// Oracle: judges every run against the W-* invariants of DESIGN.md §6.
+//
+// It listens to two streams: what the platform says it did (webhook::Events) and what really
+// happened in the world (Observer's ground-truth hooks). Most checks run online, as events arrive;
+// finish() does the end-of-run ones (nothing lost, everything terminal in time, breakers closed).
+// Each violation names the request, the time and what happened; the first few per invariant are
+// kept whole, the rest counted.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/store/store.h"
+#include "sim/scenario/scenario.h"
+#include "sim/world/serviceb.h"
+#include "sim/world/truth.h"
+
+namespace relaysim::sim {
+
+enum class Invariant : std::uint8_t { idem, deadline, nodup, noloss, retry, breaker, url };
+inline constexpr int kInvariantCount = 7;
+std::string_view invariant_id(Invariant i);     // "W-idem"
+std::string_view invariant_title(Invariant i);  // one line: what it promises
+
+// Why an endpoint received a request it had already accepted with a 2xx.
+enum class DuplicateCause : std::uint8_t { lost_response, timeout, crash, lease_expired, unexplained };
+inline constexpr int kDuplicateCauseCount = 5;
+std::string_view to_string(DuplicateCause c);
+
+struct Violation {
+  Invariant invariant;
+  webhook::RequestId request = 0;
+  Time at{};
+  std::string what;
+};
+
+class Oracle final : public Observer {
+ public:
+  static constexpr std::size_t kExamplesKept = 20;
+
+  Oracle(const Scenario& scenario, const ServiceB& serviceb);
+
+  // webhook::Events
+  void ingested(webhook::PodId, const webhook::NewRequest&, const webhook::CreateResult&, Time) override;
+  void claimed(webhook::PodId, const webhook::RequestRow&, Time) override;
+  void attempt_started(webhook::PodId, const webhook::RequestRow&, std::uint32_t, std::string_view, std::uint64_t,
+                       Time) override;
+  void attempt_finished(webhook::PodId, const webhook::AttemptRow&, const HttpResult&, webhook::Verdict) override;
+  void completed(webhook::PodId, const webhook::RequestRow&, const webhook::Completion&, bool) override;
+  void breaker_changed(webhook::PodId, BreakerState, BreakerState, Time) override;
+  void url_looked_up(webhook::PodId, std::string_view, bool, Time) override;
+  // ground truth
+  void client_created(const ClientKey&, const webhook::IngestResult&, Time) override;
+  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time, bool in_outage) override;
+  void http_sent(std::uint32_t pod, webhook::RequestId, const SendFate&, Time) override;
+  void pod_crashed(std::uint32_t pod, Time) override;
+
+  // End-of-run checks. `end` is the virtual time the run stopped at.
+  void finish(Time end, webhook::Store& store, const std::vector<BreakerState>& final_breakers);
+
+  std::uint64_t violations(Invariant i) const { return counts_[static_cast<int>(i)]; }
+  std::uint64_t total_violations() const;
+  const std::vector<Violation>& examples() const { return examples_; }
+  std::uint64_t duplicates(DuplicateCause c) const { return duplicates_[static_cast<int>(c)]; }
+  std::uint64_t rescued_claims() const { return rescued_; }
+  std::uint64_t stale_completions() const { return stale_; }
+  std::uint64_t lost() const { return lost_; }
+  std::uint64_t unresolved_past_deadline() const { return unresolved_; }
+  Duration terminal_bound() const { return terminal_bound_; }
+
+ private:
+  struct Req {
+    Time created_at{};
+    Time deadline_at{};
+    Time inflight_until{};
+    Time last_finish{};
+    Time terminal_at{};
+    Duration last_retry_after{-1};
+    std::uint32_t cxid = 0;
+    std::uint32_t last_number = 0;
+    std::uint32_t replays = 0;
+    std::uint16_t terminal_count = 0;
+    webhook::Status terminal = webhook::Status::pending;
+    bool acked = false;
+    bool claimed_open = false;
+    bool have_last = false;
+    bool last_terminal = false;
+    bool delivered = false;       // the platform applied a delivered completion
+    bool endpoint_ok = false;     // the endpoint has processed it with a 2xx
+    bool ok_in_flight = false;    // the current attempt was processed with a 2xx
+    DuplicateCause ambiguity = DuplicateCause::unexplained;  // why the last 2xx may not count
+  };
+  struct PodView {
+    BreakerState breaker = BreakerState::closed;
+    std::uint32_t half_open_calls = 0;
+    Time last_miss{};
+    std::vector<std::pair<webhook::RequestId, Time>> in_flight;  // sends whose result is pending
+  };
+
+  Req* find(webhook::RequestId id);
+  void violate(Invariant i, webhook::RequestId id, Time at, std::string what);
+
+  Scenario scenario_;
+  const ServiceB& serviceb_;
+  Duration terminal_bound_;
+  std::vector<Req> reqs_;  // reqs_[id - 1]
+  std::vector<PodView> pods_;
+  std::unordered_map<std::uint64_t, std::pair<webhook::RequestId, std::uint64_t>> keys_;  // key -> (id, payload)
+  std::array<std::uint64_t, kInvariantCount> counts_{};
+  std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
+  std::array<std::uint64_t, kInvariantCount> kept_{};
+  std::vector<Violation> examples_;
+  std::array<std::uint64_t, webhook::kStatusCount> terminal_by_status_{};
+  std::uint64_t acked_ = 0;
+  std::uint64_t rescued_ = 0;
+  std::uint64_t stale_ = 0;
+  std::uint64_t lost_ = 0;
+  std::uint64_t unresolved_ = 0;
+};
+
+}  // namespace relaysim::sim
