@@ -1,6 +1,7 @@
 #include "sim/scenario/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -24,11 +25,7 @@ bool number_and_unit(std::string_view s, double& number, std::string_view& unit)
 }
 }  // namespace
 
-bool parse_duration(std::string_view text, Duration& out) {
-  double n = 0;
-  std::string_view unit;
-  if (!number_and_unit(text, n, unit) || n < 0) return false;
-  double ns_per = 0;
+static bool duration_unit(std::string_view unit, double& ns_per) {
   if (unit == "ns") ns_per = 1;
   else if (unit == "us") ns_per = 1e3;
   else if (unit == "ms") ns_per = 1e6;
@@ -36,11 +33,34 @@ bool parse_duration(std::string_view text, Duration& out) {
   else if (unit == "m" || unit == "min") ns_per = 60e9;
   else if (unit == "h") ns_per = 3600e9;
   else if (unit == "d") ns_per = 86400e9;
-  else if (unit.empty() && n == 0) ns_per = 1;  // "0" needs no unit
   else return false;
-  const double ns = n * ns_per;
-  if (ns > 9.0e18) return false;
-  out = Duration{static_cast<std::int64_t>(std::llround(ns))};
+  return true;
+}
+
+bool parse_duration(std::string_view text, Duration& out) {
+  std::string_view s = trim(text);
+  if (s == "0") {
+    out = Duration::zero();
+    return true;
+  }
+  // One or more number+unit parts, largest first by convention: "250ms", "1h30m", "2m30.5s".
+  double total_ns = 0;
+  bool any = false;
+  while (!s.empty()) {
+    double n = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc{} || end == s.data() || !std::isfinite(n) || n < 0) return false;
+    s.remove_prefix(static_cast<std::size_t>(end - s.data()));
+    std::size_t unit_len = 0;
+    while (unit_len < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_len])) != 0) ++unit_len;
+    double ns_per = 0;
+    if (!duration_unit(s.substr(0, unit_len), ns_per)) return false;
+    s.remove_prefix(unit_len);
+    total_ns += n * ns_per;
+    any = true;
+  }
+  if (!any || total_ns > 9.0e18) return false;
+  out = Duration{static_cast<std::int64_t>(std::llround(total_ns))};
   return true;
 }
 
