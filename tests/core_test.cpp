@@ -1,1 +1,106 @@
 #include <gtest/gtest.h>
+
+#include <set>
+
+#include "model/core/function.h"
+#include "model/core/random.h"
+#include "model/core/time.h"
+#include "sim/scenario/units.h"
+
+namespace relaysim {
+namespace {
+
+TEST(Rng, SameSeedSameStream) {
+  Rng a(42), b(42);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(a.next_u64(), b.next_u64());
+}
+
+TEST(Rng, DerivedStreamsAreIndependentOfEachOther) {
+  Rng load = Rng::derive(7, "load");
+  Rng faults = Rng::derive(7, "faults");
+  EXPECT_NE(load.next_u64(), faults.next_u64());
+  // Deriving another stream does not disturb an existing one.
+  Rng load_again = Rng::derive(7, "load");
+  (void)Rng::derive(7, "endpoints").next_u64();
+  Rng load_fresh = Rng::derive(7, "load");
+  EXPECT_EQ(load_again.next_u64(), load_fresh.next_u64());
+}
+
+TEST(Rng, BelowStaysInRangeAndCoversIt) {
+  Rng r(1);
+  std::set<std::uint64_t> seen;
+  for (int i = 0; i < 2000; ++i) {
+    const auto v = r.below(10);
+    ASSERT_LT(v, 10u);
+    seen.insert(v);
+  }
+  EXPECT_EQ(seen.size(), 10u);
+}
+
+TEST(Rng, Uniform01IsHalfOpen) {
+  Rng r(3);
+  for (int i = 0; i < 10000; ++i) {
+    const double u = r.uniform01();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+}
+
+TEST(InplaceFunction, MovesAndCallsAndDestroysCaptures) {
+  auto counter = std::make_shared<int>(0);
+  InplaceFunction<int(int), 32> f = [counter](int x) { return ++*counter + x; };
+  EXPECT_EQ(counter.use_count(), 2);
+  InplaceFunction<int(int), 32> g = std::move(f);
+  EXPECT_FALSE(static_cast<bool>(f));
+  EXPECT_EQ(g(10), 11);
+  g.reset();
+  EXPECT_EQ(counter.use_count(), 1);
+}
+
+TEST(Time, FormatsDurationsForPeople) {
+  EXPECT_EQ(format_duration(std::chrono::hours(26) + std::chrono::minutes(3)), "26h03m00.000s");
+  EXPECT_EQ(format_duration(std::chrono::milliseconds(1500)), "1.500s");
+  EXPECT_EQ(format_duration(std::chrono::seconds(90)), "1m30.000s");
+}
+
+TEST(Units, ParsesDurations) {
+  Duration d{};
+  ASSERT_TRUE(sim::parse_duration("250ms", d));
+  EXPECT_EQ(d, std::chrono::milliseconds(250));
+  ASSERT_TRUE(sim::parse_duration("1h30m", d));
+  EXPECT_EQ(d, std::chrono::minutes(90));
+  ASSERT_TRUE(sim::parse_duration("1.5s", d));
+  EXPECT_EQ(d, std::chrono::milliseconds(1500));
+  ASSERT_TRUE(sim::parse_duration("1d", d));
+  EXPECT_EQ(d, std::chrono::hours(24));
+  ASSERT_TRUE(sim::parse_duration("0", d));
+  EXPECT_EQ(d, Duration::zero());
+  EXPECT_FALSE(sim::parse_duration("10", d));
+  EXPECT_FALSE(sim::parse_duration("5 parsecs", d));
+  EXPECT_FALSE(sim::parse_duration("-1s", d));
+  EXPECT_FALSE(sim::parse_duration("", d));
+}
+
+TEST(Units, ParsesRatesAndFractions) {
+  double v = 0;
+  ASSERT_TRUE(sim::parse_rate("800/s", v));
+  EXPECT_DOUBLE_EQ(v, 800.0);
+  ASSERT_TRUE(sim::parse_rate("30/min", v));
+  EXPECT_DOUBLE_EQ(v, 0.5);
+  EXPECT_FALSE(sim::parse_rate("800", v));
+  ASSERT_TRUE(sim::parse_fraction("5%", v));
+  EXPECT_DOUBLE_EQ(v, 0.05);
+  ASSERT_TRUE(sim::parse_fraction("0.25", v));
+  EXPECT_DOUBLE_EQ(v, 0.25);
+  EXPECT_FALSE(sim::parse_fraction("150%", v));
+  EXPECT_FALSE(sim::parse_fraction("2", v));
+}
+
+TEST(Units, EditDistance) {
+  EXPECT_EQ(sim::edit_distance("retyr", "retry"), 2u);
+  EXPECT_EQ(sim::edit_distance("lease", "lease"), 0u);
+  EXPECT_EQ(sim::edit_distance("", "abc"), 3u);
+}
+
+}  // namespace
+}  // namespace relaysim
