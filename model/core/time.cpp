@@ -16,7 +16,7 @@ std::string format_duration(Duration d) {
   std::int64_t ns = d.count();
   std::string out;
   if (ns < 0) {
-    out = "-";
+    out.push_back('-');
     ns = -ns;
   }
   if (ns < 1'000'000) {
