@@ -22,6 +22,8 @@ struct StoreFactory {
   std::function<std::unique_ptr<Store>()> make;
 };
 
+void PrintTo(const StoreFactory& f, std::ostream* os) { *os << f.name; }
+
 class StoreContract : public ::testing::TestWithParam<StoreFactory> {
  protected:
   std::unique_ptr<Store> store = GetParam().make();

@@ -158,9 +158,8 @@ void Oracle::attempt_started(PodId, const RequestRow& row, std::uint32_t number,
   }
   // W-url: the URL must be one ServiceB held within the TTL before this attempt.
   const Duration ttl = scenario_.platform.url_cache_ttl;
-  std::string expected;
-  ServiceB::url_for(q->cxid, serviceb_.endpoint_of(q->cxid), version, expected);
-  if (url != expected || !serviceb_.held(q->cxid, version, at - ttl, at)) {
+  ServiceB::url_for(q->cxid, serviceb_.endpoint_of(q->cxid), version, url_scratch_);
+  if (url != url_scratch_ || !serviceb_.held(q->cxid, version, at - ttl, at)) {
     violate(Invariant::url, row.id, at,
             "attempt used " + std::string(url) + " (version " + std::to_string(version) +
                 "), which ServiceB did not hold within the TTL; current version is " +
@@ -308,7 +307,7 @@ void Oracle::finish(Time end, Store& store, const std::vector<BreakerState>& fin
   const Time healthy_since = serviceb_.last_outage_end();
   for (std::uint32_t pod = 0; pod < final_breakers.size(); ++pod) {
     if (final_breakers[pod] == BreakerState::closed) continue;
-    if (healthy_since < kTimeNever && end - healthy_since > b.open_for + b.window + std::chrono::minutes(5) &&
+    if (scenario_.serviceb.error_rate == 0.0 && healthy_since < kTimeNever && end - healthy_since > b.open_for + b.window + std::chrono::minutes(5) &&
         pods_[pod].last_miss > healthy_since + b.open_for + b.window) {
       violate(Invariant::breaker, 0, end,
               "pod " + std::to_string(pod) + "'s breaker is still " + std::string(to_string(final_breakers[pod])) +

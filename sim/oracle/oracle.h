@@ -119,6 +119,7 @@ class Oracle final : public Observer {
   std::uint64_t stale_ = 0;
   std::uint64_t lost_ = 0;
   std::uint64_t unresolved_ = 0;
+  std::string url_scratch_;
 };
 
 }  // namespace relaysim::sim

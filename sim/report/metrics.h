@@ -52,7 +52,10 @@ class Metrics final : public Observer {
   void url_looked_up(webhook::PodId, std::string_view, bool hit, Time) override { ++(hit ? cache_hits : cache_misses); }
   void breaker_changed(webhook::PodId, BreakerState, BreakerState, Time) override;
   void serviceb_called(std::uint32_t pod, std::uint32_t, Time, bool in_outage) override;
-  void pod_crashed(std::uint32_t, Time) override { ++crashes; }
+  void pod_crashed(std::uint32_t pod, Time) override {
+    ++crashes;
+    if (pod < breaker_.size()) breaker_[pod] = BreakerState::closed;  // a restarted pod starts closed
+  }
 
   std::array<std::uint64_t, 4> created_by_outcome{};  // IngestStatus
   std::uint64_t rejected = 0;
