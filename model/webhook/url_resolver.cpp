@@ -32,14 +32,7 @@ void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
     done(Resolution{ResolveStatus::unavailable, {}, 0, false});
     return;
   }
-  std::uint32_t slot;
-  if (!free_lookups_.empty()) {
-    slot = free_lookups_.back();
-    free_lookups_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(lookups_.size());
-    lookups_.emplace_back();
-  }
+  const std::uint32_t slot = lookups_.acquire();
   Lookup& l = lookups_[slot];
   RELAYSIM_ASSERT(!l.busy, "a free lookup slot is not busy");
   l.busy = true;
@@ -58,7 +51,7 @@ void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
   breaker_.record(l.permit, r.status != LookupStatus::error, now);
   ResolveCallback done = std::move(l.done);
   l.busy = false;
-  free_lookups_.push_back(slot);
+  lookups_.release(slot);
   switch (r.status) {
     case LookupStatus::found:
       remember(l.cxid, r.url, r.version, l.started_at);

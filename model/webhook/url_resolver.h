@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/core/ports.h"
+#include "model/core/slot_pool.h"
 #include "model/resilience/breaker.h"
 #include "model/webhook/events.h"
 
@@ -74,8 +75,7 @@ class UrlResolver {
   Events& events_;
   CircuitBreaker breaker_;
   std::unordered_map<std::string, Entry> cache_;
-  std::vector<Lookup> lookups_;
-  std::vector<std::uint32_t> free_lookups_;
+  SlotPool<Lookup> lookups_;
   std::string key_scratch_;
 };
 

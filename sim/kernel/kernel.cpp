@@ -18,14 +18,7 @@ struct Later {
 EventId Kernel::at(Time when, Action action) {
   RELAYSIM_ASSERT(when >= now_, "an event scheduled in the past");
   RELAYSIM_ASSERT(static_cast<bool>(action), "an event needs an action");
-  std::uint32_t slot;
-  if (!free_slots_.empty()) {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
+  const std::uint32_t slot = slots_.acquire();
   Slot& s = slots_[slot];
   s.action = std::move(action);
   heap_.push_back(Entry{to_ns(when), next_seq_++, slot, s.generation});
@@ -42,7 +35,7 @@ bool Kernel::cancel(EventId id) {
   Slot& s = slots_[slot];
   s.action.reset();
   ++s.generation;
-  free_slots_.push_back(slot);
+  slots_.release(slot);
   --live_;
   return true;
 }
@@ -68,7 +61,7 @@ bool Kernel::step(Time limit) {
     // Free the slot before running, so the action may schedule into it; keep the action alive.
     Action action = std::move(s.action);
     ++s.generation;
-    free_slots_.push_back(top.slot);
+    slots_.release(top.slot);
     --live_;
     ++events_run_;
     action();

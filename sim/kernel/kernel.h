@@ -16,6 +16,7 @@
 #include "model/core/function.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
+#include "model/core/slot_pool.h"
 #include "model/core/time.h"
 
 namespace relaysim::sim {
@@ -78,8 +79,7 @@ class Kernel final : public Clock {
   std::uint64_t events_run_ = 0;
   std::size_t live_ = 0;
   std::vector<Entry> heap_;
-  std::vector<Slot> slots_;
-  std::vector<std::uint32_t> free_slots_;
+  SlotPool<Slot> slots_;
 };
 
 }  // namespace relaysim::sim

@@ -1,0 +1,35 @@
+// SlotPool: a growable table of reusable slots addressed by index.
+//
+// This is how relaysim avoids allocating per event or per call: a callback captures a slot index
+// (small, trivially copyable) instead of owning its state, and a released slot is reused by the
+// next acquire. The table only grows to the peak number of slots in use at once.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace relaysim {
+
+template <class T>
+class SlotPool {
+ public:
+  std::uint32_t acquire() {
+    if (!free_.empty()) {
+      const std::uint32_t i = free_.back();
+      free_.pop_back();
+      return i;
+    }
+    items_.emplace_back();
+    return static_cast<std::uint32_t>(items_.size() - 1);
+  }
+  void release(std::uint32_t i) { free_.push_back(i); }
+  T& operator[](std::uint32_t i) { return items_[i]; }
+  const T& operator[](std::uint32_t i) const { return items_[i]; }
+  std::size_t size() const { return items_.size(); }
+
+ private:
+  std::vector<T> items_;
+  std::vector<std::uint32_t> free_;
+};
+
+}  // namespace relaysim
