@@ -98,7 +98,8 @@ int validate_command(const std::vector<std::string>& files) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"relaysim: a deterministic simulator and reference implementation of reliable outbound delivery"};
+  CLI::App app{"relaysim: a deterministic simulator and reference implementation of reliable outbound delivery",
+               "relaysim"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "relaysim 0.1.0");
 

@@ -73,12 +73,15 @@ TEST(Units, ParsesDurations) {
   EXPECT_EQ(d, std::chrono::milliseconds(1500));
   ASSERT_TRUE(sim::parse_duration("1d", d));
   EXPECT_EQ(d, std::chrono::hours(24));
+  ASSERT_TRUE(sim::parse_duration("10 ms", d));
+  EXPECT_EQ(d, std::chrono::milliseconds(10));
   ASSERT_TRUE(sim::parse_duration("0", d));
   EXPECT_EQ(d, Duration::zero());
   EXPECT_FALSE(sim::parse_duration("10", d));
   EXPECT_FALSE(sim::parse_duration("5 parsecs", d));
   EXPECT_FALSE(sim::parse_duration("-1s", d));
   EXPECT_FALSE(sim::parse_duration("", d));
+  EXPECT_FALSE(sim::parse_duration("1h 30", d));
 }
 
 TEST(Units, ParsesRatesAndFractions) {

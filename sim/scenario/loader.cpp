@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -14,7 +16,7 @@ namespace relaysim::sim {
 using webhook::Verdict;
 
 ScenarioError::ScenarioError(std::string file, int line, int column, std::string key, std::string problem)
-    : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " +
+    : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : "") + ": " +
                          (key.empty() ? "" : key + ": ") + problem),
       file_(std::move(file)), line_(line), column_(column), key_(std::move(key)), problem_(std::move(problem)) {}
 
@@ -497,7 +499,7 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
 
 Scenario load_scenario(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(path, 0, 0, "", "cannot open the file");
+  if (!in) throw ScenarioError(path, 0, 0, "", std::string("cannot open the file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   return parse_scenario(text.str(), path);

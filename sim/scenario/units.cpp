@@ -51,11 +51,12 @@ bool parse_duration(std::string_view text, Duration& out) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     if (ec != std::errc{} || end == s.data() || !std::isfinite(n) || n < 0) return false;
     s.remove_prefix(static_cast<std::size_t>(end - s.data()));
+    s = trim(s);  // "10 ms" reads like "10ms"
     std::size_t unit_len = 0;
     while (unit_len < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_len])) != 0) ++unit_len;
     double ns_per = 0;
     if (!duration_unit(s.substr(0, unit_len), ns_per)) return false;
-    s.remove_prefix(unit_len);
+    s = trim(s.substr(unit_len));
     total_ns += n * ns_per;
     any = true;
   }
