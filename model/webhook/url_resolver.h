@@ -48,7 +48,6 @@ class UrlResolver {
   void resolve(std::string_view cxid, ResolveCallback done);
 
   const CircuitBreaker& breaker() const { return breaker_; }
-  std::size_t cache_size() const { return cache_.size(); }
 
  private:
   struct Entry {

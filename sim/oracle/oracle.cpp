@@ -297,7 +297,6 @@ void Oracle::finish(Time end, Store& store, const std::vector<BreakerState>& fin
     const Req& q = reqs_[i];
     if (!q.acked || q.terminal_count > q.replays) continue;
     if (q.deadline_at + terminal_bound_ <= end) {
-      ++unresolved_;
       violate(Invariant::deadline, i + 1, end,
               "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline");
     }

@@ -68,8 +68,6 @@ class Oracle final : public Observer {
   std::uint64_t rescued_claims() const { return rescued_; }
   std::uint64_t stale_completions() const { return stale_; }
   std::uint64_t lost() const { return lost_; }
-  std::uint64_t unresolved_past_deadline() const { return unresolved_; }
-  Duration terminal_bound() const { return terminal_bound_; }
 
  private:
   struct Req {
@@ -118,7 +116,6 @@ class Oracle final : public Observer {
   std::uint64_t rescued_ = 0;
   std::uint64_t stale_ = 0;
   std::uint64_t lost_ = 0;
-  std::uint64_t unresolved_ = 0;
   std::string url_scratch_;
 };
 

@@ -34,7 +34,6 @@ void LoadGenerator::arrive(Kernel& kernel, std::uint32_t segment) {
 }
 
 void LoadGenerator::call(const LoadSegment& s) {
-  ++calls_;
   if (!recent_.empty()) {
     const double u = rng_.uniform01();
     if (u < s.duplicates) {

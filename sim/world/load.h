@@ -25,7 +25,6 @@ class LoadGenerator {
 
   LoadGenerator(const std::vector<LoadSegment>& segments, std::uint32_t cxids, std::uint64_t seed, Sink sink);
   void install(Kernel& kernel);
-  std::uint64_t calls() const { return calls_; }
 
  private:
   void arrive(Kernel& kernel, std::uint32_t segment);
@@ -37,7 +36,6 @@ class LoadGenerator {
   Rng rng_;
   Sink sink_;
   std::uint64_t next_request_ = 1;
-  std::uint64_t calls_ = 0;
   std::vector<ClientKey> recent_;  // ring of recent keys, for duplicates and conflicts
   std::size_t recent_next_ = 0;
   std::string cxid_, request_, payload_;

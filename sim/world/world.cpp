@@ -139,7 +139,6 @@ void World::route(const ClientKey& key, std::string_view cxid, std::string_view 
     observer_.client_created(key, r, kernel_.now());
     return;
   }
-  ++rejected_;
   observer_.client_rejected(kernel_.now());
 }
 

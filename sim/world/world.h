@@ -68,7 +68,6 @@ class World {
   webhook::Store& store() { return store_; }
   ServiceB& serviceb() { return serviceb_; }
   const std::vector<std::unique_ptr<Pod>>& pods() const { return pods_; }
-  std::uint64_t rejected() const { return rejected_; }
 
  private:
   friend class Pod;
@@ -83,7 +82,6 @@ class World {
   LoadGenerator load_;
   std::vector<std::unique_ptr<Pod>> pods_;
   std::uint32_t next_pod_ = 0;
-  std::uint64_t rejected_ = 0;
 };
 
 }  // namespace relaysim::sim
