@@ -62,6 +62,11 @@ std::uint64_t Oracle::total_violations() const {
   return n;
 }
 
+Oracle::PodView& Oracle::view(std::uint32_t pod) {
+  RELAYSIM_ASSERT(pod < pods_.size(), "an event from a pod the scenario does not have");
+  return pods_[pod];
+}
+
 Oracle::Req* Oracle::find(RequestId id) {
   if (id == 0 || id > reqs_.size()) return nullptr;
   return &reqs_[id - 1];
@@ -185,7 +190,7 @@ void Oracle::http_sent(std::uint32_t pod, RequestId id, const SendFate& fate, Ti
                    : fate.client_error == NetError::timeout ? DuplicateCause::timeout
                                                             : DuplicateCause::unexplained;
   }
-  PodView& p = pods_[pod];
+  PodView& p = view(pod);
   if (p.in_flight.size() > 4 * static_cast<std::size_t>(scenario_.platform.concurrency_per_pod) + 16) {
     std::erase_if(p.in_flight, [at](const auto& e) { return e.second <= at; });
   }
@@ -193,7 +198,7 @@ void Oracle::http_sent(std::uint32_t pod, RequestId id, const SendFate& fate, Ti
 }
 
 void Oracle::pod_crashed(std::uint32_t pod, Time at) {
-  PodView& p = pods_[pod];
+  PodView& p = view(pod);
   for (const auto& [id, result_at] : p.in_flight) {
     Req* q = find(id);
     if (q != nullptr && result_at > at && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
@@ -251,16 +256,17 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
 }
 
 void Oracle::breaker_changed(PodId pod, BreakerState, BreakerState to, Time) {
-  pods_[pod].breaker = to;
-  pods_[pod].half_open_calls = 0;
+  PodView& p = view(pod);
+  p.breaker = to;
+  p.half_open_calls = 0;
 }
 
 void Oracle::url_looked_up(PodId pod, std::string_view, bool cache_hit, Time at) {
-  if (!cache_hit) pods_[pod].last_miss = at;
+  if (!cache_hit) view(pod).last_miss = at;
 }
 
 void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, bool) {
-  PodView& p = pods_[pod];
+  PodView& p = view(pod);
   if (p.breaker == BreakerState::open) {
     violate(Invariant::breaker, 0, at, "pod " + std::to_string(pod) + " called ServiceB while its breaker was open");
   }

@@ -99,6 +99,7 @@ class Oracle final : public Observer {
   };
 
   Req* find(webhook::RequestId id);
+  PodView& view(std::uint32_t pod);
   void violate(Invariant i, webhook::RequestId id, Time at, std::string what);
 
   Scenario scenario_;
