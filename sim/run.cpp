@@ -158,7 +158,7 @@ std::map<std::string, double> collect(const Oracle& o, const Metrics& m, std::ui
       {"loss_violations", d(o.violations(Invariant::noloss))},
       {"endpoint_duplicates", dups},
       {"duplicates_lost_response", d(o.duplicates(DuplicateCause::lost_response))},
-      {"duplicates_timeout", d(o.duplicates(DuplicateCause::timeout))},
+      {"duplicates_late_response", d(o.duplicates(DuplicateCause::late_response))},
       {"duplicates_crash", d(o.duplicates(DuplicateCause::crash))},
       {"duplicates_lease_expired", d(o.duplicates(DuplicateCause::lease_expired))},
       {"duplicates_unexplained", d(o.duplicates(DuplicateCause::unexplained))},

@@ -38,7 +38,7 @@ std::string_view invariant_title(Invariant i) {
 std::string_view to_string(DuplicateCause c) {
   switch (c) {
     case DuplicateCause::lost_response: return "lost_response";
-    case DuplicateCause::timeout: return "timeout";
+    case DuplicateCause::late_response: return "late_response";
     case DuplicateCause::crash: return "crash";
     case DuplicateCause::lease_expired: return "lease_expired";
     case DuplicateCause::unexplained: return "unexplained";
@@ -187,7 +187,7 @@ void Oracle::http_sent(std::uint32_t pod, RequestId id, const SendFate& fate, Ti
   if (ok) {
     q->endpoint_ok = true;
     q->ambiguity = fate.response_lost                       ? DuplicateCause::lost_response
-                   : fate.client_error == NetError::timeout ? DuplicateCause::timeout
+                   : fate.client_error == NetError::timeout ? DuplicateCause::late_response
                                                             : DuplicateCause::unexplained;
   }
   PodView& p = view(pod);

@@ -26,7 +26,8 @@ std::string_view invariant_id(Invariant i);     // "W-idem"
 std::string_view invariant_title(Invariant i);  // one line: what it promises
 
 // Why an endpoint received a request it had already accepted with a 2xx.
-enum class DuplicateCause : std::uint8_t { lost_response, timeout, crash, lease_expired, unexplained };
+// lost_response: the response never arrived; late_response: it arrived after the client's timeout.
+enum class DuplicateCause : std::uint8_t { lost_response, late_response, crash, lease_expired, unexplained };
 inline constexpr int kDuplicateCauseCount = 5;
 std::string_view to_string(DuplicateCause c);
 

@@ -27,7 +27,7 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"loss_violations", "W-noloss violations"},
       {"endpoint_duplicates", "receipts of an already-accepted request at its endpoint, all causes"},
       {"duplicates_lost_response", "endpoint duplicates caused by a lost response"},
-      {"duplicates_timeout", "endpoint duplicates caused by a response slower than the HTTP timeout"},
+      {"duplicates_late_response", "endpoint duplicates caused by a response that came after the HTTP timeout"},
       {"duplicates_crash", "endpoint duplicates caused by a pod crashing mid-attempt"},
       {"duplicates_lease_expired", "endpoint duplicates caused by an expired lease"},
       {"duplicates_unexplained", "endpoint duplicates with no ambiguous outcome to explain them"},
