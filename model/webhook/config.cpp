@@ -19,12 +19,13 @@ std::vector<ConfigError> validate(const PlatformConfig& c) {
   }
   if (c.lookup_timeout <= Duration::zero()) out.push_back({"platform.lookup_timeout", "must be positive"});
   if (c.http_timeout <= Duration::zero()) out.push_back({"platform.http_timeout", "must be positive"});
-  if (c.lease <= c.lookup_timeout + c.http_timeout) {
+  if (!c.allow_unsafe_lease && c.lease <= c.lookup_timeout + c.http_timeout) {
     out.push_back({"platform.lease",
                    "must be longer than lookup_timeout + http_timeout (" +
                        format_duration(c.lookup_timeout + c.http_timeout) +
                        "): a lease that can expire while its attempt is still in flight lets "
-                       "another pod start a second, duplicate delivery of the same request"});
+                       "another pod start a second, duplicate delivery of the same request "
+                       "(set allow_unsafe_lease: true to reproduce that on purpose)"});
   }
   check_backoff(c.retry.backoff, "platform.retry", out);
   check_backoff(c.dependency_backoff, "platform.dependency_backoff", out);

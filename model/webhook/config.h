@@ -20,6 +20,8 @@ struct PlatformConfig {
   // A claim's lease. It must outlast a whole attempt (URL lookup + HTTP call), or a second pod
   // rescues a request whose first attempt is still in flight: a duplicate delivery.
   Duration lease = std::chrono::minutes(2);
+  // Skips the lease check below. Only for reproducing the duplicate-delivery bug on purpose.
+  bool allow_unsafe_lease = false;
   Duration lookup_timeout = std::chrono::seconds(2);
   Duration http_timeout = std::chrono::seconds(30);
   RetryPolicy retry{};

@@ -207,7 +207,7 @@ void read_backoff(const Reader& r, const Map& m, BackoffPolicy& b) {
 
 void read_platform(const Reader& r, const YAML::Node& n, webhook::PlatformConfig& p) {
   Map m(r, n, "platform",
-        {"pods", "concurrency_per_pod", "lease", "lookup_timeout", "http_timeout", "retry", "dependency_backoff",
+        {"pods", "concurrency_per_pod", "lease", "allow_unsafe_lease", "lookup_timeout", "http_timeout", "retry", "dependency_backoff",
          "url_cache", "serviceb_breaker", "classification", "max_payload_bytes"});
   m.check_keys();
   if (m.has("pods")) p.pods = static_cast<std::uint32_t>(r.integer(m["pods"], m.child("pods"), 1, 1024));
@@ -216,6 +216,10 @@ void read_platform(const Reader& r, const YAML::Node& n, webhook::PlatformConfig
         static_cast<std::uint32_t>(r.integer(m["concurrency_per_pod"], m.child("concurrency_per_pod"), 1, 100000));
   }
   if (m.has("lease")) p.lease = r.duration(m["lease"], m.child("lease"));
+  if (m.has("allow_unsafe_lease")) {
+    p.allow_unsafe_lease = r.choice<bool>(m["allow_unsafe_lease"], m.child("allow_unsafe_lease"),
+                                          {{"true", true}, {"false", false}});
+  }
   if (m.has("lookup_timeout")) p.lookup_timeout = r.duration(m["lookup_timeout"], m.child("lookup_timeout"));
   if (m.has("http_timeout")) p.http_timeout = r.duration(m["http_timeout"], m.child("http_timeout"));
   if (m.has("retry")) {
