@@ -30,6 +30,9 @@ namespace {
 std::string number(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", v);
+  if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 && v < 1e15) {
+    return std::to_string(static_cast<long long>(v));
+  }
   // Prefer the shortest text that reads back as the same double.
   for (int digits = 1; digits <= 17; ++digits) {
     char shorter[40];
