@@ -82,9 +82,9 @@ class Fanout final : public Observer {
     oracle->client_rejected(at);
     metrics->client_rejected(at);
   }
-  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, bool outage) override {
-    oracle->serviceb_called(pod, cxid, at, outage);
-    metrics->serviceb_called(pod, cxid, at, outage);
+  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool outage) override {
+    oracle->serviceb_called(pod, cxid, at, answer_at, outage);
+    metrics->serviceb_called(pod, cxid, at, answer_at, outage);
   }
   void http_sent(std::uint32_t pod, RequestId id, const SendFate& f, Time at) override {
     fp_.mix(7);

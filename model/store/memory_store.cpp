@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
+#include "model/core/mutants.h"
 
 namespace relaysim::webhook {
 
@@ -71,6 +72,12 @@ CreateResult MemoryStore::create(const NewRequest& req) {
 
 bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
   drop_stale();
+  while (planted(Mutant::crash_loses_leased_work) && !due_.empty() && due_.front().due <= now &&
+         rows_[due_.front().id - 1].status == Status::in_flight) {
+    std::pop_heap(due_.begin(), due_.end(), Later{});  // the abandoned claim is forgotten
+    due_.pop_back();
+    drop_stale();
+  }
   if (due_.empty() || due_.front().due > now) return false;
   RequestRow& r = rows_[due_.front().id - 1];
   RELAYSIM_ASSERT(!is_terminal(r.status), "a terminal request in the due heap");
@@ -87,10 +94,12 @@ bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
 
 bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) {
   RequestRow* r = row(id);
-  if (r == nullptr || r->status != Status::in_flight || r->claim_token != token) return false;
+  if (r == nullptr || r->status != Status::in_flight) return false;
+  if (r->claim_token != token && !planted(Mutant::completion_ignores_token)) return false;
   RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
   if (c.attempt != nullptr) {
-    RELAYSIM_ASSERT(c.attempt->request == id && c.attempt->number == r->attempts + 1,
+    RELAYSIM_ASSERT(c.attempt->request == id &&
+                        (c.attempt->number == r->attempts + 1 || planted(Mutant::completion_ignores_token)),
                     "attempts are appended in order");
     attempts_.push_back(*c.attempt);
     ++r->attempts;

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include "model/core/assert.h"
+#include "model/core/mutants.h"
 
 namespace relaysim::webhook {
 
@@ -212,29 +213,42 @@ CreateResult SqliteStore::create(const NewRequest& req) {
 }
 
 bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
-  ResetOnExit guard(*claim_);
+  Statement* q = claim_.get();
+  if (planted(Mutant::crash_loses_leased_work)) {
+    // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
+    if (!claim_no_rescue_) {
+      claim_no_rescue_ = std::make_unique<Statement>(*this,
+          "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+          " WHERE id = (SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
+          " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+          " replays, not_before, last_delay");
+    }
+    q = claim_no_rescue_.get();
+  }
+  Statement& claim = *q;
+  ResetOnExit guard(claim);
   const ClaimToken token = next_token_;
-  claim_->bind(1, pod).bind(2, static_cast<std::int64_t>(token)).bind(3, now + lease).bind(4, now);
-  if (!claim_->step()) return false;
+  claim.bind(1, pod).bind(2, static_cast<std::int64_t>(token)).bind(3, now + lease).bind(4, now);
+  if (!claim.step()) return false;
   ++next_token_;
-  out.id = static_cast<RequestId>(claim_->i64(0));
-  claim_->text(1, out.cxid);
-  claim_->text(2, out.request_id);
-  claim_->text(3, out.payload);
-  out.created_at = claim_->time(4);
-  out.deadline_at = claim_->time(5);
+  out.id = static_cast<RequestId>(claim.i64(0));
+  claim.text(1, out.cxid);
+  claim.text(2, out.request_id);
+  claim.text(3, out.payload);
+  out.created_at = claim.time(4);
+  out.deadline_at = claim.time(5);
   out.status = Status::in_flight;
-  out.reason = static_cast<Reason>(claim_->i64(6));
-  out.attempts = static_cast<std::uint32_t>(claim_->i64(7));
-  out.deferrals = static_cast<std::uint32_t>(claim_->i64(8));
-  out.replays = static_cast<std::uint32_t>(claim_->i64(9));
-  out.not_before = claim_->time(10);
-  out.last_delay = Duration{claim_->i64(11)};
+  out.reason = static_cast<Reason>(claim.i64(6));
+  out.attempts = static_cast<std::uint32_t>(claim.i64(7));
+  out.deferrals = static_cast<std::uint32_t>(claim.i64(8));
+  out.replays = static_cast<std::uint32_t>(claim.i64(9));
+  out.not_before = claim.time(10);
+  out.last_delay = Duration{claim.i64(11)};
   out.due_at = now + lease;
   out.lease_owner = pod;
   out.claim_token = token;
   out.terminal_at = Time{};
-  RELAYSIM_ASSERT(!claim_->step(), "a claim takes exactly one row");
+  RELAYSIM_ASSERT(!claim.step(), "a claim takes exactly one row");
   return true;
 }
 
@@ -243,13 +257,24 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   begin_->run();
   try {
     {
-      ResetOnExit guard(*complete_);
-      complete_->bind(1, static_cast<std::int64_t>(id)).bind(2, static_cast<std::int64_t>(token))
+      Statement* q = complete_.get();
+      if (planted(Mutant::completion_ignores_token)) {
+        if (!complete_any_token_) {
+          complete_any_token_ = std::make_unique<Statement>(*this,
+              "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
+              " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
+              " WHERE id = ?1 AND ?2 IS NOT NULL AND status = 2");
+        }
+        q = complete_any_token_.get();
+      }
+      Statement& complete = *q;
+      ResetOnExit guard(complete);
+      complete.bind(1, static_cast<std::int64_t>(id)).bind(2, static_cast<std::int64_t>(token))
           .bind(3, static_cast<std::int64_t>(c.status)).bind(4, static_cast<std::int64_t>(c.reason))
           .bind(5, c.due_at).bind(6, c.not_before).bind(7, c.last_delay)
           .bind(8, c.attempt != nullptr ? 1 : 0).bind(9, c.status == Status::blocked ? 1 : 0)
           .bind(10, is_terminal(c.status) ? to_ns(c.at) : 0);
-      complete_->step();
+      complete.step();
     }
     if (sqlite3_changes(db_) == 0) {
       commit_->run();
@@ -258,11 +283,21 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     if (c.attempt != nullptr) {
       const AttemptRow& a = *c.attempt;
       RELAYSIM_ASSERT(a.request == id, "an attempt belongs to the request it completes");
-      add_attempt_->bind(1, static_cast<std::int64_t>(a.request)).bind(2, a.number).bind(3, a.pod)
+      Statement* insert = add_attempt_.get();
+      if (planted(Mutant::completion_ignores_token)) {
+        // A stale claimant may append an attempt number twice; keep the first instead of failing.
+        if (!add_attempt_or_ignore_) {
+          add_attempt_or_ignore_ = std::make_unique<Statement>(*this,
+              "INSERT OR IGNORE INTO attempts (request, number, pod, claim_token, started_at, finished_at,"
+              " resolved_url, serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+        }
+        insert = add_attempt_or_ignore_.get();
+      }
+      insert->bind(1, static_cast<std::int64_t>(a.request)).bind(2, a.number).bind(3, a.pod)
           .bind(4, static_cast<std::int64_t>(a.claim_token)).bind(5, a.started_at).bind(6, a.finished_at)
           .bind(7, a.resolved_url).bind(8, static_cast<std::int64_t>(a.serviceb_version))
           .bind(9, static_cast<std::int64_t>(a.error)).bind(10, a.http_status);
-      add_attempt_->run();
+      insert->run();
     }
     commit_->run();
   } catch (...) {
@@ -273,9 +308,17 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
 }
 
 std::optional<Time> SqliteStore::next_due() {
-  ResetOnExit guard(*next_due_);
-  if (!next_due_->step()) return std::nullopt;
-  return next_due_->time(0);
+  Statement* q = next_due_.get();
+  if (planted(Mutant::crash_loses_leased_work)) {
+    if (!next_due_no_rescue_) {
+      next_due_no_rescue_ = std::make_unique<Statement>(
+          *this, "SELECT due_at FROM requests WHERE status < 2 ORDER BY due_at, id LIMIT 1");
+    }
+    q = next_due_no_rescue_.get();
+  }
+  ResetOnExit guard(*q);
+  if (!q->step()) return std::nullopt;
+  return q->time(0);
 }
 
 ReplayOutcome SqliteStore::replay(RequestId id, Time now, Time new_deadline) {

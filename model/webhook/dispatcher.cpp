@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
+#include "model/core/mutants.h"
 #include "model/webhook/retry.h"
 
 namespace relaysim::webhook {
@@ -29,7 +30,7 @@ void Dispatcher::pump() {
     while (!free_.empty()) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
-      if (!store_.claim_due(clock_.now(), pod_, config_.lease, job.row)) break;
+      if (!store_.claim_due(clock_.now(), pod_, lease(), job.row)) break;
       free_.pop_back();
       job.busy = true;
       ++in_flight_;
@@ -38,6 +39,11 @@ void Dispatcher::pump() {
   } while (repump_);
   pumping_ = false;
   arm_wake();
+}
+
+Duration Dispatcher::lease() const {
+  if (planted(Mutant::lease_shorter_than_timeout)) return (config_.lookup_timeout + config_.http_timeout) / 2;
+  return config_.lease;
 }
 
 void Dispatcher::arm_wake() {
@@ -59,7 +65,7 @@ void Dispatcher::begin(std::uint32_t slot) {
   Job& job = jobs_[slot];
   const Time now = clock_.now();
   events_.claimed(pod_, job.row, now);
-  if (must_dead_letter(now, job.row.deadline_at, job.row.not_before)) {
+  if (must_dead_letter(now, job.row.deadline_at, job.row.not_before) && !planted(Mutant::expired_backlog_attempted)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
     return;
   }
@@ -81,7 +87,7 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
       break;
   }
   // The lookup may have taken until past the deadline: no attempt may start after it.
-  if (now > job.row.deadline_at) {
+  if (now > job.row.deadline_at && !planted(Mutant::expired_backlog_attempted)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
     return;
   }
@@ -118,7 +124,8 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
   a.finished_at = now;
   a.error = h.error;
   a.http_status = h.error == NetError::none ? h.status : 0;
-  const Classification c = classify(config_.classification, h);
+  Classification c = classify(config_.classification, h);
+  if (planted(Mutant::retry_terminal_4xx) && c.verdict == Verdict::terminal) c = {Verdict::retry, Reason::none};
   events_.attempt_finished(pod_, a, h, c.verdict);
   switch (c.verdict) {
     case Verdict::delivered:

@@ -50,6 +50,7 @@ class Dispatcher {
   void defer(std::uint32_t slot, Time now);
   void finish(std::uint32_t slot, const Completion& c);
   void arm_wake();
+  Duration lease() const;
 
   PodId pod_;
   const PlatformConfig& config_;

@@ -1,5 +1,7 @@
 #include "model/webhook/ingest.h"
 
+#include "model/core/mutants.h"
+
 namespace relaysim::webhook {
 
 std::string_view to_string(IngestStatus s) {
@@ -24,6 +26,11 @@ IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, 
   if (request_id.size() > config_.max_key_bytes) return {IngestStatus::invalid, 0, "request_id is too long"};
   if (payload.size() > config_.max_payload_bytes) return {IngestStatus::invalid, 0, "payload is too large"};
   const Time now = clock_.now();
+  std::string mutated;
+  if (planted(Mutant::ingest_skips_idempotency)) {
+    mutated = std::string(request_id) + "~" + std::to_string(++mutant_serial_);
+    request_id = mutated;
+  }
   const NewRequest req{cxid, request_id, payload, now, now + config_.retry.deadline};
   const CreateResult r = store_.create(req);
   events_.ingested(pod_, req, r, now);

@@ -1,6 +1,7 @@
 #include "model/webhook/url_resolver.h"
 
 #include "model/core/assert.h"
+#include "model/core/mutants.h"
 
 namespace relaysim::webhook {
 
@@ -19,7 +20,7 @@ void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
   const Time now = clock_.now();
   key_scratch_.assign(cxid);
   if (auto it = cache_.find(key_scratch_); it != cache_.end()) {
-    if (now - it->second.fetched_at < config_.ttl) {
+    if (now - it->second.fetched_at < config_.ttl || planted(Mutant::cache_ignores_ttl)) {
       events_.url_looked_up(pod_, cxid, true, now);
       done(Resolution{ResolveStatus::found, it->second.url, it->second.version, true});
       return;

@@ -126,6 +126,7 @@ void Oracle::claimed(PodId, const RequestRow& row, Time) {
   if (q == nullptr) return;
   if (q->claimed_open) ++rescued_;  // the previous claimant never completed: a rescue
   q->claimed_open = true;
+  q->latest_token = row.claim_token;
 }
 
 void Oracle::attempt_started(PodId, const RequestRow& row, std::uint32_t number, std::string_view url,
@@ -206,14 +207,15 @@ void Oracle::pod_crashed(std::uint32_t pod, Time at) {
     }
   }
   p.in_flight.clear();
-  p.breaker = BreakerState::closed;  // a restarted pod starts with a fresh breaker
-  p.half_open_calls = 0;
+  p = PodView{};  // a restarted pod starts with a fresh, closed breaker and an empty window
 }
 
 void Oracle::attempt_finished(PodId, const AttemptRow& a, const HttpResult& h, Verdict) {
   Req* q = find(a.request);
   if (q == nullptr) return;
   q->last_retry_after = (h.error == NetError::none) ? h.retry_after : Duration{-1};
+  // The oracle classifies the result itself: the platform's own verdict is what is on trial.
+  q->pending_terminal = classify(scenario_.platform.classification, h).verdict == Verdict::terminal;
 }
 
 void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool applied) {
@@ -226,12 +228,18 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
     }
     return;
   }
+  if (row.claim_token != q->latest_token) {
+    ++stale_applied_;
+    violate(Invariant::nodup, row.id, c.at,
+            "a completion under claim token " + std::to_string(row.claim_token) +
+                " was applied after the request had been claimed again (token " + std::to_string(q->latest_token) + ")");
+  }
   q->claimed_open = false;
   if (c.attempt != nullptr) {
     q->have_last = true;
     q->last_number = c.attempt->number;
     q->last_finish = c.at;
-    q->last_terminal = is_terminal(c.status);
+    q->last_terminal = is_terminal(c.status) || q->pending_terminal;
   } else {
     q->have_last = q->have_last && c.status == Status::blocked;  // a deferral keeps the gap rule
   }
@@ -249,6 +257,11 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
   q->terminal = c.status;
   q->terminal_at = c.at;
   if (c.status == Status::delivered) q->delivered = true;
+  if (c.at > q->deadline_at + terminal_bound_) {
+    violate(Invariant::deadline, row.id, c.at,
+            "became " + std::string(to_string(c.status)) + " only " + format_duration(c.at - q->deadline_at) +
+                " after its deadline");
+  }
   if (c.status == Status::dead_lettered && c.reason == Reason::deadline && c.at < q->deadline_at) {
     violate(Invariant::deadline, row.id, c.at,
             "dead-lettered " + format_duration(q->deadline_at - c.at) + " before its deadline");
@@ -259,18 +272,51 @@ void Oracle::breaker_changed(PodId pod, BreakerState, BreakerState to, Time) {
   PodView& p = view(pod);
   p.breaker = to;
   p.half_open_calls = 0;
+  p.probe_answers.clear();
+  if (to == BreakerState::open) p.opened_in_outage = true;
 }
 
 void Oracle::url_looked_up(PodId pod, std::string_view, bool cache_hit, Time at) {
   if (!cache_hit) view(pod).last_miss = at;
 }
 
-void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, bool) {
+void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, Time answer_at, bool) {
   PodView& p = view(pod);
+  const BreakerConfig& b = scenario_.platform.serviceb_breaker;
   if (p.breaker == BreakerState::open) {
     violate(Invariant::breaker, 0, at, "pod " + std::to_string(pod) + " called ServiceB while its breaker was open");
   }
+  // In an outage every call fails. Once a whole window has passed inside it (plus the time for
+  // results to come back), a closed breaker sees only failures and must open after min_calls
+  // more; allow the calls already in flight (at most the pod's concurrency) on top.
+  const auto& outages = serviceb_.outages();
+  for (std::uint32_t o = 0; o < outages.size(); ++o) {
+    const Window& w = outages[o].window;
+    if (!w.contains(at)) continue;
+    if (p.outage != o) {
+      p.outage = o;
+      p.settled_closed_calls = 0;
+      p.opened_in_outage = false;
+      p.reported_never_opened = false;
+    }
+    if (p.breaker == BreakerState::closed && at >= w.at + b.window + scenario_.platform.lookup_timeout &&
+        ++p.settled_closed_calls > b.min_calls + scenario_.platform.concurrency_per_pod && !p.opened_in_outage &&
+        !p.reported_never_opened) {
+      p.reported_never_opened = true;
+      violate(Invariant::breaker, 0, at,
+              "pod " + std::to_string(pod) + " kept calling ServiceB through a closed breaker " +
+                  format_duration(at - w.at) + " into an outage (" + std::to_string(p.settled_closed_calls) +
+                  " calls after the window filled with failures)");
+    }
+  }
   if (p.breaker == BreakerState::half_open) {
+    std::erase_if(p.probe_answers, [at](Time t) { return t <= at; });
+    if (p.probe_answers.size() >= b.half_open_probes) {
+      violate(Invariant::breaker, 0, at,
+              "pod " + std::to_string(pod) + " had more than " + std::to_string(b.half_open_probes) +
+                  " half-open probes in flight at once");
+    }
+    p.probe_answers.push_back(answer_at);
     // At most `probes` at once, and `probes` successes close it: 2 * probes bounds one period.
     const std::uint32_t bound = 2 * scenario_.platform.serviceb_breaker.half_open_probes;
     if (++p.half_open_calls > bound) {

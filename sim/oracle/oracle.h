@@ -55,7 +55,7 @@ class Oracle final : public Observer {
   void url_looked_up(webhook::PodId, std::string_view, bool, Time) override;
   // ground truth
   void client_created(const ClientKey&, const webhook::IngestResult&, Time) override;
-  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time, bool in_outage) override;
+  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool in_outage) override;
   void http_sent(std::uint32_t pod, webhook::RequestId, const SendFate&, Time) override;
   void pod_crashed(std::uint32_t pod, Time) override;
 
@@ -68,6 +68,7 @@ class Oracle final : public Observer {
   std::uint64_t duplicates(DuplicateCause c) const { return duplicates_[static_cast<int>(c)]; }
   std::uint64_t rescued_claims() const { return rescued_; }
   std::uint64_t stale_completions() const { return stale_; }
+  std::uint64_t stale_applied() const { return stale_applied_; }
   std::uint64_t lost() const { return lost_; }
 
  private:
@@ -78,6 +79,7 @@ class Oracle final : public Observer {
     Time last_finish{};
     Time terminal_at{};
     Duration last_retry_after{-1};
+    webhook::ClaimToken latest_token = 0;  // of the newest claim
     std::uint32_t cxid = 0;
     std::uint32_t last_number = 0;
     std::uint32_t replays = 0;
@@ -87,6 +89,7 @@ class Oracle final : public Observer {
     bool claimed_open = false;
     bool have_last = false;
     bool last_terminal = false;
+    bool pending_terminal = false;  // the oracle's own verdict on the attempt just finished
     bool delivered = false;       // the platform applied a delivered completion
     bool endpoint_ok = false;     // the endpoint has processed it with a 2xx
     bool ok_in_flight = false;    // the current attempt was processed with a 2xx
@@ -96,6 +99,11 @@ class Oracle final : public Observer {
     BreakerState breaker = BreakerState::closed;
     std::uint32_t half_open_calls = 0;
     Time last_miss{};
+    std::vector<Time> probe_answers;   // when this half-open period's probes are answered
+    std::uint32_t outage = UINT32_MAX; // the outage the counts below belong to
+    std::uint32_t settled_closed_calls = 0;
+    bool opened_in_outage = false;
+    bool reported_never_opened = false;
     std::vector<std::pair<webhook::RequestId, Time>> in_flight;  // sends whose result is pending
   };
 
@@ -117,6 +125,7 @@ class Oracle final : public Observer {
   std::uint64_t acked_ = 0;
   std::uint64_t rescued_ = 0;
   std::uint64_t stale_ = 0;
+  std::uint64_t stale_applied_ = 0;
   std::uint64_t lost_ = 0;
   std::string url_scratch_;
 };

@@ -40,6 +40,7 @@ class ServiceB {
   bool held(std::uint32_t cxid, std::uint64_t version, Time from, Time to) const;
   bool in_outage(Time t) const;
   Time last_outage_end() const;
+  const std::vector<ServiceBOutage>& outages() const { return spec_.outages; }
 
   static void url_for(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version, std::string& out);
   // The endpoint a URL points at, or -1 for a host we do not know.
