@@ -20,6 +20,10 @@
 #include "sim/run.h"
 #include "sim/scenario/expect.h"
 #include "sim/scenario/loader.h"
+#ifdef RELAYSIM_MUTANTS_CLI
+#include "cli/mutants.h"
+#include "model/core/mutants.h"
+#endif
 
 namespace {
 
@@ -113,6 +117,19 @@ int main(int argc, char** argv) {
   run->add_option("--sqlite-path", sqlite_path, "Database file for --store sqlite (default: in memory)");
   run->add_option("--json", json_path, "Also write the result as JSON to this path");
   run->add_flag("-q,--quiet", quiet, "Print nothing; the exit status tells the verdict");
+#ifdef RELAYSIM_MUTANTS_CLI
+  std::string mutant_name;
+  run->add_option("--mutant", mutant_name, "Plant this bug for the run (see `mutants --list`)");
+  auto* mutants = app.add_subcommand("mutants", "Run the property suite against every planted bug; exit 0 if all are caught");
+  relaysim::cli::MutantsOptions mutants_options;
+  bool list_mutants = false;
+  mutants->add_option("--only", mutants_options.only, "Run one mutant");
+  mutants->add_option("--cases", mutants_options.cases, "RapidCheck cases per property (a quarter on SQLite)")->check(CLI::PositiveNumber);
+  mutants->add_option("--seed", mutants_options.seed, "RapidCheck seed");
+  mutants->add_option("--report", mutants_options.report, "Where to write the Markdown table");
+  mutants->add_option("--scenarios", mutants_options.scenarios_dir, "Where to write shrunk scenarios");
+  mutants->add_flag("--list", list_mutants, "List the mutants and exit");
+#endif
 
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them");
   std::vector<std::string> files;
@@ -126,6 +143,27 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitInvalid;
   }
+#ifdef RELAYSIM_MUTANTS_CLI
+  if (*mutants) {
+    if (list_mutants) {
+      for (int i = 1; i < relaysim::kMutantCount; ++i) {
+        const auto m = static_cast<relaysim::Mutant>(i);
+        std::printf("%-28s %s\n", std::string(to_string(m)).c_str(), std::string(describe(m)).c_str());
+      }
+      return 0;
+    }
+    return relaysim::cli::run_mutants(mutants_options);
+  }
+  if (*run && !mutant_name.empty()) {
+    const auto m = relaysim::mutant_from_string(mutant_name);
+    if (!m) {
+      std::cerr << "relaysim: no mutant named '" << mutant_name << "' (see `mutants --list`)\n";
+      return kExitInvalid;
+    }
+    relaysim::mutants::active() = *m;
+    std::cerr << "relaysim: running with the planted bug '" << mutant_name << "'\n";
+  }
+#endif
   if (*run) return run_command(file, seed, store, json_path, sqlite_path, quiet);
   if (*validate) return validate_command(files);
   if (*metrics) {

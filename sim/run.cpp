@@ -62,7 +62,6 @@ class Fanout final : public Observer {
     metrics->tenant_notified(row, s, r, at);
   }
   void url_looked_up(PodId pod, std::string_view cxid, bool hit, Time at) override {
-    oracle->url_looked_up(pod, cxid, hit, at);
     metrics->url_looked_up(pod, cxid, hit, at);
   }
   void breaker_changed(PodId pod, BreakerState from, BreakerState to, Time at) override {
@@ -82,9 +81,9 @@ class Fanout final : public Observer {
     oracle->client_rejected(at);
     metrics->client_rejected(at);
   }
-  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool outage) override {
-    oracle->serviceb_called(pod, cxid, at, answer_at, outage);
-    metrics->serviceb_called(pod, cxid, at, answer_at, outage);
+  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool ok, bool outage) override {
+    oracle->serviceb_called(pod, cxid, at, answer_at, ok, outage);
+    metrics->serviceb_called(pod, cxid, at, answer_at, ok, outage);
   }
   void http_sent(std::uint32_t pod, RequestId id, const SendFate& f, Time at) override {
     fp_.mix(7);
@@ -220,6 +219,10 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     t = std::min(end, t + slice);
     more = world.run_until(t);
     if (options.progress) options.progress(world.kernel().now(), world.kernel().events_run());
+    if (options.max_events != 0 && world.kernel().events_run() > options.max_events) {
+      result.hit_event_limit = true;
+      break;
+    }
   }
   result.drained = !more;
   result.end = std::max(world.kernel().now(), more ? end : world.kernel().now());

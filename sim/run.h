@@ -22,6 +22,8 @@ struct RunOptions {
   std::optional<std::uint64_t> seed;         // overrides the scenario's
   std::optional<StoreKind> store;            // overrides the scenario's
   std::string sqlite_path = ":memory:";
+  // Stop after this many events (a run that never ends is a livelock); 0 means no limit.
+  std::uint64_t max_events = 0;
   // Called about every 1 % of virtual time with the current virtual time.
   InplaceFunction<void(Time now, std::uint64_t events), 32> progress;
 };
@@ -38,6 +40,7 @@ struct RunResult {
   Time end{};
   std::uint64_t events = 0;
   bool drained = false;              // the event queue ran dry before the duration
+  bool hit_event_limit = false;      // stopped by RunOptions::max_events
   std::unique_ptr<Oracle> oracle;
   std::unique_ptr<Metrics> metrics;
   std::map<std::string, double> values;  // every metric of metric_catalog()

@@ -151,9 +151,9 @@ TEST_F(OracleTest, AnAttemptWithAUrlServiceBNeverHeld) {
 
 TEST_F(OracleTest, AServiceBCallThroughAnOpenBreaker) {
   oracle.breaker_changed(1, BreakerState::closed, BreakerState::open, at(seconds(1)));
-  oracle.serviceb_called(0, 0, at(seconds(2)), at(seconds(3)), false);  // another pod: fine
+  oracle.serviceb_called(0, 0, at(seconds(2)), at(seconds(3)), true, false);  // another pod: fine
   EXPECT_EQ(oracle.total_violations(), 0u);
-  oracle.serviceb_called(1, 0, at(seconds(2)), at(seconds(3)), false);
+  oracle.serviceb_called(1, 0, at(seconds(2)), at(seconds(3)), true, false);
   expect_only(Invariant::breaker);
 }
 

@@ -159,6 +159,22 @@ TEST_P(StoreContract, ReplayRevivesATerminalRequestAndKeepsItsHistory) {
   EXPECT_EQ(row.id, id);
 }
 
+TEST_P(StoreContract, ExpiredWorkIsClaimedByDeadlineAndOnlyWhenWaiting) {
+  const Time t = Time{} + seconds(1);
+  const RequestId a = store->create({"cx", "a", "{}", t, t + seconds(60)}).id;
+  const RequestId b = store->create({"cx", "b", "{}", t, t + seconds(30)}).id;
+  const RequestId c = store->create({"cx", "c", "{}", t, t + seconds(90)}).id;
+  RequestRow row;
+  EXPECT_FALSE(store->claim_expired(t + seconds(30), 1, minutes(2), row));  // not past yet
+  ASSERT_TRUE(store->claim_expired(t + seconds(61), 1, minutes(2), row));
+  EXPECT_EQ(row.id, b);  // the longest expired first
+  ASSERT_TRUE(store->claim_expired(t + seconds(61), 1, minutes(2), row));
+  EXPECT_EQ(row.id, a);
+  EXPECT_FALSE(store->claim_expired(t + seconds(61), 1, minutes(2), row));  // c has time left; a, b are in flight
+  EXPECT_GT(row.claim_token, 0u);
+  (void)c;
+}
+
 TEST_P(StoreContract, CountsByStatus) {
   create("cx", "a");
   create("cx", "b");

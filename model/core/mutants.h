@@ -39,8 +39,10 @@ namespace mutants {
 Mutant& active();
 }
 inline bool planted(Mutant m) { return mutants::active() == m; }
+inline Mutant active_mutant() { return mutants::active(); }
 #else
 constexpr bool planted(Mutant) { return false; }
+constexpr Mutant active_mutant() { return Mutant::none; }
 #endif
 
 }  // namespace relaysim

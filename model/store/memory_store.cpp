@@ -36,6 +36,10 @@ void MemoryStore::schedule(RequestRow& r) {
   if (is_terminal(r.status)) return;
   due_.push_back({r.due_at, r.id, epoch});
   std::push_heap(due_.begin(), due_.end(), Later{});
+  if (r.status != Status::in_flight) {
+    expiry_.push_back({r.deadline_at, r.id, epoch});
+    std::push_heap(expiry_.begin(), expiry_.end(), Later{});
+  }
 }
 
 void MemoryStore::drop_stale() {
@@ -79,8 +83,22 @@ bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
     drop_stale();
   }
   if (due_.empty() || due_.front().due > now) return false;
-  RequestRow& r = rows_[due_.front().id - 1];
-  RELAYSIM_ASSERT(!is_terminal(r.status), "a terminal request in the due heap");
+  claim(rows_[due_.front().id - 1], now, pod, lease, out);
+  return true;
+}
+
+bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
+  while (!expiry_.empty() && expiry_.front().epoch != epochs_[expiry_.front().id - 1]) {
+    std::pop_heap(expiry_.begin(), expiry_.end(), Later{});
+    expiry_.pop_back();
+  }
+  if (expiry_.empty() || expiry_.front().due >= now) return false;
+  claim(rows_[expiry_.front().id - 1], now, pod, lease, out);
+  return true;
+}
+
+void MemoryStore::claim(RequestRow& r, Time now, PodId pod, Duration lease, RequestRow& out) {
+  RELAYSIM_ASSERT(!is_terminal(r.status), "claiming a terminal request");
   --by_status_[static_cast<int>(r.status)];
   ++by_status_[static_cast<int>(Status::in_flight)];
   r.status = Status::in_flight;
@@ -89,7 +107,6 @@ bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
   r.due_at = now + lease;
   schedule(r);  // the lease expiry is when a rescue may claim it
   out = r;
-  return true;
 }
 
 bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) {

@@ -98,6 +98,7 @@ CREATE TABLE IF NOT EXISTS requests (
   UNIQUE (cxid, request_id)
 );
 CREATE INDEX IF NOT EXISTS requests_due ON requests (due_at, id) WHERE status < 3;
+CREATE INDEX IF NOT EXISTS requests_expiry ON requests (deadline_at, id) WHERE status < 2;
 CREATE TABLE IF NOT EXISTS attempts (
   id               INTEGER PRIMARY KEY,
   request          INTEGER NOT NULL REFERENCES requests (id),
@@ -145,6 +146,11 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : path_
     claim_ = std::make_unique<Statement>(*this,
         "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
         " WHERE id = (SELECT id FROM requests WHERE status < 3 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
+        " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+        " replays, not_before, last_delay");
+    claim_expired_ = std::make_unique<Statement>(*this,
+        "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+        " WHERE id = (SELECT id FROM requests WHERE status < 2 AND deadline_at < ?4 ORDER BY deadline_at, id LIMIT 1)"
         " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
         " replays, not_before, last_delay");
     complete_ = std::make_unique<Statement>(*this,
@@ -225,7 +231,14 @@ bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
     }
     q = claim_no_rescue_.get();
   }
-  Statement& claim = *q;
+  return claim_with(*q, now, pod, lease, out);
+}
+
+bool SqliteStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
+  return claim_with(*claim_expired_, now, pod, lease, out);
+}
+
+bool SqliteStore::claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out) {
   ResetOnExit guard(claim);
   const ClaimToken token = next_token_;
   claim.bind(1, pod).bind(2, static_cast<std::int64_t>(token)).bind(3, now + lease).bind(4, now);

@@ -30,6 +30,7 @@ class SqliteStore final : public Store {
 
   CreateResult create(const NewRequest& request) override;
   bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) override;
   bool complete(RequestId id, ClaimToken token, const Completion& completion) override;
   std::optional<Time> next_due() override;
   ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
@@ -46,7 +47,9 @@ class SqliteStore final : public Store {
   sqlite3* db_ = nullptr;
   std::string path_;
   ClaimToken next_token_ = 1;
-  std::unique_ptr<Statement> insert_, find_key_, claim_, complete_, add_attempt_, next_due_, replay_,
+  bool claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out);
+
+  std::unique_ptr<Statement> insert_, find_key_, claim_, claim_expired_, complete_, add_attempt_, next_due_, replay_,
       get_, attempts_, count_status_, count_attempts_, begin_, commit_, rollback_;
   // Test builds only (see model/core/mutants.h): prepared on first use by a planted bug.
   std::unique_ptr<Statement> claim_no_rescue_, next_due_no_rescue_, complete_any_token_,

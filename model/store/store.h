@@ -11,6 +11,9 @@
 //  - complete() applies only while the request is in_flight under the same token (fencing): a
 //    claimant that lost its lease changes nothing. An attempt given to it is appended, never
 //    rewritten.
+//  - claim_expired() is claim_due() for the expired: the pending or blocked request whose
+//    deadline_at passed longest ago. Claimants take these first and dead-letter them at once, so
+//    expiry never waits behind a backlog of due work.
 //  - next_due() is the earliest time claim_due() could return something, found without a scan.
 //  - replay() puts a terminal request back to pending with a new deadline; its history is kept.
 // Every method is synchronous. Errors (disk full, corruption) throw StoreError.
@@ -63,6 +66,7 @@ class Store {
   virtual CreateResult create(const NewRequest& request) = 0;
   // Fills `out` (reusing its strings' capacity) and returns true, or returns false.
   virtual bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) = 0;
+  virtual bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) = 0;
   virtual bool complete(RequestId id, ClaimToken token, const Completion& completion) = 0;
   virtual std::optional<Time> next_due() = 0;
   virtual ReplayOutcome replay(RequestId id, Time now, Time new_deadline) = 0;

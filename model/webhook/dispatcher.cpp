@@ -30,7 +30,9 @@ void Dispatcher::pump() {
     while (!free_.empty()) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
-      if (!store_.claim_due(clock_.now(), pod_, lease(), job.row)) break;
+      const Time now = clock_.now();
+      // Expired work first: it is dead-lettered at once and must not wait behind due work.
+      if (!store_.claim_expired(now, pod_, lease(), job.row) && !store_.claim_due(now, pod_, lease(), job.row)) break;
       free_.pop_back();
       job.busy = true;
       ++in_flight_;

@@ -154,7 +154,9 @@ void Oracle::attempt_started(PodId, const RequestRow& row, std::uint32_t number,
     Duration need = min_delay(rp.backoff, q->last_number);
     need = std::min(need, q->deadline_at - q->last_finish);  // the clamp to the deadline
     if (q->last_retry_after >= Duration::zero()) {
-      need = std::max(need, std::min(q->last_retry_after, rp.retry_after_max));
+      const Duration asked = std::min(q->last_retry_after, rp.retry_after_max);
+      if (asked > need && at - q->last_finish >= asked) ++retry_after_honoured_;
+      need = std::max(need, asked);
     }
     if (at - q->last_finish < need) {
       violate(Invariant::retry, row.id, at,
@@ -276,37 +278,44 @@ void Oracle::breaker_changed(PodId pod, BreakerState, BreakerState to, Time) {
   if (to == BreakerState::open) p.opened_in_outage = true;
 }
 
-void Oracle::url_looked_up(PodId pod, std::string_view, bool cache_hit, Time at) {
-  if (!cache_hit) view(pod).last_miss = at;
-}
-
-void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, Time answer_at, bool) {
+void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, Time answer_at, bool ok, bool) {
   PodView& p = view(pod);
   const BreakerConfig& b = scenario_.platform.serviceb_breaker;
+  if (!ok) {
+    p.last_failure_answer = std::max(p.last_failure_answer, answer_at);
+    p.ok_calls_after_failure = 0;
+  } else if (at > p.last_failure_answer) {
+    ++p.ok_calls_after_failure;
+  }
   if (p.breaker == BreakerState::open) {
     violate(Invariant::breaker, 0, at, "pod " + std::to_string(pod) + " called ServiceB while its breaker was open");
   }
-  // In an outage every call fails. Once a whole window has passed inside it (plus the time for
-  // results to come back), a closed breaker sees only failures and must open after min_calls
-  // more; allow the calls already in flight (at most the pod's concurrency) on top.
+  // In an outage every call fails. Once a whole window (plus the time for answers to come back)
+  // has passed inside it, the breaker's window holds failures only; its buckets always cover at
+  // least 0.9 of the window, so min_calls failures landing within that span must open it. Calls
+  // already in flight when it opens (at most the pod's concurrency) may still land.
   const auto& outages = serviceb_.outages();
   for (std::uint32_t o = 0; o < outages.size(); ++o) {
     const Window& w = outages[o].window;
     if (!w.contains(at)) continue;
     if (p.outage != o) {
       p.outage = o;
-      p.settled_closed_calls = 0;
+      p.closed_failures.clear();
       p.opened_in_outage = false;
       p.reported_never_opened = false;
     }
-    if (p.breaker == BreakerState::closed && at >= w.at + b.window + scenario_.platform.lookup_timeout &&
-        ++p.settled_closed_calls > b.min_calls + scenario_.platform.concurrency_per_pod && !p.opened_in_outage &&
+    if (p.breaker != BreakerState::closed || at < w.at + b.window + scenario_.platform.lookup_timeout) continue;
+    const Duration span = b.window * 9 / 10;
+    p.closed_failures.push_back(answer_at);
+    while (!p.closed_failures.empty() && p.closed_failures.front() <= answer_at - span) p.closed_failures.pop_front();
+    if (p.closed_failures.size() > b.min_calls + scenario_.platform.concurrency_per_pod && !p.opened_in_outage &&
         !p.reported_never_opened) {
       p.reported_never_opened = true;
       violate(Invariant::breaker, 0, at,
-              "pod " + std::to_string(pod) + " kept calling ServiceB through a closed breaker " +
-                  format_duration(at - w.at) + " into an outage (" + std::to_string(p.settled_closed_calls) +
-                  " calls after the window filled with failures)");
+              "pod " + std::to_string(pod) + "'s breaker stayed closed through " +
+                  std::to_string(p.closed_failures.size()) + " failed ServiceB calls within " +
+                  format_duration(span) + ", " + format_duration(at - w.at) + " into an outage (min_calls " +
+                  std::to_string(b.min_calls) + ")");
     }
   }
   if (p.breaker == BreakerState::half_open) {
@@ -353,16 +362,17 @@ void Oracle::finish(Time end, Store& store, const std::vector<BreakerState>& fin
               "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline");
     }
   }
-  // W-breaker: after ServiceB recovered, a pod that kept looking up URLs has closed its breaker.
+  // W-breaker: once ServiceB answers a pod well again, its breaker closes. After the pod's last
+  // failed answer, half_open_probes successful calls close it; allow for calls still unanswered
+  // when the run ended (at most the pod's concurrency).
   const BreakerConfig& b = scenario_.platform.serviceb_breaker;
-  const Time healthy_since = serviceb_.last_outage_end();
   for (std::uint32_t pod = 0; pod < final_breakers.size(); ++pod) {
-    if (final_breakers[pod] == BreakerState::closed) continue;
-    if (scenario_.serviceb.error_rate == 0.0 && healthy_since < kTimeNever && end - healthy_since > b.open_for + b.window + std::chrono::minutes(5) &&
-        pods_[pod].last_miss > healthy_since + b.open_for + b.window) {
+    const PodView& p = pods_[pod];
+    if (final_breakers[pod] != BreakerState::closed &&
+        p.ok_calls_after_failure >= b.half_open_probes + scenario_.platform.concurrency_per_pod) {
       violate(Invariant::breaker, 0, end,
               "pod " + std::to_string(pod) + "'s breaker is still " + std::string(to_string(final_breakers[pod])) +
-                  " long after ServiceB recovered");
+                  " after " + std::to_string(p.ok_calls_after_failure) + " successful ServiceB calls since its last failure");
     }
   }
 }

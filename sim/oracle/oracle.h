@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -52,10 +53,9 @@ class Oracle final : public Observer {
   void attempt_finished(webhook::PodId, const webhook::AttemptRow&, const HttpResult&, webhook::Verdict) override;
   void completed(webhook::PodId, const webhook::RequestRow&, const webhook::Completion&, bool) override;
   void breaker_changed(webhook::PodId, BreakerState, BreakerState, Time) override;
-  void url_looked_up(webhook::PodId, std::string_view, bool, Time) override;
   // ground truth
   void client_created(const ClientKey&, const webhook::IngestResult&, Time) override;
-  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool in_outage) override;
+  void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool ok, bool in_outage) override;
   void http_sent(std::uint32_t pod, webhook::RequestId, const SendFate&, Time) override;
   void pod_crashed(std::uint32_t pod, Time) override;
 
@@ -69,6 +69,8 @@ class Oracle final : public Observer {
   std::uint64_t rescued_claims() const { return rescued_; }
   std::uint64_t stale_completions() const { return stale_; }
   std::uint64_t stale_applied() const { return stale_applied_; }
+  // Retries that came after a Retry-After longer than the policy's own minimum gap, and waited.
+  std::uint64_t retry_after_honoured() const { return retry_after_honoured_; }
   std::uint64_t lost() const { return lost_; }
 
  private:
@@ -98,10 +100,11 @@ class Oracle final : public Observer {
   struct PodView {
     BreakerState breaker = BreakerState::closed;
     std::uint32_t half_open_calls = 0;
-    Time last_miss{};
+    Time last_failure_answer{};        // the latest answer ServiceB failed for this pod
+    std::uint32_t ok_calls_after_failure = 0;
     std::vector<Time> probe_answers;   // when this half-open period's probes are answered
     std::uint32_t outage = UINT32_MAX; // the outage the counts below belong to
-    std::uint32_t settled_closed_calls = 0;
+    std::deque<Time> closed_failures;  // answers to calls made through a closed breaker, this outage
     bool opened_in_outage = false;
     bool reported_never_opened = false;
     std::vector<std::pair<webhook::RequestId, Time>> in_flight;  // sends whose result is pending
@@ -126,6 +129,7 @@ class Oracle final : public Observer {
   std::uint64_t rescued_ = 0;
   std::uint64_t stale_ = 0;
   std::uint64_t stale_applied_ = 0;
+  std::uint64_t retry_after_honoured_ = 0;
   std::uint64_t lost_ = 0;
   std::string url_scratch_;
 };

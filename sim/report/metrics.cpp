@@ -61,7 +61,7 @@ void Metrics::breaker_changed(PodId pod, BreakerState from, BreakerState to, Tim
   if (transitions.size() < kTransitionsKept) transitions.push_back({at, pod, from, to});
 }
 
-void Metrics::serviceb_called(std::uint32_t pod, std::uint32_t, Time, Time, bool in_outage) {
+void Metrics::serviceb_called(std::uint32_t pod, std::uint32_t, Time, Time, bool, bool in_outage) {
   ++serviceb_calls;
   if (!in_outage) return;
   ++serviceb_calls_in_outage;

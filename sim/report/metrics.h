@@ -51,7 +51,7 @@ class Metrics final : public Observer {
   void tenant_notified(const webhook::RequestRow&, webhook::Status, webhook::Reason, Time) override { ++notifications; }
   void url_looked_up(webhook::PodId, std::string_view, bool hit, Time) override { ++(hit ? cache_hits : cache_misses); }
   void breaker_changed(webhook::PodId, BreakerState, BreakerState, Time) override;
-  void serviceb_called(std::uint32_t pod, std::uint32_t, Time, Time, bool in_outage) override;
+  void serviceb_called(std::uint32_t pod, std::uint32_t, Time, Time, bool, bool in_outage) override;
   void pod_crashed(std::uint32_t pod, Time) override {
     ++crashes;
     if (pod < breaker_.size()) breaker_[pod] = BreakerState::closed;  // a restarted pod starts closed

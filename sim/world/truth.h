@@ -33,9 +33,9 @@ class Observer : public webhook::Events {
  public:
   virtual void client_created(const ClientKey&, const webhook::IngestResult&, Time) {}
   virtual void client_rejected(Time) {}  // no pod was up to take the call
-  // A lookup sent at `at`, answered (or timed out) at `answer_at`.
+  // A lookup sent at `at`, answered (or timed out) at `answer_at`; `ok` unless ServiceB failed it.
   virtual void serviceb_called(std::uint32_t /*pod*/, std::uint32_t /*cxid*/, Time /*at*/, Time /*answer_at*/,
-                               bool /*in_outage*/) {}
+                               bool /*ok*/, bool /*in_outage*/) {}
   virtual void http_sent(std::uint32_t /*pod*/, webhook::RequestId, const SendFate&, Time) {}
   virtual void pod_crashed(std::uint32_t /*pod*/, Time) {}
   virtual void pod_started(std::uint32_t /*pod*/, Time) {}

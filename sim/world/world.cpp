@@ -58,7 +58,8 @@ void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
   const std::int64_t c = ServiceB::cxid_index(cxid);
   const auto index = static_cast<std::uint32_t>(c < 0 ? UINT32_MAX : c);
   const ServiceB::Answer a = world_.serviceb_.lookup(index, k.now(), timeout);
-  world_.observer_.serviceb_called(index_, index, k.now(), k.now() + a.latency, a.in_outage);
+  world_.observer_.serviceb_called(index_, index, k.now(), k.now() + a.latency, a.status != LookupStatus::error,
+                                   a.in_outage);
   k.after(a.latency, [this, gen = generation_, index, status = a.status, version = a.version,
                       done = std::move(done)]() mutable {
     if (gen != generation_) return;
