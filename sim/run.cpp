@@ -225,7 +225,9 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     }
   }
   result.drained = !more;
-  result.end = std::max(world.kernel().now(), more ? end : world.kernel().now());
+  // Judge the run where it really stopped: at the duration, when the queue ran dry, or (a
+  // livelock) where the event limit cut it off.
+  result.end = more && !result.hit_event_limit ? std::max(world.kernel().now(), end) : world.kernel().now();
 
   std::vector<BreakerState> breakers;
   for (const auto& pod : world.pods()) {

@@ -49,11 +49,16 @@ std::string_view to_string(DuplicateCause c) {
 Oracle::Oracle(const Scenario& scenario, const ServiceB& serviceb)
     : scenario_(scenario), serviceb_(serviceb), pods_(scenario.platform.pods) {
   const PlatformConfig& p = scenario.platform;
-  // A request may be in flight at its deadline under a pod that then dies: it is dead-lettered
-  // when its lease runs out and another pod claims it. Beyond that, allow the scenario's slack.
+  // How long after its deadline a request may still be open. An attempt in flight at the deadline
+  // ends within lookup + HTTP timeout, and a freed slot takes expired work before anything else,
+  // so without crashes that is the bound. A request in flight under a pod that dies waits for its
+  // lease to run out before another pod claims it, so runs with crashes (or a lease forced
+  // short) also allow the lease and a minute of scheduling slack.
+  const bool strict = scenario.crashes.empty() && !p.allow_unsafe_lease;
   const Duration slack = scenario.terminal_slack >= Duration::zero() ? scenario.terminal_slack
-                                                                     : Duration{std::chrono::minutes(1)};
-  terminal_bound_ = p.lease + p.lookup_timeout + p.http_timeout + slack;
+                         : strict ? Duration{std::chrono::seconds(1)}
+                                  : Duration{std::chrono::minutes(1)};
+  terminal_bound_ = (strict ? Duration::zero() : p.lease) + p.lookup_timeout + p.http_timeout + slack;
 }
 
 std::uint64_t Oracle::total_violations() const {

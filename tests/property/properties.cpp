@@ -49,7 +49,9 @@ struct ShrinkBudget {
   int allowed = 400;
   bool failed = false;
   int runs_since = 0;
+  std::uint64_t events_since = 0;  // simulated events spent shrinking; heavy cases stop sooner
 };
+constexpr std::uint64_t kShrinkEvents = 40'000'000;
 ShrinkBudget& budget() {
   static ShrinkBudget b;
   return b;
@@ -57,7 +59,7 @@ ShrinkBudget& budget() {
 // True when this run may still count: before the first failure, or within the shrink budget.
 bool within_budget() {
   ShrinkBudget& b = budget();
-  return !b.failed || ++b.runs_since <= b.allowed;
+  return !b.failed || (++b.runs_since <= b.allowed && b.events_since <= kShrinkEvents);
 }
 std::string failed_with(std::string message) {
   budget().failed = true;
@@ -75,6 +77,7 @@ Case run_case(const Scenario& s, StoreKind store) {
   o.store = store;
   o.max_events = kMaxEventsPerCase;
   Case c{sim::run_scenario(s, std::move(o))};
+  if (budget().failed) budget().events_since += c.result.events;
   c.livelock = c.result.hit_event_limit;
   c.stalled = c.result.drained && c.result.unresolved > 0;
   auto& cov = coverage();

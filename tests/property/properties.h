@@ -23,9 +23,9 @@ struct Property {
 
 const std::vector<Property>& all_properties();
 
-// Shrinking re-runs a failing property hundreds of times; past a budget of runs after the first
-// failure, later candidates are let pass so shrinking stops with the smallest failing case so far
-// (already written to its file). Call before each property check.
+// Shrinking re-runs a failing property hundreds of times; past a budget of runs (or of simulated
+// events) after the first failure, later candidates are let pass, so shrinking stops with the
+// smallest failing case so far (already written to its file). Call before each property check.
 void reset_shrink_budget(int runs_after_first_failure = 400);
 
 // Where shrunk failures are written (RELAYSIM_FAILURE_DIR, default "property-failures").
