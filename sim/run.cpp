@@ -188,7 +188,7 @@ std::map<std::string, double> collect(const Oracle& o, const Metrics& m, std::ui
 }  // namespace
 
 bool RunResult::pass() const {
-  if (oracle->total_violations() != 0) return false;
+  if (oracle->total_violations() != 0 || stalled() || hit_event_limit) return false;
   for (const auto& e : expectations) {
     if (!e.ok) return false;
   }

@@ -46,6 +46,8 @@ struct RunResult {
   std::map<std::string, double> values;  // every metric of metric_catalog()
   std::vector<ExpectationResult> expectations;
   std::uint64_t unresolved = 0;
+  // Nothing was left to do while requests were still open: the platform stopped making progress.
+  bool stalled() const { return drained && unresolved > 0; }
   bool pass() const;
 };
 

@@ -103,6 +103,11 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
       out << "  " << (e.ok ? "ok  " : "FAIL") << " " << e.expr << "   (actual " << fmt("%.6g", e.actual) << ")\n";
     }
   }
+  if (r.stalled()) {
+    out << "\nSTALL: the event queue ran dry at " << format_time(r.end) << " with " << r.unresolved
+        << " requests still open\n";
+  }
+  if (r.hit_event_limit) out << "\nLIVELOCK: stopped by the event limit at " << format_time(r.end) << "\n";
   out << "\nVerdict: " << (r.pass() ? "PASS" : "FAIL") << "\n";
 }
 
@@ -119,6 +124,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
   j["fingerprint"] = hex(r.fingerprint);
   j["store"] = s.store == StoreKind::sqlite ? "sqlite" : "memory";
   j["verdict"] = r.pass() ? "pass" : "fail";
+  j["stalled"] = r.stalled();
   j["virtual_seconds"] = to_seconds(r.end);
   j["wall_seconds"] = wall.seconds;
   j["events"] = r.events;

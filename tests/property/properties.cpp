@@ -79,7 +79,7 @@ Case run_case(const Scenario& s, StoreKind store) {
   Case c{sim::run_scenario(s, std::move(o))};
   if (budget().failed) budget().events_since += c.result.events;
   c.livelock = c.result.hit_event_limit;
-  c.stalled = c.result.drained && c.result.unresolved > 0;
+  c.stalled = c.result.stalled();
   auto& cov = coverage();
   const auto& v = c.result.values;
   if (c.result.metrics->breaker_closed > 0 && c.result.metrics->breaker_opened > 0) {
