@@ -66,31 +66,24 @@ std::string failed_with(std::string message) {
   return message;
 }
 
-struct Case {
-  RunResult result;
-  bool livelock = false;
-  bool stalled = false;  // the queue ran dry with requests still open
-};
-
-Case run_case(const Scenario& s, StoreKind store) {
+// Runs one case and counts what it reached for the coverage gates.
+RunResult run_case(const Scenario& s, StoreKind store) {
   sim::RunOptions o;
   o.store = store;
   o.max_events = kMaxEventsPerCase;
-  Case c{sim::run_scenario(s, std::move(o))};
-  if (budget().failed) budget().events_since += c.result.events;
-  c.livelock = c.result.hit_event_limit;
-  c.stalled = c.result.stalled();
+  RunResult r = sim::run_scenario(s, std::move(o));
+  if (budget().failed) budget().events_since += r.events;
   auto& cov = coverage();
-  const auto& v = c.result.values;
-  if (c.result.metrics->breaker_closed > 0 && c.result.metrics->breaker_opened > 0) {
+  const auto& v = r.values;
+  if (r.metrics->breaker_closed > 0 && r.metrics->breaker_opened > 0) {
     ++cov[static_cast<int>(Gate::breaker_cycle)];
   }
   if (v.at("dead_lettered_deadline") > 0) ++cov[static_cast<int>(Gate::dead_lettered_at_deadline)];
   if (v.at("duplicates_lost_response") > 0) ++cov[static_cast<int>(Gate::duplicate_from_lost_response)];
   if (v.at("rescued") > 0 && v.at("crashes") > 0) ++cov[static_cast<int>(Gate::crashed_lease_rescued)];
-  if (c.result.oracle->retry_after_honoured() > 0) ++cov[static_cast<int>(Gate::retry_after_honoured)];
+  if (r.oracle->retry_after_honoured() > 0) ++cov[static_cast<int>(Gate::retry_after_honoured)];
   if (v.at("duplicate_ingests") > 0) ++cov[static_cast<int>(Gate::duplicate_ingest_answered)];
-  return c;
+  return r;
 }
 
 // Writes the failing case where an engineer can replay it, and returns the path.
@@ -131,10 +124,10 @@ Property invariant_property(Invariant inv, StoreKind store) {
   return {name, std::string(sim::invariant_id(inv)), store == StoreKind::sqlite, [inv, store, name] {
             const Scenario s = *scenarios();
             if (!within_budget()) return;
-            const Case c = run_case(s, store);
-            if (c.result.oracle->violations(inv) > 0) {
-              const std::string what = first_violation(c.result, inv);
-              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, c.result, what)));
+            const RunResult r = run_case(s, store);
+            if (r.oracle->violations(inv) > 0) {
+              const std::string what = first_violation(r, inv);
+              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, r, what)));
             }
           }};
 }
@@ -154,13 +147,13 @@ const std::vector<Property>& all_properties() {
     v.push_back({"Liveness_memory", "liveness", false, [] {
                    const Scenario s = *scenarios();
                    if (!within_budget()) return;
-                   const Case c = run_case(s, StoreKind::memory);
+                   const RunResult r = run_case(s, StoreKind::memory);
                    std::string what;
-                   if (c.livelock) what = "livelock: still busy after " + std::to_string(kMaxEventsPerCase) + " events";
-                   else if (c.stalled) what = "stall: nothing left to do with " + std::to_string(c.result.unresolved) + " requests open";
-                   else if (c.result.unresolved > 0) what = std::to_string(c.result.unresolved) + " requests still open after the heal phase";
+                   if (r.hit_event_limit) what = "livelock: still busy after " + std::to_string(kMaxEventsPerCase) + " events";
+                   else if (r.stalled()) what = "stall: nothing left to do with " + std::to_string(r.unresolved) + " requests open";
+                   else if (r.unresolved > 0) what = std::to_string(r.unresolved) + " requests still open after the heal phase";
                    if (!what.empty()) {
-                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, c.result, what)));
+                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, r, what)));
                    }
                  }});
     v.push_back({"Fencing_with_forced_short_lease", "W-nodup (fencing)", false, [] {
@@ -171,27 +164,24 @@ const std::vector<Property>& all_properties() {
                    forced.force_short_lease = true;
                    const Scenario s = *scenarios(forced);
                    if (!within_budget()) return;
-                   const Case c = run_case(s, StoreKind::memory);
-                   if (c.result.oracle->stale_applied() > 0 || c.result.oracle->violations(Invariant::noloss) > 0) {
-                     const std::string what = c.result.oracle->stale_applied() > 0
-                                                  ? first_violation(c.result, Invariant::nodup)
-                                                  : first_violation(c.result, Invariant::noloss);
+                   const RunResult r = run_case(s, StoreKind::memory);
+                   if (r.oracle->stale_applied() > 0 || r.oracle->violations(Invariant::noloss) > 0) {
+                     const std::string what = r.oracle->stale_applied() > 0 ? first_violation(r, Invariant::nodup)
+                                                                            : first_violation(r, Invariant::noloss);
                      RC_FAIL(failed_with(what + "\n  shrunk scenario: " +
-                                         write_failure("Fencing_with_forced_short_lease", s, c.result, what)));
+                                         write_failure("Fencing_with_forced_short_lease", s, r, what)));
                    }
                  }});
     v.push_back({"Stores_agree", "same fingerprint on both stores", true, [] {
                    const Scenario s = *scenarios();
-                   const Case a = run_case(s, StoreKind::memory);
-                   const Case b = run_case(s, StoreKind::sqlite);
-                   RC_ASSERT(a.result.fingerprint == b.result.fingerprint);
+                   RC_ASSERT(run_case(s, StoreKind::memory).fingerprint == run_case(s, StoreKind::sqlite).fingerprint);
                  }});
     v.push_back({"Same_seed_same_run", "determinism", false, [] {
                    const Scenario s = *scenarios();
-                   const Case a = run_case(s, StoreKind::memory);
-                   const Case b = run_case(s, StoreKind::memory);
-                   RC_ASSERT(a.result.fingerprint == b.result.fingerprint);
-                   RC_ASSERT(a.result.values == b.result.values);
+                   const RunResult a = run_case(s, StoreKind::memory);
+                   const RunResult b = run_case(s, StoreKind::memory);
+                   RC_ASSERT(a.fingerprint == b.fingerprint);
+                   RC_ASSERT(a.values == b.values);
                  }});
     return v;
   }();
