@@ -191,6 +191,11 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : path_
 // actual close until then.
 SqliteStore::~SqliteStore() { sqlite3_close_v2(db_); }
 
+SqliteStore::Statement& SqliteStore::prepared(std::unique_ptr<Statement>& slot, const char* sql) {
+  if (!slot) slot = std::make_unique<Statement>(*this, sql);
+  return *slot;
+}
+
 void SqliteStore::fail(const char* what) {
   throw StoreError(std::string("SQLite ") + what + " failed on '" + path_ + "': " + sqlite3_errmsg(db_));
 }
@@ -222,14 +227,11 @@ bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
   Statement* q = claim_.get();
   if (planted(Mutant::crash_loses_leased_work)) {
     // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
-    if (!claim_no_rescue_) {
-      claim_no_rescue_ = std::make_unique<Statement>(*this,
-          "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
-          " WHERE id = (SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
-          " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
-          " replays, not_before, last_delay");
-    }
-    q = claim_no_rescue_.get();
+    q = &prepared(claim_no_rescue_,
+        "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+        " WHERE id = (SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
+        " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+        " replays, not_before, last_delay");
   }
   return claim_with(*q, now, pod, lease, out);
 }
@@ -272,13 +274,10 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     {
       Statement* q = complete_.get();
       if (planted(Mutant::completion_ignores_token)) {
-        if (!complete_any_token_) {
-          complete_any_token_ = std::make_unique<Statement>(*this,
-              "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
-              " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
-              " WHERE id = ?1 AND ?2 IS NOT NULL AND status = 2");
-        }
-        q = complete_any_token_.get();
+        q = &prepared(complete_any_token_,
+            "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
+            " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
+            " WHERE id = ?1 AND ?2 IS NOT NULL AND status = 2");
       }
       Statement& complete = *q;
       ResetOnExit guard(complete);
@@ -299,12 +298,9 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
       Statement* insert = add_attempt_.get();
       if (planted(Mutant::completion_ignores_token)) {
         // A stale claimant may append an attempt number twice; keep the first instead of failing.
-        if (!add_attempt_or_ignore_) {
-          add_attempt_or_ignore_ = std::make_unique<Statement>(*this,
-              "INSERT OR IGNORE INTO attempts (request, number, pod, claim_token, started_at, finished_at,"
-              " resolved_url, serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-        }
-        insert = add_attempt_or_ignore_.get();
+        insert = &prepared(add_attempt_or_ignore_,
+            "INSERT OR IGNORE INTO attempts (request, number, pod, claim_token, started_at, finished_at,"
+            " resolved_url, serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
       }
       insert->bind(1, static_cast<std::int64_t>(a.request)).bind(2, a.number).bind(3, a.pod)
           .bind(4, static_cast<std::int64_t>(a.claim_token)).bind(5, a.started_at).bind(6, a.finished_at)
@@ -323,11 +319,8 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
 std::optional<Time> SqliteStore::next_due() {
   Statement* q = next_due_.get();
   if (planted(Mutant::crash_loses_leased_work)) {
-    if (!next_due_no_rescue_) {
-      next_due_no_rescue_ = std::make_unique<Statement>(
-          *this, "SELECT due_at FROM requests WHERE status < 2 ORDER BY due_at, id LIMIT 1");
-    }
-    q = next_due_no_rescue_.get();
+    q = &prepared(next_due_no_rescue_,
+        "SELECT due_at FROM requests WHERE status < 2 ORDER BY due_at, id LIMIT 1");
   }
   ResetOnExit guard(*q);
   if (!q->step()) return std::nullopt;

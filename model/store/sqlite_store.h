@@ -42,6 +42,8 @@ class SqliteStore final : public Store {
  private:
   class Statement;
   void exec(const char* sql);
+  // The statement in `slot`, prepared on first use.
+  Statement& prepared(std::unique_ptr<Statement>& slot, const char* sql);
   [[noreturn]] void fail(const char* what);
 
   sqlite3* db_ = nullptr;
