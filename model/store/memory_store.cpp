@@ -36,8 +36,9 @@ void MemoryStore::schedule(RequestRow& r) {
   if (is_terminal(r.status)) return;
   due_.push_back({r.due_at, r.id, epoch});
   std::push_heap(due_.begin(), due_.end(), Later{});
-  if (r.status != Status::in_flight) {
-    expiry_.push_back({r.deadline_at, r.id, epoch});
+  if (r.status != Status::in_flight && in_expiry_[r.id - 1] == 0) {
+    in_expiry_[r.id - 1] = 1;
+    expiry_.push_back({r.deadline_at, r.id, 0});
     std::push_heap(expiry_.begin(), expiry_.end(), Later{});
   }
 }
@@ -60,6 +61,7 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   }
   RequestRow& r = rows_.emplace_back();
   epochs_.push_back(0);
+  in_expiry_.push_back(0);
   r.id = rows_.size();
   r.cxid.assign(req.cxid);
   r.request_id.assign(req.request_id);
@@ -88,13 +90,22 @@ bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
 }
 
 bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
-  while (!expiry_.empty() && expiry_.front().epoch != epochs_[expiry_.front().id - 1]) {
+  while (!expiry_.empty()) {
+    const DueEntry top = expiry_.front();
+    RequestRow& r = rows_[top.id - 1];
+    const bool replayed_since = top.due != r.deadline_at;  // a newer entry stands for this row
+    const bool waiting = r.status == Status::pending || r.status == Status::blocked;
+    if (!replayed_since && waiting && top.due >= now) return false;
     std::pop_heap(expiry_.begin(), expiry_.end(), Later{});
     expiry_.pop_back();
+    if (replayed_since) continue;
+    // In flight or terminal: drop the entry; schedule() adds one again if the row waits again.
+    in_expiry_[top.id - 1] = 0;
+    if (!waiting) continue;
+    claim(r, now, pod, lease, out);
+    return true;
   }
-  if (expiry_.empty() || expiry_.front().due >= now) return false;
-  claim(rows_[expiry_.front().id - 1], now, pod, lease, out);
-  return true;
+  return false;
 }
 
 void MemoryStore::claim(RequestRow& r, Time now, PodId pod, Duration lease, RequestRow& out) {
@@ -156,6 +167,7 @@ ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
   r->deferrals = 0;
   r->terminal_at = Time{};
   ++r->replays;
+  in_expiry_[id - 1] = 0;  // the old entry carries the old deadline and is dropped when it surfaces
   schedule(*r);
   return ReplayOutcome::replayed;
 }

@@ -2,7 +2,8 @@
 //
 // Due work is a binary heap of (due_at, id, epoch) with lazy deletion: every change to a row bumps
 // its epoch, and heap entries with an old epoch are dropped when they surface. Expiry is a second
-// heap of (deadline_at, id, epoch) the same way. claim_due, claim_expired and next_due are
+// heap of (deadline_at, id) holding at most one live entry per row (a deadline changes only on
+// replay), so retries and deferrals do not grow it. claim_due, claim_expired and next_due are
 // O(log n) amortised; nothing scans.
 #pragma once
 
@@ -43,7 +44,8 @@ class MemoryStore final : public Store {
   std::vector<RequestRow> rows_;        // rows_[id - 1]
   std::vector<std::uint32_t> epochs_;   // epochs_[id - 1]
   std::vector<DueEntry> due_;           // min-heap on (due, id)
-  std::vector<DueEntry> expiry_;        // min-heap on (deadline, id), pending and blocked rows only
+  std::vector<DueEntry> expiry_;        // min-heap on (deadline, id); `due` holds the deadline
+  std::vector<std::uint8_t> in_expiry_; // in_expiry_[id - 1]: the row has a live expiry entry
   std::unordered_map<std::string, RequestId> keys_;
   std::vector<AttemptRow> attempts_;
   std::array<std::uint64_t, kStatusCount> by_status_{};
