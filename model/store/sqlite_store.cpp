@@ -237,6 +237,15 @@ bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
 }
 
 bool SqliteStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
+  // Usually nothing has expired. A read on the expiry index answers that without the write
+  // transaction an UPDATE opens even when it changes no row.
+  {
+    Statement& probe = prepared(probe_expired_,
+        "SELECT 1 FROM requests WHERE status < 2 AND deadline_at < ?1 ORDER BY deadline_at, id LIMIT 1");
+    ResetOnExit guard(probe);
+    probe.bind(1, now);
+    if (!probe.step()) return false;
+  }
   return claim_with(*claim_expired_, now, pod, lease, out);
 }
 

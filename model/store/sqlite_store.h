@@ -51,7 +51,7 @@ class SqliteStore final : public Store {
   ClaimToken next_token_ = 1;
   bool claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out);
 
-  std::unique_ptr<Statement> insert_, find_key_, claim_, claim_expired_, complete_, add_attempt_, next_due_, replay_,
+  std::unique_ptr<Statement> insert_, find_key_, claim_, claim_expired_, probe_expired_, complete_, add_attempt_, next_due_, replay_,
       get_, attempts_, count_status_, count_attempts_, begin_, commit_, rollback_;
   // Test builds only (see model/core/mutants.h): prepared on first use by a planted bug.
   std::unique_ptr<Statement> claim_no_rescue_, next_due_no_rescue_, complete_any_token_,
