@@ -15,6 +15,10 @@ using std::chrono::seconds;
 
 class OracleTest : public ::testing::Test {
  protected:
+  OracleTest() {
+    oracle.pod_started(0, Time{});  // as the world starts its pods at time zero
+    oracle.pod_started(1, Time{});
+  }
   static Scenario two_pods() {
     Scenario s;
     s.platform.pods = 2;
@@ -175,6 +179,17 @@ TEST_F(OracleTest, ARequestStillOpenLongAfterItsDeadline) {
   ingest();
   oracle.finish(at(hours(48)), store, {});
   expect_only(Invariant::deadline);
+}
+
+TEST_F(OracleTest, TimeWithNoPodUpStretchesTheDeadlineBound) {
+  ingest();
+  oracle.pod_crashed(0, at(hours(23)));
+  oracle.pod_crashed(1, at(hours(23)));
+  oracle.pod_started(0, at(hours(30)));  // nothing could act for 7 hours
+  const Completion late{nullptr, Status::dead_lettered, Reason::deadline, at(hours(30) + seconds(1)), {}, {}, {}};
+  oracle.claimed(0, row, at(hours(30)));
+  oracle.completed(0, row, late, true);
+  EXPECT_EQ(oracle.violations(Invariant::deadline), 0u);
 }
 
 }  // namespace

@@ -205,7 +205,25 @@ void Oracle::http_sent(std::uint32_t pod, RequestId id, const SendFate& fate, Ti
   p.in_flight.emplace_back(id, fate.result_at);
 }
 
+void Oracle::pod_started(std::uint32_t, Time at) {
+  if (pods_up_++ == 0 && at > all_down_since_) all_down_.emplace_back(all_down_since_, at);
+}
+
+Duration Oracle::downtime(Time from, Time to) const {
+  Duration total{};
+  auto add = [&](Time a, Time b) {
+    const Time lo = std::max(a, from);
+    const Time hi = std::min(b, to);
+    if (hi > lo) total += hi - lo;
+  };
+  for (const auto& [a, b] : all_down_) add(a, b);
+  if (pods_up_ == 0) add(all_down_since_, to);
+  return total;
+}
+
 void Oracle::pod_crashed(std::uint32_t pod, Time at) {
+  RELAYSIM_ASSERT(pods_up_ > 0, "a crash of a pod that was not up");
+  if (--pods_up_ == 0) all_down_since_ = at;
   PodView& p = view(pod);
   for (const auto& [id, result_at] : p.in_flight) {
     Req* q = find(id);
@@ -264,7 +282,7 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
   q->terminal = c.status;
   q->terminal_at = c.at;
   if (c.status == Status::delivered) q->delivered = true;
-  if (c.at > q->deadline_at + terminal_bound_) {
+  if (c.at > q->deadline_at + terminal_bound_ + downtime(q->deadline_at, c.at)) {
     violate(Invariant::deadline, row.id, c.at,
             "became " + std::string(to_string(c.status)) + " only " + format_duration(c.at - q->deadline_at) +
                 " after its deadline");
@@ -362,7 +380,7 @@ void Oracle::finish(Time end, Store& store, const std::vector<BreakerState>& fin
   for (std::size_t i = 0; i < reqs_.size(); ++i) {
     const Req& q = reqs_[i];
     if (!q.acked || q.terminal_count > q.replays) continue;
-    if (q.deadline_at + terminal_bound_ <= end) {
+    if (q.deadline_at + terminal_bound_ + downtime(q.deadline_at, end) <= end) {
       violate(Invariant::deadline, i + 1, end,
               "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline");
     }

@@ -58,6 +58,7 @@ class Oracle final : public Observer {
   void serviceb_called(std::uint32_t pod, std::uint32_t cxid, Time at, Time answer_at, bool ok, bool in_outage) override;
   void http_sent(std::uint32_t pod, webhook::RequestId, const SendFate&, Time) override;
   void pod_crashed(std::uint32_t pod, Time) override;
+  void pod_started(std::uint32_t pod, Time) override;
 
   // End-of-run checks. `end` is the virtual time the run stopped at.
   void finish(Time end, webhook::Store& store, const std::vector<BreakerState>& final_breakers);
@@ -111,6 +112,9 @@ class Oracle final : public Observer {
   };
 
   Req* find(webhook::RequestId id);
+  // How long no pod at all was up within [from, to]: no platform can act then, so deadline
+  // bounds stretch by it.
+  Duration downtime(Time from, Time to) const;
   PodView& view(std::uint32_t pod);
   void violate(Invariant i, webhook::RequestId id, Time at, std::string what);
 
@@ -132,6 +136,9 @@ class Oracle final : public Observer {
   std::uint64_t retry_after_honoured_ = 0;
   std::uint64_t lost_ = 0;
   std::string url_scratch_;
+  std::uint32_t pods_up_ = 0;
+  Time all_down_since_{};
+  std::vector<std::pair<Time, Time>> all_down_;  // closed intervals with no pod up
 };
 
 }  // namespace relaysim::sim
