@@ -12,20 +12,21 @@
 
 namespace relaysim {
 
+// What each one breaks: describe(), in mutants.cpp (one place, so the two cannot drift).
 enum class Mutant : std::uint8_t {
   none,
-  retry_ignores_deadline,     // a retry is scheduled past deadline_at (no clamp)
-  expired_backlog_attempted,  // a claim past its deadline is attempted instead of dead-lettered
-  ingest_skips_idempotency,   // a duplicate create stores a second request
-  breaker_never_opens,        // the ServiceB breaker never trips
-  half_open_unlimited,        // half-open admits every call, not a bounded number of probes
-  cache_ignores_ttl,          // the URL cache serves entries of any age
-  completion_ignores_token,   // a completion applies under a stale claim token
-  retry_terminal_4xx,         // a terminal 4xx is retried
-  ignore_retry_after,         // Retry-After is not honoured
-  ignore_backoff,             // a retry is due at once
-  lease_shorter_than_timeout, // claims are leased for less than lookup + HTTP timeout
-  crash_loses_leased_work,    // a request whose claimant died is never rescued
+  retry_ignores_deadline,
+  expired_backlog_attempted,
+  ingest_skips_idempotency,
+  breaker_never_opens,
+  half_open_unlimited,
+  cache_ignores_ttl,
+  completion_ignores_token,
+  retry_terminal_4xx,
+  ignore_retry_after,
+  ignore_backoff,
+  lease_shorter_than_timeout,
+  crash_loses_leased_work,
 };
 inline constexpr int kMutantCount = 13;
 

@@ -69,11 +69,10 @@ void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
 
 void UrlResolver::remember(std::string_view cxid, std::string_view url, std::uint64_t version,
                            Time fetched_at) {
-  const Time at = fetched_at;
   if (config_.ttl <= Duration::zero()) return;
   if (cache_.size() >= config_.max_entries) {
     // Bounded: drop expired entries first; if that frees nothing, start over.
-    std::erase_if(cache_, [&](const auto& kv) { return at - kv.second.fetched_at >= config_.ttl; });
+    std::erase_if(cache_, [&](const auto& kv) { return fetched_at - kv.second.fetched_at >= config_.ttl; });
     if (cache_.size() >= config_.max_entries) cache_.clear();
   }
   Entry& e = cache_[std::string(cxid)];

@@ -92,7 +92,6 @@ void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time)
     return;
   }
   q.acked = true;
-  q.created_at = req.created_at;
   q.deadline_at = req.deadline_at;
   const std::int64_t c = ServiceB::cxid_index(req.cxid);
   q.cxid = c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
@@ -280,7 +279,6 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
     ++terminal_by_status_[static_cast<int>(c.status)];
   }
   q->terminal = c.status;
-  q->terminal_at = c.at;
   if (c.status == Status::delivered) q->delivered = true;
   if (c.at > q->deadline_at + terminal_bound_ + downtime(q->deadline_at, c.at)) {
     violate(Invariant::deadline, row.id, c.at,

@@ -76,11 +76,9 @@ class Oracle final : public Observer {
 
  private:
   struct Req {
-    Time created_at{};
     Time deadline_at{};
     Time inflight_until{};
     Time last_finish{};
-    Time terminal_at{};
     Duration last_retry_after{-1};
     webhook::ClaimToken latest_token = 0;  // of the newest claim
     std::uint32_t cxid = 0;

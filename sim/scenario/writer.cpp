@@ -41,7 +41,6 @@ std::string number(double v) {
   }
   return buf;
 }
-std::string fraction(double v) { return number(v); }
 std::string quoted(const std::string& text) {
   std::string q = "\"";
   for (char c : text) {
@@ -105,7 +104,7 @@ void platform(std::ostringstream& o, const PlatformConfig& p) {
   const BreakerConfig& y = d.serviceb_breaker;
   if (x.window != y.window) add(br, "window: " + write_duration(x.window));
   if (x.min_calls != y.min_calls) add(br, "min_calls: " + std::to_string(x.min_calls));
-  if (x.failure_rate != y.failure_rate) add(br, "failure_rate: " + fraction(x.failure_rate));
+  if (x.failure_rate != y.failure_rate) add(br, "failure_rate: " + number(x.failure_rate));
   if (x.open_for != y.open_for) add(br, "open_for: " + write_duration(x.open_for));
   if (x.half_open_probes != y.half_open_probes) add(br, "half_open_probes: " + std::to_string(x.half_open_probes));
   if (!br.empty()) b << "  serviceb_breaker: {" << br << "}\n";
@@ -134,8 +133,8 @@ void world(std::ostringstream& o, const Scenario& s) {
   const ServiceBSpec& b = s.serviceb;
   std::ostringstream sb;
   if (b.latency.p50 != d.latency.p50 || b.latency.p99 != d.latency.p99) sb << "    latency: " << latency(b.latency) << "\n";
-  if (b.error_rate != d.error_rate) sb << "    error_rate: " << fraction(b.error_rate) << "\n";
-  if (b.unknown_cxids != d.unknown_cxids) sb << "    unknown_cxids: " << fraction(b.unknown_cxids) << "\n";
+  if (b.error_rate != d.error_rate) sb << "    error_rate: " << number(b.error_rate) << "\n";
+  if (b.unknown_cxids != d.unknown_cxids) sb << "    unknown_cxids: " << number(b.unknown_cxids) << "\n";
   if (!b.outages.empty()) {
     sb << "    outages:\n";
     for (const auto& x : b.outages) {
@@ -144,7 +143,7 @@ void world(std::ostringstream& o, const Scenario& s) {
   }
   if (!b.url_changes.empty()) {
     sb << "    url_changes:\n";
-    for (const auto& x : b.url_changes) sb << "      - {at: " << t(x.at) << ", fraction: " << fraction(x.fraction) << "}\n";
+    for (const auto& x : b.url_changes) sb << "      - {at: " << t(x.at) << ", fraction: " << number(x.fraction) << "}\n";
   }
   if (!sb.str().empty()) o << "  serviceb:\n" << sb.str();
   o << "  endpoints:\n";
@@ -154,12 +153,12 @@ void world(std::ostringstream& o, const Scenario& s) {
     if (g.count != eg.count) o << "      count: " << g.count << "\n";
     if (g.latency.p50 != eg.latency.p50 || g.latency.p99 != eg.latency.p99) o << "      latency: " << latency(g.latency) << "\n";
     if (g.error_rate != eg.error_rate || g.error_status != eg.error_status) {
-      o << "      errors: {rate: " << fraction(g.error_rate) << ", status: " << g.error_status << "}\n";
+      o << "      errors: {rate: " << number(g.error_rate) << ", status: " << g.error_status << "}\n";
     }
     if (g.retry_after >= Duration::zero()) o << "      retry_after: " << write_duration(g.retry_after) << "\n";
-    if (g.blackhole_rate != 0) o << "      blackhole: " << fraction(g.blackhole_rate) << "\n";
-    if (g.lost_response_rate != 0) o << "      lost_responses: " << fraction(g.lost_response_rate) << "\n";
-    if (g.dns_failure_rate != 0) o << "      dns_failures: " << fraction(g.dns_failure_rate) << "\n";
+    if (g.blackhole_rate != 0) o << "      blackhole: " << number(g.blackhole_rate) << "\n";
+    if (g.lost_response_rate != 0) o << "      lost_responses: " << number(g.lost_response_rate) << "\n";
+    if (g.dns_failure_rate != 0) o << "      dns_failures: " << number(g.dns_failure_rate) << "\n";
     if (!g.down.empty()) {
       o << "      down:\n";
       for (const Window& w : g.down) o << "        - {" << window(w) << "}\n";
@@ -167,7 +166,7 @@ void world(std::ostringstream& o, const Scenario& s) {
     if (!g.incidents.empty()) {
       o << "      incidents:\n";
       for (const Incident& i : g.incidents) {
-        o << "        - {" << window(i.window) << ", rate: " << fraction(i.rate) << ", status: " << i.status;
+        o << "        - {" << window(i.window) << ", rate: " << number(i.rate) << ", status: " << i.status;
         if (i.retry_after >= Duration::zero()) o << ", retry_after: " << write_duration(i.retry_after);
         o << "}\n";
       }
@@ -196,8 +195,8 @@ std::string write_scenario(const Scenario& s) {
         o << "rate: " << number(l.rate_per_s) << "/s, from: " << t(l.from) << ", to: " << t(l.to);
       }
       if (l.arrival != Arrival::poisson) o << ", arrival: constant";
-      if (l.duplicates != 0) o << ", duplicates: " << fraction(l.duplicates);
-      if (l.conflicts != 0) o << ", conflicts: " << fraction(l.conflicts);
+      if (l.duplicates != 0) o << ", duplicates: " << number(l.duplicates);
+      if (l.conflicts != 0) o << ", conflicts: " << number(l.conflicts);
       o << "}\n";
     }
   }
