@@ -233,8 +233,8 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   for (const auto& pod : world.pods()) {
     breakers.push_back(pod->resolver() != nullptr ? pod->resolver()->breaker().state() : BreakerState::closed);
   }
-  result.oracle->finish(result.end, *store, breakers);
   const StoreCounts counts = store->counts();
+  result.oracle->finish(result.end, counts, breakers);
   for (int st = 0; st < static_cast<int>(Status::delivered); ++st) result.unresolved += counts.by_status[st];
 
   fp.mix(world.kernel().events_run());

@@ -356,9 +356,8 @@ void Oracle::serviceb_called(std::uint32_t pod, std::uint32_t, Time at, Time ans
   }
 }
 
-void Oracle::finish(Time end, Store& store, const std::vector<BreakerState>& final_breakers) {
+void Oracle::finish(Time end, const StoreCounts& sc, const std::vector<BreakerState>& final_breakers) {
   // W-noloss: the store holds every acknowledged request, in the state the platform reported.
-  const StoreCounts sc = store.counts();
   std::uint64_t stored = 0;
   for (auto n : sc.by_status) stored += n;
   if (stored != acked_) {

@@ -60,8 +60,8 @@ class Oracle final : public Observer {
   void pod_crashed(std::uint32_t pod, Time) override;
   void pod_started(std::uint32_t pod, Time) override;
 
-  // End-of-run checks. `end` is the virtual time the run stopped at.
-  void finish(Time end, webhook::Store& store, const std::vector<BreakerState>& final_breakers);
+  // End-of-run checks. `end` is the virtual time the run stopped at; `stored` what the store holds.
+  void finish(Time end, const webhook::StoreCounts& stored, const std::vector<BreakerState>& final_breakers);
 
   std::uint64_t violations(Invariant i) const { return counts_[static_cast<int>(i)]; }
   std::uint64_t total_violations() const;
