@@ -110,9 +110,9 @@ class Fanout final : public Observer {
   Fingerprint& fp_;
 };
 
-std::unique_ptr<Store> make_store(StoreKind kind, const std::string& sqlite_path) {
+std::unique_ptr<Store> make_store(StoreKind kind, const std::string& sqlite_path, std::optional<Duration> retention) {
   if (kind == StoreKind::sqlite) return std::make_unique<SqliteStore>(sqlite_path, Durability::off);
-  return std::make_unique<MemoryStore>();
+  return std::make_unique<MemoryStore>(retention);
 }
 
 double ratio(double a, double b) { return b == 0.0 ? 0.0 : a / b; }
@@ -202,7 +202,7 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   if (options.seed) s.seed = *options.seed;
   if (options.store) s.store = *options.store;
 
-  std::unique_ptr<Store> store = make_store(s.store, options.sqlite_path);
+  std::unique_ptr<Store> store = make_store(s.store, options.sqlite_path, s.platform.retention);
   Fingerprint fp;
   fp.mix(s.seed);
   Fanout fanout(fp);

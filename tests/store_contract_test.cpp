@@ -188,8 +188,39 @@ TEST_P(StoreContract, CountsByStatus) {
 INSTANTIATE_TEST_SUITE_P(
     Stores, StoreContract,
     ::testing::Values(StoreFactory{"memory", [] { return std::unique_ptr<Store>(new MemoryStore()); }},
+                      // A retention longer than any test's span: it must change nothing.
+                      StoreFactory{"memory_retention", [] { return std::unique_ptr<Store>(new MemoryStore(std::chrono::hours(100))); }},
                       StoreFactory{"sqlite", [] { return std::unique_ptr<Store>(new SqliteStore(":memory:")); }}),
     [](const auto& p) { return std::string(p.param.name); });
+
+TEST(MemoryStoreRetention, ForgetsATerminalRequestOnlyAfterTheRetention) {
+  MemoryStore store(minutes(10));
+  const Time t = Time{} + seconds(1);
+  const Duration day = std::chrono::hours(24);
+  const RequestId done = store.create({"cx", "done", "{}", t, t + day}).id;
+  const RequestId open = store.create({"cx", "open", "{}", t, t + day}).id;
+  RequestRow row;
+  ASSERT_TRUE(store.claim_due(t, 1, minutes(2), row));
+  ASSERT_EQ(row.id, done);
+  ASSERT_TRUE(store.complete(done, row.claim_token, Completion{nullptr, Status::delivered, Reason::ok, t, t, t, {}}));
+  // Just inside the retention a repeat is still a duplicate.
+  EXPECT_EQ(store.create({"cx", "done", "{}", t + minutes(10) - seconds(1), t + day}).outcome, CreateOutcome::duplicate);
+  EXPECT_EQ(store.rows_held(), 2u);
+  // Past it the terminal request is gone; the open one stays, however old.
+  const CreateResult again = store.create({"cx", "done", "{}", t + minutes(10), t + day});
+  EXPECT_EQ(again.outcome, CreateOutcome::created);
+  EXPECT_GT(again.id, open);
+  EXPECT_FALSE(store.get(done).has_value());
+  EXPECT_EQ(store.replay(done, t + minutes(10), t + day), ReplayOutcome::not_found);
+  EXPECT_EQ(store.get(open)->status, Status::pending);
+  EXPECT_EQ(store.rows_held(), 2u);  // open + the new one
+  // The counts still include the forgotten request.
+  EXPECT_EQ(store.counts().by_status[static_cast<int>(Status::delivered)], 1u);
+  // The new request is claimable and its slot, reused, does not confuse the heaps.
+  EXPECT_TRUE(store.claim_due(t + minutes(10), 1, minutes(2), row));
+  EXPECT_TRUE(store.claim_due(t + minutes(10), 1, minutes(2), row));
+  EXPECT_FALSE(store.claim_due(t + minutes(10), 1, minutes(2), row));
+}
 
 TEST(SqliteStore, AcknowledgedRequestsSurviveReopening) {
   const auto path = std::filesystem::temp_directory_path() / ("relaysim-store-" + std::to_string(::getpid()) + ".db");

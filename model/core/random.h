@@ -36,6 +36,12 @@ class Rng {
 // 64-bit FNV-1a, used to turn names into seeds and for fingerprints.
 std::uint64_t hash_name(std::string_view name);
 // A strong 64-bit mixer (splitmix64's finalizer).
-std::uint64_t mix64(std::uint64_t x);
+// Inline: hash tables call it on every probe.
+inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 }  // namespace relaysim

@@ -1,23 +1,35 @@
 // MemoryStore: the Store contract in process memory, for long simulated runs and sweeps.
 //
-// Due work is a binary heap of (due_at, id, epoch) with lazy deletion: every change to a row bumps
-// its epoch, and heap entries with an old epoch are dropped when they surface. Expiry is a second
-// heap of (deadline_at, id) holding at most one live entry per row (a deadline changes only on
-// replay), so retries and deferrals do not grow it. claim_due, claim_expired and next_due are
-// O(log n) amortised; nothing scans.
+// Rows live in a slab of reusable slots, found by id through one FlatIndex and by idempotency key
+// (a 64-bit hash, confirmed against the row's text) through another. A row's cxid, request_id and
+// payload share one string.
+//
+// Due work is a binary heap of (due_at, id, slot, epoch) with lazy deletion: every change to a row
+// bumps its slot's epoch, and heap entries with an old epoch are dropped when they surface. Expiry
+// is a second heap of (deadline_at, id, slot) holding at most one live entry per row (a deadline
+// changes only on replay), so retries and deferrals do not grow it. claim_due, claim_expired and
+// next_due are O(log n) amortised; nothing scans.
+//
+// Retention: with a finite `retention`, a terminal request is forgotten that long after it became
+// terminal — its row, its idempotency key and its slot go (the slot is reused), so memory follows
+// the open requests, not the whole history. A create of a forgotten key makes a new request, and
+// get/replay/attempts of a forgotten id answer "not found". With retention `std::nullopt` (the
+// default) nothing is forgotten.
 #pragma once
 
+#include <deque>
+#include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "model/core/flat_index.h"
 #include "model/store/store.h"
 
 namespace relaysim::webhook {
 
 class MemoryStore final : public Store {
  public:
-  MemoryStore() = default;
+  explicit MemoryStore(std::optional<Duration> retention = std::nullopt) : retention_(retention) {}
 
   CreateResult create(const NewRequest& request) override;
   bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) override;
@@ -30,27 +42,65 @@ class MemoryStore final : public Store {
   std::vector<AttemptRow> attempts(RequestId id) override;
   StoreCounts counts() override;
 
- private:
-  struct DueEntry {
-    Time due;
-    RequestId id;
-    std::uint32_t epoch;
-  };
-  RequestRow* row(RequestId id);
-  void schedule(RequestRow& r);  // push r's due_at with a fresh epoch
-  void drop_stale();
-  void claim(RequestRow& r, Time now, PodId pod, Duration lease, RequestRow& out);
+  // Requests held in memory now (open ones plus terminal ones not yet forgotten).
+  std::size_t rows_held() const { return ids_.size(); }
 
-  std::vector<RequestRow> rows_;        // rows_[id - 1]
-  std::vector<std::uint32_t> epochs_;   // epochs_[id - 1]
-  std::vector<DueEntry> due_;           // min-heap on (due, id)
-  std::vector<DueEntry> expiry_;        // min-heap on (deadline, id); `due` holds the deadline
-  std::vector<std::uint8_t> in_expiry_; // in_expiry_[id - 1]: the row has a live expiry entry
-  std::unordered_map<std::string, RequestId> keys_;
-  std::vector<AttemptRow> attempts_;
+ private:
+  struct Row {
+    std::string text;  // cxid, then request_id, then payload
+    std::vector<AttemptRow> history;
+    Time created_at{};
+    Time deadline_at{};
+    Time due_at{};
+    Time not_before{};
+    Time terminal_at{};
+    Duration last_delay{};
+    RequestId id = 0;  // 0: a free slot
+    ClaimToken claim_token = 0;
+    std::uint32_t attempts = 0;
+    std::uint32_t deferrals = 0;
+    std::uint32_t replays = 0;
+    PodId lease_owner = 0;
+    std::uint32_t epoch = 0;  // of the slot, never reset, so entries of an earlier tenant stay stale
+    std::uint32_t cxid_len = 0;
+    std::uint32_t request_len = 0;
+    std::uint64_t key_hash = 0;
+    Status status = Status::pending;
+    Reason reason = Reason::none;
+    bool in_expiry = false;  // the row has a live entry in the expiry heap
+  };
+  struct HeapEntry {
+    Time due;  // due_at, or deadline_at in the expiry heap
+    RequestId id;
+    std::uint32_t slot;
+    std::uint32_t epoch;  // unused in the expiry heap
+  };
+  struct Finished {
+    Time at;
+    RequestId id;
+    std::uint32_t slot;
+  };
+
+  Row* row(RequestId id);
+  static void copy_out(const Row& r, RequestRow& out);  // reuses out's string capacity
+  void schedule(std::uint32_t slot);  // push the row's due_at with a fresh epoch
+  void drop_stale();
+  void claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out);
+  void forget_finished(Time now);
+  static std::uint64_t key_hash(std::string_view cxid, std::string_view request_id);
+
+  std::optional<Duration> retention_;
+  std::vector<Row> rows_;
+  std::vector<std::uint32_t> free_;  // slots of forgotten rows
+  FlatIndex ids_;                    // id -> slot + 1
+  FlatIndex keys_;                   // key_hash -> slot + 1
+  std::vector<HeapEntry> due_;       // min-heap on (due, id)
+  std::vector<HeapEntry> expiry_;    // min-heap on (deadline, id)
+  std::deque<Finished> finished_;    // terminal requests in the order they became terminal
+  std::uint64_t attempt_count_ = 0;
   std::array<std::uint64_t, kStatusCount> by_status_{};
+  RequestId next_id_ = 1;
   ClaimToken next_token_ = 1;
-  std::string key_scratch_;
 };
 
 }  // namespace relaysim::webhook

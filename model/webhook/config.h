@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct PlatformConfig {
   ClassificationTable classification{};
   std::size_t max_payload_bytes = 256 * 1024;
   std::size_t max_key_bytes = 256;  // cxid and request_id each
+  // How long a terminal request (and its idempotency key) is kept; nullopt: forever. Past it a
+  // repeated create makes a new request. Long runs set it so memory follows the open requests.
+  std::optional<Duration> retention;
 };
 
 struct ConfigError {

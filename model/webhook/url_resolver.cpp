@@ -18,14 +18,14 @@ UrlResolver::UrlResolver(PodId pod, const ResolverConfig& config, UrlDirectory& 
 
 void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
   const Time now = clock_.now();
-  key_scratch_.assign(cxid);
-  if (auto it = cache_.find(key_scratch_); it != cache_.end()) {
-    if (now - it->second.fetched_at < config_.ttl || planted(Mutant::cache_ignores_ttl)) {
+  if (const std::uint32_t s = find(cxid, hash_name(cxid)); s != 0) {
+    const Entry& e = entries_[s - 1];
+    if (now - e.fetched_at < config_.ttl || planted(Mutant::cache_ignores_ttl)) {
       events_.url_looked_up(pod_, cxid, true, now);
-      done(Resolution{ResolveStatus::found, it->second.url, it->second.version, true});
+      done(Resolution{ResolveStatus::found, e.url, e.version, true});
       return;
     }
-    cache_.erase(it);
+    forget(s - 1);
   }
   events_.url_looked_up(pod_, cxid, false, now);
   const Permit permit = breaker_.acquire(now);
@@ -67,15 +67,41 @@ void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
   }
 }
 
+std::uint32_t UrlResolver::find(std::string_view cxid, std::uint64_t hash) const {
+  return static_cast<std::uint32_t>(
+      index_.find(hash, [&](std::uint64_t s) { return entries_[static_cast<std::uint32_t>(s - 1)].cxid == cxid; }));
+}
+
+void UrlResolver::forget(std::uint32_t slot) {
+  Entry& e = entries_[slot];
+  index_.erase(hash_name(e.cxid), slot + 1);
+  e.cxid.clear();
+  entries_.release(slot);
+}
+
 void UrlResolver::remember(std::string_view cxid, std::string_view url, std::uint64_t version,
                            Time fetched_at) {
   if (config_.ttl <= Duration::zero()) return;
-  if (cache_.size() >= config_.max_entries) {
-    // Bounded: drop expired entries first; if that frees nothing, start over.
-    std::erase_if(cache_, [&](const auto& kv) { return fetched_at - kv.second.fetched_at >= config_.ttl; });
-    if (cache_.size() >= config_.max_entries) cache_.clear();
+  const std::uint64_t hash = hash_name(cxid);
+  std::uint32_t s = find(cxid, hash);
+  if (s == 0) {
+    if (index_.size() >= config_.max_entries) {
+      // Bounded: drop expired entries first; if that frees nothing, start over.
+      for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+        const Entry& x = entries_[i];
+        if (!x.cxid.empty() && fetched_at - x.fetched_at >= config_.ttl) forget(i);
+      }
+      if (index_.size() >= config_.max_entries) {
+        for (std::uint32_t i = 0; i < entries_.size(); ++i) {
+          if (!entries_[i].cxid.empty()) forget(i);
+        }
+      }
+    }
+    s = entries_.acquire() + 1;
+    entries_[s - 1].cxid.assign(cxid);
+    index_.insert(hash, s);
   }
-  Entry& e = cache_[std::string(cxid)];
+  Entry& e = entries_[s - 1];
   e.url.assign(url);
   e.version = version;
   e.fetched_at = fetched_at;

@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "model/core/flat_index.h"
 #include "model/core/ports.h"
 #include "model/core/slot_pool.h"
 #include "model/resilience/breaker.h"
@@ -51,6 +51,7 @@ class UrlResolver {
 
  private:
   struct Entry {
+    std::string cxid;  // empty: a free slot
     std::string url;
     std::uint64_t version = 0;
     Time fetched_at{};
@@ -65,6 +66,8 @@ class UrlResolver {
     ResolveCallback done;
   };
   void finish_lookup(std::uint32_t slot, const LookupResult& result);
+  std::uint32_t find(std::string_view cxid, std::uint64_t hash) const;  // slot + 1, or 0
+  void forget(std::uint32_t slot);
   void remember(std::string_view cxid, std::string_view url, std::uint64_t version, Time fetched_at);
 
   PodId pod_;
@@ -73,9 +76,10 @@ class UrlResolver {
   Clock& clock_;
   Events& events_;
   CircuitBreaker breaker_;
-  std::unordered_map<std::string, Entry> cache_;
+  // The cache: entries in a slab, found by hash_name(cxid) (confirmed against the entry's cxid).
+  SlotPool<Entry> entries_;
+  FlatIndex index_;  // hash_name(cxid) -> slot + 1
   SlotPool<Lookup> lookups_;
-  std::string key_scratch_;
 };
 
 }  // namespace relaysim::webhook

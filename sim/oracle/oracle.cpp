@@ -73,8 +73,23 @@ Oracle::PodView& Oracle::view(std::uint32_t pod) {
 }
 
 Oracle::Req* Oracle::find(RequestId id) {
-  if (id == 0 || id > reqs_.size()) return nullptr;
-  return &reqs_[id - 1];
+  const std::uint64_t s = req_index_.find(id);
+  return s == 0 ? nullptr : &reqs_[s - 1];
+}
+
+void Oracle::forget_finished(Time now) {
+  const std::optional<Duration> retention = scenario_.platform.retention;
+  if (!retention) return;
+  while (!finished_.empty() && finished_.front().at + *retention <= now) {
+    const Finished f = finished_.front();
+    finished_.pop_front();
+    Req& q = reqs_[f.slot];
+    if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) continue;  // replayed since
+    if (q.keyed) key_index_.erase(q.key, f.slot + 1);
+    req_index_.erase(f.id, f.slot + 1);
+    q = Req{};
+    free_reqs_.push_back(f.slot);
+  }
 }
 
 void Oracle::violate(Invariant i, RequestId id, Time at, std::string what) {
@@ -85,13 +100,22 @@ void Oracle::violate(Invariant i, RequestId id, Time at, std::string what) {
 
 void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time) {
   if (r.outcome != CreateOutcome::created) return;
-  if (r.id > reqs_.size()) reqs_.resize(r.id);
-  Req& q = reqs_[r.id - 1];
-  if (q.acked) {
+  forget_finished(req.created_at);
+  if (find(r.id) != nullptr) {
     violate(Invariant::idem, r.id, req.created_at, "the store handed out an id twice");
     return;
   }
-  q.acked = true;
+  std::uint32_t slot;
+  if (!free_reqs_.empty()) {
+    slot = free_reqs_.back();
+    free_reqs_.pop_back();
+  } else {
+    slot = static_cast<std::uint32_t>(reqs_.size());
+    reqs_.emplace_back();
+  }
+  req_index_.insert(r.id, slot + 1);
+  Req& q = reqs_[slot];
+  q.id = r.id;
   q.deadline_at = req.deadline_at;
   const std::int64_t c = ServiceB::cxid_index(req.cxid);
   q.cxid = c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
@@ -100,22 +124,39 @@ void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time)
 
 void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at) {
   const std::uint64_t k = (static_cast<std::uint64_t>(key.cxid) << 40) ^ key.request;
-  auto it = keys_.find(k);
+  forget_finished(at);
+  const Req* original = nullptr;
+  key_index_.find(k, [&](std::uint64_t s) {
+    const Req& q = reqs_[s - 1];
+    if (q.key != k || !q.keyed) return false;
+    original = &q;
+    return true;
+  });
+  // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
+  const bool forgotten = original == nullptr && scenario_.platform.retention.has_value();
   switch (r.status) {
     case IngestStatus::created:
-      if (it != keys_.end()) {
+      if (original != nullptr) {
         violate(Invariant::idem, r.id, at,
-                "a second request was stored for a key already stored as request " + std::to_string(it->second.first));
+                "a second request was stored for a key already stored as request " + std::to_string(original->id));
       }
-      keys_[k] = {r.id, key.payload};
+      if (const std::uint64_t s = req_index_.find(r.id); s != 0 && !reqs_[s - 1].keyed) {
+        Req& q = reqs_[s - 1];
+        q.key = k;
+        q.payload = key.payload;
+        q.keyed = true;
+        key_index_.insert(k, s);
+      }
       return;
     case IngestStatus::duplicate:
-      if (it == keys_.end() || it->second.first != r.id || it->second.second != key.payload) {
+      if (forgotten) return;
+      if (original == nullptr || original->id != r.id || original->payload != key.payload) {
         violate(Invariant::idem, r.id, at, "a duplicate create was not answered with the original request");
       }
       return;
     case IngestStatus::conflict:
-      if (it == keys_.end() || it->second.second == key.payload) {
+      if (forgotten) return;
+      if (original == nullptr || original->payload == key.payload) {
         violate(Invariant::idem, r.id, at, "a create was refused as a conflict though its payload matched");
       }
       return;
@@ -279,6 +320,10 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
     ++terminal_by_status_[static_cast<int>(c.status)];
   }
   q->terminal = c.status;
+  q->terminal_at = c.at;
+  if (scenario_.platform.retention) {
+    finished_.push_back({c.at, row.id, static_cast<std::uint32_t>(q - reqs_.data())});
+  }
   if (c.status == Status::delivered) q->delivered = true;
   if (c.at > q->deadline_at + terminal_bound_ + downtime(q->deadline_at, c.at)) {
     violate(Invariant::deadline, row.id, c.at,
@@ -374,11 +419,10 @@ void Oracle::finish(Time end, const StoreCounts& sc, const std::vector<BreakerSt
     }
   }
   // W-deadline: everything whose deadline (plus the bound) has passed is terminal.
-  for (std::size_t i = 0; i < reqs_.size(); ++i) {
-    const Req& q = reqs_[i];
-    if (!q.acked || q.terminal_count > q.replays) continue;
+  for (const Req& q : reqs_) {
+    if (q.id == 0 || q.terminal_count > q.replays) continue;
     if (q.deadline_at + terminal_bound_ + downtime(q.deadline_at, end) <= end) {
-      violate(Invariant::deadline, i + 1, end,
+      violate(Invariant::deadline, q.id, end,
               "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline");
     }
   }

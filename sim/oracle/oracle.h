@@ -11,9 +11,9 @@
 #include <deque>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "model/core/flat_index.h"
 #include "model/store/store.h"
 #include "sim/scenario/scenario.h"
 #include "sim/world/serviceb.h"
@@ -76,6 +76,10 @@ class Oracle final : public Observer {
 
  private:
   struct Req {
+    webhook::RequestId id = 0;  // 0: a free slot
+    std::uint64_t key = 0;      // the client's idempotency key and payload, as ClientKey hashes them
+    std::uint64_t payload = 0;
+    Time terminal_at{};
     Time deadline_at{};
     Time inflight_until{};
     Time last_finish{};
@@ -86,7 +90,7 @@ class Oracle final : public Observer {
     std::uint32_t replays = 0;
     std::uint16_t terminal_count = 0;
     webhook::Status terminal = webhook::Status::pending;
-    bool acked = false;
+    bool keyed = false;  // client_created has recorded its key
     bool claimed_open = false;
     bool have_last = false;
     bool last_terminal = false;
@@ -109,7 +113,15 @@ class Oracle final : public Observer {
     std::vector<std::pair<webhook::RequestId, Time>> in_flight;  // sends whose result is pending
   };
 
+  struct Finished {
+    Time at;
+    webhook::RequestId id;
+    std::uint32_t slot;
+  };
   Req* find(webhook::RequestId id);
+  // With a finite retention the store forgets terminal requests; so does the oracle, at the same
+  // moments, so its memory too follows the open requests.
+  void forget_finished(Time now);
   // How long no pod at all was up within [from, to]: no platform can act then, so deadline
   // bounds stretch by it.
   Duration downtime(Time from, Time to) const;
@@ -119,9 +131,12 @@ class Oracle final : public Observer {
   Scenario scenario_;
   const ServiceB& serviceb_;
   Duration terminal_bound_;
-  std::vector<Req> reqs_;  // reqs_[id - 1]
+  std::vector<Req> reqs_;               // a slab; req_index_ finds a request's slot
+  std::vector<std::uint32_t> free_reqs_;
+  FlatIndex req_index_;                 // id -> slot + 1
+  FlatIndex key_index_;                 // client key -> slot + 1
+  std::deque<Finished> finished_;       // only with a finite retention
   std::vector<PodView> pods_;
-  std::unordered_map<std::uint64_t, std::pair<webhook::RequestId, std::uint64_t>> keys_;  // key -> (id, payload)
   std::array<std::uint64_t, kInvariantCount> counts_{};
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
   std::array<std::uint64_t, kInvariantCount> kept_{};

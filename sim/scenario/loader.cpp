@@ -208,7 +208,7 @@ void read_backoff(const Reader& r, const Map& m, BackoffPolicy& b) {
 void read_platform(const Reader& r, const YAML::Node& n, webhook::PlatformConfig& p) {
   Map m(r, n, "platform",
         {"pods", "concurrency_per_pod", "lease", "allow_unsafe_lease", "lookup_timeout", "http_timeout", "retry", "dependency_backoff",
-         "url_cache", "serviceb_breaker", "classification", "max_payload_bytes"});
+         "url_cache", "serviceb_breaker", "classification", "max_payload_bytes", "retention"});
   m.check_keys();
   if (m.has("pods")) p.pods = static_cast<std::uint32_t>(r.integer(m["pods"], m.child("pods"), 1, 1024));
   if (m.has("concurrency_per_pod")) {
@@ -278,6 +278,10 @@ void read_platform(const Reader& r, const YAML::Node& n, webhook::PlatformConfig
         r.fail(it->first, path, "expected a status code (\"404\"), a class (4xx), timeout, connect_error or dns_error");
       }
     }
+  }
+  if (m.has("retention")) {
+    const YAML::Node rn = m["retention"];
+    if (!(rn.IsScalar() && rn.Scalar() == "forever")) p.retention = r.duration(rn, m.child("retention"));
   }
   if (m.has("max_payload_bytes")) {
     p.max_payload_bytes = r.integer(m["max_payload_bytes"], m.child("max_payload_bytes"), 2, 64u << 20);

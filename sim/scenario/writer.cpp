@@ -123,6 +123,7 @@ void platform(std::ostringstream& o, const PlatformConfig& p) {
   if (c.dns_error != e.dns_error) add(cls, std::string("dns_error: ") + verdict(c.dns_error));
   if (!cls.empty()) b << "  classification: {" << cls << "}\n";
   if (p.max_payload_bytes != d.max_payload_bytes) b << "  max_payload_bytes: " << p.max_payload_bytes << "\n";
+  if (p.retention) b << "  retention: " << write_duration(*p.retention) << "\n";
   if (!b.str().empty()) o << "platform:\n" << b.str();
 }
 
