@@ -21,7 +21,7 @@ namespace {
 struct Later {
   template <class E>
   bool operator()(const E& a, const E& b) const {
-    return a.due != b.due ? a.due > b.due : a.id > b.id;
+    return a.at != b.at ? a.at > b.at : a.id > b.id;
   }
 };
 }  // namespace
@@ -57,22 +57,64 @@ void MemoryStore::copy_out(const Row& r, RequestRow& out) {
 }
 
 void MemoryStore::schedule(std::uint32_t slot) {
-  Row& r = rows_[slot];
-  const std::uint32_t epoch = ++r.epoch;
-  if (is_terminal(r.status)) return;
-  due_.push_back({r.due_at, r.id, slot, epoch});
-  std::push_heap(due_.begin(), due_.end(), Later{});
-  if (r.status != Status::in_flight && !r.in_expiry) {
-    r.in_expiry = true;
-    expiry_.push_back({r.deadline_at, r.id, slot, 0});
-    std::push_heap(expiry_.begin(), expiry_.end(), Later{});
+  const Row& r = rows_[slot];
+  if (is_terminal(r.status)) {
+    heap_remove(due_, slot);
+  } else {
+    heap_set(due_, slot, r.due_at);
+  }
+  if (r.status == Status::pending || r.status == Status::blocked) {
+    heap_set(expiry_, slot, r.deadline_at);
+  } else {
+    heap_remove(expiry_, slot);
   }
 }
 
-void MemoryStore::drop_stale() {
-  while (!due_.empty() && due_.front().epoch != rows_[due_.front().slot].epoch) {
-    std::pop_heap(due_.begin(), due_.end(), Later{});
-    due_.pop_back();
+void MemoryStore::heap_place(Heap& h, std::size_t i, const HeapEntry& e) {
+  h.items[i] = e;
+  rows_[e.slot].*h.pos = static_cast<std::uint32_t>(i);
+}
+
+void MemoryStore::heap_sift(Heap& h, std::size_t i) {
+  std::vector<HeapEntry>& v = h.items;
+  const HeapEntry e = v[i];
+  const Later later;
+  while (i > 0 && later(v[(i - 1) / 2], e)) {  // up
+    heap_place(h, i, v[(i - 1) / 2]);
+    i = (i - 1) / 2;
+  }
+  for (;;) {  // down
+    std::size_t child = 2 * i + 1;
+    if (child >= v.size()) break;
+    if (child + 1 < v.size() && later(v[child], v[child + 1])) ++child;
+    if (!later(e, v[child])) break;
+    heap_place(h, i, v[child]);
+    i = child;
+  }
+  heap_place(h, i, e);
+}
+
+void MemoryStore::heap_set(Heap& h, std::uint32_t slot, Time at) {
+  const Row& r = rows_[slot];
+  const std::uint32_t pos = r.*h.pos;
+  if (pos == kNotInHeap) {
+    h.items.push_back({at, r.id, slot});
+    heap_sift(h, h.items.size() - 1);
+  } else if (h.items[pos].at != at) {
+    h.items[pos].at = at;
+    heap_sift(h, pos);
+  }
+}
+
+void MemoryStore::heap_remove(Heap& h, std::uint32_t slot) {
+  const std::uint32_t pos = rows_[slot].*h.pos;
+  if (pos == kNotInHeap) return;
+  rows_[slot].*h.pos = kNotInHeap;
+  const HeapEntry last = h.items.back();
+  h.items.pop_back();
+  if (pos < h.items.size()) {
+    h.items[pos] = last;
+    heap_sift(h, pos);
   }
 }
 
@@ -114,9 +156,7 @@ CreateResult MemoryStore::create(const NewRequest& req) {
     rows_.emplace_back();
   }
   Row& r = rows_[slot];
-  const std::uint32_t epoch = r.epoch;
   r = Row{};
-  r.epoch = epoch;
   r.id = next_id_++;
   r.text.reserve(req.cxid.size() + req.request_id.size() + req.payload.size());
   r.text.append(req.cxid).append(req.request_id).append(req.payload);
@@ -136,36 +176,21 @@ CreateResult MemoryStore::create(const NewRequest& req) {
 }
 
 bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
-  drop_stale();
-  while (planted(Mutant::crash_loses_leased_work) && !due_.empty() && due_.front().due <= now &&
-         rows_[due_.front().slot].status == Status::in_flight) {
-    std::pop_heap(due_.begin(), due_.end(), Later{});  // the abandoned claim is forgotten
-    due_.pop_back();
-    drop_stale();
+  std::vector<HeapEntry>& due = due_.items;
+  while (planted(Mutant::crash_loses_leased_work) && !due.empty() && due.front().at <= now &&
+         rows_[due.front().slot].status == Status::in_flight) {
+    heap_remove(due_, due.front().slot);  // the abandoned claim is forgotten
   }
-  if (due_.empty() || due_.front().due > now) return false;
-  claim(due_.front().slot, now, pod, lease, out);
+  if (due.empty() || due.front().at > now) return false;
+  claim(due.front().slot, now, pod, lease, out);
   return true;
 }
 
 bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
-  while (!expiry_.empty()) {
-    const HeapEntry top = expiry_.front();
-    Row& r = rows_[top.slot];
-    // The slot may hold a later request now, or the row may have a newer entry since a replay.
-    const bool stale = r.id != top.id || top.due != r.deadline_at;
-    const bool waiting = r.status == Status::pending || r.status == Status::blocked;
-    if (!stale && waiting && top.due >= now) return false;
-    std::pop_heap(expiry_.begin(), expiry_.end(), Later{});
-    expiry_.pop_back();
-    if (stale) continue;
-    // In flight or terminal: drop the entry; schedule() adds one again if the row waits again.
-    r.in_expiry = false;
-    if (!waiting) continue;
-    claim(top.slot, now, pod, lease, out);
-    return true;
-  }
-  return false;
+  const std::vector<HeapEntry>& waiting = expiry_.items;
+  if (waiting.empty() || waiting.front().at >= now) return false;
+  claim(waiting.front().slot, now, pod, lease, out);  // the claim takes it out of expiry_
+  return true;
 }
 
 void MemoryStore::claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out) {
@@ -214,9 +239,8 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
 }
 
 std::optional<Time> MemoryStore::next_due() {
-  drop_stale();
-  if (due_.empty()) return std::nullopt;
-  return due_.front().due;
+  if (due_.items.empty()) return std::nullopt;
+  return due_.items.front().at;
 }
 
 ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
@@ -235,7 +259,6 @@ ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
   r.deferrals = 0;
   r.terminal_at = Time{};
   ++r.replays;
-  r.in_expiry = false;  // the old entry carries the old deadline and is dropped when it surfaces
   schedule(static_cast<std::uint32_t>(s - 1));
   return ReplayOutcome::replayed;
 }
