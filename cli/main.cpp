@@ -3,6 +3,7 @@
 //   relaysim run FILE [--seed N] [--store memory|sqlite] [--json PATH]
 //   relaysim validate FILE...
 //   relaysim metrics
+//   relaysim mmc --lambda L --mu M --servers C [--customers N] [--seed S] [--json]
 //
 // Exit status: 0 when every invariant and expectation holds, 1 when any fails, 2 for an invalid
 // scenario or bad usage. This file is the only place the wall clock is read: for the progress line
@@ -16,6 +17,7 @@
 #include <iostream>
 
 #include "model/store/store.h"
+#include "sim/models/mmc.h"
 #include "sim/report/summary.h"
 #include "sim/run.h"
 #include "sim/scenario/expect.h"
@@ -99,6 +101,34 @@ int validate_command(const std::vector<std::string>& files) {
   return status;
 }
 
+int mmc_command(const MmcParams& p, bool json) {
+  if (p.lambda >= p.mu * p.servers) {
+    std::cerr << "relaysim mmc: lambda must be below servers * mu (" << p.mu * p.servers
+              << "), or the queue grows without bound and has no steady-state wait\n";
+    return kExitInvalid;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const MmcResult r = run_mmc(p);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double erlang = erlang_c_wait(p.lambda, p.mu, p.servers);
+  const double per_s = static_cast<double>(r.customers) / wall;
+  if (json) {
+    const nlohmann::json j = {{"lambda", p.lambda},       {"mu", p.mu},
+                              {"servers", p.servers},     {"customers", r.customers},
+                              {"seed", p.seed},           {"events", r.events},
+                              {"wall_seconds", wall},     {"customers_per_second", per_s},
+                              {"mean_wait_s", r.mean_wait_s}, {"erlang_c_wait_s", erlang}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("M/M/%u  lambda %g/s  mu %g/s  %llu customers (seed %llu)\n", p.servers, p.lambda, p.mu,
+                static_cast<unsigned long long>(r.customers), static_cast<unsigned long long>(p.seed));
+    std::printf("  %.3f s wall, %.3g customers/s, %.3g events/s\n", wall, per_s,
+                static_cast<double>(r.events) / wall);
+    std::printf("  mean wait in queue %.6f s   (Erlang C: %.6f s)\n", r.mean_wait_s, erlang);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +167,17 @@ int main(int argc, char** argv) {
 
   auto* metrics = app.add_subcommand("metrics", "List the metrics an expect: block may name");
 
+  auto* mmc = app.add_subcommand("mmc", "Run the M/M/c queue on the simulation kernel; print its speed and mean wait "
+                                        "next to Erlang C (the SimPy comparison in bench/ calls this)");
+  MmcParams mmc_params;
+  bool mmc_json = false;
+  mmc->add_option("--lambda", mmc_params.lambda, "Arrivals per second")->check(CLI::PositiveNumber)->capture_default_str();
+  mmc->add_option("--mu", mmc_params.mu, "Services per second per server")->check(CLI::PositiveNumber)->capture_default_str();
+  mmc->add_option("--servers,-c", mmc_params.servers, "Number of servers")->check(CLI::Range(1u, 100000u))->capture_default_str();
+  mmc->add_option("--customers", mmc_params.customers, "Customers to serve")->check(CLI::Range(1ull, 1'000'000'000ull))->capture_default_str();
+  mmc->add_option("--seed", mmc_params.seed, "Seed")->capture_default_str();
+  mmc->add_flag("--json", mmc_json, "Print the result as JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -166,6 +207,7 @@ int main(int argc, char** argv) {
 #endif
   if (*run) return run_command(file, seed, store, json_path, sqlite_path, quiet);
   if (*validate) return validate_command(files);
+  if (*mmc) return mmc_command(mmc_params, mmc_json);
   if (*metrics) {
     for (const auto& m : metric_catalog()) std::printf("%-28s %s\n", std::string(m.name).c_str(), std::string(m.meaning).c_str());
     return 0;
