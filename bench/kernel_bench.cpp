@@ -1,0 +1,73 @@
+// The simulation kernel alone: the classic hold model, and M/M/c through the kernel against the
+// same M/M/c as a hand-written priority-queue loop.
+#include <benchmark/benchmark.h>
+
+#include "bench/bench.h"
+#include "bench/mmc_reference.h"
+#include "model/core/random.h"
+#include "sim/kernel/kernel.h"
+#include "sim/models/mmc.h"
+
+namespace relaysim::bench {
+namespace {
+
+using sim::Kernel;
+
+// Hold model: N events pending; each run pops the earliest and schedules one more at an
+// exponentially distributed time later, so the queue size stays N.
+struct Hold {
+  Kernel* kernel;
+  Rng* rng;
+  void operator()() const {
+    kernel->after(Duration{1 + static_cast<std::int64_t>(rng->exponential(1e6))}, *this);
+  }
+};
+
+void BM_KernelHold(benchmark::State& state) {
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  Kernel kernel;
+  Rng rng(42);
+  for (std::size_t i = 0; i < pending; ++i) {
+    kernel.after(Duration{1 + static_cast<std::int64_t>(rng.exponential(1e6))}, Hold{&kernel, &rng});
+  }
+  for (auto _ : state) kernel.step();
+  state.counters["pending"] = static_cast<double>(kernel.pending());
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+sim::MmcParams mmc_params() {
+  sim::MmcParams p;
+  p.lambda = 9.0;
+  p.mu = 1.0;
+  p.servers = 10;
+  p.customers = quick() ? 200'000 : 1'000'000;
+  p.seed = 1;
+  return p;
+}
+
+template <sim::MmcResult (*Run)(const sim::MmcParams&)>
+void BM_Mmc(benchmark::State& state) {
+  const sim::MmcParams p = mmc_params();
+  sim::MmcResult r;
+  for (auto _ : state) {
+    r = Run(p);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["customers_per_s"] =
+      benchmark::Counter(static_cast<double>(r.customers), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["mean_wait_s"] = r.mean_wait_s;
+  state.counters["erlang_c_wait_s"] = sim::erlang_c_wait(p.lambda, p.mu, p.servers);
+}
+
+}  // namespace
+
+void register_kernel_benchmarks() {
+  const double min_time = quick() ? 0.05 : 0.5;
+  benchmark::RegisterBenchmark("kernel/hold", BM_KernelHold)
+      ->Arg(100)->Arg(10'000)->Arg(1'000'000)->MinTime(min_time)->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark("mmc/kernel", BM_Mmc<sim::run_mmc>)->MinTime(min_time)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("mmc/hand_written_loop", BM_Mmc<run_mmc_reference>)
+      ->MinTime(min_time)->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace relaysim::bench

@@ -1,0 +1,88 @@
+// The whole webhook pipeline — load, ingest, store, dispatcher, resolver, world, oracle — on the
+// two benchmark scenarios and both stores; and what one pending request costs in memory.
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <string>
+
+#include "bench/bench.h"
+#include "model/store/memory_store.h"
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+
+namespace relaysim::bench {
+namespace {
+
+// Runs bench/scenarios/<name>.yaml with its load cut to `load_s` seconds (the run lasts a minute
+// longer, so the tail drains). Simulated requests per wall second = ingested / wall time.
+void BM_Pipeline(benchmark::State& state, const std::string& name, sim::StoreKind store, double load_s) {
+  sim::Scenario s = sim::load_scenario(source_dir() + "/bench/scenarios/" + name + ".yaml");
+  const Duration load = Duration{static_cast<std::int64_t>(load_s * 1e9)};
+  for (auto& segment : s.load) segment.to = std::min(segment.to, Time{} + load);
+  s.duration = load + std::chrono::minutes(1);
+  double ingested = 0, events = 0;
+  for (auto _ : state) {
+    sim::RunOptions options;
+    options.store = store;
+    const sim::RunResult r = sim::run_scenario(s, std::move(options));
+    if (!r.pass()) {
+      state.SkipWithError("the run broke an invariant or an expectation; see `relaysim run`");
+      return;
+    }
+    ingested = r.values.at("ingested");
+    events = static_cast<double>(r.events);
+  }
+  state.counters["requests"] = ingested;
+  state.counters["requests_per_s"] = benchmark::Counter(ingested, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+// A backlog of `n` pending requests in the in-memory store, with keys and payloads shaped like
+// the load generator's ("cx123", "r4567", {"seq":4567}). Measured as heap growth (glibc's
+// mallinfo2), so it counts the rows, their text, both indexes and both heaps.
+void BM_BytesPerPendingRequest(benchmark::State& state) {
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  double bytes = 0;
+  for (auto _ : state) {
+    const std::size_t before = heap_in_use();
+    {
+      webhook::MemoryStore store(std::chrono::minutes(1));
+      std::string cxid, request, payload;
+      for (std::uint64_t i = 0; i < n; ++i) {
+        cxid.assign("cx").append(std::to_string(i % 1000));
+        request.assign("r").append(std::to_string(i));
+        payload.assign("{\"seq\":").append(std::to_string(i)).append("}");
+        const Time t = Time{} + Duration{static_cast<std::int64_t>(i) * 1000};
+        store.create({cxid, request, payload, t, t + std::chrono::hours(24)});
+      }
+      bytes = static_cast<double>(heap_in_use() - before) / static_cast<double>(n);
+      benchmark::DoNotOptimize(store);
+    }
+  }
+  state.counters["bytes_per_pending"] = bytes;
+}
+
+}  // namespace
+
+void register_pipeline_benchmarks() {
+  const int repetitions = quick() ? 1 : 3;
+  const double memory_s = quick() ? 120 : 600;   // 120k / 600k requests
+  const double sqlite_s = quick() ? 15 : 60;     // 15k / 60k requests
+  for (const char* name : {"healthy", "faulty"}) {
+    benchmark::RegisterBenchmark((std::string("pipeline/") + name + "/memory").c_str(), BM_Pipeline, name,
+                                 sim::StoreKind::memory, memory_s)
+        ->Iterations(1)->Repetitions(repetitions)->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((std::string("pipeline/") + name + "/sqlite").c_str(), BM_Pipeline, name,
+                                 sim::StoreKind::sqlite, sqlite_s)
+        ->Iterations(1)->Repetitions(repetitions)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark("memory/bytes_per_pending_request", BM_BytesPerPendingRequest)
+      ->Arg(1'000'000)->Iterations(1)->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace relaysim::bench

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Prints the performance figures and their targets from a relaysim_bench JSON file, plus the
+SimPy comparison's and the day-long run's JSON when given. With repetitions, the median of each
+figure is used.
+
+  bench/summarize.py BENCH.json [SIMPY.json [DAY.json]]
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    figures = {}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"])
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") != "median":
+                continue
+        elif any(x.get("run_name") == name and x.get("run_type") == "aggregate" for x in data["benchmarks"]):
+            continue  # a single repetition; its median is reported instead
+        figures[name.split("/min_time")[0].split("/iterations")[0].split("/repeats")[0]] = b
+    return data.get("context", {}), figures
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    context, f = load(sys.argv[1])
+    def optional(i):
+        if len(sys.argv) <= i:
+            return None
+        with open(sys.argv[i]) as extra:
+            return json.load(extra)
+
+    simpy, day = optional(2), optional(3)
+    rows = []
+
+    def row(figure, value, unit, target=None, ok=None):
+        rows.append((figure, value, unit, target or "", "" if ok is None else ("met" if ok else "MISSED")))
+
+    def get(name, counter):
+        b = f.get(name)
+        return None if b is None or counter not in b else b[counter]
+
+    for n in (100, 10000, 1000000):
+        v = get(f"kernel/hold/{n}", "events_per_s")
+        if v is not None:
+            row(f"kernel hold model, {n:,} pending", f"{v:,.0f}", "events/s")
+    k, h = get("mmc/kernel", "customers_per_s"), get("mmc/hand_written_loop", "customers_per_s")
+    if k and h:
+        row("M/M/c through the kernel", f"{k:,.0f}", "customers/s")
+        row("M/M/c hand-written priority_queue loop", f"{h:,.0f}", "customers/s")
+        row("M/M/c kernel / hand-written loop", f"{k / h:.2f}", "ratio", ">= 0.5", k / h >= 0.5)
+        row("M/M/c mean wait (kernel | Erlang C)",
+            f"{get('mmc/kernel', 'mean_wait_s'):.4f} | {get('mmc/kernel', 'erlang_c_wait_s'):.4f}", "s")
+    if simpy:
+        row("M/M/c SimPy", f"{simpy['simpy']['customers_per_second']:,.0f}", "customers/s")
+        row("M/M/c relaysim / SimPy", f"{simpy['ratio']:.0f}", "ratio", ">= 50", simpy["ratio"] >= 50)
+        row("M/M/c mean wait (SimPy | relaysim | Erlang C)",
+            f"{simpy['simpy']['mean_wait_s']:.4f} | {simpy['relaysim']['mean_wait_s']:.4f} | {simpy['erlang_c_wait_s']:.4f}", "s")
+    targets = {("healthy", "memory"): 1_000_000, ("healthy", "sqlite"): 50_000}
+    for scenario in ("healthy", "faulty"):
+        for store in ("memory", "sqlite"):
+            v = get(f"pipeline/{scenario}/{store}", "requests_per_s")
+            if v is None:
+                continue
+            t = targets.get((scenario, store))
+            row(f"pipeline, {scenario} scenario, {store} store", f"{v:,.0f}", "requests/s",
+                f">= {t:,}" if t else None, v >= t if t else None)
+    if day:
+        name = day["file"].rsplit("/", 1)[-1]
+        row(f"{name}: {day['requests']:,} requests ({day['verdict']})", f"{day['wall_seconds']:.0f}", "s wall",
+            "<= 180", day["wall_seconds"] <= 180 and day["verdict"] == "pass")
+        gib = day["peak_rss_bytes"] / 2**30
+        row(f"{name}: peak memory", f"{gib:.2f}", "GiB", "<= 4", gib <= 4)
+    v = get("memory/bytes_per_pending_request/1000000", "bytes_per_pending")
+    if v is not None:
+        row("in-memory store, backlog of 1,000,000", f"{v:.0f}", "bytes/pending request", "<= 256", v <= 256)
+    for store in ("memory", "sqlite"):
+        for op in ("create", "claim", "complete"):
+            v = get(f"store/{store}/{op}", "items_per_second")
+            if v is not None:
+                row(f"store {store}: {op}", f"{v:,.0f}", "ops/s")
+    for what in ("breaker", "limiter"):
+        v = get(f"resilience/{what}", "decisions_per_s")
+        if v is not None:
+            row(f"{what} decisions", f"{v:,.0f}", "decisions/s")
+
+    cpus = context.get("num_cpus", "?")
+    print(f"relaysim performance ({cpus} CPUs at {context.get('mhz_per_cpu', '?')} MHz, {context.get('date', '')})")
+    w = [max(len(str(r[i])) for r in rows) for i in range(5)]
+    for r in rows:
+        print(f"  {r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {r[4]}")
+    missed = [r[0] for r in rows if r[4] == "MISSED"]
+    print(f"targets: {sum(1 for r in rows if r[4] == 'met')} met, {len(missed)} missed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
