@@ -31,8 +31,8 @@ std::uint64_t MemoryStore::key_hash(std::string_view cxid, std::string_view requ
 }
 
 MemoryStore::Row* MemoryStore::row(RequestId id) {
-  const std::uint64_t s = ids_.find(id);
-  return s == 0 ? nullptr : &rows_[s - 1];
+  const std::uint32_t slot = ids_.find(id);
+  return slot == DenseIdMap::kNone ? nullptr : &rows_[slot];
 }
 
 void MemoryStore::copy_out(const Row& r, RequestRow& out) {
@@ -126,7 +126,7 @@ void MemoryStore::forget_finished(Time now) {
     Row& r = rows_[f.slot];
     if (r.id != f.id || !is_terminal(r.status) || r.terminal_at != f.at) continue;  // replayed since
     keys_.erase(r.key_hash, f.slot + 1);
-    ids_.erase(f.id, f.slot + 1);
+    ids_.erase(f.id);
     r.id = 0;
     r.text = std::string();
     r.history = std::vector<AttemptRow>();
@@ -168,7 +168,7 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   r.status = Status::pending;
   r.due_at = req.created_at;
   r.not_before = req.created_at;
-  ids_.insert(r.id, slot + 1);
+  ids_.insert(r.id, slot);
   keys_.insert(h, slot + 1);
   ++by_status_[static_cast<int>(Status::pending)];
   schedule(slot);
@@ -207,9 +207,9 @@ void MemoryStore::claim(std::uint32_t slot, Time now, PodId pod, Duration lease,
 }
 
 bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) {
-  const std::uint64_t s = ids_.find(id);
-  if (s == 0) return false;
-  Row& r = rows_[s - 1];
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return false;
+  Row& r = rows_[slot];
   if (r.status != Status::in_flight) return false;
   if (r.claim_token != token && !planted(Mutant::completion_ignores_token)) return false;
   RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
@@ -232,9 +232,9 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   r.lease_owner = 0;
   if (is_terminal(c.status)) {
     r.terminal_at = c.at;
-    if (retention_) finished_.push_back({c.at, id, static_cast<std::uint32_t>(s - 1)});
+    if (retention_) finished_.push_back({c.at, id, slot});
   }
-  schedule(static_cast<std::uint32_t>(s - 1));
+  schedule(slot);
   return true;
 }
 
@@ -244,9 +244,9 @@ std::optional<Time> MemoryStore::next_due() {
 }
 
 ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
-  const std::uint64_t s = ids_.find(id);
-  if (s == 0) return ReplayOutcome::not_found;
-  Row& r = rows_[s - 1];
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return ReplayOutcome::not_found;
+  Row& r = rows_[slot];
   if (!is_terminal(r.status)) return ReplayOutcome::not_terminal;
   --by_status_[static_cast<int>(r.status)];
   ++by_status_[static_cast<int>(Status::pending)];
@@ -259,7 +259,7 @@ ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
   r.deferrals = 0;
   r.terminal_at = Time{};
   ++r.replays;
-  schedule(static_cast<std::uint32_t>(s - 1));
+  schedule(slot);
   return ReplayOutcome::replayed;
 }
 

@@ -1,7 +1,7 @@
 // MemoryStore: the Store contract in process memory, for long simulated runs and sweeps.
 //
-// Rows live in a slab of reusable slots, found by id through one FlatIndex and by idempotency key
-// (a 64-bit hash, confirmed against the row's text) through another. A row's cxid, request_id and
+// Rows live in a slab of reusable slots, found by id through a DenseIdMap and by idempotency key
+// (a 64-bit hash, confirmed against the row's text) through a FlatIndex. A row's cxid, request_id and
 // payload share one string.
 //
 // Two indexed binary heaps order the work; each row knows its position in both, so a change moves
@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/dense_id_map.h"
 #include "model/core/flat_index.h"
 #include "model/store/store.h"
 
@@ -102,7 +103,7 @@ class MemoryStore final : public Store {
   std::optional<Duration> retention_;
   std::vector<Row> rows_;
   std::vector<std::uint32_t> free_;  // slots of forgotten rows
-  FlatIndex ids_;                    // id -> slot + 1
+  DenseIdMap ids_;                   // id -> slot
   FlatIndex keys_;                   // key_hash -> slot + 1
   Heap due_{{}, &Row::due_pos};
   Heap expiry_{{}, &Row::expiry_pos};

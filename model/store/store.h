@@ -2,6 +2,7 @@
 //
 // Promises (the contract tests in tests/store_contract_test.cpp hold both implementations to
 // them):
+//  - Request ids are handed out in increasing order, from 1, and never reused.
 //  - create() is idempotent on (cxid, request_id): a repeat with the same payload returns the
 //    original id (duplicate), a repeat with another payload is a conflict and changes nothing.
 //    A request is durable when create() returns.

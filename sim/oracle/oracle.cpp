@@ -73,8 +73,8 @@ Oracle::PodView& Oracle::view(std::uint32_t pod) {
 }
 
 Oracle::Req* Oracle::find(RequestId id) {
-  const std::uint64_t s = req_index_.find(id);
-  return s == 0 ? nullptr : &reqs_[s - 1];
+  const std::uint32_t slot = req_index_.find(id);
+  return slot == DenseIdMap::kNone ? nullptr : &reqs_[slot];
 }
 
 void Oracle::forget_finished(Time now) {
@@ -86,7 +86,7 @@ void Oracle::forget_finished(Time now) {
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) continue;  // replayed since
     if (q.keyed) key_index_.erase(q.key, f.slot + 1);
-    req_index_.erase(f.id, f.slot + 1);
+    req_index_.erase(f.id);
     q = Req{};
     free_reqs_.push_back(f.slot);
   }
@@ -101,8 +101,9 @@ void Oracle::violate(Invariant i, RequestId id, Time at, std::string what) {
 void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time) {
   if (r.outcome != CreateOutcome::created) return;
   forget_finished(req.created_at);
-  if (find(r.id) != nullptr) {
-    violate(Invariant::idem, r.id, req.created_at, "the store handed out an id twice");
+  if (!req_index_.accepts(r.id)) {
+    violate(Invariant::idem, r.id, req.created_at,
+            find(r.id) != nullptr ? "the store handed out an id twice" : "the store handed out an id older than an earlier one");
     return;
   }
   std::uint32_t slot;
@@ -113,7 +114,7 @@ void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time)
     slot = static_cast<std::uint32_t>(reqs_.size());
     reqs_.emplace_back();
   }
-  req_index_.insert(r.id, slot + 1);
+  req_index_.insert(r.id, slot);
   Req& q = reqs_[slot];
   q.id = r.id;
   q.deadline_at = req.deadline_at;
@@ -140,12 +141,12 @@ void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at
         violate(Invariant::idem, r.id, at,
                 "a second request was stored for a key already stored as request " + std::to_string(original->id));
       }
-      if (const std::uint64_t s = req_index_.find(r.id); s != 0 && !reqs_[s - 1].keyed) {
-        Req& q = reqs_[s - 1];
+      if (const std::uint32_t slot = req_index_.find(r.id); slot != DenseIdMap::kNone && !reqs_[slot].keyed) {
+        Req& q = reqs_[slot];
         q.key = k;
         q.payload = key.payload;
         q.keyed = true;
-        key_index_.insert(k, s);
+        key_index_.insert(k, slot + 1);
       }
       return;
     case IngestStatus::duplicate:

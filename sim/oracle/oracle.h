@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/dense_id_map.h"
 #include "model/core/flat_index.h"
 #include "model/store/store.h"
 #include "sim/scenario/scenario.h"
@@ -133,7 +134,7 @@ class Oracle final : public Observer {
   Duration terminal_bound_;
   std::vector<Req> reqs_;               // a slab; req_index_ finds a request's slot
   std::vector<std::uint32_t> free_reqs_;
-  FlatIndex req_index_;                 // id -> slot + 1
+  DenseIdMap req_index_;                // id -> slot
   FlatIndex key_index_;                 // client key -> slot + 1
   std::deque<Finished> finished_;       // only with a finite retention
   std::vector<PodView> pods_;
