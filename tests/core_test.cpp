@@ -3,6 +3,7 @@
 #include <set>
 
 #include "model/core/function.h"
+#include "model/core/inline_text.h"
 #include "model/core/random.h"
 #include "model/core/time.h"
 #include "sim/scenario/units.h"
@@ -103,6 +104,31 @@ TEST(Units, EditDistance) {
   EXPECT_EQ(sim::edit_distance("retyr", "retry"), 2u);
   EXPECT_EQ(sim::edit_distance("lease", "lease"), 0u);
   EXPECT_EQ(sim::edit_distance("", "abc"), 3u);
+}
+
+}  // namespace
+}  // namespace relaysim
+
+namespace relaysim {
+namespace {
+
+TEST(InlineText, KeepsShortAndLongTextsWholeAcrossMoves) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, InlineText::kInline, InlineText::kInline + 1, std::size_t{1000}}) {
+    const std::string a(n / 2, 'a');
+    const std::string b(n - n / 2, 'b');
+    InlineText t;
+    t.assign(a, std::string_view("|"), b);
+    EXPECT_EQ(t.view(), a + "|" + b);
+    InlineText moved(std::move(t));
+    EXPECT_EQ(moved.view(), a + "|" + b);
+    EXPECT_EQ(t.size(), 0u);  // NOLINT(bugprone-use-after-move): a moved-from text is empty
+    InlineText other;
+    other.assign(std::string_view("something else entirely, longer than the inline buffer"));
+    other = std::move(moved);
+    EXPECT_EQ(other.view(), a + "|" + b);
+    other.clear();
+    EXPECT_EQ(other.view(), "");
+  }
 }
 
 }  // namespace

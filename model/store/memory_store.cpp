@@ -36,11 +36,10 @@ MemoryStore::Row* MemoryStore::row(RequestId id) {
 }
 
 void MemoryStore::copy_out(const Row& r, RequestRow& out) {
-  const std::string_view text = r.text;
   out.id = r.id;
-  out.cxid.assign(text.substr(0, r.cxid_len));
-  out.request_id.assign(text.substr(r.cxid_len, r.request_len));
-  out.payload.assign(text.substr(r.cxid_len + r.request_len));
+  out.cxid.assign(r.cxid());
+  out.request_id.assign(r.request_id());
+  out.payload.assign(r.payload());
   out.created_at = r.created_at;
   out.deadline_at = r.deadline_at;
   out.status = r.status;
@@ -97,7 +96,7 @@ void MemoryStore::heap_sift(Heap& h, std::size_t i) {
 void MemoryStore::heap_set(Heap& h, std::uint32_t slot, Time at) {
   const Row& r = rows_[slot];
   const std::uint32_t pos = r.*h.pos;
-  if (pos == kNotInHeap) {
+  if (pos == kNone) {
     h.items.push_back({at, r.id, slot});
     heap_sift(h, h.items.size() - 1);
   } else if (h.items[pos].at != at) {
@@ -108,8 +107,8 @@ void MemoryStore::heap_set(Heap& h, std::uint32_t slot, Time at) {
 
 void MemoryStore::heap_remove(Heap& h, std::uint32_t slot) {
   const std::uint32_t pos = rows_[slot].*h.pos;
-  if (pos == kNotInHeap) return;
-  rows_[slot].*h.pos = kNotInHeap;
+  if (pos == kNone) return;
+  rows_[slot].*h.pos = kNone;
   const HeapEntry last = h.items.back();
   h.items.pop_back();
   if (pos < h.items.size()) {
@@ -121,26 +120,40 @@ void MemoryStore::heap_remove(Heap& h, std::uint32_t slot) {
 void MemoryStore::forget_finished(Time now) {
   if (!retention_) return;
   // The rows forgotten next have been cold for the whole retention. Start loading them a few
-  // creates ahead — the row first, then (once it is in cache) its key's table slot and its text
-  // — so the misses overlap with other work instead of stalling here.
+  // creates ahead — the row first, then (once it is in cache) its key's table slot and its last
+  // attempt — so the misses overlap with other work instead of stalling here.
   if (finished_.size() > 8) __builtin_prefetch(&rows_[finished_[8].slot]);
   if (finished_.size() > 4) {
     const Row& soon = rows_[finished_[4].slot];
-    keys_.prefetch(soon.key_hash);
-    __builtin_prefetch(soon.text.data());
+    keys_.prefetch(key_hash(soon.cxid(), soon.request_id()));
+    if (soon.last_attempt != kNone) __builtin_prefetch(&attempts_[soon.last_attempt]);
   }
   while (!finished_.empty() && finished_.front().at + *retention_ <= now) {
     const Finished f = finished_.front();
     finished_.pop_front();
     Row& r = rows_[f.slot];
     if (r.id != f.id || !is_terminal(r.status) || r.terminal_at != f.at) continue;  // replayed since
-    keys_.erase(r.key_hash, f.slot + 1);
+    keys_.erase(key_hash(r.cxid(), r.request_id()), f.slot + 1);
     ids_.erase(f.id);
+    for (std::uint32_t a = r.last_attempt; a != kNone;) {
+      const std::uint32_t previous = attempts_[a].previous;
+      attempts_.release(a);
+      a = previous;
+    }
+    r.last_attempt = kNone;
     r.id = 0;
-    r.text = std::string();
-    r.history = std::vector<AttemptRow>();
+    r.text.clear();
     free_.push_back(f.slot);
   }
+}
+
+std::uint32_t MemoryStore::intern_url(std::string_view url) {
+  const std::uint64_t h = hash_name(url);
+  const std::uint64_t found = url_index_.find(h, [&](std::uint64_t i) { return urls_[i - 1] == url; });
+  if (found != 0) return static_cast<std::uint32_t>(found - 1);
+  urls_.emplace_back(url);
+  url_index_.insert(h, urls_.size());
+  return static_cast<std::uint32_t>(urls_.size() - 1);
 }
 
 CreateResult MemoryStore::create(const NewRequest& req) {
@@ -148,13 +161,14 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   const std::uint64_t h = key_hash(req.cxid, req.request_id);
   const std::uint64_t found = keys_.find(h, [&](std::uint64_t s) {
     const Row& r = rows_[s - 1];
-    const std::string_view text = r.text;
-    return text.substr(0, r.cxid_len) == req.cxid && text.substr(r.cxid_len, r.request_len) == req.request_id;
+    return r.cxid() == req.cxid && r.request_id() == req.request_id;
   });
   if (found != 0) {
     const Row& original = rows_[found - 1];
-    const std::string_view payload = std::string_view(original.text).substr(original.cxid_len + original.request_len);
-    return {payload == req.payload ? CreateOutcome::duplicate : CreateOutcome::conflict, original.id};
+    return {original.payload() == req.payload ? CreateOutcome::duplicate : CreateOutcome::conflict, original.id};
+  }
+  if (req.cxid.size() > UINT16_MAX || req.request_id.size() > UINT16_MAX) {
+    throw StoreError("cxid and request_id must each be shorter than 64 KiB");
   }
   std::uint32_t slot;
   if (!free_.empty()) {
@@ -167,11 +181,9 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   Row& r = rows_[slot];
   r = Row{};
   r.id = next_id_++;
-  r.text.reserve(req.cxid.size() + req.request_id.size() + req.payload.size());
-  r.text.append(req.cxid).append(req.request_id).append(req.payload);
-  r.cxid_len = static_cast<std::uint32_t>(req.cxid.size());
-  r.request_len = static_cast<std::uint32_t>(req.request_id.size());
-  r.key_hash = h;
+  r.text.assign(req.cxid, req.request_id, req.payload);
+  r.cxid_len = static_cast<std::uint16_t>(req.cxid.size());
+  r.request_len = static_cast<std::uint16_t>(req.request_id.size());
   r.created_at = req.created_at;
   r.deadline_at = req.deadline_at;
   r.status = Status::pending;
@@ -226,7 +238,20 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     RELAYSIM_ASSERT(c.attempt->request == id &&
                         (c.attempt->number == r.attempts + 1 || planted(Mutant::completion_ignores_token)),
                     "attempts are appended in order");
-    r.history.push_back(*c.attempt);
+    const AttemptRow& a = *c.attempt;
+    const std::uint32_t slot_a = attempts_.acquire();
+    StoredAttempt& stored = attempts_[slot_a];
+    stored.started_at = a.started_at;
+    stored.finished_at = a.finished_at;
+    stored.claim_token = a.claim_token;
+    stored.serviceb_version = a.serviceb_version;
+    stored.number = a.number;
+    stored.pod = a.pod;
+    stored.url = intern_url(a.resolved_url);
+    stored.previous = r.last_attempt;
+    stored.http_status = a.http_status;
+    stored.error = a.error;
+    r.last_attempt = slot_a;
     ++attempt_count_;
     ++r.attempts;
   }
@@ -281,8 +306,25 @@ std::optional<RequestRow> MemoryStore::get(RequestId id) {
 }
 
 std::vector<AttemptRow> MemoryStore::attempts(RequestId id) {
+  std::vector<AttemptRow> out;
   const Row* r = row(id);
-  return r == nullptr ? std::vector<AttemptRow>{} : r->history;
+  if (r == nullptr) return out;
+  for (std::uint32_t s = r->last_attempt; s != kNone; s = attempts_[s].previous) {
+    const StoredAttempt& a = attempts_[s];
+    AttemptRow& o = out.emplace_back();
+    o.request = id;
+    o.number = a.number;
+    o.pod = a.pod;
+    o.claim_token = a.claim_token;
+    o.started_at = a.started_at;
+    o.finished_at = a.finished_at;
+    o.resolved_url = urls_[a.url];
+    o.serviceb_version = a.serviceb_version;
+    o.error = a.error;
+    o.http_status = a.http_status;
+  }
+  std::reverse(out.begin(), out.end());  // the list runs newest first
+  return out;
 }
 
 StoreCounts MemoryStore::counts() {

@@ -1,8 +1,10 @@
 // MemoryStore: the Store contract in process memory, for long simulated runs and sweeps.
 //
 // Rows live in a slab of reusable slots, found by id through a DenseIdMap and by idempotency key
-// (a 64-bit hash, confirmed against the row's text) through a FlatIndex. A row's cxid, request_id and
-// payload share one string.
+// (a 64-bit hash, confirmed against the row's text) through a FlatIndex. A row's cxid, request_id
+// and payload share one InlineText (inside the row when short). Attempts are a list per row in a
+// slab of their own, each naming its URL by index into a table of the distinct URLs seen, so an
+// attempt allocates nothing once the slab is warm.
 //
 // Two indexed binary heaps order the work; each row knows its position in both, so a change moves
 // its one entry in place and nothing stale piles up. `due_` holds every open row at the time
@@ -27,6 +29,8 @@
 
 #include "model/core/dense_id_map.h"
 #include "model/core/flat_index.h"
+#include "model/core/inline_text.h"
+#include "model/core/slot_pool.h"
 #include "model/store/store.h"
 
 namespace relaysim::webhook {
@@ -50,9 +54,9 @@ class MemoryStore final : public Store {
   std::size_t rows_held() const { return ids_.size(); }
 
  private:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
   struct Row {
-    std::string text;  // cxid, then request_id, then payload
-    std::vector<AttemptRow> history;
+    InlineText text;  // cxid, then request_id, then payload
     Time created_at{};
     Time deadline_at{};
     Time due_at{};
@@ -65,15 +69,30 @@ class MemoryStore final : public Store {
     std::uint32_t deferrals = 0;
     std::uint32_t replays = 0;
     PodId lease_owner = 0;
-    std::uint32_t due_pos = kNotInHeap;     // the row's index in due_
-    std::uint32_t cxid_len = 0;
-    std::uint32_t request_len = 0;
-    std::uint64_t key_hash = 0;
+    std::uint32_t due_pos = kNone;       // the row's index in due_
+    std::uint32_t expiry_pos = kNone;    // the row's index in expiry_
+    std::uint32_t last_attempt = kNone;  // slot in attempts_ of the newest attempt
+    std::uint16_t cxid_len = 0;
+    std::uint16_t request_len = 0;
     Status status = Status::pending;
     Reason reason = Reason::none;
-    std::uint32_t expiry_pos = kNotInHeap;  // the row's index in expiry_
+
+    std::string_view cxid() const { return text.view().substr(0, cxid_len); }
+    std::string_view request_id() const { return text.view().substr(cxid_len, request_len); }
+    std::string_view payload() const { return text.view().substr(cxid_len + request_len); }
   };
-  static constexpr std::uint32_t kNotInHeap = UINT32_MAX;
+  struct StoredAttempt {
+    Time started_at{};
+    Time finished_at{};
+    ClaimToken claim_token = 0;
+    std::uint64_t serviceb_version = 0;
+    std::uint32_t number = 0;
+    PodId pod = 0;
+    std::uint32_t url = 0;           // index into urls_
+    std::uint32_t previous = kNone;  // slot of the row's attempt before this one
+    int http_status = 0;
+    NetError error = NetError::none;
+  };
   struct HeapEntry {
     Time at;  // due_at (or the lease expiry) in due_, deadline_at in expiry_
     RequestId id;
@@ -98,6 +117,7 @@ class MemoryStore final : public Store {
   void heap_place(Heap& h, std::size_t i, const HeapEntry& e);
   void claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out);
   void forget_finished(Time now);
+  std::uint32_t intern_url(std::string_view url);
   static std::uint64_t key_hash(std::string_view cxid, std::string_view request_id);
 
   std::optional<Duration> retention_;
@@ -108,6 +128,9 @@ class MemoryStore final : public Store {
   Heap due_{{}, &Row::due_pos};
   Heap expiry_{{}, &Row::expiry_pos};
   std::deque<Finished> finished_;    // terminal requests in the order they became terminal
+  SlotPool<StoredAttempt> attempts_;
+  std::vector<std::string> urls_;
+  FlatIndex url_index_;              // hash_name(url) -> index in urls_ + 1
   std::uint64_t attempt_count_ = 0;
   std::array<std::uint64_t, kStatusCount> by_status_{};
   RequestId next_id_ = 1;
