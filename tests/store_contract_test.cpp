@@ -190,7 +190,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(StoreFactory{"memory", [] { return std::unique_ptr<Store>(new MemoryStore()); }},
                       // A retention longer than any test's span: it must change nothing.
                       StoreFactory{"memory_retention", [] { return std::unique_ptr<Store>(new MemoryStore(std::chrono::hours(100))); }},
-                      StoreFactory{"sqlite", [] { return std::unique_ptr<Store>(new SqliteStore(":memory:")); }}),
+                      StoreFactory{"sqlite", [] { return std::unique_ptr<Store>(new SqliteStore(":memory:")); }},
+                      // As simulations run it: one long transaction, complete() in savepoints.
+                      StoreFactory{"sqlite_batched", [] { return std::unique_ptr<Store>(new SqliteStore(":memory:", Durability::off)); }}),
     [](const auto& p) { return std::string(p.param.name); });
 
 TEST(MemoryStoreRetention, ForgetsATerminalRequestOnlyAfterTheRetention) {
@@ -242,6 +244,21 @@ TEST(SqliteStore, AcknowledgedRequestsSurviveReopening) {
   RequestRow rescued;
   ASSERT_TRUE(reopened.claim_due(t + minutes(2), 2, minutes(2), rescued));
   EXPECT_GT(rescued.claim_token, token);  // tokens keep increasing across restarts
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+}
+
+TEST(SqliteStore, ABatchedStoreCommitsItsLastGroupWhenClosed) {
+  const auto path = std::filesystem::temp_directory_path() / ("relaysim-batched-" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(path);
+  const Time t = Time{} + seconds(1);
+  {
+    SqliteStore s(path.string(), Durability::off);
+    for (int i = 0; i < 5000; ++i) s.create({"cx", "r" + std::to_string(i), "{}", t, t + std::chrono::hours(24)});
+  }
+  SqliteStore reopened(path.string(), Durability::normal);
+  EXPECT_EQ(reopened.counts().by_status[static_cast<int>(Status::pending)], 5000u);
   std::filesystem::remove(path);
   std::filesystem::remove(path.string() + "-wal");
   std::filesystem::remove(path.string() + "-shm");

@@ -119,6 +119,10 @@ CREATE TABLE IF NOT EXISTS attempts (
 static_assert(kActiveBelow == 3, "the partial index and queries say status < 3");
 
 SqliteStore::SqliteStore(const std::string& path, Durability durability) : path_(path) {
+  // SQLite counts every allocation under a global mutex unless told not to, before its first use.
+  // Nothing here reads those counts. (Too late once SQLite is initialised; that is harmless.)
+  static const bool configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+  (void)configured;
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string msg = "cannot open SQLite database '" + path + "': " +
@@ -174,12 +178,22 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : path_
         " net_error, http_status FROM attempts WHERE request = ?1 ORDER BY number");
     count_status_ = std::make_unique<Statement>(*this, "SELECT status, COUNT(*) FROM requests GROUP BY status");
     count_attempts_ = std::make_unique<Statement>(*this, "SELECT COUNT(*) FROM attempts");
-    begin_ = std::make_unique<Statement>(*this, "BEGIN IMMEDIATE");
-    commit_ = std::make_unique<Statement>(*this, "COMMIT");
-    rollback_ = std::make_unique<Statement>(*this, "ROLLBACK");
+    batched_ = durability == Durability::off;
+    if (batched_) {
+      // complete() nests inside the long transaction as a savepoint.
+      begin_ = std::make_unique<Statement>(*this, "SAVEPOINT complete");
+      commit_ = std::make_unique<Statement>(*this, "RELEASE complete");
+      rollback_ = std::make_unique<Statement>(*this, "ROLLBACK TO complete");
+      rollback_release_ = std::make_unique<Statement>(*this, "RELEASE complete");
+    } else {
+      begin_ = std::make_unique<Statement>(*this, "BEGIN IMMEDIATE");
+      commit_ = std::make_unique<Statement>(*this, "COMMIT");
+      rollback_ = std::make_unique<Statement>(*this, "ROLLBACK");
+    }
     Statement max_token(*this, "SELECT COALESCE(MAX(claim_token), 0) FROM requests");
     if (max_token.step()) next_token_ = static_cast<ClaimToken>(max_token.i64(0)) + 1;
     max_token.reset();
+    if (batched_) exec("BEGIN");
   } catch (...) {
     // close_v2 waits for the statements already prepared to be finalized by their destructors.
     sqlite3_close_v2(db_);
@@ -189,7 +203,17 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : path_
 
 // The statements are finalized by their destructors after this body runs; close_v2 defers the
 // actual close until then.
-SqliteStore::~SqliteStore() { sqlite3_close_v2(db_); }
+SqliteStore::~SqliteStore() {
+  if (batched_) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);  // no throwing from here
+  sqlite3_close_v2(db_);
+}
+
+void SqliteStore::wrote() {
+  if (!batched_ || ++writes_ < kBatchWrites) return;
+  writes_ = 0;
+  exec("COMMIT");
+  exec("BEGIN");
+}
 
 SqliteStore::Statement& SqliteStore::prepared(std::unique_ptr<Statement>& slot, const char* sql) {
   if (!slot) slot = std::make_unique<Statement>(*this, sql);
@@ -210,11 +234,16 @@ void SqliteStore::exec(const char* sql) {
 }
 
 CreateResult SqliteStore::create(const NewRequest& req) {
+  RequestId created = 0;
   {
     ResetOnExit guard(*insert_);
     insert_->bind(1, req.cxid).bind(2, req.request_id).bind(3, req.payload).bind(4, req.created_at)
         .bind(5, req.deadline_at);
-    if (insert_->step()) return {CreateOutcome::created, static_cast<RequestId>(insert_->i64(0))};
+    if (insert_->step()) created = static_cast<RequestId>(insert_->i64(0));
+  }
+  if (created != 0) {
+    wrote();
+    return {CreateOutcome::created, created};
   }
   ResetOnExit guard(*find_key_);
   find_key_->bind(1, req.cxid).bind(2, req.request_id);
@@ -233,7 +262,9 @@ bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
         " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
         " replays, not_before, last_delay");
   }
-  return claim_with(*q, now, pod, lease, out);
+  const bool claimed = claim_with(*q, now, pod, lease, out);
+  if (claimed) wrote();
+  return claimed;
 }
 
 bool SqliteStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
@@ -246,7 +277,9 @@ bool SqliteStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow&
     probe.bind(1, now);
     if (!probe.step()) return false;
   }
-  return claim_with(*claim_expired_, now, pod, lease, out);
+  const bool claimed = claim_with(*claim_expired_, now, pod, lease, out);
+  if (claimed) wrote();
+  return claimed;
 }
 
 bool SqliteStore::claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out) {
@@ -320,8 +353,10 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     commit_->run();
   } catch (...) {
     rollback_->run();
+    if (rollback_release_) rollback_release_->run();
     throw;
   }
+  wrote();
   return true;
 }
 
@@ -342,7 +377,10 @@ ReplayOutcome SqliteStore::replay(RequestId id, Time now, Time new_deadline) {
     replay_->bind(1, static_cast<std::int64_t>(id)).bind(2, new_deadline).bind(3, now);
     replay_->step();
   }
-  if (sqlite3_changes(db_) == 1) return ReplayOutcome::replayed;
+  if (sqlite3_changes(db_) == 1) {
+    wrote();
+    return ReplayOutcome::replayed;
+  }
   return get(id).has_value() ? ReplayOutcome::not_terminal : ReplayOutcome::not_found;
 }
 
