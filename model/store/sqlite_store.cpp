@@ -253,6 +253,9 @@ CreateResult SqliteStore::create(const NewRequest& req) {
 }
 
 bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
+  // Most calls find nothing due (every pod asks after every completion). Reading the due index
+  // answers that in a fraction of the time an UPDATE that changes nothing takes.
+  if (const std::optional<Time> next = next_due(); !next || *next > now) return false;
   Statement* q = claim_.get();
   if (planted(Mutant::crash_loses_leased_work)) {
     // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
