@@ -80,15 +80,14 @@ Oracle::Req* Oracle::find(RequestId id) {
 void Oracle::forget_finished(Time now) {
   const std::optional<Duration> retention = scenario_.platform.retention;
   if (!retention) return;
-  // As in MemoryStore::forget_finished: load the cold records a few calls before they are due.
+  // As in MemoryStore::forget_finished: load the cold record a few calls before it is due.
   if (finished_.size() > 8) __builtin_prefetch(&reqs_[finished_[8].slot]);
-  if (finished_.size() > 4) key_index_.prefetch(reqs_[finished_[4].slot].key);
   while (!finished_.empty() && finished_.front().at + *retention <= now) {
     const Finished f = finished_.front();
     finished_.pop_front();
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) continue;  // replayed since
-    if (q.keyed) key_index_.erase(q.key, f.slot + 1);
+    if (q.keyed) key_index_.erase(q.request);
     req_index_.erase(f.id);
     q = Req{};
     free_reqs_.push_back(f.slot);
@@ -130,12 +129,10 @@ void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at
   const std::uint64_t k = (static_cast<std::uint64_t>(key.cxid) << 40) ^ key.request;
   forget_finished(at);
   const Req* original = nullptr;
-  key_index_.find(k, [&](std::uint64_t s) {
-    const Req& q = reqs_[s - 1];
-    if (q.key != k || !q.keyed) return false;
-    original = &q;
-    return true;
-  });
+  if (const std::uint32_t slot = key_index_.find(key.request); slot != DenseIdMap::kNone) {
+    const Req& q = reqs_[slot];
+    if (q.keyed && q.key == k) original = &q;
+  }
   // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
   const bool forgotten = original == nullptr && scenario_.platform.retention.has_value();
   switch (r.status) {
@@ -144,12 +141,16 @@ void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at
         violate(Invariant::idem, r.id, at,
                 "a second request was stored for a key already stored as request " + std::to_string(original->id));
       }
-      if (const std::uint32_t slot = req_index_.find(r.id); slot != DenseIdMap::kNone && !reqs_[slot].keyed) {
+      // A key created again after the oracle forgot it cannot join the index (request numbers
+      // go in increasing order); its later duplicates are judged leniently, as forgotten.
+      if (const std::uint32_t slot = req_index_.find(r.id);
+          slot != DenseIdMap::kNone && !reqs_[slot].keyed && key_index_.accepts(key.request)) {
         Req& q = reqs_[slot];
         q.key = k;
+        q.request = key.request;
         q.payload = key.payload;
         q.keyed = true;
-        key_index_.insert(k, slot + 1);
+        key_index_.insert(key.request, slot);
       }
       return;
     case IngestStatus::duplicate:

@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "model/core/dense_id_map.h"
-#include "model/core/flat_index.h"
 #include "model/store/store.h"
 #include "sim/scenario/scenario.h"
 #include "sim/world/serviceb.h"
@@ -79,6 +78,7 @@ class Oracle final : public Observer {
   struct Req {
     webhook::RequestId id = 0;  // 0: a free slot
     std::uint64_t key = 0;      // the client's idempotency key and payload, as ClientKey hashes them
+    std::uint64_t request = 0;  // ClientKey::request
     std::uint64_t payload = 0;
     Time terminal_at{};
     Time deadline_at{};
@@ -135,7 +135,9 @@ class Oracle final : public Observer {
   std::vector<Req> reqs_;               // a slab; req_index_ finds a request's slot
   std::vector<std::uint32_t> free_reqs_;
   DenseIdMap req_index_;                // id -> slot
-  FlatIndex key_index_;                 // client key -> slot + 1
+  // The client's request number (ClientKey::request, unique per key, handed out in increasing
+  // order by the load generator) -> slot. Ground truth the platform cannot use, the oracle can.
+  DenseIdMap key_index_;
   std::deque<Finished> finished_;       // only with a finite retention
   std::vector<PodView> pods_;
   std::array<std::uint64_t, kInvariantCount> counts_{};
