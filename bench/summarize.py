@@ -96,7 +96,10 @@ def main():
         print(f"  {r[0]:<{w[0]}}  {r[1]:>{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {r[4]}")
     missed = [r[0] for r in rows if r[4] == "MISSED"]
     print(f"targets: {sum(1 for r in rows if r[4] == 'met')} met, {len(missed)} missed")
-    return 0
+    errors = [name for name, b in f.items() if b.get("error_occurred")]
+    for name in errors:
+        print(f"error: benchmark {name} failed: {f[name].get('error_message', '?')}", file=sys.stderr)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
