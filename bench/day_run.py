@@ -34,7 +34,7 @@ def main():
                "peak_rss_bytes": peak_kib * 1024, "requests": run["requests"]["ingested"],
                "events": run["events"], "virtual_seconds": run["virtual_seconds"],
                "requests_per_second": run["requests"]["ingested"] / wall}
-    print(f"{os.path.basename(a.file)}: {figures['verdict']}, {figures['requests']:,} requests in {wall:.1f} s wall "
+    print(f"{os.path.basename(a.file)}: {figures['verdict']}, {int(figures['requests']):,} requests in {wall:.1f} s wall "
           f"({figures['requests_per_second']:,.0f} requests/s), peak memory {peak_kib / 1024 / 1024:.2f} GiB")
     if a.json:
         with open(a.json, "w") as f:

@@ -72,7 +72,7 @@ def main():
                 f">= {t:,}" if t else None, v >= t if t else None)
     if day:
         name = day["file"].rsplit("/", 1)[-1]
-        row(f"{name}: {day['requests']:,} requests ({day['verdict']})", f"{day['wall_seconds']:.0f}", "s wall",
+        row(f"{name}: {int(day['requests']):,} requests ({day['verdict']})", f"{day['wall_seconds']:.0f}", "s wall",
             "<= 180", day["wall_seconds"] <= 180 and day["verdict"] == "pass")
         gib = day["peak_rss_bytes"] / 2**30
         row(f"{name}: peak memory", f"{gib:.2f}", "GiB", "<= 4", gib <= 4)

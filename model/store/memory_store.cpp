@@ -143,7 +143,7 @@ void MemoryStore::forget_finished(Time now) {
     r.last_attempt = kNone;
     r.id = 0;
     r.text.clear();
-    free_.push_back(f.slot);
+    rows_.release(f.slot);
   }
 }
 
@@ -170,14 +170,7 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   if (req.cxid.size() > UINT16_MAX || req.request_id.size() > UINT16_MAX) {
     throw StoreError("cxid and request_id must each be shorter than 64 KiB");
   }
-  std::uint32_t slot;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(rows_.size());
-    rows_.emplace_back();
-  }
+  const std::uint32_t slot = rows_.acquire();
   Row& r = rows_[slot];
   r = Row{};
   r.id = next_id_++;

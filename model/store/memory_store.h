@@ -121,8 +121,7 @@ class MemoryStore final : public Store {
   static std::uint64_t key_hash(std::string_view cxid, std::string_view request_id);
 
   std::optional<Duration> retention_;
-  std::vector<Row> rows_;
-  std::vector<std::uint32_t> free_;  // slots of forgotten rows
+  SlotPool<Row> rows_;
   DenseIdMap ids_;                   // id -> slot
   FlatIndex keys_;                   // key_hash -> slot + 1
   Heap due_{{}, &Row::due_pos};

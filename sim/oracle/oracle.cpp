@@ -90,7 +90,7 @@ void Oracle::forget_finished(Time now) {
     if (q.keyed) key_index_.erase(q.request);
     req_index_.erase(f.id);
     q = Req{};
-    free_reqs_.push_back(f.slot);
+    reqs_.release(f.slot);
   }
 }
 
@@ -108,14 +108,7 @@ void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time)
             find(r.id) != nullptr ? "the store handed out an id twice" : "the store handed out an id older than an earlier one");
     return;
   }
-  std::uint32_t slot;
-  if (!free_reqs_.empty()) {
-    slot = free_reqs_.back();
-    free_reqs_.pop_back();
-  } else {
-    slot = static_cast<std::uint32_t>(reqs_.size());
-    reqs_.emplace_back();
-  }
+  const std::uint32_t slot = reqs_.acquire();
   req_index_.insert(r.id, slot);
   Req& q = reqs_[slot];
   q.id = r.id;
@@ -327,7 +320,7 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
   q->terminal = c.status;
   q->terminal_at = c.at;
   if (scenario_.platform.retention) {
-    finished_.push_back({c.at, row.id, static_cast<std::uint32_t>(q - reqs_.data())});
+    finished_.push_back({c.at, row.id, req_index_.find(row.id)});
   }
   if (c.status == Status::delivered) q->delivered = true;
   if (c.at > q->deadline_at + terminal_bound_ + downtime(q->deadline_at, c.at)) {
@@ -424,7 +417,8 @@ void Oracle::finish(Time end, const StoreCounts& sc, const std::vector<BreakerSt
     }
   }
   // W-deadline: everything whose deadline (plus the bound) has passed is terminal.
-  for (const Req& q : reqs_) {
+  for (std::uint32_t slot = 0; slot < reqs_.size(); ++slot) {
+    const Req& q = reqs_[slot];
     if (q.id == 0 || q.terminal_count > q.replays) continue;
     if (q.deadline_at + terminal_bound_ + downtime(q.deadline_at, end) <= end) {
       violate(Invariant::deadline, q.id, end,

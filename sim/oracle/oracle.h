@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/core/dense_id_map.h"
+#include "model/core/slot_pool.h"
 #include "model/store/store.h"
 #include "sim/scenario/scenario.h"
 #include "sim/world/serviceb.h"
@@ -132,8 +133,7 @@ class Oracle final : public Observer {
   Scenario scenario_;
   const ServiceB& serviceb_;
   Duration terminal_bound_;
-  std::vector<Req> reqs_;               // a slab; req_index_ finds a request's slot
-  std::vector<std::uint32_t> free_reqs_;
+  SlotPool<Req> reqs_;                  // req_index_ finds a request's slot
   DenseIdMap req_index_;                // id -> slot
   // The client's request number (ClientKey::request, unique per key, handed out in increasing
   // order by the load generator) -> slot. Ground truth the platform cannot use, the oracle can.
