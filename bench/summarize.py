@@ -74,6 +74,8 @@ def main():
         name = day["file"].rsplit("/", 1)[-1]
         row(f"{name}: {int(day['requests']):,} requests ({day['verdict']})", f"{day['wall_seconds']:.0f}", "s wall",
             "<= 180", day["wall_seconds"] <= 180 and day["verdict"] == "pass")
+        if "steal_share" in day:
+            row(f"{name}: CPU time stolen by the hypervisor", f"{100 * day['steal_share']:.0f}", "%")
         gib = day["peak_rss_bytes"] / 2**30
         row(f"{name}: peak memory", f"{gib:.2f}", "GiB", "<= 4", gib <= 4)
     v = get("memory/bytes_per_pending_request/1000000", "bytes_per_pending")
