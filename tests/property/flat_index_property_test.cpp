@@ -4,8 +4,10 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
+#include "model/core/dense_id_map.h"
 #include "model/core/flat_index.h"
 
 namespace relaysim {
@@ -45,6 +47,42 @@ RC_GTEST_PROP(FlatIndexProperty, AgreesWithAMultimap, ()) {
   for (const auto& [k, v] : model) {
     RC_ASSERT(index.find(k, [&](std::uint64_t x) { return x == v; }) == v);
   }
+}
+
+// DenseIdMap against std::map: increasing ids with gaps, erased in any order, so the window
+// slides, wraps around its ring and grows.
+RC_GTEST_PROP(DenseIdMapProperty, AgreesWithAMap, ()) {
+  const auto ops = *rc::gen::container<std::vector<Op>>(rc::gen::construct<Op>(
+      rc::gen::inRange(0, 3), rc::gen::inRange<std::uint64_t>(0, 4), rc::gen::inRange<std::uint64_t>(0, 200)));
+  DenseIdMap index;
+  std::map<std::uint64_t, std::uint32_t> model;
+  std::uint64_t next = 1;
+  for (const Op& op : ops) {
+    switch (op.kind) {
+      case 0: {  // insert the next id after a gap of op.key
+        next += op.key;
+        const auto slot = static_cast<std::uint32_t>(op.value);
+        RC_ASSERT(index.accepts(next));
+        index.insert(next, slot);
+        model[next] = slot;
+        ++next;
+        break;
+      }
+      case 1: {  // erase an id near the oldest, mapped or not
+        const std::uint64_t id = model.empty() ? op.value : model.begin()->first + op.value % 8;
+        index.erase(id);
+        model.erase(id);
+        break;
+      }
+      default: {
+        const auto it = model.find(op.value);
+        RC_ASSERT(index.find(op.value) == (it == model.end() ? DenseIdMap::kNone : it->second));
+      }
+    }
+    RC_ASSERT(index.size() == model.size());
+    RC_ASSERT(!index.accepts(next - 1) || next == 1);
+  }
+  for (const auto& [id, slot] : model) RC_ASSERT(index.find(id) == slot);
 }
 
 }  // namespace
