@@ -125,7 +125,7 @@ void MemoryStore::forget_finished(Time now) {
   if (finished_.size() > 8) __builtin_prefetch(&rows_[finished_[8].slot]);
   if (finished_.size() > 4) {
     const Row& soon = rows_[finished_[4].slot];
-    keys_.prefetch(key_hash(soon.cxid(), soon.request_id()));
+    keys_.prefetch(soon.key_hash);
     if (soon.last_attempt != kNone) __builtin_prefetch(&attempts_[soon.last_attempt]);
   }
   while (!finished_.empty() && finished_.front().at + *retention_ <= now) {
@@ -133,7 +133,7 @@ void MemoryStore::forget_finished(Time now) {
     finished_.pop_front();
     Row& r = rows_[f.slot];
     if (r.id != f.id || !is_terminal(r.status) || r.terminal_at != f.at) continue;  // replayed since
-    keys_.erase(key_hash(r.cxid(), r.request_id()), f.slot + 1);
+    keys_.erase(r.key_hash, f.slot + 1);
     ids_.erase(f.id);
     for (std::uint32_t a = r.last_attempt; a != kNone;) {
       const std::uint32_t previous = attempts_[a].previous;
@@ -175,6 +175,7 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   r = Row{};
   r.id = next_id_++;
   r.text.assign(req.cxid, req.request_id, req.payload);
+  r.key_hash = h;
   r.cxid_len = static_cast<std::uint16_t>(req.cxid.size());
   r.request_len = static_cast<std::uint16_t>(req.request_id.size());
   r.created_at = req.created_at;

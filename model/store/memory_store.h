@@ -57,6 +57,7 @@ class MemoryStore final : public Store {
   static constexpr std::uint32_t kNone = UINT32_MAX;
   struct Row {
     InlineText text;  // cxid, then request_id, then payload
+    std::uint64_t key_hash = 0;  // kept: forgetting the row would otherwise hash the key again
     Time created_at{};
     Time deadline_at{};
     Time due_at{};
