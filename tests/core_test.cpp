@@ -133,3 +133,25 @@ TEST(InlineText, KeepsShortAndLongTextsWholeAcrossMoves) {
 
 }  // namespace
 }  // namespace relaysim
+
+namespace relaysim {
+namespace {
+
+TEST(HashBytes, SeesEveryByteAndTheLength) {
+  std::set<std::uint64_t> seen;
+  std::string s;
+  for (int n = 0; n < 40; ++n) {
+    EXPECT_TRUE(seen.insert(hash_bytes(s)).second) << "length " << n;
+    s.push_back('a');
+  }
+  const std::string url = "https://endpoint-17.example/hooks/cx17";
+  for (std::size_t i = 0; i < url.size(); ++i) {
+    std::string other = url;
+    other[i] = '#';
+    EXPECT_NE(hash_bytes(other), hash_bytes(url)) << "byte " << i;
+  }
+  EXPECT_EQ(hash_bytes(std::string(url)), hash_bytes(url));
+}
+
+}  // namespace
+}  // namespace relaysim

@@ -148,7 +148,7 @@ void MemoryStore::forget_finished(Time now) {
 }
 
 std::uint32_t MemoryStore::intern_url(std::string_view url) {
-  const std::uint64_t h = hash_name(url);
+  const std::uint64_t h = hash_bytes(url);
   const std::uint64_t found = url_index_.find(h, [&](std::uint64_t i) { return urls_[i - 1] == url; });
   if (found != 0) return static_cast<std::uint32_t>(found - 1);
   urls_.emplace_back(url);

@@ -130,7 +130,7 @@ class MemoryStore final : public Store {
   std::deque<Finished> finished_;    // terminal requests in the order they became terminal
   SlotPool<StoredAttempt> attempts_;
   std::vector<std::string> urls_;
-  FlatIndex url_index_;              // hash_name(url) -> index in urls_ + 1
+  FlatIndex url_index_;              // hash_bytes(url) -> index in urls_ + 1
   std::uint64_t attempt_count_ = 0;
   std::array<std::uint64_t, kStatusCount> by_status_{};
   RequestId next_id_ = 1;
