@@ -72,6 +72,17 @@ TEST(ScenarioLoader, ABadUnitSaysWhatWasExpected) {
   EXPECT_NE(e.problem().find("expected a duration"), std::string::npos);
 }
 
+TEST(ScenarioLoader, RetentionIsForeverOrADuration) {
+  EXPECT_FALSE(parse_scenario(kValid, "test.yaml").platform.retention.has_value());
+  EXPECT_FALSE(parse_scenario(replace(kValid, "  pods: 2", "  pods: 2\n  retention: forever"), "t.yaml").platform.retention);
+  EXPECT_EQ(parse_scenario(replace(kValid, "  pods: 2", "  pods: 2\n  retention: 10m"), "t.yaml").platform.retention,
+            std::chrono::minutes(10));
+  const ScenarioError e = error_for(replace(kValid, "  pods: 2", "  pods: 2\n  retention: ten minutes"));
+  EXPECT_EQ(e.key(), "platform.retention");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_NE(e.problem().find("expected forever or a duration"), std::string::npos) << e.what();
+}
+
 TEST(ScenarioLoader, AWrongTypeIsLocated) {
   const ScenarioError e = error_for(replace(kValid, "pods: 2", "pods: [2]"));
   EXPECT_EQ(e.key(), "platform.pods");

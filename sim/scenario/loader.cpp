@@ -281,7 +281,14 @@ void read_platform(const Reader& r, const YAML::Node& n, webhook::PlatformConfig
   }
   if (m.has("retention")) {
     const YAML::Node rn = m["retention"];
-    if (!(rn.IsScalar() && rn.Scalar() == "forever")) p.retention = r.duration(rn, m.child("retention"));
+    const std::string text = r.scalar(rn, m.child("retention"), "forever or a duration");
+    Duration d{};
+    if (text != "forever") {
+      if (!parse_duration(text, d)) {
+        r.fail(rn, m.child("retention"), "expected forever or a duration such as 10m or 1h, got '" + text + "'");
+      }
+      p.retention = d;
+    }
   }
   if (m.has("max_payload_bytes")) {
     p.max_payload_bytes = r.integer(m["max_payload_bytes"], m.child("max_payload_bytes"), 2, 64u << 20);
