@@ -49,7 +49,6 @@ class DenseIdMap {
   }
 
   std::size_t size() const { return size_; }
-  std::size_t window() const { return count_; }
 
  private:
   // The window is a ring buffer (a power-of-two vector and the index of its oldest entry):

@@ -30,9 +30,6 @@ class FlatIndex {
       if (e.key == key && visit(e.value)) return e.value;
     }
   }
-  std::uint64_t find(std::uint64_t key) const {
-    return find(key, [](std::uint64_t) { return true; });
-  }
 
   // Adds (key, value); an existing entry under the same key is kept. `value` must not be 0.
   void insert(std::uint64_t key, std::uint64_t value) {
@@ -71,7 +68,6 @@ class FlatIndex {
   }
 
   std::size_t size() const { return size_; }
-  std::size_t bytes() const { return table_.capacity() * sizeof(Entry); }
 
  private:
   struct Entry {

@@ -44,8 +44,6 @@ class InlineText {
 
   std::string_view view() const { return {size_ <= kInline ? local_ : heap_, size_}; }
   std::size_t size() const { return size_; }
-  // Where the characters are, for a prefetch.
-  const char* data() const { return size_ <= kInline ? local_ : heap_; }
 
  private:
   void release() {

@@ -102,7 +102,6 @@ void Oracle::violate(Invariant i, RequestId id, Time at, std::string what) {
 
 void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time) {
   if (r.outcome != CreateOutcome::created) return;
-  forget_finished(req.created_at);
   if (!req_index_.accepts(r.id)) {
     violate(Invariant::idem, r.id, req.created_at,
             find(r.id) != nullptr ? "the store handed out an id twice" : "the store handed out an id older than an earlier one");
@@ -120,6 +119,8 @@ void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time)
 
 void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at) {
   const std::uint64_t k = (static_cast<std::uint64_t>(key.cxid) << 40) ^ key.request;
+  // Every create ends here, after the store forgot what it forgets at this time; so the oracle
+  // forgets here too, before it judges the answer.
   forget_finished(at);
   const Req* original = nullptr;
   if (const std::uint32_t slot = key_index_.find(key.request); slot != DenseIdMap::kNone) {
@@ -282,8 +283,9 @@ void Oracle::attempt_finished(PodId, const AttemptRow& a, const HttpResult& h, V
 }
 
 void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool applied) {
-  Req* q = find(row.id);
-  if (q == nullptr) return;
+  const std::uint32_t slot = req_index_.find(row.id);
+  if (slot == DenseIdMap::kNone) return;
+  Req* q = &reqs_[slot];
   if (!applied) {
     ++stale_;
     if (c.attempt != nullptr && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
@@ -320,7 +322,7 @@ void Oracle::completed(PodId, const RequestRow& row, const Completion& c, bool a
   q->terminal = c.status;
   q->terminal_at = c.at;
   if (scenario_.platform.retention) {
-    finished_.push_back({c.at, row.id, req_index_.find(row.id)});
+    finished_.push_back({c.at, row.id, slot});
   }
   if (c.status == Status::delivered) q->delivered = true;
   if (c.at > q->deadline_at + terminal_bound_ + downtime(q->deadline_at, c.at)) {
