@@ -94,6 +94,34 @@ TEST_P(StoreContract, AnExpiredLeaseIsRescuedAndTheOldTokenIsFencedOff) {
   EXPECT_FALSE(store->complete(id, second.claim_token, delivered));  // not twice either
 }
 
+TEST_P(StoreContract, ExpiredLeasesAreRescuedInExpiryThenIdOrderWhateverTheirLengths) {
+  // The memory store queues leases in the order they were taken and must fall back to its heap
+  // when a lease ends before an earlier one (a shorter lease) or at the same time with a lower
+  // id; every store must answer as if it sorted them all.
+  const RequestId a = create("cx", "a", "{}", t0 + seconds(30));
+  const RequestId b = create("cx", "b");
+  const RequestId c = create("cx", "c", "{}", t0 + seconds(30));
+  const RequestId d = create("cx", "d");
+  RequestRow row;
+  ASSERT_TRUE(store->claim_due(t0, 1, minutes(3), row));  // b: lease to t0 + 3m
+  ASSERT_EQ(row.id, b);
+  ASSERT_TRUE(store->claim_due(t0, 1, minutes(1), row));  // d: to t0 + 1m, before b's
+  ASSERT_EQ(row.id, d);
+  ASSERT_TRUE(store->claim_due(t0 + seconds(30), 1, seconds(150), row));  // a: to t0 + 3m, tied with b
+  ASSERT_EQ(row.id, a);
+  ASSERT_TRUE(store->claim_due(t0 + seconds(30), 1, minutes(1), row));  // c: to t0 + 1m30s
+  ASSERT_EQ(row.id, c);
+  EXPECT_EQ(store->next_due(), t0 + minutes(1));
+  const Time late = t0 + minutes(10);
+  for (RequestId expected : {d, c, a, b}) {
+    ASSERT_TRUE(store->claim_due(late, 2, minutes(2), row));
+    EXPECT_EQ(row.id, expected);
+    EXPECT_EQ(row.lease_owner, 2u);
+  }
+  EXPECT_FALSE(store->claim_due(late, 2, minutes(2), row));
+  EXPECT_EQ(store->next_due(), late + minutes(2));
+}
+
 TEST_P(StoreContract, CompletionAppendsTheAttemptAndSchedulesTheRetry) {
   const RequestId id = create("cx", "a");
   RequestRow row;

@@ -9,9 +9,9 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/ring.h"
 
 namespace relaysim {
 
@@ -26,24 +26,23 @@ class DenseIdMap {
     RELAYSIM_ASSERT(slot != kNone, "kNone is not a slot");
     RELAYSIM_ASSERT(accepts(id), "ids must be inserted in increasing order");
     newest_ = id;
-    if (count_ == 0) base_ = id;
-    while (base_ + count_ < id) push_back(kNone);  // ids skipped: unmapped
-    push_back(slot);
+    if (window_.empty()) base_ = id;
+    while (base_ + window_.size() < id) window_.push_back(kNone);  // ids skipped: unmapped
+    window_.push_back(slot);
     ++size_;
   }
 
   std::uint32_t find(std::uint64_t id) const {
-    if (id < base_ || id - base_ >= count_) return kNone;
-    return at(static_cast<std::size_t>(id - base_));
+    if (id < base_ || id - base_ >= window_.size()) return kNone;
+    return window_[static_cast<std::size_t>(id - base_)];
   }
 
   void erase(std::uint64_t id) {
     if (find(id) == kNone) return;
-    at(static_cast<std::size_t>(id - base_)) = kNone;
+    window_[static_cast<std::size_t>(id - base_)] = kNone;
     --size_;
-    while (count_ > 0 && ring_[head_] == kNone) {  // the oldest went: the window shrinks
-      head_ = (head_ + 1) & mask_;
-      --count_;
+    while (!window_.empty() && window_.front() == kNone) {  // the oldest went: the window shrinks
+      window_.pop_front();
       ++base_;
     }
   }
@@ -51,27 +50,9 @@ class DenseIdMap {
   std::size_t size() const { return size_; }
 
  private:
-  // The window is a ring buffer (a power-of-two vector and the index of its oldest entry):
-  // std::deque did the same with two divisions per lookup.
-  std::uint32_t& at(std::size_t i) { return ring_[(head_ + i) & mask_]; }
-  std::uint32_t at(std::size_t i) const { return ring_[(head_ + i) & mask_]; }
-  void push_back(std::uint32_t v) {
-    if (count_ == ring_.size()) {
-      std::vector<std::uint32_t> bigger(ring_.empty() ? 64 : 2 * ring_.size(), kNone);
-      for (std::size_t i = 0; i < count_; ++i) bigger[i] = at(i);
-      ring_ = std::move(bigger);
-      head_ = 0;
-      mask_ = ring_.size() - 1;
-    }
-    at(count_++) = v;
-  }
-
-  std::vector<std::uint32_t> ring_;
-  std::size_t head_ = 0;
-  std::size_t mask_ = 0;
-  std::size_t count_ = 0;   // ids in the window, base_ .. base_ + count_ - 1
-  std::uint64_t base_ = 0;  // the oldest id in the window
-  std::size_t size_ = 0;    // ids mapped
+  Ring<std::uint32_t> window_;  // slots of the ids base_ .. base_ + window_.size() - 1
+  std::uint64_t base_ = 0;      // the oldest id in the window
+  std::size_t size_ = 0;        // ids mapped
   std::uint64_t newest_ = 0;
 };
 

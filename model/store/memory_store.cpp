@@ -56,9 +56,15 @@ void MemoryStore::copy_out(const Row& r, RequestRow& out) {
 }
 
 void MemoryStore::schedule(std::uint32_t slot) {
-  const Row& r = rows_[slot];
+  Row& r = rows_[slot];
+  lease_drop(r);
   if (is_terminal(r.status)) {
     heap_remove(due_, slot);
+  } else if (const HeapEntry e{r.due_at, r.id, slot};
+             r.status == Status::in_flight && (leases_.empty() || Later{}(e, leases_.back()))) {
+    heap_remove(due_, slot);
+    r.due_pos = kInLeases | (static_cast<std::uint32_t>(leases_base_ + leases_.size()) & ~kInLeases);
+    leases_.push_back(e);
   } else {
     heap_set(due_, slot, r.due_at);
   }
@@ -67,6 +73,22 @@ void MemoryStore::schedule(std::uint32_t slot) {
   } else {
     heap_remove(expiry_, slot);
   }
+}
+
+void MemoryStore::lease_drop(Row& r) {
+  if (r.due_pos == kNone || (r.due_pos & kInLeases) == 0) return;
+  leases_[(r.due_pos - static_cast<std::uint32_t>(leases_base_)) & ~kInLeases].slot = kNone;
+  r.due_pos = kNone;
+  while (!leases_.empty() && leases_.front().slot == kNone) {  // keep the front alive
+    leases_.pop_front();
+    ++leases_base_;
+  }
+}
+
+const MemoryStore::HeapEntry* MemoryStore::earliest_due() const {
+  const HeapEntry* first = due_.items.empty() ? nullptr : &due_.items.front();
+  if (!leases_.empty() && (first == nullptr || Later{}(*first, leases_.front()))) first = &leases_.front();
+  return first;
 }
 
 void MemoryStore::heap_place(Heap& h, std::size_t i, const HeapEntry& e) {
@@ -191,13 +213,16 @@ CreateResult MemoryStore::create(const NewRequest& req) {
 }
 
 bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
-  std::vector<HeapEntry>& due = due_.items;
-  while (planted(Mutant::crash_loses_leased_work) && !due.empty() && due.front().at <= now &&
-         rows_[due.front().slot].status == Status::in_flight) {
-    heap_remove(due_, due.front().slot);  // the abandoned claim is forgotten
+  const HeapEntry* first = earliest_due();
+  while (planted(Mutant::crash_loses_leased_work) && first != nullptr && first->at <= now &&
+         rows_[first->slot].status == Status::in_flight) {
+    const std::uint32_t slot = first->slot;  // the abandoned claim is forgotten
+    lease_drop(rows_[slot]);
+    heap_remove(due_, slot);
+    first = earliest_due();
   }
-  if (due.empty() || due.front().at > now) return false;
-  claim(due.front().slot, now, pod, lease, out);
+  if (first == nullptr || first->at > now) return false;
+  claim(first->slot, now, pod, lease, out);
   return true;
 }
 
@@ -267,8 +292,9 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
 }
 
 std::optional<Time> MemoryStore::next_due() {
-  if (due_.items.empty()) return std::nullopt;
-  return due_.items.front().at;
+  const HeapEntry* first = earliest_due();
+  if (first == nullptr) return std::nullopt;
+  return first->at;
 }
 
 ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {

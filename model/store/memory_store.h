@@ -6,14 +6,22 @@
 // slab of their own, each naming its URL by index into a table of the distinct URLs seen, so an
 // attempt allocates nothing once the slab is warm.
 //
-// Two indexed binary heaps order the work; each row knows its position in both, so a change moves
-// its one entry in place and nothing stale piles up. `due_` holds every open row at the time
-// claim_due may take it (pending/blocked: due_at; in flight: its lease expiry); `expiry_` holds
-// the waiting rows (pending/blocked) at deadline_at. Terminal rows are in neither, so both heaps
-// are as small as the open work. (Lazy deletion was tried first: a delivered request's lease and
-// deadline entries then lingered for 2 minutes and 24 hours, and at 1000 requests/s the heaps
-// held tens of millions of dead entries.) claim_due, claim_expired and next_due are O(log n);
-// nothing scans.
+// Three structures order the work, and each row knows its place in them, so a change moves its
+// one entry and nothing stale piles up. `due_` is an indexed binary heap of the waiting rows
+// (pending/blocked) at due_at; `leases_` is a queue of the rows in flight at their lease expiry;
+// together they say what claim_due may take. `expiry_` is an indexed heap of the waiting rows at
+// deadline_at, for claim_expired. Terminal rows are in none, so all three are as small as the
+// open work. (Lazy deletion was tried first: a delivered request's lease and deadline entries
+// then lingered for 2 minutes and 24 hours, and at 1000 requests/s the heaps held tens of
+// millions of dead entries.)
+//
+// Why a queue for leases: every claim sets a lease expiry of now + lease, which with one lease
+// for the whole platform only grows, so a claim appends its entry at the back and a completion
+// marks it dead in place — O(1) where a heap took a full sift for both (the commonest path of
+// all: create, claim, complete). An expiry that would break the queue's (time, id) order (a
+// shorter lease than the last claim's, or an equal time with a lower id) goes into `due_`
+// instead, so the order claim_due sees is exact either way. claim_due, claim_expired and
+// next_due are O(log n) at worst; nothing scans.
 //
 // Retention: with a finite `retention`, a terminal request is forgotten that long after it became
 // terminal — its row, its idempotency key and its slot go (the slot is reused), so memory follows
@@ -22,7 +30,6 @@
 // default) nothing is forgotten.
 #pragma once
 
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +37,7 @@
 #include "model/core/dense_id_map.h"
 #include "model/core/flat_index.h"
 #include "model/core/inline_text.h"
+#include "model/core/ring.h"
 #include "model/core/slot_pool.h"
 #include "model/store/store.h"
 
@@ -70,7 +78,7 @@ class MemoryStore final : public Store {
     std::uint32_t deferrals = 0;
     std::uint32_t replays = 0;
     PodId lease_owner = 0;
-    std::uint32_t due_pos = kNone;       // the row's index in due_
+    std::uint32_t due_pos = kNone;       // the row's index in due_, or kInLeases | its lease number
     std::uint32_t expiry_pos = kNone;    // the row's index in expiry_
     std::uint32_t last_attempt = kNone;  // slot in attempts_ of the newest attempt
     std::uint16_t cxid_len = 0;
@@ -99,6 +107,9 @@ class MemoryStore final : public Store {
     RequestId id;
     std::uint32_t slot;
   };
+  // due_pos of a row in leases_: the flag, and the low 31 bits of the entry's number (entries
+  // are numbered in the order they were queued; leases_base_ is the number of the oldest).
+  static constexpr std::uint32_t kInLeases = 0x80000000U;
   struct Heap {
     std::vector<HeapEntry> items;        // a min-heap on (at, id)
     std::uint32_t Row::*pos;             // where a row keeps its index in `items`
@@ -111,7 +122,9 @@ class MemoryStore final : public Store {
 
   Row* row(RequestId id);
   static void copy_out(const Row& r, RequestRow& out);  // reuses out's string capacity
-  void schedule(std::uint32_t slot);  // puts the row in each heap where it belongs, at its time
+  void schedule(std::uint32_t slot);  // puts the row where it belongs in the heaps and leases_
+  void lease_drop(Row& r);  // marks the row's entry in leases_ dead, if it has one
+  const HeapEntry* earliest_due() const;  // the front of due_ or of leases_, whichever is first
   void heap_set(Heap& h, std::uint32_t slot, Time at);  // insert or move
   void heap_remove(Heap& h, std::uint32_t slot);
   void heap_sift(Heap& h, std::size_t i);
@@ -127,7 +140,9 @@ class MemoryStore final : public Store {
   FlatIndex keys_;                   // key_hash -> slot + 1
   Heap due_{{}, &Row::due_pos};
   Heap expiry_{{}, &Row::expiry_pos};
-  std::deque<Finished> finished_;    // terminal requests in the order they became terminal
+  Ring<HeapEntry> leases_;           // in (at, id) order; slot kNone: dead. Never starts dead.
+  std::uint64_t leases_base_ = 0;    // the number of leases_.front()
+  Ring<Finished> finished_;          // terminal requests in the order they became terminal
   SlotPool<StoredAttempt> attempts_;
   std::vector<std::string> urls_;
   FlatIndex url_index_;              // hash_bytes(url) -> index in urls_ + 1
