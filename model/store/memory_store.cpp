@@ -27,7 +27,7 @@ struct Later {
 }  // namespace
 
 std::uint64_t MemoryStore::key_hash(std::string_view cxid, std::string_view request_id) {
-  return mix64(hash_name(cxid) * 31 + hash_name(request_id));
+  return mix64(hash_bytes(cxid) * 31 + hash_bytes(request_id));
 }
 
 MemoryStore::Row* MemoryStore::row(RequestId id) {

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "model/core/short_text.h"
+
 namespace relaysim::webhook {
 
 std::string_view to_string(Status s) {
@@ -39,7 +41,11 @@ std::string_view to_string(NetError e) {
   return "?";
 }
 
-std::string webhook_id_for(RequestId id) { return "msg_" + std::to_string(id); }
+std::string webhook_id_for(RequestId id) {
+  ShortText<32> header;
+  header << "msg_" << id;
+  return std::string(header.view());
+}
 
 RequestId request_id_from_webhook_id(std::string_view header) {
   if (header.substr(0, 4) != "msg_") return 0;

@@ -18,7 +18,7 @@ UrlResolver::UrlResolver(PodId pod, const ResolverConfig& config, UrlDirectory& 
 
 void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
   const Time now = clock_.now();
-  if (const std::uint32_t s = find(cxid, hash_name(cxid)); s != 0) {
+  if (const std::uint32_t s = find(cxid, hash_bytes(cxid)); s != 0) {
     const Entry& e = entries_[s - 1];
     if (now - e.fetched_at < config_.ttl || planted(Mutant::cache_ignores_ttl)) {
       events_.url_looked_up(pod_, cxid, true, now);
@@ -74,7 +74,7 @@ std::uint32_t UrlResolver::find(std::string_view cxid, std::uint64_t hash) const
 
 void UrlResolver::forget(std::uint32_t slot) {
   Entry& e = entries_[slot];
-  index_.erase(hash_name(e.cxid), slot + 1);
+  index_.erase(hash_bytes(e.cxid), slot + 1);
   e.cxid.clear();
   entries_.release(slot);
 }
@@ -82,7 +82,7 @@ void UrlResolver::forget(std::uint32_t slot) {
 void UrlResolver::remember(std::string_view cxid, std::string_view url, std::uint64_t version,
                            Time fetched_at) {
   if (config_.ttl <= Duration::zero()) return;
-  const std::uint64_t hash = hash_name(cxid);
+  const std::uint64_t hash = hash_bytes(cxid);
   std::uint32_t s = find(cxid, hash);
   if (s == 0) {
     if (index_.size() >= config_.max_entries) {

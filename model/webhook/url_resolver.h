@@ -76,9 +76,9 @@ class UrlResolver {
   Clock& clock_;
   Events& events_;
   CircuitBreaker breaker_;
-  // The cache: entries in a slab, found by hash_name(cxid) (confirmed against the entry's cxid).
+  // The cache: entries in a slab, found by hash_bytes(cxid) (confirmed against the entry's cxid).
   SlotPool<Entry> entries_;
-  FlatIndex index_;  // hash_name(cxid) -> slot + 1
+  FlatIndex index_;  // hash_bytes(cxid) -> slot + 1
   SlotPool<Lookup> lookups_;
 };
 

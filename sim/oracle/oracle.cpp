@@ -210,8 +210,7 @@ void Oracle::attempt_started(PodId, const RequestRow& row, std::uint32_t number,
   }
   // W-url: the URL must be one ServiceB held within the TTL before this attempt.
   const Duration ttl = scenario_.platform.url_cache_ttl;
-  ServiceB::url_for(q->cxid, serviceb_.endpoint_of(q->cxid), version, url_scratch_);
-  if (url != url_scratch_ || !serviceb_.held(q->cxid, version, at - ttl, at)) {
+  if (url != ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), version).view() || !serviceb_.held(q->cxid, version, at - ttl, at)) {
     violate(Invariant::url, row.id, at,
             "attempt used " + std::string(url) + " (version " + std::to_string(version) +
                 "), which ServiceB did not hold within the TTL; current version is " +

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/core/dense_id_map.h"
+#include "model/core/ring.h"
 #include "model/core/slot_pool.h"
 #include "model/store/store.h"
 #include "sim/scenario/scenario.h"
@@ -138,7 +139,7 @@ class Oracle final : public Observer {
   // The client's request number (ClientKey::request, unique per key, handed out in increasing
   // order by the load generator) -> slot. Ground truth the platform cannot use, the oracle can.
   DenseIdMap key_index_;
-  std::deque<Finished> finished_;       // only with a finite retention
+  Ring<Finished> finished_;             // only with a finite retention
   std::vector<PodView> pods_;
   std::array<std::uint64_t, kInvariantCount> counts_{};
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
@@ -151,7 +152,6 @@ class Oracle final : public Observer {
   std::uint64_t stale_applied_ = 0;
   std::uint64_t retry_after_honoured_ = 0;
   std::uint64_t lost_ = 0;
-  std::string url_scratch_;
   std::uint32_t pods_up_ = 0;
   Time all_down_since_{};
   std::vector<std::pair<Time, Time>> all_down_;  // closed intervals with no pod up

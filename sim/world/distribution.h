@@ -15,6 +15,7 @@ class Latency {
  private:
   double mu_;     // ln(p50 in ns)
   double sigma_;  // ln(p99 / p50) / z(0.99)
+  double cap_;    // the longest latency drawn, in ns
 };
 
 }  // namespace relaysim::sim

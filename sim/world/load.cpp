@@ -1,6 +1,7 @@
 #include "sim/world/load.h"
 
 #include "model/core/assert.h"
+#include "model/core/short_text.h"
 
 namespace relaysim::sim {
 
@@ -56,14 +57,17 @@ void LoadGenerator::call(const LoadSegment& s) {
 }
 
 void LoadGenerator::emit(const ClientKey& base, std::uint64_t variant) {
-  cxid_.assign("cx").append(std::to_string(base.cxid));
-  request_.assign("r").append(std::to_string(base.request));
-  payload_.assign("{\"seq\":").append(std::to_string(base.request));
-  if (variant != 0) payload_.append(",\"variant\":").append(std::to_string(variant));
-  payload_.append("}");
+  ShortText<32> cxid;
+  cxid << "cx" << std::uint64_t{base.cxid};
+  ShortText<32> request;
+  request << "r" << base.request;
+  ShortText<80> payload;
+  payload << "{\"seq\":" << base.request;
+  if (variant != 0) payload << ",\"variant\":" << variant;
+  payload << "}";
   ClientKey key = base;
-  key.payload = hash_name(payload_);
-  sink_(key, cxid_, request_, payload_);
+  key.payload = hash_bytes(payload.view());
+  sink_(key, cxid.view(), request.view(), payload.view());
 }
 
 }  // namespace relaysim::sim

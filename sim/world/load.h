@@ -38,7 +38,6 @@ class LoadGenerator {
   std::uint64_t next_request_ = 1;
   std::vector<ClientKey> recent_;  // ring of recent keys, for duplicates and conflicts
   std::size_t recent_next_ = 0;
-  std::string cxid_, request_, payload_;
 };
 
 }  // namespace relaysim::sim

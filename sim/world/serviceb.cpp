@@ -72,13 +72,10 @@ bool ServiceB::held(std::uint32_t cxid, std::uint64_t v, Time from, Time to) con
   return began <= to && ended > from;
 }
 
-void ServiceB::url_for(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version, std::string& out) {
-  out.assign("http://ep");
-  out.append(std::to_string(endpoint));
-  out.append(".sim/hooks/cx");
-  out.append(std::to_string(cxid));
-  out.append("/v");
-  out.append(std::to_string(version));
+ServiceB::Url ServiceB::url(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version) {
+  Url u;
+  u << "http://ep" << std::uint64_t{endpoint} << ".sim/hooks/cx" << std::uint64_t{cxid} << "/v" << version;
+  return u;
 }
 
 std::int64_t ServiceB::endpoint_in(std::string_view url) {

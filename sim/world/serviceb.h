@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/core/random.h"
+#include "model/core/short_text.h"
 #include "sim/kernel/kernel.h"
 #include "sim/scenario/scenario.h"
 #include "sim/world/distribution.h"
@@ -42,7 +43,11 @@ class ServiceB {
   Time last_outage_end() const;
   const std::vector<ServiceBOutage>& outages() const { return spec_.outages; }
 
-  static void url_for(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version, std::string& out);
+  using Url = ShortText<96>;
+  static Url url(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version);
+  static void url_for(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version, std::string& out) {
+    out.assign(url(cxid, endpoint, version).view());
+  }
   // The endpoint a URL points at, or -1 for a host we do not know.
   static std::int64_t endpoint_in(std::string_view url);
   static std::string cxid_name(std::uint32_t cxid) { return "cx" + std::to_string(cxid); }
