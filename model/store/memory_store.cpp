@@ -55,53 +55,110 @@ void MemoryStore::copy_out(const Row& r, RequestRow& out) {
   out.terminal_at = r.terminal_at;
 }
 
-void MemoryStore::schedule(std::uint32_t slot) {
+void MemoryStore::schedule(std::uint32_t slot, bool created) {
+  const Row& r = rows_[slot];
+  switch (r.status) {
+    case Status::pending:
+    case Status::blocked: {
+      // A new request's times are its creation time and that plus the fixed deadline, both no
+      // earlier than the last request's: the created lanes. A retry's are anywhere.
+      const Lane lane = created ? Lane::created : Lane::none;
+      order_set(due_, slot, r.due_at, lane);
+      order_set(expiry_, slot, r.deadline_at, lane);
+      return;
+    }
+    case Status::in_flight:
+      order_set(due_, slot, r.due_at, Lane::leased);  // now + the lease: no earlier than the last
+      order_remove(expiry_, slot);
+      return;
+    case Status::delivered:
+    case Status::failed:
+    case Status::dead_lettered:
+      order_remove(due_, slot);
+      order_remove(expiry_, slot);
+      return;
+  }
+}
+
+void MemoryStore::order_find_front(Order& o) {
+  const Entry* first = o.heap.empty() ? nullptr : &o.heap.front();
+  for (const LaneQueue& q : o.lanes) {
+    if (!q.items.empty() && (first == nullptr || Later{}(*first, q.items.front()))) first = &q.items.front();
+  }
+  o.front = first != nullptr ? *first : Entry{{}, 0, kNone};
+}
+
+void MemoryStore::order_set(Order& o, std::uint32_t slot, Time at, Lane lane) {
   Row& r = rows_[slot];
-  lease_drop(r);
-  if (is_terminal(r.status)) {
-    heap_remove(due_, slot);
-  } else if (const HeapEntry e{r.due_at, r.id, slot};
-             r.status == Status::in_flight && (leases_.empty() || Later{}(e, leases_.back()))) {
-    heap_remove(due_, slot);
-    r.due_pos = kInLeases | (static_cast<std::uint32_t>(leases_base_ + leases_.size()) & ~kInLeases);
-    leases_.push_back(e);
+  std::uint32_t& pos = r.*o.pos;
+  const Entry e{at, r.id, slot};
+  auto became_first = [&] {
+    if (o.front.slot == kNone || Later{}(o.front, e)) o.front = e;
+  };
+  if (lane != Lane::none) {
+    LaneQueue& q = o.lanes[static_cast<int>(lane)];
+    if (q.items.empty() || Later{}(e, q.items.back())) {
+      order_remove(o, slot);
+      pos = (static_cast<std::uint32_t>(lane) + 1) << kPlaceShift | ((q.base + q.items.size()) & kIndexMask);
+      q.items.push_back(e);
+      became_first();
+      return;
+    }
+  }
+  if (pos != kNone && pos >> kPlaceShift == 0) {  // already in the heap: move it there
+    if (o.heap[pos].at != at) {
+      o.heap[pos].at = at;
+      heap_sift(o, pos);
+      if (o.front.slot == slot) {
+        order_find_front(o);
+      } else {
+        became_first();
+      }
+    }
+    return;
+  }
+  order_remove(o, slot);
+  RELAYSIM_ASSERT(o.heap.size() < kIndexMask, "a heap index must fit in a row's position");
+  o.heap.push_back(e);
+  heap_sift(o, o.heap.size() - 1);
+  became_first();
+}
+
+void MemoryStore::order_remove(Order& o, std::uint32_t slot) {
+  std::uint32_t& pos = rows_[slot].*o.pos;
+  if (pos == kNone) return;
+  const std::uint32_t place = pos >> kPlaceShift;
+  const std::uint32_t index = pos & kIndexMask;
+  pos = kNone;
+  if (place == 0) {
+    const Entry last = o.heap.back();
+    o.heap.pop_back();
+    if (index < o.heap.size()) {
+      o.heap[index] = last;
+      heap_sift(o, index);
+    }
   } else {
-    heap_set(due_, slot, r.due_at);
+    LaneQueue& q = o.lanes[place - 1];
+    q.items[(index - q.base) & kIndexMask].slot = kNone;
+    while (!q.items.empty() && q.items.front().slot == kNone) {  // keep the front alive
+      q.items.pop_front();
+      ++q.base;
+    }
   }
-  if (r.status == Status::pending || r.status == Status::blocked) {
-    heap_set(expiry_, slot, r.deadline_at);
-  } else {
-    heap_remove(expiry_, slot);
-  }
+  if (o.front.slot == slot) order_find_front(o);
 }
 
-void MemoryStore::lease_drop(Row& r) {
-  if (r.due_pos == kNone || (r.due_pos & kInLeases) == 0) return;
-  leases_[(r.due_pos - static_cast<std::uint32_t>(leases_base_)) & ~kInLeases].slot = kNone;
-  r.due_pos = kNone;
-  while (!leases_.empty() && leases_.front().slot == kNone) {  // keep the front alive
-    leases_.pop_front();
-    ++leases_base_;
-  }
+void MemoryStore::heap_place(Order& o, std::size_t i, const Entry& e) {
+  o.heap[i] = e;
+  rows_[e.slot].*o.pos = static_cast<std::uint32_t>(i);
 }
 
-const MemoryStore::HeapEntry* MemoryStore::earliest_due() const {
-  const HeapEntry* first = due_.items.empty() ? nullptr : &due_.items.front();
-  if (!leases_.empty() && (first == nullptr || Later{}(*first, leases_.front()))) first = &leases_.front();
-  return first;
-}
-
-void MemoryStore::heap_place(Heap& h, std::size_t i, const HeapEntry& e) {
-  h.items[i] = e;
-  rows_[e.slot].*h.pos = static_cast<std::uint32_t>(i);
-}
-
-void MemoryStore::heap_sift(Heap& h, std::size_t i) {
-  std::vector<HeapEntry>& v = h.items;
-  const HeapEntry e = v[i];
+void MemoryStore::heap_sift(Order& o, std::size_t i) {
+  std::vector<Entry>& v = o.heap;
+  const Entry e = v[i];
   const Later later;
   while (i > 0 && later(v[(i - 1) / 2], e)) {  // up
-    heap_place(h, i, v[(i - 1) / 2]);
+    heap_place(o, i, v[(i - 1) / 2]);
     i = (i - 1) / 2;
   }
   for (;;) {  // down
@@ -109,34 +166,10 @@ void MemoryStore::heap_sift(Heap& h, std::size_t i) {
     if (child >= v.size()) break;
     if (child + 1 < v.size() && later(v[child], v[child + 1])) ++child;
     if (!later(e, v[child])) break;
-    heap_place(h, i, v[child]);
+    heap_place(o, i, v[child]);
     i = child;
   }
-  heap_place(h, i, e);
-}
-
-void MemoryStore::heap_set(Heap& h, std::uint32_t slot, Time at) {
-  const Row& r = rows_[slot];
-  const std::uint32_t pos = r.*h.pos;
-  if (pos == kNone) {
-    h.items.push_back({at, r.id, slot});
-    heap_sift(h, h.items.size() - 1);
-  } else if (h.items[pos].at != at) {
-    h.items[pos].at = at;
-    heap_sift(h, pos);
-  }
-}
-
-void MemoryStore::heap_remove(Heap& h, std::uint32_t slot) {
-  const std::uint32_t pos = rows_[slot].*h.pos;
-  if (pos == kNone) return;
-  rows_[slot].*h.pos = kNone;
-  const HeapEntry last = h.items.back();
-  h.items.pop_back();
-  if (pos < h.items.size()) {
-    h.items[pos] = last;
-    heap_sift(h, pos);
-  }
+  heap_place(o, i, e);
 }
 
 void MemoryStore::forget_finished(Time now) {
@@ -208,18 +241,16 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   ids_.insert(r.id, slot);
   keys_.insert(h, slot + 1);
   ++by_status_[static_cast<int>(Status::pending)];
-  schedule(slot);
+  schedule(slot, true);
   return {CreateOutcome::created, r.id};
 }
 
 bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
-  const HeapEntry* first = earliest_due();
+  const Entry* first = front(due_);
   while (planted(Mutant::crash_loses_leased_work) && first != nullptr && first->at <= now &&
          rows_[first->slot].status == Status::in_flight) {
-    const std::uint32_t slot = first->slot;  // the abandoned claim is forgotten
-    lease_drop(rows_[slot]);
-    heap_remove(due_, slot);
-    first = earliest_due();
+    order_remove(due_, first->slot);  // the abandoned claim is forgotten
+    first = front(due_);
   }
   if (first == nullptr || first->at > now) return false;
   claim(first->slot, now, pod, lease, out);
@@ -227,9 +258,9 @@ bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
 }
 
 bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
-  const std::vector<HeapEntry>& waiting = expiry_.items;
-  if (waiting.empty() || waiting.front().at >= now) return false;
-  claim(waiting.front().slot, now, pod, lease, out);  // the claim takes it out of expiry_
+  const Entry* first = front(expiry_);
+  if (first == nullptr || first->at >= now) return false;
+  claim(first->slot, now, pod, lease, out);  // the claim takes it out of expiry_
   return true;
 }
 
@@ -292,7 +323,7 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
 }
 
 std::optional<Time> MemoryStore::next_due() {
-  const HeapEntry* first = earliest_due();
+  const Entry* first = front(due_);
   if (first == nullptr) return std::nullopt;
   return first->at;
 }

@@ -6,22 +6,24 @@
 // slab of their own, each naming its URL by index into a table of the distinct URLs seen, so an
 // attempt allocates nothing once the slab is warm.
 //
-// Three structures order the work, and each row knows its place in them, so a change moves its
-// one entry and nothing stale piles up. `due_` is an indexed binary heap of the waiting rows
-// (pending/blocked) at due_at; `leases_` is a queue of the rows in flight at their lease expiry;
-// together they say what claim_due may take. `expiry_` is an indexed heap of the waiting rows at
-// deadline_at, for claim_expired. Terminal rows are in none, so all three are as small as the
-// open work. (Lazy deletion was tried first: a delivered request's lease and deadline entries
-// then lingered for 2 minutes and 24 hours, and at 1000 requests/s the heaps held tens of
-// millions of dead entries.)
+// Two orders say what to claim next, and each row knows its place in both, so a change moves its
+// one entry and nothing stale piles up. `due_` holds every open row at the time claim_due may
+// take it (pending/blocked: due_at; in flight: its lease expiry); `expiry_` holds the waiting
+// rows (pending/blocked) at deadline_at, for claim_expired. Terminal rows are in neither, so both
+// are as small as the open work. (Lazy deletion was tried first: a delivered request's lease and
+// deadline entries then lingered for 2 minutes and 24 hours, and at 1000 requests/s the heaps
+// held tens of millions of dead entries.)
 //
-// Why a queue for leases: every claim sets a lease expiry of now + lease, which with one lease
-// for the whole platform only grows, so a claim appends its entry at the back and a completion
-// marks it dead in place — O(1) where a heap took a full sift for both (the commonest path of
-// all: create, claim, complete). An expiry that would break the queue's (time, id) order (a
-// shorter lease than the last claim's, or an equal time with a lower id) goes into `due_`
-// instead, so the order claim_due sees is exact either way. claim_due, claim_expired and
-// next_due are O(log n) at worst; nothing scans.
+// An order is an indexed binary heap plus two lanes. A lane is a queue that takes an entry only
+// if it comes after the lane's last one in (time, id) order, so it stays sorted without sifting:
+// appending is O(1), and removing marks the entry dead in place. Most entries fit a lane: a new
+// request's due time is its creation time and its deadline that plus a fixed 24 h, and a claim's
+// lease expiry is now plus the platform's one lease — all no earlier than the previous one, with
+// ids increasing. Those three made every create, claim and completion pay a full heap sift
+// before, the commonest path of all. Anything else (retries, replays, a shorter lease than the
+// last) goes into the heap, and the front of an order is the first of the three fronts, so
+// claim order is exactly the contract's either way. Fronts are O(1); heap changes O(log n);
+// nothing scans.
 //
 // Retention: with a finite `retention`, a terminal request is forgotten that long after it became
 // terminal — its row, its idempotency key and its slot go (the slot is reused), so memory follows
@@ -30,6 +32,7 @@
 // default) nothing is forgotten.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -78,8 +81,8 @@ class MemoryStore final : public Store {
     std::uint32_t deferrals = 0;
     std::uint32_t replays = 0;
     PodId lease_owner = 0;
-    std::uint32_t due_pos = kNone;       // the row's index in due_, or kInLeases | its lease number
-    std::uint32_t expiry_pos = kNone;    // the row's index in expiry_
+    std::uint32_t due_pos = kNone;       // the row's place in due_
+    std::uint32_t expiry_pos = kNone;    // the row's place in expiry_
     std::uint32_t last_attempt = kNone;  // slot in attempts_ of the newest attempt
     std::uint16_t cxid_len = 0;
     std::uint16_t request_len = 0;
@@ -102,18 +105,26 @@ class MemoryStore final : public Store {
     int http_status = 0;
     NetError error = NetError::none;
   };
-  struct HeapEntry {
+  struct Entry {
     Time at;  // due_at (or the lease expiry) in due_, deadline_at in expiry_
     RequestId id;
-    std::uint32_t slot;
+    std::uint32_t slot;  // kNone: dead (only in a lane)
   };
-  // due_pos of a row in leases_: the flag, and the low 31 bits of the entry's number (entries
-  // are numbered in the order they were queued; leases_base_ is the number of the oldest).
-  static constexpr std::uint32_t kInLeases = 0x80000000U;
-  struct Heap {
-    std::vector<HeapEntry> items;        // a min-heap on (at, id)
-    std::uint32_t Row::*pos;             // where a row keeps its index in `items`
+  enum class Lane { created = 0, leased = 1, none = 2 };
+  struct LaneQueue {
+    Ring<Entry> items;       // in (at, id) order; the front is never dead
+    std::uint32_t base = 0;  // the number of items.front(); entries are numbered as queued
   };
+  struct Order {
+    std::vector<Entry> heap;            // a min-heap on (at, id)
+    std::array<LaneQueue, 2> lanes;     // indexed by Lane
+    std::uint32_t Row::*pos;            // where a row keeps its place in this order
+    Entry front{{}, 0, kNone};          // the first of the three fronts; slot kNone: empty
+  };
+  // A row's place in an order: the top two bits say where (0: the heap, 1 + lane: a lane; both
+  // set: nowhere, kNone), the rest its heap index or its entry's number modulo 2^30.
+  static constexpr int kPlaceShift = 30;
+  static constexpr std::uint32_t kIndexMask = (1U << kPlaceShift) - 1;
   struct Finished {
     Time at;
     RequestId id;
@@ -122,13 +133,14 @@ class MemoryStore final : public Store {
 
   Row* row(RequestId id);
   static void copy_out(const Row& r, RequestRow& out);  // reuses out's string capacity
-  void schedule(std::uint32_t slot);  // puts the row where it belongs in the heaps and leases_
-  void lease_drop(Row& r);  // marks the row's entry in leases_ dead, if it has one
-  const HeapEntry* earliest_due() const;  // the front of due_ or of leases_, whichever is first
-  void heap_set(Heap& h, std::uint32_t slot, Time at);  // insert or move
-  void heap_remove(Heap& h, std::uint32_t slot);
-  void heap_sift(Heap& h, std::size_t i);
-  void heap_place(Heap& h, std::size_t i, const HeapEntry& e);
+  // Puts the row where its status says in both orders; `created`: it was just created.
+  void schedule(std::uint32_t slot, bool created = false);
+  static const Entry* front(const Order& o) { return o.front.slot == kNone ? nullptr : &o.front; }
+  void order_find_front(Order& o);  // recomputes o.front
+  void order_set(Order& o, std::uint32_t slot, Time at, Lane lane);  // insert or move; a lane if it fits
+  void order_remove(Order& o, std::uint32_t slot);
+  void heap_sift(Order& o, std::size_t i);
+  void heap_place(Order& o, std::size_t i, const Entry& e);
   void claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out);
   void forget_finished(Time now);
   std::uint32_t intern_url(std::string_view url);
@@ -138,10 +150,8 @@ class MemoryStore final : public Store {
   SlotPool<Row> rows_;
   DenseIdMap ids_;                   // id -> slot
   FlatIndex keys_;                   // key_hash -> slot + 1
-  Heap due_{{}, &Row::due_pos};
-  Heap expiry_{{}, &Row::expiry_pos};
-  Ring<HeapEntry> leases_;           // in (at, id) order; slot kNone: dead. Never starts dead.
-  std::uint64_t leases_base_ = 0;    // the number of leases_.front()
+  Order due_{{}, {}, &Row::due_pos};
+  Order expiry_{{}, {}, &Row::expiry_pos};
   Ring<Finished> finished_;          // terminal requests in the order they became terminal
   SlotPool<StoredAttempt> attempts_;
   std::vector<std::string> urls_;
