@@ -30,8 +30,11 @@ Classification classify(const ClassificationTable& table, const HttpResult& r) {
     case NetError::dns_error: return with_reason(table.dns_error, r);
     case NetError::none: break;
   }
-  if (auto it = table.by_status.find(r.status); it != table.by_status.end()) {
-    return with_reason(it->second, r);
+  // The overrides are few and clustered (408, 425, 429 by default): most statuses fall outside
+  // their range, and skip the tree walk.
+  const auto& overrides = table.by_status;
+  if (!overrides.empty() && r.status >= overrides.begin()->first && r.status <= overrides.rbegin()->first) {
+    if (auto it = overrides.find(r.status); it != overrides.end()) return with_reason(it->second, r);
   }
   if (r.status == 410) return with_reason(Verdict::terminal, r);
   const int cls = r.status / 100;
