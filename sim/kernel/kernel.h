@@ -5,7 +5,7 @@
 // pending event. A Fingerprint is a hash over a run's significant trace events, printed with the
 // seed: equal runs have equal fingerprints.
 //
-// Allocation: events live in a slab of reusable slots and a binary heap of 24-byte entries; once
+// Allocation: events live in a slab of reusable slots and a 4-ary heap of 24-byte entries; once
 // the slab and heap have grown to the run's peak, scheduling allocates nothing. A cancelled event
 // stays in the heap and is skipped when it surfaces (its slot generation no longer matches).
 #pragma once
@@ -72,6 +72,7 @@ class Kernel final : public Clock {
     Action action;
     std::uint32_t generation = 1;
   };
+  void push_entry(const Entry& e);
   void pop_entry();
 
   Time now_{};
