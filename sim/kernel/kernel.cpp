@@ -89,13 +89,16 @@ bool Kernel::step(Time limit) {
     pop_entry();
     RELAYSIM_ASSERT(top.time_ns >= to_ns(now_), "time moved backwards");
     now_ = time_from_ns(top.time_ns);
-    // Free the slot before running, so the action may schedule into it; keep the action alive.
-    Action action = std::move(s.action);
+    // The event's id is spent before it runs (cancelling it, even from inside the action, does
+    // nothing). The action runs in its slot, which stays taken until it returns: slots never move,
+    // so scheduling from inside cannot pull the running action from under itself, and nothing is
+    // moved out and back per event.
     ++s.generation;
-    slots_.release(top.slot);
     --live_;
     ++events_run_;
-    action();
+    s.action();
+    s.action.reset();
+    slots_.release(top.slot);
     return true;
   }
   return false;

@@ -80,7 +80,7 @@ class Kernel final : public Clock {
   std::uint64_t events_run_ = 0;
   std::size_t live_ = 0;
   std::vector<Entry> heap_;
-  SlotPool<Slot> slots_;
+  StableSlotPool<Slot> slots_;  // stable: an action runs where it is stored
 };
 
 }  // namespace relaysim::sim
