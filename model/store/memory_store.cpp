@@ -124,9 +124,8 @@ void MemoryStore::order_set(Order& o, std::uint32_t slot, Time at, Lane lane) {
   became_first();
 }
 
-void MemoryStore::order_remove(Order& o, std::uint32_t slot) {
+void MemoryStore::order_erase(Order& o, std::uint32_t slot) {
   std::uint32_t& pos = rows_[slot].*o.pos;
-  if (pos == kNone) return;
   const std::uint32_t place = pos >> kPlaceShift;
   const std::uint32_t index = pos & kIndexMask;
   pos = kNone;

@@ -138,7 +138,10 @@ class MemoryStore final : public Store {
   static const Entry* front(const Order& o) { return o.front.slot == kNone ? nullptr : &o.front; }
   void order_find_front(Order& o);  // recomputes o.front
   void order_set(Order& o, std::uint32_t slot, Time at, Lane lane);  // insert or move; a lane if it fits
-  void order_remove(Order& o, std::uint32_t slot);
+  void order_remove(Order& o, std::uint32_t slot) {
+    if (rows_[slot].*o.pos != kNone) order_erase(o, slot);
+  }
+  void order_erase(Order& o, std::uint32_t slot);  // order_remove of a row that is in the order
   void heap_sift(Order& o, std::size_t i);
   void heap_place(Order& o, std::size_t i, const Entry& e);
   void claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out);
