@@ -11,7 +11,27 @@
 
 namespace relaysim {
 
-template <class T>
+// StableVector: the part of std::vector a SlotPool uses, in chunks of 2^ChunkBits elements that are
+// allocated once and never move, so a reference to an element stays valid while elements are
+// added — the kernel runs an event's action where it is stored while the action schedules more.
+template <class T, unsigned ChunkBits = 8>
+class StableVector {
+ public:
+  void emplace_back() {
+    if ((size_ >> ChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<T[]>(kChunk));
+    ++size_;
+  }
+  T& operator[](std::size_t i) { return chunks_[i >> ChunkBits][i & (kChunk - 1)]; }
+  const T& operator[](std::size_t i) const { return chunks_[i >> ChunkBits][i & (kChunk - 1)]; }
+  std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t kChunk = std::size_t{1} << ChunkBits;
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+template <class T, class Storage = std::vector<T>>
 class SlotPool {
  public:
   std::uint32_t acquire() {
@@ -29,39 +49,12 @@ class SlotPool {
   std::size_t size() const { return items_.size(); }
 
  private:
-  std::vector<T> items_;
+  Storage items_;
   std::vector<std::uint32_t> free_;
 };
 
-}  // namespace relaysim
-
-namespace relaysim {
-
-// StableSlotPool: a SlotPool whose slots never move. Slots live in chunks of 2^ChunkBits that are
-// allocated once and kept, so a reference to a slot stays valid while other slots are acquired —
-// the kernel runs an event's action where it is stored while the action schedules new events.
-template <class T, unsigned ChunkBits = 8>
-class StableSlotPool {
- public:
-  std::uint32_t acquire() {
-    if (!free_.empty()) {
-      const std::uint32_t i = free_.back();
-      free_.pop_back();
-      return i;
-    }
-    if ((size_ >> ChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<T[]>(kChunk));
-    return size_++;
-  }
-  void release(std::uint32_t i) { free_.push_back(i); }
-  T& operator[](std::uint32_t i) { return chunks_[i >> ChunkBits][i & (kChunk - 1)]; }
-  const T& operator[](std::uint32_t i) const { return chunks_[i >> ChunkBits][i & (kChunk - 1)]; }
-  std::size_t size() const { return size_; }
-
- private:
-  static constexpr std::uint32_t kChunk = 1U << ChunkBits;
-  std::vector<std::unique_ptr<T[]>> chunks_;
-  std::uint32_t size_ = 0;
-  std::vector<std::uint32_t> free_;
-};
+// A SlotPool whose slots never move.
+template <class T>
+using StableSlotPool = SlotPool<T, StableVector<T>>;
 
 }  // namespace relaysim
