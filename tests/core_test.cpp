@@ -5,6 +5,8 @@
 #include "model/core/function.h"
 #include "model/core/inline_text.h"
 #include "model/core/random.h"
+#include "model/core/ring.h"
+#include "model/core/short_text.h"
 #include "model/core/time.h"
 #include "sim/scenario/units.h"
 
@@ -151,6 +153,43 @@ TEST(HashBytes, SeesEveryByteAndTheLength) {
     EXPECT_NE(hash_bytes(other), hash_bytes(url)) << "byte " << i;
   }
   EXPECT_EQ(hash_bytes(std::string(url)), hash_bytes(url));
+  // Short texts and the tail of longer ones are read in overlapping loads: every byte still counts.
+  for (std::size_t n = 1; n <= 17; ++n) {
+    const std::string text(n, 'x');
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string other = text;
+      other[i] = 'y';
+      EXPECT_NE(hash_bytes(other), hash_bytes(text)) << "length " << n << ", byte " << i;
+    }
+  }
+}
+
+TEST(Ring, KeepsFifoOrderAcrossWrapAndGrowth) {
+  Ring<int> ring;
+  int next_in = 0, next_out = 0;
+  // Interleave pushes and pops so the ring wraps before each time it grows.
+  for (int round = 0; round < 6; ++round) {
+    for (int i = 0; i < 50 * (round + 1); ++i) ring.push_back(next_in++);
+    for (int i = 0; i < 30 * (round + 1); ++i) {
+      ASSERT_EQ(ring.front(), next_out++);
+      ring.pop_front();
+    }
+    ASSERT_EQ(ring.size(), static_cast<std::size_t>(next_in - next_out));
+    for (std::size_t i = 0; i < ring.size(); ++i) ASSERT_EQ(ring[i], next_out + static_cast<int>(i));
+    ASSERT_EQ(ring.back(), next_in - 1);
+  }
+  while (!ring.empty()) {
+    ASSERT_EQ(ring.front(), next_out++);
+    ring.pop_front();
+  }
+  EXPECT_EQ(next_out, next_in);
+}
+
+TEST(ShortText, JoinsLiteralsAndNumbers) {
+  ShortText<64> t;
+  t << "http://ep" << std::uint64_t{0} << ".sim/v" << UINT64_MAX;
+  EXPECT_EQ(t.view(), "http://ep0.sim/v18446744073709551615");
+  EXPECT_EQ(ShortText<8>{}.view(), "");
 }
 
 }  // namespace

@@ -6,11 +6,12 @@
 // takes the pieces with plain copies and hands the result to its destination in one assign.
 #pragma once
 
-#include <cassert>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+
+#include "model/core/assert.h"
 
 namespace relaysim {
 
@@ -18,13 +19,13 @@ template <std::size_t Capacity>
 class ShortText {
  public:
   ShortText& operator<<(std::string_view text) {
-    assert(text.size() <= Capacity - size_);
+    RELAYSIM_ASSERT(text.size() <= Capacity - size_, "ShortText overflow");
     std::memcpy(buf_ + size_, text.data(), text.size());
     size_ += text.size();
     return *this;
   }
   ShortText& operator<<(std::uint64_t n) {
-    assert(Capacity - size_ >= 20);  // 2^64 has 20 decimal digits
+    RELAYSIM_ASSERT(Capacity - size_ >= 20, "ShortText overflow");  // 2^64 has 20 decimal digits
     size_ = static_cast<std::size_t>(std::to_chars(buf_ + size_, buf_ + Capacity, n).ptr - buf_);
     return *this;
   }
