@@ -100,8 +100,9 @@ void register_pipeline_benchmarks() {
   }
   // The day-long scenario's first minutes (its retries get half an hour to finish), extrapolated
   // to the whole day: the figure --quick can give for the <= 3 minute target.
-  benchmark::RegisterBenchmark("pipeline/day/memory", BM_Pipeline, std::string("scenarios/flaky-endpoints-1k-24h.yaml"),
-                               sim::StoreKind::memory, quick() ? 900.0 : 1800.0, std::chrono::minutes(30))
+  benchmark::RegisterBenchmark("pipeline/day/memory", BM_Pipeline,
+                               std::string("scenarios/flaky-endpoints-1k-24h.yaml"), sim::StoreKind::memory,
+                               quick() ? 900.0 : 1800.0, std::chrono::minutes(30))
       ->Iterations(1)->Repetitions(repetitions)->UseRealTime()->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("memory/bytes_per_pending_request", BM_BytesPerPendingRequest)
       ->Arg(1'000'000)->Iterations(1)->Unit(benchmark::kMillisecond);

@@ -64,8 +64,8 @@ inline std::uint64_t hash_bytes(std::string_view s) {
   } else if (n >= 4) {
     last = load(p, std::uint32_t{}) << 32 | load(p + n - 4, std::uint32_t{});
   } else if (n > 0) {
-    last = static_cast<std::uint64_t>(static_cast<unsigned char>(p[0])) << 16 |
-           static_cast<std::uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8 | static_cast<unsigned char>(p[n - 1]);
+    auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
+    last = byte(0) << 16 | byte(n / 2) << 8 | byte(n - 1);
   }
   return mix64(h ^ last);
 }

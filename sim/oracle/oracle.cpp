@@ -210,7 +210,8 @@ void Oracle::attempt_started(PodId, const RequestRow& row, std::uint32_t number,
   }
   // W-url: the URL must be one ServiceB held within the TTL before this attempt.
   const Duration ttl = scenario_.platform.url_cache_ttl;
-  if (url != ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), version).view() || !serviceb_.held(q->cxid, version, at - ttl, at)) {
+  const ServiceB::Url expected = ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), version);
+  if (url != expected.view() || !serviceb_.held(q->cxid, version, at - ttl, at)) {
     violate(Invariant::url, row.id, at,
             "attempt used " + std::string(url) + " (version " + std::to_string(version) +
                 "), which ServiceB did not hold within the TTL; current version is " +
