@@ -118,15 +118,12 @@ void Oracle::ingested(PodId, const NewRequest& req, const CreateResult& r, Time)
 }
 
 void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at) {
-  const std::uint64_t k = (static_cast<std::uint64_t>(key.cxid) << 40) ^ key.request;
   // Every create ends here, after the store forgot what it forgets at this time; so the oracle
   // forgets here too, before it judges the answer.
   forget_finished(at);
-  const Req* original = nullptr;
-  if (const std::uint32_t slot = key_index_.find(key.request); slot != DenseIdMap::kNone) {
-    const Req& q = reqs_[slot];
-    if (q.keyed && q.key == k) original = &q;
-  }
+  // The request number alone names the key: a duplicate or a conflict reuses it.
+  const std::uint32_t original_slot = key_index_.find(key.request);
+  const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
   // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
   const bool forgotten = original == nullptr && scenario_.platform.retention.has_value();
   switch (r.status) {
@@ -140,7 +137,6 @@ void Oracle::client_created(const ClientKey& key, const IngestResult& r, Time at
       if (const std::uint32_t slot = req_index_.find(r.id);
           slot != DenseIdMap::kNone && !reqs_[slot].keyed && key_index_.accepts(key.request)) {
         Req& q = reqs_[slot];
-        q.key = k;
         q.request = key.request;
         q.payload = key.payload;
         q.keyed = true;

@@ -79,9 +79,8 @@ class Oracle final : public Observer {
  private:
   struct Req {
     webhook::RequestId id = 0;  // 0: a free slot
-    std::uint64_t key = 0;      // the client's idempotency key and payload, as ClientKey hashes them
-    std::uint64_t request = 0;  // ClientKey::request
-    std::uint64_t payload = 0;
+    std::uint64_t request = 0;  // ClientKey::request: names the client's idempotency key
+    std::uint64_t payload = 0;  // ClientKey::payload
     Time terminal_at{};
     Time deadline_at{};
     Time inflight_until{};

@@ -25,7 +25,7 @@ struct SendFate {
 // Identifies a client's create call: the load generator's own numbering of keys.
 struct ClientKey {
   std::uint32_t cxid = 0;
-  std::uint64_t request = 0;
+  std::uint64_t request = 0;   // one per idempotency key: duplicates and conflicts repeat it
   std::uint64_t payload = 0;  // a digest of the payload sent
 };
 
