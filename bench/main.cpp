@@ -15,6 +15,7 @@ bool quick() { return g_quick; }
 void register_kernel_benchmarks();
 void register_pipeline_benchmarks();
 void register_store_benchmarks();
+void register_resilience_benchmarks();
 }  // namespace relaysim::bench
 
 int main(int argc, char** argv) {
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   relaysim::bench::register_kernel_benchmarks();
   relaysim::bench::register_pipeline_benchmarks();
   relaysim::bench::register_store_benchmarks();
+  relaysim::bench::register_resilience_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -13,16 +13,17 @@
 #include <vector>
 
 #include "model/core/mutants.h"
+#include "sim/props/property.h"
 #include "sim/run.h"
 #include "sim/scenario/loader.h"
-#include "tests/property/properties.h"
+#include "sim/system.h"
 
 namespace relaysim::cli {
 
 namespace {
 
 struct Outcome {
-  Mutant mutant = Mutant::none;
+  const Mutant* mutant = nullptr;
   bool caught = false;
   std::string property;   // which property caught it
   std::string invariant;  // what that property checks
@@ -44,14 +45,14 @@ int count_lines(const std::string& path) {
 }
 
 // Runs in a child process: the mutant is planted for the whole process.
-Outcome hunt(Mutant m, const MutantsOptions& o) {
+Outcome hunt(const Mutant* m, const props::Suite& suite, const MutantsOptions& o) {
   mutants::active() = m;
   Outcome out;
   out.mutant = m;
-  const std::string dir = o.scenarios_dir + "/" + std::string(to_string(m));
+  const std::string dir = o.scenarios_dir + "/" + std::string(m->name);
   std::filesystem::remove_all(dir);
   ::setenv("RELAYSIM_FAILURE_DIR", dir.c_str(), 1);
-  for (const props::Property& p : props::all_properties()) {
+  for (const props::Property& p : suite.properties()) {
     rc::detail::TestParams params;
     params.seed = o.seed;
     params.maxSuccess = p.sqlite ? std::max(1, o.cases / 4) : o.cases;
@@ -73,10 +74,10 @@ Outcome hunt(Mutant m, const MutantsOptions& o) {
       out.scenario_lines = count_lines(path);
       // Replay the file exactly as an engineer would, and look for the same invariant.
       const sim::RunResult replay = sim::run_scenario(sim::load_scenario(path));
-      for (const auto& v : replay.oracle->examples()) {
-        if (p.invariant.rfind(std::string(sim::invariant_id(v.invariant)), 0) == 0) out.replays = true;
+      for (const auto& v : replay.ledger.examples()) {
+        if (p.invariant.rfind(std::string(replay.ledger.invariants()[v.invariant].id), 0) == 0) out.replays = true;
       }
-      if (p.invariant == "liveness") out.replays = replay.unresolved > 0 || replay.hit_event_limit;
+      if (p.invariant == "liveness") out.replays = replay.open_work() > 0 || replay.hit_event_limit();
     }
     return out;
   }
@@ -90,7 +91,7 @@ std::string encode(const Outcome& o) {
   return s.str();
 }
 
-Outcome decode(Mutant m, const std::string& line) {
+Outcome decode(const Mutant* m, const std::string& line) {
   Outcome o;
   o.mutant = m;
   std::istringstream s(line);
@@ -109,7 +110,7 @@ Outcome decode(Mutant m, const std::string& line) {
   return o;
 }
 
-Outcome hunt_in_child(Mutant m, const MutantsOptions& options) {
+Outcome hunt_in_child(const Mutant* m, const props::Suite& suite, const MutantsOptions& options) {
   int fds[2];
   if (::pipe(fds) != 0) {
     std::perror("relaysim: pipe");
@@ -119,7 +120,7 @@ Outcome hunt_in_child(Mutant m, const MutantsOptions& options) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::close(fds[0]);
-    const std::string line = encode(hunt(m, options)) + "\n";
+    const std::string line = encode(hunt(m, suite, options)) + "\n";
     if (::write(fds[1], line.data(), line.size()) < 0) std::_Exit(3);
     std::_Exit(0);
   }
@@ -148,21 +149,25 @@ Outcome hunt_in_child(Mutant m, const MutantsOptions& options) {
 }  // namespace
 
 int run_mutants(const MutantsOptions& options) {
-  std::vector<Mutant> targets;
-  for (int i = 1; i < kMutantCount; ++i) {
-    const auto m = static_cast<Mutant>(i);
-    if (!options.only || *options.only == to_string(m)) targets.push_back(m);
+  // Every system's mutants, each hunted by its own system's property suite.
+  std::vector<std::pair<const Mutant*, const props::Suite*>> targets;
+  std::string names;
+  for (const props::Suite& suite : props::suites()) {
+    const sim::System* system = sim::find_system(suite.system);
+    if (system == nullptr) continue;
+    for (const Mutant* m : system->mutants()) {
+      names += " " + std::string(m->name);
+      if (!options.only || *options.only == m->name) targets.emplace_back(m, &suite);
+    }
   }
   if (targets.empty()) {
-    std::cerr << "relaysim: no mutant named '" << *options.only << "'; the mutants are:";
-    for (int i = 1; i < kMutantCount; ++i) std::cerr << " " << to_string(static_cast<Mutant>(i));
-    std::cerr << "\n";
+    std::cerr << "relaysim: no mutant named '" << *options.only << "'; the mutants are:" << names << "\n";
     return 2;
   }
   std::vector<Outcome> outcomes;
-  for (Mutant m : targets) {
-    std::cout << "  " << to_string(m) << " ... " << std::flush;
-    const Outcome o = hunt_in_child(m, options);
+  for (const auto& [m, suite] : targets) {
+    std::cout << "  " << m->name << " ... " << std::flush;
+    const Outcome o = hunt_in_child(m, *suite, options);
     std::cout << (o.caught ? "caught by " + o.property + " after " + std::to_string(o.cases) + " cases" : "SURVIVED")
               << (o.caught && !o.scenario.empty() ? (o.replays ? ", replays" : ", DOES NOT REPLAY") : "") << "\n";
     outcomes.push_back(o);
@@ -173,7 +178,7 @@ int run_mutants(const MutantsOptions& options) {
   bool all = true;
   for (const Outcome& o : outcomes) {
     all = all && o.caught && (o.scenario.empty() || o.replays);
-    table << "| `" << to_string(o.mutant) << "` | " << describe(o.mutant) << " | "
+    table << "| `" << o.mutant->name << "` | " << o.mutant->description << " | "
           << (o.caught ? o.property : "**survived**") << " | " << o.invariant << " | " << (o.caught ? std::to_string(o.cases) : "-")
           << " | " << (o.scenario.empty() ? "-" : "[" + o.scenario + "](" + std::filesystem::relative(o.scenario, std::filesystem::path(options.report).parent_path()).string() + ")")
           << " | " << (o.scenario.empty() ? "-" : std::to_string(o.scenario_lines)) << " | "
@@ -184,8 +189,8 @@ int run_mutants(const MutantsOptions& options) {
     std::filesystem::create_directories(std::filesystem::path(options.report).parent_path());
     std::ofstream report(options.report);
     report << "# Mutants\n\n"
-           << "Each row is a bug planted in the real model (model/core/mutants.h) and switched on for one run of the\n"
-           << "property suite (tests/property/). A mutant is caught when a property fails; RapidCheck then shrinks the\n"
+           << "Each row is a bug planted in the real model (model/core/mutants.h; each system lists its own) and\n"
+           << "switched on for one run of that system's property suite (sim/webhook/props/). A mutant is caught when a property fails; RapidCheck then shrinks the\n"
            << "failing case and it is written as a scenario file, which `./relaysim run --mutant NAME FILE` replays\n"
            << "(the last column checks that it shows the same invariant). Cases needed counts generated cases up to\n"
            << "and including the first failure. Lines counts the scenario file's YAML lines.\n\n"

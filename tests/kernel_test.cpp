@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "model/core/fingerprint.h"
 #include "sim/kernel/kernel.h"
 
 namespace relaysim::sim {

@@ -29,6 +29,7 @@ struct BackoffPolicy {
   double multiplier = 2.0;
   Duration max_interval = std::chrono::minutes(15);
   Jitter jitter = Jitter::full;
+  bool operator==(const BackoffPolicy&) const = default;
 };
 
 // The un-jittered delay before retry number n (n >= 1).

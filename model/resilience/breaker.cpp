@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
-#include "model/core/mutants.h"
+#include "model/resilience/mutants.h"
 
 namespace relaysim {
 
@@ -33,7 +33,7 @@ Permit CircuitBreaker::acquire(Time now) {
     case BreakerState::open:
       return {false, generation_};
     case BreakerState::half_open:
-      if (probes_in_flight_ >= config_.half_open_probes && !planted(Mutant::half_open_unlimited)) {
+      if (probes_in_flight_ >= config_.half_open_probes && !planted(mutant::half_open_unlimited)) {
         return {false, generation_};
       }
       ++probes_in_flight_;
@@ -62,7 +62,7 @@ void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
       std::uint32_t calls = 0;
       std::uint32_t failures = 0;
       window_totals(now, calls, failures);
-      if (calls >= config_.min_calls && !planted(Mutant::breaker_never_opens) &&
+      if (calls >= config_.min_calls && !planted(mutant::breaker_never_opens) &&
           static_cast<double>(failures) >= config_.failure_rate * static_cast<double>(calls)) {
         transition(BreakerState::open, now);
       }

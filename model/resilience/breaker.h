@@ -26,6 +26,7 @@ struct BreakerConfig {
   double failure_rate = 0.5;  // opens when failures / calls >= this, in (0, 1]
   Duration open_for = std::chrono::seconds(30);
   std::uint32_t half_open_probes = 3;
+  bool operator==(const BreakerConfig&) const = default;
 };
 
 enum class BreakerState : std::uint8_t { closed, open, half_open };

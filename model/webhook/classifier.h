@@ -11,7 +11,7 @@
 #include <map>
 #include <string_view>
 
-#include "model/core/ports.h"
+#include "model/core/http.h"
 #include "model/webhook/types.h"
 
 namespace relaysim::webhook {
@@ -26,6 +26,7 @@ struct ClassificationTable {
   Verdict timeout = Verdict::retry;
   Verdict connect_error = Verdict::retry;
   Verdict dns_error = Verdict::retry;
+  bool operator==(const ClassificationTable&) const = default;
 };
 
 struct Classification {

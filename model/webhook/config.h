@@ -38,6 +38,7 @@ struct PlatformConfig {
   // How long a terminal request (and its idempotency key) is kept; nullopt: forever. Past it a
   // repeated create makes a new request. Long runs set it so memory follows the open requests.
   std::optional<Duration> retention;
+  bool operator==(const PlatformConfig&) const = default;
 };
 
 struct ConfigError {

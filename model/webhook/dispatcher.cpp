@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
-#include "model/core/mutants.h"
+#include "model/webhook/mutants.h"
 #include "model/webhook/retry.h"
 
 namespace relaysim::webhook {
@@ -44,7 +44,7 @@ void Dispatcher::pump() {
 }
 
 Duration Dispatcher::lease() const {
-  if (planted(Mutant::lease_shorter_than_timeout)) return (config_.lookup_timeout + config_.http_timeout) / 2;
+  if (planted(mutant::lease_shorter_than_timeout)) return (config_.lookup_timeout + config_.http_timeout) / 2;
   return config_.lease;
 }
 
@@ -66,8 +66,8 @@ void Dispatcher::arm_wake() {
 void Dispatcher::begin(std::uint32_t slot) {
   Job& job = jobs_[slot];
   const Time now = clock_.now();
-  events_.claimed(pod_, job.row, now);
-  if (must_dead_letter(now, job.row.deadline_at, job.row.not_before) && !planted(Mutant::expired_backlog_attempted)) {
+  events_.emit(Claimed{pod_, job.row, now});
+  if (must_dead_letter(now, job.row.deadline_at, job.row.not_before) && !planted(mutant::expired_backlog_attempted)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
     return;
   }
@@ -89,7 +89,7 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
       break;
   }
   // The lookup may have taken until past the deadline: no attempt may start after it.
-  if (now > job.row.deadline_at && !planted(Mutant::expired_backlog_attempted)) {
+  if (now > job.row.deadline_at && !planted(mutant::expired_backlog_attempted)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
     return;
   }
@@ -102,8 +102,9 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   a.resolved_url.assign(r.url);
   a.serviceb_version = r.version;
   job.webhook_id = webhook_id_for(job.row.id);
-  events_.attempt_started(pod_, job.row, a.number, r.url, r.version, now);
-  http_.send(HttpRequest{a.resolved_url, job.webhook_id, job.row.payload}, config_.http_timeout,
+  events_.emit(AttemptStarted{pod_, job.row, a.number, r.url, r.version, now});
+  const HttpHeader headers[] = {{kWebhookIdHeader, job.webhook_id}};
+  http_.send(HttpRequest{a.resolved_url, headers, job.row.payload}, config_.http_timeout,
              [this, slot](const HttpResult& h) { on_response(slot, h); });
 }
 
@@ -127,8 +128,8 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
   a.error = h.error;
   a.http_status = h.error == NetError::none ? h.status : 0;
   Classification c = classify(config_.classification, h);
-  if (planted(Mutant::retry_terminal_4xx) && c.verdict == Verdict::terminal) c = {Verdict::retry, Reason::none};
-  events_.attempt_finished(pod_, a, h, c.verdict);
+  if (planted(mutant::retry_terminal_4xx) && c.verdict == Verdict::terminal) c = {Verdict::retry, Reason::none};
+  events_.emit(AttemptFinished{pod_, a, h, c.verdict});
   switch (c.verdict) {
     case Verdict::delivered:
       finish(slot, Completion{&a, Status::delivered, Reason::ok, now, now, now, Duration::zero()});
@@ -150,9 +151,9 @@ void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "finishing an idle slot");
   const bool applied = store_.complete(job.row.id, job.row.claim_token, c);
-  events_.completed(pod_, job.row, c, applied);
+  events_.emit(Completed{pod_, job.row, c, applied});
   if (applied && (c.status == Status::failed || c.status == Status::dead_lettered)) {
-    events_.tenant_notified(job.row, c.status, c.reason, c.at);
+    events_.emit(TenantNotified{job.row, c.status, c.reason, c.at});
   }
   job.busy = false;
   --in_flight_;

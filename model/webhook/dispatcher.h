@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/http.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
 #include "model/webhook/config.h"

@@ -1,33 +1,111 @@
-// Events: what the webhook model tells its observers. The model works without any (NullEvents);
-// the simulator's oracle, metrics and trace fingerprint listen here, the live shell logs.
-// Calls are synchronous and must not call back into the model.
+// Events: what the webhook model tells its observers (see model/core/events.h). The model works
+// with no sink attached; the simulator's oracle, metrics and fingerprint attach here, the live
+// shell logs. Each event's `mix` says what of it counts towards a run's fingerprint.
 #pragma once
 
 #include <string_view>
 
+#include "model/core/events.h"
 #include "model/resilience/breaker.h"
-#include "model/store/store.h"
 #include "model/webhook/classifier.h"
+#include "model/webhook/store.h"
 #include "model/webhook/types.h"
 
 namespace relaysim::webhook {
 
-class Events {
- public:
-  virtual ~Events() = default;
-  // A create call was answered (created, duplicate or conflict). `row` is the stored request.
-  virtual void ingested(PodId, const NewRequest&, const CreateResult&, Time /*at*/) {}
-  virtual void claimed(PodId, const RequestRow&, Time /*at*/) {}
-  virtual void attempt_started(PodId, const RequestRow&, std::uint32_t /*number*/, std::string_view /*url*/,
-                               std::uint64_t /*serviceb_version*/, Time /*at*/) {}
-  virtual void attempt_finished(PodId, const AttemptRow&, const HttpResult&, Verdict) {}
-  // A claim ended. `applied` is false when the claim had been fenced off (stale token).
-  virtual void completed(PodId, const RequestRow&, const Completion&, bool /*applied*/) {}
-  virtual void tenant_notified(const RequestRow&, Status, Reason, Time) {}
-  virtual void url_looked_up(PodId, std::string_view /*cxid*/, bool /*cache_hit*/, Time) {}
-  virtual void breaker_changed(PodId, BreakerState /*from*/, BreakerState /*to*/, Time) {}
+// A create call was answered (created, duplicate or conflict).
+struct Ingested {
+  PodId pod;
+  const NewRequest& request;
+  const CreateResult& result;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(1);
+    fp.mix(result.id);
+    fp.mix(static_cast<std::uint64_t>(result.outcome));
+    fp.mix(at);
+  }
 };
 
-class NullEvents final : public Events {};
+struct Claimed {
+  PodId pod;
+  const RequestRow& row;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(2);
+    fp.mix(row.id);
+    fp.mix(pod);
+  }
+};
+
+struct AttemptStarted {
+  PodId pod;
+  const RequestRow& row;
+  std::uint32_t number;
+  std::string_view url;
+  std::uint64_t serviceb_version;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(3);
+    fp.mix(row.id);
+    fp.mix(number);
+    fp.mix(serviceb_version);
+    fp.mix(at);
+  }
+};
+
+struct AttemptFinished {
+  PodId pod;
+  const AttemptRow& attempt;
+  const HttpResult& result;
+  Verdict verdict;
+};
+
+// A claim ended. `applied` is false when the claim had been fenced off (stale token).
+struct Completed {
+  PodId pod;
+  const RequestRow& row;
+  const Completion& completion;
+  bool applied;
+  void mix(Fingerprint& fp) const {
+    fp.mix(4);
+    fp.mix(row.id);
+    fp.mix(static_cast<std::uint64_t>(completion.status) << 8 | static_cast<std::uint64_t>(completion.reason) << 1 |
+           (applied ? 1 : 0));
+    fp.mix(completion.at);
+    fp.mix(completion.due_at);
+  }
+};
+
+// The tenant was told that its request failed or was dead-lettered.
+struct TenantNotified {
+  const RequestRow& row;
+  Status status;
+  Reason reason;
+  Time at;
+};
+
+struct UrlLookedUp {
+  PodId pod;
+  std::string_view cxid;
+  bool cache_hit;
+  Time at;
+};
+
+struct BreakerChanged {
+  PodId pod;
+  BreakerState from;
+  BreakerState to;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(5);
+    fp.mix(pod);
+    fp.mix(static_cast<std::uint64_t>(to));
+    fp.mix(at);
+  }
+};
+
+using Events = EventBus<Ingested, Claimed, AttemptStarted, AttemptFinished, Completed, TenantNotified, UrlLookedUp,
+                        BreakerChanged>;
 
 }  // namespace relaysim::webhook

@@ -1,6 +1,6 @@
 #include "model/webhook/ingest.h"
 
-#include "model/core/mutants.h"
+#include "model/webhook/mutants.h"
 
 namespace relaysim::webhook {
 
@@ -27,13 +27,13 @@ IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, 
   if (payload.size() > config_.max_payload_bytes) return {IngestStatus::invalid, 0, "payload is too large"};
   const Time now = clock_.now();
   std::string mutated;
-  if (planted(Mutant::ingest_skips_idempotency)) {
+  if (planted(mutant::ingest_skips_idempotency)) {
     mutated = std::string(request_id) + "~" + std::to_string(++mutant_serial_);
     request_id = mutated;
   }
   const NewRequest req{cxid, request_id, payload, now, now + config_.retry.deadline};
   const CreateResult r = store_.create(req);
-  events_.ingested(pod_, req, r, now);
+  events_.emit(Ingested{pod_, req, r, now});
   switch (r.outcome) {
     case CreateOutcome::created:
       if (on_new_work_) on_new_work_();

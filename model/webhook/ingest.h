@@ -40,7 +40,7 @@ class Ingest {
   Clock& clock_;
   Events& events_;
   OnNewWork on_new_work_;
-  std::uint64_t mutant_serial_ = 0;  // test builds only: see Mutant::ingest_skips_idempotency
+  std::uint64_t mutant_serial_ = 0;  // test builds only: see mutant::ingest_skips_idempotency
 };
 
 }  // namespace relaysim::webhook

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
-#include "model/core/mutants.h"
+#include "model/webhook/mutants.h"
 
 namespace relaysim::webhook {
 
@@ -11,17 +11,17 @@ RetryPlan plan_retry(const RetryPolicy& policy, std::uint32_t retry_number, Dura
                      Duration retry_after, Time now, Time deadline_at, Rng& rng) {
   RetryPlan plan;
   plan.delay = next_delay(policy.backoff, retry_number, previous_delay, rng);
-  Duration wait = planted(Mutant::ignore_backoff) ? Duration::zero() : plan.delay;
+  Duration wait = planted(mutant::ignore_backoff) ? Duration::zero() : plan.delay;
   plan.not_before = now;
-  if (retry_after >= Duration::zero() && !planted(Mutant::ignore_retry_after)) {
+  if (retry_after >= Duration::zero() && !planted(mutant::ignore_retry_after)) {
     const Duration honoured = std::min(retry_after, policy.retry_after_max);
     wait = std::max(wait, honoured);
     plan.not_before = now + honoured;
   }
   plan.due_at = std::min(now + wait, deadline_at);  // the deadline clamp comes last
-  if (planted(Mutant::retry_ignores_deadline)) plan.due_at = now + wait;
+  if (planted(mutant::retry_ignores_deadline)) plan.due_at = now + wait;
   plan.due_at = std::max(plan.due_at, now);
-  RELAYSIM_ASSERT(plan.due_at <= std::max(deadline_at, now) || planted(Mutant::retry_ignores_deadline),
+  RELAYSIM_ASSERT(plan.due_at <= std::max(deadline_at, now) || planted(mutant::retry_ignores_deadline),
                   "a retry planned past the deadline");
   return plan;
 }

@@ -19,6 +19,7 @@ struct RetryPolicy {
   BackoffPolicy backoff{};
   Duration retry_after_max = std::chrono::hours(1);
   Duration deadline = std::chrono::hours(24);
+  bool operator==(const RetryPolicy&) const = default;
 };
 
 struct RetryPlan {

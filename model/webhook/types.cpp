@@ -31,16 +31,6 @@ std::string_view to_string(Reason r) {
   return "?";
 }
 
-std::string_view to_string(NetError e) {
-  switch (e) {
-    case NetError::none: return "none";
-    case NetError::timeout: return "timeout";
-    case NetError::connect_error: return "connect_error";
-    case NetError::dns_error: return "dns_error";
-  }
-  return "?";
-}
-
 std::string webhook_id_for(RequestId id) {
   ShortText<32> header;
   header << "msg_" << id;

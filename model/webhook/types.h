@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/core/ports.h"
+#include "model/core/http.h"
 #include "model/core/time.h"
 
 namespace relaysim::webhook {
@@ -36,7 +36,6 @@ inline constexpr int kReasonCount = 7;
 constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
 std::string_view to_string(Status s);
 std::string_view to_string(Reason r);
-std::string_view to_string(NetError e);
 
 // A stored request. Strings are owned; stores reuse a caller's RequestRow to avoid allocation.
 struct RequestRow {
@@ -84,6 +83,8 @@ struct Completion {
   Duration last_delay{};
 };
 
+// The header that carries a request's stable id to its endpoint (Standard Webhooks).
+inline constexpr std::string_view kWebhookIdHeader = "webhook-id";
 // The webhook-id header value: stable for a request across attempts, pods and replays.
 std::string webhook_id_for(RequestId id);
 // Inverse of webhook_id_for; 0 when `header` is not one of ours.

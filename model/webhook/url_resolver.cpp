@@ -1,7 +1,7 @@
 #include "model/webhook/url_resolver.h"
 
 #include "model/core/assert.h"
-#include "model/core/mutants.h"
+#include "model/webhook/mutants.h"
 
 namespace relaysim::webhook {
 
@@ -13,21 +13,21 @@ UrlResolver::UrlResolver(PodId pod, const ResolverConfig& config, UrlDirectory& 
       clock_(clock),
       events_(events),
       breaker_(config.breaker, [this](BreakerState from, BreakerState to, Time at) {
-        events_.breaker_changed(pod_, from, to, at);
+        events_.emit(BreakerChanged{pod_, from, to, at});
       }) {}
 
 void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
   const Time now = clock_.now();
   if (const std::uint32_t s = find(cxid, hash_bytes(cxid)); s != 0) {
     const Entry& e = entries_[s - 1];
-    if (now - e.fetched_at < config_.ttl || planted(Mutant::cache_ignores_ttl)) {
-      events_.url_looked_up(pod_, cxid, true, now);
+    if (now - e.fetched_at < config_.ttl || planted(mutant::cache_ignores_ttl)) {
+      events_.emit(UrlLookedUp{pod_, cxid, true, now});
       done(Resolution{ResolveStatus::found, e.url, e.version, true});
       return;
     }
     forget(s - 1);
   }
-  events_.url_looked_up(pod_, cxid, false, now);
+  events_.emit(UrlLookedUp{pod_, cxid, false, now});
   const Permit permit = breaker_.acquire(now);
   if (!permit.admitted) {
     done(Resolution{ResolveStatus::unavailable, {}, 0, false});

@@ -17,6 +17,7 @@
 
 #include "model/core/flat_index.h"
 #include "model/core/ports.h"
+#include "model/webhook/ports.h"
 #include "model/core/slot_pool.h"
 #include "model/resilience/breaker.h"
 #include "model/webhook/events.h"

@@ -104,6 +104,11 @@ bool Kernel::step(Time limit) {
   return false;
 }
 
+void Kernel::advance_to(Time t) {
+  RELAYSIM_ASSERT(heap_.empty() || heap_.front().time_ns > to_ns(t), "advancing the clock past an event not yet run");
+  if (t > now_) now_ = t;
+}
+
 bool Kernel::run_until(Time limit) {
   while (step(limit)) {
   }

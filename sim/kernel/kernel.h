@@ -2,8 +2,7 @@
 //
 // Vocabulary: an *event* is an Action scheduled at a Time. Events run in (time, sequence) order,
 // so ties run in the order they were scheduled; time never moves backwards. An EventId cancels a
-// pending event. A Fingerprint is a hash over a run's significant trace events, printed with the
-// seed: equal runs have equal fingerprints.
+// pending event.
 //
 // Allocation: events live in a slab of reusable slots and a 4-ary heap of 24-byte entries; once
 // the slab and heap have grown to the run's peak, scheduling allocates nothing. A cancelled event
@@ -15,7 +14,6 @@
 
 #include "model/core/function.h"
 #include "model/core/ports.h"
-#include "model/core/random.h"
 #include "model/core/slot_pool.h"
 #include "model/core/time.h"
 
@@ -26,16 +24,6 @@ using Action = InplaceFunction<void(), 112>;
 struct EventId {
   std::uint64_t value = 0;
   explicit operator bool() const { return value != 0; }
-};
-
-class Fingerprint {
- public:
-  void mix(std::uint64_t v) { h_ = mix64(h_ ^ v) + 0x9e3779b97f4a7c15ULL; }
-  void mix(Time t) { mix(static_cast<std::uint64_t>(to_ns(t))); }
-  std::uint64_t value() const { return h_; }
-
- private:
-  std::uint64_t h_ = 0x72656c617973696dULL;  // "relaysim"
 };
 
 class Kernel final : public Clock {
@@ -57,6 +45,8 @@ class Kernel final : public Clock {
   // Runs events up to and including `limit`, then sets the clock to `limit` if events remain.
   // Stops early (returns false) when the queue runs dry.
   bool run_until(Time limit);
+  // Moves the clock forward to `t` without running anything; events before `t` must have run.
+  void advance_to(Time t);
 
   std::size_t pending() const { return live_; }
   std::uint64_t events_run() const { return events_run_; }

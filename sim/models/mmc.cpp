@@ -80,17 +80,13 @@ MmcResult run_mmc(const MmcParams& params) {
 double erlang_c_wait(double lambda, double mu, std::uint32_t servers) {
   const double c = servers;
   const double a = lambda / mu;  // offered load in Erlangs
-  const double rho = a / c;
-  RELAYSIM_ASSERT(rho < 1.0, "Erlang C needs a stable queue (lambda < servers * mu)");
-  // Sum a^k / k! for k < c, and a^c / c!, computed term by term to stay finite for large c.
-  double term = 1.0;
-  double sum = 0.0;
-  for (std::uint32_t k = 0; k < servers; ++k) {
-    sum += term;
-    term *= a / (k + 1);
-  }
-  const double top = term / (1.0 - rho);
-  const double p_wait = top / (sum + top);
+  RELAYSIM_ASSERT(a < c, "Erlang C needs a stable queue (lambda < servers * mu)");
+  // Erlang B by its recursion, B(k) = a B(k-1) / (k + a B(k-1)), which stays finite for any
+  // number of servers (the textbook sums of a^k / k! overflow past a few hundred); then
+  // C = c B / (c - a (1 - B)).
+  double b = 1.0;
+  for (std::uint32_t k = 1; k <= servers; ++k) b = a * b / (k + a * b);
+  const double p_wait = c * b / (c - a * (1.0 - b));
   return p_wait / (c * mu - lambda);
 }
 

@@ -1,4 +1,6 @@
-// Run reports: the terminal summary a person reads and the JSON a machine reads.
+// Run reports: the terminal summary a person reads and the JSON a machine reads. The generic parts
+// (the run, the invariants, the expectations, how it ended, the verdict) are here; each system
+// adds its own section (SystemReport).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,5 +16,8 @@ struct WallStats {
 
 void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall);
 nlohmann::json to_json(const RunResult& r, const WallStats& wall);
+// Text for JSON: bytes that are not UTF-8 (a file name is any bytes) become U+FFFD, so writing
+// the JSON never fails.
+std::string json_text(const nlohmann::json& j, int indent = 2);
 
 }  // namespace relaysim::sim

@@ -1,26 +1,19 @@
-// Expectations: the `expect:` block of a scenario — simple comparisons on the run's metrics.
+// Expectations: the `expect:` block of a scenario — comparisons on the run's metrics, each written
+// in its metric's unit and refused when it could never hold.
 #pragma once
 
-#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "sim/report/metric.h"
 #include "sim/scenario/scenario.h"
 
 namespace relaysim::sim {
 
-struct MetricInfo {
-  std::string_view name;
-  std::string_view meaning;
-};
-
-// Every metric an expectation may name, with what it means (docs/scenario-format.md lists them).
-const std::vector<MetricInfo>& metric_catalog();
-bool is_metric(std::string_view name);
-
-// Parses "< 0.1%", ">= 3", "0", "== 12.5" into op/value/percent. Returns false if malformed.
-bool parse_comparison(std::string_view text, CompareOp& op, double& value, bool& percent);
+// Parses "< 0.1%", ">= 3", "0", "== 12.5", "< 30s" for a metric of `unit` into op and value (in
+// the unit: a ratio as 0..1, a time in seconds). Returns why it is refused, or nothing.
+std::optional<std::string> parse_comparison(std::string_view text, Unit unit, CompareOp& op, double& value);
 std::string_view to_string(CompareOp op);
 
 bool holds(const Expectation& e, double actual);

@@ -1,36 +1,33 @@
-// Loading scenario files: strict YAML. An unknown key, a wrong type, a bad unit or an impossible
-// value is a ScenarioError naming the file, line, column, key path and what was expected, with a
-// did-you-mean for misspelt keys. Nothing is guessed and nothing is silently ignored.
+// Loading scenario files: the generic top level (sim/scenario/scenario.h), then the system's own
+// section, read by the system. Strict throughout (sim/scenario/yaml_reader.h): every problem is a
+// ScenarioError naming the file, line, column, key path and what was expected.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/schema.h"
+#include "sim/scenario/yaml_reader.h"
 
 namespace relaysim::sim {
 
-class ScenarioError : public std::runtime_error {
- public:
-  ScenarioError(std::string file, int line, int column, std::string key, std::string problem);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }      // 1-based; 0 when unknown
-  int column() const { return column_; }  // 1-based; 0 when unknown
-  const std::string& key() const { return key_; }
-  const std::string& problem() const { return problem_; }
-
- private:
-  std::string file_;
-  int line_;
-  int column_;
-  std::string key_;
-  std::string problem_;
-};
+// The largest scenario file read: a scenario is a page or two; anything near this is a mistake.
+inline constexpr std::size_t kMaxScenarioBytes = 16u << 20;
 
 // Reads and validates a scenario file. Throws ScenarioError.
 Scenario load_scenario(const std::string& path);
 // The same for text in memory; `file` names it in errors.
 Scenario parse_scenario(std::string_view text, const std::string& file);
+
+// The top level's keys. The system's section is read (and written) just before the key named
+// kSectionBefore: after the keys it depends on (duration, system, store), before those that
+// depend on it (faults name its pods, expect its metrics).
+const Schema<Scenario>& scenario_schema();
+inline constexpr std::string_view kSectionBefore = "faults";
+
+// The reference tables of the top level and of every system's section.
+std::vector<DocTable> scenario_reference();
 
 }  // namespace relaysim::sim

@@ -1,25 +1,21 @@
-// Scenario: everything one simulated run needs — the platform's policies, the world around it,
-// the load, the faults and what the run is expected to show. Loaded from YAML by load_scenario();
-// see docs/scenario-format.md for every key.
+// Scenario: everything one simulated run needs. The top level is the same for every system —
+// name, seed, duration, which system, which store, the faults every system can suffer, what the
+// run is expected to show, the oracle's options — and one section belongs to the system under
+// test (`webhook:`), read and written by that system (sim/system.h). Loaded from YAML by
+// load_scenario(); docs/scenario-format.md has every key.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/time.h"
-#include "model/webhook/config.h"
 
 namespace relaysim::sim {
 
 inline constexpr Duration kForever{INT64_MAX / 4};
-
-// A latency distribution: log-normal through the given median and 99th percentile.
-struct LatencySpec {
-  Duration p50 = std::chrono::milliseconds(50);
-  Duration p99 = std::chrono::milliseconds(200);
-};
 
 // A window of virtual time: [at, at + length). length == kForever: never ends.
 struct Window {
@@ -27,78 +23,49 @@ struct Window {
   Duration length = kForever;
   bool contains(Time t) const { return t >= at && t - at < length; }
   Time end() const { return length >= kForever ? kTimeNever : at + length; }
-};
-
-enum class OutageMode : std::uint8_t { error, timeout };
-
-struct ServiceBOutage {
-  Window window;
-  OutageMode mode = OutageMode::error;
-};
-
-struct UrlChange {
-  Time at{};
-  double fraction = 1.0;  // of all cxids, chosen by the serviceb stream
-};
-
-struct ServiceBSpec {
-  LatencySpec latency{std::chrono::milliseconds(5), std::chrono::milliseconds(50)};
-  double error_rate = 0.0;
-  std::vector<ServiceBOutage> outages;
-  std::vector<UrlChange> url_changes;
-  double unknown_cxids = 0.0;  // fraction of cxids ServiceB has never heard of
-};
-
-// A time-bounded error episode at an endpoint (a 429 storm, a bad deploy).
-struct Incident {
-  Window window;
-  double rate = 1.0;
-  int status = 503;
-  Duration retry_after{-1};
-};
-
-struct EndpointGroup {
-  std::string name;
-  std::uint32_t count = 1;
-  LatencySpec latency{};
-  double error_rate = 0.0;
-  int error_status = 503;
-  Duration retry_after{-1};      // sent with error responses when >= 0
-  double blackhole_rate = 0.0;   // connection accepted, never answered: a timeout, not processed
-  double lost_response_rate = 0.0;  // processed, but the response never arrives: a timeout
-  double dns_failure_rate = 0.0;
-  std::vector<Window> down;      // connection refused
-  std::vector<Incident> incidents;
-};
-
-enum class Arrival : std::uint8_t { poisson, constant };
-
-struct LoadSegment {
-  double rate_per_s = 0.0;
-  Time from{};
-  Time to{};
-  Arrival arrival = Arrival::poisson;
-  double duplicates = 0.0;  // fraction of calls that repeat an earlier (cxid, request_id, payload)
-  double conflicts = 0.0;   // fraction that repeat an earlier key with another payload
-  std::uint64_t burst = 0;  // > 0: `burst` creates at `from`, rate ignored
-};
-
-struct CrashFault {
-  Time at{};
-  std::uint32_t pod = 0;       // 0-based
-  Duration restart_after = kForever;
+  bool operator==(const Window&) const = default;
 };
 
 enum class StoreKind : std::uint8_t { memory, sqlite };
+std::string_view to_string(StoreKind k);
+
+// A pod crash: at `at`, process `pod` (0-based) loses everything in memory; it starts again after
+// `restart_after` (kForever: never).
+struct CrashFault {
+  Time at{};
+  std::uint32_t pod = 0;
+  Duration restart_after = kForever;
+  bool operator==(const CrashFault&) const = default;
+};
 
 enum class CompareOp : std::uint8_t { lt, le, gt, ge, eq, ne };
 
+// One line of `expect:`: a comparison on one of the system's metrics (sim/report/metric.h).
 struct Expectation {
-  std::string metric;
+  std::size_t metric = 0;  // index into the system's metric table
+  double parameter = 0;    // for a metric family (latency_p99.9_s: 99.9), else 0
+  std::string name;        // the metric's name as written
   CompareOp op = CompareOp::eq;
-  double value = 0.0;
-  bool percent = false;  // the value was written as a percentage: metric is a ratio
-  std::string text;      // as written, for reports: "dlq_rate < 0.1%"
+  double value = 0.0;      // in the metric's unit (a ratio as 0..1, seconds as seconds)
+  std::string text;        // the comparison as written, after the name: "< 0.1%"
+  bool operator==(const Expectation&) const = default;
+};
+
+// Options of the oracle (the invariant checkers) every system's checkers share.
+struct OracleOptions {
+  Duration terminal_slack{-1};  // extra time allowed past a deadline before "not finished" is a violation; <0: the system's own
+  bool operator==(const OracleOptions&) const = default;
+};
+
+class System;
+
+// A system's section of a scenario, read and validated by the system.
+class SystemSpec {
+ public:
+  virtual ~SystemSpec() = default;
+  virtual std::unique_ptr<SystemSpec> clone() const = 0;
+  // How many processes (pods) the system runs: crash faults name pod-0 .. pod-(n-1).
+  virtual std::uint32_t processes() const = 0;
 };
 
 struct Scenario {
@@ -107,21 +74,32 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 1;
   Duration duration = std::chrono::hours(1);
+  const System* system = nullptr;
   StoreKind store = StoreKind::memory;
-  webhook::PlatformConfig platform{};
-  ServiceBSpec serviceb{};
-  std::vector<EndpointGroup> endpoints;
-  std::uint32_t cxids = 0;  // 0: one per endpoint
-  std::vector<LoadSegment> load;
   std::vector<CrashFault> crashes;
   std::vector<Expectation> expect;
-  Duration terminal_slack{-1};  // oracle: extra time allowed past the deadline; <0: derived
+  OracleOptions oracle;
 
-  std::uint32_t endpoint_count() const {
-    std::uint32_t n = 0;
-    for (const auto& g : endpoints) n += g.count;
-    return n;
+  Scenario() = default;
+  Scenario(const Scenario& o) { *this = o; }
+  Scenario& operator=(const Scenario& o);
+  Scenario(Scenario&&) noexcept = default;
+  Scenario& operator=(Scenario&&) noexcept = default;
+
+  // The system's section. A Scenario without one is not runnable.
+  const SystemSpec& spec() const {
+    RELAYSIM_ASSERT(spec_ != nullptr, "a scenario needs its system's section");
+    return *spec_;
   }
+  SystemSpec& spec() {
+    RELAYSIM_ASSERT(spec_ != nullptr, "a scenario needs its system's section");
+    return *spec_;
+  }
+  void set_spec(std::unique_ptr<SystemSpec> s) { spec_ = std::move(s); }
+  bool has_spec() const { return spec_ != nullptr; }
+
+ private:
+  std::unique_ptr<SystemSpec> spec_;
 };
 
 }  // namespace relaysim::sim

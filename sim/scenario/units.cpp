@@ -37,10 +37,11 @@ static bool duration_unit(std::string_view unit, double& ns_per) {
   return true;
 }
 
-bool parse_duration(std::string_view text, Duration& out) {
+// The duration in nanoseconds, as a double (exact for every duration a run can use).
+static bool parse_duration_ns(std::string_view text, double& ns) {
   std::string_view s = trim(text);
   if (s == "0") {
-    out = Duration::zero();
+    ns = 0;
     return true;
   }
   // One or more number+unit parts, largest first by convention: "250ms", "1h30m", "2m30.5s".
@@ -60,8 +61,22 @@ bool parse_duration(std::string_view text, Duration& out) {
     total_ns += n * ns_per;
     any = true;
   }
-  if (!any || total_ns > 9.0e18) return false;
-  out = Duration{static_cast<std::int64_t>(std::llround(total_ns))};
+  if (!any || !std::isfinite(total_ns)) return false;
+  ns = total_ns;
+  return true;
+}
+
+bool parse_duration_seconds(std::string_view text, double& seconds) {
+  double ns = 0;
+  if (!parse_duration_ns(text, ns)) return false;
+  seconds = ns / 1e9;
+  return true;
+}
+
+bool parse_duration(std::string_view text, Duration& out) {
+  double ns = 0;
+  if (!parse_duration_ns(text, ns) || ns > static_cast<double>(kMaxDuration.count())) return false;
+  out = Duration{static_cast<std::int64_t>(std::llround(ns))};
   return true;
 }
 

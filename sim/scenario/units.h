@@ -2,6 +2,7 @@
 // fractions ("5%", or a plain number in [0, 1]). Each parser returns false on malformed text.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -9,7 +10,15 @@
 
 namespace relaysim::sim {
 
+// The longest duration (and the latest time) a scenario may name: ten years. Every sum the
+// simulator forms of a few scenario durations (a creation time plus a deadline plus timeouts)
+// then stays far inside Duration's range.
+inline constexpr Duration kMaxDuration = std::chrono::hours(24 * 3650);
+
+// Accepts only what is at most kMaxDuration.
 bool parse_duration(std::string_view text, Duration& out);
+// The same text as a number of seconds, without an upper bound (for messages about the bound).
+bool parse_duration_seconds(std::string_view text, double& seconds);
 bool parse_rate(std::string_view text, double& per_second);
 bool parse_fraction(std::string_view text, double& out);
 

@@ -3,7 +3,34 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/scenario/units.h"
+
 namespace relaysim::sim {
+
+const Schema<LatencySpec>& latency_schema() {
+  static const Schema<LatencySpec> schema = [] {
+    Schema<LatencySpec> s(Style::flow, "Log-normal through a median and a 99th percentile, capped at 1000 times the median.");
+    s.key("p50", &LatencySpec::p50, duration_codec(), "the median", opt::required());
+    s.key("p99", &LatencySpec::p99, duration_codec(), "the 99th percentile", opt::always("`p50` (constant)"));
+    s.check([](const Reader& r, const Map& m, LatencySpec& l) {
+      if (l.p50 <= Duration::zero()) r.fail(m["p50"], m.child("p50"), "must be positive");
+      if (!m.has("p99")) l.p99 = l.p50;
+      if (l.p99 < l.p50) r.fail(m["p99"], m.child("p99"), "must not be below p50");
+    });
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<Window>& window_schema() {
+  static const Schema<Window> schema = [] {
+    Schema<Window> s(Style::flow);
+    s.key("at", &Window::at, time_codec(), "when it starts", opt::required());
+    s.key("for", &Window::length, duration_codec(), "how long it lasts", opt::shown("forever"));
+    return s;
+  }();
+  return schema;
+}
 
 Latency::Latency(const LatencySpec& spec) {
   const double p50 = std::max(1.0, static_cast<double>(spec.p50.count()));
@@ -11,7 +38,7 @@ Latency::Latency(const LatencySpec& spec) {
   mu_ = std::log(p50);
   sigma_ = std::log(p99 / p50) / 2.3263478740408408;  // z for the 99th percentile
   // Cap at 1000x the median: a log-normal tail is unbounded, a network is not.
-  cap_ = std::exp(mu_) * 1000.0;
+  cap_ = std::min(std::exp(mu_) * 1000.0, static_cast<double>(kMaxDuration.count()));
 }
 
 Duration Latency::sample(Rng& rng) const {

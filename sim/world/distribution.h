@@ -1,11 +1,22 @@
-// Latency sampling: log-normal through a median and a 99th percentile, in virtual nanoseconds.
+// Latency: how long simulated dependencies take — log-normal through a median and a 99th
+// percentile, in virtual nanoseconds, capped at a thousand times the median.
 #pragma once
 
 #include "model/core/random.h"
 #include "model/core/time.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/schema.h"
 
 namespace relaysim::sim {
+
+struct LatencySpec {
+  Duration p50 = std::chrono::milliseconds(50);
+  Duration p99 = std::chrono::milliseconds(200);
+  bool operator==(const LatencySpec&) const = default;
+};
+
+// {p50, p99}: p99 defaults to p50 (a constant latency) and is never below it.
+const Schema<LatencySpec>& latency_schema();
 
 class Latency {
  public:
@@ -17,5 +28,8 @@ class Latency {
   double sigma_;  // ln(p99 / p50) / z(0.99)
   double cap_;    // the longest latency drawn, in ns
 };
+
+// A window of virtual time as a scenario writes it: {at, for}; without `for` it never ends.
+const Schema<Window>& window_schema();
 
 }  // namespace relaysim::sim

@@ -1,7 +1,8 @@
-// The property suite under GoogleTest: one test per property, plus the coverage gates.
+// The property suites under GoogleTest: one test per property of every system's suite, plus the
+// coverage gates.
 //
 // Cases per property come from RapidCheck's configuration (RC_PARAMS="max_success=N seed=S";
-// default 100), a quarter of that on SQLite. Shrunk failures are written to RELAYSIM_FAILURE_DIR
+// default below), a quarter of that on SQLite. Shrunk failures are written to RELAYSIM_FAILURE_DIR
 // (default property-failures/) and named in the failure message.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -9,7 +10,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "tests/property/properties.h"
+#include "sim/props/property.h"
 
 namespace {
 
@@ -42,15 +43,18 @@ class PropertyTest : public ::testing::Test {
 class CoverageGates : public ::testing::Environment {
  public:
   void TearDown() override {
-    if (::testing::UnitTest::GetInstance()->test_to_run_count() < static_cast<int>(relaysim::props::all_properties().size())) {
+    std::size_t properties = 0;
+    for (const auto& suite : relaysim::props::suites()) properties += suite.properties().size();
+    if (::testing::UnitTest::GetInstance()->test_to_run_count() < static_cast<int>(properties)) {
       return;  // a filtered run (one property) is not held to the gates
     }
-    const auto& counts = relaysim::props::coverage();
-    for (int g = 0; g < relaysim::props::kGateCount; ++g) {
-      const auto gate = static_cast<relaysim::props::Gate>(g);
-      std::printf("coverage gate: %-52s %llu cases\n", relaysim::props::gate_name(gate),
-                  static_cast<unsigned long long>(counts[g]));
-      EXPECT_GT(counts[g], 0u) << "no case in this run reached: " << relaysim::props::gate_name(gate);
+    for (const auto& suite : relaysim::props::suites()) {
+      for (const auto& gate : suite.gates()) {
+        const std::uint64_t n = gate.reached();
+        std::printf("coverage gate: %-8s %-52s %llu cases\n", std::string(suite.system).c_str(),
+                    std::string(gate.name).c_str(), static_cast<unsigned long long>(n));
+        EXPECT_GT(n, 0u) << "no case in this run reached: " << gate.name;
+      }
     }
   }
 };
@@ -63,9 +67,11 @@ int main(int argc, char** argv) {
   // reads its configuration on first use, so setting the default here is early enough.
   ::setenv("RC_PARAMS", "max_success=300 seed=1", /*overwrite=*/0);
   ::testing::InitGoogleTest(&argc, argv);
-  for (const Property& p : relaysim::props::all_properties()) {
-    ::testing::RegisterTest("Property", p.name.c_str(), nullptr, p.invariant.c_str(), __FILE__, __LINE__,
-                            [&p]() -> ::testing::Test* { return new PropertyTest(p); });
+  for (const auto& suite : relaysim::props::suites()) {
+    for (const Property& p : suite.properties()) {
+      ::testing::RegisterTest("Property", p.name.c_str(), nullptr, p.invariant.c_str(), __FILE__, __LINE__,
+                              [&p]() -> ::testing::Test* { return new PropertyTest(p); });
+    }
   }
   ::testing::AddGlobalTestEnvironment(new CoverageGates);
   return RUN_ALL_TESTS();

@@ -1,0 +1,470 @@
+#include "cli/commands.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "model/store/store_error.h"
+#include "sim/database.h"
+#include "sim/report/summary.h"
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/units.h"
+#include "sim/system.h"
+
+namespace relaysim::cli {
+
+using namespace relaysim::sim;
+
+std::optional<std::uint64_t> parse_u64(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_size(const std::string& text) {
+  double n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end == text.data() || !std::isfinite(n) || n <= 0) return std::nullopt;
+  const std::string unit(end, text.data() + text.size());
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},          {"B", 1},          {"KiB", 1024.0},   {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"TiB", 1099511627776.0}, {"K", 1e3}, {"KB", 1e3}, {"M", 1e6}, {"MB", 1e6}, {"G", 1e9}, {"GB", 1e9}};
+  for (const auto& [name, factor] : kUnits) {
+    if (unit == name) return n * factor;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string human_bytes(double b) {
+  char buf[32];
+  if (b >= 1073741824.0) {
+    std::snprintf(buf, sizeof buf, "%.1f GiB", b / 1073741824.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f MiB", b / 1048576.0);
+  }
+  return buf;
+}
+
+// ---- the machine: memory -------------------------------------------------------------------
+
+// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
+double available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024.0;
+  }
+  return 0;
+}
+
+// This process's resident memory, in bytes; 0 when unknown.
+double resident_memory() {
+  std::ifstream in("/proc/self/statm");
+  double size = 0;
+  double resident = 0;
+  if (!(in >> size >> resident)) return 0;
+  return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
+}
+
+// ---- signals --------------------------------------------------------------------------------
+
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
+
+extern "C" void on_stop_signal(int sig) { g_signal.store(sig); }
+
+// Ctrl-C and SIGTERM ask the run to stop and report; a second one ends the process at once
+// (SA_RESETHAND puts the default action back).
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// ---- the JSON output ------------------------------------------------------------------------
+
+// Where --json goes, checked before the run: "-" is standard output; a file is written to a
+// temporary name next to it and renamed, so a reader never sees half a file and a run is never
+// lost to an output path that turns out to be unwritable at the end.
+class JsonOutput {
+ public:
+  std::optional<std::string> open(const std::string& path, const std::string& scenario_file, const std::string& database) {
+    path_ = path;
+    if (path == "-") return std::nullopt;
+    if (path.empty()) return "--json needs a path (or '-' for standard output)";
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return "--json " + path + " is a directory; give a file name";
+    for (const std::string& other : {scenario_file, database}) {
+      if (!other.empty() && std::filesystem::exists(path, ec) && std::filesystem::equivalent(path, other, ec)) {
+        return "--json " + path + " is the " + (other == scenario_file ? "scenario file" : "database") +
+               "; the result would overwrite it";
+      }
+    }
+    temp_ = path + ".XXXXXX";
+    fd_ = ::mkstemp(temp_.data());
+    if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  ~JsonOutput() {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      ::unlink(temp_.c_str());
+    }
+  }
+  JsonOutput() = default;
+  JsonOutput(const JsonOutput&) = delete;
+  JsonOutput& operator=(const JsonOutput&) = delete;
+
+  bool to_stdout() const { return path_ == "-"; }
+
+  // Returns what went wrong, or nothing.
+  std::optional<std::string> write(const std::string& text) {
+    if (to_stdout()) {
+      std::cout << text << "\n" << std::flush;
+      return std::cout ? std::nullopt : std::optional<std::string>("cannot write the JSON to standard output");
+    }
+    std::string data = text + "\n";
+    const char* p = data.data();
+    std::size_t left = data.size();
+    while (left > 0) {
+      const ssize_t n = ::write(fd_, p, left);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return "cannot write --json " + path_ + ": " + std::strerror(errno);
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    ::fchmod(fd_, 0644);
+    if (::close(fd_) != 0) {
+      fd_ = -1;
+      return "cannot write --json " + path_ + ": " + std::strerror(errno);
+    }
+    fd_ = -1;
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0) return "cannot write --json " + path_ + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+
+ private:
+  std::string path_;
+  std::string temp_;
+  int fd_ = -1;
+};
+
+// ---- progress -------------------------------------------------------------------------------
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// A bar on a terminal; a line every few seconds otherwise (a CI log).
+class Progress {
+ public:
+  Progress(Clock::time_point started, Duration total, bool tty) : started_(started), total_(total), tty_(tty) {}
+
+  void update(Time now, std::uint64_t events) {
+    const double wall = since(started_);
+    const double done = std::min(1.0, to_seconds(now) / std::max(1e-9, to_seconds(total_)));
+    if (tty_) {
+      if (wall - last_ < 0.1) return;
+      last_ = wall;
+      const int bar = static_cast<int>(done * 30);
+      std::fprintf(stderr, "\r  [%-30.*s] %3.0f%%  virtual %s  wall %.1fs  %.3g events", bar,
+                   "##############################", done * 100, format_time(now).c_str(), wall,
+                   static_cast<double>(events));
+      shown_ = true;
+    } else {
+      if (wall - last_ < 5.0) return;
+      last_ = wall;
+      std::fprintf(stderr, "relaysim: %3.0f%%  virtual %s of %s  wall %.0fs  %.3g events\n", done * 100,
+                   format_time(now).c_str(), format_duration(total_).c_str(), wall, static_cast<double>(events));
+    }
+    std::fflush(stderr);
+  }
+  void clear() {
+    if (shown_) std::fprintf(stderr, "\r%*s\r", 110, "");
+    shown_ = false;
+  }
+
+ private:
+  Clock::time_point started_;
+  Duration total_;
+  bool tty_;
+  double last_ = 0;
+  bool shown_ = false;
+};
+
+int fail_usage(const std::string& message) {
+  std::cerr << "relaysim: " << message << "\n";
+  return kExitInvalid;
+}
+
+std::optional<Scenario> load(const std::string& file) {
+  try {
+    return load_scenario(file);
+  } catch (const ScenarioError& e) {
+    std::cerr << "relaysim: invalid scenario: " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  // The command line first: nothing is run on a mistake in it.
+  RunOptions options;
+  if (args.seed) {
+    options.seed = parse_u64(*args.seed);
+    if (!options.seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615, got '" + *args.seed + "'");
+  }
+  if (args.max_events) {
+    const auto n = parse_u64(*args.max_events);
+    if (!n || *n == 0) return fail_usage("--max-events: expected a whole number above 0, got '" + *args.max_events + "'");
+    options.max_events = *n;
+  }
+  double memory_limit = 0.9 * available_memory();  // 0: unknown, not checked
+  if (args.memory_limit) {
+    if (*args.memory_limit == "none") {
+      memory_limit = 0;
+    } else if (const auto size = parse_size(*args.memory_limit)) {
+      memory_limit = *size;
+    } else {
+      return fail_usage("--memory-limit: expected a size such as 4GiB or 500MiB, or 'none', got '" + *args.memory_limit + "'");
+    }
+  }
+  if (args.store == "memory") options.store = StoreKind::memory;
+  if (args.store == "sqlite") options.store = StoreKind::sqlite;
+  if (args.sqlite_path) {
+    if (args.store == "memory") return fail_usage("--sqlite-path goes with the SQLite store, not --store memory");
+    if (args.sqlite_path->empty()) return fail_usage("--sqlite-path needs a path");
+    options.store = StoreKind::sqlite;
+    options.sqlite_path = *args.sqlite_path;
+  } else if (args.overwrite) {
+    return fail_usage("--overwrite goes with --sqlite-path");
+  }
+
+  std::optional<Scenario> scenario = load(args.file);
+  if (!scenario) return kExitInvalid;
+  if (options.store.value_or(scenario->store) == StoreKind::sqlite) {
+    if (const auto problem = prepare_database(options.sqlite_path, args.overwrite)) return fail_usage(*problem);
+  }
+  JsonOutput json;
+  if (args.json_path) {
+    if (const auto problem = json.open(*args.json_path, args.file, args.sqlite_path.value_or(""))) return fail_usage(*problem);
+  }
+  std::ostream& out = json.to_stdout() ? std::cerr : std::cout;
+
+  // What the run will hold, against what the machine has.
+  Scenario as_run = *scenario;
+  if (options.seed) as_run.seed = *options.seed;
+  if (options.store) as_run.store = *options.store;
+  const Footprint footprint = as_run.system->footprint(as_run);
+  if (memory_limit > 0 && footprint.bytes > memory_limit) {
+    return fail_usage("this scenario would hold about " + human_bytes(footprint.bytes) + " (" +
+                      format_value(Unit::count, std::round(footprint.held)) + " requests at once), more than the " +
+                      human_bytes(memory_limit) + " it may use; " + footprint.advice +
+                      " (or raise --memory-limit)");
+  }
+  if (memory_limit > 0 && footprint.bytes > memory_limit / 2 && !args.quiet) {
+    std::cerr << "relaysim: warning: this scenario may hold about " << human_bytes(footprint.bytes) << " of the "
+              << human_bytes(memory_limit) << " it may use; " << footprint.advice << "\n";
+  }
+  const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
+  try {
+    record_run_start(database, as_run);
+  } catch (const StoreError& e) {
+    return fail_usage(std::string("cannot use the database: ") + e.what());
+  }
+
+  const auto started = Clock::now();
+  const bool tty = !args.quiet && isatty(STDERR_FILENO) != 0;
+  Progress progress(started, scenario->duration, tty);
+  if (!args.quiet) options.progress = [&progress](Time now, std::uint64_t events) { progress.update(now, events); };
+  // Stop on Ctrl-C, and before the machine runs out of memory (looked at five times a second).
+  struct Watch {
+    Clock::time_point started;
+    double limit = 0;
+    double checked_at = 0;
+    double resident = 0;
+    bool over = false;
+    bool stop() {
+      if (g_signal.load() != 0) return true;
+      if (limit > 0 && since(started) - checked_at >= 0.2) {
+        checked_at = since(started);
+        resident = resident_memory();
+        over = resident > limit;
+      }
+      return over;
+    }
+  } watch{started, memory_limit};
+  options.should_stop = [&watch] { return watch.stop(); };
+  RunResult result;
+  {
+    const StopSignals signals;
+    try {
+      result = run_scenario(*scenario, std::move(options));
+    } catch (const std::exception& failure) {
+      progress.clear();
+      std::cerr << "relaysim: the run failed: " << failure.what() << "\n";
+      return kExitIncomplete;
+    }
+  }
+  progress.clear();
+  if (watch.over && result.ending == Ending::interrupted) {
+    result.ending = Ending::out_of_memory;
+    result.failure = "the run held " + human_bytes(watch.resident) + ", more than its memory limit of " +
+                     human_bytes(memory_limit) + " (--memory-limit); " + footprint.advice;
+  }
+  WallStats wall;
+  wall.seconds = since(started);
+  if (!args.quiet) print_summary(out, result, wall);
+  int status = result.pass() ? kExitPass : kExitFail;
+  if (result.ending == Ending::out_of_memory || result.ending == Ending::store_failure) status = kExitIncomplete;
+  if (result.ending == Ending::interrupted) status = kExitInterrupted;
+  if (args.json_path) {
+    if (const auto problem = json.write(json_text(to_json(result, wall)))) {
+      std::cerr << "relaysim: " << *problem << "\n";
+      if (status == kExitPass) status = kExitIncomplete;
+    }
+  }
+  try {
+    record_run_end(database, result);
+  } catch (const StoreError& e) {
+    std::cerr << "relaysim: cannot label the database with the run's end: " << e.what() << "\n";
+  }
+  if (result.ending == Ending::out_of_memory) std::cerr << "relaysim: out of memory: " << result.failure << "\n";
+  if (result.ending == Ending::store_failure) std::cerr << "relaysim: store failure: " << result.failure << "\n";
+  if (result.ending == Ending::interrupted) std::cerr << "relaysim: interrupted at virtual " << format_time(result.end) << "\n";
+  return status;
+}
+
+int validate_command(const std::vector<std::string>& files) {
+  int status = kExitPass;
+  for (const auto& f : files) {
+    const std::optional<Scenario> s = load(f);
+    if (!s) {
+      status = kExitInvalid;
+      continue;
+    }
+    const Footprint fp = s->system->footprint(*s);
+    std::cout << f << ": ok (" << s->name << "): system " << s->system->name() << ", about "
+              << format_value(Unit::count, std::round(fp.calls)) << " client calls, about " << human_bytes(fp.bytes)
+              << " of memory\n";
+  }
+  return status;
+}
+
+int metrics_command(const std::string& only) {
+  if (!only.empty() && find_system(only) == nullptr) return fail_usage("no system is named '" + only + "'");
+  for (const System* s : systems()) {
+    if (!only.empty() && s->name() != only) continue;
+    std::printf("system %s: %s\n", std::string(s->name()).c_str(), std::string(s->title()).c_str());
+    for (const MetricInfo& m : s->metrics()) {
+      std::printf("  %-28s %-8s %s\n", std::string(m.name).c_str(), std::string(to_string(m.unit)).c_str(),
+                  std::string(m.meaning).c_str());
+    }
+  }
+  return kExitPass;
+}
+
+int reference_command() {
+  std::cout << "<!-- Generated by `relaysim reference`; a test keeps it equal to the program. -->\n\n";
+  std::cout << "## Every key\n\n" << render_markdown(scenario_reference());
+  for (const System* s : systems()) {
+    std::cout << "## Metrics of the " << s->name() << " system\n\n";
+    std::cout << "`expect:` may name each of these. A count is compared with a whole number, a ratio with a "
+                 "percentage (or 0 to 1), seconds with a time (`30s`) or a number of seconds.\n\n";
+    std::cout << "| metric | unit | meaning |\n|---|---|---|\n";
+    for (const MetricInfo& m : s->metrics()) {
+      std::cout << "| `" << m.name << "` | " << to_string(m.unit) << " | " << m.meaning << " |\n";
+    }
+    std::cout << "\n## Invariants of the " << s->name() << " system\n\n";
+    std::cout << "The oracle checks them on every run; a violation fails the run whatever `expect:` says.\n\n";
+    std::cout << "| id | promise |\n|---|---|\n";
+    for (const InvariantInfo& i : s->invariants()) std::cout << "| " << i.id << " | " << i.title << " |\n";
+    std::cout << "\n";
+  }
+  return kExitPass;
+}
+
+int mmc_command(MmcArgs args) {
+  MmcParams& p = args.params;
+  if (args.seed) {
+    const auto seed = parse_u64(*args.seed);
+    if (!seed) return fail_usage("mmc --seed: expected a whole number from 0 to 18446744073709551615, got '" + *args.seed + "'");
+    p.seed = *seed;
+  }
+  // Rates from 0.001/s to a million per second: the clock counts nanoseconds, so mean times must
+  // stay well above one, and the whole run well inside ten years.
+  for (const auto& [name, v] : {std::pair<const char*, double>{"--lambda", p.lambda}, {"--mu", p.mu}}) {
+    if (!std::isfinite(v) || v < 1e-3 || v > 1e6) {
+      return fail_usage(std::string("mmc ") + name + ": must be between 0.001 and 1000000 per second");
+    }
+  }
+  if (p.lambda >= p.mu * p.servers) {
+    std::ostringstream o;
+    o << "mmc: lambda must be below servers * mu (" << p.mu * p.servers
+      << "), or the queue grows without bound and has no steady-state wait";
+    return fail_usage(o.str());
+  }
+  if (static_cast<double>(p.customers) / p.lambda > to_seconds(kMaxDuration) / 2) {
+    return fail_usage("mmc: " + std::to_string(p.customers) + " customers at this lambda last longer than ten years of virtual time");
+  }
+  const auto t0 = Clock::now();
+  const MmcResult r = run_mmc(p);
+  const double wall = std::max(since(t0), 1e-9);
+  const double erlang = erlang_c_wait(p.lambda, p.mu, p.servers);
+  const double per_s = static_cast<double>(r.customers) / wall;
+  if (args.json) {
+    const nlohmann::json j = {{"lambda", p.lambda},       {"mu", p.mu},
+                              {"servers", p.servers},     {"customers", r.customers},
+                              {"seed", p.seed},           {"events", r.events},
+                              {"wall_seconds", wall},     {"customers_per_second", per_s},
+                              {"mean_wait_s", r.mean_wait_s}, {"erlang_c_wait_s", erlang}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("M/M/%u  lambda %g/s  mu %g/s  %llu customers (seed %llu)\n", p.servers, p.lambda, p.mu,
+                static_cast<unsigned long long>(r.customers), static_cast<unsigned long long>(p.seed));
+    std::printf("  %.3f s wall, %.3g customers/s, %.3g events/s\n", wall, per_s, static_cast<double>(r.events) / wall);
+    std::printf("  mean wait in queue %.6f s   (Erlang C: %.6f s)\n", r.mean_wait_s, erlang);
+  }
+  return kExitPass;
+}
+
+}  // namespace relaysim::cli

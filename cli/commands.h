@@ -1,0 +1,48 @@
+// The commands of the relaysim command line (cli/main.cpp parses the arguments).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/models/mmc.h"
+
+namespace relaysim::cli {
+
+inline constexpr int kExitPass = 0;
+inline constexpr int kExitFail = 1;
+inline constexpr int kExitInvalid = 2;
+inline constexpr int kExitIncomplete = 3;
+inline constexpr int kExitInterrupted = 130;
+
+struct RunArgs {
+  std::string file;
+  std::optional<std::string> seed;          // checked here: CLI11 wraps -1 for unsigned options
+  std::string store;                        // "", memory or sqlite
+  std::optional<std::string> sqlite_path;
+  bool overwrite = false;
+  std::optional<std::string> json_path;     // "-": standard output
+  std::optional<std::string> max_events;
+  std::optional<std::string> memory_limit;  // a size, or "none"
+  bool quiet = false;
+};
+
+struct MmcArgs {
+  sim::MmcParams params;
+  std::optional<std::string> seed;
+  bool json = false;
+};
+
+int run_command(const RunArgs& args);
+int validate_command(const std::vector<std::string>& files);
+int metrics_command(const std::string& system);
+int reference_command();
+int mmc_command(MmcArgs args);
+
+// A whole number from 0 to 2^64 - 1, exactly as written (no sign, no spaces, no hex).
+std::optional<std::uint64_t> parse_u64(const std::string& text);
+// "4GiB", "500MiB", "2GB", "1048576" (bytes); nothing when malformed.
+std::optional<double> parse_size(const std::string& text);
+
+}  // namespace relaysim::cli

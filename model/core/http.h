@@ -1,0 +1,53 @@
+// HttpClient: the port through which a model calls HTTP endpoints (see model/core/ports.h for what
+// every port promises).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "model/core/function.h"
+#include "model/core/time.h"
+
+namespace relaysim {
+
+// What went wrong below HTTP. `none` means a status line arrived.
+enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error };
+
+std::string_view to_string(NetError e);
+
+struct HttpHeader {
+  std::string_view name;
+  std::string_view value;
+};
+
+struct HttpRequest {
+  std::string_view url;
+  std::span<const HttpHeader> headers;
+  std::string_view payload;  // the body (JSON)
+
+  // The value of the header `name` (exact, case-sensitive), or empty.
+  std::string_view header(std::string_view name) const {
+    for (const HttpHeader& h : headers) {
+      if (h.name == name) return h.value;
+    }
+    return {};
+  }
+};
+
+struct HttpResult {
+  NetError error = NetError::none;
+  int status = 0;                    // valid when error == none
+  Duration retry_after{-1};          // parsed Retry-After header; negative when absent
+};
+
+using HttpCallback = InplaceFunction<void(const HttpResult&), 48>;
+
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  // The request's views are valid only during the call.
+  virtual void send(const HttpRequest& request, Duration timeout, HttpCallback done) = 0;
+};
+
+}  // namespace relaysim

@@ -1,0 +1,244 @@
+#include "model/store/sqlite_db.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include "model/core/assert.h"
+
+namespace relaysim {
+
+namespace {
+StoreFailure failure_of(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return StoreFailure::busy;
+    case SQLITE_FULL: return StoreFailure::full;
+    case SQLITE_IOERR: return StoreFailure::io;
+    default: return StoreFailure::other;
+  }
+}
+}  // namespace
+
+// ---- Statement --------------------------------------------------------------------------------
+
+Db::Statement::Statement(Db& db, const char* sql, bool control) : db_(db), control_(control) {
+  const int rc = sqlite3_prepare_v3(db.db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  if (rc != SQLITE_OK) db.fail(rc, "prepare");
+  writes_ = sqlite3_stmt_readonly(stmt_) == 0;
+}
+
+Db::Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Db::Statement& Db::Statement::bind(int i, std::int64_t v) {
+  if (const int rc = sqlite3_bind_int64(stmt_, i, v); rc != SQLITE_OK) db_.fail(rc, "bind");
+  return *this;
+}
+
+Db::Statement& Db::Statement::bind(int i, std::string_view s) {
+  if (const int rc = sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
+      rc != SQLITE_OK) {
+    db_.fail(rc, "bind");
+  }
+  return *this;
+}
+
+bool Db::Statement::step() {
+  if (!control_ && db_.fail_point_ != nullptr) {
+    if (const std::optional<StoreFailure> f = db_.fail_point_->before_step(writes_)) {
+      reset();
+      throw StoreError(*f, "SQLite step failed on '" + db_.path_ + "': injected " + std::string(to_string(*f)));
+    }
+  }
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  reset();
+  db_.fail(rc, "step");
+}
+
+void Db::Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+void Db::Statement::run() {
+  while (step()) {
+  }
+  reset();
+}
+
+std::int64_t Db::Statement::i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+bool Db::Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+
+void Db::Statement::text(int col, std::string& out) const { out.assign(text_view(col)); }
+
+std::string_view Db::Statement::text_view(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  return {p == nullptr ? "" : p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
+// ---- Db ---------------------------------------------------------------------------------------
+
+Db::Db(const std::string& path, Durability durability) : path_(path) {
+  // SQLite counts every allocation under a global mutex unless told not to, before its first use.
+  // Nothing here reads those counts. (Too late once SQLite is initialised; that is harmless.)
+  static const bool configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+  (void)configured;
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string msg = "cannot open SQLite database '" + path + "': " +
+                            (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError(StoreFailure::other, msg);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  sqlite3_busy_timeout(db_, 5000);
+  try {
+    if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
+    switch (durability) {
+      case Durability::full: exec("PRAGMA synchronous=FULL"); break;
+      case Durability::normal: exec("PRAGMA synchronous=NORMAL"); break;
+      case Durability::off: exec("PRAGMA synchronous=OFF"); break;
+    }
+    exec("PRAGMA foreign_keys=ON");
+    begin_ = std::make_unique<Statement>(*this, "BEGIN IMMEDIATE", true);
+    commit_ = std::make_unique<Statement>(*this, "COMMIT", true);
+    rollback_ = std::make_unique<Statement>(*this, "ROLLBACK", true);
+    savepoint_ = std::make_unique<Statement>(*this, "SAVEPOINT tx", true);
+    release_ = std::make_unique<Statement>(*this, "RELEASE tx", true);
+    rollback_to_ = std::make_unique<Statement>(*this, "ROLLBACK TO tx", true);
+    batched_ = durability == Durability::off;
+    if (batched_) begin_->run();
+  } catch (...) {
+    // close_v2 waits for statements already prepared to be finalized by their destructors.
+    sqlite3_close_v2(db_);
+    throw;
+  }
+}
+
+// The statements are finalized by their destructors after this body runs; close_v2 defers the
+// actual close until then.
+Db::~Db() {
+  if (batched_ && sqlite3_get_autocommit(db_) == 0) {
+    sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);  // no throwing from here
+  }
+  sqlite3_close_v2(db_);
+}
+
+void Db::fail(int rc, const char* what) {
+  std::string msg = std::string("SQLite ") + what + " failed on '" + path_ + "': " + sqlite3_errmsg(db_);
+  StoreFailure f = failure_of(rc);
+  if (batched_ && sqlite3_get_autocommit(db_) != 0) {
+    // SQLite rolled back the whole open batch (it does so on some I/O and disk-full errors):
+    // writes already reported as done are gone. Nothing can continue on this connection.
+    f = StoreFailure::other;
+    msg += " (the open batch of writes was rolled back; this database cannot continue)";
+  }
+  throw StoreError(f, msg);
+}
+
+void Db::exec(const char* sql) {
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    const std::string msg = std::string("SQLite failed on '") + path_ + "': " + (err != nullptr ? err : "?");
+    sqlite3_free(err);
+    throw StoreError(failure_of(rc), msg);
+  }
+}
+
+Db::Statement& Db::prepared(std::unique_ptr<Statement>& slot, const char* sql) {
+  if (!slot) slot = std::make_unique<Statement>(*this, sql);
+  return *slot;
+}
+
+std::int64_t Db::changes() const { return sqlite3_changes64(db_); }
+
+void Db::wrote() {
+  if (!batched_ || depth_ != 0 || ++writes_ < kBatchWrites) return;
+  flush();
+}
+
+void Db::flush() {
+  if (!batched_ || depth_ != 0) return;
+  writes_ = 0;
+  commit_->run();
+  begin_->run();
+}
+
+// ---- Transaction ------------------------------------------------------------------------------
+
+Db::Transaction::Transaction(Db& db) : db_(db), savepoint_(db.batched_ || db.depth_ > 0) {
+  (savepoint_ ? db_.savepoint_ : db_.begin_)->run();
+  ++db_.depth_;
+}
+
+void Db::Transaction::commit() {
+  RELAYSIM_ASSERT(!done_, "a transaction commits once");
+  (savepoint_ ? db_.release_ : db_.commit_)->run();
+  done_ = true;
+  --db_.depth_;
+}
+
+Db::Transaction::~Transaction() {
+  if (done_) return;
+  --db_.depth_;
+  // Errors here are ignored: SQLite may already have rolled back on the error that brought us
+  // here, and a destructor must not throw.
+  if (savepoint_) {
+    sqlite3_exec(db_.db_, "ROLLBACK TO tx; RELEASE tx", nullptr, nullptr, nullptr);
+  } else {
+    sqlite3_exec(db_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+}
+
+// ---- inspection -------------------------------------------------------------------------------
+
+DbInspection inspect_database(const std::string& path) {
+  DbInspection out;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return out;
+  out.exists = true;
+  if (S_ISDIR(st.st_mode)) {
+    out.is_directory = true;
+    out.error = "is a directory";
+    return out;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    out.error = "is not a regular file";
+    return out;
+  }
+  if (st.st_size == 0) {  // an empty file is an empty database
+    out.is_sqlite = true;
+    return out;
+  }
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    out.error = db != nullptr ? sqlite3_errmsg(db) : "cannot open it";
+    sqlite3_close(db);
+    return out;
+  }
+  sqlite3_stmt* q = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+                         -1, &q, nullptr) != SQLITE_OK) {
+    out.error = sqlite3_errmsg(db);  // "file is not a database"
+    sqlite3_close(db);
+    return out;
+  }
+  int rc;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    out.tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(q, 0)));
+  }
+  if (rc != SQLITE_DONE) {
+    out.error = sqlite3_errmsg(db);
+  } else {
+    out.is_sqlite = true;
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+  return out;
+}
+
+}  // namespace relaysim

@@ -1,0 +1,157 @@
+// Db: one SQLite connection, with the few things every relaysim store needs from it — prepared
+// statements that are reused, transactions that span tables, savepoints, and a fault hook.
+//
+// Promises:
+//  - A Transaction is all or nothing: its statements commit together, or (on an error, an
+//    exception, or a scope left without commit()) none of them is visible. Transactions nest; an
+//    inner one is a savepoint, rolled back alone.
+//  - Every failure is a StoreError naming the database and what failed, with its kind (busy,
+//    full, I/O, other), so a caller can tell "try again later" from "the disk is full".
+//  - With Durability::off the connection runs one long transaction, committed every kBatchWrites
+//    writes (a statement-sized transaction costs more than the statement); a Transaction inside
+//    it is a savepoint. That is for simulations, where the process is the whole world.
+//  - A FailPoint, when installed, is asked before every statement step; the failure it names is
+//    raised exactly as SQLite would raise it. The simulator injects busy databases, full disks and
+//    crashes in the middle of a transaction this way, into the real code paths.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/core/time.h"
+#include "model/store/store_error.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace relaysim {
+
+// How hard commits push to disk. `full` survives power loss; `normal` (WAL) survives a process
+// crash; `off` is for simulations (see above): a crash of the process loses the last batch.
+enum class Durability : std::uint8_t { full, normal, off };
+
+// Asked before each statement step; returns the failure to raise, if any.
+class FailPoint {
+ public:
+  virtual ~FailPoint() = default;
+  virtual std::optional<StoreFailure> before_step(bool writes) = 0;
+};
+
+class Db {
+ public:
+  class Statement;
+
+  // `path` may be ":memory:". Throws StoreError.
+  Db(const std::string& path, Durability durability);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  const std::string& path() const { return path_; }
+  sqlite3* handle() { return db_; }
+
+  // Runs SQL that returns no rows (schema, pragmas). Throws StoreError.
+  void exec(const char* sql);
+  // The statement in `slot`, prepared on first use and kept.
+  Statement& prepared(std::unique_ptr<Statement>& slot, const char* sql);
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  std::int64_t changes() const;
+  // After each write: with Durability::off, commits every kBatchWrites writes.
+  void wrote();
+  // Commits what a batching connection holds (Durability::off); nothing otherwise.
+  void flush();
+
+  void set_fail_point(FailPoint* fp) { fail_point_ = fp; }
+  // Whether statements run inside a transaction already (an open Transaction, or batching).
+  bool in_transaction() const { return batched_ || depth_ > 0; }
+  [[noreturn]] void fail(int rc, const char* what);
+
+  static constexpr std::uint32_t kBatchWrites = 4096;
+
+  // All or nothing; see above. Not copyable; one scope, one transaction.
+  class Transaction {
+   public:
+    explicit Transaction(Db& db);
+    ~Transaction();
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+    void commit();
+
+   private:
+    Db& db_;
+    bool savepoint_;
+    bool done_ = false;
+  };
+
+ private:
+  friend class Statement;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  bool batched_ = false;
+  std::uint32_t writes_ = 0;
+  int depth_ = 0;  // open Transactions
+  FailPoint* fail_point_ = nullptr;
+  std::unique_ptr<Statement> begin_, commit_, rollback_, savepoint_, release_, rollback_to_;
+};
+
+// A prepared statement, reset after every use so it can be reused without re-preparing.
+class Db::Statement {
+ public:
+  // `control`: BEGIN, COMMIT and the like, which the fail point never fails.
+  Statement(Db& db, const char* sql, bool control = false);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, std::int64_t v);
+  Statement& bind(int i, std::uint64_t v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Statement& bind(int i, std::uint32_t v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Statement& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Statement& bind(int i, Time t) { return bind(i, to_ns(t)); }
+  Statement& bind(int i, Duration d) { return bind(i, to_ns(d)); }
+  Statement& bind(int i, std::string_view s);
+  // True while a row is available; throws StoreError (after a reset) on error.
+  bool step();
+  void reset();
+  // Steps to the end and resets.
+  void run();
+  std::int64_t i64(int col) const;
+  Time time(int col) const { return time_from_ns(i64(col)); }
+  bool is_null(int col) const;
+  void text(int col, std::string& out) const;
+  std::string_view text_view(int col) const;
+
+ private:
+  Db& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  bool writes_ = false;
+  bool control_ = false;
+};
+
+// Resets a statement on every path out of a scope, so an exception leaves it reusable.
+class ResetOnExit {
+ public:
+  explicit ResetOnExit(Db::Statement& s) : s_(s) {}
+  ~ResetOnExit() { s_.reset(); }
+  ResetOnExit(const ResetOnExit&) = delete;
+  ResetOnExit& operator=(const ResetOnExit&) = delete;
+
+ private:
+  Db::Statement& s_;
+};
+
+// What is in a database file before a run uses it, without changing it.
+struct DbInspection {
+  bool exists = false;        // a file is at the path
+  bool is_directory = false;
+  bool is_sqlite = false;     // opens and reads as an SQLite database
+  std::vector<std::string> tables;  // user tables, by name
+  std::string error;          // why it is not readable, when it is not
+};
+DbInspection inspect_database(const std::string& path);
+
+}  // namespace relaysim

@@ -1,0 +1,283 @@
+#include "model/webhook/memory_store.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/webhook/mutants.h"
+
+namespace relaysim::webhook {
+
+std::string_view to_string(CreateOutcome o) {
+  switch (o) {
+    case CreateOutcome::created: return "created";
+    case CreateOutcome::duplicate: return "duplicate";
+    case CreateOutcome::conflict: return "conflict";
+  }
+  return "?";
+}
+
+std::uint64_t MemoryStore::key_hash(std::string_view cxid, std::string_view request_id) {
+  return mix64(hash_bytes(cxid) * 31 + hash_bytes(request_id));
+}
+
+MemoryStore::Row* MemoryStore::row(RequestId id) {
+  const std::uint32_t slot = ids_.find(id);
+  return slot == DenseIdMap::kNone ? nullptr : &rows_[slot];
+}
+
+void MemoryStore::copy_out(const Row& r, RequestRow& out) {
+  out.id = r.id;
+  out.cxid.assign(r.cxid());
+  out.request_id.assign(r.request_id());
+  out.payload.assign(r.payload());
+  out.created_at = r.created_at;
+  out.deadline_at = r.deadline_at;
+  out.status = r.status;
+  out.reason = r.reason;
+  out.attempts = r.attempts;
+  out.deferrals = r.deferrals;
+  out.replays = r.replays;
+  out.due_at = r.due_at;
+  out.not_before = r.not_before;
+  out.last_delay = r.last_delay;
+  out.lease_owner = r.lease_owner;
+  out.claim_token = r.claim_token;
+  out.terminal_at = r.terminal_at;
+}
+
+void MemoryStore::schedule(std::uint32_t slot, bool created) {
+  const Row& r = rows_[slot];
+  switch (r.status) {
+    case Status::pending:
+    case Status::blocked: {
+      // A new request's times are its creation time and that plus the fixed deadline, both no
+      // earlier than the last request's: lane a. A retry's are anywhere.
+      const DueLane lane = created ? DueLane::a : DueLane::none;
+      due_.set(slot, r.id, r.due_at, lane);
+      expiry_.set(slot, r.id, r.deadline_at, lane);
+      return;
+    }
+    case Status::in_flight:
+      due_.set(slot, r.id, r.due_at, DueLane::b);  // now + the lease: no earlier than the last
+      expiry_.remove(slot);
+      return;
+    case Status::delivered:
+    case Status::failed:
+    case Status::dead_lettered:
+      due_.remove(slot);
+      expiry_.remove(slot);
+      return;
+  }
+}
+
+void MemoryStore::forget_finished(Time now) {
+  // The rows forgotten next have been cold for the whole retention. Start loading them a few
+  // creates ahead — the row first, then (once it is in cache) its key's table slot and its last
+  // attempt — so the misses overlap with other work instead of stalling here.
+  if (const Retention::Finished* f = retention_.peek(8)) __builtin_prefetch(&rows_[f->slot]);
+  if (const Retention::Finished* f = retention_.peek(4)) {
+    const Row& soon = rows_[f->slot];
+    keys_.prefetch(soon.key_hash);
+    if (soon.last_attempt != kNone) __builtin_prefetch(&attempts_[soon.last_attempt]);
+  }
+  retention_.expire(now, [this](const Retention::Finished& f) {
+    Row& r = rows_[f.slot];
+    if (r.id != f.id || !is_terminal(r.status) || r.terminal_at != f.at) return;  // replayed since
+    keys_.erase(r.key_hash, f.slot + 1);
+    ids_.erase(f.id);
+    for (std::uint32_t a = r.last_attempt; a != kNone;) {
+      const std::uint32_t previous = attempts_[a].previous;
+      attempts_.release(a);
+      a = previous;
+    }
+    r.last_attempt = kNone;
+    r.id = 0;
+    r.text.clear();
+    rows_.release(f.slot);
+  });
+}
+
+std::uint32_t MemoryStore::intern_url(std::string_view url) {
+  const std::uint64_t h = hash_bytes(url);
+  const std::uint64_t found = url_index_.find(h, [&](std::uint64_t i) { return urls_[i - 1] == url; });
+  if (found != 0) return static_cast<std::uint32_t>(found - 1);
+  urls_.emplace_back(url);
+  url_index_.insert(h, urls_.size());
+  return static_cast<std::uint32_t>(urls_.size() - 1);
+}
+
+CreateResult MemoryStore::create(const NewRequest& req) {
+  forget_finished(req.created_at);
+  const std::uint64_t h = key_hash(req.cxid, req.request_id);
+  const std::uint64_t found = keys_.find(h, [&](std::uint64_t s) {
+    const Row& r = rows_[s - 1];
+    return r.cxid() == req.cxid && r.request_id() == req.request_id;
+  });
+  if (found != 0) {
+    const Row& original = rows_[found - 1];
+    return {original.payload() == req.payload ? CreateOutcome::duplicate : CreateOutcome::conflict, original.id};
+  }
+  if (req.cxid.size() > UINT16_MAX || req.request_id.size() > UINT16_MAX) {
+    throw StoreError(StoreFailure::other, "cxid and request_id must each be shorter than 64 KiB");
+  }
+  const std::uint32_t slot = rows_.acquire();
+  Row& r = rows_[slot];
+  r = Row{};
+  r.id = next_id_++;
+  r.text.assign(req.cxid, req.request_id, req.payload);
+  r.key_hash = h;
+  r.cxid_len = static_cast<std::uint16_t>(req.cxid.size());
+  r.request_len = static_cast<std::uint16_t>(req.request_id.size());
+  r.created_at = req.created_at;
+  r.deadline_at = req.deadline_at;
+  r.status = Status::pending;
+  r.due_at = req.created_at;
+  r.not_before = req.created_at;
+  ids_.insert(r.id, slot);
+  keys_.insert(h, slot + 1);
+  ++by_status_[static_cast<int>(Status::pending)];
+  schedule(slot, true);
+  return {CreateOutcome::created, r.id};
+}
+
+bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
+  const DueOrder::Entry* first = due_.front();
+  while (planted(mutant::crash_loses_leased_work) && first != nullptr && first->at <= now &&
+         rows_[first->slot].status == Status::in_flight) {
+    due_.remove(first->slot);  // the abandoned claim is forgotten
+    first = due_.front();
+  }
+  if (first == nullptr || first->at > now) return false;
+  claim(first->slot, now, pod, lease, out);
+  return true;
+}
+
+bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
+  const ExpiryOrder::Entry* first = expiry_.front();
+  if (first == nullptr || first->at >= now) return false;
+  claim(first->slot, now, pod, lease, out);  // the claim takes it out of expiry_
+  return true;
+}
+
+void MemoryStore::claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out) {
+  Row& r = rows_[slot];
+  RELAYSIM_ASSERT(!is_terminal(r.status), "claiming a terminal request");
+  --by_status_[static_cast<int>(r.status)];
+  ++by_status_[static_cast<int>(Status::in_flight)];
+  r.status = Status::in_flight;
+  r.lease_owner = pod;
+  r.claim_token = next_token_++;
+  r.due_at = now + lease;
+  schedule(slot);  // the lease expiry is when a rescue may claim it
+  copy_out(r, out);
+}
+
+bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) {
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return false;
+  Row& r = rows_[slot];
+  if (r.status != Status::in_flight) return false;
+  if (r.claim_token != token && !planted(mutant::completion_ignores_token)) return false;
+  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
+  if (c.attempt != nullptr) {
+    RELAYSIM_ASSERT(c.attempt->request == id &&
+                        (c.attempt->number == r.attempts + 1 || planted(mutant::completion_ignores_token)),
+                    "attempts are appended in order");
+    const AttemptRow& a = *c.attempt;
+    const std::uint32_t slot_a = attempts_.acquire();
+    StoredAttempt& stored = attempts_[slot_a];
+    stored.started_at = a.started_at;
+    stored.finished_at = a.finished_at;
+    stored.claim_token = a.claim_token;
+    stored.serviceb_version = a.serviceb_version;
+    stored.number = a.number;
+    stored.pod = a.pod;
+    stored.url = intern_url(a.resolved_url);
+    stored.previous = r.last_attempt;
+    stored.http_status = a.http_status;
+    stored.error = a.error;
+    r.last_attempt = slot_a;
+    ++attempt_count_;
+    ++r.attempts;
+  }
+  if (c.status == Status::blocked) ++r.deferrals;
+  --by_status_[static_cast<int>(r.status)];
+  ++by_status_[static_cast<int>(c.status)];
+  r.status = c.status;
+  r.reason = c.reason;
+  r.due_at = c.due_at;
+  r.not_before = c.not_before;
+  r.last_delay = c.last_delay;
+  r.lease_owner = 0;
+  if (is_terminal(c.status)) {
+    r.terminal_at = c.at;
+    retention_.finished(c.at, id, slot);
+  }
+  schedule(slot);
+  return true;
+}
+
+std::optional<Time> MemoryStore::next_due() {
+  const DueOrder::Entry* first = due_.front();
+  if (first == nullptr) return std::nullopt;
+  return first->at;
+}
+
+ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return ReplayOutcome::not_found;
+  Row& r = rows_[slot];
+  if (!is_terminal(r.status)) return ReplayOutcome::not_terminal;
+  --by_status_[static_cast<int>(r.status)];
+  ++by_status_[static_cast<int>(Status::pending)];
+  r.status = Status::pending;
+  r.reason = Reason::none;
+  r.deadline_at = new_deadline;
+  r.due_at = now;
+  r.not_before = now;
+  r.last_delay = Duration::zero();
+  r.deferrals = 0;
+  r.terminal_at = Time{};
+  ++r.replays;
+  schedule(slot);
+  return ReplayOutcome::replayed;
+}
+
+std::optional<RequestRow> MemoryStore::get(RequestId id) {
+  const Row* r = row(id);
+  if (r == nullptr) return std::nullopt;
+  RequestRow out;
+  copy_out(*r, out);
+  return out;
+}
+
+std::vector<AttemptRow> MemoryStore::attempts(RequestId id) {
+  std::vector<AttemptRow> out;
+  const Row* r = row(id);
+  if (r == nullptr) return out;
+  for (std::uint32_t s = r->last_attempt; s != kNone; s = attempts_[s].previous) {
+    const StoredAttempt& a = attempts_[s];
+    AttemptRow& o = out.emplace_back();
+    o.request = id;
+    o.number = a.number;
+    o.pod = a.pod;
+    o.claim_token = a.claim_token;
+    o.started_at = a.started_at;
+    o.finished_at = a.finished_at;
+    o.resolved_url = urls_[a.url];
+    o.serviceb_version = a.serviceb_version;
+    o.error = a.error;
+    o.http_status = a.http_status;
+  }
+  std::reverse(out.begin(), out.end());  // the list runs newest first
+  return out;
+}
+
+StoreCounts MemoryStore::counts() {
+  StoreCounts c;
+  c.by_status = by_status_;
+  c.attempts = attempt_count_;
+  return c;
+}
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,135 @@
+// MemoryStore: the Store contract in process memory, for long simulated runs and sweeps.
+//
+// Rows live in a slab of reusable slots, found by id through a DenseIdMap and by idempotency key
+// (a 64-bit hash, confirmed against the row's text) through a FlatIndex. A row's cxid, request_id
+// and payload share one InlineText (inside the row when short). Attempts are a list per row in a
+// slab of their own, each naming its URL by index into a table of the distinct URLs seen, so an
+// attempt allocates nothing once the slab is warm.
+//
+// Two DueQueues say what to claim next. `due_` holds every open row at the time claim_due may
+// take it (pending/blocked: due_at; in flight: its lease expiry); `expiry_` holds the waiting
+// rows (pending/blocked) at deadline_at, for claim_expired. Terminal rows are in neither, so both
+// are as small as the open work. New requests go to the queues' lane `a` (a creation time and
+// that plus the fixed deadline never go back), claims to `due_`'s lane `b` (now + the lease).
+//
+// Retention: with a finite `retention`, a terminal request is forgotten that long after it became
+// terminal — its row, its idempotency key and its slot go (the slot is reused), so memory follows
+// the open requests, not the whole history. A create of a forgotten key makes a new request, and
+// get/replay/attempts of a forgotten id answer "not found". With retention `std::nullopt` (the
+// default) nothing is forgotten.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/core/dense_id_map.h"
+#include "model/core/flat_index.h"
+#include "model/core/inline_text.h"
+#include "model/core/slot_pool.h"
+#include "model/store/due_queue.h"
+#include "model/store/retention.h"
+#include "model/webhook/store.h"
+
+namespace relaysim::webhook {
+
+class MemoryStore final : public Store {
+ public:
+  explicit MemoryStore(std::optional<Duration> retention = std::nullopt) : retention_(retention) {}
+  MemoryStore(const MemoryStore&) = delete;
+  MemoryStore& operator=(const MemoryStore&) = delete;
+
+  CreateResult create(const NewRequest& request) override;
+  bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool complete(RequestId id, ClaimToken token, const Completion& completion) override;
+  std::optional<Time> next_due() override;
+  ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
+
+  std::optional<RequestRow> get(RequestId id) override;
+  std::vector<AttemptRow> attempts(RequestId id) override;
+  StoreCounts counts() override;
+
+  // Requests held in memory now (open ones plus terminal ones not yet forgotten).
+  std::size_t rows_held() const { return ids_.size(); }
+
+ private:
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  struct Row {
+    InlineText text;  // cxid, then request_id, then payload
+    std::uint64_t key_hash = 0;  // kept: forgetting the row would otherwise hash the key again
+    Time created_at{};
+    Time deadline_at{};
+    Time due_at{};
+    Time not_before{};
+    Time terminal_at{};
+    Duration last_delay{};
+    RequestId id = 0;  // 0: a free slot
+    ClaimToken claim_token = 0;
+    std::uint32_t attempts = 0;
+    std::uint32_t deferrals = 0;
+    std::uint32_t replays = 0;
+    PodId lease_owner = 0;
+    std::uint32_t due_pos = kNone;       // the row's place in due_ (kNone: DueQueue::kNowhere)
+    std::uint32_t expiry_pos = kNone;    // the row's place in expiry_
+    std::uint32_t last_attempt = kNone;  // slot in attempts_ of the newest attempt
+    std::uint16_t cxid_len = 0;
+    std::uint16_t request_len = 0;
+    Status status = Status::pending;
+    Reason reason = Reason::none;
+
+    std::string_view cxid() const { return text.view().substr(0, cxid_len); }
+    std::string_view request_id() const { return text.view().substr(cxid_len, request_len); }
+    std::string_view payload() const { return text.view().substr(cxid_len + request_len); }
+  };
+  struct StoredAttempt {
+    Time started_at{};
+    Time finished_at{};
+    ClaimToken claim_token = 0;
+    std::uint64_t serviceb_version = 0;
+    std::uint32_t number = 0;
+    PodId pod = 0;
+    std::uint32_t url = 0;           // index into urls_
+    std::uint32_t previous = kNone;  // slot of the row's attempt before this one
+    int http_status = 0;
+    NetError error = NetError::none;
+  };
+  // Where a row keeps its place in each queue.
+  struct DuePlace {
+    MemoryStore* store;
+    std::uint32_t& operator()(std::uint32_t slot) const { return store->rows_[slot].due_pos; }
+  };
+  struct ExpiryPlace {
+    MemoryStore* store;
+    std::uint32_t& operator()(std::uint32_t slot) const { return store->rows_[slot].expiry_pos; }
+  };
+  using DueOrder = DueQueue<DuePlace>;
+  using ExpiryOrder = DueQueue<ExpiryPlace>;
+  static_assert(kNone == DueOrder::kNowhere, "a row's places start nowhere");
+
+  Row* row(RequestId id);
+  static void copy_out(const Row& r, RequestRow& out);  // reuses out's string capacity
+  // Puts the row where its status says in both orders; `created`: it was just created.
+  void schedule(std::uint32_t slot, bool created = false);
+  void claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out);
+  void forget_finished(Time now);
+  std::uint32_t intern_url(std::string_view url);
+  static std::uint64_t key_hash(std::string_view cxid, std::string_view request_id);
+
+  Retention retention_;
+  SlotPool<Row> rows_;
+  DenseIdMap ids_;                   // id -> slot
+  FlatIndex keys_;                   // key_hash -> slot + 1
+  DueOrder due_{DuePlace{this}};
+  ExpiryOrder expiry_{ExpiryPlace{this}};
+  SlotPool<StoredAttempt> attempts_;
+  std::vector<std::string> urls_;
+  FlatIndex url_index_;              // hash_bytes(url) -> index in urls_ + 1
+  std::uint64_t attempt_count_ = 0;
+  std::array<std::uint64_t, kStatusCount> by_status_{};
+  RequestId next_id_ = 1;
+  ClaimToken next_token_ = 1;
+};
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,36 @@
+// The webhook platform's planted bugs (see model/core/mutants.h): each names a bug one line of
+// model code can be switched into, and the webhook property suite must catch every one listed in
+// kMutants — its own and those of the shared components it uses.
+#pragma once
+
+#include "model/core/mutants.h"
+#include "model/resilience/mutants.h"
+
+namespace relaysim::mutant {
+
+inline constexpr Mutant retry_ignores_deadline{"retry_ignores_deadline", "a retry is scheduled past deadline_at (no clamp)"};
+inline constexpr Mutant expired_backlog_attempted{"expired_backlog_attempted",
+                                                  "a claim past its deadline is attempted instead of dead-lettered"};
+inline constexpr Mutant ingest_skips_idempotency{"ingest_skips_idempotency", "a duplicate create stores a second request"};
+inline constexpr Mutant cache_ignores_ttl{"cache_ignores_ttl", "the URL cache serves entries of any age"};
+inline constexpr Mutant completion_ignores_token{"completion_ignores_token", "a completion applies under a stale claim token"};
+inline constexpr Mutant retry_terminal_4xx{"retry_terminal_4xx", "a terminal 4xx is retried"};
+inline constexpr Mutant ignore_retry_after{"ignore_retry_after", "Retry-After is not honoured"};
+inline constexpr Mutant ignore_backoff{"ignore_backoff", "a retry is due at once, ignoring the backoff"};
+inline constexpr Mutant lease_shorter_than_timeout{"lease_shorter_than_timeout",
+                                                   "claims are leased for less than lookup + HTTP timeout"};
+inline constexpr Mutant crash_loses_leased_work{"crash_loses_leased_work", "a request whose claimant died is never rescued"};
+
+}  // namespace relaysim::mutant
+
+namespace relaysim::webhook {
+
+// In the order reports list them.
+inline constexpr const Mutant* kMutants[] = {
+    &mutant::retry_ignores_deadline,   &mutant::expired_backlog_attempted, &mutant::ingest_skips_idempotency,
+    &mutant::breaker_never_opens,      &mutant::half_open_unlimited,       &mutant::cache_ignores_ttl,
+    &mutant::completion_ignores_token, &mutant::retry_terminal_4xx,        &mutant::ignore_retry_after,
+    &mutant::ignore_backoff,           &mutant::lease_shorter_than_timeout, &mutant::crash_loses_leased_work,
+};
+
+}  // namespace relaysim::webhook

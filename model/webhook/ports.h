@@ -1,0 +1,30 @@
+// The webhook platform's own port: ServiceB, the external directory of destination URLs (see
+// model/core/ports.h for what every port promises).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "model/core/function.h"
+#include "model/core/time.h"
+
+namespace relaysim::webhook {
+
+enum class LookupStatus : std::uint8_t { found, not_found, error };
+
+struct LookupResult {
+  LookupStatus status = LookupStatus::error;
+  std::string_view url;            // valid during the callback only
+  std::uint64_t version = 0;       // ServiceB's version of this cxid's URL
+};
+
+using LookupCallback = InplaceFunction<void(const LookupResult&), 48>;
+
+class UrlDirectory {
+ public:
+  virtual ~UrlDirectory() = default;
+  // `error` covers 5xx, timeouts and refused connections: ServiceB could not answer.
+  virtual void lookup(std::string_view cxid, Duration timeout, LookupCallback done) = 0;
+};
+
+}  // namespace relaysim::webhook

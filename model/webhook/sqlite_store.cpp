@@ -1,0 +1,320 @@
+#include "model/webhook/sqlite_store.h"
+
+#include "model/core/assert.h"
+#include "model/webhook/mutants.h"
+
+namespace relaysim::webhook {
+
+namespace {
+
+constexpr int kActiveBelow = static_cast<int>(Status::delivered);
+
+const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS requests (
+  id           INTEGER PRIMARY KEY,
+  cxid         TEXT    NOT NULL,
+  request_id   TEXT    NOT NULL,
+  payload      TEXT    NOT NULL,
+  created_at   INTEGER NOT NULL,
+  deadline_at  INTEGER NOT NULL,
+  status       INTEGER NOT NULL,
+  reason       INTEGER NOT NULL DEFAULT 0,
+  attempts     INTEGER NOT NULL DEFAULT 0,
+  deferrals    INTEGER NOT NULL DEFAULT 0,
+  replays      INTEGER NOT NULL DEFAULT 0,
+  due_at       INTEGER NOT NULL,
+  not_before   INTEGER NOT NULL,
+  last_delay   INTEGER NOT NULL DEFAULT 0,
+  lease_owner  INTEGER NOT NULL DEFAULT 0,
+  claim_token  INTEGER NOT NULL DEFAULT 0,
+  terminal_at  INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (cxid, request_id)
+);
+CREATE INDEX IF NOT EXISTS requests_due ON requests (due_at, id) WHERE status < 3;
+CREATE INDEX IF NOT EXISTS requests_expiry ON requests (deadline_at, id) WHERE status < 2;
+CREATE TABLE IF NOT EXISTS attempts (
+  id               INTEGER PRIMARY KEY,
+  request          INTEGER NOT NULL REFERENCES requests (id),
+  number           INTEGER NOT NULL,
+  pod              INTEGER NOT NULL,
+  claim_token      INTEGER NOT NULL,
+  started_at       INTEGER NOT NULL,
+  finished_at      INTEGER NOT NULL,
+  resolved_url     TEXT    NOT NULL,
+  serviceb_version INTEGER NOT NULL,
+  net_error        INTEGER NOT NULL,
+  http_status      INTEGER NOT NULL,
+  UNIQUE (request, number)
+);
+CREATE TABLE IF NOT EXISTS counters (
+  name  TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO counters (name, value) VALUES ('claim_token', 0);
+)sql";
+}  // namespace
+
+static_assert(kActiveBelow == 3, "the partial index and queries say status < 3");
+
+SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(path, durability) {
+  db_.exec(kSchema);
+  insert_ = std::make_unique<Statement>(db_,
+      "INSERT INTO requests (cxid, request_id, payload, created_at, deadline_at, status, due_at, not_before)"
+      " VALUES (?1, ?2, ?3, ?4, ?5, 0, ?4, ?4) ON CONFLICT (cxid, request_id) DO NOTHING RETURNING id");
+  find_key_ = std::make_unique<Statement>(db_, "SELECT id, payload FROM requests WHERE cxid = ?1 AND request_id = ?2");
+  next_token_ = std::make_unique<Statement>(db_,
+      "UPDATE counters SET value = value + 1 WHERE name = 'claim_token' RETURNING value");
+  claim_ = std::make_unique<Statement>(db_,
+      "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+      " WHERE id = (SELECT id FROM requests WHERE status < 3 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
+      " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+      " replays, not_before, last_delay");
+  claim_expired_ = std::make_unique<Statement>(db_,
+      "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+      " WHERE id = (SELECT id FROM requests WHERE status < 2 AND deadline_at < ?4 ORDER BY deadline_at, id LIMIT 1)"
+      " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+      " replays, not_before, last_delay");
+  complete_ = std::make_unique<Statement>(db_,
+      "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
+      " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
+      " WHERE id = ?1 AND claim_token = ?2 AND status = 2");
+  add_attempt_ = std::make_unique<Statement>(db_,
+      "INSERT INTO attempts (request, number, pod, claim_token, started_at, finished_at, resolved_url,"
+      " serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  next_due_ = std::make_unique<Statement>(db_, "SELECT due_at FROM requests WHERE status < 3 ORDER BY due_at, id LIMIT 1");
+  replay_ = std::make_unique<Statement>(db_,
+      "UPDATE requests SET status = 0, reason = 0, deadline_at = ?2, due_at = ?3, not_before = ?3,"
+      " last_delay = 0, deferrals = 0, terminal_at = 0, replays = replays + 1 WHERE id = ?1 AND status >= 3");
+  get_ = std::make_unique<Statement>(db_,
+      "SELECT id, cxid, request_id, payload, created_at, deadline_at, status, reason, attempts, deferrals,"
+      " replays, due_at, not_before, last_delay, lease_owner, claim_token, terminal_at"
+      " FROM requests WHERE id = ?1");
+  attempts_ = std::make_unique<Statement>(db_,
+      "SELECT request, number, pod, claim_token, started_at, finished_at, resolved_url, serviceb_version,"
+      " net_error, http_status FROM attempts WHERE request = ?1 ORDER BY number");
+  count_status_ = std::make_unique<Statement>(db_, "SELECT status, COUNT(*) FROM requests GROUP BY status");
+  count_attempts_ = std::make_unique<Statement>(db_, "SELECT COUNT(*) FROM attempts");
+}
+
+SqliteStore::~SqliteStore() = default;
+
+CreateResult SqliteStore::create(const NewRequest& req) {
+  RequestId created = 0;
+  {
+    ResetOnExit guard(*insert_);
+    insert_->bind(1, req.cxid).bind(2, req.request_id).bind(3, req.payload).bind(4, req.created_at)
+        .bind(5, req.deadline_at);
+    if (insert_->step()) created = static_cast<RequestId>(insert_->i64(0));
+  }
+  if (created != 0) {
+    db_.wrote();
+    return {CreateOutcome::created, created};
+  }
+  ResetOnExit guard(*find_key_);
+  find_key_->bind(1, req.cxid).bind(2, req.request_id);
+  RELAYSIM_ASSERT(find_key_->step(), "a conflicting insert must leave the original row");
+  const auto id = static_cast<RequestId>(find_key_->i64(0));
+  return {find_key_->text_view(1) == req.payload ? CreateOutcome::duplicate : CreateOutcome::conflict, id};
+}
+
+bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
+  // Most calls find nothing due (every pod asks after every completion). Reading the due index
+  // answers that in a fraction of the time an UPDATE that changes nothing takes.
+  if (const std::optional<Time> next = next_due(); !next || *next > now) return false;
+  Statement* q = claim_.get();
+  if (planted(mutant::crash_loses_leased_work)) {
+    // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
+    q = &db_.prepared(claim_no_rescue_,
+        "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
+        " WHERE id = (SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
+        " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
+        " replays, not_before, last_delay");
+  }
+  const bool claimed = claim_with(*q, now, pod, lease, out);
+  if (claimed) db_.wrote();
+  return claimed;
+}
+
+bool SqliteStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
+  // Usually nothing has expired. A read on the expiry index answers that without the write
+  // transaction an UPDATE opens even when it changes no row.
+  {
+    Statement& probe = db_.prepared(probe_expired_,
+        "SELECT 1 FROM requests WHERE status < 2 AND deadline_at < ?1 ORDER BY deadline_at, id LIMIT 1");
+    ResetOnExit guard(probe);
+    probe.bind(1, now);
+    if (!probe.step()) return false;
+  }
+  const bool claimed = claim_with(*claim_expired_, now, pod, lease, out);
+  if (claimed) db_.wrote();
+  return claimed;
+}
+
+bool SqliteStore::claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out) {
+  // The token and the claim in one transaction, so tokens increase in claim order even when
+  // several processes share the database. A token taken for a claim that finds nothing (another
+  // process was quicker) is simply never used.
+  std::optional<Db::Transaction> tx;
+  if (!db_.in_transaction()) tx.emplace(db_);
+  ClaimToken token = 0;
+  {
+    ResetOnExit guard(*next_token_);
+    RELAYSIM_ASSERT(next_token_->step(), "the claim_token counter row exists");
+    token = static_cast<ClaimToken>(next_token_->i64(0));
+  }
+  ResetOnExit guard(claim);
+  claim.bind(1, pod).bind(2, token).bind(3, now + lease).bind(4, now);
+  if (!claim.step()) {
+    if (tx) tx->commit();
+    return false;
+  }
+  out.id = static_cast<RequestId>(claim.i64(0));
+  claim.text(1, out.cxid);
+  claim.text(2, out.request_id);
+  claim.text(3, out.payload);
+  out.created_at = claim.time(4);
+  out.deadline_at = claim.time(5);
+  out.status = Status::in_flight;
+  out.reason = static_cast<Reason>(claim.i64(6));
+  out.attempts = static_cast<std::uint32_t>(claim.i64(7));
+  out.deferrals = static_cast<std::uint32_t>(claim.i64(8));
+  out.replays = static_cast<std::uint32_t>(claim.i64(9));
+  out.not_before = claim.time(10);
+  out.last_delay = Duration{claim.i64(11)};
+  out.due_at = now + lease;
+  out.lease_owner = pod;
+  out.claim_token = token;
+  out.terminal_at = Time{};
+  RELAYSIM_ASSERT(!claim.step(), "a claim takes exactly one row");
+  if (tx) tx->commit();
+  return true;
+}
+
+bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) {
+  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
+  // The state change and its attempt row in one transaction: both or neither.
+  Db::Transaction tx(db_);
+  {
+    Statement* q = complete_.get();
+    if (planted(mutant::completion_ignores_token)) {
+      q = &db_.prepared(complete_any_token_,
+          "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
+          " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
+          " WHERE id = ?1 AND ?2 IS NOT NULL AND status = 2");
+    }
+    Statement& complete = *q;
+    ResetOnExit guard(complete);
+    complete.bind(1, id).bind(2, token).bind(3, static_cast<int>(c.status)).bind(4, static_cast<int>(c.reason))
+        .bind(5, c.due_at).bind(6, c.not_before).bind(7, c.last_delay)
+        .bind(8, c.attempt != nullptr ? 1 : 0).bind(9, c.status == Status::blocked ? 1 : 0)
+        .bind(10, is_terminal(c.status) ? to_ns(c.at) : 0);
+    complete.step();
+  }
+  if (db_.changes() == 0) {
+    tx.commit();
+    return false;
+  }
+  if (c.attempt != nullptr) {
+    const AttemptRow& a = *c.attempt;
+    RELAYSIM_ASSERT(a.request == id, "an attempt belongs to the request it completes");
+    Statement* insert = add_attempt_.get();
+    if (planted(mutant::completion_ignores_token)) {
+      // A stale claimant may append an attempt number twice; keep the first instead of failing.
+      insert = &db_.prepared(add_attempt_or_ignore_,
+          "INSERT OR IGNORE INTO attempts (request, number, pod, claim_token, started_at, finished_at,"
+          " resolved_url, serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    }
+    insert->bind(1, a.request).bind(2, a.number).bind(3, a.pod).bind(4, a.claim_token).bind(5, a.started_at)
+        .bind(6, a.finished_at).bind(7, a.resolved_url).bind(8, a.serviceb_version)
+        .bind(9, static_cast<int>(a.error)).bind(10, a.http_status);
+    insert->run();
+  }
+  tx.commit();
+  db_.wrote();
+  return true;
+}
+
+std::optional<Time> SqliteStore::next_due() {
+  Statement* q = next_due_.get();
+  if (planted(mutant::crash_loses_leased_work)) {
+    q = &db_.prepared(next_due_no_rescue_,
+        "SELECT due_at FROM requests WHERE status < 2 ORDER BY due_at, id LIMIT 1");
+  }
+  ResetOnExit guard(*q);
+  if (!q->step()) return std::nullopt;
+  return q->time(0);
+}
+
+ReplayOutcome SqliteStore::replay(RequestId id, Time now, Time new_deadline) {
+  {
+    ResetOnExit guard(*replay_);
+    replay_->bind(1, static_cast<std::int64_t>(id)).bind(2, new_deadline).bind(3, now);
+    replay_->step();
+  }
+  if (db_.changes() == 1) {
+    db_.wrote();
+    return ReplayOutcome::replayed;
+  }
+  return get(id).has_value() ? ReplayOutcome::not_terminal : ReplayOutcome::not_found;
+}
+
+std::optional<RequestRow> SqliteStore::get(RequestId id) {
+  ResetOnExit guard(*get_);
+  get_->bind(1, static_cast<std::int64_t>(id));
+  if (!get_->step()) return std::nullopt;
+  RequestRow r;
+  r.id = static_cast<RequestId>(get_->i64(0));
+  get_->text(1, r.cxid);
+  get_->text(2, r.request_id);
+  get_->text(3, r.payload);
+  r.created_at = get_->time(4);
+  r.deadline_at = get_->time(5);
+  r.status = static_cast<Status>(get_->i64(6));
+  r.reason = static_cast<Reason>(get_->i64(7));
+  r.attempts = static_cast<std::uint32_t>(get_->i64(8));
+  r.deferrals = static_cast<std::uint32_t>(get_->i64(9));
+  r.replays = static_cast<std::uint32_t>(get_->i64(10));
+  r.due_at = get_->time(11);
+  r.not_before = get_->time(12);
+  r.last_delay = Duration{get_->i64(13)};
+  r.lease_owner = static_cast<PodId>(get_->i64(14));
+  r.claim_token = static_cast<ClaimToken>(get_->i64(15));
+  r.terminal_at = get_->time(16);
+  return r;
+}
+
+std::vector<AttemptRow> SqliteStore::attempts(RequestId id) {
+  ResetOnExit guard(*attempts_);
+  attempts_->bind(1, static_cast<std::int64_t>(id));
+  std::vector<AttemptRow> out;
+  while (attempts_->step()) {
+    AttemptRow& a = out.emplace_back();
+    a.request = static_cast<RequestId>(attempts_->i64(0));
+    a.number = static_cast<std::uint32_t>(attempts_->i64(1));
+    a.pod = static_cast<PodId>(attempts_->i64(2));
+    a.claim_token = static_cast<ClaimToken>(attempts_->i64(3));
+    a.started_at = attempts_->time(4);
+    a.finished_at = attempts_->time(5);
+    attempts_->text(6, a.resolved_url);
+    a.serviceb_version = static_cast<std::uint64_t>(attempts_->i64(7));
+    a.error = static_cast<NetError>(attempts_->i64(8));
+    a.http_status = static_cast<int>(attempts_->i64(9));
+  }
+  return out;
+}
+
+StoreCounts SqliteStore::counts() {
+  StoreCounts c;
+  {
+    ResetOnExit guard(*count_status_);
+    while (count_status_->step()) {
+      const auto s = count_status_->i64(0);
+      if (s >= 0 && s < kStatusCount) c.by_status[static_cast<std::size_t>(s)] = static_cast<std::uint64_t>(count_status_->i64(1));
+    }
+  }
+  ResetOnExit guard(*count_attempts_);
+  if (count_attempts_->step()) c.attempts = static_cast<std::uint64_t>(count_attempts_->i64(0));
+  return c;
+}
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,52 @@
+// SqliteStore: the Store contract on SQLite — the real one, used by the live shell and the
+// property tests.
+//
+// Schema: `requests` with UNIQUE(cxid, request_id) and partial indexes on (due_at, id) over open
+// rows and on (deadline_at, id) over waiting rows, so claims and next_due read an index, never
+// the table; `attempts` is append-only (no UPDATE or DELETE is ever issued on it); `counters`
+// holds the last claim token. Claim tokens come from the database, in the claim's own
+// transaction, so two processes sharing one database never hand out the same token and tokens
+// keep increasing across restarts.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/store/sqlite_db.h"
+#include "model/webhook/store.h"
+
+namespace relaysim::webhook {
+
+class SqliteStore final : public Store {
+ public:
+  // `path` may be ":memory:". Creates the schema when absent. Throws StoreError.
+  explicit SqliteStore(const std::string& path, Durability durability = Durability::normal);
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  CreateResult create(const NewRequest& request) override;
+  bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool complete(RequestId id, ClaimToken token, const Completion& completion) override;
+  std::optional<Time> next_due() override;
+  ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
+
+  std::optional<RequestRow> get(RequestId id) override;
+  std::vector<AttemptRow> attempts(RequestId id) override;
+  StoreCounts counts() override;
+
+  Db& db() { return db_; }
+
+ private:
+  using Statement = Db::Statement;
+  bool claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out);
+
+  Db db_;
+  std::unique_ptr<Statement> insert_, find_key_, next_token_, claim_, claim_expired_, probe_expired_, complete_,
+      add_attempt_, next_due_, replay_, get_, attempts_, count_status_, count_attempts_;
+  // Test builds only (see model/webhook/mutants.h): prepared on first use by a planted bug.
+  std::unique_ptr<Statement> claim_no_rescue_, next_due_no_rescue_, complete_any_token_, add_attempt_or_ignore_;
+};
+
+}  // namespace relaysim::webhook

@@ -1,0 +1,76 @@
+// Store: the durable state of the webhook platform, shared by every pod.
+//
+// Promises (the contract tests in tests/store_contract_test.cpp hold both implementations to
+// them):
+//  - Request ids are handed out in increasing order, from 1, and never reused.
+//  - create() is idempotent on (cxid, request_id): a repeat with the same payload returns the
+//    original id (duplicate), a repeat with another payload is a conflict and changes nothing.
+//    A request is durable when create() returns.
+//  - claim_due() hands out the earliest due active request — pending or blocked whose due_at has
+//    come, or in_flight whose lease has expired (a rescue) — marks it in_flight under a fresh,
+//    strictly increasing claim token and a lease, and returns it. Ties go to the lower id.
+//  - complete() applies only while the request is in_flight under the same token (fencing): a
+//    claimant that lost its lease changes nothing. An attempt given to it is appended, never
+//    rewritten.
+//  - claim_expired() is claim_due() for the expired: the pending or blocked request whose
+//    deadline_at passed longest ago. Claimants take these first and dead-letter them at once, so
+//    expiry never waits behind a backlog of due work.
+//  - next_due() is the earliest time claim_due() could return something, found without a scan.
+//  - replay() puts a terminal request back to pending with a new deadline; its history is kept.
+// Every method is synchronous. A failed call (busy, disk full, I/O) throws StoreError and changes
+// nothing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "model/core/time.h"
+#include "model/store/store_error.h"
+#include "model/webhook/types.h"
+
+namespace relaysim::webhook {
+
+struct NewRequest {
+  std::string_view cxid;
+  std::string_view request_id;
+  std::string_view payload;
+  Time created_at{};
+  Time deadline_at{};
+};
+
+enum class CreateOutcome : std::uint8_t { created, duplicate, conflict };
+std::string_view to_string(CreateOutcome o);
+
+struct CreateResult {
+  CreateOutcome outcome = CreateOutcome::created;
+  RequestId id = 0;  // the new or the original request
+};
+
+enum class ReplayOutcome : std::uint8_t { replayed, not_found, not_terminal };
+
+struct StoreCounts {
+  std::array<std::uint64_t, kStatusCount> by_status{};
+  std::uint64_t attempts = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual CreateResult create(const NewRequest& request) = 0;
+  // Fills `out` (reusing its strings' capacity) and returns true, or returns false.
+  virtual bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) = 0;
+  virtual bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) = 0;
+  virtual bool complete(RequestId id, ClaimToken token, const Completion& completion) = 0;
+  virtual std::optional<Time> next_due() = 0;
+  virtual ReplayOutcome replay(RequestId id, Time now, Time new_deadline) = 0;
+
+  virtual std::optional<RequestRow> get(RequestId id) = 0;
+  virtual std::vector<AttemptRow> attempts(RequestId id) = 0;
+  virtual StoreCounts counts() = 0;
+};
+
+}  // namespace relaysim::webhook

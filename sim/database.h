@@ -1,0 +1,26 @@
+// A run's database (`--sqlite-path`): checked before a run so nothing is overwritten by accident,
+// and labelled with the run it holds.
+//
+// relaysim writes into an empty (or new) database file only. A database that holds an earlier
+// run is refused unless the caller says to replace it; a database that is not relaysim's — any
+// other tables — is never touched. Every run records what it is in a `relaysim_run` table:
+// scenario, file, seed, version, when it was written, and whether the run finished (and with
+// which verdict and fingerprint), so a database left by a killed run says so.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/run.h"
+
+namespace relaysim::sim {
+
+// Returns why `path` cannot take a new run, or nothing. With `overwrite`, a database that holds
+// an earlier relaysim run is removed (with its -wal and -shm files) to make room.
+std::optional<std::string> prepare_database(const std::string& path, bool overwrite);
+// Labels the database before the run: the scenario, and "finished: no".
+void record_run_start(const std::string& path, const Scenario& s);
+// After the run: whether it finished, its verdict, fingerprint and ending.
+void record_run_end(const std::string& path, const RunResult& r);
+
+}  // namespace relaysim::sim

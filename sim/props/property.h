@@ -1,0 +1,64 @@
+// Property suites, as data: the gtest binary (tests/property/) and the mutants runner
+// (`relaysim mutants`) run the same lists. Each system has one suite (sim/props/suites.cpp lists
+// them): properties that generate scenarios, run them through the real model in the simulator and
+// check one family of invariants each, plus coverage gates — things some case of a whole run must
+// reach, or the suite checks less than it claims.
+//
+// When a case fails, it is written as a scenario file (the last one written is the shrunk,
+// minimal case) and its path is part of the failure message, so `relaysim run FILE` replays it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/run.h"
+#include "sim/scenario/scenario.h"
+
+namespace relaysim::props {
+
+struct Property {
+  std::string name;       // e.g. "W_deadline_memory"
+  std::string invariant;  // what it checks: an invariant id ("W-deadline"), or a word ("liveness")
+  bool sqlite = false;    // runs on the SQLite store (slower: fewer cases by default)
+  std::function<void()> body;
+};
+
+// Something a whole property run must reach at least once.
+struct Gate {
+  std::string_view name;
+  std::uint64_t (*reached)();  // how many cases of this process's run reached it
+};
+
+struct Suite {
+  std::string_view system;  // the System::name() it tests
+  const std::vector<Property>& (*properties)();
+  std::span<const Gate> (*gates)();
+};
+
+// Every system's suite (sim/props/suites.cpp).
+std::span<const Suite> suites();
+
+// Shrinking re-runs a failing property hundreds of times; past a budget of runs (or of simulated
+// events) after the first failure, later candidates are let pass, so shrinking stops with the
+// smallest failing case so far (already written to its file). Call before each property check.
+void reset_shrink_budget(int runs_after_first_failure = 400);
+// True while a generated case may still count: before the first failure, or within the budget.
+bool within_budget();
+// Counts a case's events against the shrink budget.
+void spent(std::uint64_t events);
+// Marks the first failure (starting the shrink budget) and returns `message`.
+std::string failed_with(std::string message);
+
+// Where shrunk failures are written (RELAYSIM_FAILURE_DIR, default "property-failures").
+std::string failure_dir();
+// Writes a failing case where an engineer can replay it, and returns the path.
+std::string write_failure(const std::string& property, const sim::Scenario& s, const sim::RunResult& r,
+                          const std::string& what);
+// The first violation of the invariant `id` in the run's ledger, as a line; or the id alone.
+std::string first_violation(const sim::RunResult& r, std::string_view id);
+
+}  // namespace relaysim::props

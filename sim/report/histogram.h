@@ -1,0 +1,30 @@
+// LatencyHistogram: durations in log buckets, 16 per power of two (about 4.4 % resolution), with
+// an exact count, sum and maximum. Quantiles are bucket edges; the mean and the maximum are exact.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "model/core/time.h"
+
+namespace relaysim::sim {
+
+class LatencyHistogram {
+ public:
+  void add(Duration d);
+  std::uint64_t count() const { return count_; }
+  // The q-quantile (0 < q <= 1), as the upper edge of its bucket, never past the maximum; zero
+  // when empty.
+  Duration quantile(double q) const;
+  Duration max() const { return max_; }
+  double mean_seconds() const { return count_ == 0 ? 0.0 : sum_s_ / static_cast<double>(count_); }
+
+ private:
+  static constexpr int kSub = 16;
+  std::array<std::uint64_t, 64 * kSub> buckets_{};
+  std::uint64_t count_ = 0;
+  double sum_s_ = 0.0;
+  Duration max_{};
+};
+
+}  // namespace relaysim::sim

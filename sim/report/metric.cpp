@@ -1,0 +1,76 @@
+#include "sim/report/metric.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "model/core/time.h"
+
+namespace relaysim::sim {
+
+std::string_view to_string(Unit u) {
+  switch (u) {
+    case Unit::count: return "count";
+    case Unit::ratio: return "ratio";
+    case Unit::seconds: return "seconds";
+    case Unit::number: return "number";
+  }
+  return "?";
+}
+
+bool is_family(std::string_view name) { return name.find("{q}") != std::string_view::npos; }
+
+std::optional<MetricRef> find_metric(std::span<const MetricInfo> table, std::string_view name) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const std::string_view m = table[i].name;
+    if (m == name) return MetricRef{i, 0};
+    const std::size_t q = m.find("{q}");
+    if (q == std::string_view::npos) continue;
+    const std::string_view prefix = m.substr(0, q);
+    const std::string_view suffix = m.substr(q + 3);
+    if (name.size() <= prefix.size() + suffix.size() || name.substr(0, prefix.size()) != prefix ||
+        name.substr(name.size() - suffix.size()) != suffix) {
+      continue;
+    }
+    const std::string_view number = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    double v = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec != std::errc{} || end != number.data() + number.size() || !(v > 0 && v <= 100)) continue;
+    return MetricRef{i, v};
+  }
+  return std::nullopt;
+}
+
+std::string format_value(Unit unit, double v) {
+  char buf[64];
+  switch (unit) {
+    case Unit::count:
+      if (v == std::floor(v) && std::fabs(v) < 1e15) {
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+      } else {
+        std::snprintf(buf, sizeof buf, "%.4g", v);
+      }
+      return buf;
+    case Unit::ratio: {
+      const double pct = v * 100.0;
+      if (pct == std::floor(pct)) {
+        std::snprintf(buf, sizeof buf, "%.0f%%", pct);
+      } else {
+        std::snprintf(buf, sizeof buf, "%.4g%%", pct);
+      }
+      return buf;
+    }
+    case Unit::number:
+      std::snprintf(buf, sizeof buf, "%.4g", v);
+      return buf;
+    case Unit::seconds:
+      if (!std::isfinite(v) || std::fabs(v) >= 9e9) {
+        std::snprintf(buf, sizeof buf, "%gs", v);
+        return buf;
+      }
+      return format_duration(Duration{static_cast<std::int64_t>(std::llround(v * 1e9))});
+  }
+  return "?";
+}
+
+}  // namespace relaysim::sim

@@ -1,0 +1,45 @@
+// Metrics: what a run measured, declared once per system as a table — name, unit, meaning, and
+// (in the system's own table) how it is computed. Everything else is served from the table:
+// validation of `expect:`, `relaysim metrics`, the JSON, the summary and the docs. Code that
+// reads a metric names it through the system's compile-time lookup, so a misspelt name does not
+// compile; scenario files are checked against the table when they are read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace relaysim::sim {
+
+enum class Unit : std::uint8_t {
+  count,    // a whole number of things
+  ratio,    // a fraction of something, 0 to 1, shown and written as a percentage
+  seconds,  // a span of virtual time
+  number,   // any other number (a mean)
+};
+std::string_view to_string(Unit u);
+
+struct MetricInfo {
+  // The name `expect:` uses. A family of metrics has "{q}" in its name, standing for a
+  // percentile from 0 (exclusive) to 100: "latency_p{q}_s" is latency_p50_s, latency_p99.9_s...
+  std::string_view name;
+  Unit unit;
+  std::string_view meaning;
+};
+
+struct MetricRef {
+  std::size_t index = 0;   // into the table
+  double parameter = 0;    // the family's q, or 0
+};
+
+// The metric `name` names in `table`, or nothing.
+std::optional<MetricRef> find_metric(std::span<const MetricInfo> table, std::string_view name);
+// Is `name` a family's name with "{q}"?
+bool is_family(std::string_view name);
+
+// A value as a person reads it, in its unit: "2619310", "99.5%", "1.25s".
+std::string format_value(Unit unit, double value);
+
+}  // namespace relaysim::sim

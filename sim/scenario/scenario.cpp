@@ -1,0 +1,23 @@
+#include "sim/scenario/scenario.h"
+
+namespace relaysim::sim {
+
+std::string_view to_string(StoreKind k) { return k == StoreKind::sqlite ? "sqlite" : "memory"; }
+
+Scenario& Scenario::operator=(const Scenario& o) {
+  if (this == &o) return *this;
+  file = o.file;
+  name = o.name;
+  description = o.description;
+  seed = o.seed;
+  duration = o.duration;
+  system = o.system;
+  store = o.store;
+  crashes = o.crashes;
+  expect = o.expect;
+  oracle = o.oracle;
+  spec_ = o.spec_ ? o.spec_->clone() : nullptr;
+  return *this;
+}
+
+}  // namespace relaysim::sim

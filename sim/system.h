@@ -1,0 +1,105 @@
+// System: what each system relaysim simulates (the webhook platform; the SMS gateway and the
+// outbox relay next) gives the generic spine.
+//
+// The spine — the kernel, the scenario's top level, the run loop (sim/run.h), the ledger of
+// invariants, the metric tables, the summary and the JSON — knows systems only through this
+// interface. A system reads and writes its section of a scenario (and documents it), names its
+// metrics, invariants and planted bugs, estimates what a scenario will cost, and builds its world
+// for one run: its pods (sim/world/process.h), its simulated dependencies, its load, its oracle.
+// sim/systems.cpp is the one place that lists the systems.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/core/fingerprint.h"
+#include "model/core/mutants.h"
+#include "sim/kernel/kernel.h"
+#include "sim/oracle/ledger.h"
+#include "sim/report/metric.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/schema.h"
+#include "sim/scenario/yaml_reader.h"
+
+namespace relaysim::sim {
+
+// What a scenario will cost, estimated before it runs.
+struct Footprint {
+  double calls = 0;   // client calls the load makes
+  double held = 0;    // the most requests (or messages) held in memory at once
+  double bytes = 0;   // memory that takes, roughly
+  std::string advice; // how to make it smaller, in the system's terms
+};
+
+// What one run of a system leaves behind for the summary, the JSON and `expect:`.
+class SystemReport {
+ public:
+  virtual ~SystemReport() = default;
+  // A metric of the system's table (for a family, at its parameter).
+  virtual double value(const MetricRef& metric) const = 0;
+  // Requests (or messages) acknowledged and not finished when the run ended.
+  virtual std::uint64_t open_work() const = 0;
+  // The system's part of the terminal summary (`wall_seconds`: what the run took, for rates)
+  // and of the JSON.
+  virtual void print(std::ostream& out, double wall_seconds) const = 0;
+  virtual void to_json(nlohmann::json& j, double wall_seconds) const = 0;
+};
+
+// Everything a system's world is built on for one run. The references outlive the world.
+struct RunContext {
+  const Scenario& scenario;  // as run: seed and store overrides applied
+  Kernel& kernel;
+  Fingerprint& fingerprint;  // the system attaches a FingerprintSink to each of its event buses
+  Ledger& ledger;            // its checkers report here
+  std::string sqlite_path;   // where a SQLite store lives (":memory:" by default)
+};
+
+// A system's world for one run.
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+  // Requests (or messages) acknowledged and not yet finished: with nothing left to run, more
+  // than zero of these is a stall.
+  virtual std::uint64_t open_work() = 0;
+  // The run is over at `end`. With `judged`, the end-of-run checks run (nothing lost, everything
+  // finished in time); a run cut short (interrupted, out of memory) is not judged on those.
+  virtual std::unique_ptr<SystemReport> finish(Time end, bool judged) = 0;
+};
+
+class System {
+ public:
+  virtual ~System() = default;
+
+  // The value of `system:` and the key of the system's section: "webhook".
+  virtual std::string_view name() const = 0;
+  // One line for people: "a webhook platform whose URLs live in an external service".
+  virtual std::string_view title() const = 0;
+
+  // Reads and validates the section at `path` (the top level has set the run's duration).
+  virtual std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const = 0;
+  // Writes the section back (the inverse of read, leaving out defaults).
+  virtual void write(YAML::Emitter& e, const SystemSpec& spec) const = 0;
+  // The reference tables of the section, for docs/scenario-format.md.
+  virtual void document(std::vector<DocTable>& out) const = 0;
+
+  virtual std::span<const MetricInfo> metrics() const = 0;
+  virtual std::span<const InvariantInfo> invariants() const = 0;
+  // The planted bugs the system's property suite must catch (model/core/mutants.h).
+  virtual std::span<const Mutant* const> mutants() const = 0;
+
+  virtual Footprint footprint(const Scenario& s) const = 0;
+  virtual std::unique_ptr<Simulation> simulate(RunContext& context) const = 0;
+};
+
+// Every system relaysim can run, and the one named `name` (nullptr when none is).
+std::span<const System* const> systems();
+const System* find_system(std::string_view name);
+
+}  // namespace relaysim::sim

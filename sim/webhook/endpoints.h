@@ -1,0 +1,29 @@
+// Endpoints, simulated: the receivers of webhooks, grouped into populations with one behaviour.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/core/random.h"
+#include "sim/webhook/spec.h"
+#include "sim/world/distribution.h"
+#include "sim/webhook/truth.h"
+
+namespace relaysim::sim::webhook {
+
+class Endpoints {
+ public:
+  Endpoints(const std::vector<EndpointGroup>& groups, std::uint64_t seed);
+
+  std::uint32_t count() const { return static_cast<std::uint32_t>(group_of_.size()); }
+  // Decides what happens to a request sent to `endpoint` at `now`; fills `retry_after`.
+  SendFate send(std::uint32_t endpoint, Time now, Duration timeout, Duration& retry_after);
+
+ private:
+  std::vector<EndpointGroup> groups_;
+  std::vector<Latency> latency_;
+  std::vector<std::uint32_t> group_of_;
+  Rng rng_;
+};
+
+}  // namespace relaysim::sim::webhook

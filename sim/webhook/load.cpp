@@ -1,0 +1,70 @@
+#include "sim/webhook/load.h"
+
+#include "model/core/assert.h"
+#include "model/core/short_text.h"
+
+namespace relaysim::sim::webhook {
+
+static constexpr std::size_t kRecentKeys = 4096;
+
+namespace {
+std::vector<ArrivalSpec> arrivals_of(const std::vector<LoadSegment>& segments) {
+  std::vector<ArrivalSpec> out;
+  for (const LoadSegment& s : segments) out.push_back(s.arrivals);
+  return out;
+}
+}  // namespace
+
+LoadGenerator::LoadGenerator(const std::vector<LoadSegment>& segments, std::uint32_t cxids, std::uint64_t seed,
+                             Sink sink)
+    : segments_(segments),
+      cxids_(cxids),
+      rng_(Rng::derive(seed, "load")),
+      sink_(std::move(sink)),
+      arrivals_(arrivals_of(segments), rng_, [this](std::uint32_t segment) { call(segment); }) {
+  RELAYSIM_ASSERT(cxids > 0, "load needs cxids to send to");
+  recent_.reserve(kRecentKeys);
+}
+
+std::string LoadGenerator::key_text(std::uint32_t cxid, std::uint64_t request) {
+  return "(cx" + std::to_string(cxid) + ", r" + std::to_string(request) + ")";
+}
+
+void LoadGenerator::call(std::uint32_t segment) {
+  const LoadSegment& s = segments_[segment];
+  if (!recent_.empty()) {
+    const double u = rng_.uniform01();
+    if (u < s.duplicates) {
+      emit(recent_[rng_.below(recent_.size())], 0);
+      return;
+    }
+    if (u < s.duplicates + s.conflicts) {
+      emit(recent_[rng_.below(recent_.size())], 1 + rng_.below(1000));
+      return;
+    }
+  }
+  ClientKey key{static_cast<std::uint32_t>(rng_.below(cxids_)), next_request_++, 0};
+  if (recent_.size() < kRecentKeys) {
+    recent_.push_back(key);
+  } else {
+    recent_[recent_next_] = key;
+    recent_next_ = (recent_next_ + 1) % kRecentKeys;
+  }
+  emit(key, 0);
+}
+
+void LoadGenerator::emit(const ClientKey& base, std::uint64_t variant) {
+  ShortText<32> cxid;
+  cxid << "cx" << std::uint64_t{base.cxid};
+  ShortText<32> request;
+  request << "r" << base.request;
+  ShortText<80> payload;
+  payload << "{\"seq\":" << base.request;
+  if (variant != 0) payload << ",\"variant\":" << variant;
+  payload << "}";
+  ClientKey key = base;
+  key.payload = hash_bytes(payload.view());
+  sink_(key, cxid.view(), request.view(), payload.view());
+}
+
+}  // namespace relaysim::sim::webhook

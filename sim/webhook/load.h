@@ -1,0 +1,49 @@
+// LoadGenerator: the platform's clients. They call at the times the load schedule says
+// (sim/world/arrivals.h), over cxids drawn uniformly; a share of calls repeats an earlier call
+// exactly (a duplicate ingest) or repeats its key with another payload (a conflict).
+//
+// Names: cxid n is "cx<n>", the request with key number k is "r<k>", and its payload
+// {"seq":k} (with a variant for conflicts). The oracle names requests to users the same way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/core/function.h"
+#include "model/core/random.h"
+#include "sim/kernel/kernel.h"
+#include "sim/webhook/spec.h"
+#include "sim/webhook/truth.h"
+#include "sim/world/arrivals.h"
+
+namespace relaysim::sim::webhook {
+
+class LoadGenerator {
+ public:
+  using Sink = InplaceFunction<void(const ClientKey&, std::string_view cxid, std::string_view request_id,
+                                    std::string_view payload),
+                               16>;
+
+  LoadGenerator(const std::vector<LoadSegment>& segments, std::uint32_t cxids, std::uint64_t seed, Sink sink);
+  void install(Kernel& kernel) { arrivals_.install(kernel); }
+
+  // "(cx3, r45)": a client key as the client wrote it.
+  static std::string key_text(std::uint32_t cxid, std::uint64_t request);
+
+ private:
+  void call(std::uint32_t segment);
+  void emit(const ClientKey& key, std::uint64_t variant);
+
+  std::vector<LoadSegment> segments_;
+  std::uint32_t cxids_;
+  Rng rng_;
+  Sink sink_;
+  Arrivals arrivals_;
+  std::uint64_t next_request_ = 1;
+  std::vector<ClientKey> recent_;  // ring of recent keys, for duplicates and conflicts
+  std::size_t recent_next_ = 0;
+};
+
+}  // namespace relaysim::sim::webhook

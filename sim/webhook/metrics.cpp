@@ -1,0 +1,66 @@
+#include "sim/webhook/metrics.h"
+
+#include <algorithm>
+
+namespace relaysim::sim::webhook {
+
+using namespace relaysim::webhook;
+
+void Metrics::on(const Ingested& e) {
+  if (e.result.outcome == CreateOutcome::created) ++acked;
+}
+
+void Metrics::on(const ClientCreated& e) { ++created_by_outcome[static_cast<std::size_t>(e.result.status)]; }
+
+void Metrics::on(const Completed& e) {
+  if (!e.applied) return;
+  const Completion& c = e.completion;
+  if (c.status == Status::blocked) ++deferrals;
+  if (!is_terminal(c.status)) return;
+  ++terminal[static_cast<std::size_t>(c.status)][static_cast<std::size_t>(c.reason)];
+  const std::uint32_t n = e.row.attempts + (c.attempt != nullptr ? 1 : 0);
+  ++terminal_requests;
+  terminal_attempts += n;
+  max_attempts = std::max(max_attempts, n);
+  ++attempts_per_request[std::min<std::size_t>(n, kAttemptBuckets - 1)];
+  last_terminal_at = std::max(last_terminal_at, c.at);
+  if (c.status == Status::delivered) delivery_latency.add(c.at - e.row.created_at);
+}
+
+void Metrics::on(const BreakerChanged& e) {
+  if (breaker_.size() <= e.pod) breaker_.resize(e.pod + 1, BreakerState::closed);
+  breaker_[e.pod] = e.to;
+  if (e.to == BreakerState::open && e.from == BreakerState::closed) ++breaker_opened;
+  if (e.to == BreakerState::closed) ++breaker_closed;
+  if (transitions.size() < kTransitionsKept) {
+    transitions.push_back({e.at, e.pod, e.from, e.to});
+  } else {
+    ++transitions_dropped;
+  }
+}
+
+void Metrics::on(const ServiceBCalled& e) {
+  ++serviceb_calls;
+  if (!e.in_outage) return;
+  ++serviceb_calls_in_outage;
+  const BreakerState s = e.pod < breaker_.size() ? breaker_[e.pod] : BreakerState::closed;
+  ++serviceb_calls_in_outage_by_state[static_cast<std::size_t>(s)];
+}
+
+void Metrics::on(const ProcessCrashed& e) {
+  ++crashes;
+  if (e.pod < breaker_.size()) breaker_[e.pod] = BreakerState::closed;  // a restarted pod starts closed
+}
+
+double detail::latency_quantile_s(const Figures& f, double q) { return to_seconds(f.metrics.delivery_latency.quantile(q / 100.0)); }
+
+std::span<const MetricInfo> metric_infos() {
+  static const std::array<MetricInfo, kMetricCount> infos = [] {
+    std::array<MetricInfo, kMetricCount> out{};
+    for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = kMetrics[i].info;
+    return out;
+  }();
+  return infos;
+}
+
+}  // namespace relaysim::sim::webhook

@@ -1,0 +1,197 @@
+// The webhook system's metrics: a sink that counts what a run did (Metrics), what a run leaves
+// behind (Figures), and the one table of every metric — name, unit, meaning and how it is
+// computed from the figures — that `expect:`, `relaysim metrics`, the JSON, the summary and the
+// docs are all served from.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "model/webhook/events.h"
+#include "sim/report/histogram.h"
+#include "sim/report/metric.h"
+#include "sim/webhook/invariants.h"
+#include "sim/webhook/truth.h"
+#include "sim/world/process.h"
+
+namespace relaysim::sim::webhook {
+
+namespace model = relaysim::webhook;
+
+struct BreakerTransition {
+  Time at{};
+  std::uint32_t pod = 0;
+  BreakerState from{};
+  BreakerState to{};
+};
+
+class Metrics final : public SinkFor<model::Ingested>,
+                      public SinkFor<model::AttemptStarted>,
+                      public SinkFor<model::Completed>,
+                      public SinkFor<model::TenantNotified>,
+                      public SinkFor<model::UrlLookedUp>,
+                      public SinkFor<model::BreakerChanged>,
+                      public SinkFor<ClientCreated>,
+                      public SinkFor<ClientRejected>,
+                      public SinkFor<ServiceBCalled>,
+                      public SinkFor<ProcessCrashed> {
+ public:
+  // Transitions beyond this many are counted, not kept (a breaker flapping for days would
+  // otherwise fill memory); the summary and the JSON say how many were dropped.
+  static constexpr std::size_t kTransitionsKept = 10'000;
+  static constexpr std::size_t kAttemptBuckets = 12;  // histogram of attempts per request: 0..10, 11+
+
+  explicit Metrics(std::uint32_t pods) : breaker_(pods, BreakerState::closed) {}
+
+  void on(const model::Ingested& e) override;
+  void on(const model::AttemptStarted&) override { ++attempts; }
+  void on(const model::Completed& e) override;
+  void on(const model::TenantNotified&) override { ++notifications; }
+  void on(const model::UrlLookedUp& e) override { ++(e.cache_hit ? cache_hits : cache_misses); }
+  void on(const model::BreakerChanged& e) override;
+  void on(const ClientCreated& e) override;
+  void on(const ClientRejected&) override { ++rejected; }
+  void on(const ServiceBCalled& e) override;
+  void on(const ProcessCrashed& e) override;
+
+  std::array<std::uint64_t, 4> created_by_outcome{};  // IngestStatus
+  std::uint64_t rejected = 0;
+  std::uint64_t acked = 0;
+  std::uint64_t attempts = 0;
+  std::uint64_t deferrals = 0;
+  std::uint64_t notifications = 0;
+  std::uint64_t cache_hits = 0;
+  std::uint64_t cache_misses = 0;
+  std::uint64_t crashes = 0;
+  std::array<std::array<std::uint64_t, model::kReasonCount>, model::kStatusCount> terminal{};
+  std::uint64_t terminal_requests = 0;
+  std::uint64_t terminal_attempts = 0;  // attempts made by the terminal requests, exactly
+  std::uint32_t max_attempts = 0;       // the most any terminal request made
+  std::array<std::uint64_t, kAttemptBuckets> attempts_per_request{};
+  Time last_terminal_at{};  // when the last request became terminal
+  LatencyHistogram delivery_latency;
+  std::uint64_t serviceb_calls = 0;
+  std::uint64_t serviceb_calls_in_outage = 0;
+  std::array<std::uint64_t, 3> serviceb_calls_in_outage_by_state{};  // BreakerState
+  std::uint64_t breaker_opened = 0;
+  std::uint64_t breaker_closed = 0;
+  std::vector<BreakerTransition> transitions;
+  std::uint64_t transitions_dropped = 0;
+
+ private:
+  std::vector<BreakerState> breaker_;  // per pod, as last reported
+};
+
+// What the oracle found beyond violations: duplicates and their causes, rescues, fencing.
+struct OracleFigures {
+  std::array<std::uint64_t, 5> duplicates{};  // DuplicateCause
+  std::uint64_t rescued = 0;
+  std::uint64_t stale = 0;
+  std::uint64_t stale_applied = 0;
+  std::uint64_t retry_after_honoured = 0;
+  std::uint64_t lost = 0;
+};
+
+// Everything a webhook run leaves behind.
+struct Figures {
+  Metrics metrics{0};
+  OracleFigures oracle;
+  std::array<std::uint64_t, kInvariantCount> violations{};
+  std::uint64_t unresolved = 0;  // acknowledged, not terminal at the end
+  Time end{};
+};
+
+// One metric: what the generic spine sees, and how it is computed.
+struct Metric {
+  MetricInfo info;
+  double (*value)(const Figures& f, double q);  // q: a family's parameter (a percentile)
+};
+
+namespace detail {
+constexpr double d(std::uint64_t v) { return static_cast<double>(v); }
+constexpr double ratio(double a, double b) { return b == 0.0 ? 0.0 : a / b; }
+constexpr double sum(const std::array<std::uint64_t, model::kReasonCount>& row) {
+  double s = 0;
+  for (auto v : row) s += d(v);
+  return s;
+}
+constexpr double terminal(const Figures& f, model::Status s) { return sum(f.metrics.terminal[static_cast<int>(s)]); }
+constexpr double terminal(const Figures& f, model::Status s, model::Reason r) {
+  return d(f.metrics.terminal[static_cast<int>(s)][static_cast<int>(r)]);
+}
+constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
+constexpr double duplicates(const Figures& f, int cause) { return d(f.oracle.duplicates[static_cast<std::size_t>(cause)]); }
+double latency_quantile_s(const Figures& f, double q);
+}  // namespace detail
+
+inline constexpr Metric kMetrics[] = {
+    // clang-format off
+    {{"ingested", Unit::count, "requests acknowledged (created) by the platform"}, [](const Figures& f, double) { return detail::d(f.metrics.acked); }},
+    {{"delivered", Unit::count, "requests delivered (2xx)"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::delivered); }},
+    {{"failed", Unit::count, "requests failed terminally (4xx, 410, no_url, ...)"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::failed); }},
+    {{"dead_lettered", Unit::count, "requests dead-lettered"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::dead_lettered); }},
+    {{"dead_lettered_deadline", Unit::count, "requests dead-lettered because their deadline passed"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::dead_lettered, model::Reason::deadline); }},
+    {{"failed_no_url", Unit::count, "requests failed because ServiceB does not know their cxid"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::failed, model::Reason::no_url); }},
+    {{"unresolved", Unit::count, "acknowledged requests not terminal when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
+    {{"lost", Unit::count, "acknowledged requests missing from the store"}, [](const Figures& f, double) { return detail::d(f.oracle.lost); }},
+    {{"dlq_rate", Unit::ratio, "dead_lettered / ingested"}, [](const Figures& f, double) { return detail::ratio(detail::terminal(f, model::Status::dead_lettered), detail::d(f.metrics.acked)); }},
+    {{"delivered_rate", Unit::ratio, "delivered / ingested"}, [](const Figures& f, double) { return detail::ratio(detail::terminal(f, model::Status::delivered), detail::d(f.metrics.acked)); }},
+    {{"violations", Unit::count, "invariant violations of every kind"}, [](const Figures& f, double) { double s = 0; for (auto v : f.violations) s += detail::d(v); return s; }},
+    {{"deadline_violations", Unit::count, "W-deadline violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::deadline); }},
+    {{"duplicate_violations", Unit::count, "W-nodup violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::nodup); }},
+    {{"retry_violations", Unit::count, "W-retry violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::retry); }},
+    {{"breaker_violations", Unit::count, "W-breaker violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::breaker); }},
+    {{"url_violations", Unit::count, "W-url violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::url); }},
+    {{"idempotency_violations", Unit::count, "W-idem violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::idem); }},
+    {{"loss_violations", Unit::count, "W-noloss violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::noloss); }},
+    {{"endpoint_duplicates", Unit::count, "receipts of an already-accepted request at its endpoint, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.oracle.duplicates) s += detail::d(v); return s; }},
+    {{"duplicates_lost_response", Unit::count, "endpoint duplicates caused by a lost response"}, [](const Figures& f, double) { return detail::duplicates(f, 0); }},
+    {{"duplicates_late_response", Unit::count, "endpoint duplicates caused by a response that came after the HTTP timeout"}, [](const Figures& f, double) { return detail::duplicates(f, 1); }},
+    {{"duplicates_crash", Unit::count, "endpoint duplicates caused by a pod crashing mid-attempt"}, [](const Figures& f, double) { return detail::duplicates(f, 2); }},
+    {{"duplicates_lease_expired", Unit::count, "endpoint duplicates caused by an expired lease"}, [](const Figures& f, double) { return detail::duplicates(f, 3); }},
+    {{"duplicates_unexplained", Unit::count, "endpoint duplicates with no ambiguous outcome to explain them"}, [](const Figures& f, double) { return detail::duplicates(f, 4); }},
+    {{"attempts", Unit::count, "HTTP attempts started"}, [](const Figures& f, double) { return detail::d(f.metrics.attempts); }},
+    {{"attempts_per_request", Unit::number, "mean attempts per terminal request (exact)"}, [](const Figures& f, double) { return detail::ratio(detail::d(f.metrics.terminal_attempts), detail::d(f.metrics.terminal_requests)); }},
+    {{"attempts_max", Unit::count, "the most attempts any terminal request made"}, [](const Figures& f, double) { return detail::d(f.metrics.max_attempts); }},
+    {{"deferrals", Unit::count, "times a request was deferred as blocked_on_dependency"}, [](const Figures& f, double) { return detail::d(f.metrics.deferrals); }},
+    {{"rescued", Unit::count, "claims taken over after the previous claimant's lease expired"}, [](const Figures& f, double) { return detail::d(f.oracle.rescued); }},
+    {{"stale_completions", Unit::count, "completions refused because their claim token was stale"}, [](const Figures& f, double) { return detail::d(f.oracle.stale); }},
+    {{"stale_completions_applied", Unit::count, "completions applied though their claim token was stale (always a W-nodup violation)"}, [](const Figures& f, double) { return detail::d(f.oracle.stale_applied); }},
+    {{"retry_after_honoured", Unit::count, "retries that waited out a Retry-After longer than the backoff's minimum"}, [](const Figures& f, double) { return detail::d(f.oracle.retry_after_honoured); }},
+    {{"notifications", Unit::count, "tenant notifications (failed or dead-lettered)"}, [](const Figures& f, double) { return detail::d(f.metrics.notifications); }},
+    {{"duplicate_ingests", Unit::count, "create calls answered with the original request"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[1]); }},
+    {{"conflicts", Unit::count, "create calls refused: same key, another payload"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[2]); }},
+    {{"rejected_ingests", Unit::count, "create calls no pod was up to take"}, [](const Figures& f, double) { return detail::d(f.metrics.rejected); }},
+    {{"serviceb_calls", Unit::count, "calls to ServiceB"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls); }},
+    {{"serviceb_calls_in_outage", Unit::count, "calls to ServiceB during its outages"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage); }},
+    {{"serviceb_calls_while_open", Unit::count, "calls to ServiceB while the caller's breaker was open (always 0)"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage_by_state[1]); }},
+    {{"serviceb_probes_in_outage", Unit::count, "half-open probes sent to ServiceB during its outages"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage_by_state[2]); }},
+    {{"breaker_opened", Unit::count, "breaker transitions closed -> open, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.breaker_opened); }},
+    {{"breaker_closed", Unit::count, "breaker transitions to closed, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.breaker_closed); }},
+    {{"cache_hit_ratio", Unit::ratio, "URL cache hits / lookups"}, [](const Figures& f, double) { return detail::ratio(detail::d(f.metrics.cache_hits), detail::d(f.metrics.cache_hits + f.metrics.cache_misses)); }},
+    {{"latency_mean_s", Unit::seconds, "ingest-to-delivered latency, mean (exact)"}, [](const Figures& f, double) { return f.metrics.delivery_latency.mean_seconds(); }},
+    {{"latency_p50_s", Unit::seconds, "ingest-to-delivered latency, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
+    {{"latency_p99_s", Unit::seconds, "ingest-to-delivered latency, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
+    {{"latency_max_s", Unit::seconds, "ingest-to-delivered latency, maximum (exact)"}, [](const Figures& f, double) { return to_seconds(f.metrics.delivery_latency.max()); }},
+    {{"latency_p{q}_s", Unit::seconds, "ingest-to-delivered latency, any percentile q in (0, 100]: latency_p90_s, latency_p99.9_s (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
+    {{"last_terminal_s", Unit::seconds, "when the last request became terminal: the time the backlog drained, if unresolved is 0"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_terminal_at); }},
+    {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
+    // clang-format on
+};
+inline constexpr std::size_t kMetricCount = std::size(kMetrics);
+
+// The table as the generic spine sees it.
+std::span<const MetricInfo> metric_infos();
+
+// A metric's index by name, checked when the program is compiled: metric("dlq_rate").
+consteval std::size_t metric(std::string_view name) {
+  for (std::size_t i = 0; i < kMetricCount; ++i) {
+    if (kMetrics[i].info.name == name) return i;
+  }
+  throw "no webhook metric has this name";
+}
+
+}  // namespace relaysim::sim::webhook

@@ -1,0 +1,440 @@
+#include "sim/webhook/oracle.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/resilience/backoff.h"
+#include "sim/webhook/load.h"
+
+namespace relaysim::sim::webhook {
+
+using namespace relaysim::webhook;
+
+std::string_view to_string(DuplicateCause c) {
+  switch (c) {
+    case DuplicateCause::lost_response: return "lost_response";
+    case DuplicateCause::late_response: return "late_response";
+    case DuplicateCause::crash: return "crash";
+    case DuplicateCause::lease_expired: return "lease_expired";
+    case DuplicateCause::unexplained: return "unexplained";
+  }
+  return "?";
+}
+
+RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& serviceb, Ledger& ledger)
+    : spec_(spec_of(scenario)),
+      serviceb_(serviceb),
+      ledger_(ledger),
+      retention_(spec_.platform.retention),
+      in_flight_(spec_.platform.pods) {
+  const PlatformConfig& p = spec_.platform;
+  // How long after its deadline a request may still be open. An attempt in flight at the deadline
+  // ends within lookup + HTTP timeout, and a freed slot takes expired work before anything else,
+  // so without crashes that is the bound. A request in flight under a pod that dies waits for its
+  // lease to run out before another pod claims it, so runs with crashes (or a lease forced
+  // short) also allow the lease and a minute of scheduling slack.
+  const bool strict = scenario.crashes.empty() && !p.allow_unsafe_lease;
+  const Duration slack = scenario.oracle.terminal_slack >= Duration::zero() ? scenario.oracle.terminal_slack
+                         : strict ? Duration{std::chrono::seconds(1)}
+                                  : Duration{std::chrono::minutes(1)};
+  terminal_bound_ = (strict ? Duration::zero() : p.lease) + p.lookup_timeout + p.http_timeout + slack;
+  terminal_bound_text_ = "deadline + " + format_duration(terminal_bound_) + " (" +
+                         (strict ? std::string() : "lease " + format_duration(p.lease) + " + ") + "lookup_timeout " +
+                         format_duration(p.lookup_timeout) + " + http_timeout " + format_duration(p.http_timeout) +
+                         " + slack " + format_duration(slack) + ", plus any time no pod was up)";
+}
+
+RequestChecker::Req* RequestChecker::find(RequestId id) {
+  const std::uint32_t slot = req_index_.find(id);
+  return slot == DenseIdMap::kNone ? nullptr : &reqs_[slot];
+}
+
+void RequestChecker::forget_finished(Time now) {
+  // As the store does: load the cold record a few calls before it is due.
+  if (const Retention::Finished* f = retention_.peek(8)) __builtin_prefetch(&reqs_[f->slot]);
+  retention_.expire(now, [this](const Retention::Finished& f) {
+    Req& q = reqs_[f.slot];
+    if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) return;  // replayed since
+    if (q.keyed) key_index_.erase(q.request);
+    req_index_.erase(f.id);
+    q = Req{};
+    reqs_.release(f.slot);
+  });
+}
+
+std::string RequestChecker::subject(const Req& q) const {
+  return "request " + std::to_string(q.id) + (q.keyed ? " " + LoadGenerator::key_text(q.cxid, q.request) : "");
+}
+
+void RequestChecker::violate(Invariant i, const Req* q, RequestId id, Time at, std::string what) {
+  ledger_.violate(index(i), at, q != nullptr ? subject(*q) : id != 0 ? "request " + std::to_string(id) : "", std::move(what));
+}
+
+void RequestChecker::on(const Ingested& e) {
+  const CreateResult& r = e.result;
+  if (r.outcome != CreateOutcome::created) return;
+  if (!req_index_.accepts(r.id)) {
+    violate(Invariant::idem, find(r.id), r.id, e.request.created_at,
+            find(r.id) != nullptr ? "the store handed out an id twice" : "the store handed out an id older than an earlier one");
+    return;
+  }
+  const std::uint32_t slot = reqs_.acquire();
+  req_index_.insert(r.id, slot);
+  Req& q = reqs_[slot];
+  q.id = r.id;
+  q.deadline_at = e.request.deadline_at;
+  const std::int64_t c = ServiceB::cxid_index(e.request.cxid);
+  q.cxid = c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
+  ++acked_;
+}
+
+void RequestChecker::on(const ClientCreated& e) {
+  const ClientKey& key = e.key;
+  const IngestResult& r = e.result;
+  const Time at = e.at;
+  // Every create ends here, after the store forgot what it forgets at this time; so the oracle
+  // forgets here too, before it judges the answer.
+  forget_finished(at);
+  // The request number alone names the key: a duplicate or a conflict reuses it.
+  const std::uint32_t original_slot = key_index_.find(key.request);
+  const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
+  // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
+  const bool forgotten = original == nullptr && !retention_.forever();
+  const std::string named = LoadGenerator::key_text(key.cxid, key.request);
+  switch (r.status) {
+    case IngestStatus::created:
+      if (original != nullptr) {
+        violate(Invariant::idem, nullptr, r.id, at,
+                "a second request was stored for " + named + ", already stored as request " + std::to_string(original->id));
+      }
+      // A key created again after the oracle forgot it cannot join the index (request numbers
+      // go in increasing order); its later duplicates are judged leniently, as forgotten.
+      if (const std::uint32_t slot = req_index_.find(r.id);
+          slot != DenseIdMap::kNone && !reqs_[slot].keyed && key_index_.accepts(key.request)) {
+        Req& q = reqs_[slot];
+        q.request = key.request;
+        q.payload = key.payload;
+        q.keyed = true;
+        key_index_.insert(key.request, slot);
+      }
+      return;
+    case IngestStatus::duplicate:
+      if (forgotten) return;
+      if (original == nullptr || original->id != r.id || original->payload != key.payload) {
+        violate(Invariant::idem, original, r.id, at,
+                "a duplicate create of " + named + " was not answered with the original request");
+      }
+      return;
+    case IngestStatus::conflict:
+      if (forgotten) return;
+      if (original == nullptr || original->payload == key.payload) {
+        violate(Invariant::idem, original, r.id, at,
+                "a create of " + named + " was refused as a conflict though its payload matched");
+      }
+      return;
+    case IngestStatus::invalid:
+      violate(Invariant::idem, nullptr, 0, at, "a well-formed create of " + named + " was refused as invalid");
+      return;
+  }
+}
+
+void RequestChecker::on(const Claimed& e) {
+  Req* q = find(e.row.id);
+  if (q == nullptr) return;
+  if (q->claimed_open) ++rescued_;  // the previous claimant never completed: a rescue
+  q->claimed_open = true;
+  q->latest_token = e.row.claim_token;
+}
+
+void RequestChecker::on(const AttemptStarted& e) {
+  Req* q = find(e.row.id);
+  if (q == nullptr) return;
+  const Time at = e.at;
+  const std::uint32_t number = e.number;
+  if (at > q->deadline_at) {
+    violate(Invariant::deadline, q, q->id, at,
+            "attempt " + std::to_string(number) + " started " + format_duration(at - q->deadline_at) +
+                " after its deadline (deadline_at " + format_time(q->deadline_at) + "; no attempt may start after it)");
+  }
+  if (at < q->inflight_until) {
+    violate(Invariant::nodup, q, q->id, at,
+            "attempt " + std::to_string(number) + " started while the previous one was in flight until " +
+                format_time(q->inflight_until));
+  }
+  if (q->delivered) {
+    violate(Invariant::nodup, q, q->id, at, "attempt " + std::to_string(number) + " started after delivery");
+  }
+  if (q->have_last && q->last_number + 1 == number) {
+    if (q->last_terminal) {
+      violate(Invariant::retry, q, q->id, at, "a retry after a terminal verdict");
+    }
+    const RetryPolicy& rp = spec_.platform.retry;
+    Duration need = min_delay(rp.backoff, q->last_number);
+    need = std::min(need, q->deadline_at - q->last_finish);  // the clamp to the deadline
+    if (q->last_retry_after >= Duration::zero()) {
+      const Duration asked = std::min(q->last_retry_after, rp.retry_after_max);
+      if (asked > need && at - q->last_finish >= asked) ++retry_after_honoured_;
+      need = std::max(need, asked);
+    }
+    if (at - q->last_finish < need) {
+      violate(Invariant::retry, q, q->id, at,
+              "attempt " + std::to_string(number) + " came " + format_duration(at - q->last_finish) +
+                  " after the previous one; the policy asks for at least " + format_duration(need));
+    }
+  }
+  // W-url: the URL must be one ServiceB held within the TTL before this attempt.
+  const Duration ttl = spec_.platform.url_cache_ttl;
+  const ServiceB::Url expected = ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), e.serviceb_version);
+  if (e.url != expected.view() || !serviceb_.held(q->cxid, e.serviceb_version, at - ttl, at)) {
+    violate(Invariant::url, q, q->id, at,
+            "attempt used " + std::string(e.url) + " (version " + std::to_string(e.serviceb_version) +
+                "), which ServiceB did not hold within the TTL (" + format_duration(ttl) + "); current version is " +
+                std::to_string(serviceb_.version(q->cxid)));
+  }
+}
+
+void RequestChecker::on(const HttpSent& e) {
+  Req* q = find(e.request);
+  if (q == nullptr) return;
+  const SendFate& fate = e.fate;
+  q->inflight_until = fate.result_at;
+  const bool ok = fate.processed && fate.status >= 200 && fate.status < 300;
+  if (ok && q->endpoint_ok) {
+    ++duplicates_[static_cast<int>(q->ambiguity)];
+    if (q->ambiguity == DuplicateCause::unexplained) {
+      violate(Invariant::nodup, q, q->id, e.at,
+              "the endpoint received the request again after a 2xx, with no ambiguous outcome to explain it");
+    }
+  }
+  q->ok_in_flight = ok;
+  if (ok) {
+    q->endpoint_ok = true;
+    q->ambiguity = fate.response_lost                       ? DuplicateCause::lost_response
+                   : fate.client_error == NetError::timeout ? DuplicateCause::late_response
+                                                            : DuplicateCause::unexplained;
+  }
+  RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
+  auto& flights = in_flight_[e.pod];
+  if (flights.size() > 4 * static_cast<std::size_t>(spec_.platform.concurrency_per_pod) + 16) {
+    std::erase_if(flights, [at = e.at](const auto& f) { return f.second <= at; });
+  }
+  flights.emplace_back(e.request, fate.result_at);
+}
+
+void RequestChecker::on(const ProcessStarted& e) {
+  if (pods_up_++ == 0 && e.at > all_down_since_) all_down_.emplace_back(all_down_since_, e.at);
+}
+
+Duration RequestChecker::downtime(Time from, Time to) const {
+  Duration total{};
+  auto add = [&](Time a, Time b) {
+    const Time lo = std::max(a, from);
+    const Time hi = std::min(b, to);
+    if (hi > lo) total += hi - lo;
+  };
+  for (const auto& [a, b] : all_down_) add(a, b);
+  if (pods_up_ == 0) add(all_down_since_, to);
+  return total;
+}
+
+void RequestChecker::on(const ProcessCrashed& e) {
+  RELAYSIM_ASSERT(pods_up_ > 0, "a crash of a pod that was not up");
+  if (--pods_up_ == 0) all_down_since_ = e.at;
+  RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
+  for (const auto& [id, result_at] : in_flight_[e.pod]) {
+    Req* q = find(id);
+    if (q != nullptr && result_at > e.at && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
+      q->ambiguity = DuplicateCause::crash;
+    }
+  }
+  in_flight_[e.pod].clear();
+}
+
+void RequestChecker::on(const AttemptFinished& e) {
+  Req* q = find(e.attempt.request);
+  if (q == nullptr) return;
+  q->last_retry_after = (e.result.error == NetError::none) ? e.result.retry_after : Duration{-1};
+  // The oracle classifies the result itself: the platform's own verdict is what is on trial.
+  q->pending_terminal = classify(spec_.platform.classification, e.result).verdict == Verdict::terminal;
+}
+
+void RequestChecker::on(const Completed& e) {
+  const RequestRow& row = e.row;
+  const Completion& c = e.completion;
+  const std::uint32_t slot = req_index_.find(row.id);
+  if (slot == DenseIdMap::kNone) return;
+  Req* q = &reqs_[slot];
+  if (!e.applied) {
+    ++stale_;
+    if (c.attempt != nullptr && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
+      q->ambiguity = DuplicateCause::lease_expired;
+    }
+    return;
+  }
+  if (row.claim_token != q->latest_token) {
+    ++stale_applied_;
+    violate(Invariant::nodup, q, q->id, c.at,
+            "a completion under claim token " + std::to_string(row.claim_token) +
+                " was applied after the request had been claimed again (token " + std::to_string(q->latest_token) + ")");
+  }
+  q->claimed_open = false;
+  if (c.attempt != nullptr) {
+    q->have_last = true;
+    q->last_number = c.attempt->number;
+    q->last_finish = c.at;
+    q->last_terminal = is_terminal(c.status) || q->pending_terminal;
+  } else {
+    q->have_last = q->have_last && c.status == Status::blocked;  // a deferral keeps the gap rule
+  }
+  if (!is_terminal(c.status)) return;
+  if (q->terminal_count > q->replays) {
+    violate(Invariant::noloss, q, q->id, c.at,
+            "reached a second terminal state (" + std::string(to_string(c.status)) + ") after " +
+                std::string(to_string(q->terminal)));
+  }
+  ++q->terminal_count;
+  if (q->terminal_count == 1 || q->terminal != c.status) {
+    if (q->terminal_count > 1) --terminal_by_status_[static_cast<int>(q->terminal)];
+    ++terminal_by_status_[static_cast<int>(c.status)];
+  }
+  q->terminal = c.status;
+  q->terminal_at = c.at;
+  retention_.finished(c.at, row.id, slot);
+  if (c.status == Status::delivered) q->delivered = true;
+  const Duration down = downtime(q->deadline_at, c.at);
+  if (c.at > q->deadline_at + terminal_bound_ + down) {
+    violate(Invariant::deadline, q, q->id, c.at,
+            "became " + std::string(to_string(c.status)) + " only " + format_duration(c.at - q->deadline_at) +
+                " after its deadline (deadline_at " + format_time(q->deadline_at) + "); the bound is " +
+                terminal_bound_text_ + (down > Duration::zero() ? ", here " + format_duration(down) + " with no pod up" : ""));
+  }
+  if (c.status == Status::dead_lettered && c.reason == Reason::deadline && c.at < q->deadline_at) {
+    violate(Invariant::deadline, q, q->id, c.at,
+            "dead-lettered " + format_duration(q->deadline_at - c.at) + " before its deadline (deadline_at " +
+                format_time(q->deadline_at) + ")");
+  }
+}
+
+void RequestChecker::finish(Time end, const StoreCounts& sc) {
+  // W-noloss: the store holds every acknowledged request, in the state the platform reported.
+  std::uint64_t stored = 0;
+  for (auto n : sc.by_status) stored += n;
+  if (stored != acked_) {
+    lost_ += acked_ > stored ? acked_ - stored : 0;
+    violate(Invariant::noloss, nullptr, 0, end,
+            std::to_string(acked_) + " requests acknowledged but " + std::to_string(stored) + " stored");
+  }
+  for (int s = static_cast<int>(Status::delivered); s < kStatusCount; ++s) {
+    if (sc.by_status[s] != terminal_by_status_[s]) {
+      violate(Invariant::noloss, nullptr, 0, end,
+              "the store holds " + std::to_string(sc.by_status[s]) + " " + std::string(to_string(static_cast<Status>(s))) +
+                  " requests; the platform reported " + std::to_string(terminal_by_status_[s]));
+    }
+  }
+  // W-deadline: everything whose deadline (plus the bound) has passed is terminal.
+  for (std::uint32_t slot = 0; slot < reqs_.size(); ++slot) {
+    const Req& q = reqs_[slot];
+    if (q.id == 0 || q.terminal_count > q.replays) continue;
+    if (q.deadline_at + terminal_bound_ + downtime(q.deadline_at, end) <= end) {
+      violate(Invariant::deadline, &q, q.id, end,
+              "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline (deadline_at " +
+                  format_time(q.deadline_at) + "); the bound is " + terminal_bound_text_);
+    }
+  }
+}
+
+// ---- BreakerChecker ---------------------------------------------------------------------------
+
+BreakerChecker::BreakerChecker(const Scenario& scenario, const ServiceB& serviceb, Ledger& ledger)
+    : spec_(spec_of(scenario)), serviceb_(serviceb), ledger_(ledger), pods_(spec_.platform.pods) {}
+
+BreakerChecker::PodView& BreakerChecker::view(std::uint32_t pod) {
+  RELAYSIM_ASSERT(pod < pods_.size(), "an event from a pod the scenario does not have");
+  return pods_[pod];
+}
+
+void BreakerChecker::violate(std::uint32_t pod, Time at, std::string what) {
+  ledger_.violate(index(Invariant::breaker), at, "pod " + std::to_string(pod), std::move(what));
+}
+
+void BreakerChecker::on(const ProcessCrashed& e) {
+  view(e.pod) = PodView{};  // a restarted pod starts with a fresh, closed breaker and an empty window
+}
+
+void BreakerChecker::on(const BreakerChanged& e) {
+  PodView& p = view(e.pod);
+  p.breaker = e.to;
+  p.half_open_calls = 0;
+  p.probe_answers.clear();
+  if (e.to == BreakerState::open) p.opened_in_outage = true;
+}
+
+void BreakerChecker::on(const ServiceBCalled& e) {
+  const std::uint32_t pod = e.pod;
+  const Time at = e.at;
+  const Time answer_at = e.answer_at;
+  PodView& p = view(pod);
+  const BreakerConfig& b = spec_.platform.serviceb_breaker;
+  if (!e.ok) {
+    p.last_failure_answer = std::max(p.last_failure_answer, answer_at);
+    p.ok_calls_after_failure = 0;
+  } else if (at > p.last_failure_answer) {
+    ++p.ok_calls_after_failure;
+  }
+  if (p.breaker == BreakerState::open) violate(pod, at, "called ServiceB while its breaker was open");
+  // In an outage every call fails. Once a whole window (plus the time for answers to come back)
+  // has passed inside it, the breaker's window holds failures only; its buckets always cover at
+  // least 0.9 of the window, so min_calls failures landing within that span must open it. Calls
+  // already in flight when it opens (at most the pod's concurrency) may still land.
+  const auto& outages = serviceb_.outages();
+  for (std::uint32_t o = 0; o < outages.size(); ++o) {
+    const Window& w = outages[o].window;
+    if (!w.contains(at)) continue;
+    if (p.outage != o) {
+      p.outage = o;
+      p.closed_failures.clear();
+      p.opened_in_outage = false;
+      p.reported_never_opened = false;
+    }
+    if (p.breaker != BreakerState::closed || at < w.at + b.window + spec_.platform.lookup_timeout) continue;
+    const Duration span = b.window * 9 / 10;
+    p.closed_failures.push_back(answer_at);
+    while (!p.closed_failures.empty() && p.closed_failures.front() <= answer_at - span) p.closed_failures.pop_front();
+    if (p.closed_failures.size() > b.min_calls + spec_.platform.concurrency_per_pod && !p.opened_in_outage &&
+        !p.reported_never_opened) {
+      p.reported_never_opened = true;
+      violate(pod, at,
+              "its breaker stayed closed through " + std::to_string(p.closed_failures.size()) +
+                  " failed ServiceB calls within " + format_duration(span) + ", " + format_duration(at - w.at) +
+                  " into an outage (min_calls " + std::to_string(b.min_calls) + ")");
+    }
+  }
+  if (p.breaker == BreakerState::half_open) {
+    std::erase_if(p.probe_answers, [at](Time t) { return t <= at; });
+    if (p.probe_answers.size() >= b.half_open_probes) {
+      violate(pod, at, "had more than " + std::to_string(b.half_open_probes) + " half-open probes in flight at once");
+    }
+    p.probe_answers.push_back(answer_at);
+    // At most `probes` at once, and `probes` successes close it: 2 * probes bounds one period.
+    const std::uint32_t bound = 2 * b.half_open_probes;
+    if (++p.half_open_calls > bound) violate(pod, at, "sent more than " + std::to_string(bound) + " half-open probes");
+  }
+}
+
+void BreakerChecker::finish(Time end, const std::vector<BreakerState>& final_breakers) {
+  // W-breaker: once ServiceB answers a pod well again, its breaker closes. After the pod's last
+  // failed answer, half_open_probes successful calls close it; allow for calls still unanswered
+  // when the run ended (at most the pod's concurrency).
+  const BreakerConfig& b = spec_.platform.serviceb_breaker;
+  for (std::uint32_t pod = 0; pod < final_breakers.size(); ++pod) {
+    const PodView& p = pods_[pod];
+    if (final_breakers[pod] != BreakerState::closed &&
+        p.ok_calls_after_failure >= b.half_open_probes + spec_.platform.concurrency_per_pod) {
+      violate(pod, end,
+              "its breaker is still " + std::string(to_string(final_breakers[pod])) + " after " +
+                  std::to_string(p.ok_calls_after_failure) + " successful ServiceB calls since its last failure");
+    }
+  }
+}
+
+}  // namespace relaysim::sim::webhook

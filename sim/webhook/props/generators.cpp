@@ -1,0 +1,155 @@
+#include "sim/webhook/props/generators.h"
+
+#include "sim/webhook/spec.h"
+
+#include <algorithm>
+
+namespace relaysim::sim::webhook::props {
+
+using namespace std::chrono;
+
+namespace {
+
+Duration ms(std::int64_t lo, std::int64_t hi) { return milliseconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
+Duration sec(std::int64_t lo, std::int64_t hi) { return seconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
+double percent(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1) / 100.0; }
+
+BackoffPolicy backoff() {
+  BackoffPolicy b;
+  b.kind = *rc::gen::element(BackoffKind::exponential, BackoffKind::fixed);
+  b.initial = ms(100, 5000);
+  b.multiplier = *rc::gen::element(1.0, 1.5, 2.0, 3.0);
+  b.max_interval = std::max(b.initial, sec(5, 120));
+  b.jitter = *rc::gen::element(Jitter::none, Jitter::full, Jitter::equal, Jitter::decorrelated);
+  return b;
+}
+
+// The swarm: which kinds of trouble this case may contain.
+enum Feature { kCrash, kServiceBOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
+               kDuplicates, kBlackholes, kErrors, kFeatureCount };
+
+}  // namespace
+
+rc::Gen<Scenario> scenarios(GenOptions options) {
+  return rc::gen::exec([options] {
+    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
+    Scenario s = make_scenario();
+    WebhookSpec& w = spec_of(s);
+    s.name = "property-case";
+    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+
+    relaysim::webhook::PlatformConfig& p = w.platform;
+    p.pods = *rc::gen::inRange(1, 5);
+    p.concurrency_per_pod = *rc::gen::inRange(1, 17);
+    p.lookup_timeout = ms(100, 2000);
+    p.http_timeout = ms(500, 10'000);
+    if (options.force_short_lease) {
+      p.allow_unsafe_lease = true;
+      p.lease = std::max<Duration>(milliseconds(100), (p.lookup_timeout + p.http_timeout) * *rc::gen::inRange(1, 9) / 10);
+    } else {
+      p.lease = p.lookup_timeout + p.http_timeout + sec(1, 60);
+    }
+    p.retry.backoff = backoff();
+    p.retry.deadline = sec(60, 600);
+    p.retry.retry_after_max = sec(10, 300);
+    p.dependency_backoff = backoff();
+    p.url_cache_ttl = ms(0, 120'000);
+    p.serviceb_breaker.window = sec(2, 30);
+    p.serviceb_breaker.min_calls = *rc::gen::inRange(1, 21);
+    p.serviceb_breaker.failure_rate = percent(20, 100);
+    p.serviceb_breaker.open_for = sec(1, 30);
+    p.serviceb_breaker.half_open_probes = *rc::gen::inRange(1, 4);
+
+    // Load: one to three segments within the first few minutes.
+    const Duration load_end = sec(30, 240);
+    for (int n = *rc::gen::inRange(1, 4); n > 0; --n) {
+      LoadSegment l;
+      l.arrivals.from = Time{} + ms(0, duration_cast<milliseconds>(load_end).count() / 2);
+      l.arrivals.to = l.arrivals.from + sec(10, 60);
+      l.arrivals.rate_per_s = *rc::gen::inRange(1, 101) / 10.0;
+      l.arrivals.arrival = *rc::gen::element(Arrival::poisson, Arrival::constant);
+      if (on[kDuplicates]) l.duplicates = percent(0, 20);
+      if (on[kDuplicates]) l.conflicts = percent(0, 5);
+      w.load.push_back(l);
+    }
+    if (on[kDuplicates] && *rc::gen::arbitrary<bool>()) {
+      LoadSegment burst;
+      burst.arrivals.burst = *rc::gen::inRange(1, 200);
+      burst.arrivals.from = Time{} + ms(0, duration_cast<milliseconds>(load_end).count());
+      burst.arrivals.to = burst.arrivals.from;
+      w.load.push_back(burst);
+    }
+    Time last_fault = Time{} + load_end;
+
+    // Endpoints: one to three groups, 1..30 endpoints in all.
+    for (int g = *rc::gen::inRange(1, 4); g > 0; --g) {
+      EndpointGroup e;
+      e.name = "g" + std::to_string(w.endpoints.size());
+      e.count = *rc::gen::inRange(1, 11);
+      e.latency.p50 = ms(1, 500);
+      e.latency.p99 = e.latency.p50 * *rc::gen::inRange(1, 21);
+      if (on[kErrors]) {
+        e.error_rate = percent(0, 60);
+        e.error_status = *rc::gen::element(500, 502, 503, 400, 404, 410, 408, 301);
+      }
+      if (on[kBlackholes]) e.blackhole_rate = percent(0, 10);
+      if (on[kLostResponses]) e.lost_response_rate = percent(0, 20);
+      if (on[kEndpointDown]) {
+        for (int k = *rc::gen::inRange(0, 3); k > 0; --k) {
+          Window down{Time{} + sec(0, 240), *rc::gen::arbitrary<bool>() ? sec(5, 120) : kForever};
+          e.down.push_back(down);
+          if (down.length < kForever) last_fault = std::max(last_fault, down.end());
+        }
+      }
+      if (on[kStorm429]) {
+        for (int k = *rc::gen::inRange(0, 3); k > 0; --k) {
+          Incident i;
+          i.window = {Time{} + sec(0, 200), sec(5, 90)};
+          i.rate = percent(50, 100);
+          i.status = 429;
+          i.retry_after = sec(1, 120);
+          e.incidents.push_back(i);
+          last_fault = std::max(last_fault, i.window.end());
+        }
+      }
+      w.endpoints.push_back(std::move(e));
+    }
+    w.cxids = *rc::gen::inRange(1u, w.endpoint_count() * 3 + 1);
+
+    ServiceBSpec& b = w.serviceb;
+    b.latency.p50 = ms(1, 200);
+    b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 11);
+    if (on[kServiceBOutage]) {
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        ServiceBOutage o;
+        o.window = {Time{} + sec(0, 200), sec(5, 180)};
+        o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
+        b.outages.push_back(o);
+        last_fault = std::max(last_fault, o.window.end());
+      }
+    }
+    if (on[kUrlChanges]) {
+      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) b.url_changes.push_back({Time{} + sec(0, 240), percent(10, 100)});
+    }
+    if (on[kUnknownCxids]) b.unknown_cxids = percent(0, 30);
+
+    if (on[kCrash]) {
+      // Every crashed pod comes back: the heal phase needs a platform to heal.
+      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
+        CrashFault c;
+        c.at = Time{} + sec(0, 240);
+        c.pod = *rc::gen::inRange(0u, p.pods);
+        c.restart_after = sec(1, 120);
+        s.crashes.push_back(c);
+        last_fault = std::max(last_fault, c.at + c.restart_after);
+      }
+    }
+
+    // Heal phase: after the last fault, long enough for every deadline to pass and be settled.
+    const Duration bound = p.lease + p.lookup_timeout + p.http_timeout + minutes(1);
+    s.duration = (last_fault - Time{}) + p.retry.deadline + bound + minutes(2);
+    return s;
+  });
+}
+
+}  // namespace relaysim::sim::webhook::props

@@ -1,0 +1,142 @@
+#include "sim/webhook/props/properties.h"
+
+#include <rapidcheck.h>
+
+#include <array>
+
+#include "sim/run.h"
+#include "sim/webhook/invariants.h"
+#include "sim/webhook/metrics.h"
+#include "sim/webhook/props/generators.h"
+#include "sim/webhook/system.h"
+
+namespace relaysim::sim::webhook::props {
+
+using relaysim::props::failed_with;
+using relaysim::props::first_violation;
+using relaysim::props::Gate;
+using relaysim::props::Property;
+using relaysim::props::within_budget;
+using relaysim::props::write_failure;
+
+namespace {
+
+// A run must end: a case that is still busy after this many events is a livelock, and fails.
+constexpr std::uint64_t kMaxEventsPerCase = 2'000'000;
+
+// What must happen at least once across a whole property run, or the suite checks too little.
+enum GateId { breaker_cycle, dead_lettered_at_deadline, duplicate_from_lost_response, crashed_lease_rescued,
+              retry_after_honoured, duplicate_ingest_answered, kGateCount };
+std::array<std::uint64_t, kGateCount>& coverage() {
+  static std::array<std::uint64_t, kGateCount> counts{};
+  return counts;
+}
+template <GateId g>
+std::uint64_t reached() {
+  return coverage()[g];
+}
+const Gate kGates[] = {
+    {"breaker open -> half-open -> closed", &reached<breaker_cycle>},
+    {"a request dead-lettered at its deadline", &reached<dead_lettered_at_deadline>},
+    {"an endpoint duplicate explained by a lost response", &reached<duplicate_from_lost_response>},
+    {"a crashed pod's leased request rescued", &reached<crashed_lease_rescued>},
+    {"a Retry-After honoured", &reached<retry_after_honoured>},
+    {"a duplicate ingest answered with the original", &reached<duplicate_ingest_answered>},
+};
+
+// Runs one case and counts what it reached for the coverage gates.
+RunResult run_case(const Scenario& s, StoreKind store) {
+  RunOptions o;
+  o.store = store;
+  o.max_events = kMaxEventsPerCase;
+  RunResult r = run_scenario(s, std::move(o));
+  relaysim::props::spent(r.events);
+  auto& cov = coverage();
+  auto v = [&r](std::size_t m) { return r.value(m); };
+  if (v(metric("breaker_closed")) > 0 && v(metric("breaker_opened")) > 0) ++cov[breaker_cycle];
+  if (v(metric("dead_lettered_deadline")) > 0) ++cov[dead_lettered_at_deadline];
+  if (v(metric("duplicates_lost_response")) > 0) ++cov[duplicate_from_lost_response];
+  if (v(metric("rescued")) > 0 && v(metric("crashes")) > 0) ++cov[crashed_lease_rescued];
+  if (v(metric("retry_after_honoured")) > 0) ++cov[retry_after_honoured];
+  if (v(metric("duplicate_ingests")) > 0) ++cov[duplicate_ingest_answered];
+  return r;
+}
+
+std::string_view id(Invariant i) { return kInvariants[index(i)].id; }
+
+// One invariant family on one store.
+Property invariant_property(Invariant inv, StoreKind store) {
+  const std::string name = std::string(id(inv)).replace(1, 1, "_") + (store == StoreKind::sqlite ? "_sqlite" : "_memory");
+  return {name, std::string(id(inv)), store == StoreKind::sqlite, [inv, store, name] {
+            const Scenario s = *scenarios();
+            if (!within_budget()) return;
+            const RunResult r = run_case(s, store);
+            if (r.ledger.count(index(inv)) > 0) {
+              const std::string what = first_violation(r, id(inv));
+              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, r, what)));
+            }
+          }};
+}
+
+const std::vector<Property>& properties() {
+  static const std::vector<Property> list = [] {
+    std::vector<Property> v;
+    const Invariant order[] = {Invariant::deadline, Invariant::nodup, Invariant::retry, Invariant::breaker,
+                               Invariant::url,      Invariant::idem,  Invariant::noloss};
+    for (StoreKind store : {StoreKind::memory, StoreKind::sqlite}) {
+      for (Invariant inv : order) v.push_back(invariant_property(inv, store));
+    }
+    v.push_back({"Liveness_memory", "liveness", false, [] {
+                   const Scenario s = *scenarios();
+                   if (!within_budget()) return;
+                   const RunResult r = run_case(s, StoreKind::memory);
+                   std::string what;
+                   if (r.hit_event_limit()) what = "livelock: still busy after " + std::to_string(kMaxEventsPerCase) + " events";
+                   else if (r.stalled()) what = "stall: nothing left to do with " + std::to_string(r.open_work()) + " requests open";
+                   else if (r.open_work() > 0) what = std::to_string(r.open_work()) + " requests still open after the heal phase";
+                   if (!what.empty()) {
+                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, r, what)));
+                   }
+                 }});
+    v.push_back({"Fencing_with_forced_short_lease", "W-nodup (fencing)", false, [] {
+                   // With a lease forced too short, duplicate in-flight deliveries are expected
+                   // (that is the point of forcing it); a stale claimant's completion must still
+                   // never be applied, and nothing may be lost.
+                   GenOptions forced;
+                   forced.force_short_lease = true;
+                   const Scenario s = *scenarios(forced);
+                   if (!within_budget()) return;
+                   const RunResult r = run_case(s, StoreKind::memory);
+                   const bool stale = r.value(metric("stale_completions_applied")) > 0;
+                   if (stale || r.ledger.count(index(Invariant::noloss)) > 0) {
+                     const std::string what = stale ? first_violation(r, id(Invariant::nodup)) : first_violation(r, id(Invariant::noloss));
+                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " +
+                                         write_failure("Fencing_with_forced_short_lease", s, r, what)));
+                   }
+                 }});
+    v.push_back({"Stores_agree", "same fingerprint on both stores", true, [] {
+                   const Scenario s = *scenarios();
+                   RC_ASSERT(run_case(s, StoreKind::memory).fingerprint == run_case(s, StoreKind::sqlite).fingerprint);
+                 }});
+    v.push_back({"Same_seed_same_run", "determinism", false, [] {
+                   const Scenario s = *scenarios();
+                   const RunResult a = run_case(s, StoreKind::memory);
+                   const RunResult b = run_case(s, StoreKind::memory);
+                   RC_ASSERT(a.fingerprint == b.fingerprint);
+                   RC_ASSERT(a.events == b.events);
+                   for (std::size_t i = 0; i < a.values.size(); ++i) {
+                     RC_ASSERT(a.values[i] == b.values[i] || (a.values[i] != a.values[i] && b.values[i] != b.values[i]));
+                   }
+                 }});
+    return v;
+  }();
+  return list;
+}
+
+std::span<const Gate> gates() { return kGates; }
+
+}  // namespace
+
+relaysim::props::Suite suite() { return {system().name(), &properties, &gates}; }
+
+}  // namespace relaysim::sim::webhook::props

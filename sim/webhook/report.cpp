@@ -1,0 +1,143 @@
+#include "sim/webhook/report.h"
+
+#include <cstdio>
+#include <string>
+
+#include "sim/webhook/oracle.h"
+
+namespace relaysim::sim::webhook {
+
+using namespace relaysim::webhook;
+
+namespace {
+std::string fmt(const char* f, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, args...);
+  return buf;
+}
+std::string count(double v) { return format_value(Unit::count, v); }
+}  // namespace
+
+void Report::print(std::ostream& out, double wall) const {
+  const Metrics& m = f_.metrics;
+  out << "Requests\n";
+  out << "  ingested " << count(get(metric("ingested"))) << "  (duplicate creates " << count(get(metric("duplicate_ingests")))
+      << ", conflicts " << count(get(metric("conflicts"))) << ", rejected with no pod up "
+      << count(get(metric("rejected_ingests"))) << ")";
+  if (wall > 0) out << fmt(",  %.3g requests/s of wall time", get(metric("ingested")) / wall);
+  out << "\n";
+  for (int st = static_cast<int>(Status::delivered); st < kStatusCount; ++st) {
+    for (int re = 0; re < kReasonCount; ++re) {
+      const std::uint64_t n = m.terminal[st][re];
+      if (n == 0) continue;
+      out << "  " << fmt("%-14s", std::string(to_string(static_cast<Status>(st))).c_str()) << " "
+          << fmt("%-13s", std::string(to_string(static_cast<Reason>(re))).c_str()) << " " << n << "\n";
+    }
+  }
+  out << "  not terminal at the end " << f_.unresolved << ",  lost " << f_.oracle.lost << ",  tenant notifications "
+      << m.notifications << "\n";
+  if (m.terminal_requests > 0) {
+    out << "  " << (f_.unresolved == 0 ? "all requests terminal by " : "the last request became terminal at ")
+        << format_time(m.last_terminal_at) << "\n";
+  }
+  out << "  attempts " << m.attempts << "  (per terminal request: mean " << fmt("%.2f", get(metric("attempts_per_request")))
+      << ", max " << m.max_attempts << ";";
+  for (std::size_t n = 0; n < m.attempts_per_request.size(); ++n) {
+    if (m.attempts_per_request[n] == 0) continue;
+    out << " " << n << (n + 1 == m.attempts_per_request.size() ? "+" : "") << ":" << m.attempts_per_request[n];
+  }
+  out << ")\n";
+  out << "  deferred on ServiceB " << m.deferrals << ",  rescued claims " << f_.oracle.rescued
+      << ",  stale completions fenced off " << f_.oracle.stale << "\n";
+  const LatencyHistogram& h = m.delivery_latency;
+  out << "  ingest->delivered latency  mean " << format_value(Unit::seconds, h.mean_seconds()) << "  p50 "
+      << format_duration(h.quantile(0.5)) << "  p90 " << format_duration(h.quantile(0.9)) << "  p99 "
+      << format_duration(h.quantile(0.99)) << "  p99.9 " << format_duration(h.quantile(0.999)) << "  max "
+      << format_duration(h.max()) << "\n\n";
+
+  out << "ServiceB\n";
+  out << "  calls " << m.serviceb_calls << ",  URL cache hit ratio " << format_value(Unit::ratio, get(metric("cache_hit_ratio")))
+      << "\n";
+  out << "  calls during outages " << m.serviceb_calls_in_outage << ": "
+      << m.serviceb_calls_in_outage_by_state[static_cast<int>(BreakerState::closed)]
+      << " while closed (before the breaker tripped), "
+      << m.serviceb_calls_in_outage_by_state[static_cast<int>(BreakerState::half_open)] << " half-open probes, "
+      << m.serviceb_calls_in_outage_by_state[static_cast<int>(BreakerState::open)] << " while open\n";
+  out << "  breaker opened " << m.breaker_opened << ", closed " << m.breaker_closed << "\n";
+  std::size_t shown = 0;
+  for (const auto& t : m.transitions) {
+    if (shown++ == 12) {
+      out << "    ... (" << m.transitions.size() - 12 + m.transitions_dropped << " more"
+          << (m.transitions_dropped == 0 ? " in the JSON" : "; the JSON keeps the first " + std::to_string(Metrics::kTransitionsKept))
+          << ")\n";
+      break;
+    }
+    out << "    " << fmt("%-16s", format_time(t.at).c_str()) << " pod " << t.pod << "  " << to_string(t.from) << " -> "
+        << to_string(t.to) << "\n";
+  }
+  out << "\nEndpoint duplicates " << count(get(metric("endpoint_duplicates"))) << ":";
+  for (int c = 0; c < kDuplicateCauseCount; ++c) {
+    out << "  " << to_string(static_cast<DuplicateCause>(c)) << " " << f_.oracle.duplicates[static_cast<std::size_t>(c)];
+  }
+  out << "\n\n";
+}
+
+void Report::to_json(nlohmann::json& j, double wall) const {
+  using nlohmann::json;
+  const Metrics& m = f_.metrics;
+  j["requests_per_wall_second"] = wall > 0 ? get(metric("ingested")) / wall : 0.0;
+  j["requests"] = {{"ingested", get(metric("ingested"))},
+                   {"delivered", get(metric("delivered"))},
+                   {"failed", get(metric("failed"))},
+                   {"dead_lettered", get(metric("dead_lettered"))},
+                   {"lost", get(metric("lost"))},
+                   {"unresolved", get(metric("unresolved"))},
+                   {"duplicate_ingests", get(metric("duplicate_ingests"))},
+                   {"conflicts", get(metric("conflicts"))},
+                   {"attempts_per_request_mean", get(metric("attempts_per_request"))},
+                   {"attempts_per_request_max", m.max_attempts},
+                   {"last_terminal_seconds", to_seconds(m.last_terminal_at)}};
+  json by = json::object();
+  for (int st = static_cast<int>(Status::delivered); st < kStatusCount; ++st) {
+    for (int re = 0; re < kReasonCount; ++re) {
+      if (m.terminal[st][re] == 0) continue;
+      by[std::string(to_string(static_cast<Status>(st)))][std::string(to_string(static_cast<Reason>(re)))] = m.terminal[st][re];
+    }
+  }
+  j["requests"]["by_state_and_reason"] = by;
+  json histogram = json::object();
+  for (std::size_t n = 0; n < m.attempts_per_request.size(); ++n) {
+    if (m.attempts_per_request[n] != 0) {
+      histogram[std::to_string(n) + (n + 1 == m.attempts_per_request.size() ? "+" : "")] = m.attempts_per_request[n];
+    }
+  }
+  j["requests"]["attempts_histogram"] = histogram;
+  json transitions = json::array();
+  for (const auto& t : m.transitions) {
+    transitions.push_back({{"at_seconds", to_seconds(t.at)}, {"pod", t.pod}, {"from", to_string(t.from)}, {"to", to_string(t.to)}});
+  }
+  j["serviceb"] = {{"calls", m.serviceb_calls},
+                   {"calls_in_outage", m.serviceb_calls_in_outage},
+                   {"calls_while_open", get(metric("serviceb_calls_while_open"))},
+                   {"probes_in_outage", get(metric("serviceb_probes_in_outage"))},
+                   {"breaker_opened", m.breaker_opened},
+                   {"breaker_closed", m.breaker_closed},
+                   {"cache_hit_ratio", get(metric("cache_hit_ratio"))},
+                   {"transitions", transitions},
+                   {"transitions_dropped", m.transitions_dropped}};
+  const LatencyHistogram& h = m.delivery_latency;
+  j["latency_seconds"] = {{"count", h.count()},
+                          {"mean", h.mean_seconds()},
+                          {"p50", to_seconds(h.quantile(0.5))},
+                          {"p90", to_seconds(h.quantile(0.9))},
+                          {"p99", to_seconds(h.quantile(0.99))},
+                          {"p99.9", to_seconds(h.quantile(0.999))},
+                          {"max", to_seconds(h.max())}};
+  json dup = json::object();
+  for (int c = 0; c < kDuplicateCauseCount; ++c) {
+    dup[std::string(to_string(static_cast<DuplicateCause>(c)))] = f_.oracle.duplicates[static_cast<std::size_t>(c)];
+  }
+  j["endpoint_duplicates"] = dup;
+}
+
+}  // namespace relaysim::sim::webhook

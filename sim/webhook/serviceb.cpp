@@ -1,0 +1,99 @@
+#include "sim/webhook/serviceb.h"
+
+#include <charconv>
+
+#include "model/core/assert.h"
+
+namespace relaysim::sim::webhook {
+
+ServiceB::ServiceB(const ServiceBSpec& spec, std::uint32_t cxids, std::uint32_t endpoints, std::uint64_t seed)
+    : spec_(spec), endpoints_(endpoints), latency_(spec.latency), rng_(Rng::derive(seed, "serviceb")),
+      known_(cxids, true), changed_at_(cxids) {
+  RELAYSIM_ASSERT(endpoints > 0 && cxids > 0, "a world has endpoints and cxids");
+  Rng unknown = Rng::derive(seed, "serviceb/unknown");
+  for (std::uint32_t c = 0; c < cxids; ++c) known_[c] = !unknown.chance(spec.unknown_cxids);
+}
+
+void ServiceB::install(Kernel& kernel) {
+  for (const UrlChange& change : spec_.url_changes) {
+    kernel.at(change.at, [this, fraction = change.fraction, &kernel] {
+      for (std::uint32_t c = 0; c < changed_at_.size(); ++c) {
+        if (fraction >= 1.0 || rng_.chance(fraction)) changed_at_[c].push_back(kernel.now());
+      }
+    });
+  }
+}
+
+bool ServiceB::in_outage(Time t) const {
+  for (const auto& o : spec_.outages) {
+    if (o.window.contains(t)) return true;
+  }
+  return false;
+}
+
+Time ServiceB::last_outage_end() const {
+  Time last{};
+  for (const auto& o : spec_.outages) last = std::max(last, o.window.end());
+  return last;
+}
+
+ServiceB::Answer ServiceB::lookup(std::uint32_t cxid, Time now, Duration timeout) {
+  Answer a;
+  a.latency = latency_.sample(rng_);
+  for (const auto& o : spec_.outages) {
+    if (o.window.contains(now)) {
+      a.in_outage = true;
+      a.status = LookupStatus::error;
+      if (o.mode == OutageMode::timeout) a.latency = timeout;
+      a.latency = std::min(a.latency, timeout);
+      return a;
+    }
+  }
+  if (a.latency > timeout || rng_.chance(spec_.error_rate)) {
+    a.latency = std::min(a.latency, timeout);
+    a.status = LookupStatus::error;
+    return a;
+  }
+  if (cxid >= known_.size() || !known_[cxid]) {
+    a.status = LookupStatus::not_found;
+    return a;
+  }
+  a.status = LookupStatus::found;
+  a.version = version(cxid);
+  return a;
+}
+
+bool ServiceB::held(std::uint32_t cxid, std::uint64_t v, Time from, Time to) const {
+  if (cxid >= changed_at_.size() || v == 0) return false;
+  const auto& changes = changed_at_[cxid];
+  if (v > changes.size() + 1) return false;
+  const Time began = v == 1 ? Time{} : changes[v - 2];
+  const Time ended = v <= changes.size() ? changes[v - 1] : kTimeNever;  // exclusive
+  return began <= to && ended > from;
+}
+
+ServiceB::Url ServiceB::url(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version) {
+  Url u;
+  u << "http://ep" << std::uint64_t{endpoint} << ".sim/hooks/cx" << std::uint64_t{cxid} << "/v" << version;
+  return u;
+}
+
+std::int64_t ServiceB::endpoint_in(std::string_view url) {
+  constexpr std::string_view prefix = "http://ep";
+  if (url.substr(0, prefix.size()) != prefix) return -1;
+  std::uint32_t ep = 0;
+  const char* first = url.data() + prefix.size();
+  auto [end, ec] = std::from_chars(first, url.data() + url.size(), ep);
+  if (ec != std::errc{} || end == first) return -1;
+  return ep;
+}
+
+std::int64_t ServiceB::cxid_index(std::string_view name) {
+  if (name.substr(0, 2) != "cx") return -1;
+  std::uint32_t c = 0;
+  auto [end, ec] = std::from_chars(name.data() + 2, name.data() + name.size(), c);
+  if (ec != std::errc{} || end != name.data() + name.size()) return -1;
+  return c;
+}
+
+}  // namespace relaysim::sim::webhook

@@ -1,0 +1,373 @@
+#include "sim/webhook/spec.h"
+
+#include <algorithm>
+
+#include "sim/scenario/units.h"
+#include "sim/system.h"
+
+namespace relaysim::sim::webhook {
+
+namespace model = relaysim::webhook;
+
+namespace {
+
+const std::vector<std::pair<std::string, BackoffKind>> kBackoffKinds = {{"exponential", BackoffKind::exponential},
+                                                                        {"fixed", BackoffKind::fixed}};
+const std::vector<std::pair<std::string, Jitter>> kJitters = {
+    {"none", Jitter::none}, {"full", Jitter::full}, {"equal", Jitter::equal}, {"decorrelated", Jitter::decorrelated}};
+const std::vector<std::pair<std::string, model::Verdict>> kVerdicts = {
+    {"delivered", model::Verdict::delivered}, {"retry", model::Verdict::retry}, {"terminal", model::Verdict::terminal}};
+
+const Schema<BackoffPolicy>& backoff_schema() {
+  static const Schema<BackoffPolicy> schema = [] {
+    Schema<BackoffPolicy> s(Style::flow);
+    s.key("backoff", &BackoffPolicy::kind, choice_codec(kBackoffKinds),
+          "`exponential`: initial × multiplier^(n-1), capped at max_interval; `fixed`: initial every time");
+    s.key("initial", &BackoffPolicy::initial, duration_codec(), "the first delay");
+    s.key("multiplier", &BackoffPolicy::multiplier, number_codec(1, 100), "growth per retry (exponential)");
+    s.key("max_interval", &BackoffPolicy::max_interval, duration_codec(), "the longest delay");
+    s.key("jitter", &BackoffPolicy::jitter, choice_codec(kJitters),
+          "`none`; `full`: uniform in [0, delay]; `equal`: half fixed, half uniform; `decorrelated`: uniform in "
+          "[initial, 3 × the previous delay]");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<model::RetryPolicy>& retry_schema() {
+  static const Schema<model::RetryPolicy> schema = [] {
+    Schema<model::RetryPolicy> s(Style::flow,
+                                 "Retry timing, in this order: the backoff delay with jitter; `Retry-After` (capped at "
+                                 "`retry_after_max`) as a floor; then the clamp to `deadline_at`. No attempt starts "
+                                 "after `deadline_at`; a request whose `Retry-After` reaches past its deadline is "
+                                 "dead-lettered at the deadline, not attempted early.");
+    s.include(&model::RetryPolicy::backoff, backoff_schema());
+    s.key("deadline", &model::RetryPolicy::deadline, duration_codec(),
+          "the total retry window: `deadline_at = created_at + deadline`");
+    s.key("retry_after_max", &model::RetryPolicy::retry_after_max, duration_codec(),
+          "the most a `Retry-After` header is honoured");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<BreakerConfig>& breaker_schema() {
+  static const Schema<BreakerConfig> schema = [] {
+    Schema<BreakerConfig> s(Style::flow,
+                            "A circuit breaker around ServiceB, one per pod. While it is open, ServiceB gets no "
+                            "calls and requests wait as `blocked_on_dependency`.");
+    s.key("window", &BreakerConfig::window, duration_codec(), "the sliding window failures are counted over");
+    s.key("min_calls", &BreakerConfig::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
+          "below this many calls in the window it never opens");
+    s.key("failure_rate", &BreakerConfig::failure_rate, fraction_codec(), "opens when failures reach this share");
+    s.key("open_for", &BreakerConfig::open_for, duration_codec(), "how long it stays open before probing");
+    s.key("half_open_probes", &BreakerConfig::half_open_probes, integer_codec<std::uint32_t>(1, 10'000),
+          "at most this many probes at once; this many successes close it, one failure reopens it");
+    return s;
+  }();
+  return schema;
+}
+
+// `classification`: overrides keyed by a status ("404"), a class (4xx), timeout, connect_error or
+// dns_error.
+Codec<model::ClassificationTable> classification_codec() {
+  using model::ClassificationTable;
+  using model::Verdict;
+  auto verdict_name = [](Verdict v) -> const char* {
+    return v == Verdict::delivered ? "delivered" : v == Verdict::terminal ? "terminal" : "retry";
+  };
+  return {"mapping of result to `delivered` | `retry` | `terminal`",
+          [](const Reader& r, const YAML::Node& n, const std::string& path, ClassificationTable& t) {
+            const Map m(r, n, path, {});  // any keys: statuses and classes; duplicates are refused
+            for (auto it = n.begin(); it != n.end(); ++it) {
+              const std::string key = it->first.Scalar();
+              const std::string p = m.child(key);
+              m.has(key);
+              const Verdict v = r.choice(it->second, p, kVerdicts);
+              const bool digits = key.size() == 3 && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+              if (key == "timeout") {
+                t.timeout = v;
+              } else if (key == "connect_error") {
+                t.connect_error = v;
+              } else if (key == "dns_error") {
+                t.dns_error = v;
+              } else if (key.size() == 3 && key[0] >= '1' && key[0] <= '5' && key.substr(1) == "xx") {
+                t.by_class[static_cast<std::size_t>(key[0] - '0')] = v;
+              } else if (digits && key[0] >= '1' && key[0] <= '5') {
+                t.by_status[std::stoi(key)] = v;
+              } else {
+                r.fail(it->first, p,
+                       "expected a status code (\"404\", 100 to 599), a class (4xx), timeout, connect_error or dns_error");
+              }
+            }
+          },
+          [verdict_name](YAML::Emitter& e, const ClassificationTable& c, const ClassificationTable& d) {
+            e << YAML::Flow << YAML::BeginMap;
+            for (std::size_t k = 1; k < c.by_class.size(); ++k) {
+              if (c.by_class[k] != d.by_class[k]) {
+                e << YAML::Key << std::to_string(k) + "xx" << YAML::Value << verdict_name(c.by_class[k]);
+              }
+            }
+            for (const auto& [status, v] : c.by_status) {
+              const auto it = d.by_status.find(status);
+              if (it == d.by_status.end() || it->second != v) {
+                e << YAML::Key << std::to_string(status) << YAML::Value << verdict_name(v);
+              }
+            }
+            if (c.timeout != d.timeout) e << YAML::Key << "timeout" << YAML::Value << verdict_name(c.timeout);
+            if (c.connect_error != d.connect_error) {
+              e << YAML::Key << "connect_error" << YAML::Value << verdict_name(c.connect_error);
+            }
+            if (c.dns_error != d.dns_error) e << YAML::Key << "dns_error" << YAML::Value << verdict_name(c.dns_error);
+            e << YAML::EndMap;
+          },
+          {}};
+}
+
+Codec<std::optional<Duration>> retention_codec() {
+  return {"`forever` or a duration",
+          [](const Reader& r, const YAML::Node& n, const std::string& p, std::optional<Duration>& v) {
+            if (r.scalar(n, p, "forever or a duration") == "forever") {
+              v.reset();
+              return;
+            }
+            Duration d{};
+            if (!parse_duration(n.Scalar(), d)) {
+              double seconds = 0;
+              if (parse_duration_seconds(n.Scalar(), seconds)) {
+                r.fail(n, p, "must be forever or at most 3650d (ten years), got '" + n.Scalar() + "'");
+              }
+              r.fail(n, p, "expected forever or a duration such as 10m or 1h, got '" + n.Scalar() + "'");
+            }
+            v = d;
+          },
+          [](YAML::Emitter& e, const std::optional<Duration>& v, const std::optional<Duration>&) {
+            e << (v ? write_duration(*v) : std::string("forever"));
+          },
+          {}};
+}
+
+const Schema<model::PlatformConfig>& url_cache_schema() {
+  static const Schema<model::PlatformConfig> schema = [] {
+    Schema<model::PlatformConfig> s(Style::flow);
+    s.key("ttl", &model::PlatformConfig::url_cache_ttl, duration_codec(),
+          "how long a resolved URL is reused (never longer); 0 turns the cache off");
+    s.key("max_entries", &model::PlatformConfig::url_cache_max_entries, integer_codec<std::size_t>(1, 100'000'000),
+          "entries per pod");
+    return s;
+  }();
+  return schema;
+}
+
+// The platform's own validation (model/webhook/config.h) names keys relative to the section;
+// point at the key when it is in the file, else at the nearest enclosing one.
+void check_platform(const Reader& r, const Map& m, model::PlatformConfig& p) {
+  for (const model::ConfigError& e : model::validate(p)) {
+    const std::string prefix = "platform.";
+    const std::string rest = e.key.rfind(prefix, 0) == 0 ? e.key.substr(prefix.size()) : e.key;
+    YAML::Node at = m.node();
+    std::size_t pos = 0;
+    while (at.IsMap() && pos != std::string::npos) {
+      const std::size_t dot = rest.find('.', pos);
+      const YAML::Node next = at[rest.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos)];
+      if (!next.IsDefined()) break;
+      at = next;
+      pos = dot == std::string::npos ? std::string::npos : dot + 1;
+    }
+    r.fail(at, m.child(rest), e.message);
+  }
+}
+
+const Schema<model::PlatformConfig>& platform_schema() {
+  using model::PlatformConfig;
+  static const Schema<PlatformConfig> schema = [] {
+    Schema<PlatformConfig> s(Style::block, "The platform's policies: what is under test.");
+    s.key("pods", &PlatformConfig::pods, integer_codec<std::uint32_t>(1, 1024),
+          "platform pods, named `pod-0`, `pod-1`, ...");
+    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec<std::uint32_t>(1, 100'000),
+          "requests a pod works on at once");
+    s.key("lease", &PlatformConfig::lease, duration_codec(),
+          "how long a claim lasts; must be longer than `lookup_timeout + http_timeout`, or a second pod could start a "
+          "duplicate delivery while the first attempt is still in flight (the scenario is refused)");
+    s.key("allow_unsafe_lease", &PlatformConfig::allow_unsafe_lease, flag_codec(),
+          "`true` skips the lease check above, to reproduce the duplicate-delivery bug on purpose");
+    s.key("lookup_timeout", &PlatformConfig::lookup_timeout, duration_codec(), "timeout of one ServiceB lookup");
+    s.key("http_timeout", &PlatformConfig::http_timeout, duration_codec(), "timeout of one delivery attempt");
+    s.key("retry", &PlatformConfig::retry, map_codec(retry_schema()), "the delivery retry policy");
+    s.key("dependency_backoff", &PlatformConfig::dependency_backoff, map_codec(backoff_schema()),
+          "how requests blocked on ServiceB are deferred; deferrals are not attempts and still end at the deadline");
+    s.section("url_cache", url_cache_schema(), "the per-pod cache of ServiceB's answers");
+    s.key("serviceb_breaker", &PlatformConfig::serviceb_breaker, map_codec(breaker_schema()),
+          "the circuit breaker around ServiceB, per pod");
+    s.key("classification", &PlatformConfig::classification, classification_codec(),
+          "overrides of how results are classified. Default: 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal "
+          "(reason `gone`); other 4xx terminal (reason `client_error`); 1xx and 3xx retry (a redirect is not "
+          "followed); timeouts, refused connections and DNS errors retry. A status beats a class; a terminal "
+          "verdict for anything but a 4xx has reason `rejected`",
+          opt::shown("see meaning"));
+    s.key("max_payload_bytes", &PlatformConfig::max_payload_bytes, integer_codec<std::size_t>(2, 64u << 20),
+          "the largest payload ingest accepts");
+    s.key("retention", &PlatformConfig::retention, retention_codec(),
+          "how long a finished request and its idempotency key stay in the in-memory store; a create repeated after "
+          "that makes a new request. Long runs set it so memory follows the open requests; the oracle forgets "
+          "finished requests after the same time. The SQLite store keeps everything");
+    s.check(check_platform);
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<ServiceBSpec>& serviceb_schema() {
+  static const Schema<ServiceBOutage> outage = [] {
+    Schema<ServiceBOutage> s(Style::flow);
+    s.include(&ServiceBOutage::window, window_schema());
+    s.key("mode", &ServiceBOutage::mode,
+          choice_codec<OutageMode>({{"error", OutageMode::error}, {"timeout", OutageMode::timeout}}),
+          "`error` answers errors fast; `timeout` never answers (each lookup times out)");
+    return s;
+  }();
+  static const Schema<UrlChange> change = [] {
+    Schema<UrlChange> s(Style::flow);
+    s.key("at", &UrlChange::at, time_codec(), "when", opt::required());
+    s.key("fraction", &UrlChange::fraction, fraction_codec(), "the share of cxids (chosen by the seed) that get a new URL version");
+    return s;
+  }();
+  static const Schema<ServiceBSpec> schema = [] {
+    Schema<ServiceBSpec> s(Style::block, "The external directory that holds each cxid's destination URL.");
+    s.key("latency", &ServiceBSpec::latency, map_codec(latency_schema()), "lookup latency");
+    s.key("error_rate", &ServiceBSpec::error_rate, fraction_codec(), "share of lookups that fail outside outages");
+    s.key("outages", &ServiceBSpec::outages, list_codec(map_codec(outage), "list of windows with a mode, below"),
+          "when ServiceB is down", opt::shown("none"));
+    s.key("url_changes", &ServiceBSpec::url_changes, list_codec(map_codec(change), "list, below"),
+          "moments when cxids get new URLs", opt::shown("none"));
+    s.key("unknown_cxids", &ServiceBSpec::unknown_cxids, fraction_codec(),
+          "share of cxids ServiceB has never heard of: their requests fail with reason `no_url`");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<EndpointGroup>& endpoint_schema() {
+  static const Schema<Incident> incident = [] {
+    Schema<Incident> s(Style::flow);
+    s.include(&Incident::window, window_schema());
+    s.key("rate", &Incident::rate, fraction_codec(), "share of requests answered with `status`");
+    s.key("status", &Incident::status, integer_codec<int>(100, 599), "the status answered");
+    s.key("retry_after", &Incident::retry_after, duration_codec(), "a `Retry-After` header sent with it",
+          opt::shown("none"));
+    return s;
+  }();
+  static const Schema<EndpointGroup> errors = [] {
+    Schema<EndpointGroup> s(Style::flow);
+    s.key("rate", &EndpointGroup::error_rate, fraction_codec(), "share of requests answered with `status`",
+          opt::required());
+    s.key("status", &EndpointGroup::error_status, integer_codec<int>(100, 599), "the status answered");
+    s.key("retry_after", &EndpointGroup::retry_after, duration_codec(), "a `Retry-After` header sent with it",
+          opt::shown("none"));
+    return s;
+  }();
+  static const Schema<EndpointGroup> schema = [] {
+    Schema<EndpointGroup> s(Style::flow, "A group of endpoints with one behaviour.");
+    s.key("name", &EndpointGroup::name, text_codec(), "the group's name", opt::shown("`group-N`"));
+    s.key("count", &EndpointGroup::count, integer_codec<std::uint32_t>(1, kMaxEndpoints), "endpoints in the group");
+    s.key("latency", &EndpointGroup::latency, map_codec(latency_schema()), "time to process and answer");
+    s.section("errors", errors, "a steady share of error responses");
+    s.key("blackhole", &EndpointGroup::blackhole_rate, fraction_codec(),
+          "share of requests accepted and never answered, not processed: a timeout");
+    s.key("lost_responses", &EndpointGroup::lost_response_rate, fraction_codec(),
+          "share processed whose response never arrives: a timeout after the endpoint did the work");
+    s.key("dns_failures", &EndpointGroup::dns_failure_rate, fraction_codec(), "share whose host does not resolve");
+    s.key("down", &EndpointGroup::down, list_codec(map_codec(window_schema()), "list of windows"),
+          "when connections are refused; `{at: 0s}` is down for ever", opt::shown("none"));
+    s.key("incidents", &EndpointGroup::incidents, list_codec(map_codec(incident), "list, below"),
+          "error episodes, such as a 429 storm", opt::shown("none"));
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<WebhookSpec>& world_schema() {
+  static const Schema<WebhookSpec> schema = [] {
+    Schema<WebhookSpec> s(Style::block, "The world around the platform: ServiceB and the endpoints.");
+    s.key("cxids", &WebhookSpec::cxids, integer_codec<std::uint32_t>(1, kMaxCxids),
+          "tenants (cxids `cx0`, `cx1`, ...); cxid i delivers to endpoint i mod the number of endpoints",
+          opt::shown("one per endpoint"));
+    s.key("serviceb", &WebhookSpec::serviceb, map_codec(serviceb_schema()), "the URL directory");
+    s.key("endpoints", &WebhookSpec::endpoints, list_codec(map_codec(endpoint_schema()), "list of groups, below"),
+          "the receivers of webhooks, in groups (at least one)", opt::required());
+    s.check([](const Reader& r, const Map& m, WebhookSpec& w) {
+      if (w.endpoints.empty()) r.fail(m["endpoints"], m.child("endpoints"), "needs at least one endpoint group");
+      std::uint64_t total = 0;
+      for (std::size_t i = 0; i < w.endpoints.size(); ++i) {
+        total += w.endpoints[i].count;
+        if (total > kMaxEndpoints) {
+          r.fail(m["endpoints"][i], m.child("endpoints") + "[" + std::to_string(i) + "].count",
+                 "brings the endpoints to " + std::to_string(total) + ", more than the " +
+                     std::to_string(kMaxEndpoints) + " a world may have");
+        }
+        if (w.endpoints[i].name.empty()) w.endpoints[i].name = "group-" + std::to_string(i);
+      }
+    });
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<LoadSegment>& load_schema() {
+  static const Schema<LoadSegment> schema = [] {
+    Schema<LoadSegment> s(Style::flow,
+                          "A segment of the clients' load: a rate from `from` to `to`, or a burst at `at`. Calls go round "
+                          "robin to the pods that are up; a call when no pod is up is rejected (not acknowledged).");
+    s.include(&LoadSegment::arrivals, arrival_schema());
+    s.key("duplicates", &LoadSegment::duplicates, fraction_codec(),
+          "share of calls that repeat an earlier call exactly (must be answered with the original request)");
+    s.key("conflicts", &LoadSegment::conflicts, fraction_codec(),
+          "share that repeat an earlier key with another payload (must be refused as a conflict)");
+    s.check([](const Reader& r, const Map& m, LoadSegment& l) {
+      if (l.duplicates + l.conflicts > 1.0) {
+        r.fail(m.has("conflicts") ? m["conflicts"] : m["duplicates"], m.child("conflicts"),
+               "duplicates + conflicts must not exceed 100%");
+      }
+    });
+    return s;
+  }();
+  return schema;
+}
+
+}  // namespace
+
+const Schema<WebhookSpec>& spec_schema() {
+  static const Schema<WebhookSpec> schema = [] {
+    Schema<WebhookSpec> s(Style::block, "The webhook platform's section: its policies, its world and its load.");
+    s.key("platform", &WebhookSpec::platform, map_codec(platform_schema()), "the platform's policies");
+    s.section("world", world_schema(), "ServiceB and the endpoints (required)");
+    s.last().required = true;
+    s.last().always_write = true;
+    s.key("load", &WebhookSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"),
+          "the clients", opt::shown("no load"));
+    return s;
+  }();
+  return schema;
+}
+
+const WebhookSpec& spec_of(const Scenario& s) {
+  const auto* w = dynamic_cast<const WebhookSpec*>(&s.spec());
+  RELAYSIM_ASSERT(w != nullptr, "a scenario of the webhook system");
+  return *w;
+}
+
+WebhookSpec& spec_of(Scenario& s) {
+  auto* w = dynamic_cast<WebhookSpec*>(&s.spec());
+  RELAYSIM_ASSERT(w != nullptr, "a scenario of the webhook system");
+  return *w;
+}
+
+Scenario make_scenario() {
+  Scenario s;
+  s.system = find_system("webhook");
+  RELAYSIM_ASSERT(s.system != nullptr, "the webhook system is registered");
+  s.set_spec(std::make_unique<WebhookSpec>());
+  return s;
+}
+
+}  // namespace relaysim::sim::webhook

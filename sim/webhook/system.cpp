@@ -1,0 +1,174 @@
+#include "sim/webhook/system.h"
+
+#include <algorithm>
+
+#include "model/webhook/memory_store.h"
+#include "model/webhook/mutants.h"
+#include "model/webhook/sqlite_store.h"
+#include "sim/webhook/oracle.h"
+#include "sim/webhook/report.h"
+#include "sim/webhook/world.h"
+
+namespace relaysim::sim::webhook {
+
+namespace {
+
+using relaysim::webhook::Store;
+
+// One webhook run: the store, the buses, the world, and the sinks attached to the buses.
+class Simulation final : public sim::Simulation {
+ public:
+  explicit Simulation(RunContext& ctx)
+      : ctx_(ctx),
+        store_(make_store(ctx)),
+        fp_model_(ctx.fingerprint),
+        fp_world_(ctx.fingerprint),
+        fp_processes_(ctx.fingerprint),
+        metrics_(spec_of(ctx.scenario).platform.pods) {
+    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, buses_);
+    requests_ = std::make_unique<RequestChecker>(ctx.scenario, world_->serviceb(), ctx.ledger);
+    breakers_ = std::make_unique<BreakerChecker>(ctx.scenario, world_->serviceb(), ctx.ledger);
+    buses_.model.attach(fp_model_);
+    buses_.world.attach(fp_world_);
+    buses_.processes.attach(fp_processes_);
+    buses_.model.attach(*requests_);
+    buses_.world.attach(*requests_);
+    buses_.processes.attach(*requests_);
+    buses_.model.attach(*breakers_);
+    buses_.world.attach(*breakers_);
+    buses_.processes.attach(*breakers_);
+    buses_.model.attach(metrics_);
+    buses_.world.attach(metrics_);
+    buses_.processes.attach(metrics_);
+  }
+
+  std::uint64_t open_work() override { return unresolved(store_->counts()); }
+
+  std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
+    Figures f;
+    if (judged) {
+      const relaysim::webhook::StoreCounts counts = store_->counts();
+      requests_->finish(end, counts);
+      breakers_->finish(end, world_->breakers());
+      f.unresolved = unresolved(counts);
+    } else {
+      // A run cut short may have left the store unusable (out of memory, a failed database):
+      // count from what the platform reported instead.
+      f.unresolved = metrics_.acked - std::min(metrics_.acked, metrics_.terminal_requests);
+    }
+    for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
+    for (int c = 0; c < kDuplicateCauseCount; ++c) f.oracle.duplicates[static_cast<std::size_t>(c)] = requests_->duplicates(static_cast<DuplicateCause>(c));
+    f.oracle.rescued = requests_->rescued_claims();
+    f.oracle.stale = requests_->stale_completions();
+    f.oracle.stale_applied = requests_->stale_applied();
+    f.oracle.retry_after_honoured = requests_->retry_after_honoured();
+    f.oracle.lost = requests_->lost();
+    f.end = end;
+    f.metrics = std::move(metrics_);
+    return std::make_unique<Report>(std::move(f));
+  }
+
+ private:
+  static std::unique_ptr<Store> make_store(const RunContext& ctx) {
+    if (ctx.scenario.store == StoreKind::sqlite) {
+      return std::make_unique<relaysim::webhook::SqliteStore>(ctx.sqlite_path, Durability::off);
+    }
+    return std::make_unique<relaysim::webhook::MemoryStore>(spec_of(ctx.scenario).platform.retention);
+  }
+  static std::uint64_t unresolved(const relaysim::webhook::StoreCounts& c) {
+    std::uint64_t n = 0;
+    for (int st = 0; st < static_cast<int>(relaysim::webhook::Status::delivered); ++st) n += c.by_status[st];
+    return n;
+  }
+
+  RunContext& ctx_;
+  std::unique_ptr<Store> store_;
+  WebhookBuses buses_;
+  FingerprintSink<relaysim::webhook::Events> fp_model_;
+  FingerprintSink<WorldEvents> fp_world_;
+  FingerprintSink<ProcessEvents> fp_processes_;
+  Metrics metrics_;
+  std::unique_ptr<World> world_;
+  std::unique_ptr<RequestChecker> requests_;
+  std::unique_ptr<BreakerChecker> breakers_;
+};
+
+// Memory a held request costs, all parts together: the store's row and attempts, the oracle's
+// record, the metrics (measured on the day-long scenario; see reports/performance.md).
+constexpr double kBytesPerHeldRequest = 600;
+// A pod's slot for one request in flight (its row, URL and attempt strings).
+constexpr double kBytesPerSlot = 400;
+
+class WebhookSystem final : public System {
+ public:
+  std::string_view name() const override { return "webhook"; }
+  std::string_view title() const override {
+    return "a webhook platform whose destination URLs live in an external service (ServiceB)";
+  }
+
+  std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const override {
+    auto spec = std::make_unique<WebhookSpec>();
+    spec_schema().read(r, section, path, *spec);
+    return spec;
+  }
+  void write(YAML::Emitter& e, const SystemSpec& spec) const override {
+    spec_schema().emit(e, dynamic_cast<const WebhookSpec&>(spec), WebhookSpec{});
+  }
+  void document(std::vector<DocTable>& out) const override { spec_schema().document(out, "webhook", WebhookSpec{}); }
+
+  std::span<const MetricInfo> metrics() const override { return metric_infos(); }
+  std::span<const InvariantInfo> invariants() const override { return kInvariants; }
+  std::span<const Mutant* const> mutants() const override { return relaysim::webhook::kMutants; }
+
+  Footprint footprint(const Scenario& s) const override {
+    const WebhookSpec& w = spec_of(s);
+    const relaysim::webhook::PlatformConfig& p = w.platform;
+    // The share of requests that may keep retrying until their deadline: those to endpoints that
+    // go down or have incidents, and those that keep failing at a steady error rate.
+    double stuck = 0;
+    const double endpoints = w.endpoint_count();
+    for (const EndpointGroup& g : w.endpoints) {
+      const double fails = std::max({g.error_rate, g.blackhole_rate, g.dns_failure_rate});
+      const double share = !g.down.empty() || !g.incidents.empty() ? 1.0 : fails * fails * fails * fails;
+      stuck += share * g.count / endpoints;
+    }
+    Duration outages{};
+    for (const ServiceBOutage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
+    Footprint f;
+    double held = 0;
+    for (const LoadSegment& l : w.load) {
+      const double calls = l.arrivals.expected_calls();
+      f.calls += calls;
+      // With a retention, a request is held from its creation until `retention` after it
+      // finishes: a lease or so for most, the deadline for the stuck.
+      if (p.retention && l.arrivals.burst == 0) {
+        const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(p.retry.deadline);
+        held += std::min(calls, l.arrivals.rate_per_s * hold_s);
+      } else {
+        held += calls;
+      }
+    }
+    f.held = held;
+    double url_versions = 0;
+    for (const UrlChange& c : w.serviceb.url_changes) url_versions += c.fraction * w.cxid_count();
+    f.bytes = held * kBytesPerHeldRequest + p.pods * static_cast<double>(p.concurrency_per_pod) * kBytesPerSlot +
+              w.cxid_count() * 48.0 + url_versions * 8.0 + endpoints * 16.0;
+    f.advice = p.retention ? "shorten the load, lower its rate, or shorten webhook.platform.retention"
+                           : "set webhook.platform.retention (finished requests are then forgotten after it), "
+                             "shorten the load, or lower its rate";
+    return f;
+  }
+
+  std::unique_ptr<sim::Simulation> simulate(RunContext& context) const override {
+    return std::make_unique<Simulation>(context);
+  }
+};
+
+}  // namespace
+
+const System& system() {
+  static const WebhookSystem instance;
+  return instance;
+}
+
+}  // namespace relaysim::sim::webhook

@@ -1,0 +1,103 @@
+#include "sim/webhook/world.h"
+
+#include "model/core/assert.h"
+
+namespace relaysim::sim::webhook {
+
+using namespace relaysim::webhook;
+
+Pod::Pod(World& world, Process& process)
+    : world_(world),
+      process_(process),
+      rng_(Rng::derive(world.scenario_.seed, "pod/" + std::to_string(process.index()))) {}
+
+void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
+  Kernel& k = world_.kernel_;
+  const std::int64_t c = ServiceB::cxid_index(cxid);
+  const auto index = static_cast<std::uint32_t>(c < 0 ? UINT32_MAX : c);
+  const ServiceB::Answer a = world_.serviceb_.lookup(index, k.now(), timeout);
+  world_.buses_.world.emit(ServiceBCalled{process_.index(), index, k.now(), k.now() + a.latency,
+                                          a.status != LookupStatus::error, a.in_outage});
+  process_.after(a.latency, [this, index, status = a.status, version = a.version, done = std::move(done)]() mutable {
+    if (status == LookupStatus::found) {
+      ServiceB::url_for(index, world_.serviceb_.endpoint_of(index), version, url_scratch_);
+    } else {
+      url_scratch_.clear();
+    }
+    done(LookupResult{status, url_scratch_, version});
+  });
+}
+
+void Pod::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
+  Kernel& k = world_.kernel_;
+  const RequestId id = request_id_from_webhook_id(request.header(kWebhookIdHeader));
+  const std::int64_t ep = ServiceB::endpoint_in(request.url);
+  SendFate fate;
+  HttpResult result;
+  if (ep < 0 || ep >= world_.endpoints_.count()) {
+    fate.client_error = NetError::dns_error;
+    fate.result_at = k.now() + std::chrono::milliseconds(5);
+  } else {
+    fate = world_.endpoints_.send(static_cast<std::uint32_t>(ep), k.now(), timeout, result.retry_after);
+  }
+  world_.buses_.world.emit(HttpSent{process_.index(), id, fate, k.now()});
+  result.error = fate.client_error;
+  if (result.error == NetError::none) {
+    result.status = fate.status;
+  } else {
+    result.retry_after = Duration{-1};
+  }
+  process_.at(fate.result_at, [result, done = std::move(done)]() mutable { done(result); });
+}
+
+World::World(const Scenario& scenario, Kernel& kernel, Store& store, WebhookBuses& buses)
+    : scenario_(scenario),
+      spec_(spec_of(scenario)),
+      kernel_(kernel),
+      store_(store),
+      buses_(buses),
+      serviceb_(spec_.serviceb, spec_.cxid_count(), spec_.endpoint_count(), scenario.seed),
+      endpoints_(spec_.endpoints, scenario.seed),
+      load_(spec_.load, spec_.cxid_count(), scenario.seed,
+            [this](const ClientKey& key, std::string_view cxid, std::string_view request_id,
+                   std::string_view payload) { route(key, cxid, request_id, payload); }),
+      processes_(kernel, spec_.platform.pods, *this, buses.processes) {
+  for (std::uint32_t i = 0; i < processes_.size(); ++i) pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
+  // Pods start first: events at equal times run in scheduling order, and a client call at time
+  // zero must find them up.
+  processes_.start_all();
+  serviceb_.install(kernel_);
+  load_.install(kernel_);
+  processes_.install(scenario.crashes);
+}
+
+World::~World() = default;
+
+void World::start(Process& p) {
+  Pod& pod = *pods_[p.index()];
+  RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  pod.node_ = std::make_unique<Node>(p.index(), spec_.platform,
+                                     NodePorts{kernel_, p, pod.rng_, pod, pod, store_, buses_.model});
+  pod.node_->start();
+}
+
+void World::stop(Process& p) { pods_[p.index()]->node_.reset(); }
+
+std::vector<BreakerState> World::breakers() const {
+  std::vector<BreakerState> out;
+  for (const auto& pod : pods_) out.push_back(pod->node_ ? pod->node_->resolver().breaker().state() : BreakerState::closed);
+  return out;
+}
+
+void World::route(const ClientKey& key, std::string_view cxid, std::string_view request_id, std::string_view payload) {
+  // A load balancer in front of the pods: round robin over the ones that are up.
+  Process* p = processes_.next_up();
+  if (p == nullptr) {
+    buses_.world.emit(ClientRejected{kernel_.now()});
+    return;
+  }
+  const IngestResult r = pods_[p->index()]->node_->ingest().create(cxid, request_id, payload);
+  buses_.world.emit(ClientCreated{key, r, kernel_.now()});
+}
+
+}  // namespace relaysim::sim::webhook

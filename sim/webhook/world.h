@@ -1,0 +1,85 @@
+// World: the simulated universe one webhook scenario runs in — ServiceB, the endpoints, the
+// platform's pods (each a real webhook Node wired to simulated ports), the clients and the pod
+// crashes. The Store is the platform's shared database and outlives every pod.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/webhook/node.h"
+#include "model/webhook/store.h"
+#include "sim/kernel/kernel.h"
+#include "sim/webhook/endpoints.h"
+#include "sim/webhook/load.h"
+#include "sim/webhook/serviceb.h"
+#include "sim/webhook/spec.h"
+#include "sim/webhook/truth.h"
+#include "sim/world/process.h"
+
+namespace relaysim::sim::webhook {
+
+class World;
+
+// One pod of the platform: its Node while it is up, and the simulated ports the node runs on.
+// The ports answer only the incarnation that asked (Process::at).
+class Pod final : public HttpClient, public relaysim::webhook::UrlDirectory {
+ public:
+  Pod(World& world, Process& process);
+
+  void send(const HttpRequest& request, Duration timeout, HttpCallback done) override;
+  void lookup(std::string_view cxid, Duration timeout, relaysim::webhook::LookupCallback done) override;
+
+  relaysim::webhook::Node* node() { return node_.get(); }
+  const relaysim::webhook::Node* node() const { return node_.get(); }
+
+ private:
+  friend class World;
+  World& world_;
+  Process& process_;
+  Rng rng_;
+  std::unique_ptr<relaysim::webhook::Node> node_;
+  std::string url_scratch_;
+};
+
+// The events a webhook world emits: the model's, the world's ground truth, the processes'.
+struct WebhookBuses {
+  relaysim::webhook::Events model;
+  WorldEvents world;
+  ProcessEvents processes;
+};
+
+class World final : private ProcessHost {
+ public:
+  World(const Scenario& scenario, Kernel& kernel, relaysim::webhook::Store& store, WebhookBuses& buses);
+  ~World() override;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  const WebhookSpec& spec() const { return spec_; }
+  relaysim::webhook::Store& store() { return store_; }
+  const ServiceB& serviceb() const { return serviceb_; }
+  std::uint32_t pods() const { return processes_.size(); }
+  // The breaker state of each pod now (a pod that is down counts as closed: it restarts so).
+  std::vector<BreakerState> breakers() const;
+
+ private:
+  friend class Pod;
+  void start(Process& p) override;
+  void stop(Process& p) override;
+  void route(const ClientKey& key, std::string_view cxid, std::string_view request_id, std::string_view payload);
+
+  const Scenario& scenario_;
+  const WebhookSpec& spec_;
+  Kernel& kernel_;
+  relaysim::webhook::Store& store_;
+  WebhookBuses& buses_;
+  ServiceB serviceb_;
+  Endpoints endpoints_;
+  LoadGenerator load_;
+  Processes processes_;
+  std::vector<std::unique_ptr<Pod>> pods_;
+};
+
+}  // namespace relaysim::sim::webhook

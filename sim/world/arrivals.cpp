@@ -1,0 +1,95 @@
+#include "sim/world/arrivals.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+
+namespace relaysim::sim {
+
+double ArrivalSpec::expected_calls() const {
+  if (burst > 0) return static_cast<double>(burst);
+  return rate_per_s * to_seconds(to - from);
+}
+
+const Schema<ArrivalSpec>& arrival_schema() {
+  static const Schema<ArrivalSpec> schema = [] {
+    Schema<ArrivalSpec> s;
+    s.key("rate", &ArrivalSpec::rate_per_s, rate_codec(), "calls per unit time; `0/s` for none",
+          opt::shown("(or `burst`)"));
+    s.last().differs = [](const ArrivalSpec& a, const ArrivalSpec&) { return a.burst == 0; };
+    // from and to belong to a rate, at to a burst (it lands in `from`; a burst has no `to`).
+    auto moment = [](std::string name, std::string meaning, std::string def, Time ArrivalSpec::*member, bool burst,
+                     bool within_run) {
+      Schema<ArrivalSpec>::Key k;
+      k.name = std::move(name);
+      k.kind = "time";
+      k.meaning = std::move(meaning);
+      k.default_text = std::move(def);
+      k.read = [member, within_run](const Reader& r, const YAML::Node& n, const std::string& p, ArrivalSpec& a) {
+        a.*member = within_run ? r.time(n, p) : Time{} + r.duration(n, p);
+      };
+      k.differs = [burst](const ArrivalSpec& a, const ArrivalSpec&) { return (a.burst > 0) == burst; };
+      k.emit = [member](YAML::Emitter& e, const ArrivalSpec& a, const ArrivalSpec&) {
+        e << write_duration((a.*member).time_since_epoch());
+      };
+      return k;
+    };
+    s.add(moment("from", "when a rate starts", "`0s`", &ArrivalSpec::from, false, true));
+    s.add(moment("to", "when a rate stops (exclusive); may lie past the run's end", "`duration`", &ArrivalSpec::to,
+                 false, false));
+    s.key("arrival", &ArrivalSpec::arrival,
+          choice_codec<Arrival>({{"poisson", Arrival::poisson}, {"constant", Arrival::constant}}),
+          "Poisson (random, memoryless) or evenly spaced calls");
+    s.key("burst", &ArrivalSpec::burst, integer_codec<std::uint64_t>(1, 100'000'000),
+          "instead of a rate: this many calls all at once, at `at`", opt::shown("(or `rate`)"));
+    s.add(moment("at", "when a burst happens", "(with `burst`)", &ArrivalSpec::from, true, true));
+    s.check([](const Reader& r, const Map& m, ArrivalSpec& a) {
+      if (m.has("burst")) {
+        if (m.has("rate")) r.fail(m["rate"], m.child("rate"), "a burst has no rate: it is `burst: N` at `at:`");
+        if (m.has("from") || m.has("to")) {
+          const std::string k = m.has("from") ? "from" : "to";
+          r.fail(m[k], m.child(k), "a burst happens at one moment, `at:`; `from` and `to` belong to rates");
+        }
+        if (!m.has("at")) r.fail(m.node(), m.child("at"), "a burst needs `at:`, the moment it happens");
+        a.rate_per_s = 0;
+        a.to = a.from;
+        return;
+      }
+      if (m.has("at")) r.fail(m["at"], m.child("at"), "`at` belongs to bursts; a rate runs `from` .. `to`");
+      if (!m.has("rate")) r.fail(m.node(), m.child("rate"), "is required but missing (or give `burst` and `at`)");
+      if (!m.has("to")) a.to = Time{} + r.run_duration();
+      if (a.to <= a.from) r.fail(m.has("to") ? m["to"] : m.node(), m.child("to"), "must be after `from`");
+    });
+    return s;
+  }();
+  return schema;
+}
+
+Arrivals::Arrivals(std::vector<ArrivalSpec> segments, Rng& rng, Sink sink)
+    : segments_(std::move(segments)), rng_(rng), sink_(std::move(sink)) {}
+
+void Arrivals::install(Kernel& kernel) {
+  for (std::uint32_t i = 0; i < segments_.size(); ++i) {
+    kernel.at(segments_[i].from, [this, &kernel, i] { arrive(kernel, i); });
+  }
+}
+
+void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
+  const ArrivalSpec& s = segments_[segment];
+  if (s.burst > 0) {
+    for (std::uint64_t n = 0; n < s.burst; ++n) sink_(segment);
+    return;
+  }
+  if (kernel.now() >= s.to || s.rate_per_s <= 0.0) return;
+  sink_(segment);
+  const double mean_s = 1.0 / s.rate_per_s;
+  const double gap_ns = (s.arrival == Arrival::constant ? mean_s : rng_.exponential(mean_s)) * 1e9;
+  // A gap that reaches past the segment's end (a tiny rate, an unlucky draw) ends it; none
+  // is shorter than the clock's nanosecond.
+  const std::int64_t remaining = to_ns(s.to - kernel.now());
+  if (!(gap_ns < static_cast<double>(remaining))) return;
+  const Duration gap{std::max<std::int64_t>(1, static_cast<std::int64_t>(gap_ns))};
+  if (gap.count() < remaining) kernel.after(gap, [this, &kernel, segment] { arrive(kernel, segment); });
+}
+
+}  // namespace relaysim::sim

@@ -1,0 +1,113 @@
+// Processes: the simulated platform's crashable processes (pods), whatever system they run.
+//
+// A Process is an index, a generation and the Timers port its model runs on. A crash drops
+// everything the process held in memory (its host destroys the model objects) and bumps the
+// generation: every timer it set and every answer the world still owes the dead incarnation is
+// dropped when it comes due — but what it already sent keeps going, as in life (a request in
+// flight still reaches its endpoint). A restart builds the process anew, from the durable store.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "model/core/events.h"
+#include "model/core/ports.h"
+#include "sim/kernel/kernel.h"
+#include "sim/scenario/scenario.h"
+
+namespace relaysim::sim {
+
+struct ProcessStarted {
+  std::uint32_t pod;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(9);
+    fp.mix(pod);
+  }
+};
+
+struct ProcessCrashed {
+  std::uint32_t pod;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(8);
+    fp.mix(pod);
+  }
+};
+
+using ProcessEvents = EventBus<ProcessStarted, ProcessCrashed>;
+
+class Process final : public Timers {
+ public:
+  Process(Kernel& kernel, std::uint32_t index) : kernel_(kernel), index_(index) {}
+
+  // Timers: a timer of a crashed incarnation never fires.
+  TimerId schedule_at(Time at, TimerCallback cb) override;
+  void cancel(TimerId id) override;
+
+  // Runs `f` at `t` (or after `d`) unless this process crashes first: for the answers the world
+  // owes it (a lookup's result, an HTTP response).
+  template <class F>
+  void at(Time t, F&& f) {
+    kernel_.at(t, [this, generation = generation_, f = std::forward<F>(f)]() mutable {
+      if (generation == generation_) f();
+    });
+  }
+  template <class F>
+  void after(Duration d, F&& f) {
+    at(kernel_.now() + d, std::forward<F>(f));
+  }
+
+  std::uint32_t index() const { return index_; }
+  bool up() const { return up_; }
+
+ private:
+  friend class Processes;
+  Kernel& kernel_;
+  std::uint32_t index_;
+  std::uint32_t generation_ = 0;
+  bool up_ = false;
+};
+
+// What runs in a process: built when it starts, destroyed when it crashes.
+class ProcessHost {
+ public:
+  virtual ~ProcessHost() = default;
+  virtual void start(Process& p) = 0;  // build the process's model from the store and start it
+  virtual void stop(Process& p) = 0;   // destroy everything it held in memory
+};
+
+class Processes {
+ public:
+  Processes(Kernel& kernel, std::uint32_t count, ProcessHost& host, ProcessEvents& events);
+  Processes(const Processes&) = delete;
+  Processes& operator=(const Processes&) = delete;
+
+  // Schedules every process to start at time zero. Call it before anything else is scheduled at
+  // time zero: events at one time run in scheduling order, and a client's call at time zero must
+  // find the pods up.
+  void start_all();
+  // Schedules the scenario's crashes (and restarts).
+  void install(const std::vector<CrashFault>& crashes);
+
+  void start(std::uint32_t index);
+  void crash(std::uint32_t index);
+
+  std::uint32_t size() const { return static_cast<std::uint32_t>(processes_.size()); }
+  Process& operator[](std::uint32_t index) { return *processes_[index]; }
+  std::uint32_t up() const { return up_; }
+  // The next process that is up, round robin (a load balancer in front of them), or nullptr.
+  Process* next_up();
+
+ private:
+  Kernel& kernel_;
+  ProcessHost& host_;
+  ProcessEvents& events_;
+  std::vector<std::unique_ptr<Process>> processes_;
+  std::uint32_t next_ = 0;
+  std::uint32_t up_ = 0;
+};
+
+}  // namespace relaysim::sim

@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/webhook/url_resolver.h"
+
+namespace relaysim::webhook {
+namespace {
+
+using std::chrono::seconds;
+
+struct ManualClock final : Clock {
+  Time t{};
+  Time now() const override { return t; }
+};
+
+// A ServiceB whose answers the test gives by hand.
+struct ManualDirectory final : UrlDirectory {
+  std::vector<std::pair<std::string, LookupCallback>> calls;
+  void lookup(std::string_view cxid, Duration, LookupCallback done) override {
+    calls.emplace_back(std::string(cxid), std::move(done));
+  }
+  void answer(std::size_t i, LookupStatus s, std::string_view url = {}, std::uint64_t version = 0) {
+    calls[i].second(LookupResult{s, url, version});
+  }
+};
+
+struct ResolverTest : ::testing::Test {
+  ManualClock clock;
+  ManualDirectory directory;
+  Events events;
+  ResolverConfig config{seconds(60), 100, seconds(2), BreakerConfig{seconds(10), 3, 0.5, seconds(30), 1}};
+  UrlResolver resolver{0, config, directory, clock, events};
+  std::vector<Resolution> got;
+  std::vector<std::string> urls;
+
+  void resolve(std::string_view cxid) {
+    resolver.resolve(cxid, [this](const Resolution& r) {
+      got.push_back(r);
+      urls.emplace_back(r.url);
+    });
+  }
+};
+
+TEST_F(ResolverTest, CachesAFoundUrlForTheTtlOnly) {
+  resolve("cx1");
+  ASSERT_EQ(directory.calls.size(), 1u);
+  directory.answer(0, LookupStatus::found, "http://a/v1", 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_FALSE(got[0].cache_hit);
+  clock.t += seconds(59);
+  resolve("cx1");
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(got[1].cache_hit);
+  EXPECT_EQ(urls[1], "http://a/v1");
+  EXPECT_EQ(directory.calls.size(), 1u);
+  clock.t += seconds(1);  // 60 s after the lookup was sent: expired
+  resolve("cx1");
+  EXPECT_EQ(directory.calls.size(), 2u);
+}
+
+TEST_F(ResolverTest, UnknownCxidIsNotFound) {
+  resolve("nobody");
+  directory.answer(0, LookupStatus::not_found);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].status, ResolveStatus::not_found);
+}
+
+TEST_F(ResolverTest, AnOpenBreakerAnswersUnavailableWithoutCallingServiceB) {
+  for (int i = 0; i < 3; ++i) {
+    resolve("cx" + std::to_string(i));
+    directory.answer(directory.calls.size() - 1, LookupStatus::error);
+  }
+  ASSERT_EQ(resolver.breaker().state(), BreakerState::open);
+  const std::size_t calls = directory.calls.size();
+  resolve("cx9");
+  EXPECT_EQ(directory.calls.size(), calls);
+  EXPECT_EQ(got.back().status, ResolveStatus::unavailable);
+  // After open_for, one probe goes through; its success closes the breaker.
+  clock.t += seconds(30);
+  resolve("cx9");
+  ASSERT_EQ(directory.calls.size(), calls + 1);
+  directory.answer(calls, LookupStatus::found, "http://b/v1", 1);
+  EXPECT_EQ(resolver.breaker().state(), BreakerState::closed);
+}
+
+}  // namespace
+}  // namespace relaysim::webhook
