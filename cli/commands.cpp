@@ -295,11 +295,11 @@ int run_command(const RunArgs& args) {
   if (options.seed) as_run.seed = *options.seed;
   if (options.store) as_run.store = *options.store;
   const Footprint footprint = as_run.system->footprint(as_run);
-  if (memory_limit > 0 && footprint.bytes > memory_limit) {
+  if (memory_limit > 0 && footprint.bytes > memory_limit && !args.force) {
     return fail_usage("this scenario would hold about " + human_bytes(footprint.bytes) + " (" +
                       format_value(Unit::count, std::round(footprint.held)) + " requests at once), more than the " +
                       human_bytes(memory_limit) + " it may use; " + footprint.advice +
-                      " (or raise --memory-limit)");
+                      " (or raise --memory-limit, or --force a run that the limit will stop if it must)");
   }
   if (memory_limit > 0 && footprint.bytes > memory_limit / 2 && !args.quiet) {
     std::cerr << "relaysim: warning: this scenario may hold about " << human_bytes(footprint.bytes) << " of the "

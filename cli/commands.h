@@ -25,6 +25,7 @@ struct RunArgs {
   std::optional<std::string> json_path;     // "-": standard output
   std::optional<std::string> max_events;
   std::optional<std::string> memory_limit;  // a size, or "none"
+  bool force = false;                       // run even when the estimate is above the memory limit
   bool quiet = false;
 };
 

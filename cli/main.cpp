@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
   run->add_option("--memory-limit", run_args.memory_limit,
                   "Refuse a scenario estimated to need more, and stop a run that holds more, than this much memory: "
                   "a size such as 4GiB or 500MiB, or 'none' (default: 90% of the memory available now)");
+  run->add_flag("--force", run_args.force,
+                "Run even when the scenario is estimated to need more than --memory-limit; the limit still stops "
+                "the run if it really does");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors; the exit status tells the verdict");
 #ifdef RELAYSIM_MUTANTS_CLI
   std::string mutant_name;

@@ -140,7 +140,7 @@ const Schema<Scenario>& scenario_schema() {
     Schema<Scenario> s(Style::block,
                        "The same for every system. Besides these keys, the system's own section is the key named by "
                        "`system` (`webhook:`), below.");
-    s.key("name", &Scenario::name, text_codec(), "the scenario's name, shown in reports", opt::required());
+    s.key("name", &Scenario::name, name_codec(), "the scenario's name, shown in reports", opt::required());
     s.key("description", &Scenario::description, text_codec(), "free text", opt::shown("none"));
     s.key("seed", &Scenario::seed, integer_codec<std::uint64_t>(0, UINT64_MAX),
           "the root seed; every component draws from its own stream derived from it", opt::always());

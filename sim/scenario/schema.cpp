@@ -84,6 +84,16 @@ Codec<std::string> text_codec() {
           {}};
 }
 
+Codec<std::string> name_codec() {
+  return {"text",
+          [](const Reader& r, const YAML::Node& n, const std::string& p, std::string& v) {
+            v = r.scalar(n, p, "a name");
+            if (v.find_first_not_of(" \t") == std::string::npos) r.fail(n, p, "must not be empty");
+          },
+          [](YAML::Emitter& e, const std::string& v, const std::string&) { e << YAML::DoubleQuoted << v; },
+          {}};
+}
+
 std::string render_markdown(const std::vector<DocTable>& tables) {
   std::ostringstream o;
   auto cell = [](const std::string& s) {

@@ -254,6 +254,8 @@ Codec<double> fraction_codec();
 Codec<double> number_codec(double lo, double hi);
 Codec<bool> flag_codec();
 Codec<std::string> text_codec();
+// Text that says something: not empty, not only spaces.
+Codec<std::string> name_codec();
 
 template <class I>
 Codec<I> integer_codec(I lo, I hi) {

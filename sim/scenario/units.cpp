@@ -47,6 +47,7 @@ static bool parse_duration_ns(std::string_view text, double& ns) {
   // One or more number+unit parts, largest first by convention: "250ms", "1h30m", "2m30.5s".
   double total_ns = 0;
   bool any = false;
+  double last_unit = 0;  // each part's unit must be smaller than the one before
   while (!s.empty()) {
     double n = 0;
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
@@ -57,6 +58,8 @@ static bool parse_duration_ns(std::string_view text, double& ns) {
     while (unit_len < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_len])) != 0) ++unit_len;
     double ns_per = 0;
     if (!duration_unit(s.substr(0, unit_len), ns_per)) return false;
+    if (any && ns_per >= last_unit) return false;
+    last_unit = ns_per;
     s = trim(s.substr(unit_len));
     total_ns += n * ns_per;
     any = true;

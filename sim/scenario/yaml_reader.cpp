@@ -33,7 +33,7 @@ std::string Reader::suggestion(std::string_view word, const std::vector<std::str
       best = candidate;
     }
   }
-  if (best_d == 0 || best_d > std::max<std::size_t>(2, word.size() / 3)) return "";
+  if (best_d == 0 || best_d >= word.size() || best_d > std::max<std::size_t>(2, word.size() / 3)) return "";
   return "; did you mean '" + best + "'?";
 }
 
@@ -53,6 +53,11 @@ std::string format_number(double v) {
 std::string Reader::scalar(const YAML::Node& n, const std::string& path, std::string_view expected) const {
   if (!n.IsDefined() || n.IsNull()) fail(n, path, "has no value; expected " + std::string(expected));
   if (!n.IsScalar()) fail(n, path, "expected " + std::string(expected) + ", got " + what_it_is(n));
+  // "?" is a plain scalar, "!" a quoted one; anything else is an explicit tag (!!binary, !!float,
+  // !mine), which scenarios do not use and which would otherwise be silently ignored.
+  if (const std::string& tag = n.Tag(); !tag.empty() && tag != "?" && tag != "!") {
+    fail(n, path, "a YAML tag (" + tag + ") is not used in scenarios; write the value alone");
+  }
   return n.Scalar();
 }
 
@@ -102,10 +107,12 @@ double Reader::number(const YAML::Node& n, const std::string& path, double lo, d
   const std::string s = scalar(n, path, "a number");
   double v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec == std::errc::result_out_of_range || (ec == std::errc{} && end == s.data() + s.size() && !std::isfinite(v))) {
+  if (ec == std::errc::result_out_of_range) {
     fail(n, path, "must be between " + format_number(lo) + " and " + format_number(hi) + ", got " + s);
   }
-  if (ec != std::errc{} || end != s.data() + s.size()) fail(n, path, "expected a number, got '" + s + "'");
+  if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v)) {
+    fail(n, path, "expected a number, got '" + s + "'");
+  }
   if (!(v >= lo && v <= hi)) {
     fail(n, path, "must be between " + format_number(lo) + " and " + format_number(hi) + ", got " + s);
   }

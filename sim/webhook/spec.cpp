@@ -85,6 +85,10 @@ Codec<model::ClassificationTable> classification_codec() {
               m.has(key);
               const Verdict v = r.choice(it->second, p, kVerdicts);
               const bool digits = key.size() == 3 && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+              const bool network = key == "timeout" || key == "connect_error" || key == "dns_error";
+              if (network && v == Verdict::delivered) {
+                r.fail(it->second, p, "a request that never got an answer cannot be delivered: retry or terminal");
+              }
               if (key == "timeout") {
                 t.timeout = v;
               } else if (key == "connect_error") {
@@ -252,7 +256,7 @@ const Schema<EndpointGroup>& endpoint_schema() {
     Schema<Incident> s(Style::flow);
     s.include(&Incident::window, window_schema());
     s.key("rate", &Incident::rate, fraction_codec(), "share of requests answered with `status`");
-    s.key("status", &Incident::status, integer_codec<int>(100, 599), "the status answered");
+    s.key("status", &Incident::status, integer_codec<int>(300, 599), "the status answered (an error: 300 to 599)");
     s.key("retry_after", &Incident::retry_after, duration_codec(), "a `Retry-After` header sent with it",
           opt::shown("none"));
     return s;
@@ -261,14 +265,14 @@ const Schema<EndpointGroup>& endpoint_schema() {
     Schema<EndpointGroup> s(Style::flow);
     s.key("rate", &EndpointGroup::error_rate, fraction_codec(), "share of requests answered with `status`",
           opt::required());
-    s.key("status", &EndpointGroup::error_status, integer_codec<int>(100, 599), "the status answered");
+    s.key("status", &EndpointGroup::error_status, integer_codec<int>(300, 599), "the status answered (an error: 300 to 599)");
     s.key("retry_after", &EndpointGroup::retry_after, duration_codec(), "a `Retry-After` header sent with it",
           opt::shown("none"));
     return s;
   }();
   static const Schema<EndpointGroup> schema = [] {
     Schema<EndpointGroup> s(Style::flow, "A group of endpoints with one behaviour.");
-    s.key("name", &EndpointGroup::name, text_codec(), "the group's name", opt::shown("`group-N`"));
+    s.key("name", &EndpointGroup::name, name_codec(), "the group's name", opt::shown("`group-N`"));
     s.key("count", &EndpointGroup::count, integer_codec<std::uint32_t>(1, kMaxEndpoints), "endpoints in the group");
     s.key("latency", &EndpointGroup::latency, map_codec(latency_schema()), "time to process and answer");
     s.section("errors", errors, "a steady share of error responses");
@@ -345,6 +349,16 @@ const Schema<WebhookSpec>& spec_schema() {
     s.last().always_write = true;
     s.key("load", &WebhookSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"),
           "the clients", opt::shown("no load"));
+    s.check([](const Reader& r, const Map& m, WebhookSpec& w) {
+      // The simulated clients' payloads ({"seq":N,"variant":M}) are up to 64 bytes long.
+      if (w.platform.max_payload_bytes < 64) {
+        const YAML::Node platform = m["platform"];
+        r.fail(platform.IsMap() && platform["max_payload_bytes"] ? platform["max_payload_bytes"] : platform,
+               m.child("platform.max_payload_bytes"),
+               "must be at least 64 in a simulation: the simulated clients send payloads of up to 64 bytes, and a "
+               "smaller limit would refuse every one of them");
+      }
+    });
     return s;
   }();
   return schema;

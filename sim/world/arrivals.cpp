@@ -51,6 +51,7 @@ const Schema<ArrivalSpec>& arrival_schema() {
           r.fail(m[k], m.child(k), "a burst happens at one moment, `at:`; `from` and `to` belong to rates");
         }
         if (!m.has("at")) r.fail(m.node(), m.child("at"), "a burst needs `at:`, the moment it happens");
+        if (m.has("arrival")) r.fail(m["arrival"], m.child("arrival"), "a burst's calls all come at `at`; `arrival` belongs to rates");
         a.rate_per_s = 0;
         a.to = a.from;
         return;

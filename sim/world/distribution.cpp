@@ -16,6 +16,9 @@ const Schema<LatencySpec>& latency_schema() {
       if (l.p50 <= Duration::zero()) r.fail(m["p50"], m.child("p50"), "must be positive");
       if (!m.has("p99")) l.p99 = l.p50;
       if (l.p99 < l.p50) r.fail(m["p99"], m.child("p99"), "must not be below p50");
+      if (l.p99 > l.p50 * 1000) {
+        r.fail(m["p99"], m.child("p99"), "must be at most 1000 times p50: latencies are capped there, so a longer tail would not be simulated");
+      }
     });
     return s;
   }();
@@ -27,6 +30,9 @@ const Schema<Window>& window_schema() {
     Schema<Window> s(Style::flow);
     s.key("at", &Window::at, time_codec(), "when it starts", opt::required());
     s.key("for", &Window::length, duration_codec(), "how long it lasts", opt::shown("forever"));
+    s.check([](const Reader& r, const Map& m, Window& w) {
+      if (w.length <= Duration::zero()) r.fail(m["for"], m.child("for"), "must be positive: a window of no time never happens");
+    });
     return s;
   }();
   return schema;

@@ -292,6 +292,38 @@ TEST(SqliteStore, ABatchedStoreCommitsItsLastGroupWhenClosed) {
   std::filesystem::remove(path.string() + "-shm");
 }
 
+// Claim tokens come from the database, not from a process's memory: two processes sharing one
+// database never hand out the same token, and a store opened later goes on where they left off.
+TEST(SqliteStore, TwoStoresOnOneDatabaseNeverHandOutTheSameToken) {
+  const auto path = std::filesystem::temp_directory_path() / ("relaysim-tokens-" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(path);
+  const Time t = Time{} + seconds(1);
+  std::vector<ClaimToken> tokens;
+  {
+    SqliteStore a(path.string(), Durability::normal);
+    SqliteStore b(path.string(), Durability::normal);
+    for (int i = 0; i < 10; ++i) a.create({"cx", "r" + std::to_string(i), "{}", t, t + std::chrono::hours(24)});
+    RequestRow row;
+    // Each claims in turn, and takes over the other's claims once their leases expire.
+    for (int round = 0; round < 3; ++round) {
+      const Time now = t + minutes(10 * round);
+      for (int i = 0; i < 10; ++i) {
+        SqliteStore& s = i % 2 == 0 ? a : b;
+        ASSERT_TRUE(s.claim_due(now, i % 2 == 0 ? 1 : 2, minutes(5), row));
+        tokens.push_back(row.claim_token);
+      }
+    }
+  }
+  SqliteStore later(path.string(), Durability::normal);
+  RequestRow row;
+  ASSERT_TRUE(later.claim_due(t + std::chrono::hours(1), 3, minutes(5), row));
+  tokens.push_back(row.claim_token);
+  for (std::size_t i = 1; i < tokens.size(); ++i) EXPECT_LT(tokens[i - 1], tokens[i]) << i;
+  std::filesystem::remove(path);
+  std::filesystem::remove(path.string() + "-wal");
+  std::filesystem::remove(path.string() + "-shm");
+}
+
 TEST(SqliteStore, AnUnopenableDatabaseIsAClearError) {
   try {
     SqliteStore s("/nonexistent-dir/relaysim.db");

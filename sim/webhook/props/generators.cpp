@@ -148,6 +148,14 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     // Heal phase: after the last fault, long enough for every deadline to pass and be settled.
     const Duration bound = p.lease + p.lookup_timeout + p.http_timeout + minutes(1);
     s.duration = (last_fault - Time{}) + p.retry.deadline + bound + minutes(2);
+    // Everything must start before the run ends, or the case could not be written as a scenario
+    // file and read back (a URL change or a lasting down window may come after the heal phase).
+    Time latest{};
+    for (const auto& c : b.url_changes) latest = std::max(latest, c.at);
+    for (const auto& e : w.endpoints) {
+      for (const auto& d : e.down) latest = std::max(latest, d.at);
+    }
+    if (latest >= Time{} + s.duration) s.duration = (latest - Time{}) + seconds(1);
     return s;
   });
 }

@@ -5,6 +5,9 @@
 #include <array>
 
 #include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/writer.h"
+#include "sim/webhook/spec.h"
 #include "sim/webhook/invariants.h"
 #include "sim/webhook/metrics.h"
 #include "sim/webhook/props/generators.h"
@@ -117,6 +120,17 @@ const std::vector<Property>& properties() {
     v.push_back({"Stores_agree", "same fingerprint on both stores", true, [] {
                    const Scenario s = *scenarios();
                    RC_ASSERT(run_case(s, StoreKind::memory).fingerprint == run_case(s, StoreKind::sqlite).fingerprint);
+                 }});
+    v.push_back({"Scenario_files_round_trip", "a case written as a file reads back the same", false, [] {
+                   // Every failing case is written as a scenario file to replay: it must read back
+                   // to the same scenario, and be written the same way again.
+                   const Scenario s = *scenarios();
+                   const std::string text = write_scenario(s);
+                   const Scenario again = parse_scenario(text, "round-trip.yaml");
+                   RC_ASSERT(spec_of(again) == spec_of(s));
+                   RC_ASSERT(again.crashes == s.crashes);
+                   RC_ASSERT(again.duration == s.duration);
+                   RC_ASSERT(write_scenario(again) == text);
                  }});
     v.push_back({"Same_seed_same_run", "determinism", false, [] {
                    const Scenario s = *scenarios();

@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""The command line as a new user (or an attacker) meets it: every bad input gets a clear error or
+the behaviour a user expects, never a crash, a hang or a silently wrong run.
+
+    bad_inputs.py RELAYSIM SOURCE_DIR WORK_DIR [CASE...]
+
+Each case runs relaysim and checks its exit status and what it printed (and, for some, the files
+it wrote). A crash shows as a negative exit status (the signal). Exit 0 when every case holds.
+"""
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+RELAYSIM, SRC, WORK = (os.path.abspath(a) for a in sys.argv[1:4])
+ONLY = set(sys.argv[4:])
+os.makedirs(WORK, exist_ok=True)
+QUICKSTART = os.path.join(SRC, "scenarios", "quickstart.yaml")
+OUTAGE = os.path.join(SRC, "scenarios", "serviceb-outage.yaml")
+EXIT_INVALID, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 2, 3, 130
+
+# A small valid scenario; cases change one thing in it.
+BASE = """name: base
+duration: 5m
+system: webhook
+webhook:
+  platform:
+    pods: 2
+  world:
+    endpoints:
+      - {count: 20}
+  load:
+    - {rate: 5/s, from: 0s, to: 4m}
+"""
+
+failures = []
+
+
+def path(name):
+    return os.path.join(WORK, name)
+
+
+def write(name, text, mode="w"):
+    p = path(name)
+    with open(p, mode) as f:
+        f.write(text)
+    return p
+
+
+def run(*args, timeout=120):
+    p = subprocess.run([RELAYSIM, *args], capture_output=True, timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def case(name):
+    def register(fn):
+        if ONLY and name not in ONLY:
+            return fn
+        try:
+            fn()
+            print(f"ok    {name}")
+        except AssertionError as e:
+            failures.append(name)
+            print(f"FAIL  {name}: {e}")
+        except subprocess.TimeoutExpired:
+            failures.append(name)
+            print(f"FAIL  {name}: hung (timeout)")
+        return fn
+    return register
+
+
+def expect(result, code, pattern=None, where="stderr"):
+    got, out, err = result
+    text = {"stderr": err, "stdout": out, "both": out + err}[where]
+    assert got == code, f"exit {got}, expected {code}\n--- stdout\n{out[-1500:]}\n--- stderr\n{err[-1500:]}"
+    if pattern is not None:
+        assert re.search(pattern, text), f"no /{pattern}/ in {where}:\n{text[-1500:]}"
+
+
+def scenario_error(name, replace_from, replace_to, pattern, text=None):
+    """A scenario with one mistake: exit 2, a located message matching `pattern`, nothing run."""
+    @case(name)
+    def _():
+        body = text if text is not None else BASE.replace(replace_from, replace_to)
+        assert text is not None or body != BASE, "the replacement did not apply"
+        f = write(name + ".yaml", body, "wb" if isinstance(body, bytes) else "w")
+        r = run("run", f)
+        expect(r, EXIT_INVALID, pattern)
+        assert "Verdict" not in r[1], "a run happened"
+        expect(run("validate", f), EXIT_INVALID, pattern)
+
+
+# ---- the database (--sqlite-path) ------------------------------------------------------------
+
+@case("database.second_run_is_refused_then_overwritten")
+def _():
+    db = path("second.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), 0)
+    label = dict(sqlite3.connect(db).execute("SELECT key, value FROM relaysim_run"))
+    assert label["scenario"] == "quickstart" and label["seed"] == "42" and label["finished"] == "yes", label
+    assert label["verdict"] == "pass" and label["version"] and label["fingerprint"], label
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), EXIT_INVALID,
+           r"holds an earlier run \(scenario 'quickstart', seed 42, finished\).*--overwrite")
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), 0)
+
+
+@case("database.foreign_database_is_never_touched")
+def _():
+    db = path("foreign.db")
+    if os.path.exists(db):
+        os.remove(db)
+    c = sqlite3.connect(db)
+    c.execute("CREATE TABLE accounts (id INTEGER PRIMARY KEY, balance INTEGER)")
+    c.commit()
+    c.close()
+    before = open(db, "rb").read()
+    for extra in ([], ["--overwrite"]):
+        expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, *extra), EXIT_INVALID,
+               r"is not a relaysim database \(it holds the tables accounts\)")
+    assert open(db, "rb").read() == before, "the foreign database was changed"
+
+
+@case("database.not_a_database_or_a_directory")
+def _():
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", write("text.db", "hello\n" * 100)), EXIT_INVALID,
+           "is not an SQLite database")
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", WORK), EXIT_INVALID, "is a directory")
+
+
+@case("database.sqlite_path_implies_the_sqlite_store")
+def _():
+    db = path("implied.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    expect(run("run", QUICKSTART, "--sqlite-path", db), 0, r"store sqlite", "stdout")
+    expect(run("run", QUICKSTART, "--store", "memory", "--sqlite-path", path("x.db")), EXIT_INVALID,
+           "--sqlite-path goes with the SQLite store")
+    expect(run("run", QUICKSTART, "--overwrite"), EXIT_INVALID, "--overwrite goes with --sqlite-path")
+
+
+# ---- text that is not UTF-8 ---------------------------------------------------------------------
+
+scenario_error("utf8.name_is_refused_where_it_is", None, None, r":1:10: the file is not valid UTF-8",
+               text=BASE.replace("name: base", "name: caf\xe9").encode("latin-1"))
+
+
+@case("utf8.a_file_path_that_is_not_utf8_still_gives_json")
+def _():
+    f = os.path.join(WORK.encode(), b"scenario-\xff.yaml")
+    with open(f, "wb") as out:
+        out.write(BASE.encode())
+    j = path("nonutf8.json")
+    p = subprocess.run([RELAYSIM.encode(), b"run", b"-q", f, b"--json", j.encode()], capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr.decode("utf-8", "replace")
+    data = json.load(open(j, encoding="utf-8"))
+    assert "\ufffd" in data["file"], data["file"]
+
+
+# ---- overflow ---------------------------------------------------------------------------------
+
+scenario_error("overflow.duration_of_a_million_days", "duration: 5m", "duration: 1000000d",
+               r"duration: must be at most 3650d \(ten years\), got '1000000d'")
+scenario_error("overflow.timeouts_that_would_sum_past_the_clock", "pods: 2",
+               "pods: 2\n    lookup_timeout: 60000d\n    http_timeout: 60000d", r"webhook.platform.lookup_timeout: must be at most 3650d")
+scenario_error("overflow.deadline_past_the_clock", "pods: 2", "pods: 2\n    retry: {deadline: 106000d}",
+               r"webhook.platform.retry.deadline: must be at most 3650d")
+scenario_error("overflow.tiny_rate_per_second", "rate: 5/s", "rate: 1e-300/s", r"webhook.load\[0\].rate: is one call every")
+scenario_error("overflow.tiny_rate_per_day", "rate: 5/s", "rate: 0.000001/d", r"webhook.load\[0\].rate: is one call every")
+scenario_error("overflow.huge_rate", "rate: 5/s", "rate: 1e300/s", r"must be at most 1000000000/s")
+scenario_error("overflow.endpoint_counts_that_sum_past_the_limit", "      - {count: 20}",
+               "      - {count: 20}\n" + "      - {count: 10000000}\n" * 2, r"endpoints\[1\].count: brings the endpoints to")
+
+# ---- memory -------------------------------------------------------------------------------------
+
+@case("memory.a_scenario_too_big_for_the_machine_is_refused_with_advice")
+def _():
+    f = write("huge.yaml", BASE.replace("{rate: 5/s, from: 0s, to: 4m}", "{burst: 100000000, at: 0s}"))
+    expect(run("run", f), EXIT_INVALID, r"would hold about .* set webhook.platform.retention")
+    expect(run("run", f, "--memory-limit", "1GiB"), EXIT_INVALID, r"more than the 1.0 GiB it may use")
+
+
+@case("memory.running_out_ends_with_a_partial_summary_and_status_3")
+def _():
+    f = write("grows.yaml", BASE.replace("{rate: 5/s, from: 0s, to: 4m}", "{burst: 3000000, at: 1s}")
+              .replace("duration: 5m", "duration: 1h"))
+    r = run("run", f, "--memory-limit", "300MiB", "--force", "--json", path("oom.json"))
+    expect(r, EXIT_INCOMPLETE, r"OUT OF MEMORY: the run held .* more than its memory limit", "stdout")
+    assert "Verdict: FAIL" in r[1], r[1][-800:]
+    data = json.load(open(path("oom.json")))
+    assert data["ending"] == "out_of_memory" and data["judged"] is False, data["ending"]
+
+
+@case("files.non_regular_files")
+def _():
+    expect(run("run", "/dev/zero"), EXIT_INVALID, r"/dev/zero: is a character device, not a scenario file")
+    expect(run("run", WORK), EXIT_INVALID, r"is a directory, not a scenario file")
+    expect(run("run", path("no-such-file.yaml")), EXIT_INVALID, r"cannot open the file: No such file or directory")
+    fifo = path("fifo.yaml")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    expect(run("run", fifo, timeout=20), EXIT_INVALID, r"is a pipe, not a scenario file")
+
+
+# ---- silently accepted before -------------------------------------------------------------------
+
+scenario_error("accepted.multiplier_nan", "pods: 2", "pods: 2\n    retry: {multiplier: nan}",
+               r"webhook.platform.retry.multiplier: expected a number, got 'nan'")
+scenario_error("accepted.a_second_document", None, None, r"a second YAML document", text=BASE + "---\nname: other\n")
+scenario_error("accepted.duplicate_classification_keys", "pods: 2",
+               "pods: 2\n    classification: {\"404\": retry, 404: terminal}",
+               r"webhook.platform.classification.404: the key appears twice")
+scenario_error("accepted.load_after_the_end", "{rate: 5/s, from: 0s, to: 4m}", "{rate: 5/s, from: 10m, to: 20m}",
+               r"webhook.load\[0\].from: is not before the end of the run")
+scenario_error("accepted.window_after_the_end", "      - {count: 20}", "      - {count: 20, down: [{at: 1h, for: 1m}]}",
+               r"down\[0\].at: is not before the end of the run")
+scenario_error("accepted.fault_after_the_end", None, None, r"faults\[0\].at: is not before the end of the run",
+               text=BASE + "faults:\n  - {at: 1h, crash: pod-0}\n")
+scenario_error("accepted.key_with_no_value", "pods: 2", "pods:", r"webhook.platform.pods: has no value")
+scenario_error("accepted.yaml_tag", "pods: 2", "pods: !!binary Mg==", r"a YAML tag")
+scenario_error("accepted.repeated_duration_units", "duration: 5m", "duration: 1s1s1s", r"expected a duration")
+scenario_error("accepted.an_error_status_that_is_a_success", "      - {count: 20}",
+               "      - {count: 20, errors: {rate: 10%, status: 200}}", r"must be between 300 and 599")
+scenario_error("accepted.network_errors_classified_delivered", "pods: 2",
+               "pods: 2\n    classification: {connect_error: delivered}", r"cannot be delivered")
+scenario_error("accepted.payload_limit_below_the_clients", "pods: 2", "pods: 2\n    max_payload_bytes: 2",
+               r"must be at least 64 in a simulation")
+scenario_error("accepted.expectation_that_can_never_hold", None, None,
+               r"delivered_rate is a ratio between 0% and 100%, so '> 99' is outside it; did you mean '> 99%'\?",
+               text=BASE + "expect:\n  delivered_rate: \"> 99\"\n")
+scenario_error("accepted.percent_on_a_count", None, None, r"is a count, not a percentage",
+               text=BASE + "expect:\n  ingested: \">= 50%\"\n")
+
+
+@case("accepted.seed_out_of_range")
+def _():
+    for bad in ("-1", "18446744073709551616", "abc", "0x10", " 5", ""):
+        expect(run("run", QUICKSTART, "--seed", bad), EXIT_INVALID, r"--seed: expected a whole number")
+    expect(run("run", "-q", QUICKSTART, "--seed", "18446744073709551615"), 0)
+
+
+@case("accepted.json_to_an_unwritable_path_is_found_before_the_run")
+def _():
+    t = time.time()
+    r = run("run", OUTAGE, "--json", "/no/such/dir/out.json")
+    expect(r, EXIT_INVALID, r"cannot write --json /no/such/dir/out.json: No such file or directory")
+    assert "Verdict" not in r[1] and time.time() - t < 5, "the run happened first"
+    expect(run("run", QUICKSTART, "--json", WORK), EXIT_INVALID, "is a directory")
+    expect(run("run", QUICKSTART, "--json", QUICKSTART), EXIT_INVALID, "is the scenario file")
+
+
+@case("accepted.json_dash_is_standard_output")
+def _():
+    cwd = os.getcwd()
+    os.chdir(WORK)
+    try:
+        if os.path.exists("-"):
+            os.remove("-")
+        code, out, err = run("run", QUICKSTART, "--json", "-")
+    finally:
+        os.chdir(cwd)
+    assert code == 0, err
+    assert json.loads(out)["verdict"] == "pass"
+    assert "Verdict: PASS" in err, "the summary goes to standard error when the JSON takes standard output"
+    assert not os.path.exists(path("-")), "a file named - was written"
+
+
+# ---- messages -----------------------------------------------------------------------------------
+
+scenario_error("message.deep_nesting", None, None, r"nesting deeper than", text="name: " + "[" * 5000 + "]" * 5000 + "\n")
+scenario_error("message.unterminated_quote", "name: base", "name: \"base", r":1:7: a quoted value starts here")
+scenario_error("message.unterminated_quote_at_the_end", None, None, r"never closed",
+               text=BASE + "description: \"runs on\n")
+scenario_error("message.empty_file", None, None, r"holds no scenario", text="# nothing\n")
+scenario_error("message.old_layout", None, None, r"write `system: webhook`",
+               text="name: t\nduration: 1h\nplatform: {pods: 2}\nworld: {endpoints: [{count: 1}]}\n")
+
+
+@case("message.a_misspelt_command")
+def _():
+    expect(run("runn", QUICKSTART), EXIT_INVALID, r"no command 'runn'; did you mean 'run'\?")
+    expect(run("test"), EXIT_INVALID, r"a command of the driver script: run ./relaysim test")
+    expect(run(), EXIT_INVALID, None)
+
+
+@case("message.help_lists_every_command_and_the_exit_codes")
+def _():
+    code, out, _ = run("--help")
+    assert code == 0
+    for word in ("run", "validate", "metrics", "reference", "mmc", "./relaysim test", "./relaysim bench",
+                 "./relaysim mutants", "./relaysim fuzz", "130", "Exit status"):
+        assert word in out, f"--help does not mention {word}"
+
+
+# ---- Ctrl-C and SIGTERM ---------------------------------------------------------------------------
+
+def interrupt(sig):
+    j = path(f"interrupted-{sig}.json")
+    p = subprocess.Popen([RELAYSIM, "run", OUTAGE, "--json", j], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == EXIT_INTERRUPTED, f"exit {p.returncode}: {err.decode()[-500:]}"
+    assert b"INTERRUPTED at virtual" in out, out.decode()[-800:]
+    assert b"Verdict: FAIL" in out
+    data = json.load(open(j))
+    assert data["ending"] == "interrupted" and data["virtual_seconds"] < 5 * 3600, data["ending"]
+
+
+@case("signals.sigint_gives_a_partial_summary_and_json")
+def _():
+    interrupt(signal.SIGINT)
+
+
+@case("signals.sigterm_gives_a_partial_summary_and_json")
+def _():
+    interrupt(signal.SIGTERM)
+
+
+# ---- mmc --------------------------------------------------------------------------------------
+
+@case("mmc.bad_rates")
+def _():
+    for args in (["--lambda", "nan"], ["--mu", "nan"], ["--lambda", "1e-10"], ["--lambda", "1e-300", "--mu", "1e300"],
+                 ["--seed", "-1"]):
+        expect(run("mmc", *args), EXIT_INVALID, None)
+    code, out, _ = run("mmc", "--lambda", "9000", "--mu", "1", "--servers", "10000", "--customers", "1000", "--json")
+    assert code == 0 and json.loads(out)["erlang_c_wait_s"] >= 0, out
+
+
+print(f"\n{len(failures)} of the cases failed: {' '.join(failures)}" if failures else "\nevery case held")
+sys.exit(1 if failures else 0)

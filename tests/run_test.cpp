@@ -1,0 +1,53 @@
+// The generic run loop, on a small webhook scenario: stop requests, running out of memory, the
+// event limit, and a run cut short still leaving a report.
+#include <gtest/gtest.h>
+
+#include <new>
+
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+
+namespace relaysim::sim {
+namespace {
+
+Scenario quickstart() { return load_scenario(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml"); }
+
+TEST(Run, AStopRequestEndsTheRunWithAPartialReportThatIsNotJudged) {
+  RunOptions o;
+  int asked = 0;
+  o.should_stop = [&asked] { return ++asked > 3; };
+  const RunResult r = run_scenario(quickstart(), std::move(o));
+  EXPECT_EQ(r.ending, Ending::interrupted);
+  EXPECT_FALSE(r.judged());
+  EXPECT_FALSE(r.pass());
+  ASSERT_NE(r.report, nullptr);
+  EXPECT_LT(r.end, Time{} + quickstart().duration);
+}
+
+TEST(Run, RunningOutOfMemoryEndsTheRunWithAReportNotACrash) {
+  RunOptions o;
+  int calls = 0;
+  o.progress = [&calls](Time, std::uint64_t) {
+    if (++calls == 5) throw std::bad_alloc();
+  };
+  const RunResult r = run_scenario(quickstart(), std::move(o));
+  EXPECT_EQ(r.ending, Ending::out_of_memory);
+  EXPECT_NE(r.failure.find("ran out of memory"), std::string::npos);
+  ASSERT_NE(r.report, nullptr);
+  EXPECT_FALSE(r.pass());
+}
+
+TEST(Run, TheEventLimitStopsALivelockAndTheDefaultIsFarAboveTheLoad) {
+  RunOptions o;
+  o.max_events = 1000;
+  const RunResult r = run_scenario(quickstart(), std::move(o));
+  EXPECT_TRUE(r.hit_event_limit());
+  EXPECT_FALSE(r.pass());
+  const RunResult normal = run_scenario(quickstart());
+  EXPECT_GE(normal.event_limit, 100'000'000u);
+  EXPECT_LT(normal.events, normal.event_limit / 100);
+  EXPECT_TRUE(normal.pass());
+}
+
+}  // namespace
+}  // namespace relaysim::sim
