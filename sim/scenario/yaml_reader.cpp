@@ -317,6 +317,59 @@ std::optional<std::size_t> suspect_quote(std::string_view t, std::size_t error_p
   return suspect;
 }
 
+// The values a document holds, counting each use of an alias anew (as reading it does): YAML
+// aliases that repeat each other ("billion laughs") make a small file expand without bound, and
+// an alias inside the value it names makes it endless. Stops at the limits.
+struct ValueCount {
+  std::size_t values = 0;
+  bool too_deep = false;
+  void count(const YAML::Node& n, int depth) {
+    if (++values > kMaxValues || too_deep) return;
+    if (depth > kMaxDepth) {
+      too_deep = true;
+      return;
+    }
+    if (n.IsMap()) {
+      for (auto it = n.begin(); it != n.end() && values <= kMaxValues && !too_deep; ++it) {
+        count(it->first, depth + 1);
+        count(it->second, depth + 1);
+      }
+    } else if (n.IsSequence()) {
+      for (auto it = n.begin(); it != n.end() && values <= kMaxValues && !too_deep; ++it) count(*it, depth + 1);
+    }
+  }
+  static constexpr int kMaxDepth = 64;
+};
+
+// Where a second document starts: a `---` (or content after a `...`) at the start of a line after
+// the first document's content; npos when there is none. Read from the text because
+// YAML::LoadAll loops for ever on some malformed streams (yaml-cpp 0.7, fixed upstream in 2024).
+std::size_t second_document(std::string_view t) {
+  bool content = false;  // the first document has begun
+  bool ended = false;    // a `...` closed it
+  std::size_t pos = 0;
+  while (pos < t.size()) {
+    const std::size_t eol = std::min(t.find('\n', pos), t.size());
+    const std::string_view line = t.substr(pos, eol - pos);
+    auto marker = [&](std::string_view m) {
+      return line.substr(0, 3) == m && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+    };
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    const bool blank = first == std::string_view::npos || line[first] == '#';
+    if (marker("---")) {
+      if (content || ended) return pos;
+      content = line.find_first_not_of(" \t\r", 3) != std::string_view::npos && line[line.find_first_not_of(" \t\r", 3)] != '#';
+    } else if (marker("...")) {
+      ended = content;
+    } else if (!blank && line[0] != '%') {
+      if (ended) return pos;
+      content = true;
+    }
+    pos = eol + 1;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 YAML::Node parse_yaml(std::string_view text, const std::string& file) {
@@ -325,9 +378,13 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
     const auto [line, column] = line_column(text, bad);
     throw ScenarioError(file, line, column, "", "the file is not valid UTF-8 text here (a scenario is UTF-8)");
   }
-  std::vector<YAML::Node> docs;
+  if (const std::size_t second = second_document(text); second != std::string_view::npos) {
+    const auto [line, column] = line_column(text, second);
+    throw ScenarioError(file, line, column, "", "a second YAML document; a scenario file holds exactly one (remove the '---' line)");
+  }
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    root = YAML::Load(std::string(text));
   } catch (const YAML::DeepRecursion& e) {
     r.fail_mark(e.mark, "", "nesting deeper than " + std::to_string(e.depth()) + " levels; a scenario needs a handful");
   } catch (const YAML::ParserException& e) {
@@ -341,14 +398,35 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
     }
     r.fail_mark(e.mark, "", "not valid YAML: " + e.msg);
   }
-  if (docs.empty() || !docs[0].IsDefined() || docs[0].IsNull()) {
-    throw ScenarioError(file, 1, 1, "", "holds no scenario (the file is empty or only comments)");
+  if (!root.IsDefined() || root.IsNull()) {
+    // yaml-cpp reads some malformed text (a stray ',') as an empty document: say which it was.
+    bool content = false;
+    for (std::size_t pos = 0; pos < text.size() && !content;) {
+      const std::size_t eol = std::min(text.find('\n', pos), text.size());
+      const std::string_view line = text.substr(pos, eol - pos);
+      const std::size_t first = line.find_first_not_of(" \t\r");
+      content = first != std::string_view::npos && line[first] != '#' && line.substr(0, 3) != "---" &&
+                line.substr(0, 3) != "..." && line[0] != '%';
+      pos = eol + 1;
+    }
+    throw ScenarioError(file, 1, 1, "",
+                        content ? "is not a scenario: the YAML reader found no value in it (a stray ',', ']' or '}'?)"
+                                : "holds no scenario (the file is empty or only comments)");
   }
-  if (docs.size() > 1) {
-    r.fail(docs[1], "", "a second YAML document; a scenario file holds exactly one (remove the '---' line)");
+  ValueCount values;
+  values.count(root, 0);
+  if (values.too_deep) {
+    throw ScenarioError(file, 1, 1, "",
+                        "nests values more than " + std::to_string(ValueCount::kMaxDepth) +
+                            " deep (an alias inside the value it names?); a scenario needs a handful");
   }
-  check_quotes(r, docs[0], text, 0);
-  return docs[0];
+  if (values.values > kMaxValues) {
+    throw ScenarioError(file, 1, 1, "",
+                        "holds more than " + std::to_string(kMaxValues) +
+                            " values once its aliases (*name) are expanded; a scenario needs a few hundred");
+  }
+  check_quotes(r, root, text, 0);
+  return root;
 }
 
 }  // namespace relaysim::sim

@@ -122,8 +122,11 @@ void each(const Reader& r, const YAML::Node& n, const std::string& path, F&& f) 
   for (std::size_t i = 0; i < n.size(); ++i) f(n[i], path + "[" + std::to_string(i) + "]");
 }
 
-// Parses scenario text into YAML: exactly one document, valid UTF-8, no deeper than a sane limit.
-// Throws ScenarioError.
+// The most values (scalars, lists, mappings) a scenario may hold, aliases expanded.
+inline constexpr std::size_t kMaxValues = 100'000;
+
+// Parses scenario text into YAML: exactly one document, valid UTF-8, no deeper than a sane limit,
+// no more than kMaxValues values. Throws ScenarioError.
 YAML::Node parse_yaml(std::string_view text, const std::string& file);
 
 }  // namespace relaysim::sim

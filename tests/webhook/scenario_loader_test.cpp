@@ -2,6 +2,7 @@
 // expected; nothing is guessed or silently ignored. The cases of bad input a new user meets.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "sim/scenario/loader.h"
@@ -215,7 +216,8 @@ TEST(ScenarioLoader, WhatStartsAfterTheRunEndsIsRefused) {
 TEST(ScenarioLoader, ASecondDocumentIsRefused) {
   const ScenarioError e = error_for(std::string(kValid) + "---\nname: other\n");
   EXPECT_TRUE(says(e, "a second YAML document")) << e.what();
-  EXPECT_EQ(e.line(), 19);
+  EXPECT_EQ(e.line(), 18);
+  EXPECT_NO_THROW(parse_scenario(std::string("---\n") + kValid + "...\n", "markers.yaml"));
 }
 
 TEST(ScenarioLoader, TextThatIsNotUtf8IsRefusedWhereItIs) {
@@ -265,6 +267,17 @@ TEST(ScenarioLoader, AMissingFileADirectoryAndADeviceAreClearErrors) {
   EXPECT_NE(message("/no/such/scenario.yaml").find("cannot open"), std::string::npos);
   EXPECT_NE(message(RELAYSIM_SOURCE_DIR).find("is a directory"), std::string::npos);
   EXPECT_NE(message("/dev/zero").find("is a character device"), std::string::npos);
+}
+
+// Inputs the fuzz targets found: each must be refused, quickly (the test has a time limit).
+TEST(ScenarioLoader, EveryFuzzFindingIsRefused) {
+  const std::string dir = std::string(RELAYSIM_SOURCE_DIR) + "/tests/fuzz/regressions";
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    ++n;
+    EXPECT_THROW(load_scenario(e.path().string()), ScenarioError) << e.path();
+  }
+  EXPECT_GE(n, 4u);
 }
 
 TEST(ScenarioLoader, TheWriterLeavesDefaultsOutAndQuotesText) {
