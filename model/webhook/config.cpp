@@ -45,6 +45,7 @@ std::vector<ConfigError> validate(const PlatformConfig& c) {
   if (b.half_open_probes < 1) {
     out.push_back({"platform.serviceb_breaker.half_open_probes", "must be at least 1"});
   }
+  if (c.store_retry <= Duration::zero()) out.push_back({"platform.store_retry", "must be positive"});
   if (c.retention && *c.retention < Duration::zero()) out.push_back({"platform.retention", "must not be negative"});
   if (c.max_payload_bytes < 2) out.push_back({"platform.max_payload_bytes", "must be at least 2"});
   return out;

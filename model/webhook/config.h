@@ -32,6 +32,8 @@ struct PlatformConfig {
   Duration url_cache_ttl = std::chrono::minutes(2);
   std::size_t url_cache_max_entries = 100'000;
   BreakerConfig serviceb_breaker{};
+  // How long a pod waits before it asks the store again after a call failed (busy, full, I/O).
+  Duration store_retry = std::chrono::seconds(1);
   ClassificationTable classification{};
   std::size_t max_payload_bytes = 256 * 1024;
   std::size_t max_key_bytes = 256;  // cxid and request_id each

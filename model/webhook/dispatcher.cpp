@@ -27,12 +27,20 @@ void Dispatcher::pump() {
   pumping_ = true;
   do {
     repump_ = false;
-    while (!free_.empty()) {
+    // After a failed store call, the store is left alone until store_retry has passed.
+    while (!free_.empty() && clock_.now() >= store_retry_at_) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
       const Time now = clock_.now();
-      // Expired work first: it is dead-lettered at once and must not wait behind due work.
-      if (!store_.claim_expired(now, pod_, lease(), job.row) && !store_.claim_due(now, pod_, lease(), job.row)) break;
+      bool claimed = false;
+      try {
+        // Expired work first: it is dead-lettered at once and must not wait behind due work.
+        claimed = store_.claim_expired(now, pod_, lease(), job.row) || store_.claim_due(now, pod_, lease(), job.row);
+      } catch (const StoreError& e) {
+        store_failed(StoreOp::claim, e.failure());
+        break;
+      }
+      if (!claimed) break;
       free_.pop_back();
       job.busy = true;
       ++in_flight_;
@@ -48,11 +56,29 @@ Duration Dispatcher::lease() const {
   return config_.lease;
 }
 
+void Dispatcher::store_failed(StoreOp op, StoreFailure failure) {
+  const Time now = clock_.now();
+  events_.emit(StoreFailed{pod_, op, failure, now});
+  store_retry_at_ = now + config_.store_retry;
+}
+
 void Dispatcher::arm_wake() {
   if (free_.empty()) return;  // a completion will pump
-  const std::optional<Time> next = store_.next_due();
-  if (!next) return;
-  const Time at = std::max(*next, clock_.now());
+  Time at = store_retry_at_;
+  if (clock_.now() >= store_retry_at_) {
+    std::optional<Time> next;
+    try {
+      next = store_.next_due();
+    } catch (const StoreError& e) {
+      store_failed(StoreOp::next_due, e.failure());
+    }
+    if (clock_.now() >= store_retry_at_) {
+      if (!next) return;
+      at = std::max(*next, clock_.now());
+    } else {
+      at = store_retry_at_;
+    }
+  }
   if (wake_ && wake_at_ <= at) return;
   if (wake_) timers_.cancel(wake_);
   wake_at_ = at;
@@ -150,8 +176,17 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
 void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "finishing an idle slot");
-  const bool applied = store_.complete(job.row.id, job.row.claim_token, c);
-  events_.emit(Completed{pod_, job.row, c, applied});
+  bool applied = false;
+  bool failed = false;
+  try {
+    applied = store_.complete(job.row.id, job.row.claim_token, c);
+  } catch (const StoreError& e) {
+    // Nothing was recorded: the request stays in flight under this claim until its lease
+    // expires, and then another claim rescues it.
+    failed = true;
+    store_failed(StoreOp::complete, e.failure());
+  }
+  events_.emit(Completed{pod_, job.row, c, applied, failed});
   if (applied && (c.status == Status::failed || c.status == Status::dead_lettered)) {
     events_.emit(TenantNotified{job.row, c.status, c.reason, c.at});
   }

@@ -7,7 +7,9 @@
 // state. Completions are fenced by the claim token, so a pod that lost its lease changes nothing.
 //
 // It never polls: when nothing is due it sleeps until the Store's next due time, and nudge()
-// wakes it when new work arrives.
+// wakes it when new work arrives. When a store call fails (busy, full, an I/O error) it leaves
+// the store alone for `store_retry` and then asks again; a completion that could not be recorded
+// leaves its request in flight until the lease expires, when another claim rescues it.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,7 @@ class Dispatcher {
   void defer(std::uint32_t slot, Time now);
   void finish(std::uint32_t slot, const Completion& c);
   void arm_wake();
+  void store_failed(StoreOp op, StoreFailure failure);
   Duration lease() const;
 
   PodId pod_;
@@ -70,6 +73,7 @@ class Dispatcher {
   bool repump_ = false;
   TimerId wake_{};
   Time wake_at_ = kTimeNever;
+  Time store_retry_at_{};  // after a failed store call: not before this
 };
 
 }  // namespace relaysim::webhook

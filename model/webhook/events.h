@@ -61,19 +61,36 @@ struct AttemptFinished {
   Verdict verdict;
 };
 
-// A claim ended. `applied` is false when the claim had been fenced off (stale token).
+// A claim ended. `applied` is false when the claim had been fenced off (stale token) or when the
+// store failed (`failed`): then the request stays in flight until its lease expires and another
+// claim rescues it.
 struct Completed {
   PodId pod;
   const RequestRow& row;
   const Completion& completion;
   bool applied;
+  bool failed = false;
   void mix(Fingerprint& fp) const {
     fp.mix(4);
     fp.mix(row.id);
-    fp.mix(static_cast<std::uint64_t>(completion.status) << 8 | static_cast<std::uint64_t>(completion.reason) << 1 |
-           (applied ? 1 : 0));
+    fp.mix(static_cast<std::uint64_t>(completion.status) << 8 | static_cast<std::uint64_t>(failed ? 1 : 0) << 7 |
+           static_cast<std::uint64_t>(completion.reason) << 1 | (applied ? 1 : 0));
     fp.mix(completion.at);
     fp.mix(completion.due_at);
+  }
+};
+
+// A store call failed (busy, full, an I/O error): it changed nothing.
+struct StoreFailed {
+  PodId pod;
+  StoreOp op;
+  StoreFailure failure;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(10);
+    fp.mix(pod);
+    fp.mix(static_cast<std::uint64_t>(op) << 8 | static_cast<std::uint64_t>(failure));
+    fp.mix(at);
   }
 };
 
@@ -106,6 +123,6 @@ struct BreakerChanged {
 };
 
 using Events = EventBus<Ingested, Claimed, AttemptStarted, AttemptFinished, Completed, TenantNotified, UrlLookedUp,
-                        BreakerChanged>;
+                        BreakerChanged, StoreFailed>;
 
 }  // namespace relaysim::webhook

@@ -10,6 +10,7 @@ std::string_view to_string(IngestStatus s) {
     case IngestStatus::duplicate: return "duplicate";
     case IngestStatus::conflict: return "conflict";
     case IngestStatus::invalid: return "invalid";
+    case IngestStatus::unavailable: return "unavailable";
   }
   return "?";
 }
@@ -32,7 +33,13 @@ IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, 
     request_id = mutated;
   }
   const NewRequest req{cxid, request_id, payload, now, now + config_.retry.deadline};
-  const CreateResult r = store_.create(req);
+  CreateResult r;
+  try {
+    r = store_.create(req);
+  } catch (const StoreError& e) {
+    events_.emit(StoreFailed{pod_, StoreOp::create, e.failure(), now});
+    return {IngestStatus::unavailable, 0, "the store failed; nothing was stored: try again"};
+  }
   events_.emit(Ingested{pod_, req, r, now});
   switch (r.outcome) {
     case CreateOutcome::created:
@@ -48,7 +55,12 @@ IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, 
 
 ReplayOutcome Ingest::replay(RequestId id) {
   const Time now = clock_.now();
-  const ReplayOutcome r = store_.replay(id, now, now + config_.retry.deadline);
+  ReplayOutcome r = ReplayOutcome::unavailable;
+  try {
+    r = store_.replay(id, now, now + config_.retry.deadline);
+  } catch (const StoreError& e) {
+    events_.emit(StoreFailed{pod_, StoreOp::replay, e.failure(), now});
+  }
   if (r == ReplayOutcome::replayed && on_new_work_) on_new_work_();
   return r;
 }

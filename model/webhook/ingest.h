@@ -1,7 +1,8 @@
 // Ingest: the create(cxid, request_id, payload) entry point.
 //
-// Persist first, acknowledge second: a request is acknowledged only after the Store has it. The
-// ingest path touches only the Store — never ServiceB — so a ServiceB outage cannot reach it.
+// Persist first, acknowledge second: a request is acknowledged only after the Store has it; when
+// the store fails, nothing is acknowledged and the client is told to try again. The ingest path
+// touches only the Store — never ServiceB — so a ServiceB outage cannot reach it.
 #pragma once
 
 #include <string>
@@ -14,13 +15,14 @@
 
 namespace relaysim::webhook {
 
-enum class IngestStatus : std::uint8_t { created, duplicate, conflict, invalid };
+// unavailable: the store failed; nothing was stored and the client should try again (HTTP 503).
+enum class IngestStatus : std::uint8_t { created, duplicate, conflict, invalid, unavailable };
 std::string_view to_string(IngestStatus s);
 
 struct IngestResult {
   IngestStatus status = IngestStatus::invalid;
   RequestId id = 0;          // created: the new request; duplicate/conflict: the original
-  std::string_view problem;  // invalid: why (static text)
+  std::string_view problem;  // invalid, unavailable: why (static text)
 };
 
 class Ingest {

@@ -7,6 +7,17 @@
 
 namespace relaysim::webhook {
 
+std::string_view to_string(StoreOp op) {
+  switch (op) {
+    case StoreOp::create: return "create";
+    case StoreOp::claim: return "claim";
+    case StoreOp::complete: return "complete";
+    case StoreOp::next_due: return "next_due";
+    case StoreOp::replay: return "replay";
+  }
+  return "?";
+}
+
 std::string_view to_string(CreateOutcome o) {
   switch (o) {
     case CreateOutcome::created: return "created";

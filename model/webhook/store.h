@@ -49,7 +49,11 @@ struct CreateResult {
   RequestId id = 0;  // the new or the original request
 };
 
-enum class ReplayOutcome : std::uint8_t { replayed, not_found, not_terminal };
+enum class ReplayOutcome : std::uint8_t { replayed, not_found, not_terminal, unavailable };
+
+// The store's calls, to say which one failed.
+enum class StoreOp : std::uint8_t { create, claim, complete, next_due, replay };
+std::string_view to_string(StoreOp op);
 
 struct StoreCounts {
   std::array<std::uint64_t, kStatusCount> by_status{};

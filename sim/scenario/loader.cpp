@@ -21,34 +21,115 @@ std::vector<std::string> system_names() {
   return out;
 }
 
-const Schema<CrashFault>& crash_schema() {
-  static const Schema<CrashFault> schema = [] {
-    Schema<CrashFault> s(Style::flow, "A pod crash: the pod loses everything it held in memory — its URL cache, its breaker, "
-                                      "its work in flight — but not the store; what it already sent still reaches its "
-                                      "endpoint. Its leased requests are rescued by other pods when their leases expire.");
-    s.key("at", &CrashFault::at, time_codec(), "when the pod crashes", opt::required());
-    Schema<CrashFault>::Key pod;
+// One item of `faults:`: a pod crash or a store fault.
+struct FaultItem {
+  Time at{};
+  std::optional<std::uint32_t> crash;  // the pod
+  Duration restart_after = kForever;
+  bool during_write = false;
+  std::optional<StoreFailure> store;
+  Duration length = kForever;
+  bool operator==(const FaultItem&) const = default;
+};
+
+const Schema<FaultItem>& fault_schema() {
+  static const Schema<FaultItem> schema = [] {
+    Schema<FaultItem> s(Style::flow,
+                        "Each item is a pod crash (`crash`) or a store fault (`store`). A crash drops everything the "
+                        "pod held in memory — its caches, its breaker, its work in flight — but not the store; what "
+                        "it already sent still reaches its endpoint, and its leased work is rescued by other pods "
+                        "when the leases expire. A store fault makes store calls fail: `busy` and `io` fail every "
+                        "call, `full` every write (reads still work); the platform must survive it and lose nothing "
+                        "it acknowledged.");
+    s.key("at", &FaultItem::at, time_codec(), "when it happens", opt::required());
+    Schema<FaultItem>::Key pod;
     pod.name = "crash";
     pod.kind = "`pod-N`";
-    pod.meaning = "which pod, counted from 0";
-    pod.required = true;
-    pod.always_write = true;
-    pod.read = [](const Reader& r, const YAML::Node& n, const std::string& p, CrashFault& f) {
+    pod.meaning = "the pod that crashes, counted from 0";
+    pod.default_text = "(or `store`)";
+    pod.read = [](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
       const std::string name = r.scalar(n, p, "a pod name such as pod-0");
       const bool digits = name.size() > 4 && name.size() <= 14 && name.rfind("pod-", 0) == 0 &&
                           name.find_first_not_of("0123456789", 4) == std::string::npos &&
                           (name.size() == 5 || name[4] != '0');
       if (!digits) r.fail(n, p, "expected a pod name such as pod-0 or pod-12, got '" + name + "'");
-      f.pod = static_cast<std::uint32_t>(std::min<unsigned long long>(std::stoull(name.substr(4)), UINT32_MAX));
+      f.crash = static_cast<std::uint32_t>(std::min<unsigned long long>(std::stoull(name.substr(4)), UINT32_MAX));
     };
-    pod.differs = [](const CrashFault&, const CrashFault&) { return true; };
-    pod.emit = [](YAML::Emitter& e, const CrashFault& f, const CrashFault&) { e << "pod-" + std::to_string(f.pod); };
+    pod.differs = [](const FaultItem& f, const FaultItem&) { return f.crash.has_value(); };
+    pod.emit = [](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << "pod-" + std::to_string(*f.crash); };
     s.add(std::move(pod));
-    s.key("restart_after", &CrashFault::restart_after, duration_codec(), "how long until it starts again",
+    s.key("restart_after", &FaultItem::restart_after, duration_codec(), "how long until the pod starts again",
           opt::shown("never"));
+    s.key("during_write", &FaultItem::during_write, flag_codec(),
+          "the pod dies in the middle of its first store write at or after `at`, which must roll back whole");
+    Schema<FaultItem>::Key store;
+    store.name = "store";
+    store.kind = "`busy` | `full` | `io`";
+    store.meaning = "how the store fails";
+    store.default_text = "(or `crash`)";
+    store.read = [](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
+      f.store = r.choice<StoreFailure>(n, p, {{"busy", StoreFailure::busy}, {"full", StoreFailure::full}, {"io", StoreFailure::io}});
+    };
+    store.differs = [](const FaultItem& f, const FaultItem&) { return f.store.has_value(); };
+    store.emit = [](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << std::string(to_string(*f.store)); };
+    s.add(std::move(store));
+    s.key("for", &FaultItem::length, duration_codec(), "how long a store fault lasts", opt::shown("forever"));
+    s.check([](const Reader& r, const Map& m, FaultItem& f) {
+      if (f.crash.has_value() == f.store.has_value()) {
+        r.fail(m.node(), m.path(), "a fault is either a pod crash (`crash: pod-N`) or a store fault (`store: busy`), one of the two");
+      }
+      for (const char* k : {"restart_after", "during_write"}) {
+        if (f.store && m.has(k)) r.fail(m[k], m.child(k), std::string("`") + k + "` belongs to crashes");
+      }
+      if (f.crash && m.has("for")) r.fail(m["for"], m.child("for"), "`for` belongs to store faults; a crash lasts until `restart_after`");
+      if (f.length <= Duration::zero()) r.fail(m["for"], m.child("for"), "must be positive");
+    });
     return s;
   }();
   return schema;
+}
+
+// `faults:`: read as one list, kept as the crashes and the store faults.
+Schema<Scenario>::Key faults_key() {
+  Schema<Scenario>::Key k;
+  k.name = "faults";
+  k.kind = "list of faults, below";
+  k.meaning = "pod crashes and store faults";
+  k.default_text = "none";
+  k.read = [](const Reader& r, const YAML::Node& n, const std::string& path, Scenario& s) {
+    s.crashes.clear();
+    s.store_faults.clear();
+    const std::uint32_t pods = s.spec().processes();
+    each(r, n, path, [&](const YAML::Node& item, const std::string& p) {
+      FaultItem f;
+      fault_schema().read(r, item, p, f);
+      if (f.crash) {
+        if (*f.crash >= pods) {
+          r.fail(item["crash"], p + ".crash",
+                 "expected a pod name pod-0 .. pod-" + std::to_string(pods - 1) + " (the platform has " +
+                     std::to_string(pods) + " pods), got 'pod-" + std::to_string(*f.crash) + "'");
+        }
+        s.crashes.push_back({f.at, *f.crash, f.restart_after, f.during_write});
+      } else {
+        s.store_faults.push_back({Window{f.at, f.length}, *f.store});
+      }
+    });
+  };
+  k.differs = [](const Scenario& s, const Scenario&) { return !s.crashes.empty() || !s.store_faults.empty(); };
+  k.emit = [](YAML::Emitter& e, const Scenario& s, const Scenario&) {
+    e << YAML::BeginSeq;
+    for (const CrashFault& c : s.crashes) {
+      fault_schema().emit(e, FaultItem{c.at, c.pod, c.restart_after, c.during_write, std::nullopt, kForever}, FaultItem{});
+    }
+    for (const StoreFault& f : s.store_faults) {
+      fault_schema().emit(e, FaultItem{f.window.at, std::nullopt, kForever, false, f.failure, f.window.length}, FaultItem{});
+    }
+    e << YAML::EndSeq;
+  };
+  k.document = [](std::vector<DocTable>& out, const std::string& path, const Scenario&) {
+    fault_schema().document(out, path + "[]", FaultItem{});
+  };
+  return k;
 }
 
 const Schema<OracleOptions>& oracle_schema() {
@@ -149,8 +230,7 @@ const Schema<Scenario>& scenario_schema() {
     s.add(system_key());
     s.key("store", &Scenario::store, choice_codec<StoreKind>({{"memory", StoreKind::memory}, {"sqlite", StoreKind::sqlite}}),
           "where the platform keeps its durable state: in memory, or in SQLite (in memory unless `--sqlite-path`)");
-    s.key("faults", &Scenario::crashes, list_codec(map_codec(crash_schema()), "list of crashes, below"),
-          "pod crashes", opt::shown("none"));
+    s.add(faults_key());
     s.add(expect_key());
     s.key("oracle", &Scenario::oracle, map_codec(oracle_schema()), "options of the invariant checkers");
     s.check([](const Reader& r, const Map& m, Scenario& sc) {
@@ -204,14 +284,6 @@ Scenario read_scenario(const Reader& reader, const YAML::Node& root) {
   }
   if (!section_read) read_section();
   for (const auto& c : schema.checks()) c(r, m, s);
-  const std::uint32_t pods = s.spec().processes();
-  for (std::size_t i = 0; i < s.crashes.size(); ++i) {
-    if (s.crashes[i].pod >= pods) {
-      r.fail(m["faults"][i]["crash"], "faults[" + std::to_string(i) + "].crash",
-             "expected a pod name pod-0 .. pod-" + std::to_string(pods - 1) + " (the platform has " +
-                 std::to_string(pods) + " pods), got 'pod-" + std::to_string(s.crashes[i].pod) + "'");
-    }
-  }
   return s;
 }
 

@@ -12,6 +12,7 @@
 
 #include "model/core/assert.h"
 #include "model/core/time.h"
+#include "model/store/store_error.h"
 
 namespace relaysim::sim {
 
@@ -30,12 +31,22 @@ enum class StoreKind : std::uint8_t { memory, sqlite };
 std::string_view to_string(StoreKind k);
 
 // A pod crash: at `at`, process `pod` (0-based) loses everything in memory; it starts again after
-// `restart_after` (kForever: never).
+// `restart_after` (kForever: never). With `during_write`, it dies instead in the middle of its
+// first store write at or after `at`: the write's transaction must roll back.
 struct CrashFault {
   Time at{};
   std::uint32_t pod = 0;
   Duration restart_after = kForever;
+  bool during_write = false;
   bool operator==(const CrashFault&) const = default;
+};
+
+// The store failing for a while: every call fails as busy or with an I/O error, or (full) every
+// write fails for lack of space while reads work.
+struct StoreFault {
+  Window window;
+  StoreFailure failure = StoreFailure::busy;
+  bool operator==(const StoreFault&) const = default;
 };
 
 enum class CompareOp : std::uint8_t { lt, le, gt, ge, eq, ne };
@@ -77,6 +88,7 @@ struct Scenario {
   const System* system = nullptr;
   StoreKind store = StoreKind::memory;
   std::vector<CrashFault> crashes;
+  std::vector<StoreFault> store_faults;
   std::vector<Expectation> expect;
   OracleOptions oracle;
 

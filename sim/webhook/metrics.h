@@ -34,6 +34,7 @@ class Metrics final : public SinkFor<model::Ingested>,
                       public SinkFor<model::TenantNotified>,
                       public SinkFor<model::UrlLookedUp>,
                       public SinkFor<model::BreakerChanged>,
+                      public SinkFor<model::StoreFailed>,
                       public SinkFor<ClientCreated>,
                       public SinkFor<ClientRejected>,
                       public SinkFor<ServiceBCalled>,
@@ -52,12 +53,14 @@ class Metrics final : public SinkFor<model::Ingested>,
   void on(const model::TenantNotified&) override { ++notifications; }
   void on(const model::UrlLookedUp& e) override { ++(e.cache_hit ? cache_hits : cache_misses); }
   void on(const model::BreakerChanged& e) override;
+  void on(const model::StoreFailed&) override { ++store_failures; }
   void on(const ClientCreated& e) override;
   void on(const ClientRejected&) override { ++rejected; }
   void on(const ServiceBCalled& e) override;
   void on(const ProcessCrashed& e) override;
 
-  std::array<std::uint64_t, 4> created_by_outcome{};  // IngestStatus
+  std::array<std::uint64_t, 5> created_by_outcome{};  // IngestStatus
+  std::uint64_t store_failures = 0;
   std::uint64_t rejected = 0;
   std::uint64_t acked = 0;
   std::uint64_t attempts = 0;
@@ -87,7 +90,7 @@ class Metrics final : public SinkFor<model::Ingested>,
 
 // What the oracle found beyond violations: duplicates and their causes, rescues, fencing.
 struct OracleFigures {
-  std::array<std::uint64_t, 5> duplicates{};  // DuplicateCause
+  std::array<std::uint64_t, 6> duplicates{};  // DuplicateCause
   std::uint64_t rescued = 0;
   std::uint64_t stale = 0;
   std::uint64_t stale_applied = 0;
@@ -152,7 +155,8 @@ inline constexpr Metric kMetrics[] = {
     {{"duplicates_late_response", Unit::count, "endpoint duplicates caused by a response that came after the HTTP timeout"}, [](const Figures& f, double) { return detail::duplicates(f, 1); }},
     {{"duplicates_crash", Unit::count, "endpoint duplicates caused by a pod crashing mid-attempt"}, [](const Figures& f, double) { return detail::duplicates(f, 2); }},
     {{"duplicates_lease_expired", Unit::count, "endpoint duplicates caused by an expired lease"}, [](const Figures& f, double) { return detail::duplicates(f, 3); }},
-    {{"duplicates_unexplained", Unit::count, "endpoint duplicates with no ambiguous outcome to explain them"}, [](const Figures& f, double) { return detail::duplicates(f, 4); }},
+    {{"duplicates_store_failure", Unit::count, "endpoint duplicates caused by a completion the store failed to record"}, [](const Figures& f, double) { return detail::duplicates(f, 4); }},
+    {{"duplicates_unexplained", Unit::count, "endpoint duplicates with no ambiguous outcome to explain them"}, [](const Figures& f, double) { return detail::duplicates(f, 5); }},
     {{"attempts", Unit::count, "HTTP attempts started"}, [](const Figures& f, double) { return detail::d(f.metrics.attempts); }},
     {{"attempts_per_request", Unit::number, "mean attempts per terminal request (exact)"}, [](const Figures& f, double) { return detail::ratio(detail::d(f.metrics.terminal_attempts), detail::d(f.metrics.terminal_requests)); }},
     {{"attempts_max", Unit::count, "the most attempts any terminal request made"}, [](const Figures& f, double) { return detail::d(f.metrics.max_attempts); }},
@@ -165,6 +169,8 @@ inline constexpr Metric kMetrics[] = {
     {{"duplicate_ingests", Unit::count, "create calls answered with the original request"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[1]); }},
     {{"conflicts", Unit::count, "create calls refused: same key, another payload"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[2]); }},
     {{"rejected_ingests", Unit::count, "create calls no pod was up to take"}, [](const Figures& f, double) { return detail::d(f.metrics.rejected); }},
+    {{"unavailable_ingests", Unit::count, "create calls refused because the store failed (not acknowledged)"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[4]); }},
+    {{"store_failures", Unit::count, "store calls that failed (busy, full, I/O), all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.store_failures); }},
     {{"serviceb_calls", Unit::count, "calls to ServiceB"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls); }},
     {{"serviceb_calls_in_outage", Unit::count, "calls to ServiceB during its outages"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage); }},
     {{"serviceb_calls_while_open", Unit::count, "calls to ServiceB while the caller's breaker was open (always 0)"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage_by_state[1]); }},

@@ -16,14 +16,17 @@ std::string_view to_string(DuplicateCause c) {
     case DuplicateCause::late_response: return "late_response";
     case DuplicateCause::crash: return "crash";
     case DuplicateCause::lease_expired: return "lease_expired";
+    case DuplicateCause::store_failure: return "store_failure";
     case DuplicateCause::unexplained: return "unexplained";
   }
   return "?";
 }
 
-RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& serviceb, Ledger& ledger)
+RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& serviceb, const StoreFaults& store_faults,
+                               Ledger& ledger)
     : spec_(spec_of(scenario)),
       serviceb_(serviceb),
+      store_faults_(store_faults),
       ledger_(ledger),
       retention_(spec_.platform.retention),
       in_flight_(spec_.platform.pods) {
@@ -31,9 +34,10 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
   // How long after its deadline a request may still be open. An attempt in flight at the deadline
   // ends within lookup + HTTP timeout, and a freed slot takes expired work before anything else,
   // so without crashes that is the bound. A request in flight under a pod that dies waits for its
-  // lease to run out before another pod claims it, so runs with crashes (or a lease forced
-  // short) also allow the lease and a minute of scheduling slack.
-  const bool strict = scenario.crashes.empty() && !p.allow_unsafe_lease;
+  // lease to run out before another pod claims it — so does one whose completion the store failed
+  // to record — so runs with crashes or store faults (or a lease forced short) also allow the
+  // lease and a minute of scheduling slack.
+  const bool strict = scenario.crashes.empty() && !store_faults.any() && !p.allow_unsafe_lease;
   const Duration slack = scenario.oracle.terminal_slack >= Duration::zero() ? scenario.oracle.terminal_slack
                          : strict ? Duration{std::chrono::seconds(1)}
                                   : Duration{std::chrono::minutes(1)};
@@ -41,12 +45,19 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
   terminal_bound_text_ = "deadline + " + format_duration(terminal_bound_) + " (" +
                          (strict ? std::string() : "lease " + format_duration(p.lease) + " + ") + "lookup_timeout " +
                          format_duration(p.lookup_timeout) + " + http_timeout " + format_duration(p.http_timeout) +
-                         " + slack " + format_duration(slack) + ", plus any time no pod was up)";
+                         " + slack " + format_duration(slack) + ", plus any time no pod was up or the store was failing)";
 }
 
 RequestChecker::Req* RequestChecker::find(RequestId id) {
   const std::uint32_t slot = req_index_.find(id);
   return slot == DenseIdMap::kNone ? nullptr : &reqs_[slot];
+}
+
+std::uint32_t RequestChecker::find_key(std::uint64_t request) const {
+  const std::uint32_t slot = key_index_.find(request);
+  if (slot != DenseIdMap::kNone) return slot;
+  const std::uint64_t late = late_keys_.find(request, [&](std::uint64_t s) { return reqs_[static_cast<std::uint32_t>(s - 1)].request == request; });
+  return late != 0 ? static_cast<std::uint32_t>(late - 1) : DenseIdMap::kNone;
 }
 
 void RequestChecker::forget_finished(Time now) {
@@ -55,7 +66,11 @@ void RequestChecker::forget_finished(Time now) {
   retention_.expire(now, [this](const Retention::Finished& f) {
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) return;  // replayed since
-    if (q.keyed) key_index_.erase(q.request);
+    if (q.keyed && key_index_.find(q.request) == f.slot) {
+      key_index_.erase(q.request);
+    } else if (q.keyed) {
+      late_keys_.erase(q.request, f.slot + 1);
+    }
     req_index_.erase(f.id);
     q = Req{};
     reqs_.release(f.slot);
@@ -96,7 +111,7 @@ void RequestChecker::on(const ClientCreated& e) {
   // forgets here too, before it judges the answer.
   forget_finished(at);
   // The request number alone names the key: a duplicate or a conflict reuses it.
-  const std::uint32_t original_slot = key_index_.find(key.request);
+  const std::uint32_t original_slot = find_key(key.request);
   const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
   // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
   const bool forgotten = original == nullptr && !retention_.forever();
@@ -107,15 +122,16 @@ void RequestChecker::on(const ClientCreated& e) {
         violate(Invariant::idem, nullptr, r.id, at,
                 "a second request was stored for " + named + ", already stored as request " + std::to_string(original->id));
       }
-      // A key created again after the oracle forgot it cannot join the index (request numbers
-      // go in increasing order); its later duplicates are judged leniently, as forgotten.
-      if (const std::uint32_t slot = req_index_.find(r.id);
-          slot != DenseIdMap::kNone && !reqs_[slot].keyed && key_index_.accepts(key.request)) {
+      if (const std::uint32_t slot = req_index_.find(r.id); slot != DenseIdMap::kNone && !reqs_[slot].keyed) {
         Req& q = reqs_[slot];
         q.request = key.request;
         q.payload = key.payload;
         q.keyed = true;
-        key_index_.insert(key.request, slot);
+        if (key_index_.accepts(key.request)) {
+          key_index_.insert(key.request, slot);
+        } else {
+          late_keys_.insert(key.request, slot + 1);  // stored after younger keys: see late_keys_
+        }
       }
       return;
     case IngestStatus::duplicate:
@@ -135,6 +151,8 @@ void RequestChecker::on(const ClientCreated& e) {
     case IngestStatus::invalid:
       violate(Invariant::idem, nullptr, 0, at, "a well-formed create of " + named + " was refused as invalid");
       return;
+    case IngestStatus::unavailable:
+      return;  // the store failed: nothing was acknowledged
   }
 }
 
@@ -234,7 +252,7 @@ Duration RequestChecker::downtime(Time from, Time to) const {
   };
   for (const auto& [a, b] : all_down_) add(a, b);
   if (pods_up_ == 0) add(all_down_since_, to);
-  return total;
+  return total + store_faults_.downtime(from, to);
 }
 
 void RequestChecker::on(const ProcessCrashed& e) {
@@ -265,9 +283,9 @@ void RequestChecker::on(const Completed& e) {
   if (slot == DenseIdMap::kNone) return;
   Req* q = &reqs_[slot];
   if (!e.applied) {
-    ++stale_;
+    if (!e.failed) ++stale_;
     if (c.attempt != nullptr && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
-      q->ambiguity = DuplicateCause::lease_expired;
+      q->ambiguity = e.failed ? DuplicateCause::store_failure : DuplicateCause::lease_expired;
     }
     return;
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/core/dense_id_map.h"
+#include "model/core/flat_index.h"
 #include "model/core/slot_pool.h"
 #include "model/store/retention.h"
 #include "model/webhook/events.h"
@@ -29,15 +30,18 @@
 #include "sim/webhook/spec.h"
 #include "sim/webhook/truth.h"
 #include "sim/world/process.h"
+#include "sim/world/store_faults.h"
 
 namespace relaysim::sim::webhook {
 
 namespace model = relaysim::webhook;
 
 // Why an endpoint received a request it had already accepted with a 2xx.
-// lost_response: the response never arrived; late_response: it arrived after the client's timeout.
-enum class DuplicateCause : std::uint8_t { lost_response, late_response, crash, lease_expired, unexplained };
-inline constexpr int kDuplicateCauseCount = 5;
+// lost_response: the response never arrived; late_response: it arrived after the client's timeout;
+// crash: the pod died with the attempt in flight; lease_expired: its completion was fenced off;
+// store_failure: the store could not record the completion.
+enum class DuplicateCause : std::uint8_t { lost_response, late_response, crash, lease_expired, store_failure, unexplained };
+inline constexpr int kDuplicateCauseCount = 6;
 std::string_view to_string(DuplicateCause c);
 
 class RequestChecker final : public SinkFor<model::Ingested>,
@@ -50,7 +54,9 @@ class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<ProcessStarted>,
                              public SinkFor<ProcessCrashed> {
  public:
-  RequestChecker(const Scenario& scenario, const ServiceB& serviceb, Ledger& ledger);
+  // `store_faults`: when the store was failing; like time with no pod up, it stretches the
+  // deadline bound.
+  RequestChecker(const Scenario& scenario, const ServiceB& serviceb, const StoreFaults& store_faults, Ledger& ledger);
 
   void on(const model::Ingested& e) override;
   void on(const model::Claimed& e) override;
@@ -103,17 +109,20 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   };
 
   Req* find(model::RequestId id);
+  // The slot of the request stored for the client's key `request`, or DenseIdMap::kNone.
+  std::uint32_t find_key(std::uint64_t request) const;
   // With a finite retention the store forgets terminal requests; so does the oracle, at the same
   // moments, so its memory too follows the open requests.
   void forget_finished(Time now);
-  // How long no pod at all was up within [from, to]: no platform can act then, so deadline
-  // bounds stretch by it.
+  // How long within [from, to] no pod at all was up, plus how long the store was failing: the
+  // platform cannot finish anything then, so deadline bounds stretch by it.
   Duration downtime(Time from, Time to) const;
   std::string subject(const Req& q) const;
   void violate(Invariant i, const Req* q, model::RequestId id, Time at, std::string what);
 
   const WebhookSpec& spec_;
   const ServiceB& serviceb_;
+  const StoreFaults& store_faults_;
   Ledger& ledger_;
   Duration terminal_bound_;
   std::string terminal_bound_text_;
@@ -121,7 +130,10 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   DenseIdMap req_index_;  // id -> slot
   // The client's request number (ClientKey::request, unique per key, handed out in increasing
   // order by the load generator) -> slot. Ground truth the platform cannot use, the oracle can.
+  // A key first stored after younger ones (its first create was refused: no pod was up, or the
+  // store failed) cannot join the dense index; it goes to late_keys_ instead.
   DenseIdMap key_index_;
+  FlatIndex late_keys_;  // request number -> slot + 1
   Retention retention_;
   std::vector<std::vector<std::pair<model::RequestId, Time>>> in_flight_;  // per pod: sends whose result is pending
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};

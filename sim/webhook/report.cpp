@@ -49,6 +49,10 @@ void Report::print(std::ostream& out, double wall) const {
   out << ")\n";
   out << "  deferred on ServiceB " << m.deferrals << ",  rescued claims " << f_.oracle.rescued
       << ",  stale completions fenced off " << f_.oracle.stale << "\n";
+  if (m.store_failures > 0) {
+    out << "  store calls failed " << m.store_failures << "  (creates refused, not acknowledged: "
+        << m.created_by_outcome[static_cast<int>(IngestStatus::unavailable)] << ")\n";
+  }
   const LatencyHistogram& h = m.delivery_latency;
   out << "  ingest->delivered latency  mean " << format_value(Unit::seconds, h.mean_seconds()) << "  p50 "
       << format_duration(h.quantile(0.5)) << "  p90 " << format_duration(h.quantile(0.9)) << "  p99 "
@@ -94,6 +98,8 @@ void Report::to_json(nlohmann::json& j, double wall) const {
                    {"unresolved", get(metric("unresolved"))},
                    {"duplicate_ingests", get(metric("duplicate_ingests"))},
                    {"conflicts", get(metric("conflicts"))},
+                   {"unavailable_ingests", get(metric("unavailable_ingests"))},
+                   {"store_failures", get(metric("store_failures"))},
                    {"attempts_per_request_mean", get(metric("attempts_per_request"))},
                    {"attempts_per_request_max", m.max_attempts},
                    {"last_terminal_seconds", to_seconds(m.last_terminal_at)}};

@@ -203,6 +203,9 @@ const Schema<model::PlatformConfig>& platform_schema() {
     s.section("url_cache", url_cache_schema(), "the per-pod cache of ServiceB's answers");
     s.key("serviceb_breaker", &PlatformConfig::serviceb_breaker, map_codec(breaker_schema()),
           "the circuit breaker around ServiceB, per pod");
+    s.key("store_retry", &PlatformConfig::store_retry, duration_codec(),
+          "after a store call fails (busy, full, an I/O error), how long a pod leaves the store alone before it "
+          "asks again");
     s.key("classification", &PlatformConfig::classification, classification_codec(),
           "overrides of how results are classified. Default: 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal "
           "(reason `gone`); other 4xx terminal (reason `client_error`); 1xx and 3xx retry (a redirect is not "

@@ -25,8 +25,9 @@ class Simulation final : public sim::Simulation {
         fp_world_(ctx.fingerprint),
         fp_processes_(ctx.fingerprint),
         metrics_(spec_of(ctx.scenario).platform.pods) {
-    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, buses_);
-    requests_ = std::make_unique<RequestChecker>(ctx.scenario, world_->serviceb(), ctx.ledger);
+    auto* sqlite = dynamic_cast<relaysim::webhook::SqliteStore*>(store_.get());
+    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, sqlite != nullptr ? &sqlite->db() : nullptr, buses_);
+    requests_ = std::make_unique<RequestChecker>(ctx.scenario, world_->serviceb(), world_->store_faults(), ctx.ledger);
     breakers_ = std::make_unique<BreakerChecker>(ctx.scenario, world_->serviceb(), ctx.ledger);
     buses_.model.attach(fp_model_);
     buses_.world.attach(fp_world_);

@@ -50,7 +50,7 @@ void Pod::send(const HttpRequest& request, Duration timeout, HttpCallback done) 
   process_.at(fate.result_at, [result, done = std::move(done)]() mutable { done(result); });
 }
 
-World::World(const Scenario& scenario, Kernel& kernel, Store& store, WebhookBuses& buses)
+World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, WebhookBuses& buses)
     : scenario_(scenario),
       spec_(spec_of(scenario)),
       kernel_(kernel),
@@ -61,8 +61,12 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, WebhookBuse
       load_(spec_.load, spec_.cxid_count(), scenario.seed,
             [this](const ClientKey& key, std::string_view cxid, std::string_view request_id,
                    std::string_view payload) { route(key, cxid, request_id, payload); }),
+      store_faults_(scenario),
       processes_(kernel, spec_.platform.pods, *this, buses.processes) {
-  for (std::uint32_t i = 0; i < processes_.size(); ++i) pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
+  for (std::uint32_t i = 0; i < processes_.size(); ++i) {
+    pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
+    pods_.back()->store_ = std::make_unique<PodStore>(store, db, store_faults_, kernel, processes_, i);
+  }
   // Pods start first: events at equal times run in scheduling order, and a client call at time
   // zero must find them up.
   processes_.start_all();
@@ -76,8 +80,9 @@ World::~World() = default;
 void World::start(Process& p) {
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  pod.store_->restart();
   pod.node_ = std::make_unique<Node>(p.index(), spec_.platform,
-                                     NodePorts{kernel_, p, pod.rng_, pod, pod, store_, buses_.model});
+                                     NodePorts{kernel_, p, pod.rng_, pod, pod, *pod.store_, buses_.model});
   pod.node_->start();
 }
 

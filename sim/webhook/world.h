@@ -12,11 +12,13 @@
 #include "model/webhook/store.h"
 #include "sim/kernel/kernel.h"
 #include "sim/webhook/endpoints.h"
+#include "sim/webhook/pod_store.h"
 #include "sim/webhook/load.h"
 #include "sim/webhook/serviceb.h"
 #include "sim/webhook/spec.h"
 #include "sim/webhook/truth.h"
 #include "sim/world/process.h"
+#include "sim/world/store_faults.h"
 
 namespace relaysim::sim::webhook {
 
@@ -39,6 +41,7 @@ class Pod final : public HttpClient, public relaysim::webhook::UrlDirectory {
   World& world_;
   Process& process_;
   Rng rng_;
+  std::unique_ptr<PodStore> store_;  // the pod's handle on the shared store
   std::unique_ptr<relaysim::webhook::Node> node_;
   std::string url_scratch_;
 };
@@ -52,7 +55,8 @@ struct WebhookBuses {
 
 class World final : private ProcessHost {
  public:
-  World(const Scenario& scenario, Kernel& kernel, relaysim::webhook::Store& store, WebhookBuses& buses);
+  // `db`: the SQLite store's database (store faults reach into its transactions), or nullptr.
+  World(const Scenario& scenario, Kernel& kernel, relaysim::webhook::Store& store, Db* db, WebhookBuses& buses);
   ~World() override;
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -60,6 +64,7 @@ class World final : private ProcessHost {
   const WebhookSpec& spec() const { return spec_; }
   relaysim::webhook::Store& store() { return store_; }
   const ServiceB& serviceb() const { return serviceb_; }
+  const StoreFaults& store_faults() const { return store_faults_; }
   std::uint32_t pods() const { return processes_.size(); }
   // The breaker state of each pod now (a pod that is down counts as closed: it restarts so).
   std::vector<BreakerState> breakers() const;
@@ -78,6 +83,7 @@ class World final : private ProcessHost {
   ServiceB serviceb_;
   Endpoints endpoints_;
   LoadGenerator load_;
+  StoreFaults store_faults_;
   Processes processes_;
   std::vector<std::unique_ptr<Pod>> pods_;
 };

@@ -30,14 +30,17 @@ void Processes::start_all() {
 void Processes::install(const std::vector<CrashFault>& crashes) {
   for (const CrashFault& f : crashes) {
     RELAYSIM_ASSERT(f.pod < size(), "the loader checks crash targets");
-    kernel_.at(f.at, [this, f] {
-      if (!processes_[f.pod]->up()) return;
-      crash(f.pod);
-      if (f.restart_after < kForever) {
-        kernel_.after(f.restart_after, [this, pod = f.pod] {
-          if (!processes_[pod]->up()) start(pod);
-        });
-      }
+    if (f.during_write) continue;
+    kernel_.at(f.at, [this, f] { crash_and_restart(f.pod, f.restart_after); });
+  }
+}
+
+void Processes::crash_and_restart(std::uint32_t index, Duration restart_after) {
+  if (!processes_[index]->up()) return;
+  crash(index);
+  if (restart_after < kForever) {
+    kernel_.after(restart_after, [this, index] {
+      if (!processes_[index]->up()) start(index);
     });
   }
 }

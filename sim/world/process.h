@@ -89,11 +89,14 @@ class Processes {
   // time zero: events at one time run in scheduling order, and a client's call at time zero must
   // find the pods up.
   void start_all();
-  // Schedules the scenario's crashes (and restarts).
+  // Schedules the scenario's crashes (and restarts). Crashes during a store write are the
+  // store's to trigger (sim/world/store_faults.h), through crash_and_restart.
   void install(const std::vector<CrashFault>& crashes);
 
   void start(std::uint32_t index);
   void crash(std::uint32_t index);
+  // Crashes `index` now (if it is up) and starts it again after `restart_after` (kForever: never).
+  void crash_and_restart(std::uint32_t index, Duration restart_after);
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(processes_.size()); }
   Process& operator[](std::uint32_t index) { return *processes_[index]; }

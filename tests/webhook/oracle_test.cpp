@@ -15,7 +15,9 @@ using std::chrono::seconds;
 
 // The two checkers as the run wires them, fed by hand.
 struct Oracle {
-  Oracle(const Scenario& s, const ServiceB& b) : ledger(kInvariants), requests(s, b, ledger), breakers(s, b, ledger) {}
+  Oracle(const Scenario& s, const ServiceB& b)
+      : store_faults(s), ledger(kInvariants), requests(s, b, store_faults, ledger), breakers(s, b, ledger) {}
+  StoreFaults store_faults;
   Ledger ledger;
   RequestChecker requests;
   BreakerChecker breakers;
@@ -196,6 +198,32 @@ TEST_F(OracleTest, ADuplicateCreateAnsweredWithAnotherRequest) {
   const ClientKey key{0, 1, 7};
   const IngestResult dup{IngestStatus::duplicate, 99, {}};
   oracle.on(ClientCreated{key, dup, at(seconds(1))});
+  expect_only(Invariant::idem);
+}
+
+// A key whose first create was refused (the store failed, or no pod was up) may be stored after
+// younger keys; its duplicates are judged like any other's.
+TEST_F(OracleTest, AKeyStoredAfterYoungerKeysIsStillJudged) {
+  auto create = [&](std::uint64_t number, Time t) {
+    const std::string rid = "r" + std::to_string(number);
+    const NewRequest req{"cx0", rid, "{}", t, t + hours(24)};
+    const CreateResult r = store.create(req);
+    oracle.on(Ingested{0, req, r, t});
+    const ClientKey key{0, number, 7};
+    const IngestResult result{r.outcome == CreateOutcome::created ? IngestStatus::created : IngestStatus::duplicate, r.id, {}};
+    oracle.on(ClientCreated{key, result, t});
+    return r.id;
+  };
+  const ClientKey refused_key{0, 1, 7};
+  const IngestResult refused{IngestStatus::unavailable, 0, {}};
+  oracle.on(ClientCreated{refused_key, refused, Time{}});  // r1's first create: the store failed
+  create(2, at(seconds(1)));
+  const RequestId r1 = create(1, at(seconds(2)));  // r1 stored after r2
+  create(1, at(seconds(3)));                       // a duplicate: answered with r1
+  EXPECT_EQ(oracle.total_violations(), 0u);
+  const ClientKey key{0, 1, 7};
+  const IngestResult wrong{IngestStatus::duplicate, r1 + 7, {}};
+  oracle.on(ClientCreated{key, wrong, at(seconds(4))});  // answered with another request: caught
   expect_only(Invariant::idem);
 }
 

@@ -140,6 +140,21 @@ TEST(ScenarioLoader, ACrashOfAPodThatDoesNotExistIsRefused) {
   EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1", "crash: pod-+1")), "expected a pod name"));
 }
 
+TEST(ScenarioLoader, FaultsAreCrashesOrStoreFaults) {
+  const Scenario s = parse_scenario(replace(kValid, "  - {at: 10m, crash: pod-1, restart_after: 1m}",
+                                            "  - {at: 10m, crash: pod-1, restart_after: 1m, during_write: true}\n"
+                                            "  - {at: 20m, store: full, for: 5m}"),
+                                    "t.yaml");
+  ASSERT_EQ(s.crashes.size(), 1u);
+  EXPECT_TRUE(s.crashes[0].during_write);
+  ASSERT_EQ(s.store_faults.size(), 1u);
+  EXPECT_EQ(s.store_faults[0].failure, StoreFailure::full);
+  EXPECT_EQ(s.store_faults[0].window.length, std::chrono::minutes(5));
+  EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1,", "crash: pod-1, store: busy,")), "one of the two"));
+  EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1,", "crash: pod-1, for: 1m,")), "`for` belongs to store faults"));
+  EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1, restart_after: 1m", "store: slow")), "expected one of busy, full, io"));
+}
+
 TEST(ScenarioLoader, ALeaseNoLongerThanTheTimeoutsIsRefusedWithTheReason) {
   const ScenarioError e = error_for(replace(kValid, "pods: 2", "pods: 2\n    lease: 20s\n    http_timeout: 30s"));
   EXPECT_EQ(e.key(), "webhook.platform.lease");

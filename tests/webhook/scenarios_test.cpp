@@ -36,7 +36,7 @@ TEST_P(ShippedScenario, PassesOnTheMemoryStore) {
 
 INSTANTIATE_TEST_SUITE_P(All, ShippedScenario,
                          ::testing::Values("quickstart", "serviceb-outage", "endpoint-429-storm", "flaky-endpoints-24h",
-                                           "pod-crash-restart", "serviceb-url-change"),
+                                           "pod-crash-restart", "serviceb-url-change", "store-faults"),
                          [](const auto& p) {
                            std::string n = p.param;
                            for (char& c : n) c = c == '-' ? '_' : c;
@@ -48,7 +48,7 @@ TEST(ShippedScenarios, EveryFileInScenariosIsTested) {
   for (const auto& entry : std::filesystem::directory_iterator(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() == ".yaml") ++n;
   }
-  EXPECT_EQ(n, 7u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
+  EXPECT_EQ(n, 8u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
 }
 
 // The day-long scenario takes minutes (that is what it measures: see reports/performance.md); here
@@ -85,7 +85,7 @@ TEST(Determinism, SameSeedSameFingerprintOtherSeedOtherFingerprint) {
 }
 
 TEST(Determinism, TheTwoStoresRunTheSameSimulation) {
-  for (const char* name : {"quickstart", "pod-crash-restart"}) {
+  for (const char* name : {"quickstart", "pod-crash-restart", "store-faults"}) {
     const Scenario s = load_scenario(scenario_path(name));
     RunOptions sqlite;
     sqlite.store = StoreKind::sqlite;

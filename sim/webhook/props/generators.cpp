@@ -24,9 +24,10 @@ BackoffPolicy backoff() {
   return b;
 }
 
-// The swarm: which kinds of trouble this case may contain.
+// The swarm: which kinds of trouble this case may contain. (Store faults: the store busy, full or
+// failing for a while, and crashes in the middle of a store write.)
 enum Feature { kCrash, kServiceBOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
-               kDuplicates, kBlackholes, kErrors, kFeatureCount };
+               kDuplicates, kBlackholes, kErrors, kStoreFaults, kFeatureCount };
 
 }  // namespace
 
@@ -140,9 +141,21 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
         c.at = Time{} + sec(0, 240);
         c.pod = *rc::gen::inRange(0u, p.pods);
         c.restart_after = sec(1, 120);
+        c.during_write = on[kStoreFaults] && *rc::gen::arbitrary<bool>();
         s.crashes.push_back(c);
         last_fault = std::max(last_fault, c.at + c.restart_after);
       }
+    }
+
+    if (on[kStoreFaults]) {
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        StoreFault f;
+        f.window = {Time{} + sec(0, 200), sec(1, 60)};
+        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
+        s.store_faults.push_back(f);
+        last_fault = std::max(last_fault, f.window.end());
+      }
+      p.store_retry = ms(100, 5000);
     }
 
     // Heal phase: after the last fault, long enough for every deadline to pass and be settled.

@@ -29,7 +29,7 @@ constexpr std::uint64_t kMaxEventsPerCase = 2'000'000;
 
 // What must happen at least once across a whole property run, or the suite checks too little.
 enum GateId { breaker_cycle, dead_lettered_at_deadline, duplicate_from_lost_response, crashed_lease_rescued,
-              retry_after_honoured, duplicate_ingest_answered, kGateCount };
+              retry_after_honoured, duplicate_ingest_answered, store_failure_survived, kGateCount };
 std::array<std::uint64_t, kGateCount>& coverage() {
   static std::array<std::uint64_t, kGateCount> counts{};
   return counts;
@@ -45,6 +45,7 @@ const Gate kGates[] = {
     {"a crashed pod's leased request rescued", &reached<crashed_lease_rescued>},
     {"a Retry-After honoured", &reached<retry_after_honoured>},
     {"a duplicate ingest answered with the original", &reached<duplicate_ingest_answered>},
+    {"a store failure survived", &reached<store_failure_survived>},
 };
 
 // Runs one case and counts what it reached for the coverage gates.
@@ -62,6 +63,7 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   if (v(metric("rescued")) > 0 && v(metric("crashes")) > 0) ++cov[crashed_lease_rescued];
   if (v(metric("retry_after_honoured")) > 0) ++cov[retry_after_honoured];
   if (v(metric("duplicate_ingests")) > 0) ++cov[duplicate_ingest_answered];
+  if (v(metric("store_failures")) > 0 && r.ledger.total() == 0) ++cov[store_failure_survived];
   return r;
 }
 
