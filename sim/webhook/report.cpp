@@ -18,14 +18,12 @@ std::string fmt(const char* f, auto... args) {
 std::string count(double v) { return format_value(Unit::count, v); }
 }  // namespace
 
-void Report::print(std::ostream& out, double wall) const {
+void Report::print(std::ostream& out, double) const {
   const Metrics& m = f_.metrics;
   out << "Requests\n";
   out << "  ingested " << count(get(metric("ingested"))) << "  (duplicate creates " << count(get(metric("duplicate_ingests")))
       << ", conflicts " << count(get(metric("conflicts"))) << ", rejected with no pod up "
-      << count(get(metric("rejected_ingests"))) << ")";
-  if (wall > 0) out << fmt(",  %.3g requests/s of wall time", get(metric("ingested")) / wall);
-  out << "\n";
+      << count(get(metric("rejected_ingests"))) << ")\n";
   for (int st = static_cast<int>(Status::delivered); st < kStatusCount; ++st) {
     for (int re = 0; re < kReasonCount; ++re) {
       const std::uint64_t n = m.terminal[st][re];

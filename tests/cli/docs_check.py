@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""docs/scenario-format.md's reference section must be what `relaysim reference` prints.
+
+    docs_check.py RELAYSIM DOC [--write]
+
+With --write, the section is replaced instead (./relaysim docs does that).
+"""
+import difflib
+import subprocess
+import sys
+
+BEGIN, END = "<!-- BEGIN relaysim reference -->\n", "<!-- END relaysim reference -->\n"
+relaysim, doc = sys.argv[1], sys.argv[2]
+generated = subprocess.run([relaysim, "reference"], capture_output=True, text=True, check=True).stdout
+text = open(doc, encoding="utf-8").read()
+head, rest = text.split(BEGIN, 1)
+current, tail = rest.split(END, 1)
+if "--write" in sys.argv:
+    open(doc, "w", encoding="utf-8").write(head + BEGIN + generated + END + tail)
+    sys.exit(0)
+if current != generated:
+    sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), generated.splitlines(True),
+                                               doc + " (as it is)", "relaysim reference (as it should be)"))
+    print(f"\n{doc} differs from `relaysim reference`: run ./relaysim docs")
+    sys.exit(1)
+print(f"{doc}: the reference section is what the program prints")
