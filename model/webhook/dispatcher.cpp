@@ -64,21 +64,18 @@ void Dispatcher::store_failed(StoreOp op, StoreFailure failure) {
 
 void Dispatcher::arm_wake() {
   if (free_.empty()) return;  // a completion will pump
-  Time at = store_retry_at_;
+  std::optional<Time> next;
   if (clock_.now() >= store_retry_at_) {
-    std::optional<Time> next;
     try {
       next = store_.next_due();
     } catch (const StoreError& e) {
       store_failed(StoreOp::next_due, e.failure());
     }
-    if (clock_.now() >= store_retry_at_) {
-      if (!next) return;
-      at = std::max(*next, clock_.now());
-    } else {
-      at = store_retry_at_;
-    }
   }
+  // After a failed store call, the next look is at store_retry_at_; else when work falls due.
+  const Time now = clock_.now();
+  if (now >= store_retry_at_ && !next) return;
+  const Time at = now < store_retry_at_ ? store_retry_at_ : std::max(*next, now);
   if (wake_ && wake_at_ <= at) return;
   if (wake_) timers_.cancel(wake_);
   wake_at_ = at;

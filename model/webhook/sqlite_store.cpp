@@ -56,6 +56,13 @@ INSERT OR IGNORE INTO counters (name, value) VALUES ('claim_token', 0);
 
 static_assert(kActiveBelow == 3, "the partial index and queries say status < 3");
 
+// A claim: the request `pick` selects becomes in_flight under a token and a lease, and is returned.
+std::string claim_sql(std::string_view pick) {
+  return "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3 WHERE id = (" + std::string(pick) +
+         ") RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals, replays,"
+         " not_before, last_delay";
+}
+
 SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(path, durability) {
   db_.exec(kSchema);
   insert_ = std::make_unique<Statement>(db_,
@@ -64,16 +71,12 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
   find_key_ = std::make_unique<Statement>(db_, "SELECT id, payload FROM requests WHERE cxid = ?1 AND request_id = ?2");
   next_token_ = std::make_unique<Statement>(db_,
       "UPDATE counters SET value = value + 1 WHERE name = 'claim_token' RETURNING value");
+  // Due: pending, blocked, or in flight with its lease expired (a rescue). Expired: waiting past
+  // the deadline.
   claim_ = std::make_unique<Statement>(db_,
-      "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
-      " WHERE id = (SELECT id FROM requests WHERE status < 3 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
-      " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
-      " replays, not_before, last_delay");
+      claim_sql("SELECT id FROM requests WHERE status < 3 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1").c_str());
   claim_expired_ = std::make_unique<Statement>(db_,
-      "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
-      " WHERE id = (SELECT id FROM requests WHERE status < 2 AND deadline_at < ?4 ORDER BY deadline_at, id LIMIT 1)"
-      " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
-      " replays, not_before, last_delay");
+      claim_sql("SELECT id FROM requests WHERE status < 2 AND deadline_at < ?4 ORDER BY deadline_at, id LIMIT 1").c_str());
   complete_ = std::make_unique<Statement>(db_,
       "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
       " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
@@ -125,10 +128,7 @@ bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
   if (planted(mutant::crash_loses_leased_work)) {
     // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
     q = &db_.prepared(claim_no_rescue_,
-        "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3"
-        " WHERE id = (SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1)"
-        " RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals,"
-        " replays, not_before, last_delay");
+        claim_sql("SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1").c_str());
   }
   const bool claimed = claim_with(*q, now, pod, lease, out);
   if (claimed) db_.wrote();
