@@ -25,13 +25,13 @@ void Dispatcher::pump() {
     return;
   }
   pumping_ = true;
+  const Time now = clock_.now();  // virtual time does not move while the model runs
   do {
     repump_ = false;
     // After a failed store call, the store is left alone until store_retry has passed.
-    while (!free_.empty() && clock_.now() >= store_retry_at_) {
+    while (!free_.empty() && now >= store_retry_at_) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
-      const Time now = clock_.now();
       bool claimed = false;
       try {
         // Expired work first: it is dead-lettered at once and must not wait behind due work.
@@ -48,7 +48,7 @@ void Dispatcher::pump() {
     }
   } while (repump_);
   pumping_ = false;
-  arm_wake();
+  arm_wake(now);
 }
 
 Duration Dispatcher::lease() const {
@@ -62,10 +62,10 @@ void Dispatcher::store_failed(StoreOp op, StoreFailure failure) {
   store_retry_at_ = now + config_.store_retry;
 }
 
-void Dispatcher::arm_wake() {
+void Dispatcher::arm_wake(Time now) {
   if (free_.empty()) return;  // a completion will pump
   std::optional<Time> next;
-  if (clock_.now() >= store_retry_at_) {
+  if (now >= store_retry_at_) {
     try {
       next = store_.next_due();
     } catch (const StoreError& e) {
@@ -73,7 +73,6 @@ void Dispatcher::arm_wake() {
     }
   }
   // After a failed store call, the next look is at store_retry_at_; else when work falls due.
-  const Time now = clock_.now();
   if (now >= store_retry_at_ && !next) return;
   const Time at = now < store_retry_at_ ? store_retry_at_ : std::max(*next, now);
   if (wake_ && wake_at_ <= at) return;

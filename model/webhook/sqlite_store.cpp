@@ -46,21 +46,29 @@ CREATE TABLE IF NOT EXISTS attempts (
   http_status      INTEGER NOT NULL,
   UNIQUE (request, number)
 );
-CREATE TABLE IF NOT EXISTS counters (
-  name  TEXT PRIMARY KEY,
-  value INTEGER NOT NULL
-) WITHOUT ROWID;
-INSERT OR IGNORE INTO counters (name, value) VALUES ('claim_token', 0);
+CREATE TABLE IF NOT EXISTS claim_tokens (
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  last INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO claim_tokens (id, last) VALUES (1, 0);
+-- A claim takes the next token in its own statement: the trigger moves the counter on only when
+-- a row was really claimed, atomically with the claim.
+CREATE TRIGGER IF NOT EXISTS claim_token_taken AFTER UPDATE OF claim_token ON requests
+BEGIN
+  UPDATE claim_tokens SET last = NEW.claim_token WHERE id = 1;
+END;
 )sql";
 }  // namespace
 
 static_assert(kActiveBelow == 3, "the partial index and queries say status < 3");
 
-// A claim: the request `pick` selects becomes in_flight under a token and a lease, and is returned.
+// A claim: the request `pick` selects becomes in_flight under the next claim token and a lease,
+// and is returned with its token.
 std::string claim_sql(std::string_view pick) {
-  return "UPDATE requests SET status = 2, lease_owner = ?1, claim_token = ?2, due_at = ?3 WHERE id = (" + std::string(pick) +
+  return "UPDATE requests SET status = 2, lease_owner = ?1, due_at = ?2,"
+         " claim_token = (SELECT last + 1 FROM claim_tokens WHERE id = 1) WHERE id = (" + std::string(pick) +
          ") RETURNING id, cxid, request_id, payload, created_at, deadline_at, reason, attempts, deferrals, replays,"
-         " not_before, last_delay";
+         " not_before, last_delay, claim_token";
 }
 
 SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(path, durability) {
@@ -69,14 +77,12 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
       "INSERT INTO requests (cxid, request_id, payload, created_at, deadline_at, status, due_at, not_before)"
       " VALUES (?1, ?2, ?3, ?4, ?5, 0, ?4, ?4) ON CONFLICT (cxid, request_id) DO NOTHING RETURNING id");
   find_key_ = std::make_unique<Statement>(db_, "SELECT id, payload FROM requests WHERE cxid = ?1 AND request_id = ?2");
-  next_token_ = std::make_unique<Statement>(db_,
-      "UPDATE counters SET value = value + 1 WHERE name = 'claim_token' RETURNING value");
   // Due: pending, blocked, or in flight with its lease expired (a rescue). Expired: waiting past
   // the deadline.
   claim_ = std::make_unique<Statement>(db_,
-      claim_sql("SELECT id FROM requests WHERE status < 3 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1").c_str());
+      claim_sql("SELECT id FROM requests WHERE status < 3 AND due_at <= ?3 ORDER BY due_at, id LIMIT 1").c_str());
   claim_expired_ = std::make_unique<Statement>(db_,
-      claim_sql("SELECT id FROM requests WHERE status < 2 AND deadline_at < ?4 ORDER BY deadline_at, id LIMIT 1").c_str());
+      claim_sql("SELECT id FROM requests WHERE status < 2 AND deadline_at < ?3 ORDER BY deadline_at, id LIMIT 1").c_str());
   complete_ = std::make_unique<Statement>(db_,
       "UPDATE requests SET status = ?3, reason = ?4, due_at = ?5, not_before = ?6, last_delay = ?7,"
       " attempts = attempts + ?8, deferrals = deferrals + ?9, terminal_at = ?10, lease_owner = 0"
@@ -128,7 +134,7 @@ bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
   if (planted(mutant::crash_loses_leased_work)) {
     // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
     q = &db_.prepared(claim_no_rescue_,
-        claim_sql("SELECT id FROM requests WHERE status < 2 AND due_at <= ?4 ORDER BY due_at, id LIMIT 1").c_str());
+        claim_sql("SELECT id FROM requests WHERE status < 2 AND due_at <= ?3 ORDER BY due_at, id LIMIT 1").c_str());
   }
   const bool claimed = claim_with(*q, now, pod, lease, out);
   if (claimed) db_.wrote();
@@ -151,23 +157,12 @@ bool SqliteStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow&
 }
 
 bool SqliteStore::claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out) {
-  // The token and the claim in one transaction, so tokens increase in claim order even when
-  // several processes share the database. A token taken for a claim that finds nothing (another
-  // process was quicker) is simply never used.
-  std::optional<Db::Transaction> tx;
-  if (!db_.in_transaction()) tx.emplace(db_);
-  ClaimToken token = 0;
-  {
-    ResetOnExit guard(*next_token_);
-    RELAYSIM_ASSERT(next_token_->step(), "the claim_token counter row exists");
-    token = static_cast<ClaimToken>(next_token_->i64(0));
-  }
+  // The token comes from the database in the claim's own statement (claim_sql and the
+  // claim_token_taken trigger), so tokens increase in claim order even when several processes
+  // share the database, and across restarts.
   ResetOnExit guard(claim);
-  claim.bind(1, pod).bind(2, token).bind(3, now + lease).bind(4, now);
-  if (!claim.step()) {
-    if (tx) tx->commit();
-    return false;
-  }
+  claim.bind(1, pod).bind(2, now + lease).bind(3, now);
+  if (!claim.step()) return false;
   out.id = static_cast<RequestId>(claim.i64(0));
   claim.text(1, out.cxid);
   claim.text(2, out.request_id);
@@ -183,10 +178,9 @@ bool SqliteStore::claim_with(Statement& claim, Time now, PodId pod, Duration lea
   out.last_delay = Duration{claim.i64(11)};
   out.due_at = now + lease;
   out.lease_owner = pod;
-  out.claim_token = token;
+  out.claim_token = static_cast<ClaimToken>(claim.i64(12));
   out.terminal_at = Time{};
   RELAYSIM_ASSERT(!claim.step(), "a claim takes exactly one row");
-  if (tx) tx->commit();
   return true;
 }
 

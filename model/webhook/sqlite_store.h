@@ -3,9 +3,9 @@
 //
 // Schema: `requests` with UNIQUE(cxid, request_id) and partial indexes on (due_at, id) over open
 // rows and on (deadline_at, id) over waiting rows, so claims and next_due read an index, never
-// the table; `attempts` is append-only (no UPDATE or DELETE is ever issued on it); `counters`
-// holds the last claim token. Claim tokens come from the database, in the claim's own
-// transaction, so two processes sharing one database never hand out the same token and tokens
+// the table; `attempts` is append-only (no UPDATE or DELETE is ever issued on it);
+// `claim_tokens` holds the last claim token. Claim tokens come from the database, in the claim's
+// own statement, so two processes sharing one database never hand out the same token and tokens
 // keep increasing across restarts.
 #pragma once
 
@@ -43,7 +43,7 @@ class SqliteStore final : public Store {
   bool claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out);
 
   Db db_;
-  std::unique_ptr<Statement> insert_, find_key_, next_token_, claim_, claim_expired_, probe_expired_, complete_,
+  std::unique_ptr<Statement> insert_, find_key_, claim_, claim_expired_, probe_expired_, complete_,
       add_attempt_, next_due_, replay_, get_, attempts_, count_status_, count_attempts_;
   // Test builds only (see model/webhook/mutants.h): prepared on first use by a planted bug.
   std::unique_ptr<Statement> claim_no_rescue_, next_due_no_rescue_, complete_any_token_, add_attempt_or_ignore_;

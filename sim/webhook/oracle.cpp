@@ -115,12 +115,12 @@ void RequestChecker::on(const ClientCreated& e) {
   const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
   // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
   const bool forgotten = original == nullptr && !retention_.forever();
-  const std::string named = LoadGenerator::key_text(key.cxid, key.request);
+  auto named = [&key] { return LoadGenerator::key_text(key.cxid, key.request); };  // for messages only
   switch (r.status) {
     case IngestStatus::created:
       if (original != nullptr) {
         violate(Invariant::idem, nullptr, r.id, at,
-                "a second request was stored for " + named + ", already stored as request " + std::to_string(original->id));
+                "a second request was stored for " + named() + ", already stored as request " + std::to_string(original->id));
       }
       if (const std::uint32_t slot = req_index_.find(r.id); slot != DenseIdMap::kNone && !reqs_[slot].keyed) {
         Req& q = reqs_[slot];
@@ -138,18 +138,18 @@ void RequestChecker::on(const ClientCreated& e) {
       if (forgotten) return;
       if (original == nullptr || original->id != r.id || original->payload != key.payload) {
         violate(Invariant::idem, original, r.id, at,
-                "a duplicate create of " + named + " was not answered with the original request");
+                "a duplicate create of " + named() + " was not answered with the original request");
       }
       return;
     case IngestStatus::conflict:
       if (forgotten) return;
       if (original == nullptr || original->payload == key.payload) {
         violate(Invariant::idem, original, r.id, at,
-                "a create of " + named + " was refused as a conflict though its payload matched");
+                "a create of " + named() + " was refused as a conflict though its payload matched");
       }
       return;
     case IngestStatus::invalid:
-      violate(Invariant::idem, nullptr, 0, at, "a well-formed create of " + named + " was refused as invalid");
+      violate(Invariant::idem, nullptr, 0, at, "a well-formed create of " + named() + " was refused as invalid");
       return;
     case IngestStatus::unavailable:
       return;  // the store failed: nothing was acknowledged

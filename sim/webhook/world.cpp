@@ -81,8 +81,9 @@ void World::start(Process& p) {
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
   pod.store_->restart();
-  pod.node_ = std::make_unique<Node>(p.index(), spec_.platform,
-                                     NodePorts{kernel_, p, pod.rng_, pod, pod, *pod.store_, buses_.model});
+  // Without store faults the pod talks to the store directly: the facade costs a call per call.
+  Store& store = store_faults_.any() ? static_cast<Store&>(*pod.store_) : store_;
+  pod.node_ = std::make_unique<Node>(p.index(), spec_.platform, NodePorts{kernel_, p, pod.rng_, pod, pod, store, buses_.model});
   pod.node_->start();
 }
 
