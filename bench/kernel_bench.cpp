@@ -6,7 +6,7 @@
 #include "bench/mmc_reference.h"
 #include "model/core/random.h"
 #include "sim/kernel/kernel.h"
-#include "sim/models/mmc.h"
+#include "sim/queueing/mmc.h"
 
 namespace relaysim::bench {
 namespace {

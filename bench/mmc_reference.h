@@ -1,4 +1,4 @@
-// The M/M/c of sim/models/mmc.h written the way one would without a simulator: a bare
+// The M/M/c of sim/queueing/mmc.h written the way one would without a simulator: a bare
 // std::priority_queue of (time, sequence, kind) and a std::deque for the waiting line.
 //
 // It draws the same random numbers in the same order and breaks ties the same way as the kernel
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/core/random.h"
-#include "sim/models/mmc.h"
+#include "sim/queueing/mmc.h"
 
 namespace relaysim::bench {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/models/mmc.h"
+#include "sim/queueing/mmc.h"
 
 namespace relaysim::cli {
 

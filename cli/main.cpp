@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "sim/models/mmc.h"
+#include "sim/queueing/mmc.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/units.h"
 #include "sim/system.h"

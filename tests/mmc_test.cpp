@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/mmc_reference.h"
-#include "sim/models/mmc.h"
+#include "sim/queueing/mmc.h"
 
 namespace relaysim::sim {
 namespace {

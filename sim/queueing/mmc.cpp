@@ -1,4 +1,4 @@
-#include "sim/models/mmc.h"
+#include "sim/queueing/mmc.h"
 
 #include <cmath>
 #include <deque>
