@@ -190,10 +190,11 @@ int run_mutants(const MutantsOptions& options) {
     std::ofstream report(options.report);
     report << "# Mutants\n\n"
            << "Each row is a bug planted in the real model (model/core/mutants.h; each system lists its own) and\n"
-           << "switched on for one run of that system's property suite (sim/webhook/props/). A mutant is caught when a property fails; RapidCheck then shrinks the\n"
-           << "failing case and it is written as a scenario file, which `./relaysim run --mutant NAME FILE` replays\n"
-           << "(the last column checks that it shows the same invariant). Cases needed counts generated cases up to\n"
-           << "and including the first failure. Lines counts the scenario file's YAML lines.\n\n"
+           << "switched on for one run of that system's property suite (sim/webhook/props/). A mutant is caught\n"
+           << "when a property fails; RapidCheck then shrinks the failing case and it is written as a scenario\n"
+           << "file, which `./relaysim run --mutant NAME FILE` replays (the last column checks that it shows the\n"
+           << "same invariant). Cases needed counts generated cases up to and including the first failure. Lines\n"
+           << "counts the scenario file's YAML lines.\n\n"
            << "Produced by `./relaysim mutants` (seed " << options.seed << ", " << options.cases
            << " cases per property, a quarter of that on SQLite).\n\n"
            << table.str();
