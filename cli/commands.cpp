@@ -244,68 +244,105 @@ std::optional<Scenario> load(const std::string& file) {
   }
 }
 
-}  // namespace
 
-int run_command(const RunArgs& args) {
-  // The command line first: nothing is run on a mistake in it.
-  RunOptions options;
+// The command line, checked before anything else: nothing is run on a mistake in it. Returns the
+// problem, or nothing.
+std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& options, double& memory_limit) {
   if (args.seed) {
     options.seed = parse_u64(*args.seed);
-    if (!options.seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615, got '" + *args.seed + "'");
+    if (!options.seed) return "--seed: expected a whole number from 0 to 18446744073709551615, got '" + *args.seed + "'";
   }
   if (args.max_events) {
     const auto n = parse_u64(*args.max_events);
-    if (!n || *n == 0) return fail_usage("--max-events: expected a whole number above 0, got '" + *args.max_events + "'");
+    if (!n || *n == 0) return "--max-events: expected a whole number above 0, got '" + *args.max_events + "'";
     options.max_events = *n;
   }
-  double memory_limit = 0.9 * available_memory();  // 0: unknown, not checked
+  memory_limit = 0.9 * available_memory();  // 0: unknown, not checked
   if (args.memory_limit) {
     if (*args.memory_limit == "none") {
       memory_limit = 0;
     } else if (const auto size = parse_size(*args.memory_limit)) {
       memory_limit = *size;
     } else {
-      return fail_usage("--memory-limit: expected a size such as 4GiB or 500MiB, or 'none', got '" + *args.memory_limit + "'");
+      return "--memory-limit: expected a size such as 4GiB or 500MiB, or 'none', got '" + *args.memory_limit + "'";
     }
   }
   if (args.store == "memory") options.store = StoreKind::memory;
   if (args.store == "sqlite") options.store = StoreKind::sqlite;
   if (args.sqlite_path) {
-    if (args.store == "memory") return fail_usage("--sqlite-path goes with the SQLite store, not --store memory");
-    if (args.sqlite_path->empty()) return fail_usage("--sqlite-path needs a path");
+    if (args.store == "memory") return "--sqlite-path goes with the SQLite store, not --store memory";
+    if (args.sqlite_path->empty()) return "--sqlite-path needs a path";
     options.store = StoreKind::sqlite;
     options.sqlite_path = *args.sqlite_path;
   } else if (args.overwrite) {
-    return fail_usage("--overwrite goes with --sqlite-path");
+    return "--overwrite goes with --sqlite-path";
   }
+  return std::nullopt;
+}
 
-  std::optional<Scenario> scenario = load(args.file);
-  if (!scenario) return kExitInvalid;
-  if (options.store.value_or(scenario->store) == StoreKind::sqlite) {
-    if (const auto problem = prepare_database(options.sqlite_path, args.overwrite)) return fail_usage(*problem);
+// What the run will hold, against what it may use: refused above the limit (unless forced), a
+// warning above half of it. Returns the refusal, or nothing.
+std::optional<std::string> check_footprint(const Footprint& f, double limit, const RunArgs& args) {
+  if (limit <= 0) return std::nullopt;
+  if (f.bytes > limit && !args.force) {
+    return "this scenario would hold about " + human_bytes(f.bytes) + " (" + format_value(Unit::count, std::round(f.held)) +
+           " requests at once), more than the " + human_bytes(limit) + " it may use; " + f.advice +
+           " (or raise --memory-limit, or --force a run that the limit will stop if it must)";
   }
+  if (f.bytes > limit / 2 && !args.quiet) {
+    std::cerr << "relaysim: warning: this scenario may hold about " << human_bytes(f.bytes) << " of the "
+              << human_bytes(limit) << " it may use; " << f.advice << "\n";
+  }
+  return std::nullopt;
+}
+
+// Stops the run on Ctrl-C, and before the machine runs out of memory (looked at five times a
+// second: reading /proc costs more than a few thousand events).
+struct StopWatch {
+  Clock::time_point started;
+  double limit = 0;  // bytes; 0: none
+  double checked_at = 0;
+  double resident = 0;
+  bool over = false;
+  bool stop() {
+    if (g_signal.load() != 0) return true;
+    if (limit > 0 && since(started) - checked_at >= 0.2) {
+      checked_at = since(started);
+      resident = resident_memory();
+      over = resident > limit;
+    }
+    return over;
+  }
+};
+
+int exit_status(const RunResult& r) {
+  switch (r.ending) {
+    case Ending::out_of_memory:
+    case Ending::store_failure: return kExitIncomplete;
+    case Ending::interrupted: return kExitInterrupted;
+    default: return r.pass() ? kExitPass : kExitFail;
+  }
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  RunOptions options;
+  double memory_limit = 0;
+  if (const auto problem = read_run_options(args, options, memory_limit)) return fail_usage(*problem);
+  const std::optional<Scenario> scenario = load(args.file);
+  if (!scenario) return kExitInvalid;
+  Scenario as_run = *scenario;
+  if (options.seed) as_run.seed = *options.seed;
+  if (options.store) as_run.store = *options.store;
+  const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
+  if (const auto problem = prepare_database(database, args.overwrite)) return fail_usage(*problem);
   JsonOutput json;
   if (args.json_path) {
     if (const auto problem = json.open(*args.json_path, args.file, args.sqlite_path.value_or(""))) return fail_usage(*problem);
   }
-  std::ostream& out = json.to_stdout() ? std::cerr : std::cout;
-
-  // What the run will hold, against what the machine has.
-  Scenario as_run = *scenario;
-  if (options.seed) as_run.seed = *options.seed;
-  if (options.store) as_run.store = *options.store;
   const Footprint footprint = as_run.system->footprint(as_run);
-  if (memory_limit > 0 && footprint.bytes > memory_limit && !args.force) {
-    return fail_usage("this scenario would hold about " + human_bytes(footprint.bytes) + " (" +
-                      format_value(Unit::count, std::round(footprint.held)) + " requests at once), more than the " +
-                      human_bytes(memory_limit) + " it may use; " + footprint.advice +
-                      " (or raise --memory-limit, or --force a run that the limit will stop if it must)");
-  }
-  if (memory_limit > 0 && footprint.bytes > memory_limit / 2 && !args.quiet) {
-    std::cerr << "relaysim: warning: this scenario may hold about " << human_bytes(footprint.bytes) << " of the "
-              << human_bytes(memory_limit) << " it may use; " << footprint.advice << "\n";
-  }
-  const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
+  if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
   try {
     record_run_start(database, as_run);
   } catch (const StoreError& e) {
@@ -313,26 +350,9 @@ int run_command(const RunArgs& args) {
   }
 
   const auto started = Clock::now();
-  const bool tty = !args.quiet && isatty(STDERR_FILENO) != 0;
-  Progress progress(started, scenario->duration, tty);
+  Progress progress(started, scenario->duration, !args.quiet && isatty(STDERR_FILENO) != 0);
   if (!args.quiet) options.progress = [&progress](Time now, std::uint64_t events) { progress.update(now, events); };
-  // Stop on Ctrl-C, and before the machine runs out of memory (looked at five times a second).
-  struct Watch {
-    Clock::time_point started;
-    double limit = 0;
-    double checked_at = 0;
-    double resident = 0;
-    bool over = false;
-    bool stop() {
-      if (g_signal.load() != 0) return true;
-      if (limit > 0 && since(started) - checked_at >= 0.2) {
-        checked_at = since(started);
-        resident = resident_memory();
-        over = resident > limit;
-      }
-      return over;
-    }
-  } watch{started, memory_limit};
+  StopWatch watch{started, memory_limit};
   options.should_stop = [&watch] { return watch.stop(); };
   RunResult result;
   {
@@ -351,12 +371,11 @@ int run_command(const RunArgs& args) {
     result.failure = "the run held " + human_bytes(watch.resident) + ", more than its memory limit of " +
                      human_bytes(memory_limit) + " (--memory-limit); " + footprint.advice;
   }
+
   WallStats wall;
   wall.seconds = since(started);
-  if (!args.quiet) print_summary(out, result, wall);
-  int status = result.pass() ? kExitPass : kExitFail;
-  if (result.ending == Ending::out_of_memory || result.ending == Ending::store_failure) status = kExitIncomplete;
-  if (result.ending == Ending::interrupted) status = kExitInterrupted;
+  if (!args.quiet) print_summary(json.to_stdout() ? std::cerr : std::cout, result, wall);
+  int status = exit_status(result);
   if (args.json_path) {
     if (const auto problem = json.write(json_text(to_json(result, wall)))) {
       std::cerr << "relaysim: " << *problem << "\n";
