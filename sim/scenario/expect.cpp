@@ -44,7 +44,11 @@ std::optional<std::string> parse_comparison(std::string_view s, Unit unit, Compa
   s = trim(s);
   const bool percent = !s.empty() && s.back() == '%';
   if (percent) s = trim(s.substr(0, s.size() - 1));
-  const std::string usage = "expected a comparison such as 0, \"< 0.1%\", \">= 1\" or \"!= 0\", got '" + whole + "'";
+  const char* examples = unit == Unit::count   ? "0, \"<= 10\", \">= 1\" or \"!= 0\" (a count)"
+                         : unit == Unit::ratio   ? "\"100%\", \"< 0.1%\" or \">= 99.9%\" (a ratio)"
+                         : unit == Unit::seconds ? "\"< 30s\", \"<= 2m\" or \"== 0s\" (a time)"
+                                                 : "\"< 1.5\", \">= 1\" or \"== 2\" (a number)";
+  const std::string usage = std::string("expected a comparison such as ") + examples + ", got '" + whole + "'";
   if (s.empty()) return usage;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   const bool plain = ec == std::errc{} && end == s.data() + s.size() && std::isfinite(value);

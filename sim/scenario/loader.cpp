@@ -1,11 +1,12 @@
 #include "sim/scenario/loader.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <map>
 
 #include "sim/scenario/expect.h"
 #include "sim/scenario/units.h"
@@ -107,7 +108,7 @@ Schema<Scenario>::Key faults_key() {
         if (*f.crash >= pods) {
           r.fail(item["crash"], p + ".crash",
                  "expected a pod name pod-0 .. pod-" + std::to_string(pods - 1) + " (the platform has " +
-                     std::to_string(pods) + " pods), got 'pod-" + std::to_string(*f.crash) + "'");
+                     std::to_string(pods) + " pods), got '" + item["crash"].Scalar() + "'");
         }
         s.crashes.push_back({f.at, *f.crash, f.restart_after, f.during_write});
       } else {
@@ -157,6 +158,9 @@ Schema<Scenario>::Key expect_key() {
     std::vector<std::string> names;
     for (const MetricInfo& mi : table) names.emplace_back(mi.name);
     s.expect.clear();
+    // Each metric once: latency_p99_s and latency_p99.0_s are one metric, and two expectations of
+    // it could contradict each other unseen.
+    std::map<std::pair<std::size_t, double>, std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string name = it->first.Scalar();
       const std::string key = m.child(name);
@@ -166,7 +170,10 @@ Schema<Scenario>::Key expect_key() {
         for (const auto& c : names) all += (all.empty() ? "" : ", ") + c;
         r.fail(it->first, key, "unknown metric" + Reader::suggestion(name, names) + " (expected one of: " + all + ")");
       }
-      m.has(name);  // a value, not a bare key
+      if (const auto [at, fresh] = seen.emplace(std::pair(ref->index, ref->parameter), name); !fresh) {
+        r.fail(it->first, key, "names the same metric as " + at->second + ", given earlier");
+      }
+      if (it->second.IsNull()) r.fail(it->second, key, "has no value (give it a comparison, or leave the key out)");
       const std::string text = r.scalar(it->second, key, "a comparison such as 0, \"< 0.1%\" or \">= 1\"");
       Expectation e;
       e.metric = ref->index;
@@ -219,8 +226,13 @@ Schema<Scenario>::Key system_key() {
 const Schema<Scenario>& scenario_schema() {
   static const Schema<Scenario> schema = [] {
     Schema<Scenario> s(Style::block,
-                       "The same for every system. Besides these keys, the system's own section is the key named by "
-                       "`system` (`webhook:`), below.");
+                       "A scenario file holds exactly one YAML document of UTF-8 text (no control characters besides "
+                       "tabs and line ends), of at most " + std::to_string(kMaxScenarioBytes >> 20) + " MiB and " +
+                           std::to_string(kMaxValues) +
+                           " values once YAML aliases are expanded; YAML tags (`!!binary`), merge keys (`<<`) and "
+                           "directives (`%YAML`) are not used.\n\n"
+                           "The top level is the same for every system. Besides these keys, the system's own section "
+                           "is the key named by `system` (`webhook:`), below.");
     s.key("name", &Scenario::name, name_codec(), "the scenario's name, shown in reports", opt::required());
     s.key("description", &Scenario::description, text_codec(), "free text", opt::shown("none"));
     s.key("seed", &Scenario::seed, integer_codec<std::uint64_t>(0, UINT64_MAX),
@@ -300,26 +312,44 @@ Scenario parse_scenario(std::string_view text, const std::string& file) {
 }
 
 Scenario load_scenario(const std::string& path) {
+  // A regular file, or a pipe ("-" is standard input; <(...) and FIFOs work too), read to at most
+  // kMaxScenarioBytes: a device such as /dev/zero would never end.
+  const bool standard_input = path == "-";
+  const std::string name = standard_input ? "(standard input)" : path;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw ScenarioError(path, 0, 0, "", std::string("cannot open the file: ") + std::strerror(errno));
+  if ((standard_input ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) != 0) {
+    throw ScenarioError(name, 0, 0, "", std::string("cannot open the file: ") + std::strerror(errno));
   }
-  if (S_ISDIR(st.st_mode)) throw ScenarioError(path, 0, 0, "", "is a directory, not a scenario file");
-  if (!S_ISREG(st.st_mode)) {
-    const char* what = S_ISCHR(st.st_mode) ? "a character device" : S_ISFIFO(st.st_mode) ? "a pipe" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
-    throw ScenarioError(path, 0, 0, "", std::string("is ") + what + ", not a scenario file");
+  if (S_ISDIR(st.st_mode)) throw ScenarioError(name, 0, 0, "", "is a directory, not a scenario file");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    const char* what = S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file";
+    throw ScenarioError(name, 0, 0, "", std::string("is ") + what + ", not a scenario file or a pipe");
   }
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxScenarioBytes) {
-    throw ScenarioError(path, 0, 0, "",
-                        "is " + std::to_string(st.st_size >> 20) + " MiB; a scenario file is at most " +
-                            std::to_string(kMaxScenarioBytes >> 20) + " MiB");
+  const auto too_long = [&](std::uint64_t bytes, bool at_least) {
+    return ScenarioError(name, 0, 0, "",
+                         "is " + std::string(at_least ? "more than " : "") + std::to_string(bytes) +
+                             " bytes long; a scenario file is at most " + std::to_string(kMaxScenarioBytes >> 20) +
+                             " MiB (" + std::to_string(kMaxScenarioBytes) + " bytes)");
+  };
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxScenarioBytes) {
+    throw too_long(static_cast<std::uint64_t>(st.st_size), false);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(path, 0, 0, "", std::string("cannot open the file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScenarioError(path, 0, 0, "", std::string("cannot read the file: ") + std::strerror(errno));
-  return parse_scenario(text.str(), path);
+  const int fd = standard_input ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw ScenarioError(name, 0, 0, "", std::string("cannot open the file: ") + std::strerror(errno));
+  std::string text;
+  char buffer[65536];
+  int error = 0;
+  while (text.size() <= kMaxScenarioBytes) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) error = errno;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  if (!standard_input) ::close(fd);
+  if (error != 0) throw ScenarioError(name, 0, 0, "", std::string("cannot read the file: ") + std::strerror(error));
+  if (text.size() > kMaxScenarioBytes) throw too_long(kMaxScenarioBytes, true);
+  return parse_scenario(text, name);
 }
 
 std::vector<DocTable> scenario_reference() {

@@ -14,7 +14,9 @@
 namespace relaysim::sim {
 
 // The largest scenario file read: a scenario is a page or two; anything near this is a mistake.
-inline constexpr std::size_t kMaxScenarioBytes = 16u << 20;
+// A megabyte is also what keeps reading bounded: the YAML reader needs a few hundred bytes of
+// memory per value, and 1 MiB of "[a,a,a,...]" is half a million values.
+inline constexpr std::size_t kMaxScenarioBytes = 1u << 20;
 
 // Reads and validates a scenario file. Throws ScenarioError.
 Scenario load_scenario(const std::string& path);

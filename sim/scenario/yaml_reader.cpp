@@ -10,9 +10,30 @@
 
 namespace relaysim::sim {
 
+namespace {
+// A message is printed to a terminal: a NUL would cut it short and an escape sequence would be
+// obeyed, so control characters from the file are shown as \xNN.
+std::string printable(std::string text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7F) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 ScenarioError::ScenarioError(std::string file, int line, int column, std::string key, std::string problem)
-    : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : "") + ": " +
-                         (key.empty() ? "" : key + ": ") + problem),
+    : std::runtime_error(printable(file + (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : "") +
+                                   ": " + (key.empty() ? "" : key + ": ") + problem)),
       file_(std::move(file)), line_(line), column_(column), key_(std::move(key)), problem_(std::move(problem)) {}
 
 void Reader::fail(const YAML::Node& at, const std::string& path, const std::string& problem) const {
@@ -178,6 +199,7 @@ void Map::check_keys() const {
     if (std::find(known_.begin(), known_.end(), k) != known_.end()) continue;
     std::string all;
     for (const auto& c : known_) all += (all.empty() ? "" : ", ") + c;
+    if (k == "<<") r_.fail(it->first, child(k), "YAML merge keys (<<: *name) are not supported in scenarios; write the keys out");
     r_.fail(it->first, child(k), "unknown key" + Reader::suggestion(k, known_) + " (expected one of: " + all + ")");
   }
 }
@@ -199,14 +221,29 @@ std::pair<int, int> line_column(std::string_view text, std::size_t pos) {
   return {line, static_cast<int>(pos - line_start) + 1};
 }
 
-// The position of the first byte that is not part of valid UTF-8, or npos.
-std::size_t invalid_utf8(std::string_view s) {
+// Where the text stops being a YAML character stream, and why: a byte that is not UTF-8, or a
+// character YAML does not allow in a file (C0 and C1 controls other than tab, line feed, carriage
+// return and NEL; DEL; U+FFFE and U+FFFF). yaml-cpp reads such bytes into values unchecked, so a
+// NUL or an ESC would reach names and the terminal.
+struct TextProblem {
+  std::size_t pos = std::string_view::npos;
+  std::string what;
+};
+
+TextProblem unprintable(std::string_view s) {
+  auto control = [](std::size_t at, std::uint32_t cp) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
+    return TextProblem{at, std::string("a control character (") + hex +
+                               ") in the file; a scenario holds printable text (write it as an escape inside \"...\" if it is meant)"};
+  };
   std::size_t i = 0;
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t n = 0;
     std::uint32_t cp = 0;
     if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return control(i, c);
       ++i;
       continue;
     }
@@ -220,20 +257,24 @@ std::size_t invalid_utf8(std::string_view s) {
       n = 3;
       cp = c & 0x07;
     } else {
-      return i;
+      return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
     }
     for (std::size_t k = 1; k <= n; ++k) {
-      if (i + k >= s.size()) return i;
+      if (i + k >= s.size()) return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
       const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xC0) != 0x80) return i;
+      if ((d & 0xC0) != 0x80) return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
       cp = cp << 6 | (d & 0x3F);
     }
     // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
     const std::uint32_t min = n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
+    }
+    if ((cp >= 0x80 && cp <= 0x9F && cp != 0x85) || cp == 0xFFFE || cp == 0xFFFF) return control(i, cp);
+    if (cp == 0xFEFF && i != 0) return {i, "a byte-order mark (U+FEFF) inside the file; one may only open it"};
     i += n + 1;
   }
-  return std::string_view::npos;
+  return {};
 }
 
 // yaml-cpp reads a quoted scalar that is never closed to the end of the file, swallowing every
@@ -323,10 +364,12 @@ std::optional<std::size_t> suspect_quote(std::string_view t, std::size_t error_p
 struct ValueCount {
   std::size_t values = 0;
   bool too_deep = false;
+  YAML::Mark deepest = YAML::Mark::null_mark();  // where the nesting passed kMaxDepth
   void count(const YAML::Node& n, int depth) {
     if (++values > kMaxValues || too_deep) return;
     if (depth > kMaxDepth) {
       too_deep = true;
+      deepest = n.Mark();
       return;
     }
     if (n.IsMap()) {
@@ -341,52 +384,82 @@ struct ValueCount {
   static constexpr int kMaxDepth = 64;
 };
 
-// Where a second document starts: a `---` (or content after a `...`) at the start of a line after
-// the first document's content; npos when there is none. Read from the text because
-// YAML::LoadAll loops for ever on some malformed streams (yaml-cpp 0.7, fixed upstream in 2024).
-std::size_t second_document(std::string_view t) {
-  bool content = false;  // the first document has begun
+std::string too_deep_message() {
+  return "nests values more than " + std::to_string(ValueCount::kMaxDepth) +
+         " deep; a scenario needs a handful (an alias used inside the value it names nests without end)";
+}
+
+// Where the text holds more than one document, read from the text because YAML::LoadAll loops
+// for ever on some malformed streams (yaml-cpp 0.7, fixed upstream in 2024): a `---` after a
+// document has begun (even an empty one, opened by an earlier `---`), content after a `...`, or a
+// `%` directive after content -- yaml-cpp ends the document at the directive and would silently
+// drop every line after it.
+TextProblem document_problem(std::string_view t) {
+  bool begun = false;    // a `---` or content has opened the first document
+  bool content = false;  // the first document has content
   bool ended = false;    // a `...` closed it
   std::size_t pos = 0;
   while (pos < t.size()) {
     const std::size_t eol = std::min(t.find('\n', pos), t.size());
     const std::string_view line = t.substr(pos, eol - pos);
     auto marker = [&](std::string_view m) {
-      return line.substr(0, 3) == m && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+      return line.substr(0, 3) == m && (line.size() == 3 || line[3] == ' ' || line[3] == '\t');
     };
-    const std::size_t first = line.find_first_not_of(" \t\r");
+    const std::size_t first = line.find_first_not_of(" \t");
     const bool blank = first == std::string_view::npos || line[first] == '#';
     if (marker("---")) {
-      if (content || ended) return pos;
-      content = line.find_first_not_of(" \t\r", 3) != std::string_view::npos && line[line.find_first_not_of(" \t\r", 3)] != '#';
+      if (begun || ended) {
+        return {pos, "a second YAML document; a scenario file holds exactly one (remove this '---' line)"};
+      }
+      begun = true;
+      const std::size_t after = line.find_first_not_of(" \t", 3);
+      content = after != std::string_view::npos && line[after] != '#';
     } else if (marker("...")) {
-      ended = content;
-    } else if (!blank && line[0] != '%') {
-      if (ended) return pos;
-      content = true;
+      ended = begun || content;
+    } else if (!blank && line[0] == '%') {
+      if (begun || content) {
+        return {pos, "a YAML directive (a line starting with '%') inside the scenario would end it here, dropping every line "
+                     "after it; a scenario needs no directives (remove the line)"};
+      }
+    } else if (!blank) {
+      if (ended) return {pos, "content after the '...' that ends the YAML document; a scenario file holds exactly one"};
+      begun = content = true;
     }
     pos = eol + 1;
   }
-  return std::string_view::npos;
+  return {};
 }
 
 }  // namespace
 
-YAML::Node parse_yaml(std::string_view text, const std::string& file) {
+YAML::Node parse_yaml(std::string_view original, const std::string& file) {
   const Reader r(file);
-  if (const std::size_t bad = invalid_utf8(text); bad != std::string_view::npos) {
-    const auto [line, column] = line_column(text, bad);
-    throw ScenarioError(file, line, column, "", "the file is not valid UTF-8 text here (a scenario is UTF-8)");
+  // Line ends are LF from here on: a CR left at the end of a value would be read into it
+  // ("0\r" is not a number), and CR alone is a line break in YAML too.
+  std::string normalised;
+  normalised.reserve(original.size());
+  for (std::size_t i = 0; i < original.size(); ++i) {
+    if (original[i] != '\r') {
+      normalised += original[i];
+    } else if (i + 1 >= original.size() || original[i + 1] != '\n') {
+      normalised += '\n';
+    }
   }
-  if (const std::size_t second = second_document(text); second != std::string_view::npos) {
-    const auto [line, column] = line_column(text, second);
-    throw ScenarioError(file, line, column, "", "a second YAML document; a scenario file holds exactly one (remove the '---' line)");
+  const std::string_view text = normalised;
+  for (const TextProblem& problem : {unprintable(text), document_problem(text)}) {
+    if (problem.pos != std::string_view::npos) {
+      const auto [line, column] = line_column(text, problem.pos);
+      throw ScenarioError(file, line, column, "", problem.what);
+    }
   }
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    root = YAML::Load(normalised);
+  } catch (const std::bad_alloc&) {
+    throw ScenarioError(file, 0, 0, "",
+                        "holds more values than there is memory to read them; a scenario needs a few hundred");
   } catch (const YAML::DeepRecursion& e) {
-    r.fail_mark(e.mark, "", "nesting deeper than " + std::to_string(e.depth()) + " levels; a scenario needs a handful");
+    r.fail_mark(e.mark, "", too_deep_message());
   } catch (const YAML::ParserException& e) {
     const std::size_t at = e.mark.pos < 0 ? text.size() : static_cast<std::size_t>(e.mark.pos);
     if (const auto quote = suspect_quote(text, at)) {
@@ -415,11 +488,7 @@ YAML::Node parse_yaml(std::string_view text, const std::string& file) {
   }
   ValueCount values;
   values.count(root, 0);
-  if (values.too_deep) {
-    throw ScenarioError(file, 1, 1, "",
-                        "nests values more than " + std::to_string(ValueCount::kMaxDepth) +
-                            " deep (an alias inside the value it names?); a scenario needs a handful");
-  }
+  if (values.too_deep) r.fail_mark(values.deepest, "", too_deep_message());
   if (values.values > kMaxValues) {
     throw ScenarioError(file, 1, 1, "",
                         "holds more than " + std::to_string(kMaxValues) +

@@ -262,7 +262,7 @@ TEST(ScenarioLoader, AnUnterminatedQuoteIsNamedAsSuch) {
 
 TEST(ScenarioLoader, DeepNestingIsNamedAsSuch) {
   const ScenarioError e = error_for("name: " + std::string(5000, '[') + std::string(5000, ']') + "\n");
-  EXPECT_TRUE(says(e, "nesting deeper than")) << e.what();
+  EXPECT_TRUE(says(e, "nests values more than 64 deep")) << e.what();
 }
 
 TEST(ScenarioLoader, AnEmptyFileSaysSo) {
