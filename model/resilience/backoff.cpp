@@ -60,4 +60,22 @@ Duration min_delay(const BackoffPolicy& p, std::uint32_t n) {
   return Duration::zero();
 }
 
+double mean_retries_within(const BackoffPolicy& p, Duration window) {
+  const double share = p.jitter == Jitter::full ? 0.5 : p.jitter == Jitter::equal ? 0.75 : 1.0;
+  const double total = to_seconds(window);
+  double spent = 0;
+  double retries = 0;
+  for (std::uint32_t n = 1;; ++n) {
+    const double delay = share * to_seconds(base_delay(p, n));
+    if (delay <= 0) return retries;
+    // Once the delay stops growing, the rest of the window is that delay over and over.
+    if (p.kind == BackoffKind::fixed || n > 1000 || base_delay(p, n) == base_delay(p, n + 1)) {
+      return retries + std::max(0.0, std::floor((total - spent) / delay));
+    }
+    if (spent + delay > total) return retries;
+    spent += delay;
+    retries += 1;
+  }
+}
+
 }  // namespace relaysim

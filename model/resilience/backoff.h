@@ -38,5 +38,9 @@ Duration base_delay(const BackoffPolicy& p, std::uint32_t n);
 Duration next_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous, Rng& rng);
 // The smallest value next_delay(p, n, ...) can take.
 Duration min_delay(const BackoffPolicy& p, std::uint32_t n);
+// About how many retries fit in `window` when every try fails at once: the delays at their
+// mean, the tries themselves taking no time. An estimate for planning memory and work, and an
+// upper bound in spirit (real tries take time).
+double mean_retries_within(const BackoffPolicy& p, Duration window);
 
 }  // namespace relaysim

@@ -2,8 +2,16 @@
 
 namespace relaysim::webhook {
 
+// kMinRetryInterval as a scenario would write it: "1ms".
+static std::string min_interval() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(kMinRetryInterval).count()) + "ms";
+}
+
 static void check_backoff(const BackoffPolicy& b, const std::string& key, std::vector<ConfigError>& out) {
-  if (b.initial <= Duration::zero()) out.push_back({key + ".initial", "must be positive"});
+  if (b.initial < kMinRetryInterval) {
+    out.push_back({key + ".initial", "must be at least " + min_interval() +
+                                         " (a shorter first delay retries in a busy loop)"});
+  }
   if (b.multiplier < 1.0) out.push_back({key + ".multiplier", "must be at least 1 (a backoff never shrinks)"});
   if (b.max_interval < b.initial) {
     out.push_back({key + ".max_interval", "must not be shorter than initial (" +
@@ -45,9 +53,15 @@ std::vector<ConfigError> validate(const PlatformConfig& c) {
   if (b.half_open_probes < 1) {
     out.push_back({"platform.serviceb_breaker.half_open_probes", "must be at least 1"});
   }
-  if (c.store_retry <= Duration::zero()) out.push_back({"platform.store_retry", "must be positive"});
+  if (c.store_retry < kMinRetryInterval) {
+    out.push_back({"platform.store_retry", "must be at least " + min_interval() +
+                                               " (a shorter wait asks a failing store again in a busy loop)"});
+  }
   if (c.retention && *c.retention < Duration::zero()) out.push_back({"platform.retention", "must not be negative"});
-  if (c.max_payload_bytes < 2) out.push_back({"platform.max_payload_bytes", "must be at least 2"});
+  if (c.max_payload_bytes < kMinPayloadLimit) {
+    out.push_back({"platform.max_payload_bytes", "must be at least " + std::to_string(kMinPayloadLimit) +
+                                                     " bytes: a smaller limit would refuse even a short JSON body"});
+  }
   return out;
 }
 

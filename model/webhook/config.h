@@ -15,6 +15,15 @@
 
 namespace relaysim::webhook {
 
+// The shortest wait between two tries the platform accepts: a retry backoff's first delay, the
+// dependency backoff's and the store retry. Anything shorter is a busy loop -- a stuck request or a
+// busy store would take millions of tries a second, in the simulator and in production alike.
+inline constexpr Duration kMinRetryInterval = std::chrono::milliseconds(1);
+
+// The smallest max_payload_bytes: the simulated clients send payloads of up to 64 bytes, and a
+// real client's shortest JSON body is not much shorter.
+inline constexpr std::size_t kMinPayloadLimit = 64;
+
 struct PlatformConfig {
   std::uint32_t pods = 1;
   std::uint32_t concurrency_per_pod = 64;

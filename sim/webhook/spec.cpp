@@ -23,7 +23,8 @@ const Schema<BackoffPolicy>& backoff_schema() {
     Schema<BackoffPolicy> s(Style::flow);
     s.key("backoff", &BackoffPolicy::kind, choice_codec(kBackoffKinds),
           "`exponential`: initial × multiplier^(n-1), capped at max_interval; `fixed`: initial every time");
-    s.key("initial", &BackoffPolicy::initial, duration_codec(), "the first delay");
+    s.key("initial", &BackoffPolicy::initial, duration_codec(),
+          "the first delay (at least " + write_duration(model::kMinRetryInterval) + ")");
     s.key("multiplier", &BackoffPolicy::multiplier, number_codec(1, 100), "growth per retry (exponential)");
     s.key("max_interval", &BackoffPolicy::max_interval, duration_codec(), "the longest delay");
     s.key("jitter", &BackoffPolicy::jitter, choice_codec(kJitters),
@@ -205,14 +206,14 @@ const Schema<model::PlatformConfig>& platform_schema() {
           "the circuit breaker around ServiceB, per pod");
     s.key("store_retry", &PlatformConfig::store_retry, duration_codec(),
           "after a store call fails (busy, full, an I/O error), how long a pod leaves the store alone before it "
-          "asks again");
+          "asks again (at least " + write_duration(model::kMinRetryInterval) + ")");
     s.key("classification", &PlatformConfig::classification, classification_codec(),
           "overrides of how results are classified. Default: 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal "
           "(reason `gone`); other 4xx terminal (reason `client_error`); 1xx and 3xx retry (a redirect is not "
           "followed); timeouts, refused connections and DNS errors retry. A status beats a class; a terminal "
           "verdict for anything but a 4xx has reason `rejected`",
           opt::shown("see meaning"));
-    s.key("max_payload_bytes", &PlatformConfig::max_payload_bytes, integer_codec<std::size_t>(2, 64u << 20),
+    s.key("max_payload_bytes", &PlatformConfig::max_payload_bytes, integer_codec<std::size_t>(model::kMinPayloadLimit, 64u << 20),
           "the largest payload ingest accepts");
     s.key("retention", &PlatformConfig::retention, retention_codec(),
           "how long a finished request and its idempotency key stay in the in-memory store; a create repeated after "
@@ -297,11 +298,14 @@ const Schema<WebhookSpec>& world_schema() {
   static const Schema<WebhookSpec> schema = [] {
     Schema<WebhookSpec> s(Style::block, "The world around the platform: ServiceB and the endpoints.");
     s.key("cxids", &WebhookSpec::cxids, integer_codec<std::uint32_t>(1, kMaxCxids),
-          "tenants (cxids `cx0`, `cx1`, ...); cxid i delivers to endpoint i mod the number of endpoints",
+          "tenants (cxids `cx0`, `cx1`, ...); cxid i delivers to endpoint i mod the number of endpoints, so there "
+          "must be enough of them to reach every group",
           opt::shown("one per endpoint"));
     s.key("serviceb", &WebhookSpec::serviceb, map_codec(serviceb_schema()), "the URL directory");
     s.key("endpoints", &WebhookSpec::endpoints, list_codec(map_codec(endpoint_schema()), "list of groups, below"),
-          "the receivers of webhooks, in groups (at least one)", opt::required());
+          "the receivers of webhooks, in groups (at least one; at most " + std::to_string(kMaxEndpoints) +
+              " endpoints in all)",
+          opt::required());
     s.check([](const Reader& r, const Map& m, WebhookSpec& w) {
       if (w.endpoints.empty()) r.fail(m["endpoints"], m.child("endpoints"), "needs at least one endpoint group");
       std::uint64_t total = 0;
@@ -313,6 +317,19 @@ const Schema<WebhookSpec>& world_schema() {
                      std::to_string(kMaxEndpoints) + " a world may have");
         }
         if (w.endpoints[i].name.empty()) w.endpoints[i].name = "group-" + std::to_string(i);
+      }
+      // Cxid i delivers to endpoint i mod the endpoints: with fewer cxids than endpoints, the
+      // groups past the last cxid would never get a request, and what they test would not happen.
+      std::uint64_t first = 0;
+      for (const EndpointGroup& g : w.endpoints) {
+        if (w.cxids != 0 && first >= w.cxids) {
+          r.fail(m["cxids"], m.child("cxids"),
+                 std::to_string(w.cxids) + " cxids reach only the first " + std::to_string(w.cxids) +
+                     " endpoints (cxid i delivers to endpoint i), so group '" + g.name +
+                     "' would never get a request; give at least " + std::to_string(first + 1) +
+                     " cxids, or leave cxids out for one per endpoint");
+        }
+        first += g.count;
       }
     });
     return s;
@@ -352,16 +369,6 @@ const Schema<WebhookSpec>& spec_schema() {
     s.last().always_write = true;
     s.key("load", &WebhookSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"),
           "the clients", opt::shown("no load"));
-    s.check([](const Reader& r, const Map& m, WebhookSpec& w) {
-      // The simulated clients' payloads ({"seq":N,"variant":M}) are up to 64 bytes long.
-      if (w.platform.max_payload_bytes < 64) {
-        const YAML::Node platform = m["platform"];
-        r.fail(platform.IsMap() && platform["max_payload_bytes"] ? platform["max_payload_bytes"] : platform,
-               m.child("platform.max_payload_bytes"),
-               "must be at least 64 in a simulation: the simulated clients send payloads of up to 64 bytes, and a "
-               "smaller limit would refuse every one of them");
-      }
-    });
     return s;
   }();
   return schema;
