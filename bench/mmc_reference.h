@@ -35,7 +35,8 @@ inline sim::MmcResult run_mmc_reference(const sim::MmcParams& p) {
   std::deque<Waiting> queue;
   std::uint64_t seq = 0, arrived = 0, served = 0, run = 0;
   std::uint32_t free = p.servers;
-  std::int64_t now = 0, total_wait = 0;
+  std::int64_t now = 0;
+  double total_wait_s = 0;  // seconds, as the kernel's model sums them
   events.push({0, seq++, arrival});
   while (!events.empty()) {
     const Event e = events.top();
@@ -58,7 +59,7 @@ inline sim::MmcResult run_mmc_reference(const sim::MmcParams& p) {
     } else {
       const Waiting w = queue.front();
       queue.pop_front();
-      total_wait += now - w.arrived;
+      total_wait_s += static_cast<double>(now - w.arrived) * 1e-9;
       ++served;
       events.push({now + w.service, seq++, departure});
     }
@@ -66,7 +67,7 @@ inline sim::MmcResult run_mmc_reference(const sim::MmcParams& p) {
   sim::MmcResult r;
   r.customers = served;
   r.events = run;
-  r.mean_wait_s = served == 0 ? 0.0 : static_cast<double>(total_wait) * 1e-9 / static_cast<double>(served);
+  r.mean_wait_s = served == 0 ? 0.0 : total_wait_s / static_cast<double>(served);
   r.end_s = static_cast<double>(now) * 1e-9;
   return r;
 }

@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,8 +58,12 @@ std::string human_bytes(double b) {
   char buf[32];
   if (b >= 1073741824.0) {
     std::snprintf(buf, sizeof buf, "%.1f GiB", b / 1073741824.0);
-  } else {
+  } else if (b >= 1048576.0) {
     std::snprintf(buf, sizeof buf, "%.0f MiB", b / 1048576.0);
+  } else if (b >= 1024.0) {
+    std::snprintf(buf, sizeof buf, "%.0f KiB", b / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f bytes", b);
   }
   return buf;
 }
@@ -75,6 +80,19 @@ double available_memory() {
     if (key == "MemAvailable:") return kib * 1024.0;
   }
   return 0;
+}
+
+// What a run may use unless --memory-limit says otherwise: most of the memory available, and no
+// more than the address-space limit (`ulimit -v`) lets it map. 0: unknown, not checked.
+double default_memory_limit() {
+  double limit = 0.9 * available_memory();
+  struct rlimit space {};
+  if (::getrlimit(RLIMIT_AS, &space) == 0 && space.rlim_cur != RLIM_INFINITY) {
+    // Address space is more than resident memory (code, stacks, reserved heap): keep a margin.
+    const double usable = 0.7 * static_cast<double>(space.rlim_cur);
+    limit = limit > 0 ? std::min(limit, usable) : usable;
+  }
+  return limit;
 }
 
 // This process's resident memory, in bytes; 0 when unknown.
@@ -119,24 +137,48 @@ class StopSignals {
 
 // ---- the JSON output ------------------------------------------------------------------------
 
-// Where --json goes, checked before the run: "-" is standard output; a file is written to a
-// temporary name next to it and renamed, so a reader never sees half a file and a run is never
-// lost to an output path that turns out to be unwritable at the end.
+// Where --json goes, checked before the run, so a run is never lost to an output path that turns
+// out to be unwritable at the end. "-" is standard output. A regular file (or a new name) is
+// written to a temporary name beside it and renamed, so a reader never sees half a file; through
+// a symlink the rename lands on the file it points to, and the link stays. Anything else -- a
+// device such as /dev/null, a FIFO, the pipe of a shell's >(...) -- is opened now and written
+// through, because renaming over it would replace the device or the pipe with a plain file.
 class JsonOutput {
  public:
   std::optional<std::string> open(const std::string& path, const std::string& scenario_file, const std::string& database) {
+    namespace fs = std::filesystem;
     path_ = path;
     if (path == "-") return std::nullopt;
     if (path.empty()) return "--json needs a path (or '-' for standard output)";
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return "--json " + path + " is a directory; give a file name";
+    if (fs::is_directory(path, ec)) return "--json " + path + " is a directory; give a file name";
     for (const std::string& other : {scenario_file, database}) {
-      if (!other.empty() && std::filesystem::exists(path, ec) && std::filesystem::equivalent(path, other, ec)) {
+      if (other.empty() || other == ":memory:") continue;
+      const fs::path mine = fs::weakly_canonical(path, ec);
+      const fs::path theirs = fs::weakly_canonical(other, ec);
+      const bool same = (fs::exists(path, ec) && fs::equivalent(path, other, ec)) || (!mine.empty() && mine == theirs);
+      if (same) {
         return "--json " + path + " is the " + (other == scenario_file ? "scenario file" : "database") +
                "; the result would overwrite it";
       }
     }
-    temp_ = path + ".XXXXXX";
+    struct stat target {};
+    const bool exists = ::stat(path.c_str(), &target) == 0;
+    if (!exists && errno != ENOENT) return "cannot write --json " + path + ": " + std::strerror(errno);
+    if (exists && !S_ISREG(target.st_mode)) {
+      fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
+      return std::nullopt;
+    }
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+      if (!exists) return "--json " + path + " is a symlink to nothing; give a file name";
+      final_ = fs::canonical(path, ec).string();
+      if (ec) return "cannot write --json " + path + ": " + ec.message();
+    } else {
+      final_ = path;
+    }
+    temp_ = final_ + ".XXXXXX";
     fd_ = ::mkstemp(temp_.data());
     if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
     return std::nullopt;
@@ -144,7 +186,7 @@ class JsonOutput {
   ~JsonOutput() {
     if (fd_ >= 0) {
       ::close(fd_);
-      ::unlink(temp_.c_str());
+      if (!temp_.empty()) ::unlink(temp_.c_str());
     }
   }
   JsonOutput() = default;
@@ -166,24 +208,26 @@ class JsonOutput {
       const ssize_t n = ::write(fd_, p, left);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return "cannot write --json " + path_ + ": " + std::strerror(errno);
+        return failed();
       }
       p += n;
       left -= static_cast<std::size_t>(n);
     }
-    ::fchmod(fd_, 0644);
-    if (::close(fd_) != 0) {
-      fd_ = -1;
-      return "cannot write --json " + path_ + ": " + std::strerror(errno);
-    }
+    if (!temp_.empty()) ::fchmod(fd_, 0644);
+    const int closed = ::close(fd_);
     fd_ = -1;
-    if (std::rename(temp_.c_str(), path_.c_str()) != 0) return "cannot write --json " + path_ + ": " + std::strerror(errno);
+    if (closed != 0) return failed();
+    if (!temp_.empty() && std::rename(temp_.c_str(), final_.c_str()) != 0) return failed();
+    temp_.clear();
     return std::nullopt;
   }
 
  private:
-  std::string path_;
-  std::string temp_;
+  std::string failed() const { return "cannot write --json " + path_ + ": " + std::strerror(errno); }
+
+  std::string path_;   // as given
+  std::string final_;  // the file the rename lands on: path_, or what its symlink points to
+  std::string temp_;   // empty when writing straight through to a device or a pipe
   int fd_ = -1;
 };
 
@@ -254,10 +298,10 @@ std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& opt
   }
   if (args.max_events) {
     const auto n = parse_u64(*args.max_events);
-    if (!n || *n == 0) return "--max-events: expected a whole number above 0, got '" + *args.max_events + "'";
+    if (!n || *n == 0) return "--max-events: expected a whole number from 1 to 18446744073709551615, got '" + *args.max_events + "'";
     options.max_events = *n;
   }
-  memory_limit = 0.9 * available_memory();  // 0: unknown, not checked
+  memory_limit = default_memory_limit();
   if (args.memory_limit) {
     if (*args.memory_limit == "none") {
       memory_limit = 0;
@@ -282,16 +326,21 @@ std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& opt
 
 // What the run will hold, against what it may use: refused above the limit (unless forced), a
 // warning above half of it. Returns the refusal, or nothing.
+std::string footprint_text(const Footprint& f) {
+  const Footprint::Part most = f.largest();
+  return "about " + human_bytes(f.bytes()) + ", most of it for " + most.what + " (" + human_bytes(most.bytes) + ")";
+}
+
 std::optional<std::string> check_footprint(const Footprint& f, double limit, const RunArgs& args) {
   if (limit <= 0) return std::nullopt;
-  if (f.bytes > limit && !args.force) {
-    return "this scenario would hold about " + human_bytes(f.bytes) + " (" + format_value(Unit::count, std::round(f.held)) +
-           " requests at once), more than the " + human_bytes(limit) + " it may use; " + f.advice +
+  if (f.bytes() > limit && !args.force) {
+    return "this scenario would hold " + footprint_text(f) + ", more than the " + human_bytes(limit) +
+           " it may use; " + f.largest().advice +
            " (or raise --memory-limit, or --force a run that the limit will stop if it must)";
   }
-  if (f.bytes > limit / 2 && !args.quiet) {
-    std::cerr << "relaysim: warning: this scenario may hold about " << human_bytes(f.bytes) << " of the "
-              << human_bytes(limit) << " it may use; " << f.advice << "\n";
+  if (f.bytes() > limit / 2 && !args.quiet) {
+    std::cerr << "relaysim: warning: this scenario may hold " << footprint_text(f) << ", of the " << human_bytes(limit)
+              << " it may use; " << f.largest().advice << "\n";
   }
   return std::nullopt;
 }
@@ -339,7 +388,7 @@ int run_command(const RunArgs& args) {
   if (const auto problem = prepare_database(database, args.overwrite)) return fail_usage(*problem);
   JsonOutput json;
   if (args.json_path) {
-    if (const auto problem = json.open(*args.json_path, args.file, args.sqlite_path.value_or(""))) return fail_usage(*problem);
+    if (const auto problem = json.open(*args.json_path, args.file, database)) return fail_usage(*problem);
   }
   const Footprint footprint = as_run.system->footprint(as_run);
   if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
@@ -369,7 +418,7 @@ int run_command(const RunArgs& args) {
   if (watch.over && result.ending == Ending::interrupted) {
     result.ending = Ending::out_of_memory;
     result.failure = "the run held " + human_bytes(watch.resident) + ", more than its memory limit of " +
-                     human_bytes(memory_limit) + " (--memory-limit); " + footprint.advice;
+                     human_bytes(memory_limit) + " (--memory-limit); " + footprint.largest().advice;
   }
 
   WallStats wall;
@@ -386,6 +435,7 @@ int run_command(const RunArgs& args) {
     record_run_end(database, result);
   } catch (const StoreError& e) {
     std::cerr << "relaysim: cannot label the database with the run's end: " << e.what() << "\n";
+    if (status == kExitPass) status = kExitIncomplete;
   }
   if (result.ending == Ending::out_of_memory) std::cerr << "relaysim: out of memory: " << result.failure << "\n";
   if (result.ending == Ending::store_failure) std::cerr << "relaysim: store failure: " << result.failure << "\n";
@@ -403,16 +453,23 @@ int validate_command(const std::vector<std::string>& files) {
     }
     const Footprint fp = s->system->footprint(*s);
     std::cout << f << ": ok (" << s->name << "): system " << s->system->name() << ", about "
-              << format_value(Unit::count, std::round(fp.calls)) << " client calls, about " << human_bytes(fp.bytes)
-              << " of memory\n";
+              << format_value(Unit::count, std::round(fp.calls)) << " client calls, " << footprint_text(fp) << "\n";
+    if (const double limit = default_memory_limit(); limit > 0 && fp.bytes() > limit) {
+      std::cerr << "relaysim: warning: " << f << " needs more than the " << human_bytes(limit)
+                << " a run may use here, so `run` will refuse it; " << fp.largest().advice << "\n";
+    }
   }
   return status;
 }
 
-int metrics_command(const std::string& only) {
-  if (!only.empty() && find_system(only) == nullptr) return fail_usage("no system is named '" + only + "'");
+int metrics_command(const std::optional<std::string>& only) {
+  if (only && find_system(*only) == nullptr) {
+    std::string all;
+    for (const System* s : systems()) all += (all.empty() ? "" : ", ") + std::string(s->name());
+    return fail_usage("--system: no system is named '" + *only + "' (the systems: " + all + ")");
+  }
   for (const System* s : systems()) {
-    if (!only.empty() && s->name() != only) continue;
+    if (only && s->name() != *only) continue;
     std::printf("system %s: %s\n", std::string(s->name()).c_str(), std::string(s->title()).c_str());
     for (const MetricInfo& m : s->metrics()) {
       std::printf("  %-28s %-8s %s\n", std::string(m.name).c_str(), std::string(to_string(m.unit)).c_str(),

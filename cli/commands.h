@@ -37,7 +37,7 @@ struct MmcArgs {
 
 int run_command(const RunArgs& args);
 int validate_command(const std::vector<std::string>& files);
-int metrics_command(const std::string& system);
+int metrics_command(const std::optional<std::string>& system);
 int reference_command();
 int mmc_command(MmcArgs args);
 

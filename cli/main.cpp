@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "Run a scenario file and judge it against the invariants and its expect: block");
   RunArgs run_args;
-  run->add_option("FILE", run_args.file, "Scenario file (YAML); see docs/scenario-format.md")->required();
+  run->add_option("FILE", run_args.file, "Scenario file (YAML; '-': standard input); see docs/scenario-format.md")->required();
   run->add_option("--seed", run_args.seed, "Root seed (0 to 18446744073709551615), overriding the scenario's");
   run->add_option("--store", run_args.store, "Store to run on, overriding the scenario's")
       ->check(CLI::IsMember({"memory", "sqlite"}));
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                   "Stop after this many events, as a livelock (default: 1000 per client call + 100 million)");
   run->add_option("--memory-limit", run_args.memory_limit,
                   "Refuse a scenario estimated to need more, and stop a run that holds more, than this much memory: "
-                  "a size such as 4GiB or 500MiB, or 'none' (default: 90% of the memory available now)");
+                  "a size such as 4GiB or 500MiB, or 'none' (default: 90% of the memory available now, within ulimit -v)");
   run->add_flag("--force", run_args.force,
                 "Run even when the scenario is estimated to need more than --memory-limit; the limit still stops "
                 "the run if it really does");
@@ -102,10 +102,10 @@ int main(int argc, char** argv) {
 
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
   std::vector<std::string> files;
-  validate->add_option("FILES", files, "Scenario files")->required();
+  validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
 
   auto* metrics = app.add_subcommand("metrics", "List the metrics an expect: block may name, with their units");
-  std::string metrics_system;
+  std::optional<std::string> metrics_system;
   metrics->add_option("--system", metrics_system, "Only this system's");
 
   auto* reference = app.add_subcommand(

@@ -46,14 +46,14 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
   const Duration slice = std::max<Duration>(s.duration / 100, Duration{1});
   for (Time t = Time{}; t < end;) {
     t = std::min(end, t + slice);
-    for (;;) {
+    for (bool more = true; more;) {
       std::uint64_t n = 0;
-      while (n < kEventsPerCheck && kernel.step(t)) ++n;
+      while ((more = kernel.step(t)) && ++n < kEventsPerCheck && !kernel.take_yield()) {
+      }
       if (options.progress) options.progress(kernel.now(), kernel.events_run());
       if (kernel.events_run() > limit) return Ending::event_limit;
       if (options.should_stop && options.should_stop()) return Ending::interrupted;
-      if (n < kEventsPerCheck) break;  // everything up to t has run
-    }
+    }  // !more: everything up to t has run
     if (kernel.pending() == 0) return Ending::drained;
     kernel.advance_to(t);
   }

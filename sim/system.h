@@ -32,10 +32,28 @@ namespace relaysim::sim {
 
 // What a scenario will cost, estimated before it runs.
 struct Footprint {
-  double calls = 0;   // client calls the load makes
-  double held = 0;    // the most requests (or messages) held in memory at once
-  double bytes = 0;   // memory that takes, roughly
-  std::string advice; // how to make it smaller, in the system's terms
+  // One thing the run holds in memory, in the system's terms.
+  struct Part {
+    double bytes = 0;    // roughly
+    std::string what;    // "1200 requests held at once"
+    std::string advice;  // how to make it smaller: "lower webhook.platform.pods"
+  };
+  double calls = 0;         // client calls the load makes
+  std::vector<Part> parts;  // what the memory goes to
+
+  double bytes() const {
+    double sum = 0;
+    for (const Part& p : parts) sum += p.bytes;
+    return sum;
+  }
+  // The part that costs the most (a default Part when there are none).
+  Part largest() const {
+    Part most;
+    for (const Part& p : parts) {
+      if (p.bytes > most.bytes) most = p;
+    }
+    return most;
+  }
 };
 
 // What one run of a system leaves behind for the summary, the JSON and `expect:`.
@@ -50,6 +68,8 @@ class SystemReport {
   // and of the JSON.
   virtual void print(std::ostream& out, double wall_seconds) const = 0;
   virtual void to_json(nlohmann::json& j, double wall_seconds) const = 0;
+  // What a reader of the result should know that no figure shows: a fault that never happened.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // Everything a system's world is built on for one run. The references outlive the world.

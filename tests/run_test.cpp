@@ -49,5 +49,29 @@ TEST(Run, TheEventLimitStopsALivelockAndTheDefaultIsFarAboveTheLoad) {
   EXPECT_TRUE(normal.pass());
 }
 
+TEST(Run, AStopRequestIsHeardInsideAHugeBurst) {
+  // Every call of a burst happens at one moment; made in one event, a million of them would keep
+  // the loop from asking for seconds. Asked at its first look, the run stops long before the end.
+  const Scenario s = parse_scenario(R"(name: burst
+duration: 1m
+system: webhook
+webhook:
+  world:
+    endpoints:
+      - {count: 10}
+  load:
+    - {burst: 1000000, at: 0s}
+)",
+                                    "burst.yaml");
+  RunOptions o;
+  o.should_stop = [] { return true; };
+  const RunResult r = run_scenario(s, std::move(o));
+  EXPECT_EQ(r.ending, Ending::interrupted);
+  const auto ingested = find_metric(r.system().metrics(), "ingested");
+  ASSERT_TRUE(ingested.has_value());
+  EXPECT_GT(r.value(ingested->index), 0.0);
+  EXPECT_LT(r.value(ingested->index), 100'000.0);
+}
+
 }  // namespace
 }  // namespace relaysim::sim

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "model/core/function.h"
@@ -51,6 +52,13 @@ class Kernel final : public Clock {
   std::size_t pending() const { return live_; }
   std::uint64_t events_run() const { return events_run_; }
 
+  // An event that did the work of thousands (a chunk of a huge burst) asks whoever drives the
+  // kernel to look outside -- progress, stop requests -- before the next event, as if that many
+  // events had run. Virtual time is not touched: the run is the same either way.
+  void yield() { yield_ = true; }
+  // Whether an event has asked since the last call.
+  bool take_yield() { return std::exchange(yield_, false); }
+
  private:
   struct Entry {
     std::int64_t time_ns;
@@ -69,6 +77,7 @@ class Kernel final : public Clock {
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_run_ = 0;
   std::size_t live_ = 0;
+  bool yield_ = false;
   std::vector<Entry> heap_;
   StableSlotPool<Slot> slots_;  // stable: an action runs where it is stored
 };

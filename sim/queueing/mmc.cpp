@@ -24,7 +24,7 @@ class Mmc {
     MmcResult r;
     r.customers = served_;
     r.events = kernel_.events_run();
-    r.mean_wait_s = served_ == 0 ? 0.0 : to_seconds(total_wait_) / static_cast<double>(served_);
+    r.mean_wait_s = served_ == 0 ? 0.0 : total_wait_s_ / static_cast<double>(served_);
     r.end_s = to_seconds(kernel_.now());
     return r;
   }
@@ -52,7 +52,7 @@ class Mmc {
     }
     const Waiting w = queue_.front();
     queue_.pop_front();
-    total_wait_ += kernel_.now() - w.arrived;
+    total_wait_s_ += to_seconds(kernel_.now() - w.arrived);
     start(w.service);
   }
 
@@ -66,7 +66,7 @@ class Mmc {
   std::uint32_t free_;
   std::uint64_t arrived_ = 0;
   std::uint64_t served_ = 0;
-  Duration total_wait_{};
+  double total_wait_s_ = 0;  // seconds: summed nanoseconds would pass 2^63 in long queues
   std::deque<Waiting> queue_;
 };
 

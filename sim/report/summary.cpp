@@ -52,7 +52,9 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
       }
       break;
     case Ending::event_limit:
-      out << "\nLIVELOCK: stopped by the event limit (" << r.event_limit << " events) at " << format_time(r.end) << "\n";
+      out << "\nEVENT LIMIT: stopped after " << r.events << " events (the limit: " << r.event_limit << ") at virtual "
+          << format_time(r.end) << "; a run that needs this many is a livelock, unless --max-events set the limit "
+          << "low on purpose\n";
       break;
     case Ending::interrupted:
       out << "\nINTERRUPTED at virtual " << format_time(r.end) << " of " << format_duration(s.duration)
@@ -64,6 +66,9 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
     case Ending::store_failure:
       out << "\nSTORE FAILURE: " << r.failure << "; the figures above cover the run so far\n";
       break;
+  }
+  if (r.report) {
+    for (const std::string& note : r.report->notes()) out << "\nNote: " << note << "\n";
   }
   out << "\nVerdict: " << (r.pass() ? "PASS" : "FAIL") << "\n";
 }
@@ -108,7 +113,10 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
     ex.push_back({{"expr", e.expr}, {"ok", e.ok}, {"actual", e.actual}, {"unit", to_string(e.unit)}});
   }
   j["expectations"] = ex;
-  if (r.report) r.report->to_json(j, wall.seconds);
+  if (r.report) {
+    r.report->to_json(j, wall.seconds);
+    j["notes"] = r.report->notes();
+  }
   json metrics = json::object();
   const auto table = s.system->metrics();
   for (std::size_t i = 0; i < table.size() && i < r.values.size(); ++i) {

@@ -52,7 +52,10 @@ void Metrics::on(const ProcessCrashed& e) {
   if (e.pod < breaker_.size()) breaker_[e.pod] = BreakerState::closed;  // a restarted pod starts closed
 }
 
-double detail::latency_quantile_s(const Figures& f, double q) { return to_seconds(f.metrics.delivery_latency.quantile(q / 100.0)); }
+double detail::latency_quantile_s(const Figures& f, double q) {
+  const LatencyHistogram& h = f.metrics.delivery_latency;
+  return h.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : to_seconds(h.quantile(q / 100.0));
+}
 
 std::span<const MetricInfo> metric_infos() {
   static const std::array<MetricInfo, kMetricCount> infos = [] {

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -115,7 +116,9 @@ struct Metric {
 
 namespace detail {
 constexpr double d(std::uint64_t v) { return static_cast<double>(v); }
-constexpr double ratio(double a, double b) { return b == 0.0 ? 0.0 : a / b; }
+// Nothing to divide by is no figure at all (n/a, null in JSON), not 0%: an expectation of a ratio
+// that a run never had a chance to show fails instead of passing or failing by accident.
+constexpr double ratio(double a, double b) { return b == 0.0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
 constexpr double sum(const std::array<std::uint64_t, model::kReasonCount>& row) {
   double s = 0;
   for (auto v : row) s += d(v);

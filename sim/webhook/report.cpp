@@ -38,7 +38,7 @@ void Report::print(std::ostream& out, double) const {
     out << "  " << (f_.unresolved == 0 ? "all requests terminal by " : "the last request became terminal at ")
         << format_time(m.last_terminal_at) << "\n";
   }
-  out << "  attempts " << m.attempts << "  (per terminal request: mean " << fmt("%.2f", get(metric("attempts_per_request")))
+  out << "  attempts " << m.attempts << "  (per terminal request: mean " << format_value(Unit::number, get(metric("attempts_per_request")))
       << ", max " << m.max_attempts << ";";
   for (std::size_t n = 0; n < m.attempts_per_request.size(); ++n) {
     if (m.attempts_per_request[n] == 0) continue;
@@ -52,10 +52,14 @@ void Report::print(std::ostream& out, double) const {
         << m.created_by_outcome[static_cast<int>(IngestStatus::unavailable)] << ")\n";
   }
   const LatencyHistogram& h = m.delivery_latency;
-  out << "  ingest->delivered latency  mean " << format_value(Unit::seconds, h.mean_seconds()) << "  p50 "
-      << format_duration(h.quantile(0.5)) << "  p90 " << format_duration(h.quantile(0.9)) << "  p99 "
-      << format_duration(h.quantile(0.99)) << "  p99.9 " << format_duration(h.quantile(0.999)) << "  max "
-      << format_duration(h.max()) << "\n\n";
+  if (h.count() == 0) {
+    out << "  ingest->delivered latency  n/a (nothing was delivered)\n\n";
+  } else {
+    out << "  ingest->delivered latency  mean " << format_value(Unit::seconds, h.mean_seconds()) << "  p50 "
+        << format_duration(h.quantile(0.5)) << "  p90 " << format_duration(h.quantile(0.9)) << "  p99 "
+        << format_duration(h.quantile(0.99)) << "  p99.9 " << format_duration(h.quantile(0.999)) << "  max "
+        << format_duration(h.max()) << "\n\n";
+  }
 
   out << "ServiceB\n";
   out << "  calls " << m.serviceb_calls << ",  URL cache hit ratio " << format_value(Unit::ratio, get(metric("cache_hit_ratio")))

@@ -66,7 +66,7 @@ class Simulation final : public sim::Simulation {
     f.oracle.lost = requests_->lost();
     f.end = end;
     f.metrics = std::move(metrics_);
-    return std::make_unique<Report>(std::move(f));
+    return std::make_unique<Report>(std::move(f), world_->store_faults().never_happened());
   }
 
  private:
@@ -99,6 +99,11 @@ class Simulation final : public sim::Simulation {
 constexpr double kBytesPerHeldRequest = 600;
 // A pod's slot for one request in flight (its row, URL and attempt strings).
 constexpr double kBytesPerSlot = 400;
+// One more attempt of a request: the store's attempt row (measured on a scenario whose endpoints
+// always fail, so every request retries until its deadline).
+constexpr double kBytesPerAttempt = 60;
+
+std::string format_count(double n) { return format_value(Unit::count, std::round(n)); }
 
 class WebhookSystem final : public System {
  public:
@@ -135,6 +140,9 @@ class WebhookSystem final : public System {
     }
     Duration outages{};
     for (const ServiceBOutage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
+    // The SQLite store keeps every request; the in-memory one forgets finished requests after
+    // the retention, if there is one.
+    const bool forgets = p.retention && s.store == StoreKind::memory;
     Footprint f;
     double held = 0;
     for (const LoadSegment& l : w.load) {
@@ -142,21 +150,32 @@ class WebhookSystem final : public System {
       f.calls += calls;
       // With a retention, a request is held from its creation until `retention` after it
       // finishes: a lease or so for most, the deadline for the stuck.
-      if (p.retention && l.arrivals.burst == 0) {
+      if (forgets && l.arrivals.burst == 0) {
         const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(p.retry.deadline);
         held += std::min(calls, l.arrivals.rate_per_s * hold_s);
       } else {
         held += calls;
       }
     }
-    f.held = held;
+    const std::string requests_advice =
+        s.store == StoreKind::sqlite ? "shorten the load or lower its rate (the SQLite store keeps every request)"
+        : p.retention                ? "shorten the load, lower its rate, or shorten webhook.platform.retention"
+                                     : "set webhook.platform.retention (finished requests are then forgotten after it), "
+                                       "shorten the load, or lower its rate";
+    f.parts.push_back({held * kBytesPerHeldRequest, format_count(held) + " requests held at once", requests_advice});
+    // Each retry of a held request keeps its attempt row.
+    const double retries = held * stuck * mean_retries_within(p.retry.backoff, p.retry.deadline);
+    f.parts.push_back({retries * kBytesPerAttempt, format_count(retries) + " retries kept in the requests' histories",
+                       "lengthen webhook.platform.retry.initial, shorten its deadline, or make fewer endpoints fail"});
+    const double slots = p.pods * static_cast<double>(p.concurrency_per_pod);
+    f.parts.push_back({slots * kBytesPerSlot, format_count(slots) + " delivery slots (pods × concurrency_per_pod)",
+                       "lower webhook.platform.pods or concurrency_per_pod"});
     double url_versions = 0;
     for (const UrlChange& c : w.serviceb.url_changes) url_versions += c.fraction * w.cxid_count();
-    f.bytes = held * kBytesPerHeldRequest + p.pods * static_cast<double>(p.concurrency_per_pod) * kBytesPerSlot +
-              w.cxid_count() * 48.0 + url_versions * 8.0 + endpoints * 16.0;
-    f.advice = p.retention ? "shorten the load, lower its rate, or shorten webhook.platform.retention"
-                           : "set webhook.platform.retention (finished requests are then forgotten after it), "
-                             "shorten the load, or lower its rate";
+    f.parts.push_back({w.cxid_count() * 48.0 + url_versions * 8.0,
+                       format_count(w.cxid_count()) + " cxids with " + format_count(url_versions) + " URL changes",
+                       "give the endpoint groups fewer cxids, or ServiceB fewer url_changes"});
+    f.parts.push_back({endpoints * 16.0, format_count(endpoints) + " endpoints", "give the endpoint groups smaller counts"});
     return f;
   }
 

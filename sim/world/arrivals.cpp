@@ -67,7 +67,7 @@ const Schema<ArrivalSpec>& arrival_schema() {
 }
 
 Arrivals::Arrivals(std::vector<ArrivalSpec> segments, Rng& rng, Sink sink)
-    : segments_(std::move(segments)), rng_(rng), sink_(std::move(sink)) {}
+    : segments_(std::move(segments)), burst_done_(segments_.size(), 0), rng_(rng), sink_(std::move(sink)) {}
 
 void Arrivals::install(Kernel& kernel) {
   for (std::uint32_t i = 0; i < segments_.size(); ++i) {
@@ -78,7 +78,15 @@ void Arrivals::install(Kernel& kernel) {
 void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
   const ArrivalSpec& s = segments_[segment];
   if (s.burst > 0) {
-    for (std::uint64_t n = 0; n < s.burst; ++n) sink_(segment);
+    // A large burst comes in chunks, each its own event at the same moment: the run loop looks
+    // at Ctrl-C and the memory limit between events, and ten million calls in one event would
+    // keep it from looking for seconds.
+    std::uint64_t& done = burst_done_[segment];
+    const std::uint64_t chunk = std::min(kBurstChunk, s.burst - done);
+    for (std::uint64_t n = 0; n < chunk; ++n) sink_(segment);
+    done += chunk;
+    if (done < s.burst) kernel.at(kernel.now(), [this, &kernel, segment] { arrive(kernel, segment); });
+    kernel.yield();
     return;
   }
   if (kernel.now() >= s.to || s.rate_per_s <= 0.0) return;

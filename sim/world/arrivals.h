@@ -44,7 +44,11 @@ class Arrivals {
  private:
   void arrive(Kernel& kernel, std::uint32_t segment);
 
+  // The most calls of a burst made in one event.
+  static constexpr std::uint64_t kBurstChunk = 4096;
+
   std::vector<ArrivalSpec> segments_;
+  std::vector<std::uint64_t> burst_done_;  // per segment: calls of its burst made so far
   Rng& rng_;
   Sink sink_;
 };

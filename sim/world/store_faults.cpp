@@ -30,6 +30,15 @@ std::optional<CrashFault> StoreFaults::take_crash(std::uint32_t pod, Time now) {
   return std::nullopt;
 }
 
+std::vector<std::string> StoreFaults::never_happened() const {
+  std::vector<std::string> out;
+  for (const CrashFault& c : crashes_) {
+    out.push_back("pod-" + std::to_string(c.pod) + " was to crash in the middle of a write at " +
+                  format_time(c.at) + " or later, but it wrote nothing after that: the crash never happened");
+  }
+  return out;
+}
+
 Duration StoreFaults::downtime(Time from, Time to) const {
   // Overlapping windows count once: walk them in order of start, merging.
   std::vector<std::pair<Time, Time>> spans;

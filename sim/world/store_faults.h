@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "model/store/store_error.h"
@@ -23,6 +24,9 @@ class StoreFaults {
   // How long within [from, to] the store was failing: nothing can be finished then, so deadline
   // bounds stretch by it.
   Duration downtime(Time from, Time to) const;
+  // The crashes in the middle of a write that never came, one sentence each: the pod wrote
+  // nothing at or after their time.
+  std::vector<std::string> never_happened() const;
 
  private:
   std::vector<StoreFault> windows_;

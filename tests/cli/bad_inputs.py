@@ -203,10 +203,24 @@ def _():
     expect(run("run", "/dev/zero"), EXIT_INVALID, r"/dev/zero: is a character device, not a scenario file")
     expect(run("run", WORK), EXIT_INVALID, r"is a directory, not a scenario file")
     expect(run("run", path("no-such-file.yaml")), EXIT_INVALID, r"cannot open the file: No such file or directory")
+
+@case("files.pipes_are_read_and_bounded")
+def _():
+    # Standard input ("-"), a FIFO and a shell's <(...) are read like a file, to the same limit.
+    scenario = open(QUICKSTART, "rb").read()
+    p = subprocess.run([RELAYSIM, "validate", "-"], input=scenario, capture_output=True, timeout=60)
+    assert p.returncode == 0 and b"ok (quickstart)" in p.stdout, p.stderr
     fifo = path("fifo.yaml")
     if not os.path.exists(fifo):
         os.mkfifo(fifo)
-    expect(run("run", fifo, timeout=20), EXIT_INVALID, r"is a pipe, not a scenario file")
+    writer = subprocess.Popen(["sh", "-c", f"cat '{QUICKSTART}' > '{fifo}'"])
+    expect(run("run", "-q", fifo, timeout=60), 0)
+    writer.wait(timeout=10)
+    p = subprocess.run([RELAYSIM, "validate", "-"], input=b"a: 1\n" * 500000, capture_output=True, timeout=60)
+    assert p.returncode == EXIT_INVALID and b"more than 1048576 bytes long; a scenario file is at most 1 MiB" in p.stderr, p.stderr
+    expect(run("validate", "/dev/zero"), EXIT_INVALID, r"is a character device, not a scenario file or a pipe")
+    big = write("big.yaml", BASE + "description: \"" + "x" * (1 << 20) + "\"\n")
+    expect(run("validate", big), EXIT_INVALID, r"big.yaml: is \d+ bytes long; a scenario file is at most 1 MiB")
 
 
 # ---- silently accepted before -------------------------------------------------------------------
@@ -231,7 +245,28 @@ scenario_error("accepted.an_error_status_that_is_a_success", "      - {count: 20
 scenario_error("accepted.network_errors_classified_delivered", "pods: 2",
                "pods: 2\n    classification: {connect_error: delivered}", r"cannot be delivered")
 scenario_error("accepted.payload_limit_below_the_clients", "pods: 2", "pods: 2\n    max_payload_bytes: 2",
-               r"must be at least 64 in a simulation")
+               r"max_payload_bytes: must be between 64 and")
+scenario_error("accepted.a_busy_loop_of_store_retries", "pods: 2", "pods: 2\n    store_retry: 1ns",
+               r"store_retry: must be at least 1ms")
+scenario_error("accepted.a_busy_loop_of_delivery_retries", "pods: 2", "pods: 2\n    retry: {initial: 100us}",
+               r"retry.initial: must be at least 1ms")
+scenario_error("accepted.groups_no_cxid_reaches", "endpoints:\n      - {count: 20}",
+               "cxids: 5\n    endpoints:\n      - {count: 20}\n      - {name: broken, count: 10, errors: {rate: 100%}}",
+               r"world.cxids: 5 cxids reach only the first 5 endpoints .* group 'broken' would never get a request; "
+               r"give at least 21 cxids")
+scenario_error("accepted.a_directive_that_would_end_the_scenario", None, None,
+               r":12:1: a YAML directive .* would end it here", text=BASE + "%TAG ! tag:example.com,2000:\nexpect:\n  violations: 5\n")
+scenario_error("accepted.a_second_document_after_an_empty_one", None, None, r":3:1: a second YAML document",
+               text="---\n# nothing yet\n---\n" + BASE)
+scenario_error("accepted.raw_control_characters", "name: base", "name: a\x00b",
+               r":1:8: a control character \(U\+0000\)")
+scenario_error("accepted.an_escape_sequence_reaching_the_terminal", "name: base", "name: \"a\x1b[31mRED\"",
+               r"a control character \(U\+001B\)")
+scenario_error("accepted.two_spellings_of_one_percentile", None, None,
+               r"latency_p50.0_s: names the same metric as latency_p50_s",
+               text=BASE + "expect:\n  latency_p50_s: \"< 1s\"\n  latency_p50.0_s: \"> 1h\"\n")
+scenario_error("accepted.a_percentile_spelt_oddly", None, None, r"latency_p5e1_s: unknown metric",
+               text=BASE + "expect:\n  latency_p5e1_s: \"< 1s\"\n")
 scenario_error("accepted.expectation_that_can_never_hold", None, None,
                r"delivered_rate is a ratio between 0% and 100%, so '> 99' is outside it; did you mean '> 99%'\?",
                text=BASE + "expect:\n  delivered_rate: \"> 99\"\n")
@@ -254,6 +289,40 @@ def _():
     assert "Verdict" not in r[1] and time.time() - t < 5, "the run happened first"
     expect(run("run", QUICKSTART, "--json", WORK), EXIT_INVALID, "is a directory")
     expect(run("run", QUICKSTART, "--json", QUICKSTART), EXIT_INVALID, "is the scenario file")
+    db = path("same.out")
+    if os.path.exists(db):
+        os.remove(db)
+    expect(run("run", QUICKSTART, "--sqlite-path", db, "--json", db), EXIT_INVALID, "is the database")
+
+
+@case("accepted.json_through_pipes_devices_and_symlinks")
+def _():
+    # Renaming a finished file into place must not replace what the path names: a FIFO, a
+    # device or a symlink gets the JSON written through it and stays what it was.
+    import stat
+    fifo = path("json.fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+    expect(run("run", "-q", QUICKSTART, "--json", fifo), 0)
+    assert json.loads(reader.communicate(timeout=10)[0])["verdict"] == "pass"
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced"
+    target, link = path("target.json"), path("link.json")
+    write("target.json", "old")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(target, link)
+    expect(run("run", "-q", QUICKSTART, "--json", link), 0)
+    assert os.path.islink(link), "the symlink was replaced"
+    assert json.load(open(target))["verdict"] == "pass", "the file the symlink names was not written"
+    null = path("null.dev")
+    try:
+        if not os.path.exists(null):
+            os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a private /dev/null
+    except PermissionError:
+        return  # no devices may be made here; the FIFO above took the same path
+    expect(run("run", "-q", QUICKSTART, "--json", null), 0)
+    assert stat.S_ISCHR(os.lstat(null).st_mode), "the device was replaced with a file"
 
 
 @case("accepted.json_dash_is_standard_output")
@@ -274,7 +343,61 @@ def _():
 
 # ---- messages -----------------------------------------------------------------------------------
 
-scenario_error("message.deep_nesting", None, None, r"nesting deeper than", text="name: " + "[" * 5000 + "]" * 5000 + "\n")
+scenario_error("message.deep_nesting", None, None, r"nests values more than 64 deep", text="name: " + "[" * 5000 + "]" * 5000 + "\n")
+scenario_error("message.nesting_without_aliases", None, None, r":1:\d+: nests values more than 64 deep",
+               text="description: " + "[" * 100 + "]" * 100 + "\n" + BASE)
+scenario_error("message.a_nul_in_a_key_is_shown", None, None, r"expect\\x00: unknown key; did you mean 'expect'",
+               text=BASE + "\"expect\\0\": 1\n")
+scenario_error("message.merge_keys", "- {rate: 5/s, from: 0s, to: 4m}",
+               "- &seg {rate: 5/s, from: 0s, to: 4m}\n    - {<<: *seg, rate: 6/s}",
+               r"load\[1\]\.<<: YAML merge keys .* are not supported")
+scenario_error("message.examples_fit_the_unit", None, None, r"attempts_per_request expected a comparison such as .*\(a number\)",
+               text=BASE + "expect:\n  attempts_per_request: \"< 50%\"\n")
+scenario_error("message.pod_out_of_range_is_quoted_as_written", None, None, r"got 'pod-4294967296'",
+               text=BASE + "faults:\n  - {at: 1m, crash: pod-4294967296}\n")
+
+
+@case("message.crlf_line_ends_are_read")
+def _():
+    f = write("crlf.yaml", (BASE + "expect:\n  violations: 0").replace("\n", "\r\n"))
+    expect(run("validate", f), 0)
+
+
+@case("message.a_crash_that_never_happens_is_noted")
+def _():
+    f = write("never.yaml", BASE + "faults:\n  - {at: 4m30s, crash: pod-0, during_write: true, restart_after: 1s}\n")
+    code, out, _ = run("run", f, "--json", path("never.json"))
+    assert code == 0 and "Note: pod-0 was to crash in the middle of a write at 4m30.000s or later" in out, out
+    assert "the crash never happened" in json.load(open(path("never.json")))["notes"][0]
+
+
+@case("message.figures_with_nothing_to_divide_are_not_zero")
+def _():
+    f = write("noload.yaml", BASE.replace("rate: 5/s", "rate: 0/s") +
+              "expect:\n  delivered_rate: 100%\n  latency_p99_s: \"< 1s\"\n")
+    code, out, _ = run("run", f, "--json", path("noload.json"))
+    assert code == 1, out
+    assert "FAIL delivered_rate == 100%   (actual n/a)" in out and "FAIL latency_p99_s < 1s   (actual n/a)" in out, out
+    metrics = json.load(open(path("noload.json")))["metrics"]
+    assert metrics["delivered_rate"] is None, metrics
+
+
+@case("message.the_memory_estimate_names_what_costs")
+def _():
+    slots = write("slots.yaml", BASE.replace("pods: 2", "pods: 1024\n    concurrency_per_pod: 100000"))
+    expect(run("run", slots, "--memory-limit", "1GiB"), EXIT_INVALID,
+           r"most of it for 102400000 delivery slots .*; lower webhook.platform.pods or concurrency_per_pod")
+    code, out, err = run("validate", slots)
+    assert code == 0 and "delivery slots" in out, out
+    retries = write("retries.yaml", BASE.replace("{count: 20}", "{count: 20, errors: {rate: 100%}}").replace(
+        "pods: 2", "pods: 2\n    retry: {backoff: fixed, initial: 1s, jitter: none, deadline: 2h}"))
+    expect(run("run", retries, "--memory-limit", "100MiB"), EXIT_INVALID, r"retries kept in the requests' histories")
+
+
+@case("message.metrics_of_an_unknown_system")
+def _():
+    expect(run("metrics", "--system", "sms"), EXIT_INVALID, r"no system is named 'sms' \(the systems: webhook\)")
+    expect(run("metrics", "--system", ""), EXIT_INVALID, r"no system is named ''")
 scenario_error("message.unterminated_quote", "name: base", "name: \"base", r":1:7: a quoted value starts here")
 scenario_error("message.unterminated_quote_at_the_end", None, None, r"never closed",
                text=BASE + "description: \"runs on\n")
@@ -333,6 +456,10 @@ def _():
         expect(run("mmc", *args), EXIT_INVALID, None)
     code, out, _ = run("mmc", "--lambda", "9000", "--mu", "1", "--servers", "10000", "--customers", "1000", "--json")
     assert code == 0 and json.loads(out)["erlang_c_wait_s"] >= 0, out
+    # Waits summed over a long queue pass 2^63 nanoseconds; the mean must not wrap negative.
+    code, out, _ = run("mmc", "--lambda", "0.001", "--mu", "0.001000001", "--servers", "1", "--customers", "100000",
+                       "--json")
+    assert code == 0 and json.loads(out)["mean_wait_s"] > 0, out
 
 
 print(f"\n{len(failures)} of the cases failed: {' '.join(failures)}" if failures else "\nevery case held")
