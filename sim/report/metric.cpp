@@ -23,9 +23,11 @@ bool is_family(std::string_view name) { return name.find("{q}") != std::string_v
 std::optional<MetricRef> find_metric(std::span<const MetricInfo> table, std::string_view name) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     const std::string_view m = table[i].name;
-    if (m == name) return MetricRef{i, 0};
     const std::size_t q = m.find("{q}");
-    if (q == std::string_view::npos) continue;
+    if (q == std::string_view::npos) {
+      if (m == name) return MetricRef{i, 0};
+      continue;
+    }
     const std::string_view prefix = m.substr(0, q);
     const std::string_view suffix = m.substr(q + 3);
     if (name.size() <= prefix.size() + suffix.size() || name.substr(0, prefix.size()) != prefix ||

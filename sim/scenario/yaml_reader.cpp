@@ -11,24 +11,78 @@
 namespace relaysim::sim {
 
 namespace {
-// A message is printed to a terminal: a NUL would cut it short and an escape sequence would be
-// obeyed, so control characters from the file are shown as \xNN.
-std::string printable(std::string text) {
+
+// The UTF-8 character at s[i]: its code point and how many bytes it takes; `length` 0 when the
+// bytes there are not UTF-8 (overlong forms, surrogates and values past U+10FFFF are not).
+struct Utf8Char {
+  std::uint32_t cp = 0;
+  std::size_t length = 0;
+};
+
+Utf8Char decode_utf8(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return {c, 1};
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) {
+    n = 1;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 2;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 3;
+    cp = c & 0x07;
+  } else {
+    return {};
+  }
+  for (std::size_t k = 1; k <= n; ++k) {
+    if (i + k >= s.size()) return {};
+    const auto d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) return {};
+    cp = cp << 6 | (d & 0x3F);
+  }
+  const std::uint32_t min = n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {cp, n + 1};
+}
+
+// A control character: C0 but tab, line feed and carriage return (line breaks and indentation),
+// DEL, and C1 but NEL. YAML allows none of them raw in a file; on a terminal an ESC or a CSI starts
+// a command, and a NUL cuts a C string short.
+bool control_character(std::uint32_t cp) {
+  return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F && cp != 0x85);
+}
+
+std::string code_point(std::uint32_t cp) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
+  return hex;
+}
+
+// A message is printed to a terminal, so control characters (and bytes that are not UTF-8) from
+// the file are shown as <U+001B> and <0xFF> instead of being obeyed.
+std::string printable(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7F) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
+  for (std::size_t i = 0; i < text.size();) {
+    const Utf8Char c = decode_utf8(text, i);
+    if (c.length == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "<0x%02X>", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+      out += hex;
+      ++i;
+    } else if (c.cp == '\r' || control_character(c.cp)) {
+      out += "<" + code_point(c.cp) + ">";
+      i += c.length;
     } else {
-      out += c;
+      out.append(text, i, c.length);
+      i += c.length;
     }
   }
   return out;
 }
+
 }  // namespace
 
 ScenarioError::ScenarioError(std::string file, int line, int column, std::string key, std::string problem)
@@ -79,7 +133,18 @@ std::string Reader::scalar(const YAML::Node& n, const std::string& path, std::st
   if (const std::string& tag = n.Tag(); !tag.empty() && tag != "?" && tag != "!") {
     fail(n, path, "a YAML tag (" + tag + ") is not used in scenarios; write the value alone");
   }
-  return n.Scalar();
+  // The raw text has no control characters (parse_yaml), but an escape inside double quotes
+  // ("\e[2J", "\x00") makes one; names and descriptions reach terminals.
+  const std::string& value = n.Scalar();
+  for (std::size_t i = 0; i < value.size();) {
+    const Utf8Char c = decode_utf8(value, i);
+    if (c.length == 0) break;  // cannot happen: escapes decode to UTF-8
+    if (c.cp == '\r' || control_character(c.cp)) {
+      fail(n, path, "holds a control character (" + code_point(c.cp) + "), written as an escape; scenario text is printable");
+    }
+    i += c.length;
+  }
+  return value;
 }
 
 Duration Reader::duration(const YAML::Node& n, const std::string& path) const {
@@ -222,57 +287,22 @@ std::pair<int, int> line_column(std::string_view text, std::size_t pos) {
 }
 
 // Where the text stops being a YAML character stream, and why: a byte that is not UTF-8, or a
-// character YAML does not allow in a file (C0 and C1 controls other than tab, line feed, carriage
-// return and NEL; DEL; U+FFFE and U+FFFF). yaml-cpp reads such bytes into values unchecked, so a
-// NUL or an ESC would reach names and the terminal.
+// character YAML does not allow in a file (the control characters; U+FFFE and U+FFFF; a
+// byte-order mark after the start). yaml-cpp reads such bytes into values unchecked.
 struct TextProblem {
   std::size_t pos = std::string_view::npos;
   std::string what;
 };
 
 TextProblem unprintable(std::string_view s) {
-  auto control = [](std::size_t at, std::uint32_t cp) {
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "U+%04X", static_cast<unsigned>(cp));
-    return TextProblem{at, std::string("a control character (") + hex +
-                               ") in the file; a scenario holds printable text (write it as an escape inside \"...\" if it is meant)"};
-  };
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return control(i, c);
-      ++i;
-      continue;
+  for (std::size_t i = 0; i < s.size();) {
+    const Utf8Char c = decode_utf8(s, i);
+    if (c.length == 0) return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
+    if (control_character(c.cp) || c.cp == 0xFFFE || c.cp == 0xFFFF) {
+      return {i, "a control character (" + code_point(c.cp) + ") in the file; a scenario is printable text"};
     }
-    if ((c & 0xE0) == 0xC0) {
-      n = 1;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3;
-      cp = c & 0x07;
-    } else {
-      return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
-    }
-    for (std::size_t k = 1; k <= n; ++k) {
-      if (i + k >= s.size()) return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
-      const auto d = static_cast<unsigned char>(s[i + k]);
-      if ((d & 0xC0) != 0x80) return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
-      cp = cp << 6 | (d & 0x3F);
-    }
-    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-    const std::uint32_t min = n == 1 ? 0x80 : n == 2 ? 0x800 : 0x10000;
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return {i, "the file is not valid UTF-8 text here (a scenario is UTF-8)"};
-    }
-    if ((cp >= 0x80 && cp <= 0x9F && cp != 0x85) || cp == 0xFFFE || cp == 0xFFFF) return control(i, cp);
-    if (cp == 0xFEFF && i != 0) return {i, "a byte-order mark (U+FEFF) inside the file; one may only open it"};
-    i += n + 1;
+    if (c.cp == 0xFEFF && i != 0) return {i, "a byte-order mark (U+FEFF) inside the file; one may only open it"};
+    i += c.length;
   }
   return {};
 }
@@ -394,9 +424,9 @@ std::string too_deep_message() {
 // document has begun (even an empty one, opened by an earlier `---`), content after a `...`, or a
 // `%` directive after content -- yaml-cpp ends the document at the directive and would silently
 // drop every line after it.
-TextProblem document_problem(std::string_view t) {
+TextProblem document_problem(std::string_view t, bool& content) {
   bool begun = false;    // a `---` or content has opened the first document
-  bool content = false;  // the first document has content
+  content = false;       // the first document has content
   bool ended = false;    // a `...` closed it
   std::size_t pos = 0;
   while (pos < t.size()) {
@@ -435,10 +465,12 @@ TextProblem document_problem(std::string_view t) {
 YAML::Node parse_yaml(std::string_view original, const std::string& file) {
   const Reader r(file);
   // Line ends are LF from here on: a CR left at the end of a value would be read into it
-  // ("0\r" is not a number), and CR alone is a line break in YAML too.
+  // ("0\r" is not a number), and CR alone is a line break in YAML too. A byte-order mark that
+  // opens the file (Windows editors write one) is dropped, so the scans below see the text.
   std::string normalised;
   normalised.reserve(original.size());
-  for (std::size_t i = 0; i < original.size(); ++i) {
+  const std::size_t start = original.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  for (std::size_t i = start; i < original.size(); ++i) {
     if (original[i] != '\r') {
       normalised += original[i];
     } else if (i + 1 >= original.size() || original[i + 1] != '\n') {
@@ -446,7 +478,8 @@ YAML::Node parse_yaml(std::string_view original, const std::string& file) {
     }
   }
   const std::string_view text = normalised;
-  for (const TextProblem& problem : {unprintable(text), document_problem(text)}) {
+  bool content = false;  // anything but comments, blank lines and markers
+  for (const TextProblem& problem : {unprintable(text), document_problem(text, content)}) {
     if (problem.pos != std::string_view::npos) {
       const auto [line, column] = line_column(text, problem.pos);
       throw ScenarioError(file, line, column, "", problem.what);
@@ -473,15 +506,6 @@ YAML::Node parse_yaml(std::string_view original, const std::string& file) {
   }
   if (!root.IsDefined() || root.IsNull()) {
     // yaml-cpp reads some malformed text (a stray ',') as an empty document: say which it was.
-    bool content = false;
-    for (std::size_t pos = 0; pos < text.size() && !content;) {
-      const std::size_t eol = std::min(text.find('\n', pos), text.size());
-      const std::string_view line = text.substr(pos, eol - pos);
-      const std::size_t first = line.find_first_not_of(" \t\r");
-      content = first != std::string_view::npos && line[first] != '#' && line.substr(0, 3) != "---" &&
-                line.substr(0, 3) != "..." && line[0] != '%';
-      pos = eol + 1;
-    }
     throw ScenarioError(file, 1, 1, "",
                         content ? "is not a scenario: the YAML reader found no value in it (a stray ',', ']' or '}'?)"
                                 : "holds no scenario (the file is empty or only comments)");
