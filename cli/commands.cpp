@@ -137,12 +137,39 @@ class StopSignals {
 
 // ---- the JSON output ------------------------------------------------------------------------
 
+// The descriptor a path names when it is one of this process's own -- /dev/stdout, /dev/fd/3,
+// /proc/self/fd/3, or a symlink to one -- or -1. Such a path must be written through the
+// descriptor: opening it anew would start at offset 0 of a file the shell opened for appending,
+// and renaming over it would unlink what the shell redirected to.
+int own_descriptor(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec).lexically_normal();
+  const std::string self = "/proc/" + std::to_string(::getpid()) + "/fd/";
+  for (int hop = 0; hop < 40 && !ec; ++hop) {
+    const std::string text = p.string();
+    static const std::pair<const char*, int> kStd[] = {{"/dev/stdin", 0}, {"/dev/stdout", 1}, {"/dev/stderr", 2}};
+    for (const auto& [name, fd] : kStd) {
+      if (text == name) return fd;
+    }
+    for (const std::string& prefix : {std::string("/dev/fd/"), std::string("/proc/self/fd/"), self}) {
+      if (text.rfind(prefix, 0) == 0) {
+        if (const auto n = parse_u64(text.substr(prefix.size())); n && *n < 1u << 20) return static_cast<int>(*n);
+      }
+    }
+    if (!fs::is_symlink(p, ec)) break;
+    const fs::path next = fs::read_symlink(p, ec);
+    p = (next.is_absolute() ? next : p.parent_path() / next).lexically_normal();
+  }
+  return -1;
+}
+
 // Where --json goes, checked before the run, so a run is never lost to an output path that turns
-// out to be unwritable at the end. "-" is standard output. A regular file (or a new name) is
-// written to a temporary name beside it and renamed, so a reader never sees half a file; through
-// a symlink the rename lands on the file it points to, and the link stays. Anything else -- a
-// device such as /dev/null, a FIFO, the pipe of a shell's >(...) -- is opened now and written
-// through, because renaming over it would replace the device or the pipe with a plain file.
+// out to be unwritable at the end. "-" (and /dev/stdout) is standard output. A regular file (or a
+// new name) is written to a temporary name beside it and renamed, so a reader never sees half a
+// file; through a symlink the rename lands on the file it points to, and the link stays. A FIFO,
+// a character device such as /dev/null and a descriptor of this process (the pipe of a shell's
+// >(...)) are written through: renaming over them would replace them with a plain file.
 class JsonOutput {
  public:
   std::optional<std::string> open(const std::string& path, const std::string& scenario_file, const std::string& database) {
@@ -150,10 +177,19 @@ class JsonOutput {
     path_ = path;
     if (path == "-") return std::nullopt;
     if (path.empty()) return "--json needs a path (or '-' for standard output)";
+    if (const int fd = own_descriptor(path); fd >= 0) {
+      if (fd == STDOUT_FILENO) {
+        path_ = "-";
+        return std::nullopt;
+      }
+      fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+      if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
+      return std::nullopt;
+    }
     std::error_code ec;
     if (fs::is_directory(path, ec)) return "--json " + path + " is a directory; give a file name";
     for (const std::string& other : {scenario_file, database}) {
-      if (other.empty() || other == ":memory:") continue;
+      if (other.empty() || other == ":memory:" || other == "-") continue;
       const fs::path mine = fs::weakly_canonical(path, ec);
       const fs::path theirs = fs::weakly_canonical(other, ec);
       const bool same = (fs::exists(path, ec) && fs::equivalent(path, other, ec)) || (!mine.empty() && mine == theirs);
@@ -165,10 +201,15 @@ class JsonOutput {
     struct stat target {};
     const bool exists = ::stat(path.c_str(), &target) == 0;
     if (!exists && errno != ENOENT) return "cannot write --json " + path + ": " + std::strerror(errno);
-    if (exists && !S_ISREG(target.st_mode)) {
+    if (exists && S_ISFIFO(target.st_mode)) return open_fifo(path);
+    if (exists && S_ISCHR(target.st_mode)) {
       fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
       return std::nullopt;
+    }
+    if (exists && !S_ISREG(target.st_mode)) {
+      return "--json " + path + " is " + (S_ISBLK(target.st_mode) ? "a block device" : "a socket") +
+             "; give a file name, a FIFO or '-'";
     }
     struct stat link {};
     if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
@@ -180,14 +221,15 @@ class JsonOutput {
     }
     temp_ = final_ + ".XXXXXX";
     fd_ = ::mkstemp(temp_.data());
-    if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
+    if (fd_ < 0) {
+      temp_.clear();
+      return "cannot write --json " + path + ": " + std::strerror(errno);
+    }
     return std::nullopt;
   }
   ~JsonOutput() {
-    if (fd_ >= 0) {
-      ::close(fd_);
-      if (!temp_.empty()) ::unlink(temp_.c_str());
-    }
+    if (fd_ >= 0) ::close(fd_);
+    if (!temp_.empty()) ::unlink(temp_.c_str());
   }
   JsonOutput() = default;
   JsonOutput(const JsonOutput&) = delete;
@@ -224,6 +266,19 @@ class JsonOutput {
 
  private:
   std::string failed() const { return "cannot write --json " + path_ + ": " + std::strerror(errno); }
+
+  // A FIFO with no reader would block the open for ever, silently: say what it waits for.
+  std::optional<std::string> open_fifo(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0 && errno == ENXIO) {
+      std::cerr << "relaysim: waiting for a reader of the FIFO " << path << " (--json)\n";
+      fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    }
+    if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
+    const int flags = ::fcntl(fd_, F_GETFL);
+    if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
+    return std::nullopt;
+  }
 
   std::string path_;   // as given
   std::string final_;  // the file the rename lands on: path_, or what its symlink points to
@@ -324,21 +379,24 @@ std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& opt
   return std::nullopt;
 }
 
-// What the run will hold, against what it may use: refused above the limit (unless forced), a
-// warning above half of it. Returns the refusal, or nothing.
+// "about 1.2 GiB, most of it for 2000000 requests held at once (1.1 GiB)"
 std::string footprint_text(const Footprint& f) {
   const Footprint::Part most = f.largest();
   return "about " + human_bytes(f.bytes()) + ", most of it for " + most.what + " (" + human_bytes(most.bytes) + ")";
 }
 
+// Whether a run estimated at `f` is refused under `limit` (bytes; 0: no limit) unless forced.
+bool over_limit(const Footprint& f, double limit) { return limit > 0 && f.bytes() > limit; }
+
+// What the run will hold, against what it may use: refused above the limit (unless forced), a
+// warning above half of it. Returns the refusal, or nothing.
 std::optional<std::string> check_footprint(const Footprint& f, double limit, const RunArgs& args) {
-  if (limit <= 0) return std::nullopt;
-  if (f.bytes() > limit && !args.force) {
+  if (over_limit(f, limit) && !args.force) {
     return "this scenario would hold " + footprint_text(f) + ", more than the " + human_bytes(limit) +
            " it may use; " + f.largest().advice +
            " (or raise --memory-limit, or --force a run that the limit will stop if it must)";
   }
-  if (f.bytes() > limit / 2 && !args.quiet) {
+  if (over_limit(f, limit / 2) && !args.quiet) {
     std::cerr << "relaysim: warning: this scenario may hold " << footprint_text(f) << ", of the " << human_bytes(limit)
               << " it may use; " << f.largest().advice << "\n";
   }
@@ -385,13 +443,14 @@ int run_command(const RunArgs& args) {
   if (options.seed) as_run.seed = *options.seed;
   if (options.store) as_run.store = *options.store;
   const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
-  if (const auto problem = prepare_database(database, args.overwrite)) return fail_usage(*problem);
+  // Every refusal comes before prepare_database, which with --overwrite removes the earlier run.
+  const Footprint footprint = as_run.system->footprint(as_run, database == ":memory:");
+  if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
   JsonOutput json;
   if (args.json_path) {
     if (const auto problem = json.open(*args.json_path, args.file, database)) return fail_usage(*problem);
   }
-  const Footprint footprint = as_run.system->footprint(as_run);
-  if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
+  if (const auto problem = prepare_database(database, args.overwrite)) return fail_usage(*problem);
   try {
     record_run_start(database, as_run);
   } catch (const StoreError& e) {
@@ -451,10 +510,10 @@ int validate_command(const std::vector<std::string>& files) {
       status = kExitInvalid;
       continue;
     }
-    const Footprint fp = s->system->footprint(*s);
+    const Footprint fp = s->system->footprint(*s, true);
     std::cout << f << ": ok (" << s->name << "): system " << s->system->name() << ", about "
               << format_value(Unit::count, std::round(fp.calls)) << " client calls, " << footprint_text(fp) << "\n";
-    if (const double limit = default_memory_limit(); limit > 0 && fp.bytes() > limit) {
+    if (const double limit = default_memory_limit(); over_limit(fp, limit)) {
       std::cerr << "relaysim: warning: " << f << " needs more than the " << human_bytes(limit)
                 << " a run may use here, so `run` will refuse it; " << fp.largest().advice << "\n";
     }

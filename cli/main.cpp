@@ -4,6 +4,8 @@
 // are read: for the progress line, the events-per-second figures, Ctrl-C and the memory limit —
 // never for the simulation itself, which stays deterministic.
 #include <CLI/CLI.hpp>
+
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 
@@ -59,6 +61,9 @@ int unknown_command(const CLI::App& app, const std::string& word) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader that goes away (`| head`, a FIFO's reader, >(jq) failing) must not kill a run before
+  // it has labelled its database and said what happened: writes fail with EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"relaysim " RELAYSIM_VERSION
                ": a deterministic simulator and reference implementation of reliable outbound delivery",
                "relaysim"};

@@ -30,7 +30,7 @@ bool RunResult::pass() const {
 }
 
 std::uint64_t default_event_limit(const Scenario& s) {
-  const double calls = s.system->footprint(s).calls;
+  const double calls = s.system->footprint(s, true).calls;
   const double limit = 1e8 + 1000.0 * calls;
   return limit >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(limit);
 }
@@ -48,6 +48,7 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     t = std::min(end, t + slice);
     for (bool more = true; more;) {
       std::uint64_t n = 0;
+      kernel.take_yield();  // a request made by the last event of the previous batch is answered
       while ((more = kernel.step(t)) && ++n < kEventsPerCheck && !kernel.take_yield()) {
       }
       if (options.progress) options.progress(kernel.now(), kernel.events_run());

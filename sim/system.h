@@ -114,7 +114,9 @@ class System {
   // The planted bugs the system's property suite must catch (model/core/mutants.h).
   virtual std::span<const Mutant* const> mutants() const = 0;
 
-  virtual Footprint footprint(const Scenario& s) const = 0;
+  // What a run of `s` will hold in memory, and the client calls it makes. `database_in_memory`:
+  // a SQLite store lives in memory (no --sqlite-path), so every row it keeps costs memory too.
+  virtual Footprint footprint(const Scenario& s, bool database_in_memory) const = 0;
   virtual std::unique_ptr<Simulation> simulate(RunContext& context) const = 0;
 };
 

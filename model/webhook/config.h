@@ -19,6 +19,7 @@ namespace relaysim::webhook {
 // dependency backoff's and the store retry. Anything shorter is a busy loop -- a stuck request or a
 // busy store would take millions of tries a second, in the simulator and in production alike.
 inline constexpr Duration kMinRetryInterval = std::chrono::milliseconds(1);
+static_assert(kMinRetryInterval % std::chrono::milliseconds(1) == Duration::zero(), "messages state it in whole ms");
 
 // The smallest max_payload_bytes: the simulated clients send payloads of up to 64 bytes, and a
 // real client's shortest JSON body is not much shorter.

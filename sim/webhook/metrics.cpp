@@ -53,8 +53,7 @@ void Metrics::on(const ProcessCrashed& e) {
 }
 
 double detail::latency_quantile_s(const Figures& f, double q) {
-  const LatencyHistogram& h = f.metrics.delivery_latency;
-  return h.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : to_seconds(h.quantile(q / 100.0));
+  return if_delivered(f, to_seconds(f.metrics.delivery_latency.quantile(q / 100.0)));
 }
 
 std::span<const MetricInfo> metric_infos() {

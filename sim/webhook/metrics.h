@@ -131,6 +131,10 @@ constexpr double terminal(const Figures& f, model::Status s, model::Reason r) {
 constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
 constexpr double duplicates(const Figures& f, int cause) { return d(f.oracle.duplicates[static_cast<std::size_t>(cause)]); }
 double latency_quantile_s(const Figures& f, double q);
+// A latency figure, or n/a when nothing was delivered: 0s would pass "< 1s" by accident.
+inline double if_delivered(const Figures& f, double v) {
+  return f.metrics.delivery_latency.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : v;
+}
 }  // namespace detail
 
 inline constexpr Metric kMetrics[] = {
@@ -181,10 +185,10 @@ inline constexpr Metric kMetrics[] = {
     {{"breaker_opened", Unit::count, "breaker transitions closed -> open, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.breaker_opened); }},
     {{"breaker_closed", Unit::count, "breaker transitions to closed, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.breaker_closed); }},
     {{"cache_hit_ratio", Unit::ratio, "URL cache hits / lookups"}, [](const Figures& f, double) { return detail::ratio(detail::d(f.metrics.cache_hits), detail::d(f.metrics.cache_hits + f.metrics.cache_misses)); }},
-    {{"latency_mean_s", Unit::seconds, "ingest-to-delivered latency, mean (exact)"}, [](const Figures& f, double) { return f.metrics.delivery_latency.mean_seconds(); }},
+    {{"latency_mean_s", Unit::seconds, "ingest-to-delivered latency, mean (exact)"}, [](const Figures& f, double) { return detail::if_delivered(f, f.metrics.delivery_latency.mean_seconds()); }},
     {{"latency_p50_s", Unit::seconds, "ingest-to-delivered latency, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
     {{"latency_p99_s", Unit::seconds, "ingest-to-delivered latency, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
-    {{"latency_max_s", Unit::seconds, "ingest-to-delivered latency, maximum (exact)"}, [](const Figures& f, double) { return to_seconds(f.metrics.delivery_latency.max()); }},
+    {{"latency_max_s", Unit::seconds, "ingest-to-delivered latency, maximum (exact)"}, [](const Figures& f, double) { return detail::if_delivered(f, to_seconds(f.metrics.delivery_latency.max())); }},
     {{"latency_p{q}_s", Unit::seconds, "ingest-to-delivered latency, any percentile q in (0, 100]: latency_p90_s, latency_p99.9_s (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
     {{"last_terminal_s", Unit::seconds, "when the last request became terminal: the time the backlog drained, if unresolved is 0"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_terminal_at); }},
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},

@@ -134,13 +134,14 @@ void Report::to_json(nlohmann::json& j, double wall) const {
                    {"transitions", transitions},
                    {"transitions_dropped", m.transitions_dropped}};
   const LatencyHistogram& h = m.delivery_latency;
+  auto seconds = [&](double v) { return json(detail::if_delivered(f_, v)); };  // NaN: null
   j["latency_seconds"] = {{"count", h.count()},
-                          {"mean", h.mean_seconds()},
-                          {"p50", to_seconds(h.quantile(0.5))},
-                          {"p90", to_seconds(h.quantile(0.9))},
-                          {"p99", to_seconds(h.quantile(0.99))},
-                          {"p99.9", to_seconds(h.quantile(0.999))},
-                          {"max", to_seconds(h.max())}};
+                          {"mean", seconds(h.mean_seconds())},
+                          {"p50", seconds(to_seconds(h.quantile(0.5)))},
+                          {"p90", seconds(to_seconds(h.quantile(0.9)))},
+                          {"p99", seconds(to_seconds(h.quantile(0.99)))},
+                          {"p99.9", seconds(to_seconds(h.quantile(0.999)))},
+                          {"max", seconds(to_seconds(h.max()))}};
   json dup = json::object();
   for (int c = 0; c < kDuplicateCauseCount; ++c) {
     dup[std::string(to_string(static_cast<DuplicateCause>(c)))] = f_.oracle.duplicates[static_cast<std::size_t>(c)];

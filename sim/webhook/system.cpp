@@ -66,7 +66,10 @@ class Simulation final : public sim::Simulation {
     f.oracle.lost = requests_->lost();
     f.end = end;
     f.metrics = std::move(metrics_);
-    return std::make_unique<Report>(std::move(f), world_->store_faults().never_happened());
+    // A run that drained ended early only because nothing could happen any more: a crash due
+    // before the scenario's end never came. A run cut short may still have had it coming.
+    const Time horizon = judged ? std::max(end, Time{} + ctx_.scenario.duration) : end;
+    return std::make_unique<Report>(std::move(f), world_->store_faults().never_happened(horizon));
   }
 
  private:
@@ -102,6 +105,8 @@ constexpr double kBytesPerSlot = 400;
 // One more attempt of a request: the store's attempt row (measured on a scenario whose endpoints
 // always fail, so every request retries until its deadline).
 constexpr double kBytesPerAttempt = 60;
+// A request's rows in an in-memory SQLite database, which keeps every request.
+constexpr double kBytesPerSqliteRow = 300;
 
 std::string format_count(double n) { return format_value(Unit::count, std::round(n)); }
 
@@ -126,7 +131,7 @@ class WebhookSystem final : public System {
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return relaysim::webhook::kMutants; }
 
-  Footprint footprint(const Scenario& s) const override {
+  Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const WebhookSpec& w = spec_of(s);
     const relaysim::webhook::PlatformConfig& p = w.platform;
     // The share of requests that may keep retrying until their deadline: those to endpoints that
@@ -140,29 +145,29 @@ class WebhookSystem final : public System {
     }
     Duration outages{};
     for (const ServiceBOutage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
-    // The SQLite store keeps every request; the in-memory one forgets finished requests after
-    // the retention, if there is one.
-    const bool forgets = p.retention && s.store == StoreKind::memory;
     Footprint f;
     double held = 0;
     for (const LoadSegment& l : w.load) {
       const double calls = l.arrivals.expected_calls();
       f.calls += calls;
       // With a retention, a request is held from its creation until `retention` after it
-      // finishes: a lease or so for most, the deadline for the stuck.
-      if (forgets && l.arrivals.burst == 0) {
+      // finishes: a lease or so for most, the deadline for the stuck. (The oracle forgets after
+      // the retention on either store; the SQLite store itself keeps every row, below.)
+      if (p.retention && l.arrivals.burst == 0) {
         const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(p.retry.deadline);
         held += std::min(calls, l.arrivals.rate_per_s * hold_s);
       } else {
         held += calls;
       }
     }
-    const std::string requests_advice =
-        s.store == StoreKind::sqlite ? "shorten the load or lower its rate (the SQLite store keeps every request)"
-        : p.retention                ? "shorten the load, lower its rate, or shorten webhook.platform.retention"
-                                     : "set webhook.platform.retention (finished requests are then forgotten after it), "
-                                       "shorten the load, or lower its rate";
-    f.parts.push_back({held * kBytesPerHeldRequest, format_count(held) + " requests held at once", requests_advice});
+    f.parts.push_back({held * kBytesPerHeldRequest, format_count(held) + " requests held at once",
+                       p.retention ? "shorten the load, lower its rate, or shorten webhook.platform.retention"
+                                   : "set webhook.platform.retention (finished requests are then forgotten after it), "
+                                     "shorten the load, or lower its rate"});
+    if (s.store == StoreKind::sqlite && database_in_memory) {
+      f.parts.push_back({f.calls * kBytesPerSqliteRow, format_count(f.calls) + " requests in the in-memory SQLite database",
+                         "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});
+    }
     // Each retry of a held request keeps its attempt row.
     const double retries = held * stuck * mean_retries_within(p.retry.backoff, p.retry.deadline);
     f.parts.push_back({retries * kBytesPerAttempt, format_count(retries) + " retries kept in the requests' histories",

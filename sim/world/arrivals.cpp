@@ -86,7 +86,7 @@ void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
     for (std::uint64_t n = 0; n < chunk; ++n) sink_(segment);
     done += chunk;
     if (done < s.burst) kernel.at(kernel.now(), [this, &kernel, segment] { arrive(kernel, segment); });
-    kernel.yield();
+    if (chunk == kBurstChunk) kernel.yield();
     return;
   }
   if (kernel.now() >= s.to || s.rate_per_s <= 0.0) return;

@@ -24,9 +24,9 @@ class StoreFaults {
   // How long within [from, to] the store was failing: nothing can be finished then, so deadline
   // bounds stretch by it.
   Duration downtime(Time from, Time to) const;
-  // The crashes in the middle of a write that never came, one sentence each: the pod wrote
-  // nothing at or after their time.
-  std::vector<std::string> never_happened() const;
+  // The crashes in the middle of a write due before `end` that never came, one sentence each:
+  // the pod wrote nothing from their time to the end of the run.
+  std::vector<std::string> never_happened(Time end) const;
 
  private:
   std::vector<StoreFault> windows_;

@@ -262,6 +262,8 @@ scenario_error("accepted.raw_control_characters", "name: base", "name: a\x00b",
                r":1:8: a control character \(U\+0000\)")
 scenario_error("accepted.an_escape_sequence_reaching_the_terminal", "name: base", "name: \"a\x1b[31mRED\"",
                r"a control character \(U\+001B\)")
+scenario_error("accepted.an_escape_sequence_written_as_an_escape", "name: base", "name: \"a\\e[31mRED\"",
+               r"name: holds a control character \(U\+001B\), written as an escape")
 scenario_error("accepted.two_spellings_of_one_percentile", None, None,
                r"latency_p50.0_s: names the same metric as latency_p50_s",
                text=BASE + "expect:\n  latency_p50_s: \"< 1s\"\n  latency_p50.0_s: \"> 1h\"\n")
@@ -293,6 +295,10 @@ def _():
     if os.path.exists(db):
         os.remove(db)
     expect(run("run", QUICKSTART, "--sqlite-path", db, "--json", db), EXIT_INVALID, "is the database")
+    # Refused before --overwrite removes the earlier run.
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), 0)
+    expect(run("run", QUICKSTART, "--sqlite-path", db, "--overwrite", "--json", db), EXIT_INVALID, "is the database")
+    assert dict(sqlite3.connect(db).execute("SELECT key, value FROM relaysim_run"))["finished"] == "yes"
 
 
 @case("accepted.json_through_pipes_devices_and_symlinks")
@@ -315,14 +321,29 @@ def _():
     expect(run("run", "-q", QUICKSTART, "--json", link), 0)
     assert os.path.islink(link), "the symlink was replaced"
     assert json.load(open(target))["verdict"] == "pass", "the file the symlink names was not written"
-    null = path("null.dev")
+    # /dev/stdout redirected to a file the shell opened for appending: written at its end.
+    log = write("appended.log", "first line\n")
+    with open(log, "a") as out:
+        code = subprocess.run([RELAYSIM, "run", "-q", QUICKSTART, "--json", "/dev/stdout"], stdout=out,
+                              timeout=60).returncode
+    assert code == 0
+    text = open(log).read()
+    assert text.startswith("first line\n") and json.loads(text[len("first line\n"):])["verdict"] == "pass", text[:100]
+    # A reader that goes away: the write fails (exit 3), the process is not killed by SIGPIPE.
+    reader = subprocess.Popen(["head", "-c1", fifo], stdout=subprocess.DEVNULL)
+    expect(run("run", "-q", OUTAGE, "--json", fifo), EXIT_INCOMPLETE, r"cannot write --json .*: Broken pipe")
+    reader.wait(timeout=10)
+    null, disk = path("null.dev"), path("disk.dev")
     try:
         if not os.path.exists(null):
             os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a private /dev/null
+        if not os.path.exists(disk):
+            os.mknod(disk, 0o600 | stat.S_IFBLK, os.makedev(7, 200))  # a loop device that is not there
     except PermissionError:
         return  # no devices may be made here; the FIFO above took the same path
     expect(run("run", "-q", QUICKSTART, "--json", null), 0)
     assert stat.S_ISCHR(os.lstat(null).st_mode), "the device was replaced with a file"
+    expect(run("run", "-q", QUICKSTART, "--json", disk), EXIT_INVALID, r"is a block device")
 
 
 @case("accepted.json_dash_is_standard_output")
@@ -346,7 +367,7 @@ def _():
 scenario_error("message.deep_nesting", None, None, r"nests values more than 64 deep", text="name: " + "[" * 5000 + "]" * 5000 + "\n")
 scenario_error("message.nesting_without_aliases", None, None, r":1:\d+: nests values more than 64 deep",
                text="description: " + "[" * 100 + "]" * 100 + "\n" + BASE)
-scenario_error("message.a_nul_in_a_key_is_shown", None, None, r"expect\\x00: unknown key; did you mean 'expect'",
+scenario_error("message.a_nul_in_a_key_is_shown", None, None, r"expect<U\+0000>: unknown key; did you mean 'expect'",
                text=BASE + "\"expect\\0\": 1\n")
 scenario_error("message.merge_keys", "- {rate: 5/s, from: 0s, to: 4m}",
                "- &seg {rate: 5/s, from: 0s, to: 4m}\n    - {<<: *seg, rate: 6/s}",
@@ -357,9 +378,11 @@ scenario_error("message.pod_out_of_range_is_quoted_as_written", None, None, r"go
                text=BASE + "faults:\n  - {at: 1m, crash: pod-4294967296}\n")
 
 
-@case("message.crlf_line_ends_are_read")
+@case("message.crlf_line_ends_and_a_byte_order_mark_are_read")
 def _():
     f = write("crlf.yaml", (BASE + "expect:\n  violations: 0").replace("\n", "\r\n"))
+    expect(run("validate", f), 0)
+    f = write("bom.yaml", "\ufeff# a comment\n---\n" + BASE, "w")
     expect(run("validate", f), 0)
 
 
@@ -374,12 +397,15 @@ def _():
 @case("message.figures_with_nothing_to_divide_are_not_zero")
 def _():
     f = write("noload.yaml", BASE.replace("rate: 5/s", "rate: 0/s") +
-              "expect:\n  delivered_rate: 100%\n  latency_p99_s: \"< 1s\"\n")
+              "expect:\n  delivered_rate: 100%\n  latency_p99_s: \"< 1s\"\n  latency_max_s: \"< 1s\"\n")
     code, out, _ = run("run", f, "--json", path("noload.json"))
     assert code == 1, out
-    assert "FAIL delivered_rate == 100%   (actual n/a)" in out and "FAIL latency_p99_s < 1s   (actual n/a)" in out, out
-    metrics = json.load(open(path("noload.json")))["metrics"]
-    assert metrics["delivered_rate"] is None, metrics
+    for line in ("FAIL delivered_rate == 100%   (actual n/a)", "FAIL latency_p99_s < 1s   (actual n/a)",
+                 "FAIL latency_max_s < 1s   (actual n/a)"):
+        assert line in out, out
+    result = json.load(open(path("noload.json")))
+    assert result["metrics"]["delivered_rate"] is None, result["metrics"]
+    assert result["latency_seconds"]["max"] is None, result["latency_seconds"]
 
 
 @case("message.the_memory_estimate_names_what_costs")
