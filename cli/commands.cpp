@@ -182,6 +182,9 @@ class JsonOutput {
         path_ = "-";
         return std::nullopt;
       }
+      const int flags = ::fcntl(fd, F_GETFL);
+      if (flags < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
+      if ((flags & O_ACCMODE) == O_RDONLY) return "--json " + path + " is open for reading only; give a file name or '-'";
       fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
       if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
       return std::nullopt;

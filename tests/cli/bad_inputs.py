@@ -329,6 +329,11 @@ def _():
     assert code == 0
     text = open(log).read()
     assert text.startswith("first line\n") and json.loads(text[len("first line\n"):])["verdict"] == "pass", text[:100]
+    # Standard input named as the output: refused before the run, not a failed write after it.
+    with open(QUICKSTART) as src:
+        code = subprocess.run([RELAYSIM, "run", "-q", QUICKSTART, "--json", "/dev/stdin"], stdin=src,
+                              capture_output=True, text=True, timeout=60)
+    assert code.returncode == EXIT_INVALID and "open for reading only" in code.stderr, code.stderr
     # A reader that goes away: the write fails (exit 3), the process is not killed by SIGPIPE.
     reader = subprocess.Popen(["head", "-c1", fifo], stdout=subprocess.DEVNULL)
     expect(run("run", "-q", OUTAGE, "--json", fifo), EXIT_INCOMPLETE, r"cannot write --json .*: Broken pipe")
