@@ -46,7 +46,7 @@ Duration next_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous, 
       break;
     }
   }
-  RELAYSIM_ASSERT(d >= min_delay(p, n), "a delay below the policy's own minimum");
+  RELAYSIM_ASSERT(d >= min_delay(p, n) && d <= max_delay(p, n, previous), "a delay outside the policy's own bounds");
   return d;
 }
 
@@ -58,6 +58,12 @@ Duration min_delay(const BackoffPolicy& p, std::uint32_t n) {
     case Jitter::decorrelated: return std::min(p.initial, p.max_interval);
   }
   return Duration::zero();
+}
+
+Duration max_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous) {
+  if (p.jitter != Jitter::decorrelated) return base_delay(p, n);
+  const Duration prev = previous > Duration::zero() ? previous : p.initial;
+  return std::min(std::max(p.initial, scale(prev, 3.0)), p.max_interval);
 }
 
 double mean_retries_within(const BackoffPolicy& p, Duration window) {

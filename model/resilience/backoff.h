@@ -6,7 +6,8 @@
 //   full          uniform in [0, base]            (AWS "full jitter")
 //   equal         base/2 + uniform in [0, base/2]
 //   decorrelated  uniform in [initial, 3 * previous delay], capped at max_interval
-// min_delay() is the smallest value next_delay() can return; the oracle uses it to check gaps.
+// min_delay() and max_delay() bound what next_delay() can return; the oracle checks every planned
+// retry against both.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +39,9 @@ Duration base_delay(const BackoffPolicy& p, std::uint32_t n);
 Duration next_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous, Rng& rng);
 // The smallest value next_delay(p, n, ...) can take.
 Duration min_delay(const BackoffPolicy& p, std::uint32_t n);
+// The largest value next_delay(p, n, previous, ...) can take when the delay drawn before it was
+// at most `previous` (decorrelated jitter grows from the previous delay; the others ignore it).
+Duration max_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous);
 // About how many retries fit in `window` when every try fails at once: the delays at their
 // mean, the tries themselves taking no time. An estimate for planning memory and work, and an
 // upper bound in spirit (real tries take time).

@@ -52,7 +52,10 @@ void CircuitBreaker::release(const Permit& permit) {
 
 void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
   RELAYSIM_ASSERT(permit.admitted, "only admitted calls have results");
-  if (permit.generation != generation_) return;  // late result from an older generation
+  // A late result from an older generation changes nothing.
+  if (permit.generation != generation_ && !(planted(mutant::breaker_counts_stale_results) && state_ == BreakerState::closed)) {
+    return;
+  }
   switch (state_) {
     case BreakerState::closed: {
       Bucket& b = bucket_for(now);
@@ -62,7 +65,8 @@ void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
       std::uint32_t calls = 0;
       std::uint32_t failures = 0;
       window_totals(now, calls, failures);
-      if (calls >= config_.min_calls && !planted(mutant::breaker_never_opens) &&
+      const std::uint32_t min_calls = planted(mutant::breaker_ignores_min_calls) ? 1 : config_.min_calls;
+      if (calls >= min_calls && !planted(mutant::breaker_never_opens) &&
           static_cast<double>(failures) >= config_.failure_rate * static_cast<double>(calls)) {
         transition(BreakerState::open, now);
       }
@@ -76,7 +80,7 @@ void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
       --probes_in_flight_;
       if (!success) {
         transition(BreakerState::open, now);
-      } else if (++probe_successes_ >= config_.half_open_probes) {
+      } else if (++probe_successes_ >= config_.half_open_probes || planted(mutant::breaker_closes_early)) {
         transition(BreakerState::closed, now);
       }
       return;

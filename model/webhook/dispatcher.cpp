@@ -121,9 +121,9 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   a.pod = pod_;
   a.claim_token = job.row.claim_token;
   a.started_at = now;
-  a.resolved_url.assign(r.url);
+  if (!planted(mutant::attempt_reuses_url) || a.resolved_url.empty()) a.resolved_url.assign(r.url);
   a.serviceb_version = r.version;
-  job.webhook_id = webhook_id_for(job.row.id);
+  job.webhook_id = webhook_id_for(planted(mutant::webhook_id_per_attempt) ? job.row.id * 1000 + a.number : job.row.id);
   events_.emit(AttemptStarted{pod_, job.row, a.number, r.url, r.version, now});
   const HttpHeader headers[] = {{kWebhookIdHeader, job.webhook_id}};
   http_.send(HttpRequest{a.resolved_url, headers, job.row.payload}, config_.http_timeout,
@@ -137,7 +137,7 @@ void Dispatcher::defer(std::uint32_t slot, Time now) {
     return;
   }
   const Duration delay = next_delay(config_.dependency_backoff, job.row.deferrals + 1, Duration::zero(), rng_);
-  const Time due = std::min(now + delay, job.row.deadline_at);
+  const Time due = planted(mutant::deferral_ignores_deadline) ? now + delay : std::min(now + delay, job.row.deadline_at);
   finish(slot, Completion{nullptr, Status::blocked, Reason::none, now, due, job.row.not_before, job.row.last_delay});
 }
 
@@ -160,7 +160,7 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
       finish(slot, Completion{&a, Status::failed, c.reason, now, now, now, Duration::zero()});
       return;
     case Verdict::retry: {
-      const RetryPlan plan = plan_retry(config_.retry, a.number, job.row.last_delay,
+      const RetryPlan plan = plan_retry(config_.retry, a.number + (planted(mutant::backoff_step_off_by_one) ? 1 : 0), job.row.last_delay,
                                         h.error == NetError::none ? h.retry_after : Duration{-1}, now,
                                         job.row.deadline_at, rng_);
       finish(slot, Completion{&a, Status::pending, Reason::none, now, plan.due_at, plan.not_before, plan.delay});
@@ -183,7 +183,8 @@ void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
     store_failed(StoreOp::complete, e.failure());
   }
   events_.emit(Completed{pod_, job.row, c, applied, failed});
-  if (applied && (c.status == Status::failed || c.status == Status::dead_lettered)) {
+  if (applied && (c.status == Status::failed ||
+                  (c.status == Status::dead_lettered && !planted(mutant::dead_letter_not_notified)))) {
     events_.emit(TenantNotified{job.row, c.status, c.reason, c.at});
   }
   job.busy = false;

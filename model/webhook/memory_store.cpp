@@ -40,7 +40,7 @@ void MemoryStore::copy_out(const Row& r, RequestRow& out) {
   out.id = r.id;
   out.cxid.assign(r.cxid());
   out.request_id.assign(r.request_id());
-  out.payload.assign(r.payload());
+  if (!planted(mutant::claim_keeps_old_payload) || out.payload.empty()) out.payload.assign(r.payload());
   out.created_at = r.created_at;
   out.deadline_at = r.deadline_at;
   out.status = r.status;

@@ -20,6 +20,17 @@ inline constexpr Mutant ignore_backoff{"ignore_backoff", "a retry is due at once
 inline constexpr Mutant lease_shorter_than_timeout{"lease_shorter_than_timeout",
                                                    "claims are leased for less than lookup + HTTP timeout"};
 inline constexpr Mutant crash_loses_leased_work{"crash_loses_leased_work", "a request whose claimant died is never rescued"};
+inline constexpr Mutant attempt_reuses_url{"attempt_reuses_url",
+                                           "an attempt is sent to the URL its dispatcher slot used before (reported right)"};
+inline constexpr Mutant webhook_id_per_attempt{"webhook_id_per_attempt", "the webhook-id names the attempt, not the request"};
+inline constexpr Mutant claim_keeps_old_payload{"claim_keeps_old_payload",
+                                                "a claim (memory store) keeps the payload of the request its row held before"};
+inline constexpr Mutant backoff_step_off_by_one{"backoff_step_off_by_one", "a retry's backoff takes the next attempt's step"};
+inline constexpr Mutant retry_after_uncapped{"retry_after_uncapped", "Retry-After is honoured beyond retry_after_max"};
+inline constexpr Mutant dead_letter_not_notified{"dead_letter_not_notified", "the tenant is not told of a dead-lettered request"};
+inline constexpr Mutant cache_ages_from_answer{"cache_ages_from_answer",
+                                               "a URL cache entry ages from ServiceB's answer, not from the lookup"};
+inline constexpr Mutant deferral_ignores_deadline{"deferral_ignores_deadline", "a deferral is planned past deadline_at"};
 
 }  // namespace relaysim::mutant
 
@@ -31,6 +42,10 @@ inline constexpr const Mutant* kMutants[] = {
     &mutant::breaker_never_opens,      &mutant::half_open_unlimited,       &mutant::cache_ignores_ttl,
     &mutant::completion_ignores_token, &mutant::retry_terminal_4xx,        &mutant::ignore_retry_after,
     &mutant::ignore_backoff,           &mutant::lease_shorter_than_timeout, &mutant::crash_loses_leased_work,
+    &mutant::attempt_reuses_url,       &mutant::webhook_id_per_attempt,     &mutant::claim_keeps_old_payload,
+    &mutant::backoff_step_off_by_one,  &mutant::retry_after_uncapped,       &mutant::dead_letter_not_notified,
+    &mutant::cache_ages_from_answer,   &mutant::deferral_ignores_deadline,  &mutant::breaker_closes_early,
+    &mutant::breaker_ignores_min_calls, &mutant::breaker_counts_stale_results,
 };
 
 }  // namespace relaysim::webhook

@@ -14,7 +14,8 @@ RetryPlan plan_retry(const RetryPolicy& policy, std::uint32_t retry_number, Dura
   Duration wait = planted(mutant::ignore_backoff) ? Duration::zero() : plan.delay;
   plan.not_before = now;
   if (retry_after >= Duration::zero() && !planted(mutant::ignore_retry_after)) {
-    const Duration honoured = std::min(retry_after, policy.retry_after_max);
+    const Duration honoured =
+        planted(mutant::retry_after_uncapped) ? retry_after : std::min(retry_after, policy.retry_after_max);
     wait = std::max(wait, honoured);
     plan.not_before = now + honoured;
   }

@@ -55,7 +55,7 @@ void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
   lookups_.release(slot);
   switch (r.status) {
     case LookupStatus::found:
-      remember(l.cxid, r.url, r.version, l.started_at);
+      remember(l.cxid, r.url, r.version, planted(mutant::cache_ages_from_answer) ? now : l.started_at);
       done(Resolution{ResolveStatus::found, r.url, r.version, false});
       return;
     case LookupStatus::not_found:

@@ -1,5 +1,7 @@
 #include "sim/webhook/load.h"
 
+#include <charconv>
+
 #include "model/core/assert.h"
 #include "model/core/short_text.h"
 
@@ -28,6 +30,17 @@ LoadGenerator::LoadGenerator(const std::vector<LoadSegment>& segments, std::uint
 
 std::string LoadGenerator::key_text(std::uint32_t cxid, std::uint64_t request) {
   return "(cx" + std::to_string(cxid) + ", r" + std::to_string(request) + ")";
+}
+
+std::uint64_t LoadGenerator::key_in(std::string_view payload) {
+  constexpr std::string_view prefix = "{\"seq\":";
+  if (payload.substr(0, prefix.size()) != prefix) return 0;
+  std::uint64_t k = 0;
+  const char* first = payload.data() + prefix.size();
+  const char* last = payload.data() + payload.size();
+  const auto [end, ec] = std::from_chars(first, last, k);
+  if (ec != std::errc{} || end == first || end == last || (*end != '}' && *end != ',')) return 0;
+  return k;
 }
 
 void LoadGenerator::call(std::uint32_t segment) {

@@ -31,6 +31,9 @@ class LoadGenerator {
 
   // "(cx3, r45)": a client key as the client wrote it.
   static std::string key_text(std::uint32_t cxid, std::uint64_t request);
+  // The key number a payload was written for (the inverse of emit's {"seq":k...}); 0 when the
+  // text is no payload of ours.
+  static std::uint64_t key_in(std::string_view payload);
 
  private:
   void call(std::uint32_t segment);

@@ -63,9 +63,11 @@ std::uint32_t RequestChecker::find_key(std::uint64_t request) const {
 void RequestChecker::forget_finished(Time now) {
   // As the store does: load the cold record a few calls before it is due.
   if (const Retention::Finished* f = retention_.peek(8)) __builtin_prefetch(&reqs_[f->slot]);
-  retention_.expire(now, [this](const Retention::Finished& f) {
+  retention_.expire(now, [this, now](const Retention::Finished& f) {
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) return;  // replayed since
+    check_notified(q, now);
+    if (q.webhook_id != 0) webhook_ids_.erase(q.webhook_id, f.slot + 1);
     if (q.keyed && key_index_.find(q.request) == f.slot) {
       key_index_.erase(q.request);
     } else if (q.keyed) {
@@ -101,15 +103,41 @@ void RequestChecker::on(const Ingested& e) {
   const std::int64_t c = ServiceB::cxid_index(e.request.cxid);
   q.cxid = c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
   ++acked_;
+  // What the platform stores during a client's call is that call's key (ground truth the
+  // platform cannot see); bound now, before the request can be delivered. A key that already
+  // has a request is not rebound: ClientCreated reports the second one.
+  if (calling_now_) {
+    calling_now_ = false;
+    if (find_key(calling_.request) == DenseIdMap::kNone) bind_key(slot, calling_);
+  }
+}
+
+void RequestChecker::bind_key(std::uint32_t slot, const ClientKey& key) {
+  Req& q = reqs_[slot];
+  RELAYSIM_ASSERT(!q.keyed, "a request bound to two client keys");
+  q.request = key.request;
+  q.payload = key.payload;
+  q.keyed = true;
+  if (key_index_.accepts(key.request)) {
+    key_index_.insert(key.request, slot);
+  } else {
+    late_keys_.insert(key.request, slot + 1);  // stored after younger keys: see late_keys_
+  }
+}
+
+void RequestChecker::on(const ClientCalling& e) {
+  // Every create starts here, before the store forgets what it forgets at this time; so the
+  // oracle forgets here too, before it judges the answer.
+  forget_finished(e.at);
+  calling_ = e.key;
+  calling_now_ = true;
 }
 
 void RequestChecker::on(const ClientCreated& e) {
   const ClientKey& key = e.key;
   const IngestResult& r = e.result;
   const Time at = e.at;
-  // Every create ends here, after the store forgot what it forgets at this time; so the oracle
-  // forgets here too, before it judges the answer.
-  forget_finished(at);
+  calling_now_ = false;
   // The request number alone names the key: a duplicate or a conflict reuses it.
   const std::uint32_t original_slot = find_key(key.request);
   const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
@@ -118,20 +146,12 @@ void RequestChecker::on(const ClientCreated& e) {
   auto named = [&key] { return LoadGenerator::key_text(key.cxid, key.request); };  // for messages only
   switch (r.status) {
     case IngestStatus::created:
-      if (original != nullptr) {
+      if (original != nullptr && original->id != r.id) {
         violate(Invariant::idem, nullptr, r.id, at,
                 "a second request was stored for " + named() + ", already stored as request " + std::to_string(original->id));
-      }
-      if (const std::uint32_t slot = req_index_.find(r.id); slot != DenseIdMap::kNone && !reqs_[slot].keyed) {
-        Req& q = reqs_[slot];
-        q.request = key.request;
-        q.payload = key.payload;
-        q.keyed = true;
-        if (key_index_.accepts(key.request)) {
-          key_index_.insert(key.request, slot);
-        } else {
-          late_keys_.insert(key.request, slot + 1);  // stored after younger keys: see late_keys_
-        }
+      } else if (const std::uint32_t slot = req_index_.find(r.id);
+                 original == nullptr && slot != DenseIdMap::kNone && !reqs_[slot].keyed) {
+        bind_key(slot, key);  // no Ingested came during the call
       }
       return;
     case IngestStatus::duplicate:
@@ -200,21 +220,78 @@ void RequestChecker::on(const AttemptStarted& e) {
                   " after the previous one; the policy asks for at least " + format_duration(need));
     }
   }
-  // W-url: the URL must be one ServiceB held within the TTL before this attempt.
-  const Duration ttl = spec_.platform.url_cache_ttl;
+  // W-url, as the platform reports it: the URL is an answer this pod may still use.
   const ServiceB::Url expected = ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), e.serviceb_version);
-  if (e.url != expected.view() || !serviceb_.held(q->cxid, e.serviceb_version, at - ttl, at)) {
+  if (e.url != expected.view() || !url_allowed(e.pod, q->cxid, e.serviceb_version, at)) {
     violate(Invariant::url, q, q->id, at,
             "attempt used " + std::string(e.url) + " (version " + std::to_string(e.serviceb_version) +
-                "), which ServiceB did not hold within the TTL (" + format_duration(ttl) + "); current version is " +
+                "), not an answer of pod " + std::to_string(e.pod) + "'s own lookups younger than the TTL (" +
+                format_duration(spec_.platform.url_cache_ttl) + "); current version is " +
                 std::to_string(serviceb_.version(q->cxid)));
   }
 }
 
+void RequestChecker::on(const ServiceBCalled& e) {
+  if (e.version == 0) return;  // nothing to use
+  auto& list = lookups_[std::uint64_t{e.pod} << 32 | e.cxid];
+  const Duration ttl = spec_.platform.url_cache_ttl;
+  std::erase_if(list, [&](const Lookup& l) { return l.answered < e.at && l.sent + ttl <= e.at; });  // of no use now
+  list.push_back({e.at, e.answer_at, e.version});
+}
+
+bool RequestChecker::url_allowed(std::uint32_t pod, std::uint32_t cxid, std::uint64_t version, Time at) const {
+  const auto it = lookups_.find(std::uint64_t{pod} << 32 | cxid);
+  if (it == lookups_.end()) return false;
+  const Duration ttl = spec_.platform.url_cache_ttl;
+  return std::any_of(it->second.begin(), it->second.end(), [&](const Lookup& l) {
+    return l.version == version && l.answered <= at && (l.answered == at || at < l.sent + ttl);
+  });
+}
+
 void RequestChecker::on(const HttpSent& e) {
-  Req* q = find(e.request);
-  if (q == nullptr) return;
+  // Ground truth names the request: the client key its payload was written for, not the id the
+  // platform put in the header.
+  const std::uint32_t slot = e.key != 0 ? find_key(e.key) : DenseIdMap::kNone;
+  if (slot == DenseIdMap::kNone) {
+    // A key the oracle has forgotten (retention) cannot be judged; anything else is a payload
+    // no stored request holds.
+    if (e.key == 0 || retention_.forever()) {
+      violate(Invariant::url, find(e.request), e.request, e.at,
+              "an endpoint received a payload no stored request holds (at " + std::string(e.url) + ")");
+    }
+    return;
+  }
+  Req* q = &reqs_[slot];
   const SendFate& fate = e.fate;
+  // W-url, at the endpoint: the URL is one of this request's cxid the sending pod may still use.
+  const std::uint64_t version = ServiceB::version_in(e.url);
+  if (q->cxid == UINT32_MAX || e.url != ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), version).view() ||
+      !url_allowed(e.pod, q->cxid, version, e.at)) {
+    violate(Invariant::url, q, q->id, e.at,
+            "was sent to " + std::string(e.url) + ", not an answer for cx" + std::to_string(q->cxid) + " of pod " +
+                std::to_string(e.pod) + "'s own lookups younger than the TTL (" +
+                format_duration(spec_.platform.url_cache_ttl) + "); current version is " +
+                std::to_string(q->cxid == UINT32_MAX ? 0 : serviceb_.version(q->cxid)));
+  }
+  // The endpoint deduplicates by webhook-id: one per request, the same on every attempt.
+  const std::uint64_t wid = std::max<std::uint64_t>(1, hash_bytes(e.webhook_id));
+  if (q->webhook_id == 0) {
+    const std::uint64_t other = webhook_ids_.find(wid, [&](std::uint64_t s) { return reqs_[static_cast<std::uint32_t>(s - 1)].webhook_id == wid; });
+    if (other != 0) {
+      violate(Invariant::url, q, q->id, e.at,
+              "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", already used by " +
+                  subject(reqs_[static_cast<std::uint32_t>(other - 1)]));
+    } else {
+      webhook_ids_.insert(wid, slot + 1);
+    }
+    q->webhook_id = wid;
+  } else if (q->webhook_id != wid) {
+    violate(Invariant::url, q, q->id, e.at,
+            "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", not the one its earlier attempts carried");
+  }
+  if (e.payload != q->payload) {
+    violate(Invariant::url, q, q->id, e.at, "reached its endpoint with a payload other than the one its client stored");
+  }
   q->inflight_until = fate.result_at;
   const bool ok = fate.processed && fate.status >= 200 && fate.status < 300;
   if (ok && q->endpoint_ok) {
@@ -236,7 +313,7 @@ void RequestChecker::on(const HttpSent& e) {
   if (flights.size() > 4 * static_cast<std::size_t>(spec_.platform.concurrency_per_pod) + 16) {
     std::erase_if(flights, [at = e.at](const auto& f) { return f.second <= at; });
   }
-  flights.emplace_back(e.request, fate.result_at);
+  flights.emplace_back(q->id, fate.result_at);
 }
 
 void RequestChecker::on(const ProcessStarted& e) {
@@ -266,12 +343,16 @@ void RequestChecker::on(const ProcessCrashed& e) {
     }
   }
   in_flight_[e.pod].clear();
+  // Its cache died with it.
+  std::erase_if(lookups_, [pod = std::uint64_t{e.pod}](const auto& entry) { return entry.first >> 32 == pod; });
 }
 
 void RequestChecker::on(const AttemptFinished& e) {
   Req* q = find(e.attempt.request);
   if (q == nullptr) return;
-  q->last_retry_after = (e.result.error == NetError::none) ? e.result.retry_after : Duration{-1};
+  // Both count only once the completion is applied: an attempt whose completion the store lost
+  // is made again, and its Retry-After binds nothing.
+  q->pending_retry_after = (e.result.error == NetError::none) ? e.result.retry_after : Duration{-1};
   // The oracle classifies the result itself: the platform's own verdict is what is on trial.
   q->pending_terminal = classify(spec_.platform.classification, e.result).verdict == Verdict::terminal;
 }
@@ -296,6 +377,8 @@ void RequestChecker::on(const Completed& e) {
                 " was applied after the request had been claimed again (token " + std::to_string(q->latest_token) + ")");
   }
   q->claimed_open = false;
+  if (c.attempt != nullptr) q->last_retry_after = q->pending_retry_after;
+  if (c.status == Status::pending || c.status == Status::blocked) check_plan(*q, c);
   if (c.attempt != nullptr) {
     q->have_last = true;
     q->last_number = c.attempt->number;
@@ -311,6 +394,7 @@ void RequestChecker::on(const Completed& e) {
                 std::string(to_string(q->terminal)));
   }
   ++q->terminal_count;
+  if (c.status != Status::delivered) ++q->failures;
   if (q->terminal_count == 1 || q->terminal != c.status) {
     if (q->terminal_count > 1) --terminal_by_status_[static_cast<int>(q->terminal)];
     ++terminal_by_status_[static_cast<int>(c.status)];
@@ -333,6 +417,73 @@ void RequestChecker::on(const Completed& e) {
   }
 }
 
+void RequestChecker::check_plan(Req& q, const Completion& c) {
+  const Duration wait = c.due_at - c.at;
+  // W-deadline: nothing is rescheduled past its deadline (unless it is past already: then now).
+  if (c.due_at > std::max(q.deadline_at, c.at)) {
+    violate(Invariant::deadline, &q, q.id, c.at,
+            std::string(c.status == Status::blocked ? "deferred" : "a retry planned") + " until " + format_time(c.due_at) +
+                ", " + format_duration(c.due_at - q.deadline_at) + " after its deadline (deadline_at " +
+                format_time(q.deadline_at) + ")");
+  }
+  // W-retry: the wait lies between the policy's smallest and largest, Retry-After a floor on
+  // both, the deadline a ceiling on both — in that order (model/webhook/retry.h). Without jitter
+  // the two bounds are one value. The step is the attempt just made (retry n follows attempt n);
+  // a deferral's step is the number of deferrals so far.
+  const PlatformConfig& p = spec_.platform;
+  Duration lo{};
+  Duration hi{};
+  std::string step;
+  if (c.status == Status::blocked) {
+    const std::uint32_t n = ++q.deferrals;
+    lo = min_delay(p.dependency_backoff, n);
+    hi = max_delay(p.dependency_backoff, n, Duration::zero());
+    step = "deferral " + std::to_string(n);
+  } else {
+    if (c.attempt == nullptr) return;
+    const std::uint32_t n = c.attempt->number;
+    lo = min_delay(p.retry.backoff, n);
+    hi = max_delay(p.retry.backoff, n, q.last_wait);
+    step = "the retry after attempt " + std::to_string(n);
+    if (q.last_retry_after >= Duration::zero()) {
+      const Duration asked = std::min(q.last_retry_after, p.retry.retry_after_max);
+      lo = std::max(lo, asked);
+      hi = std::max(hi, asked);
+      step += " (Retry-After " + format_duration(q.last_retry_after) + ")";
+    }
+    q.last_wait = wait;
+  }
+  const Duration room = std::max(Duration::zero(), q.deadline_at - c.at);
+  lo = std::min(lo, room);
+  hi = std::min(hi, room);
+  if (wait < lo || wait > hi) {
+    violate(Invariant::retry, &q, q.id, c.at,
+            step + " was planned " + format_duration(wait) + " later; the policy allows " +
+                (lo == hi ? "exactly " + format_duration(lo) : "from " + format_duration(lo) + " to " + format_duration(hi)));
+  }
+}
+
+void RequestChecker::on(const TenantNotified& e) {
+  Req* q = find(e.row.id);
+  if (q == nullptr) return;
+  ++q->notified;
+  if (q->terminal_count <= q->replays || q->terminal != e.status || e.status == Status::delivered) {
+    violate(Invariant::noloss, q, q->id, e.at,
+            "its tenant was told it " + std::string(to_string(e.status)) + ", but it is " +
+                std::string(to_string(q->terminal_count > q->replays ? q->terminal : Status::pending)));
+  } else if (q->notified > q->failures) {
+    violate(Invariant::noloss, q, q->id, e.at,
+            "its tenant was told it " + std::string(to_string(e.status)) + " " + std::to_string(q->notified) + " times");
+  }
+}
+
+void RequestChecker::check_notified(const Req& q, Time at) {
+  if (q.notified < q.failures) {
+    violate(Invariant::noloss, &q, q.id, at,
+            "ended " + std::string(to_string(q.terminal)) + " and its tenant was never told");
+  }
+}
+
 void RequestChecker::finish(Time end, const StoreCounts& sc) {
   // W-noloss: the store holds every acknowledged request, in the state the platform reported.
   std::uint64_t stored = 0;
@@ -352,7 +503,9 @@ void RequestChecker::finish(Time end, const StoreCounts& sc) {
   // W-deadline: everything whose deadline (plus the bound) has passed is terminal.
   for (std::uint32_t slot = 0; slot < reqs_.size(); ++slot) {
     const Req& q = reqs_[slot];
-    if (q.id == 0 || q.terminal_count > q.replays) continue;
+    if (q.id == 0) continue;
+    check_notified(q, end);
+    if (q.terminal_count > q.replays) continue;
     if (q.deadline_at + terminal_bound_ + downtime(q.deadline_at, end) <= end) {
       violate(Invariant::deadline, &q, q.id, end,
               "still not terminal " + format_duration(end - q.deadline_at) + " after its deadline (deadline_at " +
@@ -379,8 +532,66 @@ void BreakerChecker::on(const ProcessCrashed& e) {
   view(e.pod) = PodView{};  // a restarted pod starts with a fresh, closed breaker and an empty window
 }
 
+void BreakerChecker::check_transition(std::uint32_t pod, PodView& p, BreakerState to, Time at) {
+  const BreakerConfig& b = spec_.platform.serviceb_breaker;
+  // A state change is moved by a result that arrives at that moment, from a call admitted in the
+  // current state (a later generation ignores every older result) — except open -> half-open,
+  // which time alone earns.
+  auto answered_now = [&](bool ok) {
+    return std::any_of(p.calls.begin(), p.calls.end(), [&](const Call& c) { return c.answer_at == at && c.ok == ok; });
+  };
+  const std::string change = std::string(to_string(p.breaker)) + " -> " + std::string(to_string(to));
+  switch (to) {
+    case BreakerState::half_open:
+      if (p.breaker != BreakerState::open || at < p.changed_at + b.open_for) {
+        violate(pod, at, change + " " + format_duration(at - p.changed_at) + " after it changed; open_for is " +
+                             format_duration(b.open_for));
+      }
+      return;
+    case BreakerState::closed: {
+      // Only half-open closes, after half_open_probes successful probes of this period.
+      const auto successes = std::count_if(p.calls.begin(), p.calls.end(), [&](const Call& c) { return c.ok && c.answer_at <= at; });
+      if (p.breaker != BreakerState::half_open || !answered_now(true) || static_cast<std::uint32_t>(successes) < b.half_open_probes) {
+        violate(pod, at, change + " after " + std::to_string(successes) + " successful probes of this half-open period (" +
+                             std::to_string(b.half_open_probes) + " needed)");
+      }
+      return;
+    }
+    case BreakerState::open: {
+      if (p.breaker == BreakerState::half_open) {
+        if (!answered_now(false)) violate(pod, at, change + " with no failed probe of this half-open period answered then");
+        return;
+      }
+      // closed -> open: the window's results must say so. The breaker counts results in buckets
+      // of window/10 and looks back over 9 to 10 of them; so at least the results of
+      // [at - 9 buckets, at) counted, and at most those of (at - window, at].
+      const Duration bucket{to_ns(b.window) / 10};
+      std::uint32_t calls = 0;
+      std::uint32_t failures = 0;
+      std::uint32_t surely_counted = 0;
+      for (const Call& c : p.calls) {
+        if (c.answer_at > at || c.answer_at <= at - b.window) continue;
+        ++calls;
+        if (!c.ok) ++failures;
+        if (c.answer_at >= at - 9 * bucket && c.answer_at < at) ++surely_counted;
+      }
+      if (!answered_now(false) || calls < b.min_calls ||
+          static_cast<double>(failures) < b.failure_rate * static_cast<double>(surely_counted)) {
+        violate(pod, at, change + " on " + std::to_string(failures) + " failures of " + std::to_string(calls) +
+                             " results in the window (" + format_duration(b.window) + "; min_calls " +
+                             std::to_string(b.min_calls) + ", failure_rate " + std::to_string(b.failure_rate) +
+                             ", at least " + std::to_string(surely_counted) + " results counted)");
+      }
+      return;
+    }
+  }
+}
+
 void BreakerChecker::on(const BreakerChanged& e) {
   PodView& p = view(e.pod);
+  check_transition(e.pod, p, e.to, e.at);
+  p.changed_at = e.at;
+  p.calls.clear();
   p.breaker = e.to;
   p.half_open_calls = 0;
   p.probe_answers.clear();
@@ -400,6 +611,12 @@ void BreakerChecker::on(const ServiceBCalled& e) {
     ++p.ok_calls_after_failure;
   }
   if (p.breaker == BreakerState::open) violate(pod, at, "called ServiceB while its breaker was open");
+  // Calls of this state period; a closed breaker forgets what left its window (answers come at
+  // most lookup_timeout after the call).
+  if (p.breaker == BreakerState::closed) {
+    while (!p.calls.empty() && p.calls.front().at + spec_.platform.lookup_timeout + b.window < at) p.calls.pop_front();
+  }
+  p.calls.push_back({at, answer_at, e.ok});
   // In an outage every call fails. Once a whole window (plus the time for answers to come back)
   // has passed inside it, the breaker's window holds failures only; its buckets always cover at
   // least 0.9 of the window, so min_calls failures landing within that span must open it. Calls

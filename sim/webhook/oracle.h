@@ -8,6 +8,11 @@
 // client's (cxid, request_id) — the time, what happened and the bound it broke.
 //
 //   RequestChecker  W-idem, W-deadline, W-nodup, W-noloss, W-retry, W-url: per-request state
+//
+// Each promise is checked from both sides where it has two: a retry's plan against the policy's
+// lower and upper bound (and the attempt against the plan); a delivery by what the platform says
+// it sent and by what reached the endpoint (URL, webhook-id, payload); a failure by its terminal
+// state and by the one notification the tenant gets.
 //   BreakerChecker  W-breaker: per-pod state
 #pragma once
 
@@ -15,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/core/dense_id_map.h"
@@ -49,8 +55,11 @@ class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<model::AttemptStarted>,
                              public SinkFor<model::AttemptFinished>,
                              public SinkFor<model::Completed>,
+                             public SinkFor<model::TenantNotified>,
+                             public SinkFor<ClientCalling>,
                              public SinkFor<ClientCreated>,
                              public SinkFor<HttpSent>,
+                             public SinkFor<ServiceBCalled>,
                              public SinkFor<ProcessStarted>,
                              public SinkFor<ProcessCrashed> {
  public:
@@ -63,8 +72,11 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   void on(const model::AttemptStarted& e) override;
   void on(const model::AttemptFinished& e) override;
   void on(const model::Completed& e) override;
+  void on(const model::TenantNotified& e) override;
+  void on(const ClientCalling& e) override;
   void on(const ClientCreated& e) override;
   void on(const HttpSent& e) override;
+  void on(const ServiceBCalled& e) override;
   void on(const ProcessStarted& e) override;
   void on(const ProcessCrashed& e) override;
 
@@ -90,12 +102,18 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     Time deadline_at{};
     Time inflight_until{};
     Time last_finish{};
-    Duration last_retry_after{-1};
+    Duration last_retry_after{-1};     // asked by the last attempt whose completion was applied
+    Duration pending_retry_after{-1};  // asked by the attempt just finished
+    Duration last_wait{};  // the wait the last retry was planned with (bounds the decorrelated draw)
+    std::uint64_t webhook_id = 0;  // hash of the webhook-id its endpoint first received; 0: none yet
     model::ClaimToken latest_token = 0;  // of the newest claim
     std::uint32_t cxid = 0;
     std::uint32_t last_number = 0;
     std::uint32_t replays = 0;
+    std::uint32_t deferrals = 0;  // applied blocked completions
     std::uint16_t terminal_count = 0;
+    std::uint16_t failures = 0;   // terminal states that were failed or dead_lettered
+    std::uint16_t notified = 0;   // tenant notifications
     model::Status terminal = model::Status::pending;
     bool keyed = false;  // a ClientCreated has recorded its key
     bool claimed_open = false;
@@ -118,6 +136,16 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   // platform cannot finish anything then, so deadline bounds stretch by it.
   Duration downtime(Time from, Time to) const;
   std::string subject(const Req& q) const;
+  // Binds the stored request in `slot` to the client key that created it.
+  void bind_key(std::uint32_t slot, const ClientKey& key);
+  // The checks a request's reschedule (a planned retry or a deferral) must pass.
+  void check_plan(Req& q, const model::Completion& c);
+  // The tenant heard of each failure exactly once (checked when the request is forgotten or at the end).
+  void check_notified(const Req& q, Time at);
+  // W-url: may `pod` use `version` of `cxid`'s URL at `at`? Only as the answer of one of its own
+  // lookups — at the moment it arrives, or from its cache while younger than the TTL, counted
+  // from when the lookup was sent (the moment ServiceB's answer was true).
+  bool url_allowed(std::uint32_t pod, std::uint32_t cxid, std::uint64_t version, Time at) const;
   void violate(Invariant i, const Req* q, model::RequestId id, Time at, std::string what);
 
   const WebhookSpec& spec_;
@@ -134,6 +162,16 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   // store failed) cannot join the dense index; it goes to late_keys_ instead.
   DenseIdMap key_index_;
   FlatIndex late_keys_;  // request number -> slot + 1
+  FlatIndex webhook_ids_;  // hash of a webhook-id an endpoint received -> slot + 1
+  struct Lookup {
+    Time sent;
+    Time answered;
+    std::uint64_t version;
+  };
+  // Per (pod << 32 | cxid): the found answers that pod may still use (see url_allowed).
+  std::unordered_map<std::uint64_t, std::vector<Lookup>> lookups_;
+  ClientKey calling_{};    // the client call in progress (ClientCalling), while calling_now_
+  bool calling_now_ = false;
   Retention retention_;
   std::vector<std::vector<std::pair<model::RequestId, Time>>> in_flight_;  // per pod: sends whose result is pending
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
@@ -163,8 +201,16 @@ class BreakerChecker final : public SinkFor<model::BreakerChanged>,
   void finish(Time end, const std::vector<BreakerState>& final_breakers);
 
  private:
+  // A ServiceB call made in the breaker's current state period (its generation).
+  struct Call {
+    Time at;
+    Time answer_at;
+    bool ok;
+  };
   struct PodView {
     BreakerState breaker = BreakerState::closed;
+    Time changed_at{};                 // when it entered its current state
+    std::deque<Call> calls;            // made since then (closed: only those still in the window)
     std::uint32_t half_open_calls = 0;
     Time last_failure_answer{};        // the latest answer ServiceB failed for this pod
     std::uint32_t ok_calls_after_failure = 0;
@@ -176,6 +222,8 @@ class BreakerChecker final : public SinkFor<model::BreakerChanged>,
   };
   PodView& view(std::uint32_t pod);
   void violate(std::uint32_t pod, Time at, std::string what);
+  // Was the change to `to` at `at` earned by this generation's own results?
+  void check_transition(std::uint32_t pod, PodView& p, BreakerState to, Time at);
 
   const WebhookSpec& spec_;
   const ServiceB& serviceb_;

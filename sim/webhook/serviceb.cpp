@@ -8,7 +8,7 @@ namespace relaysim::sim::webhook {
 
 ServiceB::ServiceB(const ServiceBSpec& spec, std::uint32_t cxids, std::uint32_t endpoints, std::uint64_t seed)
     : spec_(spec), endpoints_(endpoints), latency_(spec.latency), rng_(Rng::derive(seed, "serviceb")),
-      known_(cxids, true), changed_at_(cxids) {
+      known_(cxids, true), version_(cxids, 1) {
   RELAYSIM_ASSERT(endpoints > 0 && cxids > 0, "a world has endpoints and cxids");
   Rng unknown = Rng::derive(seed, "serviceb/unknown");
   for (std::uint32_t c = 0; c < cxids; ++c) known_[c] = !unknown.chance(spec.unknown_cxids);
@@ -16,9 +16,9 @@ ServiceB::ServiceB(const ServiceBSpec& spec, std::uint32_t cxids, std::uint32_t 
 
 void ServiceB::install(Kernel& kernel) {
   for (const UrlChange& change : spec_.url_changes) {
-    kernel.at(change.at, [this, fraction = change.fraction, &kernel] {
-      for (std::uint32_t c = 0; c < changed_at_.size(); ++c) {
-        if (fraction >= 1.0 || rng_.chance(fraction)) changed_at_[c].push_back(kernel.now());
+    kernel.at(change.at, [this, fraction = change.fraction] {
+      for (std::uint32_t c = 0; c < version_.size(); ++c) {
+        if (fraction >= 1.0 || rng_.chance(fraction)) ++version_[c];
       }
     });
   }
@@ -63,15 +63,6 @@ ServiceB::Answer ServiceB::lookup(std::uint32_t cxid, Time now, Duration timeout
   return a;
 }
 
-bool ServiceB::held(std::uint32_t cxid, std::uint64_t v, Time from, Time to) const {
-  if (cxid >= changed_at_.size() || v == 0) return false;
-  const auto& changes = changed_at_[cxid];
-  if (v > changes.size() + 1) return false;
-  const Time began = v == 1 ? Time{} : changes[v - 2];
-  const Time ended = v <= changes.size() ? changes[v - 1] : kTimeNever;  // exclusive
-  return began <= to && ended > from;
-}
-
 ServiceB::Url ServiceB::url(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version) {
   Url u;
   u << "http://ep" << std::uint64_t{endpoint} << ".sim/hooks/cx" << std::uint64_t{cxid} << "/v" << version;
@@ -86,6 +77,16 @@ std::int64_t ServiceB::endpoint_in(std::string_view url) {
   auto [end, ec] = std::from_chars(first, url.data() + url.size(), ep);
   if (ec != std::errc{} || end == first) return -1;
   return ep;
+}
+
+std::uint64_t ServiceB::version_in(std::string_view url) {
+  const std::size_t slash = url.rfind("/v");
+  if (slash == std::string_view::npos) return 0;
+  std::uint64_t v = 0;
+  const char* first = url.data() + slash + 2;
+  const char* last = url.data() + url.size();
+  const auto [end, ec] = std::from_chars(first, last, v);
+  return ec == std::errc{} && end == last && end != first ? v : 0;
 }
 
 std::int64_t ServiceB::cxid_index(std::string_view name) {

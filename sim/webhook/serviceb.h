@@ -1,8 +1,8 @@
 // ServiceB, simulated: the external directory holding each cxid's destination URL.
 //
 // Every known cxid has a URL version, starting at 1 at time zero and bumped by url_changes; the
-// URL names the cxid's endpoint and the version. The history of versions is kept so the oracle
-// can tell whether an attempt used a URL ServiceB really held within the cache TTL.
+// URL names the cxid's endpoint and the version. Each lookup is answered with the version held
+// when the lookup is sent; the oracle learns it from ServiceBCalled.
 #pragma once
 
 #include <cstdint>
@@ -39,9 +39,7 @@ class ServiceB {
 
   bool known(std::uint32_t cxid) const { return known_[cxid]; }
   std::uint32_t endpoint_of(std::uint32_t cxid) const { return cxid % endpoints_; }
-  std::uint64_t version(std::uint32_t cxid) const { return changed_at_[cxid].size() + 1; }
-  // Was `version` ServiceB's value for `cxid` at some moment in [from, to]?
-  bool held(std::uint32_t cxid, std::uint64_t version, Time from, Time to) const;
+  std::uint64_t version(std::uint32_t cxid) const { return version_[cxid]; }
   bool in_outage(Time t) const;
   Time last_outage_end() const;
   const std::vector<ServiceBOutage>& outages() const { return spec_.outages; }
@@ -53,6 +51,8 @@ class ServiceB {
   }
   // The endpoint a URL points at, or -1 for a host we do not know.
   static std::int64_t endpoint_in(std::string_view url);
+  // The version a URL of ours names (its "/v<n>" tail), or 0.
+  static std::uint64_t version_in(std::string_view url);
   static std::string cxid_name(std::uint32_t cxid) { return "cx" + std::to_string(cxid); }
   // Inverse of cxid_name; -1 when not one of ours.
   static std::int64_t cxid_index(std::string_view name);
@@ -63,7 +63,7 @@ class ServiceB {
   Latency latency_;
   Rng rng_;
   std::vector<bool> known_;
-  std::vector<std::vector<Time>> changed_at_;  // changed_at_[cxid][v-1]: when version v+1 began
+  std::vector<std::uint64_t> version_;  // per cxid: the version it holds now
 };
 
 }  // namespace relaysim::sim::webhook

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "model/core/events.h"
 #include "model/core/http.h"
@@ -31,6 +32,14 @@ struct ClientKey {
   std::uint64_t payload = 0;   // a digest of the payload sent
 };
 
+// A client's create call is about to reach a pod (one that is up). Whatever the platform stores
+// during the call is the request of this key: the oracle binds it here, before the platform can
+// deliver it (a create may dispatch its request before it returns).
+struct ClientCalling {
+  const ClientKey& key;
+  Time at;
+};
+
 // A client's create call was answered by a pod.
 struct ClientCreated {
   const ClientKey& key;
@@ -45,6 +54,7 @@ struct ClientRejected {
 };
 
 // A lookup sent at `at`, answered (or timed out) at `answer_at`; `ok` unless ServiceB failed it.
+// `version`: the URL version it answers with — ServiceB's at `at` — or 0 (not found, failed).
 struct ServiceBCalled {
   std::uint32_t pod;
   std::uint32_t cxid;
@@ -52,14 +62,22 @@ struct ServiceBCalled {
   Time answer_at;
   bool ok;
   bool in_outage;
+  std::uint64_t version = 0;
 };
 
-// An HTTP request left a pod; `fate` is what will happen to it.
+// An HTTP request left a pod; `fate` is what will happen to it. Besides the request id the
+// platform named in its webhook-id header, it carries what really went on the wire — the URL,
+// the header itself, and the client key and digest of the payload — so the oracle can judge
+// where each delivery went and what it carried, not what the platform says it sent.
 struct HttpSent {
   std::uint32_t pod;
-  RequestId request;
+  RequestId request;  // from the webhook-id header; 0 when it names no request
   const SendFate& fate;
   Time at;
+  std::string_view url;
+  std::string_view webhook_id;
+  std::uint64_t key = 0;      // the client key number in the payload (LoadGenerator::key_in); 0: none
+  std::uint64_t payload = 0;  // hash_bytes of the payload, as ClientKey::payload
   void mix(Fingerprint& fp) const {
     fp.mix(7);
     fp.mix(request);
@@ -68,6 +86,6 @@ struct HttpSent {
   }
 };
 
-using WorldEvents = EventBus<ClientCreated, ClientRejected, ServiceBCalled, HttpSent>;
+using WorldEvents = EventBus<ClientCalling, ClientCreated, ClientRejected, ServiceBCalled, HttpSent>;
 
 }  // namespace relaysim::sim::webhook

@@ -17,7 +17,8 @@ void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
   const auto index = static_cast<std::uint32_t>(c < 0 ? UINT32_MAX : c);
   const ServiceB::Answer a = world_.serviceb_.lookup(index, k.now(), timeout);
   world_.buses_.world.emit(ServiceBCalled{process_.index(), index, k.now(), k.now() + a.latency,
-                                          a.status != LookupStatus::error, a.in_outage});
+                                          a.status != LookupStatus::error, a.in_outage,
+                                          a.status == LookupStatus::found ? a.version : 0});
   process_.after(a.latency, [this, index, status = a.status, version = a.version, done = std::move(done)]() mutable {
     if (status == LookupStatus::found) {
       ServiceB::url_for(index, world_.serviceb_.endpoint_of(index), version, url_scratch_);
@@ -30,7 +31,8 @@ void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
 
 void Pod::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
   Kernel& k = world_.kernel_;
-  const RequestId id = request_id_from_webhook_id(request.header(kWebhookIdHeader));
+  const std::string_view webhook_id = request.header(kWebhookIdHeader);
+  const RequestId id = request_id_from_webhook_id(webhook_id);
   const std::int64_t ep = ServiceB::endpoint_in(request.url);
   SendFate fate;
   HttpResult result;
@@ -40,7 +42,8 @@ void Pod::send(const HttpRequest& request, Duration timeout, HttpCallback done) 
   } else {
     fate = world_.endpoints_.send(static_cast<std::uint32_t>(ep), k.now(), timeout, result.retry_after);
   }
-  world_.buses_.world.emit(HttpSent{process_.index(), id, fate, k.now()});
+  world_.buses_.world.emit(HttpSent{process_.index(), id, fate, k.now(), request.url, webhook_id,
+                                    LoadGenerator::key_in(request.payload), hash_bytes(request.payload)});
   result.error = fate.client_error;
   if (result.error == NetError::none) {
     result.status = fate.status;
@@ -102,6 +105,7 @@ void World::route(const ClientKey& key, std::string_view cxid, std::string_view 
     buses_.world.emit(ClientRejected{kernel_.now()});
     return;
   }
+  buses_.world.emit(ClientCalling{key, kernel_.now()});
   const IngestResult r = pods_[p->index()]->node_->ingest().create(cxid, request_id, payload);
   buses_.world.emit(ClientCreated{key, r, kernel_.now()});
 }

@@ -60,9 +60,10 @@ class OracleTest : public ::testing::Test {
   // Creates request 1 for cx0 at time zero through the real store, as the platform would.
   void ingest() {
     const NewRequest req{"cx0", "r1", "{}", Time{}, Time{} + hours(24)};
+    const ClientKey key{0, 1, 7};
+    oracle.on(ClientCalling{key, Time{}});
     const CreateResult r = store.create(req);
     oracle.on(Ingested{0, req, r, Time{}});
-    const ClientKey key{0, 1, 7};
     const IngestResult result{IngestStatus::created, r.id, {}};
     oracle.on(ClientCreated{key, result, Time{}});
     row = *store.get(r.id);
@@ -72,12 +73,23 @@ class OracleTest : public ::testing::Test {
     ServiceB::url_for(0, 0, version, u);
     return u;
   }
+  // Attempt n by `pod` at `t` with URL `version`, after a lookup of pod's answered then with the
+  // version ServiceB holds.
   void started(PodId pod, std::uint32_t n, std::uint64_t version, Time t) {
+    oracle.on(ServiceBCalled{pod, 0, t - std::chrono::milliseconds(5), t, true, false, serviceb.version(0)});
     const std::string u = url(version);
     oracle.on(AttemptStarted{pod, row, n, u, version, t});
   }
   void finished(const AttemptRow& a, const HttpResult& h) { oracle.on(AttemptFinished{0, a, h, Verdict::retry}); }
   void completed(const Completion& c, bool applied = true) { oracle.on(Completed{0, row, c, applied}); }
+  // What reached the endpoint: by default request 1's own URL, webhook-id and payload (key 1,
+  // payload digest 7, as ingest() created it).
+  void sent(const SendFate& f, Time t, std::uint64_t version = 1, std::string_view webhook_id = "msg_1",
+            std::uint64_t payload = 7) {
+    oracle.on(ServiceBCalled{0, 0, t - std::chrono::milliseconds(5), t, true, false, serviceb.version(0)});
+    const std::string u = url(version);
+    oracle.on(HttpSent{0, row.id, f, t, u, webhook_id, 1, payload});
+  }
   // One attempt at `start` that the endpoint answers with `status` after 100 ms.
   void attempt(std::uint32_t n, Time start, int status, Duration retry_after = Duration{-1}) {
     started(0, n, 1, start);
@@ -86,7 +98,7 @@ class OracleTest : public ::testing::Test {
     f.status = status;
     f.received_at = start + std::chrono::milliseconds(50);
     f.result_at = start + std::chrono::milliseconds(100);
-    oracle.on(HttpSent{0, row.id, f, start});
+    sent(f, start);
     AttemptRow a{row.id, n, 0, 1, start, f.result_at, url(), 1, NetError::none, status};
     finished(a, HttpResult{NetError::none, status, retry_after});
     const bool ok = status >= 200 && status < 300;
@@ -126,7 +138,7 @@ TEST_F(OracleTest, AnAttemptWhileAnotherIsInFlight) {
   SendFate f;
   f.client_error = NetError::timeout;
   f.result_at = at(seconds(31));
-  oracle.on(HttpSent{0, row.id, f, at(seconds(1))});
+  sent(f, at(seconds(1)));
   started(1, 1, 1, at(seconds(10)));
   expect_only(Invariant::nodup);
 }
@@ -147,7 +159,7 @@ TEST_F(OracleTest, ADuplicateAfterALostResponseIsExplained) {
   lost.response_lost = true;
   lost.client_error = NetError::timeout;
   lost.result_at = at(seconds(31));
-  oracle.on(HttpSent{0, row.id, lost, at(seconds(1))});
+  sent(lost, at(seconds(1)));
   AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(31)), url(), 1, NetError::timeout, 0};
   finished(a, HttpResult{NetError::timeout, 0, Duration{-1}});
   completed(Completion{&a, Status::pending, Reason::none, at(seconds(31)), at(seconds(32)), at(seconds(31)), {}});
@@ -163,6 +175,20 @@ TEST_F(OracleTest, ARetryThatIgnoresRetryAfter) {
   expect_only(Invariant::retry);
 }
 
+// An attempt whose completion the store could not record is made again after the lease; the
+// Retry-After it was answered with binds nothing (nobody recorded it).
+TEST_F(OracleTest, ARetryAfterOfALostCompletionBindsNothing) {
+  ingest();
+  attempt(1, at(seconds(1)), 503);  // recorded: the retry is due a second later
+  started(0, 2, 1, at(seconds(3)));
+  AttemptRow a{row.id, 2, 0, 1, at(seconds(3)), at(seconds(4)), url(), 1, NetError::none, 429};
+  finished(a, HttpResult{NetError::none, 429, minutes(2)});
+  oracle.on(Completed{0, row, Completion{&a, Status::pending, Reason::none, at(seconds(4)), at(seconds(124)),
+                                         at(seconds(124)), {}}, false, true});  // the store failed
+  started(1, 2, 1, at(seconds(40)));  // rescued after the lease: attempt 2 again, 36 s later
+  EXPECT_EQ(oracle.total_violations(), 0u) << oracle.ledger.describe(oracle.ledger.examples().front());
+}
+
 TEST_F(OracleTest, ARetrySoonerThanTheBackoff) {
   spec_of(scenario).platform.retry.backoff.initial = seconds(10);
   Oracle strict{scenario, serviceb};
@@ -173,9 +199,9 @@ TEST_F(OracleTest, ARetrySoonerThanTheBackoff) {
   const std::string u = url();
   strict.on(AttemptStarted{0, row, 1, u, 1, at(seconds(1))});
   AttemptRow a{1, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 500};
-  const Completion c{&a, Status::pending, Reason::none, at(seconds(2)), at(seconds(3)), at(seconds(2)), {}};
-  strict.on(Completed{0, row, c, true});
-  strict.on(AttemptStarted{0, row, 2, u, 1, at(seconds(3))});  // 1 s later; the policy asks for 10 s
+  const Completion c{&a, Status::pending, Reason::none, at(seconds(2)), at(seconds(12)), at(seconds(2)), {}};
+  strict.on(Completed{0, row, c, true});  // planned right: 10 s later...
+  strict.on(AttemptStarted{0, row, 2, u, 1, at(seconds(3))});  // ...but attempted 1 s later
   EXPECT_EQ(strict.violations(Invariant::retry), 1u);
 }
 
@@ -185,8 +211,155 @@ TEST_F(OracleTest, AnAttemptWithAUrlServiceBNeverHeld) {
   expect_only(Invariant::url);
 }
 
+// The platform reports the right URL but the request reaches another: judged at the endpoint.
+TEST_F(OracleTest, AnEndpointReachedAtAUrlOtherThanTheOneReported) {
+  ingest();
+  started(0, 1, 1, at(seconds(1)));
+  SendFate f;
+  f.processed = true;
+  f.status = 200;
+  f.result_at = at(seconds(2));
+  sent(f, at(seconds(1)), 5);  // version 5: ServiceB never held it
+  expect_only(Invariant::url);
+}
+
+// The cache's age counts from when the lookup was sent: a slow answer may be used as it arrives
+// (even past sent + TTL), but not served from the cache after sent + TTL.
+TEST_F(OracleTest, AUrlServedFromTheCachePastSentPlusTtl) {
+  ingest();
+  const Duration ttl = spec_of(scenario).platform.url_cache_ttl;
+  const Time sent = at(seconds(1));
+  const Time answered = sent + ttl + seconds(5);
+  oracle.on(ServiceBCalled{0, 0, sent, answered, true, false, 1});
+  const std::string u = url(1);
+  oracle.on(AttemptStarted{0, row, 1, u, 1, answered});  // the answer itself: fine
+  EXPECT_EQ(oracle.total_violations(), 0u);
+  oracle.on(AttemptStarted{0, row, 1, u, 1, answered + seconds(1)});  // from the cache: stale
+  EXPECT_EQ(oracle.violations(Invariant::url), 1u);
+  oracle.on(AttemptStarted{1, row, 1, u, 1, answered});  // another pod's answer: never its own
+  EXPECT_EQ(oracle.violations(Invariant::url), 2u);
+}
+
+TEST_F(OracleTest, AWebhookIdThatChangesBetweenAttempts) {
+  ingest();
+  SendFate f;
+  f.processed = true;
+  f.status = 503;
+  f.result_at = at(seconds(2));
+  sent(f, at(seconds(1)));
+  EXPECT_EQ(oracle.total_violations(), 0u);
+  f.result_at = at(seconds(5));
+  sent(f, at(seconds(4)), 1, "msg_1_2");
+  expect_only(Invariant::url);
+}
+
+TEST_F(OracleTest, TwoRequestsReachingTheirEndpointsWithOneWebhookId) {
+  ingest();
+  SendFate f;
+  f.processed = true;
+  f.status = 200;
+  f.result_at = at(seconds(2));
+  sent(f, at(seconds(1)));
+  const NewRequest req{"cx0", "r2", "{}", at(seconds(1)), at(hours(24))};
+  const CreateResult r = store.create(req);
+  const ClientKey key{0, 2, 8};
+  oracle.on(ClientCalling{key, at(seconds(1))});
+  oracle.on(Ingested{0, req, r, at(seconds(1))});
+  oracle.on(ClientCreated{key, IngestResult{IngestStatus::created, r.id, {}}, at(seconds(1))});
+  oracle.on(ServiceBCalled{0, 0, at(seconds(3)), at(seconds(3)), true, false, 1});
+  const std::string u = url();
+  oracle.on(HttpSent{0, r.id, f, at(seconds(3)), u, "msg_1", 2, 8});
+  expect_only(Invariant::url);
+}
+
+TEST_F(OracleTest, APayloadOtherThanTheStoredOne) {
+  ingest();
+  SendFate f;
+  f.processed = true;
+  f.status = 200;
+  f.result_at = at(seconds(2));
+  sent(f, at(seconds(1)), 1, "msg_1", 8);
+  expect_only(Invariant::url);
+}
+
+TEST_F(OracleTest, ARetryPlannedLaterThanThePolicyAllows) {
+  ingest();
+  AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 503};
+  finished(a, HttpResult{NetError::none, 503, Duration{-1}});
+  // No jitter: the first retry waits exactly initial (1 s), not 2 s.
+  completed(Completion{&a, Status::pending, Reason::none, at(seconds(2)), at(seconds(4)), at(seconds(2)), {}});
+  expect_only(Invariant::retry);
+}
+
+TEST_F(OracleTest, ADeferralPlannedPastTheDeadline) {
+  ingest();
+  oracle.on(Claimed{0, row, at(hours(24) - seconds(1))});
+  completed(Completion{nullptr, Status::blocked, Reason::none, at(hours(24) - seconds(1)), at(hours(24) + seconds(1)),
+                       {}, {}});
+  EXPECT_GT(oracle.violations(Invariant::deadline), 0u);
+}
+
+TEST_F(OracleTest, ADeadLetteredRequestWhoseTenantIsNeverTold) {
+  ingest();
+  const Time late = at(hours(24) + seconds(1));
+  ASSERT_TRUE(store.claim_expired(late, 0, seconds(60), row));
+  oracle.on(Claimed{0, row, late});
+  const Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
+  ASSERT_TRUE(store.complete(row.id, row.claim_token, c));
+  completed(c);
+  oracle.finish(at(hours(30)), store.counts(), {});
+  expect_only(Invariant::noloss);
+  EXPECT_NE(oracle.ledger.examples().front().what.find("never told"), std::string::npos)
+      << oracle.ledger.examples().front().what;
+}
+
+TEST_F(OracleTest, ATenantToldOfADeliveredRequest) {
+  ingest();
+  attempt(1, at(seconds(1)), 200);
+  oracle.on(TenantNotified{row, Status::delivered, Reason::ok, at(seconds(2))});
+  expect_only(Invariant::noloss);
+}
+
+// Pod 1's breaker opens at `t` on min_calls failures, the last answered then.
+void trip(Oracle& oracle, Time t) {
+  for (int i = 0; i < 20; ++i) {
+    const Time answered = i == 19 ? t : t - std::chrono::milliseconds(20 - i);
+    oracle.on(ServiceBCalled{1, 0, t - std::chrono::milliseconds(500), answered, false, false});
+  }
+  oracle.on(BreakerChanged{1, BreakerState::closed, BreakerState::open, t});
+}
+
+TEST_F(OracleTest, ABreakerThatOpensOnItsOwnFailures) {
+  trip(oracle, at(seconds(5)));
+  EXPECT_EQ(oracle.total_violations(), 0u);
+}
+
+TEST_F(OracleTest, ABreakerThatOpensOnFewerThanMinCalls) {
+  for (int i = 0; i < 5; ++i) oracle.on(ServiceBCalled{1, 0, at(seconds(1)), at(seconds(2)), false, false});
+  oracle.on(BreakerChanged{1, BreakerState::closed, BreakerState::open, at(seconds(2))});
+  expect_only(Invariant::breaker);
+}
+
+TEST_F(OracleTest, ABreakerThatClosesBeforeEnoughProbesSucceed) {
+  trip(oracle, at(seconds(5)));
+  oracle.on(BreakerChanged{1, BreakerState::open, BreakerState::half_open, at(seconds(40))});  // open_for 30 s
+  oracle.on(ServiceBCalled{1, 0, at(seconds(40)), at(seconds(41)), true, false});
+  oracle.on(BreakerChanged{1, BreakerState::half_open, BreakerState::closed, at(seconds(41))});  // 1 of 3 probes
+  expect_only(Invariant::breaker);
+}
+
+TEST_F(OracleTest, ABreakerMovedByAResultOfAnEarlierGeneration) {
+  oracle.on(ServiceBCalled{1, 0, at(seconds(4)), at(seconds(7)), false, false});  // made while closed
+  trip(oracle, at(seconds(5)));
+  oracle.on(BreakerChanged{1, BreakerState::open, BreakerState::half_open, at(seconds(6))});  // before open_for
+  EXPECT_EQ(oracle.violations(Invariant::breaker), 1u);
+  // The slow failure from the closed period lands in half-open: it must not reopen the breaker.
+  oracle.on(BreakerChanged{1, BreakerState::half_open, BreakerState::open, at(seconds(7))});
+  EXPECT_EQ(oracle.violations(Invariant::breaker), 2u);
+}
+
 TEST_F(OracleTest, AServiceBCallThroughAnOpenBreaker) {
-  oracle.on(BreakerChanged{1, BreakerState::closed, BreakerState::open, at(seconds(1))});
+  trip(oracle, at(seconds(1)));
   oracle.on(ServiceBCalled{0, 0, at(seconds(2)), at(seconds(3)), true, false});  // another pod: fine
   EXPECT_EQ(oracle.total_violations(), 0u);
   oracle.on(ServiceBCalled{1, 0, at(seconds(2)), at(seconds(3)), true, false});

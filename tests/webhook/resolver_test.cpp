@@ -60,6 +60,29 @@ TEST_F(ResolverTest, CachesAFoundUrlForTheTtlOnly) {
   EXPECT_EQ(directory.calls.size(), 2u);
 }
 
+// ServiceB answers slowly and the URL changes while the answer is on its way: the answer was
+// true when the lookup was sent, so the entry ages from then — served until sent + TTL, never
+// until answered + TTL.
+TEST_F(ResolverTest, ASlowAnswerAgesFromWhenTheLookupWasSent) {
+  resolve("cx1");
+  clock.t += seconds(50);  // the answer comes 50 s later (ServiceB moved the URL to v2 meanwhile)
+  directory.answer(0, LookupStatus::found, "http://a/v1", 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(urls[0], "http://a/v1");
+  clock.t = Time{} + seconds(59);  // sent + 59 s: still young
+  resolve("cx1");
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(got[1].cache_hit);
+  clock.t = Time{} + seconds(60);  // sent + TTL: stale, though answered only 10 s ago
+  resolve("cx1");
+  EXPECT_EQ(got.size(), 2u) << "a stale entry was served";
+  ASSERT_EQ(directory.calls.size(), 2u);
+  directory.answer(1, LookupStatus::found, "http://a/v2", 2);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_FALSE(got[2].cache_hit);
+  EXPECT_EQ(urls[2], "http://a/v2");
+}
+
 TEST_F(ResolverTest, UnknownCxidIsNotFound) {
   resolve("nobody");
   directory.answer(0, LookupStatus::not_found);

@@ -26,8 +26,12 @@ BackoffPolicy backoff() {
 
 // The swarm: which kinds of trouble this case may contain. (Store faults: the store busy, full or
 // failing for a while, and crashes in the middle of a store write.)
+// Sparse: a handful of lone requests instead of steady load, so nothing but the platform's own
+// timers wakes a pod. FlakyServiceB: ServiceB fails a share of lookups and answers slowly while
+// URLs flap, so breakers hover near their thresholds and cache entries age across URL changes.
+// Retention: the platform forgets finished requests during the run.
 enum Feature { kCrash, kServiceBOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
-               kDuplicates, kBlackholes, kErrors, kStoreFaults, kFeatureCount };
+               kDuplicates, kBlackholes, kErrors, kStoreFaults, kSparse, kFlakyServiceB, kRetention, kFeatureCount };
 
 }  // namespace
 
@@ -61,9 +65,17 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     p.serviceb_breaker.open_for = sec(1, 30);
     p.serviceb_breaker.half_open_probes = *rc::gen::inRange(1, 4);
 
-    // Load: one to three segments within the first few minutes.
+    // Load: one to three segments within the first few minutes (or, sparse, one to three lone
+    // requests).
     const Duration load_end = sec(30, 240);
-    for (int n = *rc::gen::inRange(1, 4); n > 0; --n) {
+    for (int n = *rc::gen::inRange(1, 4); n > 0 && on[kSparse]; --n) {
+      LoadSegment lone;
+      lone.arrivals.burst = 1;
+      lone.arrivals.from = Time{} + ms(0, duration_cast<milliseconds>(load_end).count());
+      lone.arrivals.to = lone.arrivals.from;
+      w.load.push_back(lone);
+    }
+    for (int n = on[kSparse] ? 0 : *rc::gen::inRange(1, 4); n > 0; --n) {
       LoadSegment l;
       l.arrivals.from = Time{} + ms(0, duration_cast<milliseconds>(load_end).count() / 2);
       l.arrivals.to = l.arrivals.from + sec(10, 60);
@@ -126,6 +138,8 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         ServiceBOutage o;
         o.window = {Time{} + sec(0, 200), sec(5, 180)};
+        // Sometimes one that ends within seconds of the deadlines of the requests made as it began.
+        if (*rc::gen::arbitrary<bool>()) o.window.length = p.retry.deadline + sec(-5, 5);
         o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
         b.outages.push_back(o);
         last_fault = std::max(last_fault, o.window.end());
@@ -135,6 +149,17 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       for (int k = *rc::gen::inRange(1, 4); k > 0; --k) b.url_changes.push_back({Time{} + sec(0, 240), percent(10, 100)});
     }
     if (on[kUnknownCxids]) b.unknown_cxids = percent(0, 30);
+    if (on[kFlakyServiceB]) {
+      b.error_rate = percent(5, 60);
+      // A breaker that trips on a few calls and closes on several overlapping probes: results
+      // of one generation still arrive in the next.
+      p.serviceb_breaker.min_calls = *rc::gen::inRange(1, 6);
+      p.serviceb_breaker.half_open_probes = *rc::gen::inRange(2, 4);
+      b.latency.p50 = ms(50, duration_cast<milliseconds>(p.lookup_timeout).count());
+      b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 4);
+      for (int k = *rc::gen::inRange(5, 40); k > 0; --k) b.url_changes.push_back({Time{} + ms(0, 240'000), percent(50, 100)});
+    }
+    if (on[kRetention]) p.retention = sec(0, 120);
 
     if (on[kCrash]) {
       // Every crashed pod comes back: the heal phase needs a platform to heal.
