@@ -25,12 +25,14 @@ using namespace relaysim;
 using namespace relaysim::cli;
 
 // Commands of the ./relaysim driver, which `relaysim` itself does not run.
-constexpr const char* kDriverCommands[] = {"test", "bench", "build", "mutants"};
+constexpr const char* kDriverCommands[] = {"test", "bench", "build", "mutants", "soak", "fuzz", "docs"};
 
 const char* kFooter = R"(Commands of the ./relaysim driver (it installs packages, builds, then runs relaysim):
   ./relaysim test [--fast]     build everything and run the whole test suite
   ./relaysim bench [--quick]   the benchmarks, with a summary against their targets
   ./relaysim mutants           run the property suite against every planted bug
+  ./relaysim soak [SEEDS [CASES [FIRST]]]
+                               the whole property suite from many seeds (default 10 x 1000 cases)
   ./relaysim fuzz [SECONDS]    the fuzz targets of the scenario reader
   ./relaysim build             just build
 
