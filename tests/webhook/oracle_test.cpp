@@ -105,6 +105,14 @@ class OracleTest : public ::testing::Test {
     completed(Completion{&a, ok ? Status::delivered : Status::pending, ok ? Reason::ok : Reason::none, f.result_at,
                          f.result_at + seconds(1), f.result_at, {}});
   }
+  // A send the endpoint processed and answered with `status`; the client learns it at `result_at`.
+  static SendFate answered(int status, Time result_at) {
+    SendFate f;
+    f.processed = true;
+    f.status = status;
+    f.result_at = result_at;
+    return f;
+  }
   void expect_only(Invariant i) {
     for (std::size_t k = 0; k < kInvariantCount; ++k) {
       EXPECT_EQ(oracle.ledger.count(k) > 0, k == index(i)) << kInvariants[k].id;
@@ -215,10 +223,7 @@ TEST_F(OracleTest, AnAttemptWithAUrlServiceBNeverHeld) {
 TEST_F(OracleTest, AnEndpointReachedAtAUrlOtherThanTheOneReported) {
   ingest();
   started(0, 1, 1, at(seconds(1)));
-  SendFate f;
-  f.processed = true;
-  f.status = 200;
-  f.result_at = at(seconds(2));
+  SendFate f = answered(200, at(seconds(2)));
   sent(f, at(seconds(1)), 5);  // version 5: ServiceB never held it
   expect_only(Invariant::url);
 }
@@ -242,10 +247,7 @@ TEST_F(OracleTest, AUrlServedFromTheCachePastSentPlusTtl) {
 
 TEST_F(OracleTest, AWebhookIdThatChangesBetweenAttempts) {
   ingest();
-  SendFate f;
-  f.processed = true;
-  f.status = 503;
-  f.result_at = at(seconds(2));
+  SendFate f = answered(503, at(seconds(2)));
   sent(f, at(seconds(1)));
   EXPECT_EQ(oracle.total_violations(), 0u);
   f.result_at = at(seconds(5));
@@ -255,10 +257,7 @@ TEST_F(OracleTest, AWebhookIdThatChangesBetweenAttempts) {
 
 TEST_F(OracleTest, TwoRequestsReachingTheirEndpointsWithOneWebhookId) {
   ingest();
-  SendFate f;
-  f.processed = true;
-  f.status = 200;
-  f.result_at = at(seconds(2));
+  SendFate f = answered(200, at(seconds(2)));
   sent(f, at(seconds(1)));
   const NewRequest req{"cx0", "r2", "{}", at(seconds(1)), at(hours(24))};
   const CreateResult r = store.create(req);
@@ -274,10 +273,7 @@ TEST_F(OracleTest, TwoRequestsReachingTheirEndpointsWithOneWebhookId) {
 
 TEST_F(OracleTest, APayloadOtherThanTheStoredOne) {
   ingest();
-  SendFate f;
-  f.processed = true;
-  f.status = 200;
-  f.result_at = at(seconds(2));
+  SendFate f = answered(200, at(seconds(2)));
   sent(f, at(seconds(1)), 1, "msg_1", 8);
   expect_only(Invariant::url);
 }
