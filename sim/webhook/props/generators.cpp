@@ -150,11 +150,14 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     }
     if (on[kUnknownCxids]) b.unknown_cxids = percent(0, 30);
     if (on[kFlakyServiceB]) {
-      b.error_rate = percent(5, 60);
+      b.error_rate = percent(5, 40);
       // A breaker that trips on a few calls and closes on several overlapping probes: results
       // of one generation still arrive in the next.
       p.serviceb_breaker.min_calls = *rc::gen::inRange(1, 6);
       p.serviceb_breaker.half_open_probes = *rc::gen::inRange(2, 4);
+      // The flakiness never heals: deferrals must back off, or a case is millions of them.
+      p.dependency_backoff.kind = BackoffKind::exponential;
+      p.dependency_backoff.multiplier = std::max(p.dependency_backoff.multiplier, 2.0);
       b.latency.p50 = ms(50, duration_cast<milliseconds>(p.lookup_timeout).count());
       b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 4);
       for (int k = *rc::gen::inRange(5, 40); k > 0; --k) b.url_changes.push_back({Time{} + ms(0, 240'000), percent(50, 100)});
