@@ -94,6 +94,22 @@ struct StoreFailed {
   }
 };
 
+// A manual replay was answered by the store: `replayed` put the terminal request back to pending
+// with the fresh deadline `deadline_at`; `not_found` and `not_terminal` changed nothing.
+struct Replayed {
+  PodId pod;
+  RequestId id;
+  ReplayOutcome outcome;
+  Time deadline_at;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(11);
+    fp.mix(id);
+    fp.mix(static_cast<std::uint64_t>(outcome));
+    fp.mix(at);
+  }
+};
+
 // The tenant was told that its request failed or was dead-lettered.
 struct TenantNotified {
   const RequestRow& row;
@@ -123,6 +139,6 @@ struct BreakerChanged {
 };
 
 using Events = EventBus<Ingested, Claimed, AttemptStarted, AttemptFinished, Completed, TenantNotified, UrlLookedUp,
-                        BreakerChanged, StoreFailed>;
+                        BreakerChanged, StoreFailed, Replayed>;
 
 }  // namespace relaysim::webhook

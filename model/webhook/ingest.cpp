@@ -55,12 +55,15 @@ IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, 
 
 ReplayOutcome Ingest::replay(RequestId id) {
   const Time now = clock_.now();
+  const Time deadline = now + config_.retry.deadline;
   ReplayOutcome r = ReplayOutcome::unavailable;
   try {
-    r = store_.replay(id, now, now + config_.retry.deadline);
+    r = store_.replay(id, now, deadline);
   } catch (const StoreError& e) {
     events_.emit(StoreFailed{pod_, StoreOp::replay, e.failure(), now});
+    return r;
   }
+  events_.emit(Replayed{pod_, id, r, deadline, now});
   if (r == ReplayOutcome::replayed && on_new_work_) on_new_work_();
   return r;
 }

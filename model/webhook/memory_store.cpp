@@ -27,7 +27,18 @@ std::string_view to_string(CreateOutcome o) {
   return "?";
 }
 
+std::string_view to_string(ReplayOutcome o) {
+  switch (o) {
+    case ReplayOutcome::replayed: return "replayed";
+    case ReplayOutcome::not_found: return "not_found";
+    case ReplayOutcome::not_terminal: return "not_terminal";
+    case ReplayOutcome::unavailable: return "unavailable";
+  }
+  return "?";
+}
+
 std::uint64_t MemoryStore::key_hash(std::string_view cxid, std::string_view request_id) {
+  if (planted(mutant::key_ignores_cxid)) return mix64(hash_bytes(request_id));
   return mix64(hash_bytes(cxid) * 31 + hash_bytes(request_id));
 }
 
@@ -122,7 +133,7 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   const std::uint64_t h = key_hash(req.cxid, req.request_id);
   const std::uint64_t found = keys_.find(h, [&](std::uint64_t s) {
     const Row& r = rows_[s - 1];
-    return r.cxid() == req.cxid && r.request_id() == req.request_id;
+    return (r.cxid() == req.cxid || planted(mutant::key_ignores_cxid)) && r.request_id() == req.request_id;
   });
   if (found != 0) {
     const Row& original = rows_[found - 1];
@@ -235,15 +246,18 @@ std::optional<Time> MemoryStore::next_due() {
 }
 
 ReplayOutcome MemoryStore::replay(RequestId id, Time now, Time new_deadline) {
+  // Like a create, a replay forgets what is due to be forgotten first: a request past its
+  // retention is gone, whichever call comes first.
+  forget_finished(now);
   const std::uint32_t slot = ids_.find(id);
   if (slot == DenseIdMap::kNone) return ReplayOutcome::not_found;
   Row& r = rows_[slot];
-  if (!is_terminal(r.status)) return ReplayOutcome::not_terminal;
+  if (!is_terminal(r.status) && !planted(mutant::replay_of_open_request)) return ReplayOutcome::not_terminal;
   --by_status_[static_cast<int>(r.status)];
   ++by_status_[static_cast<int>(Status::pending)];
   r.status = Status::pending;
   r.reason = Reason::none;
-  r.deadline_at = new_deadline;
+  if (!planted(mutant::replay_keeps_deadline)) r.deadline_at = new_deadline;
   r.due_at = now;
   r.not_before = now;
   r.last_delay = Duration::zero();

@@ -50,6 +50,7 @@ class MemoryStore final : public Store {
   std::optional<RequestRow> get(RequestId id) override;
   std::vector<AttemptRow> attempts(RequestId id) override;
   StoreCounts counts() override;
+  std::optional<Duration> retention() const override { return retention_.keep(); }
 
   // Requests held in memory now (open ones plus terminal ones not yet forgotten).
   std::size_t rows_held() const { return ids_.size(); }

@@ -31,6 +31,12 @@ inline constexpr Mutant dead_letter_not_notified{"dead_letter_not_notified", "th
 inline constexpr Mutant cache_ages_from_answer{"cache_ages_from_answer",
                                                "a URL cache entry ages from ServiceB's answer, not from the lookup"};
 inline constexpr Mutant deferral_ignores_deadline{"deferral_ignores_deadline", "a deferral is planned past deadline_at"};
+inline constexpr Mutant replay_keeps_deadline{"replay_keeps_deadline",
+                                              "a replayed request keeps its old, passed deadline (memory store)"};
+inline constexpr Mutant replay_of_open_request{"replay_of_open_request",
+                                               "a replay restarts a request that is not terminal (memory store)"};
+inline constexpr Mutant key_ignores_cxid{"key_ignores_cxid",
+                                         "the idempotency key is the request_id alone, not (cxid, request_id) (memory store)"};
 
 }  // namespace relaysim::mutant
 
@@ -45,7 +51,8 @@ inline constexpr const Mutant* kMutants[] = {
     &mutant::attempt_reuses_url,       &mutant::webhook_id_per_attempt,     &mutant::claim_keeps_old_payload,
     &mutant::backoff_step_off_by_one,  &mutant::retry_after_uncapped,       &mutant::dead_letter_not_notified,
     &mutant::cache_ages_from_answer,   &mutant::deferral_ignores_deadline,  &mutant::breaker_closes_early,
-    &mutant::breaker_ignores_min_calls, &mutant::breaker_counts_stale_results,
+    &mutant::breaker_ignores_min_calls, &mutant::breaker_counts_stale_results, &mutant::replay_keeps_deadline,
+    &mutant::replay_of_open_request,   &mutant::key_ignores_cxid,
 };
 
 }  // namespace relaysim::webhook

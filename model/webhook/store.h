@@ -50,6 +50,7 @@ struct CreateResult {
 };
 
 enum class ReplayOutcome : std::uint8_t { replayed, not_found, not_terminal, unavailable };
+std::string_view to_string(ReplayOutcome o);
 
 // The store's calls, to say which one failed.
 enum class StoreOp : std::uint8_t { create, claim, complete, next_due, replay };
@@ -75,6 +76,9 @@ class Store {
   virtual std::optional<RequestRow> get(RequestId id) = 0;
   virtual std::vector<AttemptRow> attempts(RequestId id) = 0;
   virtual StoreCounts counts() = 0;
+  // How long after it finishes a request is forgotten (get, replay and a create of its key no
+  // longer find it); std::nullopt: never.
+  virtual std::optional<Duration> retention() const { return std::nullopt; }
 };
 
 }  // namespace relaysim::webhook

@@ -28,8 +28,8 @@ LoadGenerator::LoadGenerator(const std::vector<LoadSegment>& segments, std::uint
   recent_.reserve(kRecentKeys);
 }
 
-std::string LoadGenerator::key_text(std::uint32_t cxid, std::uint64_t request) {
-  return "(cx" + std::to_string(cxid) + ", r" + std::to_string(request) + ")";
+std::string LoadGenerator::key_text(std::uint32_t cxid, std::uint64_t name) {
+  return "(cx" + std::to_string(cxid) + ", r" + std::to_string(name) + ")";
 }
 
 std::uint64_t LoadGenerator::key_in(std::string_view payload) {
@@ -48,29 +48,47 @@ void LoadGenerator::call(std::uint32_t segment) {
   if (!recent_.empty()) {
     const double u = rng_.uniform01();
     if (u < s.duplicates) {
-      emit(recent_[rng_.below(recent_.size())], 0);
+      emit(recent_[rng_.below(recent_.size())].key, 0);
       return;
     }
     if (u < s.duplicates + s.conflicts) {
-      emit(recent_[rng_.below(recent_.size())], 1 + rng_.below(1000));
+      emit(recent_[rng_.below(recent_.size())].key, 1 + rng_.below(1000));
       return;
     }
+    if (u < s.duplicates + s.conflicts + s.shared_ids) {
+      // The next cxid after the earlier key's that has not used its request_id yet: the new key
+      // must be a new (cxid, request_id). A key that already shares another's name, or whose
+      // name every cxid has used, gives way to a fresh key.
+      Recent& earlier = recent_[rng_.below(recent_.size())];
+      if (earlier.key.name == earlier.key.request && earlier.shares + 1 < cxids_) {
+        ++earlier.shares;
+        const ClientKey key{(earlier.key.cxid + earlier.shares) % cxids_, next_request_++, 0, earlier.key.name};
+        remember(key);
+        emit(key, 0);
+        return;
+      }
+    }
   }
-  ClientKey key{static_cast<std::uint32_t>(rng_.below(cxids_)), next_request_++, 0};
+  const ClientKey key{static_cast<std::uint32_t>(rng_.below(cxids_)), next_request_, 0, next_request_};
+  ++next_request_;
+  remember(key);
+  emit(key, 0);
+}
+
+void LoadGenerator::remember(const ClientKey& key) {
   if (recent_.size() < kRecentKeys) {
-    recent_.push_back(key);
+    recent_.push_back({key, 0});
   } else {
-    recent_[recent_next_] = key;
+    recent_[recent_next_] = {key, 0};
     recent_next_ = (recent_next_ + 1) % kRecentKeys;
   }
-  emit(key, 0);
 }
 
 void LoadGenerator::emit(const ClientKey& base, std::uint64_t variant) {
   ShortText<32> cxid;
   cxid << "cx" << std::uint64_t{base.cxid};
   ShortText<32> request;
-  request << "r" << base.request;
+  request << "r" << base.name;
   ShortText<80> payload;
   payload << "{\"seq\":" << base.request;
   if (variant != 0) payload << ",\"variant\":" << variant;

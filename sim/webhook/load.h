@@ -1,9 +1,11 @@
 // LoadGenerator: the platform's clients. They call at the times the load schedule says
 // (sim/world/arrivals.h), over cxids drawn uniformly; a share of calls repeats an earlier call
-// exactly (a duplicate ingest) or repeats its key with another payload (a conflict).
+// exactly (a duplicate ingest), repeats its key with another payload (a conflict), or reuses its
+// request_id under another cxid (a new key that only looks like the old one).
 //
-// Names: cxid n is "cx<n>", the request with key number k is "r<k>", and its payload
-// {"seq":k} (with a variant for conflicts). The oracle names requests to users the same way.
+// Names: cxid n is "cx<n>", the request with key number k is "r<k>" (a key sharing another's
+// request_id is named as that one), and its payload {"seq":k} (with a variant for conflicts).
+// The oracle names requests to users the same way.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +31,8 @@ class LoadGenerator {
   LoadGenerator(const std::vector<LoadSegment>& segments, std::uint32_t cxids, std::uint64_t seed, Sink sink);
   void install(Kernel& kernel) { arrivals_.install(kernel); }
 
-  // "(cx3, r45)": a client key as the client wrote it.
-  static std::string key_text(std::uint32_t cxid, std::uint64_t request);
+  // "(cx3, r45)": a client key as the client wrote it (`name`: ClientKey::name).
+  static std::string key_text(std::uint32_t cxid, std::uint64_t name);
   // The key number a payload was written for (the inverse of emit's {"seq":k...}); 0 when the
   // text is no payload of ours.
   static std::uint64_t key_in(std::string_view payload);
@@ -38,6 +40,7 @@ class LoadGenerator {
  private:
   void call(std::uint32_t segment);
   void emit(const ClientKey& key, std::uint64_t variant);
+  void remember(const ClientKey& key);
 
   std::vector<LoadSegment> segments_;
   std::uint32_t cxids_;
@@ -45,7 +48,11 @@ class LoadGenerator {
   Sink sink_;
   Arrivals arrivals_;
   std::uint64_t next_request_ = 1;
-  std::vector<ClientKey> recent_;  // ring of recent keys, for duplicates and conflicts
+  struct Recent {
+    ClientKey key;
+    std::uint32_t shares = 0;  // later keys that took its request_id (cxids key.cxid + 1, + 2, ...)
+  };
+  std::vector<Recent> recent_;  // ring of recent keys, for duplicates, conflicts and shared ids
   std::size_t recent_next_ = 0;
 };
 

@@ -36,6 +36,7 @@ class Metrics final : public SinkFor<model::Ingested>,
                       public SinkFor<model::UrlLookedUp>,
                       public SinkFor<model::BreakerChanged>,
                       public SinkFor<model::StoreFailed>,
+                      public SinkFor<model::Replayed>,
                       public SinkFor<ClientCreated>,
                       public SinkFor<ClientRejected>,
                       public SinkFor<ServiceBCalled>,
@@ -55,6 +56,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   void on(const model::UrlLookedUp& e) override { ++(e.cache_hit ? cache_hits : cache_misses); }
   void on(const model::BreakerChanged& e) override;
   void on(const model::StoreFailed&) override { ++store_failures; }
+  void on(const model::Replayed& e) override { ++replays[static_cast<int>(e.outcome)]; }
   void on(const ClientCreated& e) override;
   void on(const ClientRejected&) override { ++rejected; }
   void on(const ServiceBCalled& e) override;
@@ -67,6 +69,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   std::uint64_t attempts = 0;
   std::uint64_t deferrals = 0;
   std::uint64_t notifications = 0;
+  std::array<std::uint64_t, 4> replays{};  // ReplayOutcome
   std::uint64_t cache_hits = 0;
   std::uint64_t cache_misses = 0;
   std::uint64_t crashes = 0;
@@ -173,6 +176,8 @@ inline constexpr Metric kMetrics[] = {
     {{"stale_completions_applied", Unit::count, "completions applied though their claim token was stale (always a W-nodup violation)"}, [](const Figures& f, double) { return detail::d(f.oracle.stale_applied); }},
     {{"retry_after_honoured", Unit::count, "retries that waited out a Retry-After longer than the backoff's minimum"}, [](const Figures& f, double) { return detail::d(f.oracle.retry_after_honoured); }},
     {{"notifications", Unit::count, "tenant notifications (failed or dead-lettered)"}, [](const Figures& f, double) { return detail::d(f.metrics.notifications); }},
+    {{"replayed", Unit::count, "manual replays that put a terminal request back to pending (it then counts again as it ends)"}, [](const Figures& f, double) { return detail::d(f.metrics.replays[static_cast<int>(model::ReplayOutcome::replayed)]); }},
+    {{"replays_refused", Unit::count, "manual replays refused: the request was not terminal, or no longer stored"}, [](const Figures& f, double) { return detail::d(f.metrics.replays[static_cast<int>(model::ReplayOutcome::not_terminal)] + f.metrics.replays[static_cast<int>(model::ReplayOutcome::not_found)]); }},
     {{"duplicate_ingests", Unit::count, "create calls answered with the original request"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[1]); }},
     {{"conflicts", Unit::count, "create calls refused: same key, another payload"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[2]); }},
     {{"rejected_ingests", Unit::count, "create calls no pod was up to take"}, [](const Figures& f, double) { return detail::d(f.metrics.rejected); }},

@@ -23,12 +23,12 @@ std::string_view to_string(DuplicateCause c) {
 }
 
 RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& serviceb, const StoreFaults& store_faults,
-                               Ledger& ledger)
+                               std::optional<Duration> retention, Ledger& ledger)
     : spec_(spec_of(scenario)),
       serviceb_(serviceb),
       store_faults_(store_faults),
       ledger_(ledger),
-      retention_(spec_.platform.retention),
+      retention_(retention),
       in_flight_(spec_.platform.pods) {
   const PlatformConfig& p = spec_.platform;
   // How long after its deadline a request may still be open. An attempt in flight at the deadline
@@ -80,7 +80,7 @@ void RequestChecker::forget_finished(Time now) {
 }
 
 std::string RequestChecker::subject(const Req& q) const {
-  return "request " + std::to_string(q.id) + (q.keyed ? " " + LoadGenerator::key_text(q.cxid, q.request) : "");
+  return "request " + std::to_string(q.id) + (q.keyed ? " " + LoadGenerator::key_text(q.cxid, q.name) : "");
 }
 
 void RequestChecker::violate(Invariant i, const Req* q, RequestId id, Time at, std::string what) {
@@ -116,6 +116,7 @@ void RequestChecker::bind_key(std::uint32_t slot, const ClientKey& key) {
   Req& q = reqs_[slot];
   RELAYSIM_ASSERT(!q.keyed, "a request bound to two client keys");
   q.request = key.request;
+  q.name = key.name;
   q.payload = key.payload;
   q.keyed = true;
   if (key_index_.accepts(key.request)) {
@@ -143,7 +144,7 @@ void RequestChecker::on(const ClientCreated& e) {
   const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
   // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
   const bool forgotten = original == nullptr && !retention_.forever();
-  auto named = [&key] { return LoadGenerator::key_text(key.cxid, key.request); };  // for messages only
+  auto named = [&key] { return LoadGenerator::key_text(key.cxid, key.name); };  // for messages only
   switch (r.status) {
     case IngestStatus::created:
       if (original != nullptr && original->id != r.id) {
@@ -163,7 +164,11 @@ void RequestChecker::on(const ClientCreated& e) {
       return;
     case IngestStatus::conflict:
       if (forgotten) return;
-      if (original == nullptr || original->payload == key.payload) {
+      if (original == nullptr) {
+        violate(Invariant::idem, nullptr, r.id, at,
+                "a create of " + named() + " was refused as a conflict, but no request of that key was stored (request " +
+                    std::to_string(r.id) + " is another key's)");
+      } else if (original->payload == key.payload) {
         violate(Invariant::idem, original, r.id, at,
                 "a create of " + named() + " was refused as a conflict though its payload matched");
       }
@@ -388,17 +393,16 @@ void RequestChecker::on(const Completed& e) {
     q->have_last = q->have_last && c.status == Status::blocked;  // a deferral keeps the gap rule
   }
   if (!is_terminal(c.status)) return;
+  // terminal_by_status_ follows the store's counts: a request counts in its current state.
   if (q->terminal_count > q->replays) {
     violate(Invariant::noloss, q, q->id, c.at,
             "reached a second terminal state (" + std::string(to_string(c.status)) + ") after " +
                 std::string(to_string(q->terminal)));
+    --terminal_by_status_[static_cast<int>(q->terminal)];
   }
   ++q->terminal_count;
   if (c.status != Status::delivered) ++q->failures;
-  if (q->terminal_count == 1 || q->terminal != c.status) {
-    if (q->terminal_count > 1) --terminal_by_status_[static_cast<int>(q->terminal)];
-    ++terminal_by_status_[static_cast<int>(c.status)];
-  }
+  ++terminal_by_status_[static_cast<int>(c.status)];
   q->terminal = c.status;
   q->terminal_at = c.at;
   retention_.finished(c.at, row.id, slot);
@@ -474,6 +478,56 @@ void RequestChecker::on(const TenantNotified& e) {
   } else if (q->notified > q->failures) {
     violate(Invariant::noloss, q, q->id, e.at,
             "its tenant was told it " + std::string(to_string(e.status)) + " " + std::to_string(q->notified) + " times");
+  }
+}
+
+void RequestChecker::on(const Replayed& e) {
+  // The store forgot what was due before it looked the request up (as at a create): so does
+  // the oracle, before it judges the answer.
+  forget_finished(e.at);
+  Req* q = find(e.id);
+  const bool terminal = q != nullptr && q->terminal_count > q->replays;
+  const std::string state = q == nullptr ? std::string("unknown to the oracle")
+                                         : std::string(to_string(terminal ? q->terminal : Status::pending));
+  switch (e.outcome) {
+    case ReplayOutcome::replayed: {
+      if (!terminal) {
+        violate(Invariant::noloss, q, e.id, e.at, "a replay restarted it while it was " + state + " (only terminal requests replay)");
+        if (q == nullptr) return;
+      } else {
+        --terminal_by_status_[static_cast<int>(q->terminal)];
+        ++q->replays;
+      }
+      // A new life: a fresh deadline, counted from the replay; a fresh schedule. What the
+      // endpoint accepted before no longer makes a new receipt a duplicate.
+      const Time deadline = e.at + spec_.platform.retry.deadline;
+      if (e.deadline_at != deadline) {
+        violate(Invariant::deadline, q, q->id, e.at,
+                "replayed with deadline_at " + format_time(e.deadline_at) + "; a replay's deadline is " + format_time(deadline) +
+                    " (the replay plus retry.deadline)");
+      }
+      q->deadline_at = deadline;
+      q->have_last = false;
+      q->last_terminal = false;
+      q->pending_terminal = false;
+      q->deferrals = 0;
+      q->last_wait = Duration::zero();
+      q->last_retry_after = Duration{-1};
+      q->pending_retry_after = Duration{-1};
+      q->delivered = false;
+      q->endpoint_ok = false;
+      q->ok_in_flight = false;
+      q->ambiguity = DuplicateCause::unexplained;
+      return;
+    }
+    case ReplayOutcome::not_terminal:
+      if (q == nullptr || terminal) violate(Invariant::noloss, q, e.id, e.at, "a replay was refused as not terminal, but it is " + state);
+      return;
+    case ReplayOutcome::not_found:
+      if (q != nullptr) violate(Invariant::noloss, q, e.id, e.at, "a replay found no such request, but it is stored and " + state);
+      return;
+    case ReplayOutcome::unavailable:
+      return;  // the store failed: nothing changed
   }
 }
 

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +57,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<model::AttemptFinished>,
                              public SinkFor<model::Completed>,
                              public SinkFor<model::TenantNotified>,
+                             public SinkFor<model::Replayed>,
                              public SinkFor<ClientCalling>,
                              public SinkFor<ClientCreated>,
                              public SinkFor<HttpSent>,
@@ -64,8 +66,10 @@ class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<ProcessCrashed> {
  public:
   // `store_faults`: when the store was failing; like time with no pod up, it stretches the
-  // deadline bound.
-  RequestChecker(const Scenario& scenario, const ServiceB& serviceb, const StoreFaults& store_faults, Ledger& ledger);
+  // deadline bound. `retention`: the store's (Store::retention): the oracle forgets what the
+  // store forgets, when it forgets it.
+  RequestChecker(const Scenario& scenario, const ServiceB& serviceb, const StoreFaults& store_faults,
+                 std::optional<Duration> retention, Ledger& ledger);
 
   void on(const model::Ingested& e) override;
   void on(const model::Claimed& e) override;
@@ -73,6 +77,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   void on(const model::AttemptFinished& e) override;
   void on(const model::Completed& e) override;
   void on(const model::TenantNotified& e) override;
+  void on(const model::Replayed& e) override;
   void on(const ClientCalling& e) override;
   void on(const ClientCreated& e) override;
   void on(const HttpSent& e) override;
@@ -97,6 +102,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   struct Req {
     model::RequestId id = 0;  // 0: a free slot
     std::uint64_t request = 0;  // ClientKey::request: names the client's idempotency key
+    std::uint64_t name = 0;     // ClientKey::name: the number in its request_id (for messages)
     std::uint64_t payload = 0;  // ClientKey::payload
     Time terminal_at{};
     Time deadline_at{};
@@ -109,8 +115,8 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     model::ClaimToken latest_token = 0;  // of the newest claim
     std::uint32_t cxid = 0;
     std::uint32_t last_number = 0;
-    std::uint32_t replays = 0;
-    std::uint32_t deferrals = 0;  // applied blocked completions
+    std::uint32_t replays = 0;    // applied manual replays
+    std::uint32_t deferrals = 0;  // applied blocked completions since its last replay
     std::uint16_t terminal_count = 0;
     std::uint16_t failures = 0;   // terminal states that were failed or dead_lettered
     std::uint16_t notified = 0;   // tenant notifications

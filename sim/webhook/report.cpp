@@ -34,6 +34,10 @@ void Report::print(std::ostream& out, double) const {
   }
   out << "  not terminal at the end " << f_.unresolved << ",  lost " << f_.oracle.lost << ",  tenant notifications "
       << m.notifications << "\n";
+  if (get(metric("replayed")) + get(metric("replays_refused")) > 0) {
+    out << "  replayed " << count(get(metric("replayed"))) << " (each ends again, above),  replays refused "
+        << count(get(metric("replays_refused"))) << "\n";
+  }
   if (m.terminal_requests > 0) {
     out << "  " << (f_.unresolved == 0 ? "all requests terminal by " : "the last request became terminal at ")
         << format_time(m.last_terminal_at) << "\n";

@@ -218,7 +218,7 @@ const Schema<model::PlatformConfig>& platform_schema() {
     s.key("retention", &PlatformConfig::retention, retention_codec(),
           "how long a finished request and its idempotency key stay in the in-memory store; a create repeated after "
           "that makes a new request. Long runs set it so memory follows the open requests; the oracle forgets "
-          "finished requests after the same time. The SQLite store keeps everything");
+          "finished requests after the same time. The SQLite store keeps everything (and so does the oracle then)");
     s.check(check_platform);
     return s;
   }();
@@ -347,12 +347,27 @@ const Schema<LoadSegment>& load_schema() {
           "share of calls that repeat an earlier call exactly (must be answered with the original request)");
     s.key("conflicts", &LoadSegment::conflicts, fraction_codec(),
           "share that repeat an earlier key with another payload (must be refused as a conflict)");
+    s.key("shared_ids", &LoadSegment::shared_ids, fraction_codec(),
+          "share that reuse an earlier call's request_id under another cxid: a new key (must be stored as a new request)");
     s.check([](const Reader& r, const Map& m, LoadSegment& l) {
-      if (l.duplicates + l.conflicts > 1.0) {
-        r.fail(m.has("conflicts") ? m["conflicts"] : m["duplicates"], m.child("conflicts"),
-               "duplicates + conflicts must not exceed 100%");
+      if (l.duplicates + l.conflicts + l.shared_ids > 1.0) {
+        const char* last = m.has("shared_ids") ? "shared_ids" : m.has("conflicts") ? "conflicts" : "duplicates";
+        r.fail(m[last], m.child(last), "duplicates + conflicts + shared_ids must not exceed 100%");
       }
     });
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<ReplayBatch>& replay_schema() {
+  static const Schema<ReplayBatch> schema = [] {
+    Schema<ReplayBatch> s(Style::flow,
+                          "A batch of manual replays: at `at`, `count` requests whose tenants were told they failed or were "
+                          "dead-lettered, picked at random from those notices (one may come up again), are replayed through a pod that is up (none "
+                          "up: the batch is lost). A replayed request is pending again with a fresh deadline.");
+    s.key("at", &ReplayBatch::at, time_codec(), "when", opt::required());
+    s.key("count", &ReplayBatch::count, integer_codec<std::uint32_t>(1, 1'000'000), "replays in the batch");
     return s;
   }();
   return schema;
@@ -369,6 +384,8 @@ const Schema<WebhookSpec>& spec_schema() {
     s.last().always_write = true;
     s.key("load", &WebhookSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"),
           "the clients", opt::shown("no load"));
+    s.key("replays", &WebhookSpec::replays, list_codec(map_codec(replay_schema()), "list of batches, below"),
+          "an operator's manual replays of failed and dead-lettered requests", opt::shown("none"));
     return s;
   }();
   return schema;

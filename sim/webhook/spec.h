@@ -72,7 +72,17 @@ struct LoadSegment {
   ArrivalSpec arrivals;
   double duplicates = 0.0;  // fraction of calls that repeat an earlier (cxid, request_id, payload)
   double conflicts = 0.0;   // fraction that repeat an earlier key with another payload
+  double shared_ids = 0.0;  // fraction that reuse an earlier request_id under another cxid (a new key)
   bool operator==(const LoadSegment&) const = default;
+};
+
+// An operator's manual replay: at `at`, `count` requests whose tenants were told they failed,
+// picked at random from those notices (the same one may come up twice, or have been replayed
+// or forgotten since).
+struct ReplayBatch {
+  Time at{};
+  std::uint32_t count = 1;
+  bool operator==(const ReplayBatch&) const = default;
 };
 
 struct WebhookSpec final : SystemSpec {
@@ -81,6 +91,7 @@ struct WebhookSpec final : SystemSpec {
   std::vector<EndpointGroup> endpoints;
   std::uint32_t cxids = 0;  // 0: one per endpoint
   std::vector<LoadSegment> load;
+  std::vector<ReplayBatch> replays;
 
   std::unique_ptr<SystemSpec> clone() const override { return std::make_unique<WebhookSpec>(*this); }
   std::uint32_t processes() const override { return platform.pods; }
@@ -94,7 +105,7 @@ struct WebhookSpec final : SystemSpec {
   std::uint32_t cxid_count() const { return cxids != 0 ? cxids : endpoint_count(); }
   bool operator==(const WebhookSpec& o) const {
     return platform == o.platform && serviceb == o.serviceb && endpoints == o.endpoints && cxids == o.cxids &&
-           load == o.load;
+           load == o.load && replays == o.replays;
   }
 };
 

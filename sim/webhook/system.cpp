@@ -27,7 +27,8 @@ class Simulation final : public sim::Simulation {
         metrics_(spec_of(ctx.scenario).platform.pods) {
     auto* sqlite = dynamic_cast<relaysim::webhook::SqliteStore*>(store_.get());
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, sqlite != nullptr ? &sqlite->db() : nullptr, buses_);
-    requests_ = std::make_unique<RequestChecker>(ctx.scenario, world_->serviceb(), world_->store_faults(), ctx.ledger);
+    requests_ = std::make_unique<RequestChecker>(ctx.scenario, world_->serviceb(), world_->store_faults(),
+                                                 store_->retention(), ctx.ledger);
     breakers_ = std::make_unique<BreakerChecker>(ctx.scenario, world_->serviceb(), ctx.ledger);
     buses_.model.attach(fp_model_);
     buses_.world.attach(fp_world_);
@@ -151,9 +152,9 @@ class WebhookSystem final : public System {
       const double calls = l.arrivals.expected_calls();
       f.calls += calls;
       // With a retention, a request is held from its creation until `retention` after it
-      // finishes: a lease or so for most, the deadline for the stuck. (The oracle forgets after
-      // the retention on either store; the SQLite store itself keeps every row, below.)
-      if (p.retention && l.arrivals.burst == 0) {
+      // finishes: a lease or so for most, the deadline for the stuck. (The SQLite store keeps
+      // every row, and so the oracle keeps every record.)
+      if (p.retention && s.store == StoreKind::memory && l.arrivals.burst == 0) {
         const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(p.retry.deadline);
         held += std::min(calls, l.arrivals.rate_per_s * hold_s);
       } else {

@@ -30,6 +30,8 @@ struct ClientKey {
   std::uint32_t cxid = 0;
   std::uint64_t request = 0;   // one per idempotency key: duplicates and conflicts repeat it
   std::uint64_t payload = 0;   // a digest of the payload sent
+  std::uint64_t name = 0;      // the number in its request_id, "r<name>": `request`, or, for a key
+                               // that shares its request_id with another cxid's, that key's number
 };
 
 // A client's create call is about to reach a pod (one that is up). Whatever the platform stores

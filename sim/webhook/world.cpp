@@ -6,6 +6,17 @@ namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
 
+static constexpr std::size_t kNoticesKept = 4096;
+
+void Operator::on(const TenantNotified& e) {
+  if (notices_.size() < kNoticesKept) {
+    notices_.push_back(e.row.id);
+  } else {
+    notices_[next_] = e.row.id;
+    next_ = (next_ + 1) % kNoticesKept;
+  }
+}
+
 Pod::Pod(World& world, Process& process)
     : world_(world),
       process_(process),
@@ -64,6 +75,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
       load_(spec_.load, spec_.cxid_count(), scenario.seed,
             [this](const ClientKey& key, std::string_view cxid, std::string_view request_id,
                    std::string_view payload) { route(key, cxid, request_id, payload); }),
+      operator_(spec_.replays, scenario.seed),
       store_faults_(scenario),
       processes_(kernel, spec_.platform.pods, *this, buses.processes) {
   for (std::uint32_t i = 0; i < processes_.size(); ++i) {
@@ -75,6 +87,10 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
   processes_.start_all();
   serviceb_.install(kernel_);
   load_.install(kernel_);
+  if (!spec_.replays.empty()) {
+    buses_.model.attach(operator_);
+    operator_.install(kernel_, [this](RequestId id) { replay(id); });
+  }
   processes_.install(scenario.crashes);
 }
 
@@ -108,6 +124,12 @@ void World::route(const ClientKey& key, std::string_view cxid, std::string_view 
   buses_.world.emit(ClientCalling{key, kernel_.now()});
   const IngestResult r = pods_[p->index()]->node_->ingest().create(cxid, request_id, payload);
   buses_.world.emit(ClientCreated{key, r, kernel_.now()});
+}
+
+void World::replay(RequestId id) {
+  // Through the same load balancer as the clients; with no pod up the operator's call fails.
+  Process* p = processes_.next_up();
+  if (p != nullptr) pods_[p->index()]->node_->ingest().replay(id);
 }
 
 }  // namespace relaysim::sim::webhook

@@ -46,6 +46,31 @@ class Pod final : public HttpClient, public relaysim::webhook::UrlDirectory {
   std::string url_scratch_;
 };
 
+// The platform's operator: keeps the notices tenants were sent (requests that failed or were
+// dead-lettered) and, at the times the scenario's `replays` say, replays some of them at random
+// through a pod that is up — as a tenant who fixed their endpoint would ask. A notice may be
+// picked twice, or name a request replayed or forgotten since: the platform must answer each.
+class Operator final : public SinkFor<relaysim::webhook::TenantNotified> {
+ public:
+  Operator(const std::vector<ReplayBatch>& batches, std::uint64_t seed) : batches_(batches), rng_(Rng::derive(seed, "replays")) {}
+  void on(const relaysim::webhook::TenantNotified& e) override;
+  // Schedules the batches; `replay` is called once per replay with the id picked.
+  template <class Replay>
+  void install(Kernel& kernel, Replay replay) {
+    for (const ReplayBatch& b : batches_) {
+      kernel.at(b.at, [this, count = b.count, replay] {
+        for (std::uint32_t n = 0; n < count && !notices_.empty(); ++n) replay(notices_[rng_.below(notices_.size())]);
+      });
+    }
+  }
+
+ private:
+  const std::vector<ReplayBatch>& batches_;
+  Rng rng_;
+  std::vector<relaysim::webhook::RequestId> notices_;  // a ring of the latest
+  std::size_t next_ = 0;
+};
+
 // The events a webhook world emits: the model's, the world's ground truth, the processes'.
 struct WebhookBuses {
   relaysim::webhook::Events model;
@@ -74,6 +99,7 @@ class World final : private ProcessHost {
   void start(Process& p) override;
   void stop(Process& p) override;
   void route(const ClientKey& key, std::string_view cxid, std::string_view request_id, std::string_view payload);
+  void replay(relaysim::webhook::RequestId id);
 
   const Scenario& scenario_;
   const WebhookSpec& spec_;
@@ -83,6 +109,7 @@ class World final : private ProcessHost {
   ServiceB serviceb_;
   Endpoints endpoints_;
   LoadGenerator load_;
+  Operator operator_;
   StoreFaults store_faults_;
   Processes processes_;
   std::vector<std::unique_ptr<Pod>> pods_;

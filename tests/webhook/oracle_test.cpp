@@ -16,7 +16,7 @@ using std::chrono::seconds;
 // The two checkers as the run wires them, fed by hand.
 struct Oracle {
   Oracle(const Scenario& s, const ServiceB& b)
-      : store_faults(s), ledger(kInvariants), requests(s, b, store_faults, ledger), breakers(s, b, ledger) {}
+      : store_faults(s), ledger(kInvariants), requests(s, b, store_faults, spec_of(s).platform.retention, ledger), breakers(s, b, ledger) {}
   StoreFaults store_faults;
   Ledger ledger;
   RequestChecker requests;
@@ -60,7 +60,7 @@ class OracleTest : public ::testing::Test {
   // Creates request 1 for cx0 at time zero through the real store, as the platform would.
   void ingest() {
     const NewRequest req{"cx0", "r1", "{}", Time{}, Time{} + hours(24)};
-    const ClientKey key{0, 1, 7};
+    const ClientKey key{0, 1, 7, 1};
     oracle.on(ClientCalling{key, Time{}});
     const CreateResult r = store.create(req);
     oracle.on(Ingested{0, req, r, Time{}});
@@ -261,7 +261,7 @@ TEST_F(OracleTest, TwoRequestsReachingTheirEndpointsWithOneWebhookId) {
   sent(f, at(seconds(1)));
   const NewRequest req{"cx0", "r2", "{}", at(seconds(1)), at(hours(24))};
   const CreateResult r = store.create(req);
-  const ClientKey key{0, 2, 8};
+  const ClientKey key{0, 2, 8, 2};
   oracle.on(ClientCalling{key, at(seconds(1))});
   oracle.on(Ingested{0, req, r, at(seconds(1))});
   oracle.on(ClientCreated{key, IngestResult{IngestStatus::created, r.id, {}}, at(seconds(1))});
@@ -316,6 +316,56 @@ TEST_F(OracleTest, ATenantToldOfADeliveredRequest) {
   expect_only(Invariant::noloss);
 }
 
+// Replays. The request is dead-lettered at its deadline (its tenant told), then replayed.
+TEST_F(OracleTest, AReplayedRequestLivesAgainWithAFreshDeadline) {
+  ingest();
+  const Time late = at(hours(24) + seconds(1));
+  ASSERT_TRUE(store.claim_expired(late, 0, seconds(60), row));
+  oracle.on(Claimed{0, row, late});
+  const Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
+  ASSERT_TRUE(store.complete(row.id, row.claim_token, c));
+  completed(c);
+  oracle.on(TenantNotified{row, Status::dead_lettered, Reason::deadline, late});
+  const Time t = at(hours(30));
+  const Time deadline = t + spec_of(scenario).platform.retry.deadline;
+  ASSERT_EQ(store.replay(row.id, t, deadline), ReplayOutcome::replayed);
+  oracle.on(Replayed{0, row.id, ReplayOutcome::replayed, deadline, t});
+  ASSERT_EQ(store.replay(row.id, t, deadline), ReplayOutcome::not_terminal);
+  oracle.on(Replayed{0, row.id, ReplayOutcome::not_terminal, deadline, t});
+  // An attempt long after the old deadline, and the store's counts with the request pending again.
+  row = *store.get(row.id);
+  attempt(1, t + seconds(1), 503);
+  oracle.finish(t + seconds(10), store.counts(), {});
+  EXPECT_EQ(oracle.total_violations(), 0u);
+}
+
+TEST_F(OracleTest, AReplayOfARequestThatIsNotTerminal) {
+  ingest();
+  oracle.on(Replayed{0, row.id, ReplayOutcome::replayed, at(hours(24) + seconds(5)), at(seconds(5))});
+  expect_only(Invariant::noloss);
+}
+
+TEST_F(OracleTest, AReplayRefusedThoughTheRequestIsTerminal) {
+  ingest();
+  attempt(1, at(seconds(1)), 200);
+  oracle.on(Replayed{0, row.id, ReplayOutcome::not_terminal, at(hours(24) + seconds(5)), at(seconds(5))});
+  expect_only(Invariant::noloss);
+}
+
+TEST_F(OracleTest, AReplayThatFindsNoStoredRequest) {
+  ingest();
+  attempt(1, at(seconds(1)), 200);
+  oracle.on(Replayed{0, row.id, ReplayOutcome::not_found, at(hours(24) + seconds(5)), at(seconds(5))});
+  expect_only(Invariant::noloss);
+}
+
+TEST_F(OracleTest, AReplayWhoseDeadlineIsNotCountedFromTheReplay) {
+  ingest();
+  attempt(1, at(seconds(1)), 200);
+  oracle.on(Replayed{0, row.id, ReplayOutcome::replayed, row.deadline_at, at(seconds(5))});  // the old deadline
+  expect_only(Invariant::deadline);
+}
+
 // Pod 1's breaker opens at `t` on min_calls failures, the last answered then.
 void trip(Oracle& oracle, Time t) {
   for (int i = 0; i < 20; ++i) {
@@ -364,7 +414,7 @@ TEST_F(OracleTest, AServiceBCallThroughAnOpenBreaker) {
 
 TEST_F(OracleTest, ADuplicateCreateAnsweredWithAnotherRequest) {
   ingest();
-  const ClientKey key{0, 1, 7};
+  const ClientKey key{0, 1, 7, 1};
   const IngestResult dup{IngestStatus::duplicate, 99, {}};
   oracle.on(ClientCreated{key, dup, at(seconds(1))});
   expect_only(Invariant::idem);
@@ -378,19 +428,19 @@ TEST_F(OracleTest, AKeyStoredAfterYoungerKeysIsStillJudged) {
     const NewRequest req{"cx0", rid, "{}", t, t + hours(24)};
     const CreateResult r = store.create(req);
     oracle.on(Ingested{0, req, r, t});
-    const ClientKey key{0, number, 7};
+    const ClientKey key{0, number, 7, number};
     const IngestResult result{r.outcome == CreateOutcome::created ? IngestStatus::created : IngestStatus::duplicate, r.id, {}};
     oracle.on(ClientCreated{key, result, t});
     return r.id;
   };
-  const ClientKey refused_key{0, 1, 7};
+  const ClientKey refused_key{0, 1, 7, 1};
   const IngestResult refused{IngestStatus::unavailable, 0, {}};
   oracle.on(ClientCreated{refused_key, refused, Time{}});  // r1's first create: the store failed
   create(2, at(seconds(1)));
   const RequestId r1 = create(1, at(seconds(2)));  // r1 stored after r2
   create(1, at(seconds(3)));                       // a duplicate: answered with r1
   EXPECT_EQ(oracle.total_violations(), 0u);
-  const ClientKey key{0, 1, 7};
+  const ClientKey key{0, 1, 7, 1};
   const IngestResult wrong{IngestStatus::duplicate, r1 + 7, {}};
   oracle.on(ClientCreated{key, wrong, at(seconds(4))});  // answered with another request: caught
   expect_only(Invariant::idem);

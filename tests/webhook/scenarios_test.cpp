@@ -36,7 +36,8 @@ TEST_P(ShippedScenario, PassesOnTheMemoryStore) {
 
 INSTANTIATE_TEST_SUITE_P(All, ShippedScenario,
                          ::testing::Values("quickstart", "serviceb-outage", "endpoint-429-storm", "flaky-endpoints-24h",
-                                           "pod-crash-restart", "serviceb-url-change", "store-faults"),
+                                           "pod-crash-restart", "serviceb-url-change", "store-faults",
+                                           "operator-replays"),
                          [](const auto& p) {
                            std::string n = p.param;
                            for (char& c : n) c = c == '-' ? '_' : c;
@@ -48,7 +49,7 @@ TEST(ShippedScenarios, EveryFileInScenariosIsTested) {
   for (const auto& entry : std::filesystem::directory_iterator(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() == ".yaml") ++n;
   }
-  EXPECT_EQ(n, 8u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
+  EXPECT_EQ(n, 9u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
 }
 
 // The day-long scenario takes minutes (that is what it measures: see reports/performance.md); here
@@ -125,7 +126,7 @@ TEST(ScenarioWriter, EveryShippedScenarioSurvivesARoundTrip) {
 }
 
 TEST(ScenarioWriter, ARewrittenScenarioRunsTheSameRun) {
-  for (const char* name : {"quickstart", "endpoint-429-storm", "pod-crash-restart", "serviceb-url-change"}) {
+  for (const char* name : {"quickstart", "endpoint-429-storm", "pod-crash-restart", "serviceb-url-change", "operator-replays"}) {
     const Scenario original = load_scenario(scenario_path(name));
     const RunResult a = run_scenario(original);
     const RunResult b = run_scenario(parse_scenario(write_scenario(original), name));

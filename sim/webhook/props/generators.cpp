@@ -29,9 +29,13 @@ BackoffPolicy backoff() {
 // Sparse: a handful of lone requests instead of steady load, so nothing but the platform's own
 // timers wakes a pod. FlakyServiceB: ServiceB fails a share of lookups and answers slowly while
 // URLs flap, so breakers hover near their thresholds and cache entries age across URL changes.
-// Retention: the platform forgets finished requests during the run.
+// Retention: the platform forgets finished requests during the run. Replays: an operator replays
+// failed and dead-lettered requests at random times. SharedIds: clients reuse request_ids under
+// other cxids. AllDown: every pod is down at once while a burst of creates, duplicates and
+// conflicts arrives; the clients repeat those keys once the pods are back.
 enum Feature { kCrash, kServiceBOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
-               kDuplicates, kBlackholes, kErrors, kStoreFaults, kSparse, kFlakyServiceB, kRetention, kFeatureCount };
+               kDuplicates, kBlackholes, kErrors, kStoreFaults, kSparse, kFlakyServiceB, kRetention, kReplays,
+               kSharedIds, kAllDown, kFeatureCount };
 
 }  // namespace
 
@@ -83,6 +87,7 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       l.arrivals.arrival = *rc::gen::element(Arrival::poisson, Arrival::constant);
       if (on[kDuplicates]) l.duplicates = percent(0, 20);
       if (on[kDuplicates]) l.conflicts = percent(0, 5);
+      if (on[kSharedIds]) l.shared_ids = percent(0, 20);
       w.load.push_back(l);
     }
     if (on[kDuplicates] && *rc::gen::arbitrary<bool>()) {
@@ -90,9 +95,42 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       burst.arrivals.burst = *rc::gen::inRange(1, 200);
       burst.arrivals.from = Time{} + ms(0, duration_cast<milliseconds>(load_end).count());
       burst.arrivals.to = burst.arrivals.from;
+      if (on[kSharedIds]) burst.shared_ids = percent(0, 30);
       w.load.push_back(burst);
     }
     Time last_fault = Time{} + load_end;
+
+    if (on[kAllDown]) {
+      // Every pod crashes at once; the first comes back after `gap`.
+      const Time at = Time{} + sec(0, 200);
+      const Duration gap = sec(1, 60);
+      for (std::uint32_t pod = 0; pod < p.pods; ++pod) {
+        CrashFault c;
+        c.at = at;
+        c.pod = pod;
+        c.restart_after = gap + sec(0, 30);
+        s.crashes.push_back(c);
+        last_fault = std::max(last_fault, c.at + c.restart_after);
+      }
+      // Calls while no pod is up: new keys, repeats and conflicts, all refused...
+      LoadSegment refused;
+      refused.arrivals.burst = *rc::gen::inRange(1, 100);
+      refused.arrivals.from = at + ms(0, duration_cast<milliseconds>(gap).count() - 1);
+      refused.arrivals.to = refused.arrivals.from;
+      refused.duplicates = percent(0, 40);
+      refused.conflicts = percent(0, 20);
+      if (on[kSharedIds]) refused.shared_ids = percent(0, 20);
+      w.load.push_back(refused);
+      // ...and repeated once the pods are back: a key stored only now, after younger ones.
+      LoadSegment again;
+      again.arrivals.from = last_fault + sec(1, 10);
+      again.arrivals.to = again.arrivals.from + sec(5, 30);
+      again.arrivals.rate_per_s = *rc::gen::inRange(1, 51) / 10.0;
+      again.duplicates = percent(30, 80);
+      again.conflicts = percent(0, 20);
+      w.load.push_back(again);
+      last_fault = std::max(last_fault, again.arrivals.to);
+    }
 
     // Endpoints: one to three groups, 1..30 endpoints in all.
     for (int g = *rc::gen::inRange(1, 4); g > 0; --g) {
@@ -163,6 +201,18 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       for (int k = *rc::gen::inRange(5, 40); k > 0; --k) b.url_changes.push_back({Time{} + ms(0, 240'000), percent(50, 100)});
     }
     if (on[kRetention]) p.retention = sec(0, 120);
+    if (on[kReplays]) {
+      // At random times up to a deadline after the last fault, when much has failed; a replayed
+      // request has a fresh deadline, so the heal phase starts after the last replay.
+      const std::int64_t latest = duration_cast<milliseconds>(last_fault - Time{} + p.retry.deadline).count();
+      Time last_replay{};
+      for (int k = *rc::gen::inRange(1, 6); k > 0; --k) {
+        const ReplayBatch r{Time{} + ms(0, latest), static_cast<std::uint32_t>(*rc::gen::inRange(1, 30))};
+        w.replays.push_back(r);
+        last_replay = std::max(last_replay, r.at);
+      }
+      last_fault = std::max(last_fault, last_replay);
+    }
 
     if (on[kCrash]) {
       // Every crashed pod comes back: the heal phase needs a platform to heal.

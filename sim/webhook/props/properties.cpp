@@ -30,7 +30,8 @@ constexpr std::uint64_t kMaxEventsPerCase = 2'000'000;
 // What must happen at least once across a whole property run, or the suite checks too little.
 enum GateId { breaker_cycle, dead_lettered_at_deadline, duplicate_from_lost_response, crashed_lease_rescued,
               retry_after_honoured, duplicate_ingest_answered, store_failure_survived, tenant_told_of_dead_letter,
-              deferred_on_serviceb, lone_request_retried, kGateCount };
+              deferred_on_serviceb, lone_request_retried, failure_replayed, replay_refused, create_with_no_pod_up,
+              kGateCount };
 std::array<std::uint64_t, kGateCount>& coverage() {
   static std::array<std::uint64_t, kGateCount> counts{};
   return counts;
@@ -50,6 +51,9 @@ const Gate kGates[] = {
     {"a tenant told of a dead-lettered request", &reached<tenant_told_of_dead_letter>},
     {"a request deferred while ServiceB could not answer", &reached<deferred_on_serviceb>},
     {"a lone request (sparse load) retried", &reached<lone_request_retried>},
+    {"a failed or dead-lettered request replayed", &reached<failure_replayed>},
+    {"a replay refused (not terminal, or forgotten)", &reached<replay_refused>},
+    {"a create refused because no pod was up", &reached<create_with_no_pod_up>},
 };
 
 // Runs one case and counts what it reached for the coverage gates.
@@ -71,6 +75,9 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   if (v(metric("notifications")) > 0 && v(metric("dead_lettered")) > 0) ++cov[tenant_told_of_dead_letter];
   if (v(metric("deferrals")) > 0) ++cov[deferred_on_serviceb];
   if (v(metric("ingested")) <= 3 && v(metric("attempts")) > v(metric("ingested"))) ++cov[lone_request_retried];
+  if (v(metric("replayed")) > 0) ++cov[failure_replayed];
+  if (v(metric("replays_refused")) > 0) ++cov[replay_refused];
+  if (v(metric("rejected_ingests")) > 0) ++cov[create_with_no_pod_up];
   return r;
 }
 
