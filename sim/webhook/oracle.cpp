@@ -28,6 +28,8 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
       serviceb_(serviceb),
       store_faults_(store_faults),
       ledger_(ledger),
+      lookup_heads_(std::size_t{spec_.platform.pods} * spec_.cxid_count(), kNoLookup),
+      incarnation_(spec_.platform.pods, 0),
       retention_(retention),
       in_flight_(spec_.platform.pods) {
   const PlatformConfig& p = spec_.platform;
@@ -67,7 +69,6 @@ void RequestChecker::forget_finished(Time now) {
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) return;  // replayed since
     check_notified(q, now);
-    if (q.webhook_id != 0) webhook_ids_.erase(q.webhook_id, f.slot + 1);
     if (q.keyed && key_index_.find(q.request) == f.slot) {
       key_index_.erase(q.request);
     } else if (q.keyed) {
@@ -237,20 +238,49 @@ void RequestChecker::on(const AttemptStarted& e) {
 }
 
 void RequestChecker::on(const ServiceBCalled& e) {
-  if (e.version == 0) return;  // nothing to use
-  auto& list = lookups_[std::uint64_t{e.pod} << 32 | e.cxid];
+  RELAYSIM_ASSERT(e.pod < incarnation_.size(), "an event from a pod the scenario does not have");
+  if (e.version == 0 || e.cxid >= spec_.cxid_count()) return;  // nothing to use
   const Duration ttl = spec_.platform.url_cache_ttl;
-  std::erase_if(list, [&](const Lookup& l) { return l.answered < e.at && l.sent + ttl <= e.at; });  // of no use now
-  list.push_back({e.at, e.answer_at, e.version});
+  std::uint32_t& head = lookup_heads_[std::size_t{e.pod} * spec_.cxid_count() + e.cxid];
+  // Drop the entries of no use now: answered, and past sent + TTL, or of a dead incarnation.
+  for (std::uint32_t* link = &head; *link != kNoLookup;) {
+    const std::uint32_t i = *link;
+    const Lookup& l = lookups_[i];
+    if (l.incarnation != incarnation_[e.pod] || (l.answered < e.at && l.sent + ttl <= e.at)) {
+      *link = l.next;
+      lookups_[i].next = free_lookup_;
+      free_lookup_ = i;
+    } else {
+      link = &lookups_[i].next;
+    }
+  }
+  const Lookup added{e.at, e.answer_at, e.version, incarnation_[e.pod], head};
+  std::uint32_t i = free_lookup_;
+  if (i != kNoLookup) {
+    free_lookup_ = lookups_[i].next;
+    lookups_[i] = added;
+  } else {
+    i = static_cast<std::uint32_t>(lookups_.size());
+    lookups_.push_back(added);
+  }
+  head = i;
+  last_url_ = {};
 }
 
 bool RequestChecker::url_allowed(std::uint32_t pod, std::uint32_t cxid, std::uint64_t version, Time at) const {
-  const auto it = lookups_.find(std::uint64_t{pod} << 32 | cxid);
-  if (it == lookups_.end()) return false;
+  if (cxid >= spec_.cxid_count()) return false;
+  UrlQuestion& last = last_url_;
+  if (last.at == at && last.version == version && last.pod == pod && last.cxid == cxid) return last.allowed;
   const Duration ttl = spec_.platform.url_cache_ttl;
-  return std::any_of(it->second.begin(), it->second.end(), [&](const Lookup& l) {
-    return l.version == version && l.answered <= at && (l.answered == at || at < l.sent + ttl);
-  });
+  bool allowed = false;
+  for (std::uint32_t i = lookup_heads_[std::size_t{pod} * spec_.cxid_count() + cxid]; i != kNoLookup && !allowed;
+       i = lookups_[i].next) {
+    const Lookup& l = lookups_[i];
+    allowed = l.incarnation == incarnation_[pod] && l.version == version && l.answered <= at &&
+              (l.answered == at || at < l.sent + ttl);
+  }
+  last = {at, version, pod, cxid, allowed};
+  return allowed;
 }
 
 void RequestChecker::on(const HttpSent& e) {
@@ -278,17 +308,16 @@ void RequestChecker::on(const HttpSent& e) {
                 format_duration(spec_.platform.url_cache_ttl) + "); current version is " +
                 std::to_string(q->cxid == UINT32_MAX ? 0 : serviceb_.version(q->cxid)));
   }
-  // The endpoint deduplicates by webhook-id: one per request, the same on every attempt.
+  // The endpoint deduplicates by webhook-id: one per request, the same on every attempt. One
+  // that names this request's id is no other request's; one that names another id may be.
   const std::uint64_t wid = std::max<std::uint64_t>(1, hash_bytes(e.webhook_id));
+  if (const RequestId named = e.request; named != q->id) {  // e.request: the id the header names
+    const Req* other = find(named);
+    violate(Invariant::url, q, q->id, e.at,
+            "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", which names " +
+                (other != nullptr ? subject(*other) : "request " + std::to_string(named)));
+  }
   if (q->webhook_id == 0) {
-    const std::uint64_t other = webhook_ids_.find(wid, [&](std::uint64_t s) { return reqs_[static_cast<std::uint32_t>(s - 1)].webhook_id == wid; });
-    if (other != 0) {
-      violate(Invariant::url, q, q->id, e.at,
-              "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", already used by " +
-                  subject(reqs_[static_cast<std::uint32_t>(other - 1)]));
-    } else {
-      webhook_ids_.insert(wid, slot + 1);
-    }
     q->webhook_id = wid;
   } else if (q->webhook_id != wid) {
     violate(Invariant::url, q, q->id, e.at,
@@ -348,8 +377,9 @@ void RequestChecker::on(const ProcessCrashed& e) {
     }
   }
   in_flight_[e.pod].clear();
-  // Its cache died with it.
-  std::erase_if(lookups_, [pod = std::uint64_t{e.pod}](const auto& entry) { return entry.first >> 32 == pod; });
+  // Its cache died with it: its lookups are of an older incarnation from now on.
+  ++incarnation_[e.pod];
+  last_url_ = {};
 }
 
 void RequestChecker::on(const AttemptFinished& e) {

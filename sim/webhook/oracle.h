@@ -168,14 +168,31 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   // store failed) cannot join the dense index; it goes to late_keys_ instead.
   DenseIdMap key_index_;
   FlatIndex late_keys_;  // request number -> slot + 1
-  FlatIndex webhook_ids_;  // hash of a webhook-id an endpoint received -> slot + 1
+  // A found answer of one pod's lookup of one cxid, while that pod may still use it (see
+  // url_allowed). Each (pod, cxid)'s are a list in lookups_, newest first, its head in
+  // lookup_heads_ at pod * cxids + cxid: most have none or one, and the newest usually answers.
   struct Lookup {
     Time sent;
     Time answered;
     std::uint64_t version;
+    std::uint32_t incarnation;  // the pod's, when it looked up: a crash drops its cache
+    std::uint32_t next;         // the next of this cxid's, or kNoLookup
   };
-  // Per (pod << 32 | cxid): the found answers that pod may still use (see url_allowed).
-  std::unordered_map<std::uint64_t, std::vector<Lookup>> lookups_;
+  static constexpr std::uint32_t kNoLookup = UINT32_MAX;
+  std::vector<std::uint32_t> lookup_heads_;  // per (pod, cxid)
+  std::vector<Lookup> lookups_;              // the lists' entries; free ones chained from free_lookup_
+  std::uint32_t free_lookup_ = kNoLookup;
+  std::vector<std::uint32_t> incarnation_;   // per pod: how many times it has crashed
+  // The last url_allowed question and its answer: an attempt asks it twice, as the platform
+  // reports the attempt and as the request goes on the wire.
+  struct UrlQuestion {
+    Time at{};
+    std::uint64_t version = 0;
+    std::uint32_t pod = UINT32_MAX;
+    std::uint32_t cxid = UINT32_MAX;
+    bool allowed = false;
+  };
+  mutable UrlQuestion last_url_;
   ClientKey calling_{};    // the client call in progress (ClientCalling), while calling_now_
   bool calling_now_ = false;
   Retention retention_;

@@ -178,7 +178,8 @@ class WebhookSystem final : public System {
                        "lower webhook.platform.pods or concurrency_per_pod"});
     double url_versions = 0;
     for (const UrlChange& c : w.serviceb.url_changes) url_versions += c.fraction * w.cxid_count();
-    f.parts.push_back({w.cxid_count() * 48.0 + url_versions * 8.0,
+    // Per cxid: ServiceB's table and the oracle's (a lookup list head per pod).
+    f.parts.push_back({w.cxid_count() * (48.0 + 4.0 * p.pods) + url_versions * 8.0,
                        format_count(w.cxid_count()) + " cxids with " + format_count(url_versions) + " URL changes",
                        "give the endpoint groups fewer cxids, or ServiceB fewer url_changes"});
     f.parts.push_back({endpoints * 16.0, format_count(endpoints) + " endpoints", "give the endpoint groups smaller counts"});

@@ -88,7 +88,7 @@ class OracleTest : public ::testing::Test {
             std::uint64_t payload = 7) {
     oracle.on(ServiceBCalled{0, 0, t - std::chrono::milliseconds(5), t, true, false, serviceb.version(0)});
     const std::string u = url(version);
-    oracle.on(HttpSent{0, row.id, f, t, u, webhook_id, 1, payload});
+    oracle.on(HttpSent{0, request_id_from_webhook_id(webhook_id), f, t, u, webhook_id, 1, payload});
   }
   // One attempt at `start` that the endpoint answers with `status` after 100 ms.
   void attempt(std::uint32_t n, Time start, int status, Duration retry_after = Duration{-1}) {
@@ -255,6 +255,15 @@ TEST_F(OracleTest, AWebhookIdThatChangesBetweenAttempts) {
   expect_only(Invariant::url);
 }
 
+TEST_F(OracleTest, AWebhookIdThatNamesTheRequestAnotherWay) {
+  ingest();
+  SendFate f = answered(503, at(seconds(2)));
+  sent(f, at(seconds(1)));
+  f.result_at = at(seconds(5));
+  sent(f, at(seconds(4)), 1, "msg_01");  // the same request, but the endpoint deduplicates by the text
+  expect_only(Invariant::url);
+}
+
 TEST_F(OracleTest, TwoRequestsReachingTheirEndpointsWithOneWebhookId) {
   ingest();
   SendFate f = answered(200, at(seconds(2)));
@@ -267,7 +276,7 @@ TEST_F(OracleTest, TwoRequestsReachingTheirEndpointsWithOneWebhookId) {
   oracle.on(ClientCreated{key, IngestResult{IngestStatus::created, r.id, {}}, at(seconds(1))});
   oracle.on(ServiceBCalled{0, 0, at(seconds(3)), at(seconds(3)), true, false, 1});
   const std::string u = url();
-  oracle.on(HttpSent{0, r.id, f, at(seconds(3)), u, "msg_1", 2, 8});
+  oracle.on(HttpSent{0, request_id_from_webhook_id("msg_1"), f, at(seconds(3)), u, "msg_1", 2, 8});
   expect_only(Invariant::url);
 }
 
