@@ -113,6 +113,16 @@ class OracleTest : public ::testing::Test {
     f.result_at = result_at;
     return f;
   }
+  // Request 1 dead-lettered, in the store and to the oracle, a second after its deadline; returns then.
+  Time dead_letter_at_deadline() {
+    const Time late = at(hours(24) + seconds(1));
+    EXPECT_TRUE(store.claim_expired(late, 0, seconds(60), row));
+    oracle.on(Claimed{0, row, late});
+    const Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
+    EXPECT_TRUE(store.complete(row.id, row.claim_token, c));
+    completed(c);
+    return late;
+  }
   void expect_only(Invariant i) {
     for (std::size_t k = 0; k < kInvariantCount; ++k) {
       EXPECT_EQ(oracle.ledger.count(k) > 0, k == index(i)) << kInvariants[k].id;
@@ -306,12 +316,7 @@ TEST_F(OracleTest, ADeferralPlannedPastTheDeadline) {
 
 TEST_F(OracleTest, ADeadLetteredRequestWhoseTenantIsNeverTold) {
   ingest();
-  const Time late = at(hours(24) + seconds(1));
-  ASSERT_TRUE(store.claim_expired(late, 0, seconds(60), row));
-  oracle.on(Claimed{0, row, late});
-  const Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
-  ASSERT_TRUE(store.complete(row.id, row.claim_token, c));
-  completed(c);
+  dead_letter_at_deadline();
   oracle.finish(at(hours(30)), store.counts(), {});
   expect_only(Invariant::noloss);
   EXPECT_NE(oracle.ledger.examples().front().what.find("never told"), std::string::npos)
@@ -328,12 +333,7 @@ TEST_F(OracleTest, ATenantToldOfADeliveredRequest) {
 // Replays. The request is dead-lettered at its deadline (its tenant told), then replayed.
 TEST_F(OracleTest, AReplayedRequestLivesAgainWithAFreshDeadline) {
   ingest();
-  const Time late = at(hours(24) + seconds(1));
-  ASSERT_TRUE(store.claim_expired(late, 0, seconds(60), row));
-  oracle.on(Claimed{0, row, late});
-  const Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
-  ASSERT_TRUE(store.complete(row.id, row.claim_token, c));
-  completed(c);
+  const Time late = dead_letter_at_deadline();
   oracle.on(TenantNotified{row, Status::dead_lettered, Reason::deadline, late});
   const Time t = at(hours(30));
   const Time deadline = t + spec_of(scenario).platform.retry.deadline;
