@@ -24,7 +24,8 @@ void Metrics::on(const Completed& e) {
   max_attempts = std::max(max_attempts, n);
   ++attempts_per_request[std::min<std::size_t>(n, kAttemptBuckets - 1)];
   last_terminal_at = std::max(last_terminal_at, c.at);
-  if (c.status == Status::delivered) delivery_latency.add(c.at - e.row.created_at);
+  // A replayed request's time to delivery is the operator's, not the platform's.
+  if (c.status == Status::delivered && e.row.replays == 0) delivery_latency.add(c.at - e.row.created_at);
 }
 
 void Metrics::on(const BreakerChanged& e) {

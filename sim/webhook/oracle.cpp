@@ -144,7 +144,8 @@ void RequestChecker::on(const ClientCreated& e) {
   const std::uint32_t original_slot = find_key(key.request);
   const Req* original = original_slot != DenseIdMap::kNone ? &reqs_[original_slot] : nullptr;
   // A key the oracle has forgotten (retention) cannot be judged: either answer is allowed.
-  const bool forgotten = original == nullptr && !retention_.forever();
+  // (A key newer than every key stored so far was never stored: nothing to forget.)
+  const bool forgotten = original == nullptr && !retention_.forever() && !key_index_.accepts(key.request);
   auto named = [&key] { return LoadGenerator::key_text(key.cxid, key.name); };  // for messages only
   switch (r.status) {
     case IngestStatus::created:
@@ -185,6 +186,13 @@ void RequestChecker::on(const ClientCreated& e) {
 void RequestChecker::on(const Claimed& e) {
   Req* q = find(e.row.id);
   if (q == nullptr) return;
+  // The deadline the store holds is the one the oracle knows: the create's, or the last replay's.
+  if (e.row.deadline_at != q->deadline_at) {
+    violate(Invariant::deadline, q, q->id, e.at,
+            "was claimed with deadline_at " + format_time(e.row.deadline_at) + " in the store; its deadline is " +
+                format_time(q->deadline_at) + (q->replays > 0 ? " (from its last replay)" : " (from its create)"));
+    q->deadline_at = std::min(q->deadline_at, e.row.deadline_at);  // report the rest against the stricter one
+  }
   if (q->claimed_open) ++rescued_;  // the previous claimant never completed: a rescue
   q->claimed_open = true;
   q->latest_token = e.row.claim_token;

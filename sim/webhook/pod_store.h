@@ -38,6 +38,7 @@ class PodStore final : public relaysim::webhook::Store {
   std::optional<relaysim::webhook::RequestRow> get(RequestId id) override { return store_.get(id); }
   std::vector<relaysim::webhook::AttemptRow> attempts(RequestId id) override { return store_.attempts(id); }
   relaysim::webhook::StoreCounts counts() override { return store_.counts(); }
+  std::optional<Duration> retention() const override { return store_.retention(); }
 
  private:
   // Runs `call` (a store call that writes `writes` statements on SQLite; 0: a read) unless a fault

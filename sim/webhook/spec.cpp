@@ -364,8 +364,9 @@ const Schema<ReplayBatch>& replay_schema() {
   static const Schema<ReplayBatch> schema = [] {
     Schema<ReplayBatch> s(Style::flow,
                           "A batch of manual replays: at `at`, `count` requests whose tenants were told they failed or were "
-                          "dead-lettered, picked at random from those notices (one may come up again), are replayed through a pod that is up (none "
-                          "up: the batch is lost). A replayed request is pending again with a fresh deadline.");
+                          "dead-lettered, picked at random from the latest " + std::to_string(kReplayNoticesKept) +
+                              " of those notices (one may come up again), are replayed through a pod that is up (none up: "
+                              "that replay is lost). A replayed request is pending again with a fresh deadline.");
     s.key("at", &ReplayBatch::at, time_codec(), "when", opt::required());
     s.key("count", &ReplayBatch::count, integer_codec<std::uint32_t>(1, 1'000'000), "replays in the batch");
     return s;

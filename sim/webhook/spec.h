@@ -77,8 +77,11 @@ struct LoadSegment {
 };
 
 // An operator's manual replay: at `at`, `count` requests whose tenants were told they failed,
-// picked at random from those notices (the same one may come up twice, or have been replayed
-// or forgotten since).
+// picked at random from the latest of those notices (the same one may come up twice, or have
+// been replayed or forgotten since). See Operator in sim/webhook/world.h.
+// How many of the latest notices the operator picks replays from.
+inline constexpr std::size_t kReplayNoticesKept = 4096;
+
 struct ReplayBatch {
   Time at{};
   std::uint32_t count = 1;

@@ -56,7 +56,9 @@ class Simulation final : public sim::Simulation {
     } else {
       // A run cut short may have left the store unusable (out of memory, a failed database):
       // count from what the platform reported instead.
-      f.unresolved = metrics_.acked - std::min(metrics_.acked, metrics_.terminal_requests);
+      // (Each replay opens a request again.)
+      const std::uint64_t opened = metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)];
+      f.unresolved = opened - std::min(opened, metrics_.terminal_requests);
     }
     for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
     for (int c = 0; c < kDuplicateCauseCount; ++c) f.oracle.duplicates[static_cast<std::size_t>(c)] = requests_->duplicates(static_cast<DuplicateCause>(c));
@@ -181,7 +183,7 @@ class WebhookSystem final : public System {
     // Per cxid: ServiceB's table and the oracle's (a lookup list head per pod).
     f.parts.push_back({w.cxid_count() * (48.0 + 4.0 * p.pods) + url_versions * 8.0,
                        format_count(w.cxid_count()) + " cxids with " + format_count(url_versions) + " URL changes",
-                       "give the endpoint groups fewer cxids, or ServiceB fewer url_changes"});
+                       "give the endpoint groups fewer cxids, run fewer pods, or give ServiceB fewer url_changes"});
     f.parts.push_back({endpoints * 16.0, format_count(endpoints) + " endpoints", "give the endpoint groups smaller counts"});
     return f;
   }

@@ -6,14 +6,12 @@ namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
 
-static constexpr std::size_t kNoticesKept = 4096;
-
 void Operator::on(const TenantNotified& e) {
-  if (notices_.size() < kNoticesKept) {
+  if (notices_.size() < kReplayNoticesKept) {
     notices_.push_back(e.row.id);
   } else {
     notices_[next_] = e.row.id;
-    next_ = (next_ + 1) % kNoticesKept;
+    next_ = (next_ + 1) % kReplayNoticesKept;
   }
 }
 
@@ -75,7 +73,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
       load_(spec_.load, spec_.cxid_count(), scenario.seed,
             [this](const ClientKey& key, std::string_view cxid, std::string_view request_id,
                    std::string_view payload) { route(key, cxid, request_id, payload); }),
-      operator_(spec_.replays, scenario.seed),
+      operator_(scenario.seed),
       store_faults_(scenario),
       processes_(kernel, spec_.platform.pods, *this, buses.processes) {
   for (std::uint32_t i = 0; i < processes_.size(); ++i) {
@@ -89,7 +87,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
   load_.install(kernel_);
   if (!spec_.replays.empty()) {
     buses_.model.attach(operator_);
-    operator_.install(kernel_, [this](RequestId id) { replay(id); });
+    operator_.install(kernel_, spec_.replays, [this](RequestId id) { replay(id); });
   }
   processes_.install(scenario.crashes);
 }

@@ -47,17 +47,18 @@ class Pod final : public HttpClient, public relaysim::webhook::UrlDirectory {
 };
 
 // The platform's operator: keeps the notices tenants were sent (requests that failed or were
-// dead-lettered) and, at the times the scenario's `replays` say, replays some of them at random
-// through a pod that is up — as a tenant who fixed their endpoint would ask. A notice may be
-// picked twice, or name a request replayed or forgotten since: the platform must answer each.
+// dead-lettered; the latest kReplayNoticesKept) and, at the times the scenario's `replays` say,
+// replays some of them at random through a pod that is up — as a tenant who fixed their
+// endpoint would ask. A notice may be picked twice, or name a request replayed or forgotten
+// since: the platform must answer each.
 class Operator final : public SinkFor<relaysim::webhook::TenantNotified> {
  public:
-  Operator(const std::vector<ReplayBatch>& batches, std::uint64_t seed) : batches_(batches), rng_(Rng::derive(seed, "replays")) {}
+  explicit Operator(std::uint64_t seed) : rng_(Rng::derive(seed, "replays")) {}
   void on(const relaysim::webhook::TenantNotified& e) override;
   // Schedules the batches; `replay` is called once per replay with the id picked.
   template <class Replay>
-  void install(Kernel& kernel, Replay replay) {
-    for (const ReplayBatch& b : batches_) {
+  void install(Kernel& kernel, const std::vector<ReplayBatch>& batches, Replay replay) {
+    for (const ReplayBatch& b : batches) {
       kernel.at(b.at, [this, count = b.count, replay] {
         for (std::uint32_t n = 0; n < count && !notices_.empty(); ++n) replay(notices_[rng_.below(notices_.size())]);
       });
@@ -65,7 +66,6 @@ class Operator final : public SinkFor<relaysim::webhook::TenantNotified> {
   }
 
  private:
-  const std::vector<ReplayBatch>& batches_;
   Rng rng_;
   std::vector<relaysim::webhook::RequestId> notices_;  // a ring of the latest
   std::size_t next_ = 0;

@@ -101,7 +101,8 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     Time last_fault = Time{} + load_end;
 
     if (on[kAllDown]) {
-      // Every pod crashes at once; the first comes back after `gap`.
+      // Every pod crashes at once and stays down at least `gap`. (A pod already down then, by a
+      // crash of kCrash, may come back sooner: then some of these calls find it.)
       const Time at = Time{} + sec(0, 200);
       const Duration gap = sec(1, 60);
       for (std::uint32_t pod = 0; pod < p.pods; ++pod) {
@@ -115,7 +116,7 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       // Calls while no pod is up: new keys, repeats and conflicts, all refused...
       LoadSegment refused;
       refused.arrivals.burst = *rc::gen::inRange(1, 100);
-      refused.arrivals.from = at + ms(0, duration_cast<milliseconds>(gap).count() - 1);
+      refused.arrivals.from = at + ms(1, duration_cast<milliseconds>(gap).count() - 1);  // after the crashes
       refused.arrivals.to = refused.arrivals.from;
       refused.duplicates = percent(0, 40);
       refused.conflicts = percent(0, 20);
@@ -173,6 +174,13 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     b.latency.p50 = ms(1, 200);
     b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 11);
     if (on[kServiceBOutage]) {
+      // Every blocked request is deferred again each dependency backoff until the outage ends: a
+      // backoff that does not grow must not be short, or minutes of outage are millions of
+      // deferrals and the case hits the event limit.
+      if (p.dependency_backoff.kind == BackoffKind::fixed || p.dependency_backoff.multiplier < 2.0) {
+        p.dependency_backoff.initial = std::max<Duration>(p.dependency_backoff.initial, seconds(2));
+        p.dependency_backoff.max_interval = std::max(p.dependency_backoff.max_interval, p.dependency_backoff.initial);
+      }
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         ServiceBOutage o;
         o.window = {Time{} + sec(0, 200), sec(5, 180)};
