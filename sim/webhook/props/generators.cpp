@@ -14,6 +14,15 @@ Duration ms(std::int64_t lo, std::int64_t hi) { return milliseconds(*rc::gen::in
 Duration sec(std::int64_t lo, std::int64_t hi) { return seconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
 double percent(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1) / 100.0; }
 
+// A backoff that does not grow waits at least deadline / 100: a request that fails until its
+// deadline (an endpoint down for ever, a ServiceB outage as long as the deadline) is then at most
+// about a hundred attempts or deferrals, not a million for a case of a few thousand requests.
+void bound_attempts(BackoffPolicy& b, Duration deadline) {
+  if (b.kind != BackoffKind::fixed && b.multiplier >= 1.5) return;
+  b.initial = std::max(b.initial, deadline / 100);
+  b.max_interval = std::max(b.max_interval, b.initial);
+}
+
 BackoffPolicy backoff() {
   BackoffPolicy b;
   b.kind = *rc::gen::element(BackoffKind::exponential, BackoffKind::fixed);
@@ -62,6 +71,8 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     p.retry.deadline = sec(60, 600);
     p.retry.retry_after_max = sec(10, 300);
     p.dependency_backoff = backoff();
+    bound_attempts(p.retry.backoff, p.retry.deadline);
+    bound_attempts(p.dependency_backoff, p.retry.deadline);
     p.url_cache_ttl = ms(0, 120'000);
     p.serviceb_breaker.window = sec(2, 30);
     p.serviceb_breaker.min_calls = *rc::gen::inRange(1, 21);
@@ -174,13 +185,6 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     b.latency.p50 = ms(1, 200);
     b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 11);
     if (on[kServiceBOutage]) {
-      // Every blocked request is deferred again each dependency backoff until the outage ends: a
-      // backoff that does not grow must not be short, or minutes of outage are millions of
-      // deferrals and the case hits the event limit.
-      if (p.dependency_backoff.kind == BackoffKind::fixed || p.dependency_backoff.multiplier < 2.0) {
-        p.dependency_backoff.initial = std::max<Duration>(p.dependency_backoff.initial, seconds(2));
-        p.dependency_backoff.max_interval = std::max(p.dependency_backoff.max_interval, p.dependency_backoff.initial);
-      }
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         ServiceBOutage o;
         o.window = {Time{} + sec(0, 200), sec(5, 180)};
