@@ -323,7 +323,7 @@ void RequestChecker::on(const HttpSent& e) {
     const Req* other = find(named);
     violate(Invariant::url, q, q->id, e.at,
             "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", which names " +
-                (other != nullptr ? subject(*other) : "request " + std::to_string(named)));
+                (other != nullptr ? subject(*other) : named == 0 ? std::string("no request") : "request " + std::to_string(named)));
   }
   if (q->webhook_id == 0) {
     q->webhook_id = wid;
