@@ -254,6 +254,12 @@ scenario_error("accepted.groups_no_cxid_reaches", "endpoints:\n      - {count: 2
                "cxids: 5\n    endpoints:\n      - {count: 20}\n      - {name: broken, count: 10, errors: {rate: 100%}}",
                r"world.cxids: 5 cxids reach only the first 5 endpoints .* group 'broken' would never get a request; "
                r"give at least 21 cxids")
+scenario_error("accepted.repeats_and_shared_ids_over_100_percent", "to: 4m}", "to: 4m, duplicates: 60%, shared_ids: 50%}",
+               r":11:.*webhook.load\[0\].shared_ids: duplicates \+ conflicts \+ shared_ids must not exceed 100%")
+scenario_error("accepted.a_replay_after_the_run", "to: 4m}", "to: 4m}\n  replays: [{at: 10m, count: 5}]",
+               r":12:.*webhook.replays\[0\].at: is not before the end of the run")
+scenario_error("accepted.an_empty_replay_batch", "to: 4m}", "to: 4m}\n  replays: [{at: 1m, count: 0}]",
+               r":12:.*webhook.replays\[0\].count: must be between 1 and")
 scenario_error("accepted.a_directive_that_would_end_the_scenario", None, None,
                r":12:1: a YAML directive .* would end it here", text=BASE + "%TAG ! tag:example.com,2000:\nexpect:\n  violations: 5\n")
 scenario_error("accepted.a_second_document_after_an_empty_one", None, None, r":3:1: a second YAML document",
