@@ -19,7 +19,7 @@ std::string_view to_string(BreakerState s) {
 CircuitBreaker::CircuitBreaker(const BreakerConfig& config, OnChange on_change)
     : config_(config),
       on_change_(std::move(on_change)),
-      bucket_ns_(std::max<std::int64_t>(1, to_ns(config.window) / static_cast<std::int64_t>(kBuckets))) {
+      window_(config.window) {
   RELAYSIM_ASSERT(config.window > Duration::zero(), "breaker window must be positive");
   RELAYSIM_ASSERT(config.half_open_probes >= 1, "half-open needs at least one probe");
   RELAYSIM_ASSERT(config.failure_rate > 0.0 && config.failure_rate <= 1.0, "failure rate in (0, 1]");
@@ -58,16 +58,12 @@ void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
   }
   switch (state_) {
     case BreakerState::closed: {
-      Bucket& b = bucket_for(now);
-      ++b.calls;
-      if (!success) ++b.failures;
+      window_.add(now, !success);
       if (success) return;
-      std::uint32_t calls = 0;
-      std::uint32_t failures = 0;
-      window_totals(now, calls, failures);
+      const WindowTotals t = window_.totals(now);
       const std::uint32_t min_calls = planted(mutant::breaker_ignores_min_calls) ? 1 : config_.min_calls;
-      if (calls >= min_calls && !planted(mutant::breaker_never_opens) &&
-          static_cast<double>(failures) >= config_.failure_rate * static_cast<double>(calls)) {
+      if (t.calls >= min_calls && !planted(mutant::breaker_never_opens) &&
+          static_cast<double>(t.failures) >= config_.failure_rate * static_cast<double>(t.calls)) {
         transition(BreakerState::open, now);
       }
       return;
@@ -95,25 +91,8 @@ void CircuitBreaker::transition(BreakerState to, Time now) {
   probes_in_flight_ = 0;
   probe_successes_ = 0;
   if (to == BreakerState::open) open_until_ = now + config_.open_for;
-  if (to == BreakerState::closed) buckets_.fill(Bucket{});  // judge the recovered service afresh
+  if (to == BreakerState::closed) window_.clear();  // judge the recovered service afresh
   if (on_change_) on_change_(from, to, now);
-}
-
-CircuitBreaker::Bucket& CircuitBreaker::bucket_for(Time now) {
-  const std::int64_t index = to_ns(now) / bucket_ns_;
-  Bucket& b = buckets_[static_cast<std::size_t>(index) % kBuckets];
-  if (b.index != index) b = Bucket{index, 0, 0};
-  return b;
-}
-
-void CircuitBreaker::window_totals(Time now, std::uint32_t& calls, std::uint32_t& failures) const {
-  const std::int64_t newest = to_ns(now) / bucket_ns_;
-  for (const Bucket& b : buckets_) {
-    if (b.index >= 0 && b.index > newest - static_cast<std::int64_t>(kBuckets)) {
-      calls += b.calls;
-      failures += b.failures;
-    }
-  }
 }
 
 }  // namespace relaysim

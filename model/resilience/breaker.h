@@ -11,12 +11,12 @@
 //    close. A probe abandoned without a result (release) frees its slot.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string_view>
 
 #include "model/core/function.h"
 #include "model/core/time.h"
+#include "model/resilience/window_counter.h"
 
 namespace relaysim {
 
@@ -52,16 +52,7 @@ class CircuitBreaker {
   std::uint32_t probes_in_flight() const { return probes_in_flight_; }
 
  private:
-  static constexpr std::size_t kBuckets = 10;
-  struct Bucket {
-    std::int64_t index = -1;
-    std::uint32_t calls = 0;
-    std::uint32_t failures = 0;
-  };
-
   void transition(BreakerState to, Time now);
-  Bucket& bucket_for(Time now);
-  void window_totals(Time now, std::uint32_t& calls, std::uint32_t& failures) const;
 
   BreakerConfig config_;
   OnChange on_change_;
@@ -70,8 +61,7 @@ class CircuitBreaker {
   Time open_until_{};
   std::uint32_t probes_in_flight_ = 0;
   std::uint32_t probe_successes_ = 0;
-  std::int64_t bucket_ns_;
-  std::array<Bucket, kBuckets> buckets_{};
+  WindowCounter window_;
 };
 
 }  // namespace relaysim
