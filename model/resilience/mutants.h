@@ -15,4 +15,12 @@ inline constexpr Mutant breaker_ignores_min_calls{"breaker_ignores_min_calls",
 inline constexpr Mutant breaker_counts_stale_results{"breaker_counts_stale_results",
                                                      "a closed breaker counts results of calls admitted before it closed"};
 
+inline constexpr Mutant window_restarts_on_send{
+    "window_restarts_on_send",
+    "the sliding counter's window restarts from the latest send, so it never closes for a steady sender"};
+inline constexpr Mutant gcra_burst_off_by_one{"gcra_burst_off_by_one",
+                                              "GCRA admits burst + 1 at once (redis-cell's max_burst read as the burst)"};
+inline constexpr Mutant limiter_share_undivided{
+    "limiter_share_undivided", "a pod's local share of a cluster-wide limit is the whole limit, not limit/N"};
+
 }  // namespace relaysim::mutant

@@ -1,62 +1,91 @@
-// The token bucket's promises (model/resilience/rate_limiter.h) under random limits and random
-// request streams: the window bound between every pair of grants, and available_at exactly.
+// The rate limiters' promises (model/resilience/limiters.h) under random specs and random calls,
+// against the reference written from the definitions (sim/oracle/limiter_reference.h).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
-#include <vector>
-
-#include "model/resilience/rate_limiter.h"
+#include "model/resilience/limiters.h"
+#include "tests/property/limiter_properties.h"
 
 namespace relaysim {
 namespace {
 
-struct Ask {
-  std::int64_t gap_us;  // since the previous ask
-  std::uint32_t n;
-};
+RC_GTEST_PROP(Limiters, MatchTheReferenceDecisionByDecision, ()) { limiter_props::matches_the_reference(); }
+RC_GTEST_PROP(Limiters, KeepTheirStatedBound, ()) { limiter_props::keeps_its_stated_bound(); }
+RC_GTEST_PROP(Limiters, GcraDecidesAsTheTokenBucket, ()) { limiter_props::gcra_decides_as_the_token_bucket(); }
+RC_GTEST_PROP(Limiters, SharesAddUpToTheLimit, ()) { limiter_props::shares_add_up_to_the_limit(); }
 
-RC_GTEST_PROP(RateLimiterModel, NeverGrantsMoreThanBurstPlusRateTimesTheWindow, ()) {
-  RateLimit limit;
-  limit.rate_per_s = *rc::gen::inRange(1, 5000) / 10.0;  // 0.1 .. 500 per second
-  limit.burst = *rc::gen::inRange<std::uint32_t>(1, 20);
-  const auto asks = *rc::gen::container<std::vector<Ask>>(rc::gen::construct<Ask>(
-      rc::gen::inRange<std::int64_t>(0, 200'000), rc::gen::inRange<std::uint32_t>(1, 4)));
-  RateLimiter limiter(limit);
-  Time now = Time{} + std::chrono::seconds(1);
-  std::vector<std::pair<Time, std::uint32_t>> granted;
-  for (const Ask& a : asks) {
-    now += std::chrono::microseconds(a.gap_us);
-    if (a.n > limit.burst) continue;
-    const Time at = limiter.available_at(now, a.n);
-    RC_ASSERT(at >= now);
-    if (at > now) {
-      RC_ASSERT(!limiter.try_acquire(now, a.n));
-      if (at - Duration{1} > now) RC_ASSERT(!limiter.try_acquire(at - Duration{1}, a.n));  // not a nanosecond early
-      now = at;
-    }
-    RC_ASSERT(limiter.try_acquire(now, a.n));  // ...and then it is available
-    granted.emplace_back(now, a.n);
-  }
-  // In every window [t_i, t_j]: sum of grants <= burst + rate * (t_j - t_i).
-  for (std::size_t i = 0; i < granted.size(); ++i) {
-    std::uint64_t sum = 0;
-    for (std::size_t j = i; j < granted.size(); ++j) {
-      sum += granted[j].second;
-      const double window_s = to_seconds(granted[j].first - granted[i].first);
-      RC_ASSERT(static_cast<double>(sum) <= limit.burst + limit.rate_per_s * window_s + 1e-9);
+const Time t0 = Time{} + std::chrono::seconds(3);
+
+TEST(Limiters, AFullBucketGrantsTheBurstThenRefillsAtTheRate) {
+  Limiter l(LimiterSpec{LimiterAlgorithm::token_bucket, 10, std::chrono::seconds(1), 5});
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(l.take(t0).admitted);
+  const LimitDecision no = l.take(t0);
+  EXPECT_FALSE(no.admitted);
+  EXPECT_EQ(no.retry_after, std::chrono::milliseconds(100));
+  EXPECT_TRUE(l.take(t0 + std::chrono::milliseconds(100)).admitted);
+  EXPECT_FALSE(l.take(t0 + std::chrono::milliseconds(100)).admitted);
+}
+
+// Our GCRA burst is how many pass at once from rest (redis_rate); redis-cell would pass burst + 1.
+TEST(Limiters, GcraAdmitsExactlyTheBurstAtOnce) {
+  Limiter l(LimiterSpec{LimiterAlgorithm::gcra, 10, std::chrono::seconds(1), 3});
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(l.take(t0).admitted);
+  EXPECT_FALSE(l.take(t0).admitted);
+}
+
+// rolling-rate-limiter #36: a blocked call must not be recorded, or a client retrying faster
+// than the limit stays blocked for ever.
+TEST(Limiters, ABlockedCallIsNotRecordedInTheLog) {
+  Limiter l(LimiterSpec{LimiterAlgorithm::sliding_log, 2, std::chrono::seconds(1), 0});
+  EXPECT_TRUE(l.take(t0, 1, 1).admitted);
+  EXPECT_TRUE(l.take(t0 + std::chrono::milliseconds(500), 1, 2).admitted);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(l.take(t0 + std::chrono::milliseconds(600 + i), 1, 100 + i).admitted);
+  EXPECT_TRUE(l.take(t0 + std::chrono::seconds(1), 1, 3).admitted);  // the first has left the window
+}
+
+// rolling-rate-limiter #11: a repeated member must not be counted twice (nor refused: it is the
+// same call, retried after its first try took effect).
+TEST(Limiters, ARepeatedMemberIsAdmittedAndCountedOnce) {
+  Limiter l(LimiterSpec{LimiterAlgorithm::sliding_log, 2, std::chrono::seconds(1), 0});
+  EXPECT_TRUE(l.take(t0, 1, 7).admitted);
+  EXPECT_TRUE(l.take(t0, 1, 7).admitted);
+  EXPECT_TRUE(l.take(t0, 1, 8).admitted);
+  EXPECT_FALSE(l.take(t0, 1, 9).admitted);
+}
+
+// SMS4J refreshed a counter's expiry on every send; a steady sender under the limit must pass.
+TEST(Limiters, ASteadySenderUnderTheLimitAlwaysPasses) {
+  for (const auto a : {LimiterAlgorithm::sliding_log, LimiterAlgorithm::sliding_counter,
+                       LimiterAlgorithm::token_bucket, LimiterAlgorithm::gcra}) {
+    Limiter l(LimiterSpec{a, 10, std::chrono::seconds(60), 0});
+    for (int i = 0; i < 100; ++i) {
+      EXPECT_TRUE(l.take(t0 + std::chrono::seconds(10 * i), 1, static_cast<std::uint64_t>(i + 1)).admitted)
+          << to_string(a) << " send " << i;
     }
   }
 }
 
-TEST(RateLimiter, AFullBucketGrantsTheBurstThenRefillsAtTheRate) {
-  RateLimiter l(RateLimit{10.0, 5});
-  const Time t = Time{} + std::chrono::seconds(3);
-  for (int i = 0; i < 5; ++i) EXPECT_TRUE(l.try_acquire(t));
-  EXPECT_FALSE(l.try_acquire(t));
-  EXPECT_EQ(l.available_at(t), t + std::chrono::milliseconds(100));
-  EXPECT_TRUE(l.try_acquire(t + std::chrono::milliseconds(100)));
-  EXPECT_FALSE(l.try_acquire(t + std::chrono::milliseconds(100)));
+TEST(Limiters, ACostAboveTheMaximumIsNeverAdmitted) {
+  Limiter l(LimiterSpec{LimiterAlgorithm::gcra, 10, std::chrono::seconds(1), 4});
+  EXPECT_EQ(l.take(t0, 5).retry_after, Duration::max());
+  EXPECT_TRUE(l.take(t0, 4).admitted);
+}
+
+TEST(Limiters, ResetForgetsEverything) {
+  Limiter l(LimiterSpec{LimiterAlgorithm::sliding_counter, 1, std::chrono::seconds(1), 0});
+  EXPECT_TRUE(l.take(t0).admitted);
+  EXPECT_FALSE(l.take(t0).admitted);
+  l.reset();
+  EXPECT_TRUE(l.take(t0).admitted);
+}
+
+TEST(Limiters, SpecsOutOfRangeAreNamed) {
+  EXPECT_EQ(invalid_reason(LimiterSpec{LimiterAlgorithm::gcra, 0, std::chrono::seconds(1), 0}),
+            "the limit must be in [1, 1000000]");
+  EXPECT_EQ(invalid_reason(LimiterSpec{LimiterAlgorithm::gcra, 1, std::chrono::days(2), 0}),
+            "the window must be in [1ms, 1d]");
+  EXPECT_TRUE(invalid_reason(LimiterSpec{}).empty());
 }
 
 }  // namespace

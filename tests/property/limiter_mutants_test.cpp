@@ -1,0 +1,35 @@
+// The limiter properties can fail: with each of the limiters' planted bugs switched on, at least
+// one of them finds a counterexample. (The SMS gateway lists these mutants too, so its property
+// suite must catch them in whole runs; this proves the component properties do on their own.)
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "model/resilience/mutants.h"
+#include "tests/property/limiter_properties.h"
+
+namespace relaysim {
+namespace {
+
+// True when some property fails with `m` planted. RapidCheck's report goes to a string.
+bool caught(const Mutant& m) {
+  mutants::active() = &m;
+  std::ostringstream report;
+  std::streambuf* was = std::cerr.rdbuf(report.rdbuf());
+  const bool all_hold = rc::check("reference", &limiter_props::matches_the_reference) &&
+                        rc::check("bound", &limiter_props::keeps_its_stated_bound) &&
+                        rc::check("gcra=bucket", &limiter_props::gcra_decides_as_the_token_bucket) &&
+                        rc::check("shares", &limiter_props::shares_add_up_to_the_limit);
+  std::cerr.rdbuf(was);
+  mutants::active() = nullptr;
+  return !all_hold;
+}
+
+TEST(LimiterMutants, WindowRestartsOnSendIsCaught) { EXPECT_TRUE(caught(mutant::window_restarts_on_send)); }
+TEST(LimiterMutants, GcraBurstOffByOneIsCaught) { EXPECT_TRUE(caught(mutant::gcra_burst_off_by_one)); }
+TEST(LimiterMutants, LimiterShareUndividedIsCaught) { EXPECT_TRUE(caught(mutant::limiter_share_undivided)); }
+
+}  // namespace
+}  // namespace relaysim
