@@ -1,5 +1,7 @@
 #include "model/resilience/limiters.h"
 
+#include "model/resilience/kv.h"
+
 #include <algorithm>
 
 #include "model/core/assert.h"
@@ -24,6 +26,24 @@ std::string_view to_string(LimiterAlgorithm a) {
     case LimiterAlgorithm::sliding_counter: return "sliding_counter";
     case LimiterAlgorithm::token_bucket: return "token_bucket";
     case LimiterAlgorithm::gcra: return "gcra";
+  }
+  return "?";
+}
+
+std::string_view to_string(KvStatus s) {
+  switch (s) {
+    case KvStatus::ok: return "ok";
+    case KvStatus::unavailable: return "unavailable";
+    case KvStatus::timeout: return "timeout";
+  }
+  return "?";
+}
+
+std::string_view to_string(LimitOp op) {
+  switch (op) {
+    case LimitOp::take: return "take";
+    case LimitOp::peek: return "peek";
+    case LimitOp::force: return "force";
   }
   return "?";
 }

@@ -42,7 +42,7 @@ class ServiceB {
   std::uint64_t version(std::uint32_t cxid) const { return version_[cxid]; }
   bool in_outage(Time t) const;
   Time last_outage_end() const;
-  const std::vector<ServiceBOutage>& outages() const { return spec_.outages; }
+  const std::vector<Outage>& outages() const { return spec_.outages; }
 
   using Url = ShortText<96>;
   static Url url(std::uint32_t cxid, std::uint32_t endpoint, std::uint64_t version);

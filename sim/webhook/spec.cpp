@@ -226,14 +226,6 @@ const Schema<model::PlatformConfig>& platform_schema() {
 }
 
 const Schema<ServiceBSpec>& serviceb_schema() {
-  static const Schema<ServiceBOutage> outage = [] {
-    Schema<ServiceBOutage> s(Style::flow);
-    s.include(&ServiceBOutage::window, window_schema());
-    s.key("mode", &ServiceBOutage::mode,
-          choice_codec<OutageMode>({{"error", OutageMode::error}, {"timeout", OutageMode::timeout}}),
-          "`error` answers errors fast; `timeout` never answers (each lookup times out)");
-    return s;
-  }();
   static const Schema<UrlChange> change = [] {
     Schema<UrlChange> s(Style::flow);
     s.key("at", &UrlChange::at, time_codec(), "when", opt::required());
@@ -244,7 +236,7 @@ const Schema<ServiceBSpec>& serviceb_schema() {
     Schema<ServiceBSpec> s(Style::block, "The external directory that holds each cxid's destination URL.");
     s.key("latency", &ServiceBSpec::latency, map_codec(latency_schema()), "lookup latency");
     s.key("error_rate", &ServiceBSpec::error_rate, fraction_codec(), "share of lookups that fail outside outages");
-    s.key("outages", &ServiceBSpec::outages, list_codec(map_codec(outage), "list of windows with a mode, below"),
+    s.key("outages", &ServiceBSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode, below"),
           "when ServiceB is down", opt::shown("none"));
     s.key("url_changes", &ServiceBSpec::url_changes, list_codec(map_codec(change), "list, below"),
           "moments when cxids get new URLs", opt::shown("none"));

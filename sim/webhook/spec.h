@@ -15,14 +15,6 @@
 
 namespace relaysim::sim::webhook {
 
-enum class OutageMode : std::uint8_t { error, timeout };
-
-struct ServiceBOutage {
-  Window window;
-  OutageMode mode = OutageMode::error;
-  bool operator==(const ServiceBOutage&) const = default;
-};
-
 struct UrlChange {
   Time at{};
   double fraction = 1.0;  // of all cxids, chosen by the serviceb stream
@@ -32,7 +24,7 @@ struct UrlChange {
 struct ServiceBSpec {
   LatencySpec latency{std::chrono::milliseconds(5), std::chrono::milliseconds(50)};
   double error_rate = 0.0;
-  std::vector<ServiceBOutage> outages;
+  std::vector<Outage> outages;
   std::vector<UrlChange> url_changes;
   double unknown_cxids = 0.0;  // fraction of cxids ServiceB has never heard of
   bool operator==(const ServiceBSpec&) const = default;

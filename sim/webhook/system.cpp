@@ -147,7 +147,7 @@ class WebhookSystem final : public System {
       stuck += share * g.count / endpoints;
     }
     Duration outages{};
-    for (const ServiceBOutage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
+    for (const Outage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
     Footprint f;
     double held = 0;
     for (const LoadSegment& l : w.load) {

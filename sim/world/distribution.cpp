@@ -38,6 +38,17 @@ const Schema<Window>& window_schema() {
   return schema;
 }
 
+const Schema<Outage>& outage_schema() {
+  static const Schema<Outage> schema = [] {
+    Schema<Outage> s(Style::flow);
+    s.include(&Outage::window, window_schema());
+    s.key("mode", &Outage::mode, choice_codec<OutageMode>({{"error", OutageMode::error}, {"timeout", OutageMode::timeout}}),
+          "`error` answers errors fast; `timeout` never answers (each call times out)");
+    return s;
+  }();
+  return schema;
+}
+
 Latency::Latency(const LatencySpec& spec) {
   const double p50 = std::max(1.0, static_cast<double>(spec.p50.count()));
   const double p99 = std::max(p50, static_cast<double>(spec.p99.count()));

@@ -2,6 +2,8 @@
 // percentile, in virtual nanoseconds, capped at a thousand times the median.
 #pragma once
 
+#include <cstdint>
+
 #include "model/core/random.h"
 #include "model/core/time.h"
 #include "sim/scenario/scenario.h"
@@ -31,5 +33,16 @@ class Latency {
 
 // A window of virtual time as a scenario writes it: {at, for}; without `for` it never ends.
 const Schema<Window>& window_schema();
+
+// A simulated dependency's outage: `error` answers every call with an error at once (a refused
+// connection); `timeout` never answers, so each call costs its caller a whole timeout.
+enum class OutageMode : std::uint8_t { error, timeout };
+struct Outage {
+  Window window;
+  OutageMode mode = OutageMode::error;
+  bool operator==(const Outage&) const = default;
+};
+// {at, for, mode}
+const Schema<Outage>& outage_schema();
 
 }  // namespace relaysim::sim

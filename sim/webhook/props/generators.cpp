@@ -42,7 +42,7 @@ BackoffPolicy backoff() {
 // failed and dead-lettered requests at random times. SharedIds: clients reuse request_ids under
 // other cxids. AllDown: every pod is down at once while a burst of creates, duplicates and
 // conflicts arrives; the clients repeat those keys once the pods are back.
-enum Feature { kCrash, kServiceBOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
+enum Feature { kCrash, kOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
                kDuplicates, kBlackholes, kErrors, kStoreFaults, kSparse, kFlakyServiceB, kRetention, kReplays,
                kSharedIds, kAllDown, kFeatureCount };
 
@@ -184,9 +184,9 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     ServiceBSpec& b = w.serviceb;
     b.latency.p50 = ms(1, 200);
     b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 11);
-    if (on[kServiceBOutage]) {
+    if (on[kOutage]) {
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        ServiceBOutage o;
+        Outage o;
         o.window = {Time{} + sec(0, 200), sec(5, 180)};
         // Sometimes one that ends within seconds of the deadlines of the requests made as it began.
         if (*rc::gen::arbitrary<bool>()) o.window.length = p.retry.deadline + sec(-5, 5);
