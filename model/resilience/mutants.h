@@ -23,4 +23,7 @@ inline constexpr Mutant gcra_burst_off_by_one{"gcra_burst_off_by_one",
 inline constexpr Mutant limiter_share_undivided{
     "limiter_share_undivided", "a pod's local share of a cluster-wide limit is the whole limit, not limit/N"};
 
+inline constexpr Mutant limiter_check_then_set{
+    "limiter_check_then_set", "a shared limit is checked in one store call and recorded in another, not atomically"};
+
 }  // namespace relaysim::mutant

@@ -21,7 +21,8 @@ bool caught(const Mutant& m) {
   const bool all_hold = rc::check("reference", &limiter_props::matches_the_reference) &&
                         rc::check("bound", &limiter_props::keeps_its_stated_bound) &&
                         rc::check("gcra=bucket", &limiter_props::gcra_decides_as_the_token_bucket) &&
-                        rc::check("shares", &limiter_props::shares_add_up_to_the_limit);
+                        rc::check("shares", &limiter_props::shares_add_up_to_the_limit) &&
+                        rc::check("pods", &limiter_props::pods_sharing_a_limit_keep_its_bound);
   std::cerr.rdbuf(was);
   mutants::active() = nullptr;
   return !all_hold;
@@ -30,6 +31,7 @@ bool caught(const Mutant& m) {
 TEST(LimiterMutants, WindowRestartsOnSendIsCaught) { EXPECT_TRUE(caught(mutant::window_restarts_on_send)); }
 TEST(LimiterMutants, GcraBurstOffByOneIsCaught) { EXPECT_TRUE(caught(mutant::gcra_burst_off_by_one)); }
 TEST(LimiterMutants, LimiterShareUndividedIsCaught) { EXPECT_TRUE(caught(mutant::limiter_share_undivided)); }
+TEST(LimiterMutants, LimiterCheckThenSetIsCaught) { EXPECT_TRUE(caught(mutant::limiter_check_then_set)); }
 
 }  // namespace
 }  // namespace relaysim

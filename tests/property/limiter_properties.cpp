@@ -3,10 +3,15 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "model/resilience/limiters.h"
+#include "model/resilience/shared_limiter.h"
+#include "sim/kernel/kernel.h"
 #include "sim/oracle/limiter_reference.h"
+#include "sim/world/kv.h"
 
 namespace relaysim::limiter_props {
 namespace {
@@ -119,6 +124,44 @@ void shares_add_up_to_the_limit() {
     const std::uint64_t rounding = n * (spec.bound(span) / spec.limit + 2);
     RC_ASSERT(parts <= whole + rounding);
   }
+}
+
+namespace {
+// Records what the store admitted: admitted takes and every force.
+class StoreAdmissions final : public SinkFor<sim::KvApplied> {
+ public:
+  void on(const sim::KvApplied& e) override {
+    if (e.op == LimitOp::force || (e.op == LimitOp::take && e.decision.admitted)) admitted.push_back({e.at, e.cost});
+  }
+  std::vector<TimedCost> admitted;
+};
+}  // namespace
+
+void pods_sharing_a_limit_keep_its_bound() {
+  SharedLimitConfig config;
+  config.spec = any_spec();
+  config.pods = *rc::gen::inRange<std::uint32_t>(2, 5);
+  const auto calls = *rc::gen::container<std::vector<std::pair<std::int64_t, std::uint32_t>>>(
+      rc::gen::pair(rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::just<std::int64_t>(0)},
+                                                          {1, rc::gen::inRange<std::int64_t>(1, 5000)}}),
+                    rc::gen::inRange<std::uint32_t>(0, config.pods)));
+  sim::KvSpec kv_spec;
+  const auto ms = std::chrono::milliseconds(*rc::gen::inRange(1, 6));
+  kv_spec.latency = sim::LatencySpec{ms, 2 * ms};
+  sim::Kernel kernel;
+  sim::SimKv kv(kv_spec, kernel, *rc::gen::arbitrary<std::uint32_t>());
+  StoreAdmissions store;
+  kv.bus().attach(store);
+  std::vector<std::unique_ptr<SharedLimiter>> pods;
+  for (std::uint32_t p = 0; p < config.pods; ++p) pods.push_back(std::make_unique<SharedLimiter>("k", config, kv, kernel));
+  Time at = Time{} + std::chrono::seconds(5);
+  std::uint64_t member = 0;
+  for (const auto& [gap_us, pod] : calls) {
+    at += std::chrono::microseconds(gap_us);
+    kernel.at(at, [&pods, pod, m = ++member] { pods[pod]->take(1, m, [](const SharedDecision&) {}); });
+  }
+  kernel.run_until(at + std::chrono::seconds(1));
+  RC_ASSERT(sim::first_bound_violation(config.spec, store.admitted) == -1);
 }
 
 }  // namespace relaysim::limiter_props

@@ -15,5 +15,8 @@ void gcra_decides_as_the_token_bucket();
 // N limiters at share(N) admit together at most N * ceil(limit / N) per window's bound, and no
 // more than the whole limit's bound plus the rounding.
 void shares_add_up_to_the_limit();
+// Pods sharing a limit through the simulated store (SharedLimiter on SimKv), calling at once and
+// at random: what the store recorded keeps the spec's bound.
+void pods_sharing_a_limit_keep_its_bound();
 
 }  // namespace relaysim::limiter_props

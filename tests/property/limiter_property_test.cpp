@@ -14,6 +14,7 @@ RC_GTEST_PROP(Limiters, MatchTheReferenceDecisionByDecision, ()) { limiter_props
 RC_GTEST_PROP(Limiters, KeepTheirStatedBound, ()) { limiter_props::keeps_its_stated_bound(); }
 RC_GTEST_PROP(Limiters, GcraDecidesAsTheTokenBucket, ()) { limiter_props::gcra_decides_as_the_token_bucket(); }
 RC_GTEST_PROP(Limiters, SharesAddUpToTheLimit, ()) { limiter_props::shares_add_up_to_the_limit(); }
+RC_GTEST_PROP(Limiters, PodsSharingALimitKeepItsBound, ()) { limiter_props::pods_sharing_a_limit_keep_its_bound(); }
 
 const Time t0 = Time{} + std::chrono::seconds(3);
 

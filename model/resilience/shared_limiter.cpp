@@ -1,0 +1,96 @@
+#include "model/resilience/shared_limiter.h"
+
+#include <utility>
+
+#include "model/core/assert.h"
+#include "model/resilience/mutants.h"
+
+namespace relaysim {
+
+std::string_view to_string(StoreDownPolicy p) {
+  switch (p) {
+    case StoreDownPolicy::allow: return "allow";
+    case StoreDownPolicy::deny: return "deny";
+    case StoreDownPolicy::local: return "local";
+  }
+  return "?";
+}
+
+std::string_view to_string(LimitVia v) {
+  switch (v) {
+    case LimitVia::store: return "store";
+    case LimitVia::local: return "local";
+    case LimitVia::allow: return "allow";
+    case LimitVia::deny: return "deny";
+  }
+  return "?";
+}
+
+SharedLimiter::SharedLimiter(std::string key, const SharedLimitConfig& config, KeyValue& kv, const Clock& clock)
+    : key_(std::move(key)),
+      config_(config),
+      kv_(kv),
+      clock_(clock),
+      breaker_(config.breaker),
+      local_(config.spec.share(config.pods)) {
+  RELAYSIM_ASSERT(config.pods >= 1, "a limit is shared among at least one pod");
+  RELAYSIM_ASSERT(config.timeout > Duration::zero(), "store calls have a timeout");
+}
+
+void SharedLimiter::take(std::uint32_t cost, std::uint64_t member, Callback done) {
+  const Permit permit = breaker_.acquire(clock_.now());
+  if (!permit.admitted) {
+    fall_back(cost, member, KvStatus::unavailable, done);
+    return;
+  }
+  const std::uint32_t slot = pending_.acquire();
+  pending_[slot] = Pending{std::move(done), permit, cost, member};
+  if (planted(mutant::limiter_check_then_set)) {
+    // The planted bug: look, then record in a second call; another pod can look in between.
+    kv_.limit(key_, config_.spec, LimitOp::peek, cost, member, config_.timeout,
+              [this, slot](const KvLimitAnswer& a) { checked(slot, a); });
+    return;
+  }
+  kv_.limit(key_, config_.spec, LimitOp::take, cost, member, config_.timeout,
+            [this, slot](const KvLimitAnswer& a) { answered(slot, a); });
+}
+
+void SharedLimiter::checked(std::uint32_t slot, const KvLimitAnswer& a) {
+  if (a.status != KvStatus::ok || !a.decision.admitted) {
+    answered(slot, a);
+    return;
+  }
+  const Pending& p = pending_[slot];
+  kv_.limit(key_, config_.spec, LimitOp::force, p.cost, p.member, config_.timeout,
+            [this, slot, a](const KvLimitAnswer& b) { answered(slot, b.status == KvStatus::ok ? a : b); });
+}
+
+void SharedLimiter::answered(std::uint32_t slot, const KvLimitAnswer& a) {
+  Pending p = std::move(pending_[slot]);
+  pending_.release(slot);
+  breaker_.record(p.permit, a.status == KvStatus::ok, clock_.now());
+  if (a.status == KvStatus::ok) {
+    p.done(SharedDecision{a.decision.admitted, a.decision.retry_after, LimitVia::store, KvStatus::ok});
+    return;
+  }
+  fall_back(p.cost, p.member, a.status, p.done);
+}
+
+void SharedLimiter::fall_back(std::uint32_t cost, std::uint64_t member, KvStatus store, Callback& done) {
+  switch (config_.when_down) {
+    case StoreDownPolicy::allow:
+      done(SharedDecision{true, {}, LimitVia::allow, store});
+      return;
+    case StoreDownPolicy::deny:
+      // Try again once the breaker would let a probe through.
+      done(SharedDecision{false, config_.breaker.open_for, LimitVia::deny, store});
+      return;
+    case StoreDownPolicy::local: {
+      const LimitDecision d = local_.take(clock_.now(), cost, member);
+      done(SharedDecision{d.admitted, d.retry_after, LimitVia::local, store});
+      return;
+    }
+  }
+}
+
+}  // namespace relaysim

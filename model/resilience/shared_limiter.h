@@ -1,0 +1,93 @@
+// SharedLimiter: one pod's handle on a limit shared by every pod through the key-value store
+// (model/resilience/kv.h) — a business's send rate, or the whole cluster's.
+//
+// Promises:
+//  - While the store answers, the store decides, atomically, by its own clock: together the pods
+//    admit what one Limiter with the spec would (LimiterSpec::bound).
+//  - When the store cannot answer (refused, timed out, or the breaker on it is open), the
+//    configured policy decides, and says so (`via`):
+//      allow — admit everything (fail open, as Envoy and Notify do by default: unlimited while
+//              the store is down, reported as such);
+//      deny  — admit nothing (fail closed);
+//      local — a Limiter in this pod at spec.share(pods), so N pods admit at most
+//              N * ceil(limit / N) by the local limiters' bound, plus what the store admitted.
+//    A call that timed out may still have taken effect on the store: the store's count is then
+//    higher than what this pod knows, never lower.
+//  - A circuit breaker on the store: once it opens, calls go straight to the policy without
+//    waiting for a timeout each, until its half-open probes find the store back.
+//  - `done` is called exactly once; at once (before take returns) when the breaker skips the
+//    store, otherwise when the store answers or the call times out.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/core/function.h"
+#include "model/core/ports.h"
+#include "model/core/slot_pool.h"
+#include "model/resilience/breaker.h"
+#include "model/resilience/kv.h"
+#include "model/resilience/limiters.h"
+
+namespace relaysim {
+
+enum class StoreDownPolicy : std::uint8_t { allow, deny, local };
+std::string_view to_string(StoreDownPolicy p);
+
+struct SharedLimitConfig {
+  LimiterSpec spec;
+  StoreDownPolicy when_down = StoreDownPolicy::local;
+  std::uint32_t pods = 1;  // N, among which `local` shares the limit
+  Duration timeout = std::chrono::milliseconds(50);
+  BreakerConfig breaker{std::chrono::seconds(10), 5, 0.5, std::chrono::seconds(5), 1};
+  bool operator==(const SharedLimitConfig&) const = default;
+};
+
+// How a decision was made.
+enum class LimitVia : std::uint8_t { store, local, allow, deny };
+std::string_view to_string(LimitVia v);
+
+struct SharedDecision {
+  bool admitted = false;
+  Duration retry_after{};  // not admitted: when to try again (Duration::max(): never)
+  LimitVia via = LimitVia::store;
+  KvStatus store = KvStatus::ok;  // what the store said (unavailable also when the breaker skipped it)
+};
+
+class SharedLimiter {
+ public:
+  using Callback = InplaceFunction<void(const SharedDecision&), 48>;
+
+  SharedLimiter(std::string key, const SharedLimitConfig& config, KeyValue& kv, const Clock& clock);
+  SharedLimiter(const SharedLimiter&) = delete;
+  SharedLimiter& operator=(const SharedLimiter&) = delete;
+
+  // Asks to admit `cost`; `member` names the call (message:attempt) so a retried take is not
+  // counted twice by a sliding log.
+  void take(std::uint32_t cost, std::uint64_t member, Callback done);
+
+  const SharedLimitConfig& config() const { return config_; }
+  BreakerState breaker_state() const { return breaker_.state(); }
+
+ private:
+  struct Pending {
+    Callback done;
+    Permit permit;
+    std::uint32_t cost = 0;
+    std::uint64_t member = 0;
+  };
+  void answered(std::uint32_t slot, const KvLimitAnswer& a);
+  void checked(std::uint32_t slot, const KvLimitAnswer& a);  // the planted check-then-set's first half
+  void fall_back(std::uint32_t cost, std::uint64_t member, KvStatus store, Callback& done);
+
+  std::string key_;
+  SharedLimitConfig config_;
+  KeyValue& kv_;
+  const Clock& clock_;
+  CircuitBreaker breaker_;
+  Limiter local_;
+  SlotPool<Pending> pending_;
+};
+
+}  // namespace relaysim
