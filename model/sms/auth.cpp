@@ -1,0 +1,50 @@
+#include "model/sms/auth.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/core/random.h"
+#include "model/sms/mutants.h"
+
+namespace relaysim::sms {
+
+std::string_view to_string(AuthFault f) {
+  switch (f) {
+    case AuthFault::none: return "none";
+    case AuthFault::malformed: return "malformed";
+    case AuthFault::bad_signature: return "bad_signature";
+    case AuthFault::wrong_alg: return "wrong_alg";
+    case AuthFault::expired: return "expired";
+    case AuthFault::foreign_resource: return "foreign_resource";
+    case AuthFault::revoked: return "revoked";
+  }
+  return "?";
+}
+
+Authorizer::Authorizer(TokenCodec& codec, const Clock& clock, std::size_t cache_entries)
+    : codec_(codec), clock_(clock), cache_(cache_entries) {
+  RELAYSIM_ASSERT(cache_entries > 0 && (cache_entries & (cache_entries - 1)) == 0, "the cache size is a power of two");
+}
+
+AuthResult Authorizer::check(std::string_view token, const SendScope& scope) {
+  const std::uint64_t h = hash_bytes(token);
+  Entry& e = cache_[h & (cache_.size() - 1)];
+  if (e.hash != h || e.token != token) {
+    e.hash = h;
+    e.token.assign(token);
+    e.fault = codec_.verify(token, e.claims);
+    ++verified_;
+  }
+  if (e.fault != AuthFault::none) return {e.fault, 0, 0};
+  const TokenClaims& c = e.claims;
+  const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
+  if (now_s >= c.expires_at && !planted(mutant::token_expiry_unchecked)) return {AuthFault::expired, 0, 0};
+  const bool sender_granted = std::find(c.senders.begin(), c.senders.end(), scope.sender) != c.senders.end();
+  const bool template_granted = std::find(c.templates.begin(), c.templates.end(), scope.template_id) != c.templates.end();
+  if ((!sender_granted || !template_granted) && !planted(mutant::token_scope_unchecked)) {
+    return {AuthFault::foreign_resource, 0, 0};
+  }
+  return {AuthFault::none, c.business, c.epoch};
+}
+
+}  // namespace relaysim::sms
