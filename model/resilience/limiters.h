@@ -104,7 +104,7 @@ class Limiter {
   std::int64_t index_ = 0;
   std::uint64_t prev_ = 0;
   std::uint64_t cur_ = 0;
-  Time last_admit_{};
+  Time last_admit_{};  // read only by the planted window_restarts_on_send
   // token_bucket: tokens in units of 1/window_ns of a token, so the refill is `limit` units per
   // nanosecond exactly. gcra: the theoretical arrival time in units of 1/limit ns, so one
   // admission's increment is window_ns units exactly.
