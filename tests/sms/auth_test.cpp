@@ -1,8 +1,11 @@
 // SMS tokens (model/sms/auth.h, model/sms/jwt_codec.h): every bad token is refused with its true
 // reason, a good one only for what it grants, and the HMAC is paid once per token.
 #include <gtest/gtest.h>
+#include <jwt.h>
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "model/sms/auth.h"
 #include "model/sms/jwt_codec.h"
@@ -26,7 +29,6 @@ TokenClaims claims() {
 }
 
 // A token signed by hand with libjwt under another algorithm or none.
-#include <jwt.h>
 std::string signed_with(jwt_alg_t alg, const std::string& key) {
   jwt_t* j = nullptr;
   jwt_new(&j);
