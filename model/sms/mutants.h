@@ -9,5 +9,11 @@ namespace relaysim::sms::mutant {
 inline constexpr Mutant token_scope_unchecked{"token_scope_unchecked",
                                               "a send is accepted for a sender or template its token does not grant"};
 inline constexpr Mutant token_expiry_unchecked{"token_expiry_unchecked", "an expired token is accepted"};
+inline constexpr Mutant dedup_on_biz_id_alone{"dedup_on_biz_id_alone",
+                                              "dedup keys on biz_id alone, so another biz_type's message is taken for a repeat"};
+inline constexpr Mutant quota_charged_per_attempt{"quota_charged_per_attempt",
+                                                  "every retried submit charges the quota again"};
+inline constexpr Mutant compensation_skips_status{"compensation_skips_status",
+                                                  "messages left unknown never come due again, so nothing resends or ends them"};
 
 }  // namespace relaysim::sms::mutant

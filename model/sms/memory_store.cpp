@@ -1,0 +1,295 @@
+#include "model/sms/memory_store.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/core/random.h"
+#include "model/sms/mutants.h"
+
+namespace relaysim::sms {
+
+namespace {
+std::uint64_t ledger_key(BusinessId business, std::uint32_t period) {
+  return std::uint64_t{business} << 32 | period;
+}
+}  // namespace
+
+std::uint64_t MemoryStore::key_hash(BusinessId business, std::string_view biz_type, std::string_view biz_id) {
+  const std::uint64_t type = planted(mutant::dedup_on_biz_id_alone) ? 0 : hash_bytes(biz_type);
+  return mix64((std::uint64_t{business} * 0x9e3779b97f4a7c15ULL ^ type) * 31 + hash_bytes(biz_id));
+}
+
+std::uint32_t MemoryStore::find_slot(BusinessId business, std::string_view biz_type, std::string_view biz_id) const {
+  const std::uint64_t found = keys_.find(key_hash(business, biz_type, biz_id), [&](std::uint64_t s) {
+    const Row& r = rows_[static_cast<std::uint32_t>(s - 1)];
+    return r.business == business && (r.biz_type() == biz_type || planted(mutant::dedup_on_biz_id_alone)) &&
+           r.biz_id() == biz_id;
+  });
+  return found == 0 ? kNone : static_cast<std::uint32_t>(found - 1);
+}
+
+void MemoryStore::copy_out(const Row& r, MessageRow& out) {
+  out.id = r.id;
+  out.business = r.business;
+  out.biz_type.assign(r.biz_type());
+  out.biz_id.assign(r.biz_id());
+  out.recipient = r.recipient;
+  out.template_id = r.template_id;
+  out.content = r.content;
+  out.campaign = r.campaign;
+  out.resend_of = r.resend_of;
+  out.created_at = r.created_at;
+  out.send_at = r.send_at;
+  out.due_at = r.due_at;
+  out.updated_at = r.updated_at;
+  out.final_at = r.final_at;
+  out.period = r.period;
+  out.claim_token = r.claim_token;
+  out.lease_owner = r.lease_owner;
+  out.attempts = r.attempts;
+  out.segments = r.segments;
+  out.provider = r.provider;
+  out.kind = r.kind;
+  out.status = r.status;
+  out.reason = r.reason;
+  out.charged = r.charged;
+  out.accepted = r.accepted;
+}
+
+void MemoryStore::charge(BusinessId business, std::uint32_t period, std::int64_t units) {
+  std::uint64_t& used = used_[ledger_key(business, period)];
+  RELAYSIM_ASSERT(units > 0 || used >= static_cast<std::uint64_t>(-units), "a refund needs a charge");
+  used += static_cast<std::uint64_t>(units);
+  counts_.charged += static_cast<std::uint64_t>(units);
+}
+
+void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at, PodId pod, DueLane lane) {
+  Row& r = rows_[slot];
+  --counts_.by_status[static_cast<int>(r.status)];
+  ++counts_.by_status[static_cast<int>(status)];
+  r.status = status;
+  r.reason = reason;
+  r.updated_at = at;
+  if (is_final(status)) {
+    r.final_at = at;
+    r.due_at = Time{};
+    ++counts_.by_reason[static_cast<int>(reason)];
+    due_.remove(slot);
+  } else if (status == Status::unknown && planted(mutant::compensation_skips_status)) {
+    due_.remove(slot);
+  } else {
+    due_.set(slot, r.id, r.due_at, lane);
+  }
+  const std::uint32_t c = changes_.acquire();
+  changes_[c] = StoredChange{{at, status, reason, r.provider, pod}, r.last_change};
+  r.last_change = c;
+}
+
+AcceptResult MemoryStore::accept(const AcceptRequest& req) {
+  RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
+  AcceptResult result;
+  const auto b = businesses_.find(req.business);
+  if (b == businesses_.end()) {
+    result.outcome = AcceptOutcome::unknown_business;
+    return result;
+  }
+  const BusinessRow& biz = b->second;
+  const std::uint64_t used = quota_used(req.business, req.period);
+  result.quota_left = biz.quota > used ? biz.quota - used : 0;
+  if (biz.state != GrantState::approved || biz.epoch != req.epoch) {
+    result.outcome = AcceptOutcome::revoked;
+    return result;
+  }
+
+  // Dedup, before anything changes: every key new (accept), every key there with the same
+  // content (duplicate), or anything else (conflict).
+  std::size_t existing = 0;
+  bool same = true;
+  std::uint32_t first_existing = kNone;
+  for (const NewMessage& m : req.messages) {
+    const std::uint32_t slot = find_slot(req.business, m.biz_type, m.biz_id);
+    if (slot == kNone) continue;
+    ++existing;
+    same = same && rows_[slot].content == m.content;
+    if (first_existing == kNone) first_existing = slot;
+  }
+  if (existing > 0) {
+    const bool duplicate = existing == req.messages.size() && same;
+    result.outcome = duplicate ? AcceptOutcome::duplicate : AcceptOutcome::conflict;
+    result.first = rows_[first_existing].id;
+    result.status = rows_[first_existing].status;
+    return result;
+  }
+  if (req.messages.size() > 1) {  // a request naming one key twice is a conflict too
+    std::vector<std::pair<std::uint64_t, std::size_t>> hashes;
+    hashes.reserve(req.messages.size());
+    for (std::size_t i = 0; i < req.messages.size(); ++i) {
+      hashes.emplace_back(key_hash(req.business, req.messages[i].biz_type, req.messages[i].biz_id), i);
+    }
+    std::sort(hashes.begin(), hashes.end());
+    for (std::size_t i = 1; i < hashes.size(); ++i) {
+      if (hashes[i].first != hashes[i - 1].first) continue;
+      const NewMessage& x = req.messages[hashes[i].second];
+      const NewMessage& y = req.messages[hashes[i - 1].second];
+      if (x.biz_id == y.biz_id && (x.biz_type == y.biz_type || planted(mutant::dedup_on_biz_id_alone))) {
+        result.outcome = AcceptOutcome::conflict;
+        return result;
+      }
+    }
+  }
+  if (req.messages.size() > result.quota_left) {
+    result.outcome = AcceptOutcome::quota_exhausted;
+    return result;
+  }
+
+  for (const NewMessage& m : req.messages) {
+    if (m.biz_type.size() > UINT16_MAX) throw StoreError(StoreFailure::other, "biz_type must be shorter than 64 KiB");
+    const std::uint32_t slot = rows_.acquire();
+    Row& r = rows_[slot];
+    r = Row{};
+    r.id = next_id_++;
+    r.text.assign(m.biz_type, m.biz_id);
+    r.type_len = static_cast<std::uint16_t>(m.biz_type.size());
+    r.business = req.business;
+    r.recipient = m.recipient;
+    r.template_id = m.template_id;
+    r.content = m.content;
+    r.segments = m.segments;
+    r.kind = m.kind;
+    r.campaign = m.campaign;
+    r.resend_of = m.resend_of;
+    r.created_at = req.now;
+    r.send_at = m.send_at;
+    r.period = req.period;
+    r.charged = true;
+    const bool claim = req.claim_for != 0 && m.send_at <= req.now;
+    if (claim) {
+      r.claim_token = next_token_++;
+      r.lease_owner = req.claim_for;
+      r.due_at = req.now + req.lease;
+      if (result.first_token == 0) result.first_token = r.claim_token;
+    } else {
+      r.due_at = std::max(m.send_at, req.now);
+    }
+    ids_.insert(r.id, slot);
+    keys_.insert(key_hash(req.business, m.biz_type, m.biz_id), slot + 1);
+    ++counts_.by_status[static_cast<int>(Status::pending)];  // move() counts it into its status
+    move(slot, claim ? Status::in_flight : Status::pending, Reason::none, req.now, claim ? req.claim_for : 0,
+         claim ? DueLane::b : DueLane::a);
+    if (result.first == 0) result.first = r.id;
+  }
+  charge(req.business, req.period, static_cast<std::int64_t>(req.messages.size()));
+  result.quota_left -= req.messages.size();
+  return result;
+}
+
+std::optional<Status> MemoryStore::claim_due(Time now, PodId pod, Duration lease, MessageRow& out) {
+  const DueOrder::Entry* first = due_.front();
+  if (first == nullptr || first->at > now) return std::nullopt;
+  const std::uint32_t slot = first->slot;
+  Row& r = rows_[slot];
+  RELAYSIM_ASSERT(!is_final(r.status), "only open messages are due");
+  const Status prior = r.status;
+  r.claim_token = next_token_++;
+  r.lease_owner = pod;
+  r.due_at = now + lease;
+  move(slot, Status::in_flight, Reason::none, now, pod, DueLane::b);
+  copy_out(r, out);
+  return prior;
+}
+
+bool MemoryStore::complete(MessageId id, ClaimToken token, const Completion& c) {
+  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return false;
+  Row& r = rows_[slot];
+  if (r.status != Status::in_flight || r.claim_token != token) return false;
+  if (c.attempted) {
+    ++r.attempts;
+    r.provider = c.provider;
+    if (planted(mutant::quota_charged_per_attempt) && r.attempts > 1) charge(r.business, r.period, 1);
+  }
+  r.accepted = r.accepted || c.accepted;
+  r.lease_owner = 0;
+  if (!is_final(c.status)) r.due_at = c.due_at;
+  if (is_final(c.status) && r.charged && refunds(c.status, r.accepted)) {
+    r.charged = false;
+    charge(r.business, r.period, -1);
+  }
+  move(slot, c.status, c.reason, c.at, c.pod, DueLane::none);
+  return true;
+}
+
+ReceiptOutcome MemoryStore::receipt(MessageId id, bool delivered, Time at) {
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return ReceiptOutcome::not_found;
+  Row& r = rows_[slot];
+  if (is_final(r.status)) return ReceiptOutcome::already_final;
+  r.accepted = true;
+  r.lease_owner = 0;
+  move(slot, delivered ? Status::delivered : Status::undelivered, Reason::receipt, at, 0, DueLane::none);
+  return ReceiptOutcome::applied;
+}
+
+std::optional<Time> MemoryStore::next_due() {
+  const DueOrder::Entry* first = due_.front();
+  if (first == nullptr) return std::nullopt;
+  return first->at;
+}
+
+void MemoryStore::put_business(const BusinessRow& row) { businesses_[row.id] = row; }
+
+std::optional<BusinessRow> MemoryStore::business(BusinessId id) {
+  const auto it = businesses_.find(id);
+  if (it == businesses_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::uint64_t MemoryStore::quota_used(BusinessId id, std::uint32_t period) {
+  const auto it = used_.find(ledger_key(id, period));
+  return it == used_.end() ? 0 : it->second;
+}
+
+std::optional<MessageRow> MemoryStore::get(MessageId id) {
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return std::nullopt;
+  MessageRow out;
+  copy_out(rows_[slot], out);
+  return out;
+}
+
+std::optional<MessageId> MemoryStore::find(BusinessId business, std::string_view biz_type, std::string_view biz_id) {
+  const std::uint32_t slot = find_slot(business, biz_type, biz_id);
+  if (slot == kNone) return std::nullopt;
+  return rows_[slot].id;
+}
+
+std::vector<StatusChange> MemoryStore::history(MessageId id) {
+  std::vector<StatusChange> out;
+  const std::uint32_t slot = ids_.find(id);
+  if (slot == DenseIdMap::kNone) return out;
+  for (std::uint32_t c = rows_[slot].last_change; c != kNone; c = changes_[c].previous) {
+    out.push_back(changes_[c].change);
+  }
+  std::reverse(out.begin(), out.end());  // the list runs newest first
+  return out;
+}
+
+std::vector<MessageId> MemoryStore::messages(const MessageQuery& q) {
+  // A scan: the back office's queries are rare next to sends, and an index per business would
+  // cost every pending message its bytes.
+  std::vector<MessageId> out;
+  for (MessageId id = 1; id < next_id_ && out.size() < q.limit; ++id) {
+    const std::uint32_t slot = ids_.find(id);
+    if (slot == DenseIdMap::kNone) continue;
+    const Row& r = rows_[slot];
+    if (r.business != q.business || r.created_at < q.from || r.created_at >= q.to) continue;
+    if (q.status && r.status != *q.status) continue;
+    out.push_back(id);
+  }
+  return out;
+}
+
+StoreCounts MemoryStore::counts() { return counts_; }
+
+}  // namespace relaysim::sms

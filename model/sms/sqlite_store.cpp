@@ -1,0 +1,431 @@
+#include "model/sms/sqlite_store.h"
+
+#include "model/core/assert.h"
+#include "model/sms/mutants.h"
+
+namespace relaysim::sms {
+
+namespace {
+
+constexpr int kFinalFrom = static_cast<int>(kFirstFinal);
+static_assert(kFinalFrom == 4, "the partial index and the queries say status < 4");
+
+const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS businesses (
+  id     INTEGER PRIMARY KEY,
+  name   TEXT    NOT NULL,
+  state  INTEGER NOT NULL,
+  quota  INTEGER NOT NULL,
+  epoch  INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS quota_used (
+  business INTEGER NOT NULL,
+  period   INTEGER NOT NULL,
+  used     INTEGER NOT NULL CHECK (used >= 0),
+  PRIMARY KEY (business, period)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS messages (
+  id          INTEGER PRIMARY KEY,
+  business    INTEGER NOT NULL,
+  biz_type    TEXT    NOT NULL,
+  biz_id      TEXT    NOT NULL,
+  recipient   INTEGER NOT NULL,
+  template_id INTEGER NOT NULL,
+  content     INTEGER NOT NULL,
+  campaign    INTEGER NOT NULL,
+  resend_of   INTEGER NOT NULL,
+  created_at  INTEGER NOT NULL,
+  send_at     INTEGER NOT NULL,
+  due_at      INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL,
+  final_at    INTEGER NOT NULL DEFAULT 0,
+  period      INTEGER NOT NULL,
+  claim_token INTEGER NOT NULL DEFAULT 0,
+  lease_owner INTEGER NOT NULL DEFAULT 0,
+  attempts    INTEGER NOT NULL DEFAULT 0,
+  segments    INTEGER NOT NULL,
+  provider    INTEGER NOT NULL,
+  kind        INTEGER NOT NULL,
+  status      INTEGER NOT NULL,
+  reason      INTEGER NOT NULL DEFAULT 0,
+  charged     INTEGER NOT NULL,
+  accepted    INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (business, biz_type, biz_id)
+);
+CREATE INDEX IF NOT EXISTS messages_due ON messages (due_at, id) WHERE status < 4;
+CREATE TABLE IF NOT EXISTS history (
+  seq      INTEGER PRIMARY KEY,
+  message  INTEGER NOT NULL REFERENCES messages (id),
+  at       INTEGER NOT NULL,
+  status   INTEGER NOT NULL,
+  reason   INTEGER NOT NULL,
+  provider INTEGER NOT NULL,
+  pod      INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS history_by_message ON history (message, seq);
+CREATE TABLE IF NOT EXISTS claim_tokens (
+  id   INTEGER PRIMARY KEY CHECK (id = 1),
+  last INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO claim_tokens (id, last) VALUES (1, 0);
+)sql";
+
+constexpr const char* kColumns =
+    "id, business, biz_type, biz_id, recipient, template_id, content, campaign, resend_of, created_at, send_at,"
+    " due_at, updated_at, final_at, period, claim_token, lease_owner, attempts, segments, provider, kind, status,"
+    " reason, charged, accepted";
+
+std::string select_row(const char* where) { return std::string("SELECT ") + kColumns + " FROM messages WHERE " + where; }
+
+// The due work, with the planted bug's blind spot when it is planted.
+const char* due_filter() {
+  return planted(mutant::compensation_skips_status) ? "status IN (0, 1, 3)" : "status < 4";
+}
+
+}  // namespace
+
+SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(path, durability) {
+  db_.exec(kSchema);
+}
+
+SqliteStore::~SqliteStore() = default;
+
+void SqliteStore::read_row(Statement& s, MessageRow& out) {
+  out.id = static_cast<MessageId>(s.i64(0));
+  out.business = static_cast<BusinessId>(s.i64(1));
+  s.text(2, out.biz_type);
+  s.text(3, out.biz_id);
+  out.recipient = static_cast<Recipient>(s.i64(4));
+  out.template_id = static_cast<std::uint32_t>(s.i64(5));
+  out.content = static_cast<std::uint64_t>(s.i64(6));
+  out.campaign = static_cast<std::uint32_t>(s.i64(7));
+  out.resend_of = static_cast<MessageId>(s.i64(8));
+  out.created_at = s.time(9);
+  out.send_at = s.time(10);
+  out.due_at = s.time(11);
+  out.updated_at = s.time(12);
+  out.final_at = s.time(13);
+  out.period = static_cast<std::uint32_t>(s.i64(14));
+  out.claim_token = static_cast<ClaimToken>(s.i64(15));
+  out.lease_owner = static_cast<PodId>(s.i64(16));
+  out.attempts = static_cast<std::uint16_t>(s.i64(17));
+  out.segments = static_cast<std::uint16_t>(s.i64(18));
+  out.provider = static_cast<ProviderId>(s.i64(19));
+  out.kind = static_cast<Kind>(s.i64(20));
+  out.status = static_cast<Status>(s.i64(21));
+  out.reason = static_cast<Reason>(s.i64(22));
+  out.charged = s.i64(23) != 0;
+  out.accepted = s.i64(24) != 0;
+}
+
+std::optional<SqliteStore::Found> SqliteStore::find_key(BusinessId business, std::string_view biz_type,
+                                                        std::string_view biz_id) {
+  Statement& q = db_.prepared(find_key_,
+      planted(mutant::dedup_on_biz_id_alone)
+          ? "SELECT id, content, status FROM messages WHERE business = ?1 AND ?2 IS NOT NULL AND biz_id = ?3 ORDER BY id LIMIT 1"
+          : "SELECT id, content, status FROM messages WHERE business = ?1 AND biz_type = ?2 AND biz_id = ?3");
+  ResetOnExit guard(q);
+  q.bind(1, business).bind(2, biz_type).bind(3, biz_id);
+  if (!q.step()) return std::nullopt;
+  return Found{static_cast<MessageId>(q.i64(0)), static_cast<std::uint64_t>(q.i64(1)), static_cast<Status>(q.i64(2))};
+}
+
+ClaimToken SqliteStore::take_token() {
+  Statement& q = db_.prepared(take_token_, "UPDATE claim_tokens SET last = last + 1 WHERE id = 1 RETURNING last");
+  ResetOnExit guard(q);
+  RELAYSIM_ASSERT(q.step(), "the claim token counter has its row");
+  return static_cast<ClaimToken>(q.i64(0));
+}
+
+void SqliteStore::add_history(MessageId id, const StatusChange& c) {
+  Statement& q = db_.prepared(add_history_,
+      "INSERT INTO history (message, at, status, reason, provider, pod) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  q.bind(1, id).bind(2, c.at).bind(3, static_cast<int>(c.status)).bind(4, static_cast<int>(c.reason))
+      .bind(5, static_cast<int>(c.provider)).bind(6, c.pod);
+  q.run();
+}
+
+void SqliteStore::charge(BusinessId business, std::uint32_t period, std::int64_t units) {
+  // A refund only updates: an insert of a negative row would fail the CHECK before the upsert.
+  Statement& q = units > 0 ? db_.prepared(charge_,
+                                 "INSERT INTO quota_used (business, period, used) VALUES (?1, ?2, ?3)"
+                                 " ON CONFLICT (business, period) DO UPDATE SET used = used + excluded.used")
+                           : db_.prepared(refund_, "UPDATE quota_used SET used = used + ?3 WHERE business = ?1 AND period = ?2");
+  q.bind(1, business).bind(2, period).bind(3, units);
+  q.run();
+  RELAYSIM_ASSERT(db_.changes() == 1, "a refund needs a charge");
+}
+
+AcceptResult SqliteStore::accept(const AcceptRequest& req) {
+  RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
+  AcceptResult result;
+  Db::Transaction tx(db_);
+  std::optional<BusinessRow> biz = business(req.business);
+  if (!biz) {
+    result.outcome = AcceptOutcome::unknown_business;
+    return result;
+  }
+  const std::uint64_t used = quota_used(req.business, req.period);
+  result.quota_left = biz->quota > used ? biz->quota - used : 0;
+  if (biz->state != GrantState::approved || biz->epoch != req.epoch) {
+    result.outcome = AcceptOutcome::revoked;
+    return result;
+  }
+  std::size_t existing = 0;
+  bool same = true;
+  std::optional<Found> first_existing;
+  for (const NewMessage& m : req.messages) {
+    const std::optional<Found> f = find_key(req.business, m.biz_type, m.biz_id);
+    if (!f) continue;
+    ++existing;
+    same = same && f->content == m.content;
+    if (!first_existing) first_existing = f;
+  }
+  if (existing > 0) {
+    result.outcome = existing == req.messages.size() && same ? AcceptOutcome::duplicate : AcceptOutcome::conflict;
+    result.first = first_existing->id;
+    result.status = first_existing->status;
+    return result;
+  }
+  if (req.messages.size() > result.quota_left) {
+    result.outcome = AcceptOutcome::quota_exhausted;
+    return result;
+  }
+  Statement& insert = db_.prepared(insert_,
+      "INSERT INTO messages (business, biz_type, biz_id, recipient, template_id, content, campaign, resend_of,"
+      " created_at, send_at, due_at, updated_at, period, claim_token, lease_owner, segments, provider, kind, status,"
+      " charged) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?9, ?12, ?13, ?14, ?15, ?16, ?17, ?18, 1)"
+      " ON CONFLICT (business, biz_type, biz_id) DO NOTHING RETURNING id");
+  for (const NewMessage& m : req.messages) {
+    const bool claim = req.claim_for != 0 && m.send_at <= req.now;
+    const ClaimToken token = claim ? take_token() : 0;
+    if (claim && result.first_token == 0) result.first_token = token;
+    const Status status = claim ? Status::in_flight : Status::pending;
+    MessageId id = 0;
+    {
+      ResetOnExit guard(insert);
+      insert.bind(1, req.business).bind(2, m.biz_type).bind(3, m.biz_id).bind(4, m.recipient).bind(5, m.template_id)
+          .bind(6, m.content).bind(7, m.campaign).bind(8, m.resend_of).bind(9, req.now).bind(10, m.send_at)
+          .bind(11, claim ? req.now + req.lease : std::max(m.send_at, req.now)).bind(12, req.period).bind(13, token)
+          .bind(14, claim ? req.claim_for : 0).bind(15, static_cast<int>(m.segments)).bind(16, static_cast<int>(kNoProvider))
+          .bind(17, static_cast<int>(m.kind)).bind(18, static_cast<int>(status));
+      if (insert.step()) id = static_cast<MessageId>(insert.i64(0));
+    }
+    if (id == 0) {  // the request names one key twice: nothing of it stays
+      AcceptResult conflict;
+      conflict.outcome = AcceptOutcome::conflict;
+      conflict.quota_left = result.quota_left;
+      return conflict;
+    }
+    add_history(id, {req.now, status, Reason::none, kNoProvider, claim ? req.claim_for : 0});
+    if (result.first == 0) result.first = id;
+  }
+  charge(req.business, req.period, static_cast<std::int64_t>(req.messages.size()));
+  tx.commit();
+  db_.wrote();
+  result.quota_left -= req.messages.size();
+  return result;
+}
+
+std::optional<Status> SqliteStore::claim_due(Time now, PodId pod, Duration lease, MessageRow& out) {
+  // Most calls find nothing due; reading the due index answers that without a write.
+  if (const std::optional<Time> next = next_due(); !next || *next > now) return std::nullopt;
+  Db::Transaction tx(db_);
+  Statement& pick = db_.prepared(pick_due_,
+      (std::string("SELECT id, status FROM messages WHERE ") + due_filter() +
+       " AND due_at <= ?1 ORDER BY due_at, id LIMIT 1").c_str());
+  MessageId id = 0;
+  Status prior = Status::pending;
+  {
+    ResetOnExit guard(pick);
+    pick.bind(1, now);
+    if (!pick.step()) return std::nullopt;
+    id = static_cast<MessageId>(pick.i64(0));
+    prior = static_cast<Status>(pick.i64(1));
+  }
+  const ClaimToken token = take_token();
+  Statement& claim = db_.prepared(claim_,
+      (std::string("UPDATE messages SET status = 1, reason = 0, lease_owner = ?2, due_at = ?3, updated_at = ?4,"
+                   " claim_token = ?5 WHERE id = ?1 RETURNING ") + kColumns).c_str());
+  {
+    ResetOnExit guard(claim);
+    claim.bind(1, id).bind(2, pod).bind(3, now + lease).bind(4, now).bind(5, token);
+    RELAYSIM_ASSERT(claim.step(), "the picked message is there to claim");
+    read_row(claim, out);
+  }
+  add_history(id, {now, Status::in_flight, Reason::none, out.provider, pod});
+  tx.commit();
+  db_.wrote();
+  return prior;
+}
+
+bool SqliteStore::complete(MessageId id, ClaimToken token, const Completion& c) {
+  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
+  Db::Transaction tx(db_);
+  Statement& q = db_.prepared(complete_,
+      "UPDATE messages SET status = ?3, reason = ?4, due_at = ?5, updated_at = ?6, final_at = ?7,"
+      " attempts = attempts + ?8, provider = CASE WHEN ?8 THEN ?9 ELSE provider END,"
+      " accepted = accepted OR ?10, lease_owner = 0"
+      " WHERE id = ?1 AND claim_token = ?2 AND status = 1"
+      " RETURNING business, period, charged, accepted, attempts, provider");
+  BusinessId business = 0;
+  std::uint32_t period = 0;
+  bool charged = false, accepted = false;
+  std::uint32_t attempts = 0;
+  ProviderId provider = kNoProvider;
+  {
+    ResetOnExit guard(q);
+    q.bind(1, id).bind(2, token).bind(3, static_cast<int>(c.status)).bind(4, static_cast<int>(c.reason))
+        .bind(5, is_final(c.status) ? Time{} : c.due_at).bind(6, c.at).bind(7, is_final(c.status) ? c.at : Time{})
+        .bind(8, c.attempted ? 1 : 0).bind(9, static_cast<int>(c.provider)).bind(10, c.accepted ? 1 : 0);
+    if (!q.step()) return false;  // fenced off: not in flight under this token
+    business = static_cast<BusinessId>(q.i64(0));
+    period = static_cast<std::uint32_t>(q.i64(1));
+    charged = q.i64(2) != 0;
+    accepted = q.i64(3) != 0;
+    attempts = static_cast<std::uint32_t>(q.i64(4));
+    provider = static_cast<ProviderId>(q.i64(5));
+  }
+  if (planted(mutant::quota_charged_per_attempt) && c.attempted && attempts > 1) charge(business, period, 1);
+  if (is_final(c.status) && charged && refunds(c.status, accepted)) {
+    Statement& u = db_.prepared(uncharge_, "UPDATE messages SET charged = 0 WHERE id = ?1");
+    u.bind(1, id);
+    u.run();
+    charge(business, period, -1);
+  }
+  add_history(id, {c.at, c.status, c.reason, provider, c.pod});
+  tx.commit();
+  db_.wrote();
+  return true;
+}
+
+ReceiptOutcome SqliteStore::receipt(MessageId id, bool delivered, Time at) {
+  Db::Transaction tx(db_);
+  const Status status = delivered ? Status::delivered : Status::undelivered;
+  Statement& q = db_.prepared(receipt_,
+      "UPDATE messages SET status = ?2, reason = ?3, accepted = 1, lease_owner = 0, due_at = 0, updated_at = ?4,"
+      " final_at = ?4 WHERE id = ?1 AND status < 4 RETURNING provider");
+  ProviderId provider = kNoProvider;
+  {
+    ResetOnExit guard(q);
+    q.bind(1, id).bind(2, static_cast<int>(status)).bind(3, static_cast<int>(Reason::receipt)).bind(4, at);
+    if (!q.step()) {
+      Statement& e = db_.prepared(exists_, "SELECT 1 FROM messages WHERE id = ?1");
+      ResetOnExit g(e);
+      e.bind(1, id);
+      return e.step() ? ReceiptOutcome::already_final : ReceiptOutcome::not_found;
+    }
+    provider = static_cast<ProviderId>(q.i64(0));
+  }
+  add_history(id, {at, status, Reason::receipt, provider, 0});
+  tx.commit();
+  db_.wrote();
+  return ReceiptOutcome::applied;
+}
+
+std::optional<Time> SqliteStore::next_due() {
+  Statement& q = db_.prepared(next_due_,
+      (std::string("SELECT due_at FROM messages WHERE ") + due_filter() + " ORDER BY due_at, id LIMIT 1").c_str());
+  ResetOnExit guard(q);
+  if (!q.step()) return std::nullopt;
+  return q.time(0);
+}
+
+void SqliteStore::put_business(const BusinessRow& row) {
+  Statement& q = db_.prepared(put_business_,
+      "INSERT INTO businesses (id, name, state, quota, epoch) VALUES (?1, ?2, ?3, ?4, ?5)"
+      " ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state, quota = excluded.quota,"
+      " epoch = excluded.epoch");
+  q.bind(1, row.id).bind(2, row.name).bind(3, static_cast<int>(row.state)).bind(4, row.quota).bind(5, row.epoch);
+  q.run();
+  db_.wrote();
+}
+
+std::optional<BusinessRow> SqliteStore::business(BusinessId id) {
+  Statement& q = db_.prepared(business_, "SELECT id, name, state, quota, epoch FROM businesses WHERE id = ?1");
+  ResetOnExit guard(q);
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  BusinessRow row;
+  row.id = static_cast<BusinessId>(q.i64(0));
+  q.text(1, row.name);
+  row.state = static_cast<GrantState>(q.i64(2));
+  row.quota = static_cast<std::uint64_t>(q.i64(3));
+  row.epoch = static_cast<std::uint64_t>(q.i64(4));
+  return row;
+}
+
+std::uint64_t SqliteStore::quota_used(BusinessId id, std::uint32_t period) {
+  Statement& q = db_.prepared(used_, "SELECT used FROM quota_used WHERE business = ?1 AND period = ?2");
+  ResetOnExit guard(q);
+  q.bind(1, id).bind(2, period);
+  return q.step() ? static_cast<std::uint64_t>(q.i64(0)) : 0;
+}
+
+std::optional<MessageRow> SqliteStore::get(MessageId id) {
+  Statement& q = db_.prepared(get_, select_row("id = ?1").c_str());
+  ResetOnExit guard(q);
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  MessageRow row;
+  read_row(q, row);
+  return row;
+}
+
+std::optional<MessageId> SqliteStore::find(BusinessId business, std::string_view biz_type, std::string_view biz_id) {
+  const std::optional<Found> f = find_key(business, biz_type, biz_id);
+  if (!f) return std::nullopt;
+  return f->id;
+}
+
+std::vector<StatusChange> SqliteStore::history(MessageId id) {
+  Statement& q = db_.prepared(history_,
+      "SELECT at, status, reason, provider, pod FROM history WHERE message = ?1 ORDER BY seq");
+  ResetOnExit guard(q);
+  q.bind(1, id);
+  std::vector<StatusChange> out;
+  while (q.step()) {
+    out.push_back({q.time(0), static_cast<Status>(q.i64(1)), static_cast<Reason>(q.i64(2)),
+                   static_cast<ProviderId>(q.i64(3)), static_cast<PodId>(q.i64(4))});
+  }
+  return out;
+}
+
+std::vector<MessageId> SqliteStore::messages(const MessageQuery& query) {
+  Statement& q = db_.prepared(messages_,
+      "SELECT id FROM messages WHERE business = ?1 AND created_at >= ?2 AND created_at < ?3"
+      " AND (?4 < 0 OR status = ?4) ORDER BY id LIMIT ?5");
+  ResetOnExit guard(q);
+  q.bind(1, query.business).bind(2, query.from).bind(3, query.to)
+      .bind(4, query.status ? static_cast<int>(*query.status) : -1)
+      .bind(5, static_cast<std::int64_t>(std::min<std::size_t>(query.limit, INT64_MAX)));
+  std::vector<MessageId> out;
+  while (q.step()) out.push_back(static_cast<MessageId>(q.i64(0)));
+  return out;
+}
+
+StoreCounts SqliteStore::counts() {
+  StoreCounts c;
+  {
+    Statement& q = db_.prepared(count_status_, "SELECT status, COUNT(*) FROM messages GROUP BY status");
+    ResetOnExit guard(q);
+    while (q.step()) {
+      const auto s = q.i64(0);
+      if (s >= 0 && s < kStatusCount) c.by_status[static_cast<std::size_t>(s)] = static_cast<std::uint64_t>(q.i64(1));
+    }
+  }
+  {
+    Statement& q = db_.prepared(count_reason_, "SELECT reason, COUNT(*) FROM messages WHERE status >= 4 GROUP BY reason");
+    ResetOnExit guard(q);
+    while (q.step()) {
+      const auto r = q.i64(0);
+      if (r >= 0 && r < kReasonCount) c.by_reason[static_cast<std::size_t>(r)] = static_cast<std::uint64_t>(q.i64(1));
+    }
+  }
+  Statement& q = db_.prepared(count_charged_, "SELECT COALESCE(SUM(used), 0) FROM quota_used");
+  ResetOnExit guard(q);
+  if (q.step()) c.charged = static_cast<std::uint64_t>(q.i64(0));
+  return c;
+}
+
+}  // namespace relaysim::sms

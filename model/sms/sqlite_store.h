@@ -1,0 +1,65 @@
+// SqliteStore: the SMS Store contract on SQLite — the real one, for the live shell and the
+// property tests, and the one a differential test holds MemoryStore to.
+//
+// Schema: `messages` with UNIQUE (business, biz_type, biz_id) — the dedup is the database's, so
+// two pods racing the same key cannot both insert — and a partial index on (due_at, id) over
+// non-final rows that claims and next_due read; `history` is append-only; `businesses` and
+// `quota_used` (business, period) are what accept() reads and charges in its transaction;
+// `claim_tokens` holds the last claim token, taken in the claim's own transaction, so tokens keep
+// increasing across processes and restarts.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/sms/store.h"
+#include "model/store/sqlite_db.h"
+
+namespace relaysim::sms {
+
+class SqliteStore final : public Store {
+ public:
+  // `path` may be ":memory:". Creates the schema when absent. Throws StoreError.
+  explicit SqliteStore(const std::string& path, Durability durability = Durability::normal);
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  AcceptResult accept(const AcceptRequest& request) override;
+  std::optional<Status> claim_due(Time now, PodId pod, Duration lease, MessageRow& out) override;
+  bool complete(MessageId id, ClaimToken token, const Completion& completion) override;
+  ReceiptOutcome receipt(MessageId id, bool delivered, Time at) override;
+  std::optional<Time> next_due() override;
+
+  void put_business(const BusinessRow& row) override;
+  std::optional<BusinessRow> business(BusinessId id) override;
+  std::uint64_t quota_used(BusinessId id, std::uint32_t period) override;
+
+  std::optional<MessageRow> get(MessageId id) override;
+  std::optional<MessageId> find(BusinessId business, std::string_view biz_type, std::string_view biz_id) override;
+  std::vector<StatusChange> history(MessageId id) override;
+  std::vector<MessageId> messages(const MessageQuery& query) override;
+  StoreCounts counts() override;
+
+  Db& db() { return db_; }
+
+ private:
+  using Statement = Db::Statement;
+  struct Found {
+    MessageId id;
+    std::uint64_t content;
+    Status status;
+  };
+  std::optional<Found> find_key(BusinessId business, std::string_view biz_type, std::string_view biz_id);
+  ClaimToken take_token();
+  void add_history(MessageId id, const StatusChange& change);
+  void charge(BusinessId business, std::uint32_t period, std::int64_t units);
+  void read_row(Statement& s, MessageRow& out);
+
+  Db db_;
+  std::unique_ptr<Statement> business_, put_business_, used_, charge_, refund_, find_key_, insert_, take_token_, add_history_,
+      pick_due_, claim_, complete_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
+      count_reason_, count_charged_;
+};
+
+}  // namespace relaysim::sms

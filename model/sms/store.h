@@ -1,0 +1,143 @@
+// Store: the durable state of the SMS gateway, shared by every pod — messages, their status
+// history, the back office's business rows and the quota ledger.
+//
+// Promises (tests/sms/store_contract_test.cpp holds both implementations to them, and
+// tests/sms/store_state_test.cpp runs random sequences against a model):
+//  - accept() is one transaction: the business's grant (approved, and the token's epoch is still
+//    its epoch), dedup, the quota charge and the insert of every message of the request commit
+//    together or not at all. A request is all or nothing: a bulk request that would pass the quota
+//    accepts none of its messages.
+//  - Dedup is unique on (business, biz_type, biz_id). A repeat of a request whose messages all
+//    exist with the same content is a `duplicate`, answered with the first message's status and
+//    charging nothing; the same keys with other content (or only some of them existing) is a
+//    `conflict` that changes nothing.
+//  - Quota: used ≤ the business's quota in every period, at every instant. One unit per accepted
+//    message, charged in accept(); nothing else charges. A message that ends failed without any
+//    provider having certainly accepted it gives its unit back, once (see `refunds`).
+//  - Every non-final message has a due time and claim_due() hands out the earliest due one —
+//    pending, unknown, submitted (its receipt is overdue) or in_flight (its lease expired: a
+//    rescue) — marks it in_flight under a fresh, strictly increasing claim token and a lease, and
+//    says what status it had. No non-final status is left out: that is the compensation scan.
+//    Ties go to the lower id.
+//  - complete() applies only while the message is in_flight under the same token (fencing).
+//  - receipt() finalises any non-final message (delivered or undelivered), whoever holds it.
+//  - Ids are handed out in increasing order from 1 and never reused; a bulk request's messages
+//    get consecutive ids in request order.
+//  - Every status a message takes is appended to its history, never rewritten.
+// Every method is synchronous. A failed call (busy, disk full, I/O) throws StoreError and changes
+// nothing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "model/core/time.h"
+#include "model/sms/types.h"
+#include "model/store/store_error.h"
+
+namespace relaysim::sms {
+
+// One message of a request. A bulk request's messages carry keys "<biz_id>#<i>".
+struct NewMessage {
+  std::string_view biz_type;
+  std::string_view biz_id;
+  Recipient recipient = 0;
+  std::uint32_t template_id = 0;
+  std::uint64_t content = 0;
+  std::uint16_t segments = 1;
+  Kind kind = Kind::single;
+  Time send_at{};
+  MessageId resend_of = 0;
+  std::uint32_t campaign = 0;
+};
+
+struct AcceptRequest {
+  BusinessId business = 0;
+  std::uint64_t epoch = 0;            // the epoch the sender's token was issued under
+  Time now{};
+  std::uint32_t period = 0;           // the quota period of `now` (quota_period)
+  std::span<const NewMessage> messages;
+  // Nonzero: the messages due at `now` are accepted already claimed by this pod for `lease`, so
+  // it sends them at once (persist, then send); the others are pending until their send_at.
+  PodId claim_for = 0;
+  Duration lease{};
+};
+
+enum class AcceptOutcome : std::uint8_t { accepted, duplicate, conflict, revoked, quota_exhausted, unknown_business };
+inline constexpr int kAcceptOutcomeCount = 6;
+std::string_view to_string(AcceptOutcome o);
+
+struct AcceptResult {
+  AcceptOutcome outcome = AcceptOutcome::accepted;
+  MessageId first = 0;          // accepted: the first new id; duplicate/conflict: the original's
+  ClaimToken first_token = 0;   // accepted and claimed: the claimed messages' tokens count up from it
+  Status status = Status::pending;  // duplicate: the original first message's status now
+  std::uint64_t quota_left = 0; // after this request
+};
+
+// The fenced state change a claimant applies when it is done with a claim.
+struct Completion {
+  Status status = Status::pending;    // anything but in_flight
+  Reason reason = Reason::none;
+  Time at{};
+  Time due_at{};                      // non-final: when it comes due again
+  ProviderId provider = kNoProvider;  // the provider tried under this claim, if any
+  PodId pod = 0;
+  bool attempted = false;             // a submit was made under this claim
+  bool accepted = false;              // and a provider certainly accepted it
+};
+
+enum class ReceiptOutcome : std::uint8_t { applied, already_final, not_found };
+std::string_view to_string(ReceiptOutcome o);
+
+// The store's calls, to say which one failed.
+enum class StoreOp : std::uint8_t { accept, claim, complete, receipt, next_due, back_office, query };
+std::string_view to_string(StoreOp op);
+
+struct StoreCounts {
+  std::array<std::uint64_t, kStatusCount> by_status{};
+  std::array<std::uint64_t, kReasonCount> by_reason{};  // final messages
+  std::uint64_t charged = 0;                            // quota units held, all periods
+  bool operator==(const StoreCounts&) const = default;
+};
+
+// Messages by business, status and creation time, for the back office's queries.
+struct MessageQuery {
+  BusinessId business = 0;
+  std::optional<Status> status;
+  Time from{};            // created_at ≥ from
+  Time to = kTimeNever;   // created_at < to
+  std::size_t limit = 1000;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  virtual AcceptResult accept(const AcceptRequest& request) = 0;
+  // Fills `out` (reusing its strings' capacity) and returns the status the message had, or
+  // returns nullopt when nothing is due.
+  virtual std::optional<Status> claim_due(Time now, PodId pod, Duration lease, MessageRow& out) = 0;
+  virtual bool complete(MessageId id, ClaimToken token, const Completion& completion) = 0;
+  virtual ReceiptOutcome receipt(MessageId id, bool delivered, Time at) = 0;
+  // The earliest time claim_due() could return something, found without a scan.
+  virtual std::optional<Time> next_due() = 0;
+
+  // The back office: creates or replaces a business's row.
+  virtual void put_business(const BusinessRow& row) = 0;
+  virtual std::optional<BusinessRow> business(BusinessId id) = 0;
+  virtual std::uint64_t quota_used(BusinessId id, std::uint32_t period) = 0;
+
+  virtual std::optional<MessageRow> get(MessageId id) = 0;
+  virtual std::optional<MessageId> find(BusinessId business, std::string_view biz_type, std::string_view biz_id) = 0;
+  virtual std::vector<StatusChange> history(MessageId id) = 0;
+  // Ids of the matching messages in id order, at most `limit`.
+  virtual std::vector<MessageId> messages(const MessageQuery& query) = 0;
+  virtual StoreCounts counts() = 0;
+};
+
+}  // namespace relaysim::sms

@@ -1,0 +1,153 @@
+// The SMS gateway's nouns: a Message (one SMS to one recipient, accepted for a business under a
+// dedup key), its Status and final Reason, its status history, and the Business row the back
+// office keeps (quota and grant epoch) that every accept reads in its own transaction.
+//
+// Life of a message (every non-final status has a due time; see model/sms/store.h):
+//
+//   pending ──claim──▶ in_flight ──complete──▶ submitted   (a provider certainly accepted it)
+//      ▲                  │                    unknown     (the outcome is ambiguous)
+//      └──── complete ────┤                    pending     (retry later, or async)
+//                         └──────────────────▶ failed | suppressed
+//   submitted ──receipt──▶ delivered | undelivered;   ──receipt due passes──▶ unconfirmed
+//   unknown   ──claim────▶ in_flight (resent on the same provider, or failed when configured)
+//
+// A receipt finalises any message that is not final yet: it proves a provider accepted it, so an
+// unknown or pending message is not sent again.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/core/time.h"
+#include "model/sms/auth.h"
+
+namespace relaysim::sms {
+
+using MessageId = std::uint64_t;
+using ClaimToken = std::uint64_t;
+using PodId = std::uint32_t;
+using ProviderId = std::uint16_t;  // index into the platform's providers
+using Recipient = std::uint64_t;   // a phone number's digits (E.164) as a number
+
+inline constexpr ProviderId kNoProvider = UINT16_MAX;
+
+// Non-final statuses come first: stores select open work with `status < kFirstFinal`.
+enum class Status : std::uint8_t {
+  pending,      // waiting for its due time: send_at, the next attempt, or async sending
+  in_flight,    // claimed by a pod under a lease; its due time is the lease's expiry
+  unknown,      // a provider may or may not have accepted it; its due time is when to act
+  submitted,    // a provider accepted it; its due time is when the receipt is overdue
+  delivered,    // the receipt said delivered
+  undelivered,  // the receipt said the network could not deliver it
+  unconfirmed,  // accepted, but no receipt came within the validity period
+  failed,       // it never went out for certain (see Reason)
+  suppressed,   // a marketing message not sent by rule (opt-out, quiet hours, frequency cap)
+};
+inline constexpr int kStatusCount = 9;
+inline constexpr Status kFirstFinal = Status::delivered;
+
+constexpr bool is_final(Status s) { return s >= kFirstFinal; }
+std::string_view to_string(Status s);
+
+// Why a message is where it is; `none` until it is final.
+enum class Reason : std::uint8_t {
+  none,
+  receipt,        // delivered or undelivered: as its receipt said
+  no_receipt,     // unconfirmed: the receipt never came
+  refused,        // failed: every provider tried refused it for certain
+  exhausted,      // failed: its attempts ran out
+  expired,        // failed or suppressed: its validity passed before it could go out
+  ambiguous,      // failed: the outcome was unknown and the platform is set to fail such messages
+  opted_out,      // suppressed: the recipient opted out of marketing
+  quiet_hours,    // suppressed: deferred by quiet hours past its validity
+  frequency_cap,  // suppressed: the recipient had as many marketing messages as the cap allows
+};
+inline constexpr int kReasonCount = 10;
+std::string_view to_string(Reason r);
+
+enum class Kind : std::uint8_t { single, bulk, scheduled, marketing, resend };
+inline constexpr int kKindCount = 5;
+std::string_view to_string(Kind k);
+
+// How a request is answered, from its message's status (the answer a repeated request gets too):
+// sent → success, failed → failure, in progress → pending.
+enum class Answer : std::uint8_t { pending, success, failure };
+std::string_view to_string(Answer a);
+constexpr Answer answer_for(Status s) {
+  switch (s) {
+    case Status::pending:
+    case Status::in_flight:
+    case Status::unknown: return Answer::pending;
+    case Status::failed:
+    case Status::suppressed: return Answer::failure;
+    default: return Answer::success;
+  }
+}
+
+// The quota period a time falls in: periods are `length` long from the start of the run.
+constexpr std::uint32_t quota_period(Time at, Duration length) {
+  return static_cast<std::uint32_t>(at.time_since_epoch() / length);
+}
+
+// Whether a message that ends `final_status` gives its quota unit back: only a failure where no
+// provider ever certainly accepted it. Undelivered and unconfirmed messages were taken by a
+// provider (and billed by it); suppressed ones were judged by the platform's own rules, which the
+// business chose.
+constexpr bool refunds(Status final_status, bool ever_accepted) {
+  return final_status == Status::failed && !ever_accepted;
+}
+
+// A message as stored. Strings are owned; stores reuse a caller's MessageRow to avoid allocation.
+struct MessageRow {
+  MessageId id = 0;
+  BusinessId business = 0;
+  std::string biz_type;
+  std::string biz_id;
+  Recipient recipient = 0;
+  std::uint32_t template_id = 0;
+  std::uint64_t content = 0;     // a hash of what is sent (recipient, template, parameters)
+  std::uint32_t campaign = 0;    // marketing: the campaign; 0 otherwise
+  MessageId resend_of = 0;       // resend: the failed message it resends
+  Time created_at{};
+  Time send_at{};                // never submitted before this
+  Time due_at{};                 // see Status
+  Time updated_at{};
+  Time final_at{};               // when it became final
+  std::uint32_t period = 0;      // the quota period it was charged in
+  ClaimToken claim_token = 0;
+  PodId lease_owner = 0;
+  std::uint16_t attempts = 0;    // submits a provider answered, or that may have reached it
+  std::uint16_t segments = 1;
+  ProviderId provider = kNoProvider;  // the provider of the last attempt
+  Kind kind = Kind::single;
+  Status status = Status::pending;
+  Reason reason = Reason::none;
+  bool charged = false;          // holds a quota unit now
+  bool accepted = false;         // a provider certainly accepted it at some attempt
+};
+
+// One change of a message's status, as the history keeps it (append-only).
+struct StatusChange {
+  Time at{};
+  Status status = Status::pending;
+  Reason reason = Reason::none;
+  ProviderId provider = kNoProvider;
+  PodId pod = 0;  // 0: the store itself (accept, receipt)
+};
+
+// What the back office keeps of a business for the accept transaction.
+enum class GrantState : std::uint8_t { applied, approved, rejected, revoked };
+std::string_view to_string(GrantState g);
+
+struct BusinessRow {
+  BusinessId id = 0;
+  std::string name;
+  GrantState state = GrantState::applied;
+  std::uint64_t quota = 0;  // messages per quota period
+  std::uint64_t epoch = 0;  // the grant's epoch; tokens of another epoch are revoked
+  bool operator==(const BusinessRow&) const = default;
+};
+
+}  // namespace relaysim::sms
