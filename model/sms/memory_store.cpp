@@ -120,22 +120,9 @@ AcceptResult MemoryStore::accept(const AcceptRequest& req) {
     result.status = rows_[first_existing].status;
     return result;
   }
-  if (req.messages.size() > 1) {  // a request naming one key twice is a conflict too
-    std::vector<std::pair<std::uint64_t, std::size_t>> hashes;
-    hashes.reserve(req.messages.size());
-    for (std::size_t i = 0; i < req.messages.size(); ++i) {
-      hashes.emplace_back(key_hash(req.business, req.messages[i].biz_type, req.messages[i].biz_id), i);
-    }
-    std::sort(hashes.begin(), hashes.end());
-    for (std::size_t i = 1; i < hashes.size(); ++i) {
-      if (hashes[i].first != hashes[i - 1].first) continue;
-      const NewMessage& x = req.messages[hashes[i].second];
-      const NewMessage& y = req.messages[hashes[i - 1].second];
-      if (x.biz_id == y.biz_id && (x.biz_type == y.biz_type || planted(mutant::dedup_on_biz_id_alone))) {
-        result.outcome = AcceptOutcome::conflict;
-        return result;
-      }
-    }
+  if (names_a_key_twice(req.messages)) {
+    result.outcome = AcceptOutcome::conflict;
+    return result;
   }
   if (req.messages.size() > result.quota_left) {
     result.outcome = AcceptOutcome::quota_exhausted;

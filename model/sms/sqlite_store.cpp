@@ -187,6 +187,10 @@ AcceptResult SqliteStore::accept(const AcceptRequest& req) {
     result.status = first_existing->status;
     return result;
   }
+  if (names_a_key_twice(req.messages)) {
+    result.outcome = AcceptOutcome::conflict;
+    return result;
+  }
   if (req.messages.size() > result.quota_left) {
     result.outcome = AcceptOutcome::quota_exhausted;
     return result;
@@ -211,12 +215,7 @@ AcceptResult SqliteStore::accept(const AcceptRequest& req) {
           .bind(17, static_cast<int>(m.kind)).bind(18, static_cast<int>(status));
       if (insert.step()) id = static_cast<MessageId>(insert.i64(0));
     }
-    if (id == 0) {  // the request names one key twice: nothing of it stays
-      AcceptResult conflict;
-      conflict.outcome = AcceptOutcome::conflict;
-      conflict.quota_left = result.quota_left;
-      return conflict;
-    }
+    RELAYSIM_ASSERT(id != 0, "a key is inserted once: checked above, in this transaction");
     add_history(id, {req.now, status, Reason::none, kNoProvider, claim ? req.claim_for : 0});
     if (result.first == 0) result.first = id;
   }

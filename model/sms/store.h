@@ -67,6 +67,9 @@ struct AcceptRequest {
   Duration lease{};
 };
 
+// Whether a request names one key twice (it is then a conflict, before any quota is judged).
+bool names_a_key_twice(std::span<const NewMessage> messages);
+
 enum class AcceptOutcome : std::uint8_t { accepted, duplicate, conflict, revoked, quota_exhausted, unknown_business };
 inline constexpr int kAcceptOutcomeCount = 6;
 std::string_view to_string(AcceptOutcome o);

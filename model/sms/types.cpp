@@ -1,5 +1,10 @@
 #include "model/sms/types.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "model/sms/mutants.h"
 #include "model/sms/store.h"
 
 namespace relaysim::sms {
@@ -25,6 +30,16 @@ std::string_view name_of(const std::array<std::string_view, N>& names, E e) {
   return i < N ? names[i] : "?";
 }
 }  // namespace
+
+bool names_a_key_twice(std::span<const NewMessage> messages) {
+  if (messages.size() < 2) return false;
+  const bool id_alone = planted(mutant::dedup_on_biz_id_alone);
+  std::vector<std::pair<std::string_view, std::string_view>> keys;
+  keys.reserve(messages.size());
+  for (const NewMessage& m : messages) keys.emplace_back(m.biz_id, id_alone ? std::string_view{} : m.biz_type);
+  std::sort(keys.begin(), keys.end());
+  return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
+}
 
 std::string_view to_string(Status s) { return name_of(kStatusNames, s); }
 std::string_view to_string(Reason r) { return name_of(kReasonNames, r); }

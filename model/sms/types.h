@@ -126,6 +126,7 @@ struct MessageRow {
   Reason reason = Reason::none;
   bool charged = false;          // holds a quota unit now
   bool accepted = false;         // a provider certainly accepted it at some attempt
+  bool operator==(const MessageRow&) const = default;
 };
 
 // One change of a message's status, as the history keeps it (append-only).
@@ -135,6 +136,7 @@ struct StatusChange {
   Reason reason = Reason::none;
   ProviderId provider = kNoProvider;
   PodId pod = 0;  // 0: the store itself (accept, receipt)
+  bool operator==(const StatusChange&) const = default;
 };
 
 // What the back office keeps of a business for the accept transaction.

@@ -1,6 +1,6 @@
 // The rate limiters' promises (model/resilience/limiters.h) as RapidCheck properties, shared by the
 // component tests (tests/property/limiter_property_test.cpp) and the test that proves they catch
-// the limiters' planted bugs (tests/property/limiter_mutants_test.cpp).
+// the limiters' planted bugs (tests/property/component_mutants_test.cpp).
 #pragma once
 
 namespace relaysim::limiter_props {
