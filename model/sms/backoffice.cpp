@@ -1,0 +1,96 @@
+#include "model/sms/backoffice.h"
+
+#include "model/core/assert.h"
+
+namespace relaysim::sms {
+
+std::string_view to_string(AdminOutcome o) {
+  switch (o) {
+    case AdminOutcome::done: return "done";
+    case AdminOutcome::not_found: return "not_found";
+    case AdminOutcome::wrong_state: return "wrong_state";
+  }
+  return "?";
+}
+
+BackOffice::BackOffice(Store& store, TokenCodec& codec, const Clock& clock, Duration token_lifetime,
+                       Duration quota_period)
+    : store_(store), codec_(codec), clock_(clock), token_lifetime_(token_lifetime), quota_period_(quota_period) {
+  RELAYSIM_ASSERT(token_lifetime > Duration::zero() && quota_period > Duration::zero(), "positive durations");
+}
+
+BusinessId BackOffice::apply(const Application& application) {
+  applications_.push_back(application);
+  const auto id = static_cast<BusinessId>(applications_.size());
+  store_.put_business({id, application.name, GrantState::applied, application.quota, 1});
+  return id;
+}
+
+const Application* BackOffice::application(BusinessId business) const {
+  if (business == 0 || business > applications_.size()) return nullptr;
+  return &applications_[business - 1];
+}
+
+AdminOutcome BackOffice::move(BusinessId business, GrantState from, GrantState to, bool new_epoch) {
+  std::optional<BusinessRow> row = store_.business(business);
+  if (!row) return AdminOutcome::not_found;
+  if (row->state != from) return AdminOutcome::wrong_state;
+  row->state = to;
+  if (new_epoch) ++row->epoch;
+  store_.put_business(*row);
+  return AdminOutcome::done;
+}
+
+AdminOutcome BackOffice::approve(BusinessId business) {
+  const AdminOutcome first = move(business, GrantState::applied, GrantState::approved, false);
+  if (first != AdminOutcome::wrong_state) return first;
+  // A revoked business approved again: its epoch moved on when it was revoked.
+  return move(business, GrantState::revoked, GrantState::approved, false);
+}
+
+AdminOutcome BackOffice::reject(BusinessId business) {
+  return move(business, GrantState::applied, GrantState::rejected, false);
+}
+
+AdminOutcome BackOffice::revoke(BusinessId business) {
+  return move(business, GrantState::approved, GrantState::revoked, true);
+}
+
+std::optional<std::string> BackOffice::issue_token(BusinessId business) {
+  const std::optional<BusinessRow> row = store_.business(business);
+  const Application* app = application(business);
+  if (!row || app == nullptr || row->state != GrantState::approved) return std::nullopt;
+  TokenClaims c;
+  c.business = business;
+  c.name = app->name;
+  c.senders = app->senders;
+  c.templates = app->templates;
+  const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
+  c.issued_at = now_s;
+  c.expires_at = now_s + std::chrono::duration_cast<std::chrono::seconds>(token_lifetime_).count();
+  c.epoch = row->epoch;
+  return codec_.issue(c);
+}
+
+std::optional<MessageStatus> BackOffice::status(BusinessId business, std::string_view biz_type,
+                                                std::string_view biz_id) {
+  const std::optional<MessageId> id = store_.find(business, biz_type, biz_id);
+  if (!id) return std::nullopt;
+  std::optional<MessageRow> row = store_.get(*id);
+  if (!row) return std::nullopt;
+  return MessageStatus{std::move(*row), store_.history(*id)};
+}
+
+std::optional<QuotaView> BackOffice::quota(BusinessId business) {
+  const std::optional<BusinessRow> row = store_.business(business);
+  if (!row) return std::nullopt;
+  QuotaView v;
+  v.period = period_now();
+  v.quota = row->quota;
+  v.used = store_.quota_used(business, v.period);
+  v.left = v.quota > v.used ? v.quota - v.used : 0;
+  v.period_ends = Time{} + quota_period_ * (static_cast<std::int64_t>(v.period) + 1);
+  return v;
+}
+
+}  // namespace relaysim::sms

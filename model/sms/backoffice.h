@@ -1,0 +1,81 @@
+// BackOffice: how a business comes to send SMS. It applies for resources (senders, templates, a
+// quota per period); an admin approves or rejects; an approved business is issued tokens naming
+// it and what it was granted; a revocation refuses every token issued so far. It also answers the
+// business's questions: did my message go out and how, how much quota is left, which messages.
+//
+// Promises:
+//  - A business's state moves applied → approved | rejected, approved → revoked → approved (a new
+//    grant). Anything else is `wrong_state` and changes nothing.
+//  - Revoking starts a new grant epoch in the store, so every token issued before is refused by
+//    the very transaction that would accept its message (Store::accept), with no cache to wait
+//    out. A re-approval issues tokens of the new epoch.
+//  - Tokens are issued only to an approved business, for exactly its application's resources,
+//    expiring `token_lifetime` after issue (by the gateway's clock).
+//  - The quota is `quota` messages per period of `quota_period` from the start of the run.
+// The applications (names and resources) are kept here; the store keeps what the accept
+// transaction reads (state, quota, epoch).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/core/ports.h"
+#include "model/sms/auth.h"
+#include "model/sms/store.h"
+
+namespace relaysim::sms {
+
+struct Application {
+  std::string name;
+  std::vector<std::string> senders;
+  std::vector<std::uint32_t> templates;
+  std::uint64_t quota = 0;  // messages per quota period
+};
+
+enum class AdminOutcome : std::uint8_t { done, not_found, wrong_state };
+std::string_view to_string(AdminOutcome o);
+
+struct MessageStatus {
+  MessageRow message;
+  std::vector<StatusChange> history;
+};
+
+struct QuotaView {
+  std::uint64_t quota = 0;
+  std::uint64_t used = 0;
+  std::uint64_t left = 0;
+  std::uint32_t period = 0;
+  Time period_ends{};
+};
+
+class BackOffice {
+ public:
+  BackOffice(Store& store, TokenCodec& codec, const Clock& clock, Duration token_lifetime, Duration quota_period);
+
+  BusinessId apply(const Application& application);
+  AdminOutcome approve(BusinessId business);
+  AdminOutcome reject(BusinessId business);
+  AdminOutcome revoke(BusinessId business);
+  // A token for an approved business; nullopt otherwise.
+  std::optional<std::string> issue_token(BusinessId business);
+
+  std::optional<MessageStatus> status(BusinessId business, std::string_view biz_type, std::string_view biz_id);
+  std::optional<QuotaView> quota(BusinessId business);
+  std::vector<MessageId> messages(const MessageQuery& query) { return store_.messages(query); }
+  const Application* application(BusinessId business) const;
+  std::uint32_t period_now() const { return quota_period(clock_.now(), quota_period_); }
+
+ private:
+  AdminOutcome move(BusinessId business, GrantState from, GrantState to, bool new_epoch);
+
+  Store& store_;
+  TokenCodec& codec_;
+  const Clock& clock_;
+  Duration token_lifetime_;
+  Duration quota_period_;
+  std::vector<Application> applications_;  // business id - 1
+};
+
+}  // namespace relaysim::sms
