@@ -15,5 +15,7 @@ inline constexpr Mutant quota_charged_per_attempt{"quota_charged_per_attempt",
                                                   "every retried submit charges the quota again"};
 inline constexpr Mutant compensation_skips_status{"compensation_skips_status",
                                                   "messages left unknown never come due again, so nothing resends or ends them"};
+inline constexpr Mutant failover_after_ambiguous_timeout{
+    "failover_after_ambiguous_timeout", "a timed-out submit is sent to another provider, which may send it twice"};
 
 }  // namespace relaysim::sms::mutant

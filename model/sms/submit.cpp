@@ -1,0 +1,57 @@
+#include "model/sms/submit.h"
+
+#include "model/core/assert.h"
+#include "model/sms/mutants.h"
+
+namespace relaysim::sms {
+
+std::string_view to_string(SubmitClass c) {
+  switch (c) {
+    case SubmitClass::accepted: return "accepted";
+    case SubmitClass::throttled: return "throttled";
+    case SubmitClass::unavailable: return "unavailable";
+    case SubmitClass::refused: return "refused";
+    case SubmitClass::timeout: return "timeout";
+    case SubmitClass::reset: return "reset";
+  }
+  return "?";
+}
+
+std::string_view to_string(OnUnknown o) { return o == OnUnknown::resend ? "resend" : "fail"; }
+
+std::string_view to_string(Step s) {
+  switch (s) {
+    case Step::submitted: return "submitted";
+    case Step::fail_over: return "fail_over";
+    case Step::retry: return "retry";
+    case Step::unknown: return "unknown";
+    case Step::fail: return "fail";
+  }
+  return "?";
+}
+
+Decision decide(const SubmitContext& c, const RetryPolicy& retry, OnUnknown on_unknown, Rng& rng) {
+  RELAYSIM_ASSERT(c.attempts >= 1, "a decision follows a submit");
+  const bool attempts_left = c.attempts < retry.max_attempts;
+  const Time later = c.now + next_delay(retry.backoff, c.attempts, c.last_delay, rng);
+  switch (c.outcome) {
+    case SubmitClass::accepted: return {Step::submitted, Reason::none, c.now + c.receipt_timeout};
+    case SubmitClass::refused: return {Step::fail, Reason::refused, {}};
+    case SubmitClass::throttled:
+    case SubmitClass::unavailable:
+      if (!attempts_left) return {Step::fail, Reason::exhausted, {}};
+      if (c.untried_provider_left) return {Step::fail_over, Reason::none, c.now};
+      return {Step::retry, Reason::none, later};
+    case SubmitClass::timeout:
+    case SubmitClass::reset:
+      if (planted(mutant::failover_after_ambiguous_timeout) && c.untried_provider_left && attempts_left) {
+        return {Step::fail_over, Reason::none, c.now};
+      }
+      if (on_unknown == OnUnknown::fail) return {Step::fail, Reason::ambiguous, {}};
+      if (!attempts_left) return {Step::fail, Reason::exhausted, {}};
+      return {Step::unknown, Reason::none, later};
+  }
+  return {Step::fail, Reason::refused, {}};
+}
+
+}  // namespace relaysim::sms
