@@ -17,5 +17,7 @@ inline constexpr Mutant compensation_skips_status{"compensation_skips_status",
                                                   "messages left unknown never come due again, so nothing resends or ends them"};
 inline constexpr Mutant failover_after_ambiguous_timeout{
     "failover_after_ambiguous_timeout", "a timed-out submit is sent to another provider, which may send it twice"};
+inline constexpr Mutant async_never_exits{"async_never_exits",
+                                          "async mode, once entered, is never left: neither its timer nor its probes end it"};
 
 }  // namespace relaysim::sms::mutant
