@@ -11,6 +11,7 @@
 #include "model/resilience/mutants.h"
 #include "model/sms/mutants.h"
 #include "tests/property/limiter_properties.h"
+#include "tests/property/sms_rule_properties.h"
 #include "tests/property/sms_store_properties.h"
 
 namespace relaysim {
@@ -38,6 +39,13 @@ bool caught(const Mutant& m) {
   });
 }
 
+bool caught_by_the_rules(const Mutant& m) {
+  return caught_by(m, [] {
+    return rc::check("failover", &sms_rule_props::fails_over_only_after_a_certain_refusal) &&
+           rc::check("async exit", &sms_rule_props::async_mode_ends_as_configured);
+  });
+}
+
 bool caught_by_the_store_model(const Mutant& m) {
   return caught_by(m, [] { return rc::check("sms stores", &sms_store_props::stores_match_the_model); });
 }
@@ -56,6 +64,11 @@ TEST(SmsStoreMutants, QuotaChargedPerAttemptIsCaught) {
 TEST(SmsStoreMutants, CompensationSkipsStatusIsCaught) {
   EXPECT_TRUE(caught_by_the_store_model(sms::mutant::compensation_skips_status));
 }
+
+TEST(SmsRuleMutants, FailoverAfterAmbiguousTimeoutIsCaught) {
+  EXPECT_TRUE(caught_by_the_rules(sms::mutant::failover_after_ambiguous_timeout));
+}
+TEST(SmsRuleMutants, AsyncNeverExitsIsCaught) { EXPECT_TRUE(caught_by_the_rules(sms::mutant::async_never_exits)); }
 
 }  // namespace
 }  // namespace relaysim
