@@ -87,48 +87,14 @@ void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at
 
 AcceptResult MemoryStore::accept(const AcceptRequest& req) {
   RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
-  AcceptResult result;
-  const auto b = businesses_.find(req.business);
-  if (b == businesses_.end()) {
-    result.outcome = AcceptOutcome::unknown_business;
-    return result;
-  }
-  const BusinessRow& biz = b->second;
-  const std::uint64_t used = quota_used(req.business, req.period);
-  result.quota_left = biz.quota > used ? biz.quota - used : 0;
-  if (biz.state != GrantState::approved || biz.epoch != req.epoch) {
-    result.outcome = AcceptOutcome::revoked;
-    return result;
-  }
-
-  // Dedup, before anything changes: every key new (accept), every key there with the same
-  // content (duplicate), or anything else (conflict).
-  std::size_t existing = 0;
-  bool same = true;
-  std::uint32_t first_existing = kNone;
-  for (const NewMessage& m : req.messages) {
-    const std::uint32_t slot = find_slot(req.business, m.biz_type, m.biz_id);
-    if (slot == kNone) continue;
-    ++existing;
-    same = same && rows_[slot].content == m.content;
-    if (first_existing == kNone) first_existing = slot;
-  }
-  if (existing > 0) {
-    const bool duplicate = existing == req.messages.size() && same;
-    result.outcome = duplicate ? AcceptOutcome::duplicate : AcceptOutcome::conflict;
-    result.first = rows_[first_existing].id;
-    result.status = rows_[first_existing].status;
-    return result;
-  }
-  if (names_a_key_twice(req.messages)) {
-    result.outcome = AcceptOutcome::conflict;
-    return result;
-  }
-  if (req.messages.size() > result.quota_left) {
-    result.outcome = AcceptOutcome::quota_exhausted;
-    return result;
-  }
-
+  AcceptResult result = judge_accept(req, business(req.business), quota_used(req.business, req.period),
+                                     [&](std::string_view type, std::string_view id) -> std::optional<ExistingMessage> {
+                                       const std::uint32_t slot = find_slot(req.business, type, id);
+                                       if (slot == kNone) return std::nullopt;
+                                       const Row& r = rows_[slot];
+                                       return ExistingMessage{r.id, r.content, r.status};
+                                     });
+  if (result.outcome != AcceptOutcome::accepted) return result;
   for (const NewMessage& m : req.messages) {
     if (m.biz_type.size() > UINT16_MAX) throw StoreError(StoreFailure::other, "biz_type must be shorter than 64 KiB");
     const std::uint32_t slot = rows_.acquire();

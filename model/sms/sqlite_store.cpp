@@ -118,7 +118,7 @@ void SqliteStore::read_row(Statement& s, MessageRow& out) {
   out.accepted = s.i64(24) != 0;
 }
 
-std::optional<SqliteStore::Found> SqliteStore::find_key(BusinessId business, std::string_view biz_type,
+std::optional<ExistingMessage> SqliteStore::find_key(BusinessId business, std::string_view biz_type,
                                                         std::string_view biz_id) {
   Statement& q = db_.prepared(find_key_,
       planted(mutant::dedup_on_biz_id_alone)
@@ -127,7 +127,8 @@ std::optional<SqliteStore::Found> SqliteStore::find_key(BusinessId business, std
   ResetOnExit guard(q);
   q.bind(1, business).bind(2, biz_type).bind(3, biz_id);
   if (!q.step()) return std::nullopt;
-  return Found{static_cast<MessageId>(q.i64(0)), static_cast<std::uint64_t>(q.i64(1)), static_cast<Status>(q.i64(2))};
+  return ExistingMessage{static_cast<MessageId>(q.i64(0)), static_cast<std::uint64_t>(q.i64(1)),
+                         static_cast<Status>(q.i64(2))};
 }
 
 ClaimToken SqliteStore::take_token() {
@@ -158,43 +159,10 @@ void SqliteStore::charge(BusinessId business, std::uint32_t period, std::int64_t
 
 AcceptResult SqliteStore::accept(const AcceptRequest& req) {
   RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
-  AcceptResult result;
   Db::Transaction tx(db_);
-  std::optional<BusinessRow> biz = business(req.business);
-  if (!biz) {
-    result.outcome = AcceptOutcome::unknown_business;
-    return result;
-  }
-  const std::uint64_t used = quota_used(req.business, req.period);
-  result.quota_left = biz->quota > used ? biz->quota - used : 0;
-  if (biz->state != GrantState::approved || biz->epoch != req.epoch) {
-    result.outcome = AcceptOutcome::revoked;
-    return result;
-  }
-  std::size_t existing = 0;
-  bool same = true;
-  std::optional<Found> first_existing;
-  for (const NewMessage& m : req.messages) {
-    const std::optional<Found> f = find_key(req.business, m.biz_type, m.biz_id);
-    if (!f) continue;
-    ++existing;
-    same = same && f->content == m.content;
-    if (!first_existing) first_existing = f;
-  }
-  if (existing > 0) {
-    result.outcome = existing == req.messages.size() && same ? AcceptOutcome::duplicate : AcceptOutcome::conflict;
-    result.first = first_existing->id;
-    result.status = first_existing->status;
-    return result;
-  }
-  if (names_a_key_twice(req.messages)) {
-    result.outcome = AcceptOutcome::conflict;
-    return result;
-  }
-  if (req.messages.size() > result.quota_left) {
-    result.outcome = AcceptOutcome::quota_exhausted;
-    return result;
-  }
+  AcceptResult result = judge_accept(req, business(req.business), quota_used(req.business, req.period),
+                                     [&](std::string_view type, std::string_view id) { return find_key(req.business, type, id); });
+  if (result.outcome != AcceptOutcome::accepted) return result;
   Statement& insert = db_.prepared(insert_,
       "INSERT INTO messages (business, biz_type, biz_id, recipient, template_id, content, campaign, resend_of,"
       " created_at, send_at, due_at, updated_at, period, claim_token, lease_owner, segments, provider, kind, status,"
@@ -372,7 +340,7 @@ std::optional<MessageRow> SqliteStore::get(MessageId id) {
 }
 
 std::optional<MessageId> SqliteStore::find(BusinessId business, std::string_view biz_type, std::string_view biz_id) {
-  const std::optional<Found> f = find_key(business, biz_type, biz_id);
+  const std::optional<ExistingMessage> f = find_key(business, biz_type, biz_id);
   if (!f) return std::nullopt;
   return f->id;
 }

@@ -45,12 +45,7 @@ class SqliteStore final : public Store {
 
  private:
   using Statement = Db::Statement;
-  struct Found {
-    MessageId id;
-    std::uint64_t content;
-    Status status;
-  };
-  std::optional<Found> find_key(BusinessId business, std::string_view biz_type, std::string_view biz_id);
+  std::optional<ExistingMessage> find_key(BusinessId business, std::string_view biz_type, std::string_view biz_id);
   ClaimToken take_token();
   void add_history(MessageId id, const StatusChange& change);
   void charge(BusinessId business, std::uint32_t period, std::int64_t units);

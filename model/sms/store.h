@@ -82,6 +82,53 @@ struct AcceptResult {
   std::uint64_t quota_left = 0; // after this request
 };
 
+// What a store holds under a dedup key, for judge_accept.
+struct ExistingMessage {
+  MessageId id = 0;
+  std::uint64_t content = 0;
+  Status status = Status::pending;
+};
+
+// The accept ladder every store climbs before it writes anything, so they cannot differ: the
+// business (unknown_business), its grant and the token's epoch (revoked), the keys already there
+// (duplicate when all are, with the same content; conflict otherwise), a key named twice
+// (conflict), then the quota (quota_exhausted). `accepted` means: write it all. `find(biz_type,
+// biz_id)` returns the stored message with that key, if any.
+template <class Find>
+AcceptResult judge_accept(const AcceptRequest& req, const std::optional<BusinessRow>& business, std::uint64_t used,
+                          Find&& find) {
+  AcceptResult result;
+  if (!business) {
+    result.outcome = AcceptOutcome::unknown_business;
+    return result;
+  }
+  result.quota_left = business->quota > used ? business->quota - used : 0;
+  if (business->state != GrantState::approved || business->epoch != req.epoch) {
+    result.outcome = AcceptOutcome::revoked;
+    return result;
+  }
+  std::size_t existing = 0;
+  bool same = true;
+  std::optional<ExistingMessage> first;
+  for (const NewMessage& m : req.messages) {
+    const std::optional<ExistingMessage> e = find(m.biz_type, m.biz_id);
+    if (!e) continue;
+    ++existing;
+    same = same && e->content == m.content;
+    if (!first) first = e;
+  }
+  if (existing > 0) {
+    result.outcome = existing == req.messages.size() && same ? AcceptOutcome::duplicate : AcceptOutcome::conflict;
+    result.first = first->id;
+    result.status = first->status;
+  } else if (names_a_key_twice(req.messages)) {
+    result.outcome = AcceptOutcome::conflict;
+  } else if (req.messages.size() > result.quota_left) {
+    result.outcome = AcceptOutcome::quota_exhausted;
+  }
+  return result;
+}
+
 // The fenced state change a claimant applies when it is done with a claim.
 struct Completion {
   Status status = Status::pending;    // anything but in_flight
