@@ -2,7 +2,8 @@
 // history, the back office's business rows and the quota ledger.
 //
 // Promises (tests/sms/store_contract_test.cpp holds both implementations to them, and
-// tests/sms/store_state_test.cpp runs random sequences against a model):
+// tests/property/sms_store_properties.cpp runs random sequences against a model and compares
+// the two stores row by row):
 //  - accept() is one transaction: the business's grant (approved, and the token's epoch is still
 //    its epoch), dedup, the quota charge and the insert of every message of the request commit
 //    together or not at all. A request is all or nothing: a bulk request that would pass the quota
