@@ -58,9 +58,15 @@ void MemoryStore::copy_out(const Row& r, MessageRow& out) {
 
 void MemoryStore::charge(BusinessId business, std::uint32_t period, std::int64_t units) {
   std::uint64_t& used = used_[ledger_key(business, period)];
-  RELAYSIM_ASSERT(units > 0 || used >= static_cast<std::uint64_t>(-units), "a refund needs a charge");
-  used += static_cast<std::uint64_t>(units);
-  counts_.charged += static_cast<std::uint64_t>(units);
+  if (units >= 0) {
+    used += static_cast<std::uint64_t>(units);
+    counts_.charged += static_cast<std::uint64_t>(units);
+    return;
+  }
+  const auto refund = static_cast<std::uint64_t>(-units);
+  RELAYSIM_ASSERT(used >= refund && counts_.charged >= refund, "a refund needs a charge");
+  used -= refund;
+  counts_.charged -= refund;
 }
 
 void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at, PodId pod, DueLane lane) {
@@ -87,7 +93,10 @@ void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at
 
 AcceptResult MemoryStore::accept(const AcceptRequest& req) {
   RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
-  AcceptResult result = judge_accept(req, business(req.business), quota_used(req.business, req.period),
+  // The row is read in place: a copy would allocate its name on every send.
+  const auto b = businesses_.find(req.business);
+  const BusinessRow* biz = b == businesses_.end() ? nullptr : &b->second;
+  AcceptResult result = judge_accept(req, biz, quota_used(req.business, req.period),
                                      [&](std::string_view type, std::string_view id) -> std::optional<ExistingMessage> {
                                        const std::uint32_t slot = find_slot(req.business, type, id);
                                        if (slot == kNone) return std::nullopt;

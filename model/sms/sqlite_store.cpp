@@ -160,7 +160,8 @@ void SqliteStore::charge(BusinessId business, std::uint32_t period, std::int64_t
 AcceptResult SqliteStore::accept(const AcceptRequest& req) {
   RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
   Db::Transaction tx(db_);
-  AcceptResult result = judge_accept(req, business(req.business), quota_used(req.business, req.period),
+  const std::optional<BusinessRow> biz = business(req.business);
+  AcceptResult result = judge_accept(req, biz ? &*biz : nullptr, quota_used(req.business, req.period),
                                      [&](std::string_view type, std::string_view id) { return find_key(req.business, type, id); });
   if (result.outcome != AcceptOutcome::accepted) return result;
   Statement& insert = db_.prepared(insert_,

@@ -94,12 +94,11 @@ struct ExistingMessage {
 // business (unknown_business), its grant and the token's epoch (revoked), the keys already there
 // (duplicate when all are, with the same content; conflict otherwise), a key named twice
 // (conflict), then the quota (quota_exhausted). `accepted` means: write it all. `find(biz_type,
-// biz_id)` returns the stored message with that key, if any.
+// biz_id)` returns the stored message with that key, if any; `business` is null when unknown.
 template <class Find>
-AcceptResult judge_accept(const AcceptRequest& req, const std::optional<BusinessRow>& business, std::uint64_t used,
-                          Find&& find) {
+AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business, std::uint64_t used, Find&& find) {
   AcceptResult result;
-  if (!business) {
+  if (business == nullptr) {
     result.outcome = AcceptOutcome::unknown_business;
     return result;
   }
