@@ -84,4 +84,16 @@ double mean_retries_within(const BackoffPolicy& p, Duration window) {
   }
 }
 
+void check_backoff(const BackoffPolicy& b, const std::string& key, std::vector<ConfigError>& out) {
+  if (b.initial < kMinRetryInterval) {
+    out.push_back({key + ".initial", "must be at least " +
+                                         std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(kMinRetryInterval).count()) + "ms" +
+                                         " (a shorter first delay retries in a busy loop)"});
+  }
+  if (b.multiplier < 1.0) out.push_back({key + ".multiplier", "must be at least 1 (a backoff never shrinks)"});
+  if (b.max_interval < b.initial) {
+    out.push_back({key + ".max_interval", "must not be shorter than initial (" + format_duration(b.initial) + ")"});
+  }
+}
+
 }  // namespace relaysim

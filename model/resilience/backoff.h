@@ -11,12 +11,21 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "model/core/config_error.h"
 #include "model/core/random.h"
 #include "model/core/time.h"
 
 namespace relaysim {
+
+// The shortest wait between two tries a system accepts: a retry backoff's first delay, a
+// dependency backoff's and a store retry. Anything shorter is a busy loop -- a stuck message or a
+// busy store would take millions of tries a second, in the simulator and in production alike.
+inline constexpr Duration kMinRetryInterval = std::chrono::milliseconds(1);
+static_assert(kMinRetryInterval % std::chrono::milliseconds(1) == Duration::zero(), "messages state it in whole ms");
 
 enum class BackoffKind : std::uint8_t { exponential, fixed };
 enum class Jitter : std::uint8_t { none, full, equal, decorrelated };
@@ -46,5 +55,9 @@ Duration max_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous);
 // mean, the tries themselves taking no time. An estimate for planning memory and work, and an
 // upper bound in spirit (real tries take time).
 double mean_retries_within(const BackoffPolicy& p, Duration window);
+
+// Adds what is wrong with `b` to `out`, naming its keys under `key`: a first delay shorter than
+// kMinRetryInterval (a busy loop), a multiplier below 1, a max_interval below the first delay.
+void check_backoff(const BackoffPolicy& b, const std::string& key, std::vector<ConfigError>& out);
 
 }  // namespace relaysim

@@ -7,18 +7,6 @@ static std::string min_interval() {
   return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(kMinRetryInterval).count()) + "ms";
 }
 
-static void check_backoff(const BackoffPolicy& b, const std::string& key, std::vector<ConfigError>& out) {
-  if (b.initial < kMinRetryInterval) {
-    out.push_back({key + ".initial", "must be at least " + min_interval() +
-                                         " (a shorter first delay retries in a busy loop)"});
-  }
-  if (b.multiplier < 1.0) out.push_back({key + ".multiplier", "must be at least 1 (a backoff never shrinks)"});
-  if (b.max_interval < b.initial) {
-    out.push_back({key + ".max_interval", "must not be shorter than initial (" +
-                                              format_duration(b.initial) + ")"});
-  }
-}
-
 std::vector<ConfigError> validate(const PlatformConfig& c) {
   std::vector<ConfigError> out;
   if (c.pods < 1 || c.pods > 1024) out.push_back({"platform.pods", "must be between 1 and 1024"});

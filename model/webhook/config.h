@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/config_error.h"
 #include "model/core/time.h"
 #include "model/resilience/backoff.h"
 #include "model/resilience/breaker.h"
@@ -15,11 +16,7 @@
 
 namespace relaysim::webhook {
 
-// The shortest wait between two tries the platform accepts: a retry backoff's first delay, the
-// dependency backoff's and the store retry. Anything shorter is a busy loop -- a stuck request or a
-// busy store would take millions of tries a second, in the simulator and in production alike.
-inline constexpr Duration kMinRetryInterval = std::chrono::milliseconds(1);
-static_assert(kMinRetryInterval % std::chrono::milliseconds(1) == Duration::zero(), "messages state it in whole ms");
+using relaysim::kMinRetryInterval;
 
 // The smallest max_payload_bytes: the simulated clients send payloads of up to 64 bytes, and a
 // real client's shortest JSON body is not much shorter.
@@ -53,10 +50,7 @@ struct PlatformConfig {
   bool operator==(const PlatformConfig&) const = default;
 };
 
-struct ConfigError {
-  std::string key;      // e.g. "platform.lease"
-  std::string message;  // what is wrong and why it matters
-};
+using relaysim::ConfigError;
 
 // Every problem found, in a stable order; empty when the configuration is usable.
 std::vector<ConfigError> validate(const PlatformConfig& config);

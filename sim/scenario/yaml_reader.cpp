@@ -258,6 +258,19 @@ YAML::Node Map::required(const std::string& key) const {
   return (*this)[key];
 }
 
+void Map::fail_at(const std::string& dotted, const std::string& problem) const {
+  YAML::Node at = node_;
+  std::size_t pos = 0;
+  while (at.IsMap() && pos != std::string::npos) {
+    const std::size_t dot = dotted.find('.', pos);
+    const YAML::Node next = at[dotted.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos)];
+    if (!next.IsDefined()) break;
+    at = next;
+    pos = dot == std::string::npos ? std::string::npos : dot + 1;
+  }
+  r_.fail(at, child(dotted), problem);
+}
+
 void Map::check_keys() const {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string k = it->first.Scalar();

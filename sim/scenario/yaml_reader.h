@@ -107,6 +107,10 @@ class Map {
   bool has(const std::string& key) const;
   YAML::Node required(const std::string& key) const;
   void check_keys() const;
+  // Fails at the key `dotted` ("platform.retry.initial") below this mapping when the file has it,
+  // else at the nearest enclosing key it has: for a system's own validation, which names keys
+  // whether or not the file wrote them.
+  [[noreturn]] void fail_at(const std::string& dotted, const std::string& problem) const;
 
  private:
   const Reader& r_;

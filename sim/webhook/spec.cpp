@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/scenario/units.h"
+#include "sim/world/policies.h"
 #include "sim/system.h"
 
 namespace relaysim::sim::webhook {
@@ -11,29 +12,8 @@ namespace model = relaysim::webhook;
 
 namespace {
 
-const std::vector<std::pair<std::string, BackoffKind>> kBackoffKinds = {{"exponential", BackoffKind::exponential},
-                                                                        {"fixed", BackoffKind::fixed}};
-const std::vector<std::pair<std::string, Jitter>> kJitters = {
-    {"none", Jitter::none}, {"full", Jitter::full}, {"equal", Jitter::equal}, {"decorrelated", Jitter::decorrelated}};
 const std::vector<std::pair<std::string, model::Verdict>> kVerdicts = {
     {"delivered", model::Verdict::delivered}, {"retry", model::Verdict::retry}, {"terminal", model::Verdict::terminal}};
-
-const Schema<BackoffPolicy>& backoff_schema() {
-  static const Schema<BackoffPolicy> schema = [] {
-    Schema<BackoffPolicy> s(Style::flow);
-    s.key("backoff", &BackoffPolicy::kind, choice_codec(kBackoffKinds),
-          "`exponential`: initial × multiplier^(n-1), capped at max_interval; `fixed`: initial every time");
-    s.key("initial", &BackoffPolicy::initial, duration_codec(),
-          "the first delay (at least " + write_duration(model::kMinRetryInterval) + ")");
-    s.key("multiplier", &BackoffPolicy::multiplier, number_codec(1, 100), "growth per retry (exponential)");
-    s.key("max_interval", &BackoffPolicy::max_interval, duration_codec(), "the longest delay");
-    s.key("jitter", &BackoffPolicy::jitter, choice_codec(kJitters),
-          "`none`; `full`: uniform in [0, delay]; `equal`: half fixed, half uniform; `decorrelated`: uniform in "
-          "[initial, 3 × the previous delay]");
-    return s;
-  }();
-  return schema;
-}
 
 const Schema<model::RetryPolicy>& retry_schema() {
   static const Schema<model::RetryPolicy> schema = [] {
@@ -47,23 +27,6 @@ const Schema<model::RetryPolicy>& retry_schema() {
           "the total retry window: `deadline_at = created_at + deadline`");
     s.key("retry_after_max", &model::RetryPolicy::retry_after_max, duration_codec(),
           "the most a `Retry-After` header is honoured");
-    return s;
-  }();
-  return schema;
-}
-
-const Schema<BreakerConfig>& breaker_schema() {
-  static const Schema<BreakerConfig> schema = [] {
-    Schema<BreakerConfig> s(Style::flow,
-                            "A circuit breaker around ServiceB, one per pod. While it is open, ServiceB gets no "
-                            "calls and requests wait as `blocked_on_dependency`.");
-    s.key("window", &BreakerConfig::window, duration_codec(), "the sliding window failures are counted over");
-    s.key("min_calls", &BreakerConfig::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
-          "below this many calls in the window it never opens");
-    s.key("failure_rate", &BreakerConfig::failure_rate, fraction_codec(), "opens when failures reach this share");
-    s.key("open_for", &BreakerConfig::open_for, duration_codec(), "how long it stays open before probing");
-    s.key("half_open_probes", &BreakerConfig::half_open_probes, integer_codec<std::uint32_t>(1, 10'000),
-          "at most this many probes at once; this many successes close it, one failure reopens it");
     return s;
   }();
   return schema;
@@ -166,20 +129,10 @@ const Schema<model::PlatformConfig>& url_cache_schema() {
 
 // The platform's own validation (model/webhook/config.h) names keys relative to the section;
 // point at the key when it is in the file, else at the nearest enclosing one.
-void check_platform(const Reader& r, const Map& m, model::PlatformConfig& p) {
+void check_platform(const Reader&, const Map& m, model::PlatformConfig& p) {
   for (const model::ConfigError& e : model::validate(p)) {
     const std::string prefix = "platform.";
-    const std::string rest = e.key.rfind(prefix, 0) == 0 ? e.key.substr(prefix.size()) : e.key;
-    YAML::Node at = m.node();
-    std::size_t pos = 0;
-    while (at.IsMap() && pos != std::string::npos) {
-      const std::size_t dot = rest.find('.', pos);
-      const YAML::Node next = at[rest.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos)];
-      if (!next.IsDefined()) break;
-      at = next;
-      pos = dot == std::string::npos ? std::string::npos : dot + 1;
-    }
-    r.fail(at, m.child(rest), e.message);
+    m.fail_at(e.key.rfind(prefix, 0) == 0 ? e.key.substr(prefix.size()) : e.key, e.message);
   }
 }
 
