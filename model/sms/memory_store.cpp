@@ -166,8 +166,8 @@ bool MemoryStore::complete(MessageId id, ClaimToken token, const Completion& c) 
   if (slot == DenseIdMap::kNone) return false;
   Row& r = rows_[slot];
   if (r.status != Status::in_flight || r.claim_token != token) return false;
-  if (c.attempted) {
-    ++r.attempts;
+  if (c.attempts > 0) {
+    r.attempts = static_cast<std::uint16_t>(r.attempts + c.attempts);
     r.provider = c.provider;
     if (planted(mutant::quota_charged_per_attempt) && r.attempts > 1) charge(r.business, r.period, 1);
   }

@@ -245,7 +245,7 @@ bool SqliteStore::complete(MessageId id, ClaimToken token, const Completion& c) 
     ResetOnExit guard(q);
     q.bind(1, id).bind(2, token).bind(3, static_cast<int>(c.status)).bind(4, static_cast<int>(c.reason))
         .bind(5, is_final(c.status) ? Time{} : c.due_at).bind(6, c.at).bind(7, is_final(c.status) ? c.at : Time{})
-        .bind(8, c.attempted ? 1 : 0).bind(9, static_cast<int>(c.provider)).bind(10, c.accepted ? 1 : 0);
+        .bind(8, c.attempts).bind(9, static_cast<int>(c.provider)).bind(10, c.accepted ? 1 : 0);
     if (!q.step()) return false;  // fenced off: not in flight under this token
     business = static_cast<BusinessId>(q.i64(0));
     period = static_cast<std::uint32_t>(q.i64(1));
@@ -254,7 +254,7 @@ bool SqliteStore::complete(MessageId id, ClaimToken token, const Completion& c) 
     attempts = static_cast<std::uint32_t>(q.i64(4));
     provider = static_cast<ProviderId>(q.i64(5));
   }
-  if (planted(mutant::quota_charged_per_attempt) && c.attempted && attempts > 1) charge(business, period, 1);
+  if (planted(mutant::quota_charged_per_attempt) && c.attempts > 0 && attempts > 1) charge(business, period, 1);
   if (is_final(c.status) && charged && refunds(c.status, accepted)) {
     Statement& u = db_.prepared(uncharge_, "UPDATE messages SET charged = 0 WHERE id = ?1");
     u.bind(1, id);

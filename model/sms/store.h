@@ -135,9 +135,9 @@ struct Completion {
   Reason reason = Reason::none;
   Time at{};
   Time due_at{};                      // non-final: when it comes due again
-  ProviderId provider = kNoProvider;  // the provider tried under this claim, if any
+  ProviderId provider = kNoProvider;  // the provider last tried under this claim, if any
   PodId pod = 0;
-  bool attempted = false;             // a submit was made under this claim
+  std::uint16_t attempts = 0;         // submits made under this claim (a failover makes several)
   bool accepted = false;              // and a provider certainly accepted it
 };
 

@@ -31,25 +31,29 @@ std::string_view to_string(AsyncRule r);
 
 struct SyncAsyncConfig {
   bool enabled = false;
-  struct {
+  struct Latency {
     Duration over = std::chrono::seconds(2);  // zero: no latency rule
     std::uint32_t consecutive = 5;
     Duration window = std::chrono::seconds(10);
     std::uint32_t min_calls = 10;
+    bool operator==(const Latency&) const = default;
   } latency;
-  struct {
+  struct Growth {
     double percent = 0;  // zero: no growth rule
     std::uint32_t min_calls = 10;
+    bool operator==(const Growth&) const = default;
   } growth;
-  struct {
+  struct ErrorRate {
     double over = 0;  // a fraction; zero: no error-rate rule
     Duration window = std::chrono::seconds(10);
     std::uint32_t min_calls = 10;
+    bool operator==(const ErrorRate&) const = default;
   } error_rate;
   enum class Exit : std::uint8_t { after, probe } exit = Exit::after;
   Duration after = std::chrono::minutes(5);
   std::uint32_t probe_every = 100;
   std::uint32_t min_probes = 5;
+  bool operator==(const SyncAsyncConfig&) const = default;
 };
 
 enum class SendPath : std::uint8_t { sync, async, probe };

@@ -258,7 +258,7 @@ void run_complete(const Op& op, Model& m, Stores& s) {
   c.due_at = m.now + op.send_in;
   c.provider = 1;
   c.pod = 1;
-  c.attempted = op.attempted;
+  c.attempts = op.attempted ? 1 : 0;
   c.accepted = op.accepted;
   ModelRow& r = m.rows.at(id);
   const bool want = r.status == Status::in_flight && r.token == token;

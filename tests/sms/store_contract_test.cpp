@@ -71,7 +71,7 @@ class SmsStoreContract : public ::testing::TestWithParam<StoreFactory> {
     c.due_at = due;
     c.provider = 0;
     c.pod = 1;
-    c.attempted = true;
+    c.attempts = 1;
     c.accepted = accepted_by_provider;
     return c;
   }

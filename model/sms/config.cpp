@@ -1,0 +1,67 @@
+#include "model/sms/config.h"
+
+namespace relaysim::sms {
+
+namespace {
+
+void positive(Duration d, const char* key, std::vector<ConfigError>& out) {
+  if (d <= Duration::zero()) out.push_back({key, "must be positive"});
+}
+
+}  // namespace
+
+std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers) {
+  std::vector<ConfigError> out;
+  if (c.pods < 1 || c.pods > 1024) out.push_back({"platform.pods", "must be between 1 and 1024"});
+  if (c.concurrency_per_pod < 1 || c.concurrency_per_pod > 100'000) {
+    out.push_back({"platform.concurrency_per_pod", "must be between 1 and 100000"});
+  }
+  positive(c.send_timeout, "platform.send_timeout", out);
+  // A claim submits at most once per provider before it retries: the lease must outlast that, or
+  // a second pod rescues a message whose submit is still in flight and sends it twice.
+  const Duration claim_work = c.send_timeout * static_cast<std::int64_t>(std::max<std::size_t>(providers, 1));
+  if (c.lease <= claim_work) {
+    out.push_back({"platform.lease", "must be longer than send_timeout × providers (" + format_duration(claim_work) +
+                                         "): a lease that expires while its claim's submits are still in flight "
+                                         "lets another pod send the same message again"});
+  }
+  positive(c.receipt_timeout, "platform.receipt_timeout", out);
+  positive(c.validity, "platform.validity", out);
+  if (c.store_retry < kMinRetryInterval) {
+    out.push_back({"platform.store_retry", "must be at least 1ms (a shorter wait asks a failing store again in a busy loop)"});
+  }
+  positive(c.quota_period, "platform.quota_period", out);
+  positive(c.token_lifetime, "platform.token_lifetime", out);
+  if (providers > kMaxProviders) out.push_back({"providers", "at most 64 providers"});
+  const RoutingConfig& r = c.routing;
+  positive(r.window, "platform.routing.window", out);
+  positive(r.eject_for, "platform.routing.eject_for", out);
+  if (!(r.max_error_rate > 0.0 && r.max_error_rate <= 1.0)) {
+    out.push_back({"platform.routing.max_error_rate", "must be in (0%, 100%]"});
+  }
+  const SyncAsyncConfig& s = c.sync_to_async;
+  positive(s.latency.window, "platform.sync_to_async.latency.window", out);
+  positive(s.error_rate.window, "platform.sync_to_async.error_rate.window", out);
+  if (s.exit == SyncAsyncConfig::Exit::after) positive(s.after, "platform.sync_to_async.exit.after", out);
+  if (s.probe_every < 1) out.push_back({"platform.sync_to_async.exit.probe_every", "must be at least 1"});
+  if (s.min_probes < 1) out.push_back({"platform.sync_to_async.exit.min_probes", "must be at least 1"});
+  if (c.cluster_limit) {
+    const std::string_view why = invalid_reason(c.cluster_limit->spec);
+    if (!why.empty()) out.push_back({"platform.limit", std::string(why)});
+    positive(c.cluster_limit->timeout, "platform.limit.timeout", out);
+  }
+  return out;
+}
+
+std::vector<ConfigError> validate(const BusinessPolicy& b, const std::string& key) {
+  std::vector<ConfigError> out;
+  check_backoff(b.retry.backoff, key + ".retry", out);
+  if (b.retry.max_attempts < 1) out.push_back({key + ".retry.max_attempts", "must be at least 1"});
+  if (b.limit) {
+    const std::string_view why = invalid_reason(*b.limit);
+    if (!why.empty()) out.push_back({key + ".limit", std::string(why)});
+  }
+  return out;
+}
+
+}  // namespace relaysim::sms

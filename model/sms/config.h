@@ -1,0 +1,65 @@
+// PlatformConfig: every policy knob of the SMS gateway, with validation that explains itself.
+// Each business's own policies (its retry and its send rate) are a BusinessPolicy; the platform's
+// apply to every message.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/core/config_error.h"
+#include "model/core/time.h"
+#include "model/resilience/shared_limiter.h"
+#include "model/sms/routing.h"
+#include "model/sms/submit.h"
+#include "model/sms/sync_async.h"
+
+namespace relaysim::sms {
+
+struct PlatformConfig {
+  std::uint32_t pods = 2;
+  // Messages a pod's async workers submit at once (sync sends, made in a client's request, are
+  // bounded by the clients).
+  std::uint32_t concurrency_per_pod = 64;
+  // One submit's timeout: past it the outcome is ambiguous (`unknown`).
+  Duration send_timeout = std::chrono::seconds(5);
+  // A claim's lease: it must outlast every submit a claim can make (one per provider, when each
+  // certainly refuses), or a second pod rescues a message whose submit is still in flight.
+  Duration lease = std::chrono::minutes(1);
+  // How long a provider's delivery receipt may take; a submitted message with none by then ends
+  // `unconfirmed`.
+  Duration receipt_timeout = std::chrono::minutes(10);
+  // How long after its send_at a message may still go out; past it, it fails as `expired`.
+  Duration validity = std::chrono::hours(24);
+  OnUnknown on_unknown = OnUnknown::resend;
+  // How long a pod leaves the store alone after a call failed (busy, full, I/O).
+  Duration store_retry = std::chrono::seconds(1);
+  Duration quota_period = std::chrono::hours(24 * 30);
+  Duration token_lifetime = std::chrono::hours(24);
+  RoutingConfig routing{};
+  SyncAsyncConfig sync_to_async{};
+  // A limit on the whole cluster's submits, shared through the key-value store; `pods` in it is
+  // set from `pods`.
+  std::optional<SharedLimitConfig> cluster_limit;
+  bool operator==(const PlatformConfig&) const = default;
+};
+
+// A business's own policies.
+struct BusinessPolicy {
+  RetryPolicy retry{};
+  // Its submits per window across the cluster, shared through the key-value store (with the
+  // platform's cluster limit's down policy, timeout and breaker).
+  std::optional<LimiterSpec> limit;
+  bool operator==(const BusinessPolicy&) const = default;
+};
+
+using relaysim::ConfigError;
+
+// Every problem found, in a stable order; empty when the configuration is usable. `providers`:
+// how many providers the platform routes among.
+std::vector<ConfigError> validate(const PlatformConfig& config, std::size_t providers);
+// The same for one business's policy, its keys named under `key`.
+std::vector<ConfigError> validate(const BusinessPolicy& policy, const std::string& key);
+
+}  // namespace relaysim::sms

@@ -1,0 +1,422 @@
+#include "model/sms/node.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "model/core/assert.h"
+
+namespace relaysim::sms {
+
+namespace {
+
+SharedLimitConfig business_limit_config(const PlatformConfig& config, const LimiterSpec& spec) {
+  SharedLimitConfig c = config.cluster_limit.value_or(SharedLimitConfig{});
+  c.spec = spec;
+  c.pods = config.pods;
+  return c;
+}
+
+// A sync send waits for its first outcome; bulk, scheduled and marketing sends are stored and
+// sent by the workers.
+bool may_go_sync(const SendRequest& r, Time now) {
+  if (r.messages.size() != 1) return false;
+  const NewMessage& m = r.messages[0];
+  return m.send_at <= now && (m.kind == Kind::single || m.kind == Kind::resend);
+}
+
+}  // namespace
+
+Node::Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPolicy> businesses, NodePorts ports)
+    : pod_(pod),
+      config_(config),
+      businesses_(businesses),
+      clock_(ports.clock),
+      timers_(ports.timers),
+      rng_(ports.rng),
+      providers_(ports.providers),
+      kv_(ports.kv),
+      store_(ports.store),
+      events_(ports.events),
+      auth_(ports.codec, ports.clock),
+      router_(config.routing, ports.providers.count()),
+      switch_(config.sync_to_async) {
+  RELAYSIM_ASSERT(pod >= 1, "pod 0 means no pod to the store");
+  RELAYSIM_ASSERT(providers_.count() >= 1 && providers_.count() <= kMaxProviders, "1 to 64 providers");
+  RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a node needs at least one worker");
+  if (config.cluster_limit) {
+    SharedLimitConfig c = *config.cluster_limit;
+    c.pods = config.pods;
+    cluster_limit_ = std::make_unique<SharedLimiter>("sms:cluster", c, kv_, clock_);
+  }
+}
+
+Node::~Node() {
+  for (std::uint32_t i = 0; i < jobs_.size(); ++i) {
+    if (jobs_[i].retry_timer) timers_.cancel(jobs_[i].retry_timer);
+  }
+  if (wake_) timers_.cancel(wake_);
+}
+
+const BusinessPolicy& Node::policy(BusinessId business) const {
+  static const BusinessPolicy kDefault{};
+  return business >= 1 && business <= businesses_.size() ? businesses_[business - 1] : kDefault;
+}
+
+SharedLimiter* Node::business_limiter(BusinessId business) {
+  const BusinessPolicy& p = policy(business);
+  if (!p.limit || business < 1) return nullptr;
+  if (business_limits_.size() < business) business_limits_.resize(business);
+  std::unique_ptr<SharedLimiter>& l = business_limits_[business - 1];
+  if (!l) {
+    l = std::make_unique<SharedLimiter>("sms:business:" + std::to_string(business),
+                                        business_limit_config(config_, *p.limit), kv_, clock_);
+  }
+  return l.get();
+}
+
+void Node::send(const SendRequest& request, AnswerCallback done) {
+  RELAYSIM_ASSERT(!request.messages.empty(), "a send request carries at least one message");
+  const Time now = clock_.now();
+  SendAnswer a;
+  auto reply = [&] {
+    events_.emit(Answered{pod_, a, now});
+    done(a);
+  };
+  const AuthResult auth = auth_.check(request.token, SendScope{request.sender, request.template_id});
+  if (auth.fault != AuthFault::none) {
+    a.fault = auth.fault;
+    a.answer = Answer::failure;
+    reply();
+    return;
+  }
+  ModeChange change;
+  const SendPath path = may_go_sync(request, now) ? switch_.route(now, change) : SendPath::async;
+  if (change) events_.emit(ModeChanged{pod_, change, now});
+  const AcceptRequest accept{auth.business, auth.epoch, now, quota_period(now, config_.quota_period),
+                             request.messages, path == SendPath::async ? PodId{0} : pod_, config_.lease};
+  AcceptResult r;
+  try {
+    r = store_.accept(accept);
+  } catch (const StoreError& e) {
+    store_failed(StoreOp::accept, e.failure());
+    a.unavailable = true;
+    a.answer = Answer::failure;
+    reply();
+    return;
+  }
+  events_.emit(Accepted{pod_, accept, r, path});
+  a.outcome = r.outcome;
+  a.first = r.first;
+  a.quota_left = r.quota_left;
+  a.path = path;
+  if (r.outcome != AcceptOutcome::accepted) {
+    a.answer = r.outcome == AcceptOutcome::duplicate ? answer_for(r.status) : Answer::failure;
+    reply();
+    return;
+  }
+  a.answer = Answer::pending;
+  if (path == SendPath::async) {
+    reply();
+    pump();  // persist, then send at once: the workers take it now if they have room
+    return;
+  }
+  // Sync: the message was accepted already claimed by this pod; send it in this request.
+  const NewMessage& m = request.messages[0];
+  const std::uint32_t slot = new_job();
+  Job& j = jobs_[slot];
+  MessageRow& row = j.row;
+  row.id = r.first;
+  row.business = auth.business;
+  row.biz_type.assign(m.biz_type);
+  row.biz_id.assign(m.biz_id);
+  row.recipient = m.recipient;
+  row.template_id = m.template_id;
+  row.content = m.content;
+  row.campaign = m.campaign;
+  row.resend_of = m.resend_of;
+  row.created_at = now;
+  row.send_at = m.send_at;
+  row.due_at = now + config_.lease;
+  row.updated_at = now;
+  row.final_at = Time{};
+  row.period = accept.period;
+  row.claim_token = r.first_token;
+  row.lease_owner = pod_;
+  row.attempts = 0;
+  row.segments = m.segments;
+  row.provider = kNoProvider;
+  row.kind = m.kind;
+  row.status = Status::in_flight;
+  row.reason = Reason::none;
+  row.charged = true;
+  row.accepted = false;
+  j.prior = Status::pending;
+  j.path = path;
+  j.lease_ends = now + config_.lease;
+  j.answer = std::move(done);
+  j.reply = a;
+  j.answered = false;
+  ++sync_busy_;
+  events_.emit(Claimed{pod_, j.row, j.prior, now});
+  begin(slot);
+}
+
+void Node::receipt(MessageId id, ProviderId provider, bool delivered) {
+  const Time now = clock_.now();
+  ReceiptOutcome outcome;
+  try {
+    outcome = store_.receipt(id, delivered, now);
+  } catch (const StoreError& e) {
+    // The receipt is lost: the message ends unconfirmed when its receipt is overdue.
+    store_failed(StoreOp::receipt, e.failure());
+    return;
+  }
+  if (provider < router_.providers()) router_.observe_receipt(provider, now, delivered);
+  events_.emit(ReceiptReceived{pod_, id, provider, delivered, outcome, now});
+}
+
+std::uint32_t Node::new_job() {
+  const std::uint32_t slot = jobs_.acquire();
+  Job& j = jobs_[slot];
+  j.tried = 0;
+  j.provider = kNoProvider;
+  j.submits = 0;
+  j.pinned = false;
+  j.accepted = false;
+  j.answered = true;
+  j.limit_stage = 0;
+  j.retry_timer = TimerId{};
+  j.reply = SendAnswer{};
+  return slot;
+}
+
+void Node::pump() {
+  // Completions that happen synchronously inside begin() call pump() again; fold them into this
+  // loop instead of recursing.
+  if (pumping_) {
+    repump_ = true;
+    return;
+  }
+  pumping_ = true;
+  const Time now = clock_.now();
+  do {
+    repump_ = false;
+    while (workers_busy_ < config_.concurrency_per_pod && now >= store_retry_at_) {
+      const std::uint32_t slot = new_job();
+      Job& j = jobs_[slot];
+      std::optional<Status> prior;
+      try {
+        prior = store_.claim_due(now, pod_, config_.lease, j.row);
+      } catch (const StoreError& e) {
+        jobs_.release(slot);
+        store_failed(StoreOp::claim, e.failure());
+        break;
+      }
+      if (!prior) {
+        jobs_.release(slot);
+        break;
+      }
+      ++workers_busy_;
+      j.prior = *prior;
+      j.path = SendPath::async;
+      j.lease_ends = now + config_.lease;
+      events_.emit(Claimed{pod_, j.row, j.prior, now});
+      begin(slot);
+    }
+  } while (repump_);
+  pumping_ = false;
+  arm_wake(now);
+}
+
+void Node::store_failed(StoreOp op, StoreFailure failure) {
+  const Time now = clock_.now();
+  events_.emit(StoreFailed{pod_, op, failure, now});
+  store_retry_at_ = now + config_.store_retry;
+}
+
+void Node::arm_wake(Time now) {
+  if (workers_busy_ >= config_.concurrency_per_pod) return;  // a completion will pump
+  std::optional<Time> next;
+  if (now >= store_retry_at_) {
+    try {
+      next = store_.next_due();
+    } catch (const StoreError& e) {
+      store_failed(StoreOp::next_due, e.failure());
+    }
+  }
+  if (now >= store_retry_at_ && !next) return;
+  const Time at = now < store_retry_at_ ? store_retry_at_ : std::max(*next, now);
+  if (wake_ && wake_at_ <= at) return;
+  if (wake_) timers_.cancel(wake_);
+  wake_at_ = at;
+  wake_ = timers_.schedule_at(at, [this] {
+    wake_ = TimerId{};
+    wake_at_ = kTimeNever;
+    pump();
+  });
+}
+
+Completion Node::completion(const Job& j, Status status, Reason reason, Time due) const {
+  Completion c;
+  c.status = status;
+  c.reason = reason;
+  c.at = clock_.now();
+  c.due_at = due;
+  c.provider = j.provider;
+  c.pod = pod_;
+  c.attempts = j.submits;
+  c.accepted = j.accepted;
+  return c;
+}
+
+void Node::begin(std::uint32_t slot) {
+  Job& j = jobs_[slot];
+  const Time now = clock_.now();
+  j.pinned = j.prior == Status::unknown && j.row.provider != kNoProvider;
+  if (j.prior == Status::submitted) {
+    // The receipt is overdue: the provider took the message, and never said what became of it.
+    if (j.row.provider < router_.providers()) router_.observe_receipt(j.row.provider, now, false);
+    finish(slot, completion(j, Status::unconfirmed, Reason::no_receipt, {}));
+    return;
+  }
+  if (now > j.row.send_at + config_.validity) {
+    finish(slot, completion(j, Status::failed, Reason::expired, {}));
+    return;
+  }
+  limit(slot);
+}
+
+void Node::limit(std::uint32_t slot) {
+  Job& j = jobs_[slot];
+  const std::uint64_t member = j.row.id << 16 | static_cast<std::uint64_t>(j.row.attempts + j.submits + 1);
+  while (j.limit_stage < 2) {
+    const bool business = j.limit_stage == 0;
+    ++j.limit_stage;
+    SharedLimiter* l = business ? business_limiter(j.row.business) : cluster_limit_.get();
+    if (l == nullptr) continue;
+    const BusinessId who = business ? j.row.business : 0;
+    l->take(1, member, [this, slot, who](const SharedDecision& d) { limited(slot, who, d); });
+    return;
+  }
+  submit(slot);
+}
+
+void Node::limited(std::uint32_t slot, BusinessId business, const SharedDecision& d) {
+  Job& j = jobs_[slot];
+  const Time now = clock_.now();
+  events_.emit(LimitDecided{pod_, j.row.id, business, d, now});
+  if (d.admitted) {
+    limit(slot);
+    return;
+  }
+  // Held back: stored for later and sent by the workers when the limit allows — never dropped.
+  const Duration wait = d.retry_after == Duration::max() ? config_.store_retry
+                                                         : std::max<Duration>(d.retry_after, std::chrono::milliseconds(1));
+  finish(slot, completion(j, j.pinned ? Status::unknown : Status::pending, Reason::none, now + wait));
+}
+
+void Node::submit(std::uint32_t slot) {
+  Job& j = jobs_[slot];
+  const Time now = clock_.now();
+  const ProviderId p = j.pinned ? j.row.provider : router_.pick(now, j.tried);
+  RELAYSIM_ASSERT(p != kNoProvider && p < providers_.count(), "a provider to submit to");
+  j.provider = p;
+  j.tried |= ProviderMask{1} << p;
+  ++j.submits;
+  j.started = now;
+  const auto attempt = static_cast<std::uint16_t>(j.row.attempts + j.submits);
+  events_.emit(SubmitStarted{pod_, j.row, p, attempt, j.path, now});
+  providers_.submit(p, Submit{j.row.id, j.row.recipient, j.row.template_id, j.row.content, j.row.segments, attempt},
+                    config_.send_timeout, [this, slot](SubmitClass c) { on_result(slot, c); });
+}
+
+void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
+  Job& j = jobs_[slot];
+  const Time now = clock_.now();
+  const Duration latency = now - j.started;
+  router_.observe(j.provider, now, outcome, latency);
+  if (j.path != SendPath::async) {
+    const ModeChange change = switch_.observe(now, latency, outcome != SubmitClass::accepted, j.path);
+    if (change) events_.emit(ModeChanged{pod_, change, now});
+  }
+  const BusinessPolicy& p = policy(j.row.business);
+  const auto attempts = static_cast<std::uint16_t>(j.row.attempts + j.submits);
+  const bool untried = !j.pinned && static_cast<std::size_t>(std::popcount(j.tried)) < providers_.count();
+  const Decision d = decide(SubmitContext{outcome, attempts, untried, now, config_.receipt_timeout, Duration::zero()},
+                            p.retry, config_.on_unknown, rng_);
+  events_.emit(SubmitFinished{pod_, j.row.id, j.provider, outcome, latency, j.path, d, now});
+  if (p.retry.alert_after > 0 && attempts == p.retry.alert_after) events_.emit(RetryAlert{pod_, j.row.id, attempts, now});
+  switch (d.step) {
+    case Step::submitted:
+      j.accepted = true;
+      finish(slot, completion(j, Status::submitted, Reason::none, d.due));
+      return;
+    case Step::fail_over:
+      submit(slot);
+      return;
+    case Step::fail:
+      finish(slot, completion(j, Status::failed, d.reason, {}));
+      return;
+    case Step::unknown:
+      finish(slot, completion(j, Status::unknown, Reason::none, d.due));
+      return;
+    case Step::retry:
+      break;
+  }
+  if (j.pinned) {
+    // Its earlier outcome is still unknown: it stays on its provider until that is certain.
+    finish(slot, completion(j, Status::unknown, Reason::none, d.due));
+    return;
+  }
+  const Duration claim_work = config_.send_timeout * static_cast<std::int64_t>(providers_.count());
+  if (!p.retry.cross_process && d.due + claim_work < j.lease_ends) {
+    // Retried in this pod's memory while the claim lasts; the client hears `pending` now.
+    answer(slot, Answer::pending);
+    j.tried = 0;
+    j.limit_stage = 0;
+    j.retry_timer = timers_.schedule_at(d.due, [this, slot] {
+      jobs_[slot].retry_timer = TimerId{};
+      limit(slot);
+    });
+    return;
+  }
+  finish(slot, completion(j, Status::pending, Reason::none, d.due));
+}
+
+void Node::answer(std::uint32_t slot, Answer a) {
+  Job& j = jobs_[slot];
+  if (j.answered) return;
+  j.answered = true;
+  j.reply.answer = a;
+  const Time now = clock_.now();
+  events_.emit(Answered{pod_, j.reply, now});
+  AnswerCallback done = std::move(j.answer);
+  j.answer = {};
+  done(j.reply);
+}
+
+void Node::finish(std::uint32_t slot, const Completion& c) {
+  Job& j = jobs_[slot];
+  bool applied = false;
+  bool failed = false;
+  try {
+    applied = store_.complete(j.row.id, j.row.claim_token, c);
+  } catch (const StoreError& e) {
+    // Nothing was recorded: the message stays in flight under this claim until its lease
+    // expires, and then another claim takes it over.
+    failed = true;
+    store_failed(StoreOp::complete, e.failure());
+  }
+  events_.emit(Completed{pod_, j.row, c, applied, failed});
+  answer(slot, answer_for(c.status));
+  if (j.path == SendPath::async) {
+    --workers_busy_;
+  } else {
+    --sync_busy_;
+  }
+  jobs_.release(slot);
+  pump();
+}
+
+}  // namespace relaysim::sms
