@@ -8,6 +8,7 @@
 #include "sim/run.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/writer.h"
+#include "sim/sms/spec.h"
 #include "sim/webhook/metrics.h"
 #include "sim/webhook/spec.h"
 
@@ -44,10 +45,10 @@ INSTANTIATE_TEST_SUITE_P(All, ShippedScenario,
                            return n;
                          });
 
-TEST(ShippedScenarios, EveryFileInScenariosIsTested) {
+TEST(ShippedScenarios, EveryWebhookFileInScenariosIsTested) {
   std::size_t n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios")) {
-    if (entry.path().extension() == ".yaml") ++n;
+    if (entry.path().extension() == ".yaml" && load_scenario(entry.path().string()).system->name() == "webhook") ++n;
   }
   EXPECT_EQ(n, 9u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
 }
@@ -120,7 +121,11 @@ TEST(ScenarioWriter, EveryShippedScenarioSurvivesARoundTrip) {
     const Scenario again = parse_scenario(text, path.string() + " (rewritten)");
     EXPECT_EQ(again.expect, original.expect) << path;
     EXPECT_EQ(again.crashes, original.crashes) << path;
-    EXPECT_TRUE(spec_of(again) == spec_of(original)) << path << "\n" << text;
+    if (original.system->name() == "webhook") {
+      EXPECT_TRUE(spec_of(again) == spec_of(original)) << path << "\n" << text;
+    } else {
+      EXPECT_TRUE(sms::spec_of(again) == sms::spec_of(original)) << path << "\n" << text;
+    }
     EXPECT_EQ(write_scenario(again), text) << path;
   }
 }

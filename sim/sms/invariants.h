@@ -1,0 +1,26 @@
+// The SMS gateway's invariants (DESIGN.md §6, S-*): what its oracle checks on every run.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/oracle/ledger.h"
+
+namespace relaysim::sim::sms {
+
+enum class Invariant : std::uint8_t { dedup, quota, scope, final, schedule, failover, dup };
+
+// In Invariant's order.
+inline constexpr InvariantInfo kInvariants[] = {
+    {"S-dedup", "one message per (business, biz_type, biz_id); a repeated request is answered with the first one's message"},
+    {"S-quota", "a business's quota is never exceeded; each message charged once, refunded only when no provider certainly took it"},
+    {"S-scope", "every bad token (forged, expired, outside its scope) refused; no good token refused"},
+    {"S-final", "every accepted message kept, and reaching at most one final state, never left"},
+    {"S-schedule", "no message submitted before its send_at"},
+    {"S-failover", "no other provider tried after an ambiguous outcome; no submit after a certain accept was recorded"},
+    {"S-dup", "every duplicate SMS (a second provider accept of one message) explained by an ambiguous outcome"},
+};
+inline constexpr std::size_t kInvariantCount = std::size(kInvariants);
+
+constexpr std::size_t index(Invariant i) { return static_cast<std::size_t>(i); }
+
+}  // namespace relaysim::sim::sms

@@ -1,0 +1,112 @@
+#include "sim/sms/metrics.h"
+
+#include <algorithm>
+
+namespace relaysim::sim::sms {
+
+using namespace relaysim::sms;
+
+void Metrics::on(const Answered& e) {
+  const SendAnswer& a = e.answer;
+  if (a.fault != AuthFault::none) {
+    ++auth[static_cast<std::size_t>(a.fault)];
+  } else if (a.unavailable) {
+    ++unavailable;
+  } else {
+    ++outcomes[static_cast<std::size_t>(a.outcome)];
+  }
+}
+
+void Metrics::on(const Accepted& e) {
+  if (e.result.outcome != AcceptOutcome::accepted) return;
+  accepted += e.request.messages.size();
+  for (const NewMessage& m : e.request.messages) ++accepted_by_kind[static_cast<std::size_t>(m.kind)];
+}
+
+void Metrics::on(const LimitDecided& e) {
+  ++limits[static_cast<std::size_t>(e.decision.via)][e.decision.admitted ? 1 : 0];
+}
+
+void Metrics::on(const SubmitFinished& e) {
+  ++submits_by_class[static_cast<std::size_t>(e.outcome)];
+  if (e.decision.step == Step::fail_over) ++failovers;
+}
+
+void Metrics::on(const Completed& e) {
+  if (!e.applied) return;
+  const Completion& c = e.completion;
+  if (c.status == Status::submitted) submit_latency.add(c.at - e.row.created_at);
+  if (!is_final(c.status)) return;
+  ++final[static_cast<std::size_t>(c.status)][static_cast<std::size_t>(c.reason)];
+  ++finals;
+  last_final_at = std::max(last_final_at, c.at);
+}
+
+void Metrics::on(const ReceiptReceived& e) {
+  ++receipts;
+  if (e.outcome != ReceiptOutcome::applied) {
+    ++receipts_late;
+    return;
+  }
+  ++final[static_cast<std::size_t>(e.delivered ? Status::delivered : Status::undelivered)]
+         [static_cast<std::size_t>(Reason::receipt)];
+  ++finals;
+  last_final_at = std::max(last_final_at, e.at);
+}
+
+void Metrics::close_period(std::uint32_t pod, Time at, AsyncRule rule) {
+  for (auto it = periods.rbegin(); it != periods.rend(); ++it) {
+    if (it->pod == pod && it->left == kTimeNever) {
+      it->left = at;
+      it->left_by = rule;
+      return;
+    }
+  }
+}
+
+void Metrics::on(const ModeChanged& e) {
+  ++async_by_rule[static_cast<std::size_t>(e.change.rule)];
+  if (e.change.entered) {
+    ++async_entered;
+    if (periods.size() < kPeriodsKept) {
+      periods.push_back(AsyncPeriod{e.pod, e.at, kTimeNever, e.change.rule, AsyncRule::none});
+    } else {
+      ++periods_dropped;
+    }
+  } else {
+    ++async_left;
+    close_period(e.pod, e.at, e.change.rule);
+  }
+}
+
+void Metrics::on(const ProcessCrashed& e) {
+  ++crashes;
+  close_period(e.pod + 1, e.at, AsyncRule::none);  // a pod restarts in sync mode
+}
+
+void Metrics::on(const ClientCalled& e) {
+  ++calls;
+  if (e.repeat) ++repeats;
+}
+
+double detail::latency_quantile_s(const Figures& f, double q) {
+  if (f.metrics.submit_latency.count() == 0) return std::numeric_limits<double>::quiet_NaN();
+  return to_seconds(f.metrics.submit_latency.quantile(q / 100.0));
+}
+
+double detail::async_seconds(const Figures& f) {
+  double s = 0;
+  for (const AsyncPeriod& p : f.metrics.periods) s += to_seconds(std::min(p.left, f.end) - p.entered);
+  return s;
+}
+
+std::span<const MetricInfo> metric_infos() {
+  static const std::array<MetricInfo, kMetricCount> infos = [] {
+    std::array<MetricInfo, kMetricCount> out{};
+    for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = kMetrics[i].info;
+    return out;
+  }();
+  return infos;
+}
+
+}  // namespace relaysim::sim::sms

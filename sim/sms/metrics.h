@@ -1,0 +1,215 @@
+// The SMS gateway's metrics: a sink that counts what a run did (Metrics), what a run leaves behind
+// (Figures), and the one table of every metric — name, unit, meaning and how it is computed —
+// that `expect:`, `relaysim metrics`, the JSON, the summary and the docs are all served from.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/sms/events.h"
+#include "sim/report/histogram.h"
+#include "sim/report/metric.h"
+#include "sim/sms/invariants.h"
+#include "sim/sms/oracle.h"
+#include "sim/sms/truth.h"
+#include "sim/world/process.h"
+
+namespace relaysim::sim::sms {
+
+namespace model = relaysim::sms;
+
+// One period of a pod in async mode.
+struct AsyncPeriod {
+  std::uint32_t pod = 0;
+  Time entered{};
+  Time left = kTimeNever;  // kTimeNever: still async at the end
+  model::AsyncRule entered_by = model::AsyncRule::none;
+  model::AsyncRule left_by = model::AsyncRule::none;  // none: its pod crashed
+};
+
+class Metrics final : public SinkFor<model::Answered>,
+                      public SinkFor<model::Accepted>,
+                      public SinkFor<model::Claimed>,
+                      public SinkFor<model::LimitDecided>,
+                      public SinkFor<model::SubmitStarted>,
+                      public SinkFor<model::SubmitFinished>,
+                      public SinkFor<model::Completed>,
+                      public SinkFor<model::ModeChanged>,
+                      public SinkFor<model::RetryAlert>,
+                      public SinkFor<model::ReceiptReceived>,
+                      public SinkFor<model::StoreFailed>,
+                      public SinkFor<ClientCalled>,
+                      public SinkFor<ClientTimedOut>,
+                      public SinkFor<ClientRejected>,
+                      public SinkFor<ProviderSubmitted>,
+                      public SinkFor<ProcessCrashed> {
+ public:
+  static constexpr std::size_t kPeriodsKept = 10'000;
+
+  void on(const model::Answered& e) override;
+  void on(const model::Accepted& e) override;
+  void on(const model::Claimed& e) override { ++claims_by_prior[static_cast<std::size_t>(e.prior)]; }
+  void on(const model::LimitDecided& e) override;
+  void on(const model::SubmitStarted& e) override { ++sends_by_path[static_cast<std::size_t>(e.path)]; }
+  void on(const model::SubmitFinished& e) override;
+  void on(const model::Completed& e) override;
+  void on(const model::ModeChanged& e) override;
+  void on(const model::RetryAlert&) override { ++retry_alerts; }
+  void on(const model::ReceiptReceived& e) override;
+  void on(const model::StoreFailed&) override { ++store_failures; }
+  void on(const ClientCalled& e) override;
+  void on(const ClientTimedOut&) override { ++client_timeouts; }
+  void on(const ClientRejected&) override { ++rejected; }
+  void on(const ProviderSubmitted& e) override { ++fates[static_cast<std::size_t>(e.fate)]; }
+  void on(const ProcessCrashed& e) override;
+
+  std::uint64_t calls = 0;
+  std::uint64_t repeats = 0;  // calls that repeated an earlier request (retries, duplicates)
+  std::uint64_t rejected = 0;
+  std::uint64_t client_timeouts = 0;
+  std::array<std::uint64_t, model::kAuthFaultCount> auth{};      // answers by fault
+  std::array<std::uint64_t, model::kAcceptOutcomeCount> outcomes{};  // answers by accept outcome (no fault)
+  std::uint64_t unavailable = 0;  // answers: the store failed
+  std::uint64_t accepted = 0;     // messages
+  std::array<std::uint64_t, model::kKindCount> accepted_by_kind{};
+  std::array<std::uint64_t, model::kStatusCount> claims_by_prior{};
+  std::array<std::uint64_t, 3> sends_by_path{};                          // SendPath
+  std::array<std::uint64_t, model::kSubmitClassCount> submits_by_class{};
+  std::uint64_t failovers = 0;
+  std::uint64_t retry_alerts = 0;
+  std::array<std::array<std::uint64_t, model::kReasonCount>, model::kStatusCount> final{};
+  std::uint64_t finals = 0;
+  Time last_final_at{};
+  std::array<std::array<std::uint64_t, 2>, 4> limits{};  // LimitVia × admitted
+  std::uint64_t receipts = 0;
+  std::uint64_t receipts_late = 0;  // for a message already final
+  std::uint64_t store_failures = 0;
+  std::array<std::uint64_t, kFateCount> fates{};
+  std::uint64_t crashes = 0;
+  std::uint64_t async_entered = 0;
+  std::uint64_t async_left = 0;
+  std::array<std::uint64_t, 7> async_by_rule{};  // AsyncRule, entries and exits
+  std::vector<AsyncPeriod> periods;
+  std::uint64_t periods_dropped = 0;
+  LatencyHistogram submit_latency;  // accept to a provider's certain accept
+
+ private:
+  void close_period(std::uint32_t pod, Time at, model::AsyncRule rule);
+};
+
+// Everything an SMS run leaves behind.
+struct Figures {
+  Metrics metrics;
+  std::array<std::uint64_t, kDuplicateCauseCount> duplicates{};
+  std::uint64_t sent = 0;  // provider accepts (ground truth)
+  std::uint64_t lost = 0;
+  std::uint64_t refunds = 0;
+  std::array<std::uint64_t, kInvariantCount> violations{};
+  std::uint64_t unresolved = 0;  // accepted, not final at the end
+  struct Quota {
+    std::string business;
+    std::uint64_t quota = 0;
+    std::uint64_t used = 0;  // in the period the run ended in
+  };
+  std::vector<Quota> quotas;
+  Time end{};
+};
+
+struct Metric {
+  MetricInfo info;
+  double (*value)(const Figures& f, double q);
+};
+
+namespace detail {
+constexpr double d(std::uint64_t v) { return static_cast<double>(v); }
+constexpr double ratio(double a, double b) { return b == 0.0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
+constexpr double final_of(const Figures& f, model::Status s) {
+  double n = 0;
+  for (auto v : f.metrics.final[static_cast<std::size_t>(s)]) n += d(v);
+  return n;
+}
+constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
+constexpr double dups(const Figures& f, DuplicateCause c) { return d(f.duplicates[static_cast<std::size_t>(c)]); }
+constexpr double limits(const Figures& f, LimitVia via, bool admitted) {
+  return d(f.metrics.limits[static_cast<std::size_t>(via)][admitted ? 1 : 0]);
+}
+double latency_quantile_s(const Figures& f, double q);
+double async_seconds(const Figures& f);
+}  // namespace detail
+
+inline constexpr Metric kMetrics[] = {
+    // clang-format off
+    {{"requests", Unit::count, "send requests the clients made (repeats included)"}, [](const Figures& f, double) { return detail::d(f.metrics.calls); }},
+    {{"repeated_requests", Unit::count, "requests that repeated an earlier one: retries after a timeout and deliberate duplicates"}, [](const Figures& f, double) { return detail::d(f.metrics.repeats); }},
+    {{"rejected_requests", Unit::count, "requests no pod was up to take"}, [](const Figures& f, double) { return detail::d(f.metrics.rejected); }},
+    {{"client_timeouts", Unit::count, "requests whose client gave up waiting for the answer"}, [](const Figures& f, double) { return detail::d(f.metrics.client_timeouts); }},
+    {{"auth_refused", Unit::count, "requests refused for their token (forged, expired, outside its scope)"}, [](const Figures& f, double) { double s = 0; for (std::size_t i = 1; i < f.metrics.auth.size(); ++i) s += detail::d(f.metrics.auth[i]); return s; }},
+    {{"accepted", Unit::count, "messages accepted (stored, quota charged)"}, [](const Figures& f, double) { return detail::d(f.metrics.accepted); }},
+    {{"duplicate_requests", Unit::count, "requests answered as repeats of an accepted one"}, [](const Figures& f, double) { return detail::d(f.metrics.outcomes[static_cast<std::size_t>(model::AcceptOutcome::duplicate)]); }},
+    {{"conflicts", Unit::count, "requests refused: a key already used for other content"}, [](const Figures& f, double) { return detail::d(f.metrics.outcomes[static_cast<std::size_t>(model::AcceptOutcome::conflict)]); }},
+    {{"quota_refused", Unit::count, "requests refused: the business's quota would be exceeded"}, [](const Figures& f, double) { return detail::d(f.metrics.outcomes[static_cast<std::size_t>(model::AcceptOutcome::quota_exhausted)]); }},
+    {{"delivered", Unit::count, "messages whose receipt said delivered"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::delivered); }},
+    {{"undelivered", Unit::count, "messages whose receipt said undelivered"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::undelivered); }},
+    {{"unconfirmed", Unit::count, "messages a provider took with no receipt in time"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::unconfirmed); }},
+    {{"failed", Unit::count, "messages that never certainly went out (refused, exhausted, expired, ambiguous)"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::failed); }},
+    {{"suppressed", Unit::count, "marketing messages not sent by rule"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::suppressed); }},
+    {{"unresolved", Unit::count, "accepted messages not final when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
+    {{"lost", Unit::count, "accepted messages missing from the store"}, [](const Figures& f, double) { return detail::d(f.lost); }},
+    {{"delivered_rate", Unit::ratio, "delivered / accepted"}, [](const Figures& f, double) { return detail::ratio(detail::final_of(f, model::Status::delivered), detail::d(f.metrics.accepted)); }},
+    {{"violations", Unit::count, "invariant violations of every kind"}, [](const Figures& f, double) { double s = 0; for (auto v : f.violations) s += detail::d(v); return s; }},
+    {{"dedup_violations", Unit::count, "S-dedup violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dedup); }},
+    {{"quota_violations", Unit::count, "S-quota violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::quota); }},
+    {{"scope_violations", Unit::count, "S-scope violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::scope); }},
+    {{"final_violations", Unit::count, "S-final violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::final); }},
+    {{"schedule_violations", Unit::count, "S-schedule violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::schedule); }},
+    {{"failover_violations", Unit::count, "S-failover violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::failover); }},
+    {{"duplicate_violations", Unit::count, "S-dup violations (unexplained duplicate SMS)"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dup); }},
+    {{"sms_sent", Unit::count, "SMS the providers sent (ground truth, duplicates included)"}, [](const Figures& f, double) { return detail::d(f.sent); }},
+    {{"duplicate_sms", Unit::count, "second and later sends of one message, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.duplicates) s += detail::d(v); return s; }},
+    {{"duplicates_answer_lost", Unit::count, "duplicate SMS after an earlier send whose answer was lost or late"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::answer_lost); }},
+    {{"duplicates_rescued", Unit::count, "duplicate SMS after a claim was taken over (a crash, or a scan racing a slow send)"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::rescued); }},
+    {{"duplicates_store_failure", Unit::count, "duplicate SMS after the store failed to record an outcome"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::store_failure); }},
+    {{"duplicates_unexplained", Unit::count, "duplicate SMS nothing explains (always an S-dup violation)"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::unexplained); }},
+    {{"submits", Unit::count, "submits to providers"}, [](const Figures& f, double) { double s = 0; for (auto v : f.metrics.submits_by_class) s += detail::d(v); return s; }},
+    {{"submits_ambiguous", Unit::count, "submits that timed out or were reset: the provider may have sent them"}, [](const Figures& f, double) { return detail::d(f.metrics.submits_by_class[static_cast<std::size_t>(model::SubmitClass::timeout)] + f.metrics.submits_by_class[static_cast<std::size_t>(model::SubmitClass::reset)]); }},
+    {{"submits_throttled", Unit::count, "submits a provider answered 429"}, [](const Figures& f, double) { return detail::d(f.metrics.submits_by_class[static_cast<std::size_t>(model::SubmitClass::throttled)]); }},
+    {{"failovers", Unit::count, "submits sent on to another provider after a certain refusal"}, [](const Figures& f, double) { return detail::d(f.metrics.failovers); }},
+    {{"retry_alerts", Unit::count, "messages whose submits reached their business's alert threshold"}, [](const Figures& f, double) { return detail::d(f.metrics.retry_alerts); }},
+    {{"rescans", Unit::count, "claims of messages not pending: unknown outcomes resent, expired leases taken over, overdue receipts ended"}, [](const Figures& f, double) { const auto& c = f.metrics.claims_by_prior; return detail::d(c[static_cast<std::size_t>(model::Status::in_flight)] + c[static_cast<std::size_t>(model::Status::unknown)] + c[static_cast<std::size_t>(model::Status::submitted)]); }},
+    {{"refunds", Unit::count, "quota units given back (failed, and no provider certainly took it)"}, [](const Figures& f, double) { return detail::d(f.refunds); }},
+    {{"limit_admitted", Unit::count, "limit decisions that admitted a submit, all ways"}, [](const Figures& f, double) { double s = 0; for (const auto& v : f.metrics.limits) s += detail::d(v[1]); return s; }},
+    {{"limit_held", Unit::count, "submits a limit held back (stored for later: async)"}, [](const Figures& f, double) { double s = 0; for (const auto& v : f.metrics.limits) s += detail::d(v[0]); return s; }},
+    {{"limit_local", Unit::count, "limit decisions made by a pod's local share while Redis was down"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::local, true) + detail::limits(f, LimitVia::local, false); }},
+    {{"limit_unchecked", Unit::count, "submits let through unlimited while Redis was down (when_down: allow)"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::allow, true); }},
+    {{"limit_denied_down", Unit::count, "submits held back because Redis was down (when_down: deny)"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::deny, false); }},
+    {{"async_entered", Unit::count, "times a pod entered async mode"}, [](const Figures& f, double) { return detail::d(f.metrics.async_entered); }},
+    {{"async_left", Unit::count, "times a pod left async mode"}, [](const Figures& f, double) { return detail::d(f.metrics.async_left); }},
+    {{"async_s", Unit::seconds, "pod-seconds spent in async mode"}, [](const Figures& f, double) { return detail::async_seconds(f); }},
+    {{"sync_sends", Unit::count, "submits made in a client's request"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[0]); }},
+    {{"async_sends", Unit::count, "submits made by async workers"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[1]); }},
+    {{"probe_sends", Unit::count, "sync submits made in async mode as probes"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[2]); }},
+    {{"store_failures", Unit::count, "store calls that failed, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.store_failures); }},
+    {{"latency_p50_s", Unit::seconds, "accept to a provider's certain accept, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
+    {{"latency_p99_s", Unit::seconds, "accept to a provider's certain accept, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
+    {{"latency_p{q}_s", Unit::seconds, "accept to a provider's certain accept, any percentile q in (0, 100] (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
+    {{"last_final_s", Unit::seconds, "when the last message became final"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_final_at); }},
+    {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
+    // clang-format on
+};
+inline constexpr std::size_t kMetricCount = std::size(kMetrics);
+
+std::span<const MetricInfo> metric_infos();
+
+consteval std::size_t metric(std::string_view name) {
+  for (std::size_t i = 0; i < kMetricCount; ++i) {
+    if (kMetrics[i].info.name == name) return i;
+  }
+  throw "no SMS metric has this name";
+}
+
+}  // namespace relaysim::sim::sms

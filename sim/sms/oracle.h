@@ -1,0 +1,93 @@
+// Oracle: judges an SMS run against its invariants (sim/sms/invariants.h) from the model's events
+// and the world's ground truth, reporting every violation to the ledger; and attributes every
+// duplicate SMS to its cause.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/sms/events.h"
+#include "model/sms/store.h"
+#include "sim/oracle/ledger.h"
+#include "sim/sms/invariants.h"
+#include "sim/sms/spec.h"
+#include "sim/sms/truth.h"
+
+namespace relaysim::sim::sms {
+
+// Why a provider accepted one message a second time.
+enum class DuplicateCause : std::uint8_t {
+  answer_lost,    // an earlier submit went out but its answer was lost or late: the gateway could not know
+  rescued,        // its claim was taken over after the lease expired: a crash, or a scan racing a slow send
+  store_failure,  // the store failed to record an earlier outcome
+  unexplained,    // none of these: an S-dup violation
+};
+inline constexpr int kDuplicateCauseCount = 4;
+std::string_view to_string(DuplicateCause c);
+
+class Oracle final : public SinkFor<relaysim::sms::Accepted>,
+                     public SinkFor<relaysim::sms::Claimed>,
+                     public SinkFor<relaysim::sms::SubmitStarted>,
+                     public SinkFor<relaysim::sms::SubmitFinished>,
+                     public SinkFor<relaysim::sms::Completed>,
+                     public SinkFor<relaysim::sms::ReceiptReceived>,
+                     public SinkFor<ClientAnswered>,
+                     public SinkFor<ProviderSubmitted> {
+ public:
+  Oracle(const SmsSpec& spec, Ledger& ledger);
+
+  void on(const relaysim::sms::Accepted& e) override;
+  void on(const relaysim::sms::Claimed& e) override;
+  void on(const relaysim::sms::SubmitStarted& e) override;
+  void on(const relaysim::sms::SubmitFinished& e) override;
+  void on(const relaysim::sms::Completed& e) override;
+  void on(const relaysim::sms::ReceiptReceived& e) override;
+  void on(const ClientAnswered& e) override;
+  void on(const ProviderSubmitted& e) override;
+
+  // The end-of-run checks: every message the oracle saw accepted is in the store, and the quota
+  // the store holds is what one charge per message, less refunds, comes to.
+  void finish(Time end, relaysim::sms::Store& store);
+
+  std::uint64_t duplicates(DuplicateCause c) const { return duplicates_[static_cast<std::size_t>(c)]; }
+  std::uint64_t sent() const { return sent_; }
+  std::uint64_t lost() const { return lost_; }
+  std::uint64_t refunds() const { return refunds_; }
+
+ private:
+  static constexpr std::uint8_t kOpen = 0xff;
+  struct Message {
+    std::uint32_t business = 0;  // id
+    std::uint32_t period = 0;
+    Time send_at{};
+    relaysim::sms::ProviderId pinned = relaysim::sms::kNoProvider;        // its stored unknown's provider
+    relaysim::sms::ProviderId claim_pinned = relaysim::sms::kNoProvider;  // an ambiguous submit in this claim
+    std::uint8_t final_status = kOpen;
+    std::uint8_t sends = 0;     // provider accepts (ground truth)
+    bool charged = true;
+    bool accepted = false;      // a certain accept is recorded in the store
+    bool unseen_send = false;   // an accept whose answer the gateway never got
+    bool rescued = false;       // the current claim took over an expired lease
+    bool store_failed = false;  // a completion of it failed to be recorded
+  };
+  Message* find(relaysim::sms::MessageId id);
+  void violate(Invariant i, Time at, relaysim::sms::MessageId id, std::string what);
+  void finalise(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status s, Time at);
+
+  const SmsSpec& spec_;
+  Ledger& ledger_;
+  std::vector<Message> messages_;  // by id - 1
+  std::unordered_map<std::string, relaysim::sms::MessageId> keys_;  // "business/type/id" → message
+  // Quota units held per (business, period), as the oracle counts them.
+  std::unordered_map<std::uint64_t, std::uint64_t> charged_;
+  std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
+  std::uint64_t sent_ = 0;
+  std::uint64_t lost_ = 0;
+  std::uint64_t refunds_ = 0;
+  std::string scratch_;
+};
+
+}  // namespace relaysim::sim::sms

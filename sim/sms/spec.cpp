@@ -1,0 +1,337 @@
+#include "sim/sms/spec.h"
+
+#include <algorithm>
+
+#include "sim/system.h"
+#include "sim/world/policies.h"
+
+namespace relaysim::sim::sms {
+
+namespace {
+
+using model::BusinessPolicy;
+using model::PlatformConfig;
+using model::RetryPolicy;
+using model::RoutingConfig;
+using model::SyncAsyncConfig;
+
+const Schema<RetryPolicy>& retry_schema() {
+  static const Schema<RetryPolicy> schema = [] {
+    Schema<RetryPolicy> s(Style::flow,
+                          "A business's retry policy: the backoff between submits of one message, how many submits "
+                          "it gets, when to raise an alert, and whether a retry waits in the store (any pod sends it) "
+                          "or in the memory of the pod that tried, while its claim lasts.");
+    s.include(&RetryPolicy::backoff, backoff_schema());
+    s.key("max_attempts", &RetryPolicy::max_attempts, integer_codec<std::uint16_t>(1, 1000),
+          "submits a message gets in all; then it fails as `exhausted`");
+    s.key("alert_after", &RetryPolicy::alert_after, integer_codec<std::uint16_t>(0, 1000),
+          "raise one alert when a message's submits reach this many (0: never)");
+    s.key("cross_process", &RetryPolicy::cross_process, flag_codec(),
+          "`true`: every retry is stored with its due time and any pod sends it; `false`: the pod that tried "
+          "retries from memory while its claim lasts, and only later retries go through the store");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<BusinessPolicy>& policy_schema() {
+  static const Schema<BusinessPolicy> schema = [] {
+    Schema<BusinessPolicy> s(Style::flow);
+    s.key("retry", &BusinessPolicy::retry, map_codec(retry_schema()), "its retry policy");
+    s.key("limit", &BusinessPolicy::limit, optional_codec(limiter_schema()),
+          "its submits across the cluster, shared through Redis (with the platform limit's `when_down`, `timeout` "
+          "and `breaker`)",
+          opt::shown("none"));
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<BusinessSpec>& business_schema() {
+  static const Schema<BusinessSpec> schema = [] {
+    Schema<BusinessSpec> s(Style::flow,
+                           "A business of the gateway. It applies for its resources and is approved at the start of "
+                           "the run; its clients send with a token the back office issued it.");
+    s.key("name", &BusinessSpec::name, name_codec(), "its name", opt::required());
+    s.key("quota", &BusinessSpec::quota, integer_codec<std::uint64_t>(0, 1'000'000'000'000),
+          "messages per quota period (platform.quota_period)");
+    s.key("senders", &BusinessSpec::senders, list_codec(name_codec()), "the sender names it applies for");
+    s.key("templates", &BusinessSpec::templates, list_codec(integer_codec<std::uint32_t>(1, 1'000'000'000)),
+          "the template ids it applies for");
+    s.include(&BusinessSpec::policy, policy_schema());
+    s.check([](const Reader& r, const Map& m, BusinessSpec& b) {
+      if (b.senders.empty()) r.fail(m["senders"], m.child("senders"), "needs at least one sender");
+      if (b.templates.empty()) r.fail(m["templates"], m.child("templates"), "needs at least one template");
+      for (const model::ConfigError& e : model::validate(b.policy, "")) m.fail_at(e.key.substr(1), e.message);
+    });
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<Slowdown>& slowdown_schema() {
+  static const Schema<Slowdown> schema = [] {
+    Schema<Slowdown> s(Style::flow);
+    s.include(&Slowdown::window, window_schema());
+    s.key("factor", &Slowdown::factor, number_codec(1, 1e6), "latency × this for the window");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<ReceiptSpec>& receipt_schema() {
+  static const Schema<ReceiptSpec> schema = [] {
+    Schema<ReceiptSpec> s(Style::flow, "Delivery receipts, sent back for every message a provider accepted.");
+    s.key("delay", &ReceiptSpec::delay, map_codec(latency_schema()), "from accept to receipt");
+    s.key("lost", &ReceiptSpec::lost, fraction_codec(), "share that never come (the message ends `unconfirmed`)");
+    s.key("undelivered", &ReceiptSpec::undelivered, fraction_codec(), "share that say the network could not deliver");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<ProviderSpec>& provider_schema() {
+  static const Schema<ProviderSpec> schema = [] {
+    Schema<ProviderSpec> s(Style::flow, "An SMS provider the gateway submits to.");
+    s.key("name", &ProviderSpec::name, name_codec(), "its name", opt::shown("`provider-N`"));
+    s.key("latency", &ProviderSpec::latency, map_codec(latency_schema()), "time to answer a submit");
+    s.key("mps", &ProviderSpec::mps, rate_codec(),
+          "messages per second it takes; above it, submits are answered 429 (`throttled`); 0: no limit");
+    s.key("error_rate", &ProviderSpec::error_rate, fraction_codec(),
+          "share refused before the provider reads them (`unavailable`): certainly not sent, so another may take it");
+    s.key("refusal_rate", &ProviderSpec::refusal_rate, fraction_codec(),
+          "share refused for good (a bad number, banned content): the message fails");
+    s.key("lost_answers", &ProviderSpec::lost_answers, fraction_codec(),
+          "share accepted whose answer never arrives: the gateway times out, though the SMS went out");
+    s.key("outages", &ProviderSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode"),
+          "`error`: every submit refused at once; `timeout`: swallowed, never accepted (the gateway times out)",
+          opt::shown("none"));
+    s.key("slowdowns", &ProviderSpec::slowdowns, list_codec(map_codec(slowdown_schema()), "list, below"),
+          "windows when its latency is multiplied", opt::shown("none"));
+    s.key("receipts", &ProviderSpec::receipts, map_codec(receipt_schema()), "its delivery receipts");
+    return s;
+  }();
+  return schema;
+}
+
+const std::vector<std::pair<std::string, model::RoutingPolicy>> kRoutings = {
+    {"round_robin", model::RoutingPolicy::round_robin},
+    {"ewma", model::RoutingPolicy::ewma},
+    {"error_rate", model::RoutingPolicy::error_rate}};
+
+const Schema<RoutingConfig>& routing_schema() {
+  static const Schema<EwmaConfig> ewma = [] {
+    Schema<EwmaConfig> s(Style::flow);
+    s.key("decay", &EwmaConfig::decay, duration_codec(), "ewma: how fast old response times fade");
+    s.key("default_rtt", &EwmaConfig::default_rtt, duration_codec(), "ewma: assumed for a provider with no history");
+    s.key("failure_penalty", &EwmaConfig::failure_penalty, duration_codec(),
+          "ewma: what a failed submit counts as, so a provider that fails fast does not attract the traffic");
+    return s;
+  }();
+  static const Schema<RoutingConfig> schema = [] {
+    Schema<RoutingConfig> s(Style::flow,
+                            "Which provider a submit goes to. Every policy skips providers the message already tried "
+                            "in its claim and, while another is left, ejected ones; ties go to the first provider.");
+    s.key("policy", &RoutingConfig::policy, choice_codec(kRoutings),
+          "`round_robin`; `ewma`: the lowest peak-EWMA response time; `error_rate`: the lowest failure rate over "
+          "`window`, ejecting a provider above `max_error_rate`");
+    s.include(&RoutingConfig::ewma, ewma);
+    s.key("window", &RoutingConfig::window, duration_codec(), "error_rate: the window failures are counted over");
+    s.key("min_calls", &RoutingConfig::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
+          "error_rate: below this many submits in the window a provider is never ejected");
+    s.key("max_error_rate", &RoutingConfig::max_error_rate, fraction_codec(), "error_rate: above it, ejected");
+    s.key("eject_for", &RoutingConfig::eject_for, duration_codec(), "error_rate: how long an ejection lasts");
+    return s;
+  }();
+  return schema;
+}
+
+const std::vector<std::pair<std::string, SyncAsyncConfig::Exit>> kExits = {{"after", SyncAsyncConfig::Exit::after},
+                                                                          {"probe", SyncAsyncConfig::Exit::probe}};
+
+const Schema<SyncAsyncConfig>& sync_async_schema() {
+  static const Schema<SyncAsyncConfig::Latency> latency = [] {
+    Schema<SyncAsyncConfig::Latency> s(Style::flow);
+    s.key("over", &SyncAsyncConfig::Latency::over, duration_codec(), "a submit slower than this is slow (0: no rule)");
+    s.key("consecutive", &SyncAsyncConfig::Latency::consecutive, integer_codec<std::uint32_t>(0, 1'000'000),
+          "enter after this many slow sync submits in a row (0: judge the window's mean instead)");
+    s.key("window", &SyncAsyncConfig::Latency::window, duration_codec(), "the window of the mean");
+    s.key("min_calls", &SyncAsyncConfig::Latency::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
+          "submits the window needs before its mean counts");
+    return s;
+  }();
+  static const Schema<SyncAsyncConfig::Growth> growth = [] {
+    Schema<SyncAsyncConfig::Growth> s(Style::flow);
+    s.key("percent", &SyncAsyncConfig::Growth::percent, number_codec(0, 1e6),
+          "enter when a second's mean latency is this many percent above the second before (0: no rule)");
+    s.key("min_calls", &SyncAsyncConfig::Growth::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
+          "submits each of the two seconds needs");
+    return s;
+  }();
+  static const Schema<SyncAsyncConfig::ErrorRate> errors = [] {
+    Schema<SyncAsyncConfig::ErrorRate> s(Style::flow);
+    s.key("over", &SyncAsyncConfig::ErrorRate::over, fraction_codec(),
+          "enter when more than this share of sync submits failed in the window (0: no rule)");
+    s.key("window", &SyncAsyncConfig::ErrorRate::window, duration_codec(), "the window");
+    s.key("min_calls", &SyncAsyncConfig::ErrorRate::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
+          "submits the window needs");
+    return s;
+  }();
+  static const Schema<SyncAsyncConfig> schema = [] {
+    Schema<SyncAsyncConfig> s(Style::flow,
+                              "When a pod stops sending single messages in the client's request and lets its async "
+                              "workers send them from the store, and when it goes back. Judged per pod.");
+    s.key("enabled", &SyncAsyncConfig::enabled, flag_codec(), "`false`: always sync");
+    s.key("latency", &SyncAsyncConfig::latency, map_codec(latency), "the latency rule");
+    s.key("growth", &SyncAsyncConfig::growth, map_codec(growth), "the growth rule");
+    s.key("error_rate", &SyncAsyncConfig::error_rate, map_codec(errors), "the error-rate rule");
+    s.key("exit", &SyncAsyncConfig::exit, choice_codec(kExits),
+          "`after`: leave async mode `after` entering it; `probe`: keep every `probe_every`-th send sync and "
+          "leave after `min_probes` good ones in a row");
+    s.key("after", &SyncAsyncConfig::after, duration_codec(), "exit after");
+    s.key("probe_every", &SyncAsyncConfig::probe_every, integer_codec<std::uint32_t>(1, 1'000'000),
+          "exit probe: one send in this many stays sync");
+    s.key("min_probes", &SyncAsyncConfig::min_probes, integer_codec<std::uint32_t>(1, 1'000'000),
+          "exit probe: good probes in a row that end async mode");
+    return s;
+  }();
+  return schema;
+}
+
+const std::vector<std::pair<std::string, model::OnUnknown>> kOnUnknown = {{"resend", model::OnUnknown::resend},
+                                                                         {"fail", model::OnUnknown::fail}};
+
+const Schema<PlatformConfig>& platform_schema() {
+  static const Schema<PlatformConfig> schema = [] {
+    Schema<PlatformConfig> s(Style::block, "The gateway's policies: what is under test.");
+    s.key("pods", &PlatformConfig::pods, integer_codec<std::uint32_t>(1, 1024), "gateway pods, named `pod-0`, ...");
+    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec<std::uint32_t>(1, 100'000),
+          "messages a pod's async workers submit at once");
+    s.key("send_timeout", &PlatformConfig::send_timeout, duration_codec(),
+          "one submit's timeout; past it the outcome is ambiguous (`unknown`)");
+    s.key("lease", &PlatformConfig::lease, duration_codec(),
+          "how long a claim lasts; must be longer than send_timeout × providers, or a second pod could send a message "
+          "whose submits are still in flight");
+    s.key("receipt_timeout", &PlatformConfig::receipt_timeout, duration_codec(),
+          "how long a receipt may take; a submitted message with none by then ends `unconfirmed`");
+    s.key("validity", &PlatformConfig::validity, duration_codec(),
+          "how long after its send_at a message may still go out; then it fails as `expired`");
+    s.key("on_unknown", &PlatformConfig::on_unknown, choice_codec(kOnUnknown),
+          "a message whose submit timed out: `resend` it later on the same provider (a duplicate SMS is possible, "
+          "and attributed), or `fail` it");
+    s.key("store_retry", &PlatformConfig::store_retry, duration_codec(),
+          "after a store call fails, how long a pod leaves the store alone (at least " +
+              write_duration(kMinRetryInterval) + ")");
+    s.key("quota_period", &PlatformConfig::quota_period, duration_codec(),
+          "quotas are per period of this length from the start of the run");
+    s.key("token_lifetime", &PlatformConfig::token_lifetime, duration_codec(), "how long a token is valid");
+    s.key("routing", &PlatformConfig::routing, map_codec(routing_schema()), "provider choice and failover");
+    s.key("sync_to_async", &PlatformConfig::sync_to_async, map_codec(sync_async_schema()), "the sync-to-async switch");
+    s.key("limit", &PlatformConfig::cluster_limit, optional_codec(shared_limit_schema()),
+          "the whole cluster's submits, shared through Redis", opt::shown("none"));
+    return s;
+  }();
+  return schema;
+}
+
+const std::vector<std::pair<std::string, model::Kind>> kLoadKinds = {
+    {"single", model::Kind::single}, {"bulk", model::Kind::bulk}, {"scheduled", model::Kind::scheduled}};
+
+const Schema<LoadSegment>& load_schema() {
+  static const Schema<LoadSegment> schema = [] {
+    Schema<LoadSegment> s(Style::flow,
+                          "A segment of the clients' load: a rate from `from` to `to`, or a burst at `at`. Calls go "
+                          "round robin to the pods that are up.");
+    s.key("business", &LoadSegment::business, name_codec(), "the business whose clients call", opt::required());
+    s.key("kind", &LoadSegment::kind, choice_codec(kLoadKinds),
+          "`single`: one message; `bulk`: `size` messages in one request; `scheduled`: one message to go out `lead` "
+          "after the call");
+    s.include(&LoadSegment::arrivals, arrival_schema());
+    s.key("size", &LoadSegment::size, integer_codec<std::uint32_t>(1, 100'000), "bulk: messages per request");
+    s.key("lead", &LoadSegment::lead, duration_codec(), "scheduled: how far ahead send_at is");
+    s.key("client_timeout", &LoadSegment::client_timeout, duration_codec(),
+          "how long a client waits for its answer before it repeats the request");
+    s.key("retries", &LoadSegment::retries, integer_codec<std::uint32_t>(0, 100),
+          "times a client repeats a timed-out request, with the same key");
+    s.key("duplicates", &LoadSegment::duplicates, fraction_codec(),
+          "share of calls that repeat an earlier request exactly (must be answered with the first one's outcome)");
+    s.key("bad_tokens", &LoadSegment::bad_tokens, fraction_codec(),
+          "share of calls whose token is forged, expired or names a template the business was not granted (must be "
+          "refused)");
+    s.key("recipients", &LoadSegment::recipients, integer_codec<std::uint64_t>(1, 10'000'000'000),
+          "distinct phone numbers the segment sends to");
+    return s;
+  }();
+  return schema;
+}
+
+}  // namespace
+
+std::vector<model::BusinessPolicy> SmsSpec::policies() const {
+  std::vector<model::BusinessPolicy> out;
+  for (const BusinessSpec& b : businesses) out.push_back(b.policy);
+  return out;
+}
+
+const Schema<SmsSpec>& spec_schema() {
+  static const Schema<SmsSpec> schema = [] {
+    Schema<SmsSpec> s(Style::block, "The SMS gateway's section: its policies, businesses, providers, Redis and load.");
+    s.key("platform", &SmsSpec::platform, map_codec(platform_schema()), "the gateway's policies");
+    s.key("businesses", &SmsSpec::businesses, list_codec(map_codec(business_schema()), "list, below"),
+          "the businesses that send (at least one)", opt::required());
+    s.key("providers", &SmsSpec::providers, list_codec(map_codec(provider_schema()), "list, below"),
+          "the providers, in routing order (1 to 64)", opt::required());
+    s.key("redis", &SmsSpec::redis, map_codec(kv_schema()), "the key-value store shared limits live in");
+    s.key("load", &SmsSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"), "the clients",
+          opt::shown("no load"));
+    s.check([](const Reader& r, const Map& m, SmsSpec& spec) {
+      if (spec.businesses.empty()) r.fail(m["businesses"], m.child("businesses"), "needs at least one business");
+      if (spec.providers.empty()) r.fail(m["providers"], m.child("providers"), "needs at least one provider");
+      if (spec.providers.size() > model::kMaxProviders) {
+        r.fail(m["providers"], m.child("providers"), "at most 64 providers");
+      }
+      for (std::size_t i = 0; i < spec.providers.size(); ++i) {
+        if (spec.providers[i].name.empty()) spec.providers[i].name = "provider-" + std::to_string(i);
+      }
+      for (std::size_t i = 0; i < spec.businesses.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+          if (spec.businesses[j].name == spec.businesses[i].name) {
+            r.fail(m["businesses"][i]["name"], m.child("businesses") + "[" + std::to_string(i) + "].name",
+                   "names business '" + spec.businesses[i].name + "' a second time");
+          }
+        }
+      }
+      for (std::size_t i = 0; i < spec.load.size(); ++i) {
+        LoadSegment& l = spec.load[i];
+        const auto it = std::find_if(spec.businesses.begin(), spec.businesses.end(),
+                                     [&](const BusinessSpec& b) { return b.name == l.business; });
+        if (it == spec.businesses.end()) {
+          std::string known;
+          for (const BusinessSpec& b : spec.businesses) known += (known.empty() ? "" : ", ") + b.name;
+          r.fail(m["load"][i]["business"], m.child("load") + "[" + std::to_string(i) + "].business",
+                 "no business is named '" + l.business + "' (businesses: " + known + ")");
+        }
+        l.business_index = static_cast<std::uint32_t>(it - spec.businesses.begin());
+      }
+      for (const model::ConfigError& e : model::validate(spec.platform, spec.providers.size())) {
+        m.fail_at(e.key, e.message);
+      }
+    });
+    return s;
+  }();
+  return schema;
+}
+
+const SmsSpec& spec_of(const Scenario& s) {
+  const auto* w = dynamic_cast<const SmsSpec*>(&s.spec());
+  RELAYSIM_ASSERT(w != nullptr, "a scenario of the SMS system");
+  return *w;
+}
+
+SmsSpec& spec_of(Scenario& s) {
+  auto* w = dynamic_cast<SmsSpec*>(&s.spec());
+  RELAYSIM_ASSERT(w != nullptr, "a scenario of the SMS system");
+  return *w;
+}
+
+}  // namespace relaysim::sim::sms

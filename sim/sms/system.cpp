@@ -1,0 +1,167 @@
+#include "sim/sms/system.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/resilience/mutants.h"
+#include "model/sms/memory_store.h"
+#include "model/sms/mutants.h"
+#include "model/sms/sqlite_store.h"
+#include "sim/sms/oracle.h"
+#include "sim/sms/report.h"
+#include "sim/sms/spec.h"
+#include "sim/sms/world.h"
+
+namespace relaysim::sim::sms {
+
+namespace {
+
+using relaysim::sms::Store;
+
+// One SMS run: the store, the buses, the world, and the sinks attached to the buses.
+class Simulation final : public sim::Simulation {
+ public:
+  explicit Simulation(RunContext& ctx)
+      : ctx_(ctx),
+        store_(make_store(ctx)),
+        fp_model_(ctx.fingerprint),
+        fp_world_(ctx.fingerprint),
+        fp_processes_(ctx.fingerprint),
+        fp_kv_(ctx.fingerprint),
+        oracle_(spec_of(ctx.scenario), ctx.ledger) {
+    buses_.model.attach(fp_model_);
+    buses_.world.attach(fp_world_);
+    buses_.processes.attach(fp_processes_);
+    buses_.model.attach(oracle_);
+    buses_.world.attach(oracle_);
+    buses_.model.attach(metrics_);
+    buses_.world.attach(metrics_);
+    buses_.processes.attach(metrics_);
+    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, buses_);
+    world_->kv().bus().attach(fp_kv_);
+  }
+
+  std::uint64_t open_work() override { return unresolved(store_->counts()); }
+
+  std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
+    Figures f;
+    if (judged) {
+      oracle_.finish(end, *store_);
+      f.unresolved = unresolved(store_->counts());
+      const SmsSpec& spec = spec_of(ctx_.scenario);
+      const std::uint32_t period = relaysim::sms::quota_period(end, spec.platform.quota_period);
+      for (std::uint32_t i = 0; i < spec.businesses.size(); ++i) {
+        f.quotas.push_back({spec.businesses[i].name, spec.businesses[i].quota, store_->quota_used(World::business_id(i), period)});
+      }
+    } else {
+      f.unresolved = metrics_.accepted - std::min(metrics_.accepted, metrics_.finals);
+    }
+    for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
+    for (int c = 0; c < kDuplicateCauseCount; ++c) f.duplicates[static_cast<std::size_t>(c)] = oracle_.duplicates(static_cast<DuplicateCause>(c));
+    f.sent = oracle_.sent();
+    f.lost = oracle_.lost();
+    f.refunds = oracle_.refunds();
+    f.end = end;
+    f.metrics = std::move(metrics_);
+    return std::make_unique<Report>(std::move(f));
+  }
+
+ private:
+  static std::unique_ptr<Store> make_store(const RunContext& ctx) {
+    if (ctx.scenario.store == StoreKind::sqlite) {
+      return std::make_unique<relaysim::sms::SqliteStore>(ctx.sqlite_path, Durability::off);
+    }
+    return std::make_unique<relaysim::sms::MemoryStore>();
+  }
+  static std::uint64_t unresolved(const relaysim::sms::StoreCounts& c) {
+    std::uint64_t n = 0;
+    for (int st = 0; st < static_cast<int>(relaysim::sms::kFirstFinal); ++st) n += c.by_status[st];
+    return n;
+  }
+
+  RunContext& ctx_;
+  std::unique_ptr<Store> store_;
+  SmsBuses buses_;
+  FingerprintSink<relaysim::sms::Events> fp_model_;
+  FingerprintSink<WorldEvents> fp_world_;
+  FingerprintSink<ProcessEvents> fp_processes_;
+  FingerprintSink<KvBus> fp_kv_;
+  Oracle oracle_;
+  Metrics metrics_;
+  std::unique_ptr<World> world_;
+};
+
+// The SMS gateway's planted bugs and those of the shared components it relies on.
+constexpr const Mutant* kMutants[] = {
+    &relaysim::sms::mutant::token_scope_unchecked,
+    &relaysim::sms::mutant::token_expiry_unchecked,
+    &relaysim::sms::mutant::dedup_on_biz_id_alone,
+    &relaysim::sms::mutant::quota_charged_per_attempt,
+    &relaysim::sms::mutant::compensation_skips_status,
+    &relaysim::sms::mutant::failover_after_ambiguous_timeout,
+    &relaysim::sms::mutant::async_never_exits,
+    &relaysim::mutant::window_restarts_on_send,
+    &relaysim::mutant::gcra_burst_off_by_one,
+    &relaysim::mutant::limiter_share_undivided,
+    &relaysim::mutant::limiter_check_then_set,
+};
+
+// Memory an accepted message costs, all parts together: the store's row and history, the
+// oracle's record and dedup key, the metrics.
+constexpr double kBytesPerMessage = 400;
+constexpr double kBytesPerSqliteRow = 300;
+
+std::string format_count(double n) { return format_value(Unit::count, std::round(n)); }
+
+class SmsSystem final : public System {
+ public:
+  std::string_view name() const override { return "sms"; }
+  std::string_view title() const override {
+    return "an SMS gateway with quotas, tokens, rate limits, provider failover and sync-to-async sending";
+  }
+
+  std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const override {
+    auto spec = std::make_unique<SmsSpec>();
+    spec_schema().read(r, section, path, *spec);
+    return spec;
+  }
+  void write(YAML::Emitter& e, const SystemSpec& spec) const override {
+    spec_schema().emit(e, dynamic_cast<const SmsSpec&>(spec), SmsSpec{});
+  }
+  void document(std::vector<DocTable>& out) const override { spec_schema().document(out, "sms", SmsSpec{}); }
+
+  std::span<const MetricInfo> metrics() const override { return metric_infos(); }
+  std::span<const InvariantInfo> invariants() const override { return kInvariants; }
+  std::span<const Mutant* const> mutants() const override { return kMutants; }
+
+  Footprint footprint(const Scenario& s, bool database_in_memory) const override {
+    const SmsSpec& spec = spec_of(s);
+    Footprint f;
+    double messages = 0;
+    for (const LoadSegment& l : spec.load) {
+      const double calls = l.arrivals.expected_calls();
+      f.calls += calls * (1 + l.retries);
+      messages += calls * (l.kind == relaysim::sms::Kind::bulk ? l.size : 1);
+    }
+    f.parts.push_back({messages * kBytesPerMessage, format_count(messages) + " messages kept",
+                       "shorten the load, lower its rate, or make bulk requests smaller"});
+    if (s.store == StoreKind::sqlite && database_in_memory) {
+      f.parts.push_back({messages * kBytesPerSqliteRow, format_count(messages) + " messages in the in-memory SQLite database",
+                         "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});
+    }
+    return f;
+  }
+
+  std::unique_ptr<sim::Simulation> simulate(RunContext& context) const override {
+    return std::make_unique<Simulation>(context);
+  }
+};
+
+}  // namespace
+
+const System& system() {
+  static const SmsSystem instance;
+  return instance;
+}
+
+}  // namespace relaysim::sim::sms

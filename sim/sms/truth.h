@@ -1,0 +1,95 @@
+// Ground truth of an SMS world: what really happened, including what the gateway cannot see (an
+// SMS that went out though its answer was lost, a token the client knew to be bad). The oracle
+// judges the gateway against these events; the metrics count them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/core/events.h"
+#include "model/sms/events.h"
+#include "model/sms/types.h"
+
+namespace relaysim::sim::sms {
+
+using relaysim::sms::MessageId;
+using relaysim::sms::ProviderId;
+
+// What was wrong with a call's token, as the client made it.
+enum class TokenKind : std::uint8_t { good, forged, expired, foreign };
+inline constexpr int kTokenKindCount = 4;
+std::string_view to_string(TokenKind k);
+
+// A client key as the client wrote it: "otp/k5" (its biz_type and biz_id; a bulk request's
+// messages add "#i").
+std::string key_text(std::uint64_t key);
+
+// A client's send call, made to a pod that is up.
+struct ClientCalled {
+  std::uint64_t key;          // the client's request number: repeats and retries share it (its kind in the top byte)
+  std::uint32_t business;     // index into the spec's businesses
+  std::uint32_t messages;
+  TokenKind token;
+  bool repeat;                // a retry after a timeout, or a deliberate duplicate
+  Time at;
+};
+
+// The client got its answer (before its timeout).
+struct ClientAnswered {
+  std::uint64_t key;
+  TokenKind token;
+  bool repeat;  // as ClientCalled
+  const relaysim::sms::SendAnswer& answer;
+  Time at;
+};
+
+// The client gave up waiting (it may repeat the request).
+struct ClientTimedOut {
+  std::uint64_t key;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(40);
+    fp.mix(key);
+  }
+};
+
+// A client's call found no pod up.
+struct ClientRejected {
+  Time at;
+  void mix(Fingerprint& fp) const { fp.mix(41); }
+};
+
+// What a provider did with one submit, decided when it arrives.
+enum class Fate : std::uint8_t {
+  accepted,     // sent, and the gateway hears so
+  answer_lost,  // sent, but the answer never reaches the gateway (it times out)
+  late,         // sent, but the answer comes after the gateway's timeout
+  throttled,    // refused: over its rate (429)
+  unavailable,  // refused before reading (503, an `error` outage)
+  refused,      // refused for good
+  swallowed,    // never read (a `timeout` outage): not sent, the gateway times out
+};
+inline constexpr int kFateCount = 7;
+std::string_view to_string(Fate f);
+constexpr bool sent(Fate f) { return f == Fate::accepted || f == Fate::answer_lost || f == Fate::late; }
+
+// A submit reached a provider; `fate` is what it did.
+struct ProviderSubmitted {
+  ProviderId provider;
+  std::uint32_t pod;
+  MessageId message;
+  relaysim::sms::Recipient recipient;
+  std::uint16_t attempt;
+  Fate fate;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(42);
+    fp.mix(message);
+    fp.mix(static_cast<std::uint64_t>(provider) << 8 | static_cast<std::uint64_t>(fate));
+    fp.mix(at);
+  }
+};
+
+using WorldEvents = EventBus<ClientCalled, ClientAnswered, ClientTimedOut, ClientRejected, ProviderSubmitted>;
+
+}  // namespace relaysim::sim::sms

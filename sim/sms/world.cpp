@@ -1,0 +1,268 @@
+#include "sim/sms/world.h"
+
+#include <cstdio>
+
+#include "model/core/assert.h"
+
+namespace relaysim::sim::sms {
+
+using namespace relaysim::sms;
+
+namespace {
+
+// The template id no business applies for: a call naming it is outside its token's scope.
+constexpr std::uint32_t kForeignTemplate = 999'999'999;
+// A client key's kind is in its top bits.
+constexpr int kKindShift = 56;
+// Recent requests kept for deliberate duplicates.
+constexpr std::size_t kRecentKept = 4096;
+
+std::string_view biz_type_of(Kind k) {
+  switch (k) {
+    case Kind::bulk: return "bulk";
+    case Kind::scheduled: return "scheduled";
+    default: return "otp";
+  }
+}
+
+// The gateway's HS256 secret: 32 bytes from the seed, as hex.
+std::string secret_for(std::uint64_t seed) {
+  std::string out;
+  char buf[17];
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(mix64(seed * 4 + i)));
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string key_text(std::uint64_t key) {
+  const auto kind = static_cast<Kind>(key >> kKindShift);
+  return std::string(biz_type_of(kind)) + "/k" + std::to_string(key & ((std::uint64_t{1} << kKindShift) - 1));
+}
+
+std::string_view to_string(TokenKind k) {
+  switch (k) {
+    case TokenKind::good: return "good";
+    case TokenKind::forged: return "forged";
+    case TokenKind::expired: return "expired";
+    case TokenKind::foreign: return "foreign";
+  }
+  return "?";
+}
+
+std::string_view to_string(Fate f) {
+  switch (f) {
+    case Fate::accepted: return "accepted";
+    case Fate::answer_lost: return "answer_lost";
+    case Fate::late: return "late";
+    case Fate::throttled: return "throttled";
+    case Fate::unavailable: return "unavailable";
+    case Fate::refused: return "refused";
+    case Fate::swallowed: return "swallowed";
+  }
+  return "?";
+}
+
+Pod::Pod(World& world, Process& process)
+    : world_(world), process_(process), rng_(Rng::derive(world.scenario_.seed, "pod/" + std::to_string(process.index()))) {}
+
+std::size_t Pod::count() const { return world_.providers_.count(); }
+
+void Pod::submit(ProviderId provider, const Submit& s, Duration timeout, SubmitCallback done) {
+  Kernel& k = world_.kernel_;
+  const ProviderAnswer a = world_.providers_.submit(provider, k.now(), timeout);
+  world_.buses_.world.emit(ProviderSubmitted{provider, process_.index(), s.id, s.recipient, s.attempt, a.fate, k.now()});
+  if (a.receipt && sent(a.fate)) {
+    // The provider's receipt reaches whichever pod is up then, crash or not.
+    k.at(a.receipt_at, [w = &world_, id = s.id, provider, delivered = a.delivered] { w->deliver_receipt(id, provider, delivered); });
+  }
+  process_.at(a.answer_at, [seen = a.seen, done = std::move(done)]() mutable { done(seen); });
+}
+
+void Pod::limit(std::string_view key, const LimiterSpec& spec, LimitOp op, std::uint32_t cost, std::uint64_t member,
+                Duration timeout, LimitCallback done) {
+  const std::uint32_t slot = kv_calls_.acquire();
+  kv_calls_[slot].done = std::move(done);
+  kv_calls_[slot].generation = generation_;
+  world_.kv_.limit(key, spec, op, cost, member, timeout, [this, slot](const KvLimitAnswer& a) {
+    KvCall& c = kv_calls_[slot];
+    LimitCallback cb = std::move(c.done);
+    c.done = {};
+    const bool current = c.generation == generation_;
+    kv_calls_.release(slot);
+    if (current) cb(a);
+  });
+}
+
+World::World(const Scenario& scenario, Kernel& kernel, Store& store, SmsBuses& buses)
+    : scenario_(scenario),
+      spec_(spec_of(scenario)),
+      kernel_(kernel),
+      store_(store),
+      buses_(buses),
+      policies_(spec_.policies()),
+      codec_(secret_for(scenario.seed)),
+      back_office_(store, codec_, kernel, spec_.platform.token_lifetime, spec_.platform.quota_period),
+      providers_(spec_.providers, scenario.seed),
+      kv_(spec_.redis, kernel, scenario.seed),
+      rng_(Rng::derive(scenario.seed, "clients")),
+      arrivals_([&] {
+        std::vector<ArrivalSpec> a;
+        for (const LoadSegment& l : spec_.load) a.push_back(l.arrivals);
+        return a;
+      }(), rng_, [this](std::uint32_t segment) { arrive(segment); }),
+      processes_(kernel, spec_.platform.pods, *this, buses.processes) {
+  // The back office at the start: every business applies and is approved, and gets its token.
+  for (std::uint32_t i = 0; i < spec_.businesses.size(); ++i) {
+    const BusinessSpec& b = spec_.businesses[i];
+    const BusinessId id = back_office_.apply(Application{b.name, b.senders, b.templates, b.quota});
+    RELAYSIM_ASSERT(id == business_id(i), "businesses get ids in order");
+    back_office_.approve(id);
+  }
+  tokens_.resize(spec_.businesses.size());
+  token_issued_.assign(spec_.businesses.size(), kTimeNever);
+  for (std::uint32_t i = 0; i < processes_.size(); ++i) pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
+  // Pods start first: events at equal times run in scheduling order, and a client call at time
+  // zero must find them up.
+  processes_.start_all();
+  kv_.install();
+  arrivals_.install(kernel_);
+  processes_.install(scenario.crashes);
+}
+
+World::~World() = default;
+
+void World::start(Process& p) {
+  Pod& pod = *pods_[p.index()];
+  RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  pod.node_ = std::make_unique<Node>(p.index() + 1, spec_.platform, policies_,
+                                     NodePorts{kernel_, p, pod.rng_, pod, pod, codec_, store_, buses_.model});
+  pod.node_->start();
+}
+
+void World::stop(Process& p) {
+  Pod& pod = *pods_[p.index()];
+  ++pod.generation_;
+  pod.node_.reset();
+}
+
+const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
+  const Time now = kernel_.now();
+  auto& t = tokens_[business];
+  // A client renews its token when half its lifetime is gone.
+  if (token_issued_[business] == kTimeNever || now - token_issued_[business] >= spec_.platform.token_lifetime / 2) {
+    const BusinessId id = business_id(business);
+    t[static_cast<int>(TokenKind::good)] = back_office_.issue_token(id).value_or(std::string("revoked"));
+    token_issued_[business] = now;
+    std::string& forged = t[static_cast<int>(TokenKind::forged)];
+    forged = t[static_cast<int>(TokenKind::good)];
+    forged.back() = forged.back() == 'A' ? 'B' : 'A';  // the signature no longer matches
+    TokenClaims claims;
+    if (codec_.verify(t[static_cast<int>(TokenKind::good)], claims) == AuthFault::none) {
+      claims.expires_at = claims.issued_at - 1;
+      t[static_cast<int>(TokenKind::expired)] = codec_.issue(claims);
+    }
+    t[static_cast<int>(TokenKind::foreign)] = t[static_cast<int>(TokenKind::good)];
+  }
+  return t[static_cast<int>(kind)];
+}
+
+void World::arrive(std::uint32_t segment) {
+  const LoadSegment& l = spec_.load[segment];
+  // A deliberate duplicate repeats a recent request of this segment exactly.
+  if (!recent_.empty() && rng_.chance(l.duplicates)) {
+    const Recent& r = recent_[rng_.below(recent_.size())];
+    if (r.segment == segment) {
+      call(r.key, segment, r.send_at, TokenKind::good, 0, true);
+      return;
+    }
+  }
+  TokenKind token = TokenKind::good;
+  if (rng_.chance(l.bad_tokens)) token = static_cast<TokenKind>(1 + rng_.below(kTokenKindCount - 1));
+  // Each kind numbers its requests from 1, so one biz_id appears under several biz_types (a gateway
+  // that dedups on biz_id alone takes them for repeats); the kind in the top bits keeps keys unique.
+  const std::uint64_t key = static_cast<std::uint64_t>(l.kind) << kKindShift | next_key_[static_cast<std::size_t>(l.kind)]++;
+  const Time send_at = l.kind == Kind::scheduled ? kernel_.now() + l.lead : kernel_.now();
+  if (token == TokenKind::good) {
+    const Recent r{key, segment, send_at};
+    if (recent_.size() < kRecentKept) {
+      recent_.push_back(r);
+    } else {
+      recent_[recent_next_] = r;
+      recent_next_ = (recent_next_ + 1) % kRecentKept;
+    }
+  }
+  call(key, segment, send_at, token, l.retries, false);
+}
+
+void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries,
+                 bool repeat) {
+  const LoadSegment& l = spec_.load[segment];
+  Process* p = processes_.next_up();
+  if (p == nullptr) {
+    buses_.world.emit(ClientRejected{kernel_.now()});
+    return;
+  }
+  const BusinessSpec& b = spec_.businesses[l.business_index];
+  const std::uint32_t size = l.kind == Kind::bulk ? l.size : 1;
+  const std::uint32_t template_id = token == TokenKind::foreign ? kForeignTemplate : b.templates[0];
+  const Recipient base = 8'610'000'000'000 + mix64(scenario_.seed ^ key) % l.recipients;
+  ids_.resize(size);
+  messages_.resize(size);
+  for (std::uint32_t i = 0; i < size; ++i) {
+    ids_[i] = "k" + std::to_string(key & ((std::uint64_t{1} << kKindShift) - 1));
+    if (l.kind == Kind::bulk) ids_[i] += "#" + std::to_string(i);
+    NewMessage& m = messages_[i];
+    m.biz_type = biz_type_of(l.kind);
+    m.biz_id = ids_[i];
+    m.recipient = 8'610'000'000'000 + (base - 8'610'000'000'000 + i) % l.recipients;
+    m.template_id = template_id;
+    m.content = mix64(key * 1'000'003 + i) ^ template_id;
+    m.segments = 1;
+    m.kind = l.kind;
+    m.send_at = send_at;
+  }
+  const std::uint32_t slot = calls_.acquire();
+  Call& c = calls_[slot];
+  c.key = key;
+  c.segment = segment;
+  ++c.serial;
+  c.retries_left = retries;
+  c.send_at = send_at;
+  c.token = token;
+  c.repeat = repeat;
+  c.answered = false;
+  buses_.world.emit(ClientCalled{key, l.business_index, size, token, repeat, kernel_.now()});
+  kernel_.at(kernel_.now() + l.client_timeout, [this, slot] { timed_out(slot); });
+  const SendRequest request{token_for(l.business_index, token), b.senders[0], template_id,
+                            std::span<const NewMessage>(messages_.data(), size)};
+  pods_[p->index()]->node_->send(request, [this, slot, serial = c.serial](const SendAnswer& a) { answered(slot, serial, a); });
+}
+
+void World::answered(std::uint32_t slot, std::uint32_t serial, const SendAnswer& a) {
+  Call& c = calls_[slot];
+  if (c.serial != serial || c.answered) return;  // the client gave up on this call already
+  c.answered = true;
+  buses_.world.emit(ClientAnswered{c.key, c.token, c.repeat, a, kernel_.now()});
+}
+
+void World::timed_out(std::uint32_t slot) {
+  Call& c = calls_[slot];
+  const Call copy = c;
+  ++c.serial;  // a later answer to this call is ignored
+  calls_.release(slot);
+  if (copy.answered) return;
+  buses_.world.emit(ClientTimedOut{copy.key, kernel_.now()});
+  if (copy.retries_left > 0) call(copy.key, copy.segment, copy.send_at, copy.token, copy.retries_left - 1, true);
+}
+
+void World::deliver_receipt(MessageId id, ProviderId provider, bool delivered) {
+  Process* p = processes_.next_up();
+  if (p == nullptr) return;  // nobody to take it: the message ends unconfirmed
+  pods_[p->index()]->node_->receipt(id, provider, delivered);
+}
+
+}  // namespace relaysim::sim::sms

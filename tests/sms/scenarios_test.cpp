@@ -1,0 +1,117 @@
+// Every shipped SMS scenario passes on both stores; runs are deterministic; the two stores agree
+// event for event; scenario mistakes in the SMS section are located.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "sim/sms/metrics.h"
+#include "sim/sms/spec.h"
+
+namespace relaysim::sim::sms {
+namespace {
+
+const std::string kShipped[] = {"sms-quickstart"};
+
+std::string scenario_path(const std::string& name) { return std::string(RELAYSIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml"; }
+
+std::string failures(const RunResult& r) {
+  std::string out;
+  for (const auto& v : r.ledger.examples()) out += r.ledger.describe(v) + "\n";
+  for (const auto& e : r.expectations) {
+    if (!e.ok) out += "expectation failed: " + e.expr + " (actual " + std::to_string(e.actual) + ")\n";
+  }
+  return out;
+}
+
+class ShippedSmsScenario : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedSmsScenario, PassesOnBothStoresWithTheSameRun) {
+  const Scenario s = load_scenario(scenario_path(GetParam()));
+  const RunResult memory = run_scenario(s);
+  EXPECT_TRUE(memory.pass()) << failures(memory);
+  EXPECT_GT(memory.value(metric("accepted")), 0);
+  RunOptions o;
+  o.store = StoreKind::sqlite;
+  const RunResult sqlite = run_scenario(s, std::move(o));
+  EXPECT_TRUE(sqlite.pass()) << failures(sqlite);
+  // The two stores keep one contract: the whole run, event for event, is the same.
+  EXPECT_EQ(memory.fingerprint, sqlite.fingerprint);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ShippedSmsScenario, ::testing::ValuesIn(kShipped), [](const auto& p) {
+  std::string n = p.param;
+  for (char& c : n) c = c == '-' ? '_' : c;
+  return n;
+});
+
+TEST(ShippedSmsScenarios, EverySmsFileInScenariosIsTested) {
+  std::size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios")) {
+    if (entry.path().extension() == ".yaml" && load_scenario(entry.path().string()).system->name() == "sms") ++n;
+  }
+  EXPECT_EQ(n, std::size(kShipped)) << "a new SMS scenario file needs a line in kShipped";
+}
+
+TEST(SmsRun, TheSameSeedRunsTheSameRunAndAnotherSeedAnother) {
+  const Scenario s = load_scenario(scenario_path("sms-quickstart"));
+  const RunResult a = run_scenario(s);
+  const RunResult b = run_scenario(s);
+  EXPECT_EQ(a.fingerprint, b.fingerprint);
+  RunOptions o;
+  o.seed = s.seed + 1;
+  const RunResult c = run_scenario(s, std::move(o));
+  EXPECT_NE(a.fingerprint, c.fingerprint);
+  EXPECT_TRUE(c.pass()) << failures(c);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "t.yaml");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* const kMinimal = R"(name: t
+system: sms
+duration: 1m
+sms:
+  businesses: [{name: shop}]
+  providers: [{name: alpha}]
+  load: [{business: shop, rate: 1/s}]
+)";
+
+TEST(SmsScenario, AMinimalScenarioReads) { EXPECT_EQ(error_of(kMinimal), ""); }
+
+TEST(SmsScenario, AMisspeltKeyNamesItsLineColumnAndASuggestion) {
+  std::string text = kMinimal;
+  text.replace(text.find("providers: [{name: alpha}]"), 26, "providers: [{name: alpha, lost_answer: 1%}]");
+  const std::string e = error_of(text);
+  EXPECT_NE(e.find("t.yaml:6:"), std::string::npos) << e;
+  EXPECT_NE(e.find("lost_answer"), std::string::npos) << e;
+  EXPECT_NE(e.find("lost_answers"), std::string::npos) << e;
+}
+
+TEST(SmsScenario, LoadNamingAnUnknownBusinessIsRefusedWithTheKnownOnes) {
+  std::string text = kMinimal;
+  text.replace(text.find("business: shop, rate"), 14, "business: shoe");
+  const std::string e = error_of(text);
+  EXPECT_NE(e.find("load[0].business"), std::string::npos) << e;
+  EXPECT_NE(e.find("shop"), std::string::npos) << e;
+}
+
+TEST(SmsScenario, ALeaseShorterThanAClaimsSubmitsIsRefusedAtTheLease) {
+  std::string text = kMinimal;
+  text.replace(text.find("sms:\n"), 5, "sms:\n  platform: {send_timeout: 10s, lease: 15s}\n");
+  text.replace(text.find("providers: [{name: alpha}]"), 26, "providers: [{name: alpha}, {name: beta}]");
+  const std::string e = error_of(text);
+  EXPECT_NE(e.find("sms.platform.lease"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.yaml:5:"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace relaysim::sim::sms
