@@ -40,7 +40,8 @@ Node::Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPoli
       events_(ports.events),
       auth_(ports.codec, ports.clock),
       router_(config.routing, ports.providers.count()),
-      switch_(config.sync_to_async) {
+      switch_(config.sync_to_async),
+      waker_(ports.timers, [this] { pump(); }) {
   RELAYSIM_ASSERT(pod >= 1, "pod 0 means no pod to the store");
   RELAYSIM_ASSERT(providers_.count() >= 1 && providers_.count() <= kMaxProviders, "1 to 64 providers");
   RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a node needs at least one worker");
@@ -55,7 +56,6 @@ Node::~Node() {
   for (std::uint32_t i = 0; i < jobs_.size(); ++i) {
     if (jobs_[i].retry_timer) timers_.cancel(jobs_[i].retry_timer);
   }
-  if (wake_) timers_.cancel(wake_);
 }
 
 const BusinessPolicy& Node::policy(BusinessId business) const {
@@ -245,16 +245,7 @@ void Node::arm_wake(Time now) {
       store_failed(StoreOp::next_due, e.failure());
     }
   }
-  if (now >= store_retry_at_ && !next) return;
-  const Time at = now < store_retry_at_ ? store_retry_at_ : std::max(*next, now);
-  if (wake_ && wake_at_ <= at) return;
-  if (wake_) timers_.cancel(wake_);
-  wake_at_ = at;
-  wake_ = timers_.schedule_at(at, [this] {
-    wake_ = TimerId{};
-    wake_at_ = kTimeNever;
-    pump();
-  });
+  waker_.arm(now, store_retry_at_, next);
 }
 
 Completion Node::completion(const Job& j, Status status, Reason reason, Time due) const {

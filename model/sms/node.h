@@ -38,6 +38,7 @@
 #include "model/core/random.h"
 #include "model/core/slot_pool.h"
 #include "model/resilience/kv.h"
+#include "model/store/due_waker.h"
 #include "model/resilience/shared_limiter.h"
 #include "model/sms/auth.h"
 #include "model/sms/config.h"
@@ -142,9 +143,8 @@ class Node {
   std::uint32_t sync_busy_ = 0;
   bool pumping_ = false;
   bool repump_ = false;
-  TimerId wake_{};
-  Time wake_at_ = kTimeNever;
-  Time store_retry_at_{};
+  Time store_retry_at_{};  // after a failed store call: not before this
+  DueWaker waker_;
 };
 
 }  // namespace relaysim::sms

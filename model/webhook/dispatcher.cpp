@@ -11,7 +11,8 @@ namespace relaysim::webhook {
 Dispatcher::Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers,
                        Rng& rng, UrlResolver& resolver, HttpClient& http, Events& events)
     : pod_(pod), config_(config), store_(store), clock_(clock), timers_(timers), rng_(rng),
-      resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod) {
+      resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod),
+      waker_(timers, [this] { pump(); }) {
   RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a dispatcher needs at least one slot");
   free_.reserve(jobs_.size());
   for (std::uint32_t i = static_cast<std::uint32_t>(jobs_.size()); i-- > 0;) free_.push_back(i);
@@ -72,17 +73,7 @@ void Dispatcher::arm_wake(Time now) {
       store_failed(StoreOp::next_due, e.failure());
     }
   }
-  // After a failed store call, the next look is at store_retry_at_; else when work falls due.
-  if (now >= store_retry_at_ && !next) return;
-  const Time at = now < store_retry_at_ ? store_retry_at_ : std::max(*next, now);
-  if (wake_ && wake_at_ <= at) return;
-  if (wake_) timers_.cancel(wake_);
-  wake_at_ = at;
-  wake_ = timers_.schedule_at(at, [this] {
-    wake_ = TimerId{};
-    wake_at_ = kTimeNever;
-    pump();
-  });
+  waker_.arm(now, store_retry_at_, next);
 }
 
 void Dispatcher::begin(std::uint32_t slot) {

@@ -19,6 +19,7 @@
 #include "model/core/http.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
+#include "model/store/due_waker.h"
 #include "model/webhook/config.h"
 #include "model/webhook/events.h"
 #include "model/webhook/url_resolver.h"
@@ -71,9 +72,8 @@ class Dispatcher {
   std::uint32_t in_flight_ = 0;
   bool pumping_ = false;
   bool repump_ = false;
-  TimerId wake_{};
-  Time wake_at_ = kTimeNever;
   Time store_retry_at_{};  // after a failed store call: not before this
+  DueWaker waker_;
 };
 
 }  // namespace relaysim::webhook

@@ -5,6 +5,7 @@
 // compile; scenario files are checked against the table when they are read.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -41,5 +42,26 @@ bool is_family(std::string_view name);
 
 // A value as a person reads it, in its unit: "2619310", "99.5%", "1.25s".
 std::string format_value(Unit unit, double value);
+
+// A system's own metric table is an array of entries with an `info` (a MetricInfo) and however it
+// computes the value. What the spine sees of it: the infos, in order.
+template <const auto& Table>
+std::span<const MetricInfo> metric_infos_of() {
+  static const auto infos = [] {
+    std::array<MetricInfo, std::size(Table)> out{};
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = Table[i].info;
+    return out;
+  }();
+  return infos;
+}
+
+// A metric's index in a system's table by name, checked when the program is compiled.
+template <const auto& Table>
+consteval std::size_t metric_index(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(Table); ++i) {
+    if (Table[i].info.name == name) return i;
+  }
+  throw "no metric of this system has this name";
+}
 
 }  // namespace relaysim::sim

@@ -100,13 +100,4 @@ double detail::async_seconds(const Figures& f) {
   return s;
 }
 
-std::span<const MetricInfo> metric_infos() {
-  static const std::array<MetricInfo, kMetricCount> infos = [] {
-    std::array<MetricInfo, kMetricCount> out{};
-    for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = kMetrics[i].info;
-    return out;
-  }();
-  return infos;
-}
-
 }  // namespace relaysim::sim::sms

@@ -57,13 +57,4 @@ double detail::latency_quantile_s(const Figures& f, double q) {
   return if_delivered(f, to_seconds(f.metrics.delivery_latency.quantile(q / 100.0)));
 }
 
-std::span<const MetricInfo> metric_infos() {
-  static const std::array<MetricInfo, kMetricCount> infos = [] {
-    std::array<MetricInfo, kMetricCount> out{};
-    for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = kMetrics[i].info;
-    return out;
-  }();
-  return infos;
-}
-
 }  // namespace relaysim::sim::webhook

@@ -202,14 +202,9 @@ inline constexpr Metric kMetrics[] = {
 inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
 // The table as the generic spine sees it.
-std::span<const MetricInfo> metric_infos();
+inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetrics>(); }
 
 // A metric's index by name, checked when the program is compiled: metric("dlq_rate").
-consteval std::size_t metric(std::string_view name) {
-  for (std::size_t i = 0; i < kMetricCount; ++i) {
-    if (kMetrics[i].info.name == name) return i;
-  }
-  throw "no webhook metric has this name";
-}
+consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
 }  // namespace relaysim::sim::webhook

@@ -13,7 +13,7 @@
 namespace relaysim::sim::sms {
 namespace {
 
-const std::string kShipped[] = {"sms-quickstart"};
+const std::string kShipped[] = {"sms-quickstart", "sms-provider-outage-failover", "sms-crash-compensation"};
 
 std::string scenario_path(const std::string& name) { return std::string(RELAYSIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml"; }
 
