@@ -10,7 +10,7 @@ namespace relaysim::webhook {
 
 Dispatcher::Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers,
                        Rng& rng, UrlResolver& resolver, HttpClient& http, Events& events)
-    : pod_(pod), config_(config), store_(store), clock_(clock), timers_(timers), rng_(rng),
+    : pod_(pod), config_(config), store_(store), clock_(clock), rng_(rng),
       resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod),
       waker_(timers, [this] { pump(); }) {
   RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a dispatcher needs at least one slot");

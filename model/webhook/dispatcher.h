@@ -61,7 +61,6 @@ class Dispatcher {
   const PlatformConfig& config_;
   Store& store_;
   Clock& clock_;
-  Timers& timers_;
   Rng& rng_;
   UrlResolver& resolver_;
   HttpClient& http_;
