@@ -4,16 +4,12 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/report/text.h"
 #include "sim/scenario/expect.h"
 
 namespace relaysim::sim {
 
 namespace {
-std::string fmt(const char* f, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
 std::string hex(std::uint64_t v) { return fmt("%016" PRIx64, v); }
 }  // namespace
 

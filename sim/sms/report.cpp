@@ -2,18 +2,13 @@
 
 #include <cstdio>
 #include <string>
+#include "sim/report/text.h"
 
 namespace relaysim::sim::sms {
 
 using namespace relaysim::sms;
 
 namespace {
-std::string fmt(const char* f, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
-std::string count(double v) { return format_value(Unit::count, v); }
 std::string name(auto v) { return std::string(to_string(v)); }
 }  // namespace
 
@@ -57,7 +52,7 @@ void Report::print(std::ostream& out, double) const {
   }
 
   out << "\nSending\n";
-  out << "  submits " << count(get(metric("submits"))) << ":";
+  out << "  submits " << format_count(get(metric("submits"))) << ":";
   for (int c = 0; c < kSubmitClassCount; ++c) {
     if (m.submits_by_class[c] != 0) out << " " << name(static_cast<SubmitClass>(c)) << " " << m.submits_by_class[c];
   }
@@ -94,7 +89,7 @@ void Report::print(std::ostream& out, double) const {
   for (int fate = 0; fate < kFateCount; ++fate) {
     if (m.fates[fate] != 0) out << " " << name(static_cast<Fate>(fate)) << " " << m.fates[fate];
   }
-  out << "\n  duplicate SMS " << count(get(metric("duplicate_sms"))) << ":";
+  out << "\n  duplicate SMS " << format_count(get(metric("duplicate_sms"))) << ":";
   for (int c = 0; c < kDuplicateCauseCount; ++c) {
     out << "  " << name(static_cast<DuplicateCause>(c)) << " " << f_.duplicates[static_cast<std::size_t>(c)];
   }

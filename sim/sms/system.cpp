@@ -7,6 +7,7 @@
 #include "model/sms/memory_store.h"
 #include "model/sms/mutants.h"
 #include "model/sms/sqlite_store.h"
+#include "sim/report/text.h"
 #include "sim/sms/oracle.h"
 #include "sim/sms/report.h"
 #include "sim/sms/spec.h"
@@ -110,8 +111,6 @@ constexpr const Mutant* kMutants[] = {
 // oracle's record and dedup key, the metrics.
 constexpr double kBytesPerMessage = 400;
 constexpr double kBytesPerSqliteRow = 300;
-
-std::string format_count(double n) { return format_value(Unit::count, std::round(n)); }
 
 class SmsSystem final : public System {
  public:

@@ -3,27 +3,19 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/report/text.h"
 #include "sim/webhook/oracle.h"
 
 namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
 
-namespace {
-std::string fmt(const char* f, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, f, args...);
-  return buf;
-}
-std::string count(double v) { return format_value(Unit::count, v); }
-}  // namespace
-
 void Report::print(std::ostream& out, double) const {
   const Metrics& m = f_.metrics;
   out << "Requests\n";
-  out << "  ingested " << count(get(metric("ingested"))) << "  (duplicate creates " << count(get(metric("duplicate_ingests")))
-      << ", conflicts " << count(get(metric("conflicts"))) << ", rejected with no pod up "
-      << count(get(metric("rejected_ingests"))) << ")\n";
+  out << "  ingested " << format_count(get(metric("ingested"))) << "  (duplicate creates " << format_count(get(metric("duplicate_ingests")))
+      << ", conflicts " << format_count(get(metric("conflicts"))) << ", rejected with no pod up "
+      << format_count(get(metric("rejected_ingests"))) << ")\n";
   for (int st = static_cast<int>(Status::delivered); st < kStatusCount; ++st) {
     for (int re = 0; re < kReasonCount; ++re) {
       const std::uint64_t n = m.terminal[st][re];
@@ -35,8 +27,8 @@ void Report::print(std::ostream& out, double) const {
   out << "  not terminal at the end " << f_.unresolved << ",  lost " << f_.oracle.lost << ",  tenant notifications "
       << m.notifications << "\n";
   if (get(metric("replayed")) + get(metric("replays_refused")) > 0) {
-    out << "  replayed " << count(get(metric("replayed"))) << " (each ends again, above),  replays refused "
-        << count(get(metric("replays_refused"))) << "\n";
+    out << "  replayed " << format_count(get(metric("replayed"))) << " (each ends again, above),  replays refused "
+        << format_count(get(metric("replays_refused"))) << "\n";
   }
   if (m.terminal_requests > 0) {
     out << "  " << (f_.unresolved == 0 ? "all requests terminal by " : "the last request became terminal at ")
@@ -85,7 +77,7 @@ void Report::print(std::ostream& out, double) const {
     out << "    " << fmt("%-16s", format_time(t.at).c_str()) << " pod " << t.pod << "  " << to_string(t.from) << " -> "
         << to_string(t.to) << "\n";
   }
-  out << "\nEndpoint duplicates " << count(get(metric("endpoint_duplicates"))) << ":";
+  out << "\nEndpoint duplicates " << format_count(get(metric("endpoint_duplicates"))) << ":";
   for (int c = 0; c < kDuplicateCauseCount; ++c) {
     out << "  " << to_string(static_cast<DuplicateCause>(c)) << " " << f_.oracle.duplicates[static_cast<std::size_t>(c)];
   }

@@ -5,6 +5,7 @@
 #include "model/webhook/memory_store.h"
 #include "model/webhook/mutants.h"
 #include "model/webhook/sqlite_store.h"
+#include "sim/report/text.h"
 #include "sim/webhook/oracle.h"
 #include "sim/webhook/report.h"
 #include "sim/webhook/world.h"
@@ -110,8 +111,6 @@ constexpr double kBytesPerSlot = 400;
 constexpr double kBytesPerAttempt = 60;
 // A request's rows in an in-memory SQLite database, which keeps every request.
 constexpr double kBytesPerSqliteRow = 300;
-
-std::string format_count(double n) { return format_value(Unit::count, std::round(n)); }
 
 class WebhookSystem final : public System {
  public:

@@ -11,20 +11,13 @@
 #include "sim/sms/spec.h"
 #include "sim/webhook/metrics.h"
 #include "sim/webhook/spec.h"
+#include "tests/scenario_helpers.h"
 
 namespace relaysim::sim::webhook {
 namespace {
 
-std::string scenario_path(const std::string& name) { return std::string(RELAYSIM_SOURCE_DIR) + "/scenarios/" + name + ".yaml"; }
-
-std::string failures(const RunResult& r) {
-  std::string out;
-  for (const auto& v : r.ledger.examples()) out += r.ledger.describe(v) + "\n";
-  for (const auto& e : r.expectations) {
-    if (!e.ok) out += "expectation failed: " + e.expr + " (actual " + std::to_string(e.actual) + ")\n";
-  }
-  return out;
-}
+using testing::failures;
+using testing::scenario_path;
 
 class ShippedScenario : public ::testing::TestWithParam<std::string> {};
 
