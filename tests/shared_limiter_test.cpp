@@ -111,5 +111,35 @@ TEST_F(SharedLimiterTest, TheBreakerOnTheStoreStopsPayingATimeoutPerCall) {
   EXPECT_EQ(limiters[0]->breaker_state(), BreakerState::closed);
 }
 
+// A backlog of held calls must not come back all at once: after the store refuses, this pod
+// answers calls held without asking it until the refusal's retry_after, and gives each held call
+// its own turn at the pod's share of the rate (window × pods / limit = 500 ms here).
+TEST_F(SharedLimiterTest, HeldCallsAreNotAskedAgainEarlyAndGetTheirOwnTurns) {
+  make(StoreDownPolicy::local, {});
+  struct Count final : SinkFor<KvApplied> {
+    std::size_t calls = 0;
+    void on(const KvApplied&) override { ++calls; }
+  } count;
+  kv->bus().attach(count);
+  for (int i = 0; i < 6; ++i) take(t0, 0);  // fills the log
+  kernel.run_until(t0 + milliseconds(100));
+  take(t0 + milliseconds(100), 0);          // refused by the store: the log is full for 900 ms more
+  kernel.run_until(t0 + milliseconds(200));
+  ASSERT_EQ(count.calls, 7U);
+  for (int i = 0; i < 4; ++i) take(t0 + milliseconds(300), 0);
+  kernel.run_until(t0 + milliseconds(400));
+  EXPECT_EQ(count.calls, 7U) << "held calls before the refusal's retry_after do not reach the store";
+  ASSERT_EQ(seen.size(), 11U);
+  EXPECT_FALSE(seen[6].d.remembered);
+  const Time first_turn = seen[6].answered + seen[6].d.retry_after;
+  EXPECT_GE(first_turn, t0 + seconds(1));
+  for (int i = 0; i < 4; ++i) {
+    const Seen& s = seen[7 + static_cast<std::size_t>(i)];
+    EXPECT_FALSE(s.d.admitted);
+    EXPECT_TRUE(s.d.remembered);
+    EXPECT_EQ(s.answered + s.d.retry_after, first_turn + milliseconds(500) * (i + 1));
+  }
+}
+
 }  // namespace
 }  // namespace relaysim::sim

@@ -1,5 +1,6 @@
 #include "model/resilience/shared_limiter.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "model/core/assert.h"
@@ -32,13 +33,26 @@ SharedLimiter::SharedLimiter(std::string key, const SharedLimitConfig& config, K
       kv_(kv),
       clock_(clock),
       breaker_(config.breaker),
-      local_(config.spec.share(config.pods)) {
+      local_(config.spec.share(config.pods)),
+      spacing_(config.spec.window * config.pods / config.spec.limit) {
   RELAYSIM_ASSERT(config.pods >= 1, "a limit is shared among at least one pod");
   RELAYSIM_ASSERT(config.timeout > Duration::zero(), "store calls have a timeout");
 }
 
+Duration SharedLimiter::turn(Time now, Duration earliest) {
+  if (earliest == Duration::max()) return earliest;
+  const Time t = std::max(now + earliest, next_turn_);
+  next_turn_ = t + spacing_;
+  return t - now;
+}
+
 void SharedLimiter::take(std::uint32_t cost, std::uint64_t member, Callback done) {
-  const Permit permit = breaker_.acquire(clock_.now());
+  const Time now = clock_.now();
+  if (now < closed_until_ && cost >= closed_cost_) {
+    done(SharedDecision{false, turn(now, closed_until_ - now), LimitVia::store, KvStatus::ok, true});
+    return;
+  }
+  const Permit permit = breaker_.acquire(now);
   if (!permit.admitted) {
     fall_back(cost, member, KvStatus::unavailable, done);
     return;
@@ -70,7 +84,16 @@ void SharedLimiter::answered(std::uint32_t slot, const KvLimitAnswer& a) {
   pending_.release(slot);
   breaker_.record(p.permit, a.status == KvStatus::ok, clock_.now());
   if (a.status == KvStatus::ok) {
-    p.done(SharedDecision{a.decision.admitted, a.decision.retry_after, LimitVia::store, KvStatus::ok});
+    const Time now = clock_.now();
+    Duration retry_after{};
+    if (!a.decision.admitted) {
+      if (a.decision.retry_after != Duration::max() && now + a.decision.retry_after > closed_until_) {
+        closed_until_ = now + a.decision.retry_after;
+        closed_cost_ = p.cost;
+      }
+      retry_after = turn(now, a.decision.retry_after);
+    }
+    p.done(SharedDecision{a.decision.admitted, retry_after, LimitVia::store, KvStatus::ok});
     return;
   }
   fall_back(p.cost, p.member, a.status, p.done);
@@ -86,8 +109,9 @@ void SharedLimiter::fall_back(std::uint32_t cost, std::uint64_t member, KvStatus
       done(SharedDecision{false, config_.breaker.open_for, LimitVia::deny, store});
       return;
     case StoreDownPolicy::local: {
-      const LimitDecision d = local_.take(clock_.now(), cost, member);
-      done(SharedDecision{d.admitted, d.retry_after, LimitVia::local, store});
+      const Time now = clock_.now();
+      const LimitDecision d = local_.take(now, cost, member);
+      done(SharedDecision{d.admitted, d.admitted ? Duration{} : turn(now, d.retry_after), LimitVia::local, store});
       return;
     }
   }

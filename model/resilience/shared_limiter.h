@@ -15,6 +15,13 @@
 //    higher than what this pod knows, never lower.
 //  - A circuit breaker on the store: once it opens, calls go straight to the policy without
 //    waiting for a timeout each, until its half-open probes find the store back.
+//  - A held call is told when to come back (`retry_after`), and a pod spreads its held calls out
+//    instead of sending them all back at once: it remembers the store's last refusal and answers
+//    calls before its retry_after held without asking the store (nothing can be admitted sooner:
+//    other pods' calls only add to the count), and it gives each held call its own later turn, at
+//    this pod's share of the rate (window × pods / limit apart), behind those it already told to
+//    wait. So a backlog of held messages costs the store about one call per admission, not one
+//    per message per refusal (the thundering herd of a limiter that answers everyone "in 20 ms").
 //  - `done` is called exactly once; at once (before take returns) when the breaker skips the
 //    store, otherwise when the store answers or the call times out.
 #pragma once
@@ -53,6 +60,7 @@ struct SharedDecision {
   Duration retry_after{};  // not admitted: when to try again (Duration::max(): never)
   LimitVia via = LimitVia::store;
   KvStatus store = KvStatus::ok;  // what the store said (unavailable also when the breaker skipped it)
+  bool remembered = false;        // held by the pod's memory of the store's last refusal, not asked
 };
 
 class SharedLimiter {
@@ -80,6 +88,8 @@ class SharedLimiter {
   void answered(std::uint32_t slot, const KvLimitAnswer& a);
   void checked(std::uint32_t slot, const KvLimitAnswer& a);  // the planted check-then-set's first half
   void fall_back(std::uint32_t cost, std::uint64_t member, KvStatus store, Callback& done);
+  // A held call's turn: not before `earliest`, and after the turns already handed out.
+  Duration turn(Time now, Duration earliest);
 
   std::string key_;
   SharedLimitConfig config_;
@@ -88,6 +98,10 @@ class SharedLimiter {
   CircuitBreaker breaker_;
   Limiter local_;
   SlotPool<Pending> pending_;
+  Duration spacing_;          // window × pods / limit: this pod's share of the rate
+  Time closed_until_{};       // the store's last refusal holds until then
+  std::uint32_t closed_cost_ = 0;
+  Time next_turn_{};          // the next turn a held call is given
 };
 
 }  // namespace relaysim

@@ -10,6 +10,7 @@
 #include "model/resilience/limiters.h"
 #include "model/resilience/shared_limiter.h"
 #include "sim/kernel/kernel.h"
+#include "sim/oracle/limit_replay.h"
 #include "sim/oracle/limiter_reference.h"
 #include "sim/world/kv.h"
 
@@ -75,6 +76,34 @@ void matches_the_reference() {
     RC_ASSERT(d.retry_after > Duration::zero());
     RC_ASSERT(!ref.judge(now + d.retry_after - Duration{1}, c.cost, c.member).admitted);
     RC_ASSERT(ref.judge(now + d.retry_after, c.cost, c.member).admitted);
+  }
+}
+
+void replay_decides_as_the_reference() {
+  const LimiterSpec spec = any_spec();
+  const auto calls = any_calls(spec);
+  // Some admissions are forced past the limit (what a store that checks, then sets, records) and
+  // the limit is sometimes reset (a store that restarts empty): the replay must follow both.
+  const auto forced = *rc::gen::container<std::vector<bool>>(calls.size(), rc::gen::weightedElement<bool>({{5, false}, {1, true}}));
+  const auto resets = *rc::gen::container<std::vector<bool>>(calls.size(), rc::gen::weightedElement<bool>({{30, false}, {1, true}}));
+  ReferenceLimiter ref(spec);
+  sim::LimitReplay replay(spec);
+  Time now = Time{} + std::chrono::seconds(5);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    const Call& c = calls[i];
+    now += std::chrono::microseconds(c.gap_us);
+    if (resets[i]) {
+      ref.reset();
+      replay.reset();
+    }
+    const ReferenceLimiter::Verdict v = ref.judge(now, c.cost, c.member);
+    const sim::LimitReplay::Verdict r = replay.judge(now, c.cost, c.member);
+    RC_ASSERT(r.admitted == v.admitted);
+    RC_ASSERT(r.repeat == v.repeat);
+    if (!v.repeat && (v.admitted || forced[i])) {
+      ref.record(now, c.cost, c.member);
+      replay.record(now, c.cost, c.member);
+    }
   }
 }
 

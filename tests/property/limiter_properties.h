@@ -8,6 +8,9 @@ namespace relaysim::limiter_props {
 // Every take() decides as the reference does (sim/oracle/limiter_reference.h), and retry_after is
 // exact: a nanosecond earlier is still refused, at it the call is admitted.
 void matches_the_reference();
+// The oracle's fast replay (sim/oracle/limit_replay.h) judges every call as the reference does,
+// through forced admissions and resets.
+void replay_decides_as_the_reference();
 // What is admitted never breaks LimiterSpec::bound in any interval.
 void keeps_its_stated_bound();
 // GCRA and the token bucket decide alike on the same spec and calls.

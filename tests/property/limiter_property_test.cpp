@@ -11,6 +11,7 @@ namespace relaysim {
 namespace {
 
 RC_GTEST_PROP(Limiters, MatchTheReferenceDecisionByDecision, ()) { limiter_props::matches_the_reference(); }
+RC_GTEST_PROP(Limiters, TheOraclesReplayDecidesAsTheReference, ()) { limiter_props::replay_decides_as_the_reference(); }
 RC_GTEST_PROP(Limiters, KeepTheirStatedBound, ()) { limiter_props::keeps_its_stated_bound(); }
 RC_GTEST_PROP(Limiters, GcraDecidesAsTheTokenBucket, ()) { limiter_props::gcra_decides_as_the_token_bucket(); }
 RC_GTEST_PROP(Limiters, SharesAddUpToTheLimit, ()) { limiter_props::shares_add_up_to_the_limit(); }
