@@ -76,11 +76,13 @@ struct Claimed {
   }
 };
 
-// A shared limit decided on a message's submit.
+// A shared limit decided on a message's submit (each submit takes 1).
 struct LimitDecided {
   PodId pod;
   MessageId message;
   BusinessId business;  // 0: the cluster's limit
+  const SharedLimitConfig& limit;
+  std::uint64_t member;  // the call's name (message and attempt)
   const SharedDecision& decision;
   Time at;
   void mix(Fingerprint& fp) const {

@@ -53,6 +53,7 @@ Node::Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPoli
 }
 
 Node::~Node() {
+  if (mode_timer_) timers_.cancel(mode_timer_);
   for (std::uint32_t i = 0; i < jobs_.size(); ++i) {
     if (jobs_[i].retry_timer) timers_.cancel(jobs_[i].retry_timer);
   }
@@ -92,7 +93,7 @@ void Node::send(const SendRequest& request, AnswerCallback done) {
   }
   ModeChange change;
   const SendPath path = may_go_sync(request, now) ? switch_.route(now, change) : SendPath::async;
-  if (change) events_.emit(ModeChanged{pod_, change, now});
+  if (change) mode_changed(change, now);
   const AcceptRequest accept{auth.business, auth.epoch, now, quota_period(now, config_.quota_period),
                              request.messages, path == SendPath::async ? PodId{0} : pod_, config_.lease};
   AcceptResult r;
@@ -278,25 +279,32 @@ void Node::begin(std::uint32_t slot) {
   limit(slot);
 }
 
+namespace {
+// The name a limit's log gives the next submit of a message: a retried take of the same submit
+// is not counted twice.
+std::uint64_t limit_member(MessageId id, std::uint32_t attempt) { return id << 16 | attempt; }
+}  // namespace
+
 void Node::limit(std::uint32_t slot) {
   Job& j = jobs_[slot];
-  const std::uint64_t member = j.row.id << 16 | static_cast<std::uint64_t>(j.row.attempts + j.submits + 1);
+  const std::uint64_t member = limit_member(j.row.id, j.row.attempts + j.submits + 1U);
   while (j.limit_stage < 2) {
     const bool business = j.limit_stage == 0;
     ++j.limit_stage;
     SharedLimiter* l = business ? business_limiter(j.row.business) : cluster_limit_.get();
     if (l == nullptr) continue;
     const BusinessId who = business ? j.row.business : 0;
-    l->take(1, member, [this, slot, who](const SharedDecision& d) { limited(slot, who, d); });
+    l->take(1, member, [this, slot, who, l](const SharedDecision& d) { limited(slot, who, *l, d); });
     return;
   }
   submit(slot);
 }
 
-void Node::limited(std::uint32_t slot, BusinessId business, const SharedDecision& d) {
+void Node::limited(std::uint32_t slot, BusinessId business, const SharedLimiter& limiter, const SharedDecision& d) {
   Job& j = jobs_[slot];
   const Time now = clock_.now();
-  events_.emit(LimitDecided{pod_, j.row.id, business, d, now});
+  events_.emit(LimitDecided{pod_, j.row.id, business, limiter.config(),
+                            limit_member(j.row.id, j.row.attempts + j.submits + 1U), d, now});
   if (d.admitted) {
     limit(slot);
     return;
@@ -327,16 +335,18 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
   const Time now = clock_.now();
   const Duration latency = now - j.started;
   router_.observe(j.provider, now, outcome, latency);
-  if (j.path != SendPath::async) {
-    const ModeChange change = switch_.observe(now, latency, outcome != SubmitClass::accepted, j.path);
-    if (change) events_.emit(ModeChanged{pod_, change, now});
-  }
   const BusinessPolicy& p = policy(j.row.business);
   const auto attempts = static_cast<std::uint16_t>(j.row.attempts + j.submits);
   const bool untried = !j.pinned && static_cast<std::size_t>(std::popcount(j.tried)) < providers_.count();
   const Decision d = decide(SubmitContext{outcome, attempts, untried, now, config_.receipt_timeout, Duration::zero()},
                             p.retry, config_.on_unknown, rng_);
   events_.emit(SubmitFinished{pod_, j.row.id, j.provider, outcome, latency, j.path, d, now});
+  // The switch judges the submit after it is reported, so a change of mode it causes follows
+  // the evidence it rests on.
+  if (j.path != SendPath::async) {
+    const ModeChange change = switch_.observe(now, latency, outcome != SubmitClass::accepted, j.path);
+    if (change) mode_changed(change, now);
+  }
   if (p.retry.alert_after > 0 && attempts == p.retry.alert_after) events_.emit(RetryAlert{pod_, j.row.id, attempts, now});
   switch (d.step) {
     case Step::submitted:
@@ -373,6 +383,22 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
     return;
   }
   finish(slot, completion(j, Status::pending, Reason::none, d.due));
+}
+
+void Node::mode_changed(const ModeChange& change, Time now) {
+  events_.emit(ModeChanged{pod_, change, now});
+  if (mode_timer_) {
+    timers_.cancel(mode_timer_);
+    mode_timer_ = TimerId{};
+  }
+  if (change.entered && config_.sync_to_async.exit == SyncAsyncConfig::Exit::after) {
+    mode_timer_ = timers_.schedule_at(now + config_.sync_to_async.after, [this] {
+      mode_timer_ = TimerId{};
+      const Time at = clock_.now();
+      const ModeChange left = switch_.expire(at);
+      if (left) mode_changed(left, at);
+    });
+  }
 }
 
 void Node::answer(std::uint32_t slot, Answer a) {

@@ -113,7 +113,8 @@ class Node {
   std::uint32_t new_job();
   void begin(std::uint32_t slot);
   void limit(std::uint32_t slot);
-  void limited(std::uint32_t slot, BusinessId business, const SharedDecision& d);
+  void limited(std::uint32_t slot, BusinessId business, const SharedLimiter& limiter, const SharedDecision& d);
+  void mode_changed(const ModeChange& change, Time now);
   void submit(std::uint32_t slot);
   void on_result(std::uint32_t slot, SubmitClass outcome);
   void finish(std::uint32_t slot, const Completion& c);
@@ -144,6 +145,7 @@ class Node {
   bool pumping_ = false;
   bool repump_ = false;
   Time store_retry_at_{};  // after a failed store call: not before this
+  TimerId mode_timer_{};   // async mode's `after` exit
   DueWaker waker_;
 };
 

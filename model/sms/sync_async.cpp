@@ -116,14 +116,19 @@ void SyncAsyncController::leave() {
 SendPath SyncAsyncController::route(Time now, ModeChange& change) {
   change = {};
   if (!async_) return SendPath::sync;
-  if (config_.exit == SyncAsyncConfig::Exit::after && now >= entered_at_ + config_.after &&
-      !planted(mutant::async_never_exits)) {
-    leave();
-    change = {false, true, AsyncRule::timer};
-    return SendPath::sync;
-  }
+  change = expire(now);
+  if (change) return SendPath::sync;
   if (config_.exit == SyncAsyncConfig::Exit::probe && ++sends_ % config_.probe_every == 0) return SendPath::probe;
   return SendPath::async;
+}
+
+ModeChange SyncAsyncController::expire(Time now) {
+  if (!async_ || config_.exit != SyncAsyncConfig::Exit::after || now < entered_at_ + config_.after ||
+      planted(mutant::async_never_exits)) {
+    return {};
+  }
+  leave();
+  return {false, true, AsyncRule::timer};
 }
 
 ModeChange SyncAsyncController::observe(Time now, Duration latency, bool failed, SendPath path) {

@@ -10,7 +10,7 @@
 //    before it, each with at least `min_calls` submits;
 //  - error rate: more than `over` of the sync submits failed in the last `window`, with at least
 //    `min_calls`.
-// Leave it either `after` a fixed time, or by probing: every `probe_every`-th send stays
+// Leave it either `after` a fixed time (exactly then: the node asks at that time), or by probing: every `probe_every`-th send stays
 // synchronous (deterministic, about 1/probe_every of the traffic), and once `min_probes` probes in
 // a row were fast (not slower than the latency threshold) and succeeded, sync mode returns. In async mode
 // nothing is lost: a send that does not go sync is stored and sent by the async workers.
@@ -73,6 +73,9 @@ class SyncAsyncController {
 
   // How the next send goes. In async mode it may leave the mode first (the timer); `change` says.
   SendPath route(Time now, ModeChange& change);
+  // Leaves async mode if its time is up (the `after` exit); the node calls it when that time
+  // comes, so the mode ends on time even with no send to notice it.
+  ModeChange expire(Time now);
   // A sync submit (or probe) finished after `latency`; `failed`: it did not reach a provider's
   // certain acceptance.
   ModeChange observe(Time now, Duration latency, bool failed, SendPath path);

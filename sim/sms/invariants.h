@@ -7,13 +7,15 @@
 
 namespace relaysim::sim::sms {
 
-enum class Invariant : std::uint8_t { dedup, quota, scope, final, schedule, failover, dup };
+enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup };
 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
-    {"S-dedup", "one message per (business, biz_type, biz_id); a repeated request is answered with the first one's message"},
+    {"S-dedup", "one message per (business, biz_type, biz_id); a repeated request is answered with the first one's message and its outcome so far"},
     {"S-quota", "a business's quota is never exceeded; each message charged once, refunded only when no provider certainly took it"},
     {"S-scope", "every bad token (forged, expired, outside its scope) refused; no good token refused"},
+    {"S-limit", "every shared limit decides as its algorithm's definition says, store restarts aside; while the store is down a pod's local limit admits no more than its share, and deny admits nothing"},
+    {"S-async", "async mode entered only when its rule fired, left by its timer on time or by good probes, and no sync send while in it"},
     {"S-final", "every accepted message kept, and reaching at most one final state, never left"},
     {"S-schedule", "no message submitted before its send_at"},
     {"S-failover", "no other provider tried after an ambiguous outcome; no submit after a certain accept was recorded"},

@@ -14,6 +14,7 @@ void Metrics::on(const Answered& e) {
     ++unavailable;
   } else {
     ++outcomes[static_cast<std::size_t>(a.outcome)];
+    if (a.outcome == AcceptOutcome::duplicate) ++repeat_answers[static_cast<std::size_t>(a.answer)];
   }
 }
 
@@ -35,7 +36,7 @@ void Metrics::on(const SubmitFinished& e) {
 void Metrics::on(const Completed& e) {
   if (!e.applied) return;
   const Completion& c = e.completion;
-  if (c.status == Status::submitted) submit_latency.add(c.at - e.row.created_at);
+  if (c.status == Status::submitted) submit_latency.add(c.at - e.row.send_at);
   if (!is_final(c.status)) return;
   ++final[static_cast<std::size_t>(c.status)][static_cast<std::size_t>(c.reason)];
   ++finals;

@@ -74,6 +74,7 @@ class Metrics final : public SinkFor<model::Answered>,
   std::uint64_t client_timeouts = 0;
   std::array<std::uint64_t, model::kAuthFaultCount> auth{};      // answers by fault
   std::array<std::uint64_t, model::kAcceptOutcomeCount> outcomes{};  // answers by accept outcome (no fault)
+  std::array<std::uint64_t, 3> repeat_answers{};  // duplicates by the first request's outcome (Answer)
   std::uint64_t unavailable = 0;  // answers: the store failed
   std::uint64_t accepted = 0;     // messages
   std::array<std::uint64_t, model::kKindCount> accepted_by_kind{};
@@ -96,7 +97,7 @@ class Metrics final : public SinkFor<model::Answered>,
   std::array<std::uint64_t, 7> async_by_rule{};  // AsyncRule, entries and exits
   std::vector<AsyncPeriod> periods;
   std::uint64_t periods_dropped = 0;
-  LatencyHistogram submit_latency;  // accept to a provider's certain accept
+  LatencyHistogram submit_latency;  // due (accept, or send_at if later) to a provider's certain accept
 
  private:
   void close_period(std::uint32_t pod, Time at, model::AsyncRule rule);
@@ -109,6 +110,7 @@ struct Figures {
   std::uint64_t sent = 0;  // provider accepts (ground truth)
   std::uint64_t lost = 0;
   std::uint64_t refunds = 0;
+  std::uint64_t limit_checks = 0;  // limit decisions the oracle replayed
   std::array<std::uint64_t, kInvariantCount> violations{};
   std::uint64_t unresolved = 0;  // accepted, not final at the end
   struct Quota {
@@ -165,6 +167,8 @@ inline constexpr Metric kMetrics[] = {
     {{"dedup_violations", Unit::count, "S-dedup violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dedup); }},
     {{"quota_violations", Unit::count, "S-quota violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::quota); }},
     {{"scope_violations", Unit::count, "S-scope violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::scope); }},
+    {{"limit_violations", Unit::count, "S-limit violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::limit); }},
+    {{"async_violations", Unit::count, "S-async violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::async); }},
     {{"final_violations", Unit::count, "S-final violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::final); }},
     {{"schedule_violations", Unit::count, "S-schedule violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::schedule); }},
     {{"failover_violations", Unit::count, "S-failover violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::failover); }},
@@ -184,6 +188,7 @@ inline constexpr Metric kMetrics[] = {
     {{"refunds", Unit::count, "quota units given back (failed, and no provider certainly took it)"}, [](const Figures& f, double) { return detail::d(f.refunds); }},
     {{"limit_admitted", Unit::count, "limit decisions that admitted a submit, all ways"}, [](const Figures& f, double) { double s = 0; for (const auto& v : f.metrics.limits) s += detail::d(v[1]); return s; }},
     {{"limit_held", Unit::count, "submits a limit held back (stored for later: async)"}, [](const Figures& f, double) { double s = 0; for (const auto& v : f.metrics.limits) s += detail::d(v[0]); return s; }},
+    {{"limit_checked", Unit::count, "limit decisions the oracle replayed against the algorithms' definitions (the store's, and each pod's local share)"}, [](const Figures& f, double) { return detail::d(f.limit_checks); }},
     {{"limit_local", Unit::count, "limit decisions made by a pod's local share while Redis was down"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::local, true) + detail::limits(f, LimitVia::local, false); }},
     {{"limit_unchecked", Unit::count, "submits let through unlimited while Redis was down (when_down: allow)"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::allow, true); }},
     {{"limit_denied_down", Unit::count, "submits held back because Redis was down (when_down: deny)"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::deny, false); }},
@@ -194,9 +199,9 @@ inline constexpr Metric kMetrics[] = {
     {{"async_sends", Unit::count, "submits made by async workers"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[1]); }},
     {{"probe_sends", Unit::count, "sync submits made in async mode as probes"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[2]); }},
     {{"store_failures", Unit::count, "store calls that failed, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.store_failures); }},
-    {{"latency_p50_s", Unit::seconds, "accept to a provider's certain accept, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
-    {{"latency_p99_s", Unit::seconds, "accept to a provider's certain accept, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
-    {{"latency_p{q}_s", Unit::seconds, "accept to a provider's certain accept, any percentile q in (0, 100] (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
+    {{"latency_p50_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
+    {{"latency_p99_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
+    {{"latency_p{q}_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, any percentile q in (0, 100] (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
     {{"last_final_s", Unit::seconds, "when the last message became final"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_final_at); }},
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
     // clang-format on

@@ -1,6 +1,8 @@
 #include "sim/sms/oracle.h"
 
 #include "model/core/assert.h"
+#include "sim/report/text.h"
+#include "model/resilience/shared_limiter.h"
 
 namespace relaysim::sim::sms {
 
@@ -45,6 +47,23 @@ void Oracle::violate(Invariant i, Time at, MessageId id, std::string what) {
 void Oracle::on(const Accepted& e) {
   const AcceptRequest& req = e.request;
   const AcceptResult& r = e.result;
+  if (spec_.platform.sync_to_async.enabled) {
+    PodMode& pm = mode(e.pod);
+    check_async_late(pm, e.pod, req.now);
+    if (pm.async) {
+      ++pm.sends;
+      if (e.path == SendPath::sync) {
+        violate(Invariant::async, req.now, r.first, "sent synchronously by pod " + std::to_string(e.pod) + " in async mode");
+      } else if (e.path == SendPath::probe && ++pm.probes > pm.sends / spec_.platform.sync_to_async.probe_every + 1) {
+        violate(Invariant::async, req.now, r.first,
+                "pod " + std::to_string(e.pod) + " sent " + std::to_string(pm.probes) + " probes in " +
+                    std::to_string(pm.sends) + " sends, more than one in " +
+                    std::to_string(spec_.platform.sync_to_async.probe_every));
+      }
+    } else if (e.path == SendPath::probe) {
+      violate(Invariant::async, req.now, r.first, "a probe by pod " + std::to_string(e.pod) + " in sync mode");
+    }
+  }
   if (r.outcome == AcceptOutcome::duplicate) {
     const NewMessage& m = req.messages[0];
     key_text(scratch_, req.business, m.biz_type, m.biz_id);
@@ -55,6 +74,14 @@ void Oracle::on(const Accepted& e) {
       violate(Invariant::dedup, req.now, r.first,
               "a repeated request was answered with message " + std::to_string(r.first) + ", not the first one (" +
                   std::to_string(it->second) + ")");
+    } else if (const Message* first = find(r.first); first != nullptr) {
+      // Its outcome so far: the final state the oracle saw, or none yet.
+      const bool ended = first->final_status != kOpen;
+      if (ended != is_final(r.status) || (ended && static_cast<Status>(first->final_status) != r.status)) {
+        violate(Invariant::dedup, req.now, r.first,
+                "a repeated request was told its message is " + std::string(to_string(r.status)) + ", but it is " +
+                    (ended ? std::string(to_string(static_cast<Status>(first->final_status))) : std::string("not final")));
+      }
     }
     return;
   }
@@ -109,6 +136,163 @@ void Oracle::on(const SubmitStarted& e) {
 void Oracle::on(const SubmitFinished& e) {
   Message* m = find(e.message);
   if (m != nullptr && is_ambiguous(e.outcome)) m->claim_pinned = e.provider;
+  if (e.path == SendPath::async) return;
+  // S-async's evidence: what the pod's switch was shown (sync submits while in sync mode, probes
+  // while in async mode), reported before any change of mode it causes.
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  PodMode& pm = mode(e.pod);
+  const bool failed = e.outcome != SubmitClass::accepted;
+  check_async_late(pm, e.pod, e.at);
+  if (e.path == SendPath::probe) {
+    if (!pm.async) return;
+    const bool good = !failed && (c.latency.over <= Duration::zero() || e.latency <= c.latency.over);
+    pm.good_probes = good ? pm.good_probes + 1 : 0;
+    return;
+  }
+  if (pm.async) return;
+  pm.slow_in_a_row = e.latency > c.latency.over ? pm.slow_in_a_row + 1 : 0;
+  pm.samples.push_back(Sample{e.at, to_ns(e.latency), failed});
+  // Keep what any rule can read: two whole seconds and each window, with a tenth to spare.
+  const Duration keep = std::max({Duration{std::chrono::seconds(3)}, c.latency.window * 11 / 10,
+                                  c.error_rate.window * 11 / 10});
+  while (pm.samples.front().at + keep < e.at) pm.samples.pop_front();
+}
+
+Oracle::PodMode& Oracle::mode(PodId pod) {
+  RELAYSIM_ASSERT(pod >= 1, "a pod");
+  if (modes_.size() < pod) modes_.resize(pod);
+  return modes_[pod - 1];
+}
+
+// Why `rule` could not have fired at `at` on the evidence, or empty if it could. Each rule is
+// read from its definition (model/sms/sync_async.h); the error-rate window's bucketing is met
+// with a necessary condition over a tenth more than the window.
+std::string Oracle::async_rule_unmet(const PodMode& m, AsyncRule rule, Time at) const {
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  const std::int64_t over = to_ns(c.latency.over);
+  switch (rule) {
+    case AsyncRule::latency_consecutive:
+      if (over <= 0 || c.latency.consecutive == 0) return "the consecutive-latency rule is not configured";
+      if (m.slow_in_a_row < c.latency.consecutive) {
+        return "only " + std::to_string(m.slow_in_a_row) + " sync submits in a row were slower than " +
+               format_duration(c.latency.over) + " (needs " + std::to_string(c.latency.consecutive) + ")";
+      }
+      return {};
+    case AsyncRule::latency_window: {
+      if (over <= 0 || c.latency.consecutive != 0) return "the latency-window rule is not configured";
+      const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(c.latency.window) / 10);
+      const std::int64_t newest = to_ns(at) / tenth;
+      std::uint64_t calls = 0;
+      __extension__ using i128 = __int128;
+      i128 sum = 0;
+      for (const Sample& x : m.samples) {
+        if (to_ns(x.at) / tenth > newest - 10) {
+          ++calls;
+          sum += x.latency_ns;
+        }
+      }
+      if (calls < c.latency.min_calls || calls == 0 || sum <= i128{over} * calls) {
+        return std::to_string(calls) + " sync submits in the latency window, not enough or not slow enough";
+      }
+      return {};
+    }
+    case AsyncRule::growth: {
+      if (c.growth.percent <= 0) return "the growth rule is not configured";
+      const std::int64_t second = to_ns(at) / 1'000'000'000;
+      std::array<std::uint64_t, 2> calls{};
+      std::array<double, 2> sum{};
+      for (const Sample& x : m.samples) {
+        const std::int64_t back = second - to_ns(x.at) / 1'000'000'000;
+        if (back == 1 || back == 2) {
+          ++calls[static_cast<std::size_t>(back - 1)];
+          sum[static_cast<std::size_t>(back - 1)] += static_cast<double>(x.latency_ns);
+        }
+      }
+      if (calls[0] < c.growth.min_calls || calls[1] < c.growth.min_calls || calls[0] == 0 || calls[1] == 0 ||
+          !(sum[0] / calls[0] > sum[1] / calls[1] * (1.0 + c.growth.percent / 100.0))) {
+        return "the last whole second's mean latency did not grow by " + fmt("%g", c.growth.percent) + " %";
+      }
+      return {};
+    }
+    case AsyncRule::error_rate: {
+      if (c.error_rate.over <= 0) return "the error-rate rule is not configured";
+      std::uint64_t calls = 0;
+      std::uint64_t failures = 0;
+      for (const Sample& x : m.samples) {
+        if (x.at + c.error_rate.window * 11 / 10 < at) continue;
+        ++calls;
+        failures += x.failed ? 1 : 0;
+      }
+      if (calls < c.error_rate.min_calls || static_cast<double>(failures) <= c.error_rate.over * c.error_rate.min_calls) {
+        return std::to_string(failures) + " failures in " + std::to_string(calls) + " sync submits cannot pass " +
+               fmt("%g", c.error_rate.over * 100) + " % of at least " + std::to_string(c.error_rate.min_calls);
+      }
+      return {};
+    }
+    case AsyncRule::none:
+    case AsyncRule::timer:
+    case AsyncRule::probes: break;
+  }
+  return "'" + std::string(to_string(rule)) + "' is not a rule that enters async mode";
+}
+
+// Async mode must end once its exit condition holds: `after` its entry, or right after the probe
+// that made `min_probes` good ones in a row (that probe's SubmitFinished comes first).
+void Oracle::check_async_late(PodMode& m, PodId pod, Time at) {
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  if (!m.async || m.late_reported) return;
+  std::string why;
+  if (c.exit == SyncAsyncConfig::Exit::after && at > m.entered + c.after) {
+    why = "though it entered at " + format_time(m.entered) + " to stay " + format_duration(c.after);
+  } else if (c.exit == SyncAsyncConfig::Exit::probe && m.good_probes >= c.min_probes) {
+    why = "though " + std::to_string(m.good_probes) + " good probes in a row have come back (" +
+          std::to_string(c.min_probes) + " end it)";
+  } else {
+    return;
+  }
+  m.late_reported = true;
+  violate(Invariant::async, at, 0,
+          "pod " + std::to_string(pod) + " is still in async mode at " + format_time(at) + ", " + why);
+}
+
+void Oracle::on(const ModeChanged& e) {
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  PodMode& m = mode(e.pod);
+  const std::string pod = "pod " + std::to_string(e.pod);
+  if (!c.enabled) {
+    violate(Invariant::async, e.at, 0, pod + " changed mode though sync-to-async is off");
+    return;
+  }
+  if (e.change.entered) {
+    if (m.async) {
+      violate(Invariant::async, e.at, 0, pod + " entered async mode while in it");
+    } else if (std::string why = async_rule_unmet(m, e.change.rule, e.at); !why.empty()) {
+      violate(Invariant::async, e.at, 0,
+              pod + " entered async mode by " + std::string(to_string(e.change.rule)) + ", but " + why);
+    }
+    m = PodMode{};
+    m.async = true;
+    m.entered = e.at;
+    return;
+  }
+  if (!m.async) {
+    violate(Invariant::async, e.at, 0, pod + " left async mode it was not in");
+  } else if (e.change.rule == AsyncRule::timer) {
+    if (c.exit != SyncAsyncConfig::Exit::after || e.at != m.entered + c.after) {
+      violate(Invariant::async, e.at, 0,
+              pod + " left async mode by its timer at " + format_time(e.at) + ", not at " +
+                  format_time(m.entered + c.after));
+    }
+  } else if (e.change.rule == AsyncRule::probes) {
+    if (c.exit != SyncAsyncConfig::Exit::probe || m.good_probes < c.min_probes) {
+      violate(Invariant::async, e.at, 0,
+              pod + " left async mode after " + std::to_string(m.good_probes) + " good probes in a row (needs " +
+                  std::to_string(c.min_probes) + ")");
+    }
+  } else {
+    violate(Invariant::async, e.at, 0, pod + " left async mode by " + std::string(to_string(e.change.rule)));
+  }
+  m = PodMode{};  // judged afresh
 }
 
 void Oracle::finalise(Message& m, MessageId id, Status s, Time at) {
@@ -193,7 +377,70 @@ void Oracle::on(const ProviderSubmitted& e) {
   if (e.fate != Fate::accepted) m->unseen_send = true;
 }
 
+void Oracle::on(const KvApplied& e) {
+  auto it = store_limits_.find(e.key);
+  if (it == store_limits_.end()) it = store_limits_.emplace(std::string(e.key), LimitReplay(e.spec)).first;
+  LimitReplay& replay = it->second;
+  if (e.op == LimitOp::peek) return;  // records nothing
+  ++limit_checks_;
+  const LimitReplay::Verdict v = replay.judge(e.at, e.cost, e.member);
+  const bool counted = e.op == LimitOp::force || e.decision.admitted;
+  if (e.op == LimitOp::force && !v.admitted) {
+    violate(Invariant::limit, e.at, 0,
+            "limit '" + std::string(e.key) + "' recorded a call its " + std::string(to_string(e.spec.algorithm)) +
+                " refuses: it was checked, then set in a second call");
+  } else if (e.op == LimitOp::take && e.decision.admitted != v.admitted) {
+    violate(Invariant::limit, e.at, 0,
+            "limit '" + std::string(e.key) + "' (" + std::string(to_string(e.spec.algorithm)) + ", " +
+                std::to_string(e.spec.limit) + " per " + format_duration(e.spec.window) + ") " +
+                (e.decision.admitted ? "admitted a call its definition refuses" : "refused a call its definition admits"));
+  }
+  if (counted && !v.repeat) replay.record(e.at, e.cost, e.member);
+}
+
+void Oracle::on(const KvRestarted&) {
+  // The store came back empty: every limit starts afresh, which lets up to one limit's worth
+  // more through (attributed to the restart, not a violation).
+  for (auto& [key, replay] : store_limits_) replay.reset();
+}
+
+void Oracle::on(const LimitDecided& e) {
+  const SharedDecision& d = e.decision;
+  if (d.via == LimitVia::deny && d.admitted) {
+    violate(Invariant::limit, e.at, e.message, "admitted by the deny policy");
+    return;
+  }
+  if (d.via != LimitVia::local) return;
+  // The pod's share of the limit while the store is down, as the promise states it: the limit
+  // and the burst divided among the pods, rounded up.
+  const std::uint32_t n = std::max<std::uint32_t>(1, e.limit.pods);
+  LimiterSpec share = e.limit.spec;
+  share.limit = (share.limit + n - 1) / n;
+  share.burst = (share.burst + n - 1) / n;
+  RELAYSIM_ASSERT(e.pod >= 1, "a pod");
+  if (local_limits_.size() < e.pod) local_limits_.resize(e.pod);
+  auto it = local_limits_[e.pod - 1].try_emplace(e.business, share).first;
+  ++limit_checks_;
+  const LimitReplay::Verdict v = it->second.judge(e.at, 1, e.member);
+  if (d.admitted && !v.admitted) {
+    violate(Invariant::limit, e.at, e.message,
+            "pod " + std::to_string(e.pod) + "'s local limit admitted more than its share (" +
+                std::to_string(share.limit) + " per " + format_duration(share.window) + ") while the store was down");
+  }
+  if (d.admitted && !v.repeat) it->second.record(e.at, 1, e.member);
+}
+
+void Oracle::reset_local_limits(PodId pod) {
+  if (pod <= local_limits_.size()) local_limits_[pod - 1].clear();
+  if (pod <= modes_.size()) modes_[pod - 1] = PodMode{};
+}
+
+// A pod restarts with fresh local limits and in sync mode.
+void Oracle::on(const ProcessStarted& e) { reset_local_limits(e.pod + 1); }
+void Oracle::on(const ProcessCrashed& e) { reset_local_limits(e.pod + 1); }
+
 void Oracle::finish(Time end, Store& store) {
+  for (std::size_t i = 0; i < modes_.size(); ++i) check_async_late(modes_[i], static_cast<PodId>(i + 1), end);
   // Every accepted message is still in the store (ids are never reused, nothing is deleted).
   std::uint64_t stored = 0;
   for (const std::uint64_t n : store.counts().by_status) stored += n;

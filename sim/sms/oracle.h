@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "model/sms/events.h"
 #include "model/sms/store.h"
 #include "sim/oracle/ledger.h"
+#include "sim/oracle/limit_replay.h"
+#include "sim/world/kv.h"
+#include "sim/world/process.h"
 #include "sim/sms/invariants.h"
 #include "sim/sms/spec.h"
 #include "sim/sms/truth.h"
@@ -35,7 +39,13 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
                      public SinkFor<relaysim::sms::Completed>,
                      public SinkFor<relaysim::sms::ReceiptReceived>,
                      public SinkFor<ClientAnswered>,
-                     public SinkFor<ProviderSubmitted> {
+                     public SinkFor<ProviderSubmitted>,
+                     public SinkFor<relaysim::sms::LimitDecided>,
+                     public SinkFor<relaysim::sms::ModeChanged>,
+                     public SinkFor<KvApplied>,
+                     public SinkFor<KvRestarted>,
+                     public SinkFor<ProcessStarted>,
+                     public SinkFor<ProcessCrashed> {
  public:
   Oracle(const SmsSpec& spec, Ledger& ledger);
 
@@ -47,6 +57,12 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   void on(const relaysim::sms::ReceiptReceived& e) override;
   void on(const ClientAnswered& e) override;
   void on(const ProviderSubmitted& e) override;
+  void on(const relaysim::sms::LimitDecided& e) override;
+  void on(const relaysim::sms::ModeChanged& e) override;
+  void on(const KvApplied& e) override;
+  void on(const KvRestarted& e) override;
+  void on(const ProcessStarted& e) override;
+  void on(const ProcessCrashed& e) override;
 
   // The end-of-run checks: every message the oracle saw accepted is in the store, and the quota
   // the store holds is what one charge per message, less refunds, comes to.
@@ -56,6 +72,8 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::uint64_t sent() const { return sent_; }
   std::uint64_t lost() const { return lost_; }
   std::uint64_t refunds() const { return refunds_; }
+  // Shared-limit decisions replayed against the definitions (store and local).
+  std::uint64_t limit_checks() const { return limit_checks_; }
 
  private:
   static constexpr std::uint8_t kOpen = 0xff;
@@ -73,7 +91,28 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     bool rescued = false;       // the current claim took over an expired lease
     bool store_failed = false;  // a completion of it failed to be recorded
   };
+  // One pod's sync-to-async mode as the oracle follows it, and the evidence its rules read: the
+  // pod's sync submits since it last left async mode (or started).
+  struct Sample {
+    Time at;
+    std::int64_t latency_ns;
+    bool failed;
+  };
+  struct PodMode {
+    bool async = false;
+    bool late_reported = false;
+    Time entered{};
+    std::uint32_t slow_in_a_row = 0;
+    std::uint32_t good_probes = 0;
+    std::uint64_t probes = 0;  // in this period
+    std::uint64_t sends = 0;   // accepted in this period
+    std::deque<Sample> samples;
+  };
   Message* find(relaysim::sms::MessageId id);
+  PodMode& mode(relaysim::sms::PodId pod);
+  std::string async_rule_unmet(const PodMode& m, relaysim::sms::AsyncRule rule, Time at) const;
+  void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at);
+  void reset_local_limits(relaysim::sms::PodId pod);
   void violate(Invariant i, Time at, relaysim::sms::MessageId id, std::string what);
   void finalise(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status s, Time at);
 
@@ -88,6 +127,17 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::uint64_t lost_ = 0;
   std::uint64_t refunds_ = 0;
   std::string scratch_;
+  // S-limit: each shared limit as the store keeps it, by key; each pod's local limits, by
+  // business (0: the cluster's).
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return hash_bytes(s); }
+  };
+  std::unordered_map<std::string, LimitReplay, KeyHash, std::equal_to<>> store_limits_;
+  std::vector<std::unordered_map<relaysim::sms::BusinessId, LimitReplay>> local_limits_;  // by pod - 1
+  std::uint64_t limit_checks_ = 0;
+  // S-async, by pod - 1.
+  std::vector<PodMode> modes_;
 };
 
 }  // namespace relaysim::sim::sms

@@ -22,6 +22,11 @@ void Report::print(std::ostream& out, double) const {
       << m.outcomes[static_cast<int>(AcceptOutcome::conflict)] << ", over quota "
       << m.outcomes[static_cast<int>(AcceptOutcome::quota_exhausted)] << ", revoked "
       << m.outcomes[static_cast<int>(AcceptOutcome::revoked)] << ", store unavailable " << m.unavailable << "\n";
+  if (m.outcomes[static_cast<int>(AcceptOutcome::duplicate)] != 0) {
+    out << "  duplicates answered with the first request's outcome:";
+    for (int a = 0; a < 3; ++a) out << " " << name(static_cast<Answer>(a)) << " " << m.repeat_answers[a];
+    out << "\n";
+  }
   out << "  refused for the token:";
   for (int a = 1; a < kAuthFaultCount; ++a) {
     if (m.auth[a] != 0) out << " " << name(static_cast<AuthFault>(a)) << " " << m.auth[a];
@@ -43,7 +48,7 @@ void Report::print(std::ostream& out, double) const {
   out << "  not final at the end " << f_.unresolved << ",  lost " << f_.lost << ",  refunds " << f_.refunds << "\n";
   const LatencyHistogram& h = m.submit_latency;
   if (h.count() > 0) {
-    out << "  accept->provider accept  p50 " << format_duration(h.quantile(0.5)) << "  p99 " << format_duration(h.quantile(0.99))
+    out << "  due->provider accept  p50 " << format_duration(h.quantile(0.5)) << "  p99 " << format_duration(h.quantile(0.99))
         << "  max " << format_duration(h.max()) << "\n";
   }
   out << "\nQuota (the period the run ended in)\n";
@@ -70,7 +75,12 @@ void Report::print(std::ostream& out, double) const {
       out << " " << name(static_cast<LimitVia>(v)) << (a ? " admitted " : " held ") << m.limits[v][a] << ";";
     }
   }
-  out << (any ? "\n" : " none configured\n");
+  if (any) {
+    out << "\n    checked against the definitions " << format_count(get(metric("limit_checked"))) << ", violations "
+        << format_count(get(metric("limit_violations"))) << "\n";
+  } else {
+    out << " none configured\n";
+  }
   out << "  async mode: entered " << m.async_entered << ", left " << m.async_left << ", "
       << format_value(Unit::seconds, get(metric("async_s"))) << " pod-time\n";
   std::size_t shown = 0;
@@ -131,6 +141,9 @@ void Report::to_json(nlohmann::json& j, double wall) const {
   json dup = json::object();
   for (int c = 0; c < kDuplicateCauseCount; ++c) dup[name(static_cast<DuplicateCause>(c))] = f_.duplicates[static_cast<std::size_t>(c)];
   j["duplicate_sms"] = dup;
+  json repeats = json::object();
+  for (int a = 0; a < 3; ++a) repeats[name(static_cast<Answer>(a))] = m.repeat_answers[a];
+  j["duplicate_requests_answered"] = repeats;
 }
 
 }  // namespace relaysim::sim::sms

@@ -35,11 +35,13 @@ class Simulation final : public sim::Simulation {
     buses_.processes.attach(fp_processes_);
     buses_.model.attach(oracle_);
     buses_.world.attach(oracle_);
+    buses_.processes.attach(oracle_);
     buses_.model.attach(metrics_);
     buses_.world.attach(metrics_);
     buses_.processes.attach(metrics_);
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, buses_);
     world_->kv().bus().attach(fp_kv_);
+    world_->kv().bus().attach(oracle_);
   }
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
@@ -62,6 +64,7 @@ class Simulation final : public sim::Simulation {
     f.sent = oracle_.sent();
     f.lost = oracle_.lost();
     f.refunds = oracle_.refunds();
+    f.limit_checks = oracle_.limit_checks();
     f.end = end;
     f.metrics = std::move(metrics_);
     return std::make_unique<Report>(std::move(f));

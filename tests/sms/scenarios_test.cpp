@@ -14,7 +14,9 @@
 namespace relaysim::sim::sms {
 namespace {
 
-const std::string kShipped[] = {"sms-quickstart", "sms-provider-outage-failover", "sms-crash-compensation"};
+const std::string kShipped[] = {"sms-quickstart",     "sms-provider-outage-failover", "sms-crash-compensation",
+                                "sms-provider-slowdown-async", "sms-redis-down",    "sms-client-retries",
+                                "sms-scheduled-sends", "sms-quota-exhaustion"};
 
 using testing::failures;
 using testing::scenario_path;
