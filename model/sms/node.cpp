@@ -255,7 +255,10 @@ Completion Node::completion(const Job& j, Status status, Reason reason, Time due
   c.reason = reason;
   c.at = clock_.now();
   c.due_at = due;
-  c.provider = j.provider;
+  // The provider stays on the row while it matters: the one that took the message (submitted
+  // and after), or the one whose outcome is ambiguous (unknown) — which pins the message to it,
+  // even through a claim that crashes. A message pending again was certainly not taken.
+  c.provider = status == Status::pending ? kNoProvider : j.provider;
   c.pod = pod_;
   c.attempts = j.submits;
   c.accepted = j.accepted;
@@ -265,8 +268,11 @@ Completion Node::completion(const Job& j, Status status, Reason reason, Time due
 void Node::begin(std::uint32_t slot) {
   Job& j = jobs_[slot];
   const Time now = clock_.now();
-  j.pinned = j.prior == Status::unknown && j.row.provider != kNoProvider;
-  if (j.prior == Status::submitted) {
+  // Pinned: its last outcome was ambiguous — stored as unknown, or left so by a claim that then
+  // crashed (the row still names the provider, and no provider certainly took it).
+  j.pinned = (j.prior == Status::unknown || j.prior == Status::in_flight) && j.row.provider != kNoProvider &&
+             !j.row.accepted;
+  if (j.prior == Status::submitted || j.row.accepted) {
     // The receipt is overdue: the provider took the message, and never said what became of it.
     if (j.row.provider < router_.providers()) router_.observe_receipt(j.row.provider, now, false);
     finish(slot, completion(j, Status::unconfirmed, Reason::no_receipt, {}));

@@ -175,7 +175,7 @@ inline constexpr Metric kMetrics[] = {
     {{"duplicate_violations", Unit::count, "S-dup violations (unexplained duplicate SMS)"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dup); }},
     {{"sms_sent", Unit::count, "SMS the providers sent (ground truth, duplicates included)"}, [](const Figures& f, double) { return detail::d(f.sent); }},
     {{"duplicate_sms", Unit::count, "second and later sends of one message, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.duplicates) s += detail::d(v); return s; }},
-    {{"duplicates_answer_lost", Unit::count, "duplicate SMS after an earlier send whose answer was lost or late"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::answer_lost); }},
+    {{"duplicates_answer_lost", Unit::count, "duplicate SMS after an earlier send the gateway never heard of: its answer lost or late, or its pod crashed first"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::answer_lost); }},
     {{"duplicates_rescued", Unit::count, "duplicate SMS after a claim was taken over (a crash, or a scan racing a slow send)"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::rescued); }},
     {{"duplicates_store_failure", Unit::count, "duplicate SMS after the store failed to record an outcome"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::store_failure); }},
     {{"duplicates_unexplained", Unit::count, "duplicate SMS nothing explains (always an S-dup violation)"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::unexplained); }},

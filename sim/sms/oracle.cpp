@@ -136,6 +136,7 @@ void Oracle::on(const SubmitStarted& e) {
 void Oracle::on(const SubmitFinished& e) {
   Message* m = find(e.message);
   if (m != nullptr && is_ambiguous(e.outcome)) m->claim_pinned = e.provider;
+  if (m != nullptr && e.outcome == SubmitClass::accepted && m->seen_accepts < 0xff) ++m->seen_accepts;
   if (e.path == SendPath::async) return;
   // S-async's evidence: what the pod's switch was shown (sync submits while in sync mode, probes
   // while in async mode), reported before any change of mode it causes.
@@ -360,7 +361,9 @@ void Oracle::on(const ProviderSubmitted& e) {
   if (m == nullptr) return;
   if (++m->sends > 1) {
     DuplicateCause cause = DuplicateCause::unexplained;
-    if (m->unseen_send) {
+    // An earlier send whose accept the gateway never heard of: its answer was lost or late, or
+    // its pod crashed before the answer came.
+    if (m->seen_accepts < m->sends - 1) {
       cause = DuplicateCause::answer_lost;
     } else if (m->rescued) {
       cause = DuplicateCause::rescued;
@@ -374,7 +377,6 @@ void Oracle::on(const ProviderSubmitted& e) {
                   " times) with no ambiguous outcome to explain it");
     }
   }
-  if (e.fate != Fate::accepted) m->unseen_send = true;
 }
 
 void Oracle::on(const KvApplied& e) {

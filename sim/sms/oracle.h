@@ -24,7 +24,7 @@ namespace relaysim::sim::sms {
 
 // Why a provider accepted one message a second time.
 enum class DuplicateCause : std::uint8_t {
-  answer_lost,    // an earlier submit went out but its answer was lost or late: the gateway could not know
+  answer_lost,    // an earlier submit went out but the gateway never heard: its answer was lost or late, or its pod crashed first
   rescued,        // its claim was taken over after the lease expired: a crash, or a scan racing a slow send
   store_failure,  // the store failed to record an earlier outcome
   unexplained,    // none of these: an S-dup violation
@@ -87,7 +87,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     std::uint8_t sends = 0;     // provider accepts (ground truth)
     bool charged = true;
     bool accepted = false;      // a certain accept is recorded in the store
-    bool unseen_send = false;   // an accept whose answer the gateway never got
+    std::uint8_t seen_accepts = 0;  // submits whose accept the gateway heard of
     bool rescued = false;       // the current claim took over an expired lease
     bool store_failed = false;  // a completion of it failed to be recorded
   };

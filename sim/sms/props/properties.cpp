@@ -1,0 +1,148 @@
+#include "sim/sms/props/properties.h"
+
+#include <rapidcheck.h>
+
+#include <array>
+
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/writer.h"
+#include "sim/sms/invariants.h"
+#include "sim/sms/metrics.h"
+#include "sim/sms/props/generators.h"
+#include "sim/sms/spec.h"
+#include "sim/sms/system.h"
+
+namespace relaysim::sim::sms::props {
+
+using relaysim::props::failed_with;
+using relaysim::props::first_violation;
+using relaysim::props::Gate;
+using relaysim::props::Property;
+using relaysim::props::within_budget;
+using relaysim::props::write_failure;
+
+namespace {
+
+// A run must end: a case that is still busy after this many events is a livelock, and fails.
+constexpr std::uint64_t kMaxEventsPerCase = 3'000'000;
+
+// What must happen at least once across a whole property run, or the suite checks too little.
+enum GateId { failover, ambiguous_resent, async_cycle, limit_held, limit_local, duplicate_answered, quota_refused,
+              crash_rescued, duplicate_explained, bad_token_refused, scheduled_sent, refunded, kGateCount };
+std::array<std::uint64_t, kGateCount>& coverage() {
+  static std::array<std::uint64_t, kGateCount> counts{};
+  return counts;
+}
+template <GateId g>
+std::uint64_t reached() {
+  return coverage()[g];
+}
+const Gate kGates[] = {
+    {"a submit failed over after a certain refusal", &reached<failover>},
+    {"an ambiguous submit resent on its provider", &reached<ambiguous_resent>},
+    {"a pod entered async mode and left it", &reached<async_cycle>},
+    {"a limit held a message back", &reached<limit_held>},
+    {"a local limit decided while Redis was down", &reached<limit_local>},
+    {"a repeated request answered with the first message", &reached<duplicate_answered>},
+    {"a request refused over quota", &reached<quota_refused>},
+    {"a crashed pod's claim taken over", &reached<crash_rescued>},
+    {"a duplicate SMS explained", &reached<duplicate_explained>},
+    {"a bad token refused", &reached<bad_token_refused>},
+    {"a message refunded", &reached<refunded>},
+    {"a scheduled message sent", &reached<scheduled_sent>},
+};
+
+// Runs one case and counts what it reached for the coverage gates.
+RunResult run_case(const Scenario& s, StoreKind store) {
+  RunOptions o;
+  o.store = store;
+  o.max_events = kMaxEventsPerCase;
+  RunResult r = run_scenario(s, std::move(o));
+  relaysim::props::spent(r.events);
+  auto& cov = coverage();
+  if (r.value(metric("failovers")) > 0) ++cov[failover];
+  if (r.value(metric("submits_ambiguous")) > 0 && r.value(metric("rescans")) > 0) ++cov[ambiguous_resent];
+  if (r.value(metric("async_entered")) > 0 && r.value(metric("async_left")) > 0) ++cov[async_cycle];
+  if (r.value(metric("limit_held")) > 0) ++cov[limit_held];
+  if (r.value(metric("limit_local")) > 0) ++cov[limit_local];
+  if (r.value(metric("duplicate_requests")) > 0) ++cov[duplicate_answered];
+  if (r.value(metric("quota_refused")) > 0) ++cov[quota_refused];
+  if (r.value(metric("crashes")) > 0 && r.value(metric("duplicates_rescued")) + r.value(metric("rescans")) > 0) ++cov[crash_rescued];
+  if (r.value(metric("duplicate_sms")) > 0 && r.value(metric("duplicates_unexplained")) == 0) ++cov[duplicate_explained];
+  if (r.value(metric("auth_refused")) > 0) ++cov[bad_token_refused];
+  if (r.value(metric("refunds")) > 0) ++cov[refunded];
+  for (const LoadSegment& l : spec_of(s).load) {
+    if (l.kind == relaysim::sms::Kind::scheduled && r.value(metric("sms_sent")) > 0) {
+      ++cov[scheduled_sent];
+      break;
+    }
+  }
+  return r;
+}
+
+std::string_view id(Invariant i) { return kInvariants[index(i)].id; }
+
+// One invariant family on one store.
+Property invariant_property(Invariant inv, StoreKind store) {
+  const std::string name = std::string(id(inv)).replace(1, 1, "_") + (store == StoreKind::sqlite ? "_sqlite" : "_memory");
+  return {name, std::string(id(inv)), store == StoreKind::sqlite, [inv, store, name] {
+            const Scenario s = *scenarios();
+            if (!within_budget()) return;
+            const RunResult r = run_case(s, store);
+            if (r.ledger.count(index(inv)) > 0) {
+              const std::string what = first_violation(r, id(inv));
+              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, r, what)));
+            }
+          }};
+}
+
+const std::vector<Property>& properties() {
+  static const std::vector<Property> list = [] {
+    std::vector<Property> v;
+    for (StoreKind store : {StoreKind::memory, StoreKind::sqlite}) {
+      for (std::size_t i = 0; i < kInvariantCount; ++i) v.push_back(invariant_property(static_cast<Invariant>(i), store));
+    }
+    v.push_back({"Liveness_memory", "liveness", false, [] {
+                   const Scenario s = *scenarios();
+                   if (!within_budget()) return;
+                   const RunResult r = run_case(s, StoreKind::memory);
+                   std::string what;
+                   if (r.hit_event_limit()) what = "livelock: still busy after " + std::to_string(kMaxEventsPerCase) + " events";
+                   else if (r.open_work() > 0) what = std::to_string(r.open_work()) + " messages still not final after the heal phase";
+                   if (!what.empty()) {
+                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, r, what)));
+                   }
+                 }});
+    v.push_back({"Stores_agree", "same fingerprint on both stores", true, [] {
+                   const Scenario s = *scenarios();
+                   RC_ASSERT(run_case(s, StoreKind::memory).fingerprint == run_case(s, StoreKind::sqlite).fingerprint);
+                 }});
+    v.push_back({"Scenario_files_round_trip", "a case written as a file reads back the same", false, [] {
+                   const Scenario s = *scenarios();
+                   const std::string text = write_scenario(s);
+                   const Scenario again = parse_scenario(text, "round-trip.yaml");
+                   RC_ASSERT(spec_of(again) == spec_of(s));
+                   RC_ASSERT(again.crashes == s.crashes);
+                   RC_ASSERT(again.duration == s.duration);
+                   RC_ASSERT(write_scenario(again) == text);
+                 }});
+    v.push_back({"Same_seed_same_run", "determinism", false, [] {
+                   const Scenario s = *scenarios();
+                   const RunResult a = run_case(s, StoreKind::memory);
+                   const RunResult b = run_case(s, StoreKind::memory);
+                   RC_ASSERT(a.fingerprint == b.fingerprint);
+                   RC_ASSERT(a.events == b.events);
+                 }});
+    return v;
+  }();
+  return list;
+}
+
+std::span<const Gate> gates() { return kGates; }
+
+}  // namespace
+
+relaysim::props::Suite suite() { return {system().name(), &properties, &gates}; }
+
+}  // namespace relaysim::sim::sms::props
