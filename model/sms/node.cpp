@@ -273,7 +273,8 @@ void Node::begin(std::uint32_t slot) {
   j.pinned = (j.prior == Status::unknown || j.prior == Status::in_flight) && j.row.provider != kNoProvider &&
              !j.row.accepted;
   if (j.prior == Status::submitted || j.row.accepted) {
-    // The receipt is overdue: the provider took the message, and never said what became of it.
+    // A provider took the message: its receipt is overdue, or the claim that was ending it
+    // crashed. It is never sent again; it ends unconfirmed.
     if (j.row.provider < router_.providers()) router_.observe_receipt(j.row.provider, now, false);
     finish(slot, completion(j, Status::unconfirmed, Reason::no_receipt, {}));
     return;
