@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <rapidcheck.h>
+
 #include "model/core/mutants.h"
+#include "sim/scenario/loader.h"
 #include "sim/scenario/writer.h"
 
 namespace relaysim::props {
@@ -69,6 +72,71 @@ std::string first_violation(const sim::RunResult& r, std::string_view id) {
     if (r.ledger.invariants()[v.invariant].id == id) return r.ledger.describe(v);
   }
   return std::string(id);
+}
+
+Property invariant_property(const Cases& c, std::string_view id, std::size_t index, sim::StoreKind store) {
+  const std::string name =
+      std::string(id).replace(1, 1, "_") + (store == sim::StoreKind::sqlite ? "_sqlite" : "_memory");
+  return {name, std::string(id), store == sim::StoreKind::sqlite, [c, id, index, store, name] {
+            const sim::Scenario s = c.generate();
+            if (!within_budget()) return;
+            const sim::RunResult r = c.run(s, store);
+            if (r.ledger.count(index) > 0) {
+              const std::string what = first_violation(r, id);
+              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, r, what)));
+            }
+          }};
+}
+
+Property liveness_property(const Cases& c) {
+  return {"Liveness_memory", "liveness", false, [c] {
+            const sim::Scenario s = c.generate();
+            if (!within_budget()) return;
+            const sim::RunResult r = c.run(s, sim::StoreKind::memory);
+            const std::string open = std::to_string(r.open_work()) + " " + std::string(c.open_work);
+            std::string what;
+            if (r.hit_event_limit()) what = "livelock: still busy after " + std::to_string(c.max_events) + " events";
+            else if (r.stalled()) what = "stall: nothing left to do with " + open + " open";
+            else if (r.open_work() > 0) what = open + " still open after the heal phase";
+            if (!what.empty()) {
+              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, r, what)));
+            }
+          }};
+}
+
+Property stores_agree_property(const Cases& c, std::function<void(sim::Scenario&)> prepare) {
+  return {"Stores_agree", "same fingerprint on both stores", true, [c, prepare] {
+            sim::Scenario s = c.generate();
+            if (prepare) prepare(s);
+            RC_ASSERT(c.run(s, sim::StoreKind::memory).fingerprint == c.run(s, sim::StoreKind::sqlite).fingerprint);
+          }};
+}
+
+Property round_trip_property(const Cases& c, std::function<bool(const sim::Scenario&, const sim::Scenario&)> same_spec) {
+  return {"Scenario_files_round_trip", "a case written as a file reads back the same", false, [c, same_spec] {
+            // Every failing case is written as a scenario file to replay: it must read back to
+            // the same scenario, and be written the same way again.
+            const sim::Scenario s = c.generate();
+            const std::string text = sim::write_scenario(s);
+            const sim::Scenario again = sim::parse_scenario(text, "round-trip.yaml");
+            RC_ASSERT(same_spec(again, s));
+            RC_ASSERT(again.crashes == s.crashes);
+            RC_ASSERT(again.duration == s.duration);
+            RC_ASSERT(sim::write_scenario(again) == text);
+          }};
+}
+
+Property same_seed_property(const Cases& c) {
+  return {"Same_seed_same_run", "determinism", false, [c] {
+            const sim::Scenario s = c.generate();
+            const sim::RunResult a = c.run(s, sim::StoreKind::memory);
+            const sim::RunResult b = c.run(s, sim::StoreKind::memory);
+            RC_ASSERT(a.fingerprint == b.fingerprint);
+            RC_ASSERT(a.events == b.events);
+            for (std::size_t i = 0; i < a.values.size(); ++i) {
+              RC_ASSERT(a.values[i] == b.values[i] || (a.values[i] != a.values[i] && b.values[i] != b.values[i]));
+            }
+          }};
 }
 
 }  // namespace relaysim::props

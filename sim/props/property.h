@@ -39,6 +39,28 @@ struct Suite {
   std::span<const Gate> (*gates)();
 };
 
+// How a system's suite draws and runs a case: the properties every system has are built from it.
+struct Cases {
+  std::function<sim::Scenario()> generate;  // draws a case (called inside a property)
+  // Runs a case on a store, counting what it reached for the coverage gates and spending the
+  // shrink budget.
+  std::function<sim::RunResult(const sim::Scenario&, sim::StoreKind)> run;
+  std::uint64_t max_events = 0;  // the event limit `run` sets: past it a case is a livelock
+  std::string_view open_work;    // what the system's open work is called ("requests", "messages")
+};
+
+// One invariant family on one store: named after the invariant id ("S-dedup" → S_dedup_memory).
+Property invariant_property(const Cases& c, std::string_view id, std::size_t index, sim::StoreKind store);
+// After the heal phase nothing is left open, and the run neither stalled nor livelocked.
+Property liveness_property(const Cases& c);
+// Both stores give the same run; `prepare` may first take out what differs by design.
+Property stores_agree_property(const Cases& c, std::function<void(sim::Scenario&)> prepare = {});
+// A case written as a scenario file reads back the same, and is written the same way again;
+// `same_spec` compares the system's sections.
+Property round_trip_property(const Cases& c, std::function<bool(const sim::Scenario&, const sim::Scenario&)> same_spec);
+// The same scenario gives the same run twice: fingerprint, events and every metric.
+Property same_seed_property(const Cases& c);
+
 // Every system's suite (sim/props/suites.cpp).
 std::span<const Suite> suites();
 

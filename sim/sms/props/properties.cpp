@@ -1,12 +1,8 @@
 #include "sim/sms/props/properties.h"
 
-#include <rapidcheck.h>
-
 #include <array>
 
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
 #include "sim/sms/invariants.h"
 #include "sim/sms/metrics.h"
 #include "sim/sms/props/generators.h"
@@ -15,12 +11,13 @@
 
 namespace relaysim::sim::sms::props {
 
-using relaysim::props::failed_with;
-using relaysim::props::first_violation;
 using relaysim::props::Gate;
+using relaysim::props::invariant_property;
+using relaysim::props::liveness_property;
 using relaysim::props::Property;
-using relaysim::props::within_budget;
-using relaysim::props::write_failure;
+using relaysim::props::round_trip_property;
+using relaysim::props::same_seed_property;
+using relaysim::props::stores_agree_property;
 
 namespace {
 
@@ -81,59 +78,21 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   return r;
 }
 
-std::string_view id(Invariant i) { return kInvariants[index(i)].id; }
-
-// One invariant family on one store.
-Property invariant_property(Invariant inv, StoreKind store) {
-  const std::string name = std::string(id(inv)).replace(1, 1, "_") + (store == StoreKind::sqlite ? "_sqlite" : "_memory");
-  return {name, std::string(id(inv)), store == StoreKind::sqlite, [inv, store, name] {
-            const Scenario s = *scenarios();
-            if (!within_budget()) return;
-            const RunResult r = run_case(s, store);
-            if (r.ledger.count(index(inv)) > 0) {
-              const std::string what = first_violation(r, id(inv));
-              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, r, what)));
-            }
-          }};
+const relaysim::props::Cases& cases() {
+  static const relaysim::props::Cases c{[] { return *scenarios(); }, &run_case, kMaxEventsPerCase, "messages"};
+  return c;
 }
 
 const std::vector<Property>& properties() {
   static const std::vector<Property> list = [] {
     std::vector<Property> v;
     for (StoreKind store : {StoreKind::memory, StoreKind::sqlite}) {
-      for (std::size_t i = 0; i < kInvariantCount; ++i) v.push_back(invariant_property(static_cast<Invariant>(i), store));
+      for (std::size_t i = 0; i < kInvariantCount; ++i) v.push_back(invariant_property(cases(), kInvariants[i].id, i, store));
     }
-    v.push_back({"Liveness_memory", "liveness", false, [] {
-                   const Scenario s = *scenarios();
-                   if (!within_budget()) return;
-                   const RunResult r = run_case(s, StoreKind::memory);
-                   std::string what;
-                   if (r.hit_event_limit()) what = "livelock: still busy after " + std::to_string(kMaxEventsPerCase) + " events";
-                   else if (r.open_work() > 0) what = std::to_string(r.open_work()) + " messages still not final after the heal phase";
-                   if (!what.empty()) {
-                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, r, what)));
-                   }
-                 }});
-    v.push_back({"Stores_agree", "same fingerprint on both stores", true, [] {
-                   const Scenario s = *scenarios();
-                   RC_ASSERT(run_case(s, StoreKind::memory).fingerprint == run_case(s, StoreKind::sqlite).fingerprint);
-                 }});
-    v.push_back({"Scenario_files_round_trip", "a case written as a file reads back the same", false, [] {
-                   const Scenario s = *scenarios();
-                   const std::string text = write_scenario(s);
-                   const Scenario again = parse_scenario(text, "round-trip.yaml");
-                   RC_ASSERT(spec_of(again) == spec_of(s));
-                   RC_ASSERT(again.crashes == s.crashes);
-                   RC_ASSERT(again.duration == s.duration);
-                   RC_ASSERT(write_scenario(again) == text);
-                 }});
-    v.push_back({"Same_seed_same_run", "determinism", false, [] {
-                   const Scenario s = *scenarios();
-                   const RunResult a = run_case(s, StoreKind::memory);
-                   const RunResult b = run_case(s, StoreKind::memory);
-                   RC_ASSERT(a.fingerprint == b.fingerprint);
-                   RC_ASSERT(a.events == b.events);
-                 }});
+    v.push_back(liveness_property(cases()));
+    v.push_back(stores_agree_property(cases()));
+    v.push_back(round_trip_property(cases(), [](const Scenario& a, const Scenario& b) { return spec_of(a) == spec_of(b); }));
+    v.push_back(same_seed_property(cases()));
     return v;
   }();
   return list;

@@ -5,8 +5,6 @@
 #include <array>
 
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
 #include "sim/webhook/spec.h"
 #include "sim/webhook/invariants.h"
 #include "sim/webhook/metrics.h"
@@ -18,7 +16,12 @@ namespace relaysim::sim::webhook::props {
 using relaysim::props::failed_with;
 using relaysim::props::first_violation;
 using relaysim::props::Gate;
+using relaysim::props::invariant_property;
+using relaysim::props::liveness_property;
 using relaysim::props::Property;
+using relaysim::props::round_trip_property;
+using relaysim::props::same_seed_property;
+using relaysim::props::stores_agree_property;
 using relaysim::props::within_budget;
 using relaysim::props::write_failure;
 
@@ -83,18 +86,9 @@ RunResult run_case(const Scenario& s, StoreKind store) {
 
 std::string_view id(Invariant i) { return kInvariants[index(i)].id; }
 
-// One invariant family on one store.
-Property invariant_property(Invariant inv, StoreKind store) {
-  const std::string name = std::string(id(inv)).replace(1, 1, "_") + (store == StoreKind::sqlite ? "_sqlite" : "_memory");
-  return {name, std::string(id(inv)), store == StoreKind::sqlite, [inv, store, name] {
-            const Scenario s = *scenarios();
-            if (!within_budget()) return;
-            const RunResult r = run_case(s, store);
-            if (r.ledger.count(index(inv)) > 0) {
-              const std::string what = first_violation(r, id(inv));
-              RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure(name, s, r, what)));
-            }
-          }};
+const relaysim::props::Cases& cases() {
+  static const relaysim::props::Cases c{[] { return *scenarios(); }, &run_case, kMaxEventsPerCase, "requests"};
+  return c;
 }
 
 const std::vector<Property>& properties() {
@@ -103,20 +97,9 @@ const std::vector<Property>& properties() {
     const Invariant order[] = {Invariant::deadline, Invariant::nodup, Invariant::retry, Invariant::breaker,
                                Invariant::url,      Invariant::idem,  Invariant::noloss};
     for (StoreKind store : {StoreKind::memory, StoreKind::sqlite}) {
-      for (Invariant inv : order) v.push_back(invariant_property(inv, store));
+      for (Invariant inv : order) v.push_back(invariant_property(cases(), id(inv), index(inv), store));
     }
-    v.push_back({"Liveness_memory", "liveness", false, [] {
-                   const Scenario s = *scenarios();
-                   if (!within_budget()) return;
-                   const RunResult r = run_case(s, StoreKind::memory);
-                   std::string what;
-                   if (r.hit_event_limit()) what = "livelock: still busy after " + std::to_string(kMaxEventsPerCase) + " events";
-                   else if (r.stalled()) what = "stall: nothing left to do with " + std::to_string(r.open_work()) + " requests open";
-                   else if (r.open_work() > 0) what = std::to_string(r.open_work()) + " requests still open after the heal phase";
-                   if (!what.empty()) {
-                     RC_FAIL(failed_with(what + "\n  shrunk scenario: " + write_failure("Liveness_memory", s, r, what)));
-                   }
-                 }});
+    v.push_back(liveness_property(cases()));
     v.push_back({"Fencing_with_forced_short_lease", "W-nodup (fencing)", false, [] {
                    // With a lease forced too short, duplicate in-flight deliveries are expected
                    // (that is the point of forcing it); a stale claimant's completion must still
@@ -133,34 +116,11 @@ const std::vector<Property>& properties() {
                                          write_failure("Fencing_with_forced_short_lease", s, r, what)));
                    }
                  }});
-    v.push_back({"Stores_agree", "same fingerprint on both stores", true, [] {
-                   Scenario s = *scenarios();
-                   // The SQLite store keeps every row: with a retention the memory store forgets
-                   // keys it does not, and the runs differ by design.
-                   spec_of(s).platform.retention.reset();
-                   RC_ASSERT(run_case(s, StoreKind::memory).fingerprint == run_case(s, StoreKind::sqlite).fingerprint);
-                 }});
-    v.push_back({"Scenario_files_round_trip", "a case written as a file reads back the same", false, [] {
-                   // Every failing case is written as a scenario file to replay: it must read back
-                   // to the same scenario, and be written the same way again.
-                   const Scenario s = *scenarios();
-                   const std::string text = write_scenario(s);
-                   const Scenario again = parse_scenario(text, "round-trip.yaml");
-                   RC_ASSERT(spec_of(again) == spec_of(s));
-                   RC_ASSERT(again.crashes == s.crashes);
-                   RC_ASSERT(again.duration == s.duration);
-                   RC_ASSERT(write_scenario(again) == text);
-                 }});
-    v.push_back({"Same_seed_same_run", "determinism", false, [] {
-                   const Scenario s = *scenarios();
-                   const RunResult a = run_case(s, StoreKind::memory);
-                   const RunResult b = run_case(s, StoreKind::memory);
-                   RC_ASSERT(a.fingerprint == b.fingerprint);
-                   RC_ASSERT(a.events == b.events);
-                   for (std::size_t i = 0; i < a.values.size(); ++i) {
-                     RC_ASSERT(a.values[i] == b.values[i] || (a.values[i] != a.values[i] && b.values[i] != b.values[i]));
-                   }
-                 }});
+    // The SQLite store keeps every row: with a retention the memory store forgets keys it does
+    // not, and the runs differ by design.
+    v.push_back(stores_agree_property(cases(), [](Scenario& s) { spec_of(s).platform.retention.reset(); }));
+    v.push_back(round_trip_property(cases(), [](const Scenario& a, const Scenario& b) { return spec_of(a) == spec_of(b); }));
+    v.push_back(same_seed_property(cases()));
     return v;
   }();
   return list;
