@@ -45,6 +45,14 @@ std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers
   if (s.exit == SyncAsyncConfig::Exit::after) positive(s.after, "platform.sync_to_async.exit.after", out);
   if (s.probe_every < 1) out.push_back({"platform.sync_to_async.exit.probe_every", "must be at least 1"});
   if (s.min_probes < 1) out.push_back({"platform.sync_to_async.exit.min_probes", "must be at least 1"});
+  const MarketingConfig& m = c.marketing;
+  if (m.quiet_hours.from < 0 || m.quiet_hours.from >= kMinutesPerDay || m.quiet_hours.to < 0 ||
+      m.quiet_hours.to >= kMinutesPerDay) {
+    out.push_back({"platform.marketing.quiet_hours", "must be times of day from 00:00 to 23:59"});
+  }
+  if (m.cap.count > 0) positive(m.cap.per, "platform.marketing.frequency_cap.per", out);
+  if (m.chunk < 1 || m.chunk > 100'000) out.push_back({"platform.marketing.chunk", "must be between 1 and 100000"});
+  positive(m.every, "platform.marketing.every", out);
   if (c.cluster_limit) {
     const std::string_view why = invalid_reason(c.cluster_limit->spec);
     if (!why.empty()) out.push_back({"platform.limit", std::string(why)});

@@ -11,6 +11,7 @@
 #include "model/core/config_error.h"
 #include "model/core/time.h"
 #include "model/resilience/shared_limiter.h"
+#include "model/sms/marketing.h"
 #include "model/sms/routing.h"
 #include "model/sms/submit.h"
 #include "model/sms/sync_async.h"
@@ -42,6 +43,8 @@ struct PlatformConfig {
   // A limit on the whole cluster's submits, shared through the key-value store; `pods` in it is
   // set from `pods`.
   std::optional<SharedLimitConfig> cluster_limit;
+  // Quiet hours, the frequency cap and how campaigns are expanded (model/sms/marketing.h).
+  MarketingConfig marketing{};
   bool operator==(const PlatformConfig&) const = default;
 };
 

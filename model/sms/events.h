@@ -3,11 +3,14 @@
 // event's `mix` says what of it counts towards a run's fingerprint.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <string_view>
 
 #include "model/core/events.h"
 #include "model/resilience/shared_limiter.h"
 #include "model/sms/auth.h"
+#include "model/sms/filter.h"
 #include "model/sms/store.h"
 #include "model/sms/submit.h"
 #include "model/sms/sync_async.h"
@@ -37,6 +40,87 @@ struct SendAnswer {
   bool taken() const {
     return fault == AuthFault::none && !unavailable &&
            (outcome == AcceptOutcome::accepted || outcome == AcceptOutcome::duplicate);
+  }
+};
+
+// A marketing campaign as a client asks for it: a template to every directory user its filter
+// (model/sms/filter.h) chooses, from `send_at`.
+struct CampaignRequest {
+  std::string_view token;
+  std::string_view sender;
+  std::uint32_t template_id = 0;
+  std::string_view biz_type;
+  std::string_view biz_id;
+  std::string_view filter;
+  std::uint64_t content = 0;
+  std::uint16_t segments = 1;
+  Time send_at{};
+};
+
+// How a campaign request was answered (always at once: its messages are made later).
+struct CampaignAnswer {
+  AuthFault fault = AuthFault::none;
+  std::optional<FilterError> filter_error;   // the filter does not parse: nothing was stored
+  AcceptOutcome outcome = AcceptOutcome::accepted;
+  CampaignId id = 0;
+  bool unavailable = false;
+  bool taken() const {
+    return fault == AuthFault::none && !filter_error && !unavailable &&
+           (outcome == AcceptOutcome::accepted || outcome == AcceptOutcome::duplicate);
+  }
+};
+
+struct CampaignAnswered {
+  PodId pod;
+  const CampaignRequest& request;
+  const CampaignAnswer& answer;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(30);
+    fp.mix(answer.id);
+    fp.mix(static_cast<std::uint64_t>(answer.fault) << 16 | static_cast<std::uint64_t>(answer.outcome) << 8 |
+           (answer.filter_error ? 2U : 0U) | (answer.unavailable ? 1U : 0U));
+    fp.mix(at);
+  }
+};
+
+// A pod expanded one chunk of a campaign: directory users [from, row.cursor after) were read,
+// `chosen` passed the filter, `skipped` of those had opted out, and the rest were offered to the
+// store as one request, which said `outcome` (ids from `first` when accepted).
+struct CampaignExpanded {
+  PodId pod;
+  const CampaignRow& row;   // as claimed
+  std::uint64_t from;
+  std::uint64_t to;
+  std::uint64_t chosen;
+  std::uint64_t skipped;
+  std::span<const NewMessage> messages;
+  AcceptOutcome outcome;
+  MessageId first;
+  CampaignState state;      // after this chunk
+  bool applied;             // the progress was recorded (false: fenced off, or the store failed)
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(31);
+    fp.mix(row.id);
+    fp.mix(to);
+    fp.mix(first);
+    fp.mix(static_cast<std::uint64_t>(outcome) << 8 | static_cast<std::uint64_t>(state) << 1 | (applied ? 1U : 0U));
+    fp.mix(at);
+  }
+};
+
+// A marketing message met its recipient's quiet hours and waits for their end.
+struct MarketingDeferred {
+  PodId pod;
+  MessageId message;
+  Recipient recipient;
+  Time until;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(32);
+    fp.mix(message);
+    fp.mix(until);
   }
 };
 
@@ -197,6 +281,6 @@ struct StoreFailed {
 };
 
 using Events = EventBus<Answered, Accepted, Claimed, LimitDecided, SubmitStarted, SubmitFinished, Completed, ModeChanged,
-                        RetryAlert, ReceiptReceived, StoreFailed>;
+                        RetryAlert, ReceiptReceived, StoreFailed, CampaignAnswered, CampaignExpanded, MarketingDeferred>;
 
 }  // namespace relaysim::sms

@@ -254,4 +254,93 @@ std::vector<MessageId> MemoryStore::messages(const MessageQuery& q) {
 
 StoreCounts MemoryStore::counts() { return counts_; }
 
+CampaignStart MemoryStore::start_campaign(const NewCampaign& c) {
+  const auto b = businesses_.find(c.business);
+  const auto same_key = [&](const CampaignRow& row) {
+    return row.business == c.business && row.biz_type == c.biz_type && row.biz_id == c.biz_id;
+  };
+  const auto existing = std::find_if(campaigns_.begin(), campaigns_.end(), same_key);
+  CampaignStart start = judge_campaign(c, b == businesses_.end() ? nullptr : &b->second,
+                                       existing == campaigns_.end() ? nullptr : &*existing);
+  if (start.outcome != AcceptOutcome::accepted) return start;
+  CampaignRow& row = campaigns_.emplace_back();
+  row.id = static_cast<CampaignId>(campaigns_.size());
+  row.business = c.business;
+  row.epoch = c.epoch;
+  row.biz_type.assign(c.biz_type);
+  row.biz_id.assign(c.biz_id);
+  row.filter.assign(c.filter);
+  row.template_id = c.template_id;
+  row.content = c.content;
+  row.segments = c.segments;
+  row.created_at = c.now;
+  row.send_at = c.send_at;
+  row.due_at = c.now;
+  start.id = row.id;
+  return start;
+}
+
+bool MemoryStore::claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) {
+  for (CampaignRow& row : campaigns_) {
+    if (row.state != CampaignState::expanding || row.due_at > now) continue;
+    row.claim_token = next_token_++;
+    row.owner = pod;
+    row.due_at = now + lease;
+    out = row;
+    return true;
+  }
+  return false;
+}
+
+bool MemoryStore::advance_campaign(CampaignId id, ClaimToken token, const CampaignProgress& p) {
+  if (id < 1 || id > campaigns_.size()) return false;
+  CampaignRow& row = campaigns_[id - 1];
+  if (row.state != CampaignState::expanding || row.claim_token != token) return false;
+  row.cursor = p.cursor;
+  row.messages += p.messages;
+  row.skipped += p.skipped;
+  row.state = p.state;
+  row.stopped_by = p.stopped_by;
+  row.due_at = p.state == CampaignState::expanding ? p.due_at : Time{};
+  return true;
+}
+
+std::optional<Time> MemoryStore::next_campaign_due() {
+  std::optional<Time> next;
+  for (const CampaignRow& row : campaigns_) {
+    if (row.state == CampaignState::expanding && (!next || row.due_at < *next)) next = row.due_at;
+  }
+  return next;
+}
+
+std::optional<CampaignRow> MemoryStore::campaign(CampaignId id) {
+  if (id < 1 || id > campaigns_.size()) return std::nullopt;
+  return campaigns_[id - 1];
+}
+
+bool MemoryStore::take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) {
+  if (cap.count == 0) return true;
+  std::uint32_t& head = cap_heads_.try_emplace(recipient, kNone).first->second;
+  // Newest first: drop the tail that fell out of (now - per, now], count the rest.
+  std::uint32_t held = 0;
+  std::uint32_t* link = &head;
+  while (*link != kNone) {
+    CapPlace& place = cap_places_[*link];
+    if (place.at <= now - cap.per) {
+      const std::uint32_t dead = *link;
+      *link = place.next;
+      cap_places_.release(dead);
+      continue;
+    }
+    if (place.message == id) return true;
+    ++held;
+    link = &place.next;
+  }
+  if (held >= cap.count) return false;
+  const std::uint32_t slot = cap_places_.acquire();
+  cap_places_[slot] = CapPlace{now, id, head};
+  head = slot;
+  return true;
+}
+
 }  // namespace relaysim::sms

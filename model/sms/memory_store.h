@@ -13,6 +13,7 @@
 #pragma once
 
 #include <map>
+#include <vector>
 #include <unordered_map>
 
 #include "model/core/dense_id_map.h"
@@ -45,6 +46,13 @@ class MemoryStore final : public Store {
   std::vector<StatusChange> history(MessageId id) override;
   std::vector<MessageId> messages(const MessageQuery& query) override;
   StoreCounts counts() override;
+
+  CampaignStart start_campaign(const NewCampaign& campaign) override;
+  bool claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) override;
+  bool advance_campaign(CampaignId id, ClaimToken token, const CampaignProgress& progress) override;
+  std::optional<Time> next_campaign_due() override;
+  std::optional<CampaignRow> campaign(CampaignId id) override;
+  bool take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) override;
 
  private:
   static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -106,6 +114,17 @@ class MemoryStore final : public Store {
   std::map<BusinessId, BusinessRow> businesses_;
   std::unordered_map<std::uint64_t, std::uint64_t> used_;  // business << 32 | period -> units
   StoreCounts counts_;
+  // Campaigns by id - 1: few, each expanded a chunk at a time.
+  std::vector<CampaignRow> campaigns_;
+  // The frequency cap's places: per recipient, a list (newest first) of the messages that took one
+  // and when; entries leave as they fall out of the window.
+  struct CapPlace {
+    Time at{};
+    MessageId message = 0;
+    std::uint32_t next = kNone;
+  };
+  std::unordered_map<Recipient, std::uint32_t> cap_heads_;
+  SlotPool<CapPlace> cap_places_;
   MessageId next_id_ = 1;
   ClaimToken next_token_ = 1;
 };

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "model/core/assert.h"
+#include "model/core/random.h"
+#include "model/sms/mutants.h"
 
 namespace relaysim::sms {
 
@@ -36,6 +38,7 @@ Node::Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPoli
       rng_(ports.rng),
       providers_(ports.providers),
       kv_(ports.kv),
+      directory_(ports.directory),
       store_(ports.store),
       events_(ports.events),
       auth_(ports.codec, ports.clock),
@@ -163,6 +166,184 @@ void Node::send(const SendRequest& request, AnswerCallback done) {
   begin(slot);
 }
 
+CampaignAnswer Node::campaign(const CampaignRequest& request) {
+  const Time now = clock_.now();
+  CampaignAnswer a;
+  auto reply = [&] {
+    events_.emit(CampaignAnswered{pod_, request, a, now});
+    return a;
+  };
+  const AuthResult auth = auth_.check(request.token, SendScope{request.sender, request.template_id});
+  if (auth.fault != AuthFault::none) {
+    a.fault = auth.fault;
+    return reply();
+  }
+  if (auto parsed = Filter::parse(request.filter, directory_.vocabulary()); auto* e = std::get_if<FilterError>(&parsed)) {
+    a.filter_error = std::move(*e);
+    return reply();
+  }
+  const NewCampaign c{auth.business,   auth.epoch,      request.biz_type, request.biz_id, request.filter,
+                      request.template_id, request.content, request.segments, now,            request.send_at};
+  CampaignStart started;
+  try {
+    started = store_.start_campaign(c);
+  } catch (const StoreError& e) {
+    store_failed(StoreOp::campaign, e.failure());
+    a.unavailable = true;
+    return reply();
+  }
+  a.outcome = started.outcome;
+  a.id = started.id;
+  reply();
+  if (started.outcome == AcceptOutcome::accepted) pump();  // expand its first chunk now
+  return a;
+}
+
+const Filter* Node::filter_of(const CampaignRow& c) {
+  for (auto& [id, f] : filters_) {
+    if (id == c.id) return &f;
+  }
+  auto parsed = Filter::parse(c.filter, directory_.vocabulary());
+  Filter* f = std::get_if<Filter>(&parsed);
+  if (f == nullptr) return nullptr;
+  constexpr std::size_t kKept = 16;
+  if (filters_.size() >= kKept) filters_.erase(filters_.begin());
+  filters_.emplace_back(c.id, std::move(*f));
+  return &filters_.back().second;
+}
+
+void Node::expand() {
+  const Time now = clock_.now();
+  if (now < store_retry_at_) return;
+  // A claimed campaign's due time moves past now, so each is expanded at most once per call.
+  for (;;) {
+    bool claimed = false;
+    try {
+      claimed = store_.claim_campaign(now, pod_, config_.lease, campaign_);
+    } catch (const StoreError& e) {
+      store_failed(StoreOp::campaign, e.failure());
+      return;
+    }
+    if (!claimed) return;
+    expand_chunk(now);
+  }
+}
+
+void Node::expand_chunk(Time now) {
+  const CampaignRow& c = campaign_;
+  const MarketingConfig& m = config_.marketing;
+  CampaignProgress p;
+  p.cursor = c.cursor;
+  p.due_at = now + m.every;
+  AcceptOutcome outcome = AcceptOutcome::accepted;
+  MessageId first = 0;
+  std::uint64_t chosen = 0;
+  chunk_.clear();
+  const Filter* filter = filter_of(c);
+  if (filter == nullptr) {
+    // Its filter no longer parses against this directory: nothing more can be chosen.
+    p.state = CampaignState::stopped;
+    p.stopped_by = outcome = AcceptOutcome::conflict;
+  } else {
+    users_.resize(m.chunk);
+    const std::size_t n = directory_.read(c.cursor, users_);
+    // The keys are written in place before any view of them is taken: keys_ must not grow after.
+    if (keys_.size() < n) keys_.resize(n);
+    const Time send_at = std::max(c.send_at, now);
+    for (std::size_t i = 0; i < n; ++i) {
+      const UserRecord& u = users_[i];
+      if (!filter->matches(u, now)) continue;
+      ++chosen;
+      if (u.opted_out) {
+        ++p.skipped;
+        continue;
+      }
+      std::string& key = keys_[chunk_.size()];
+      key.assign(c.biz_id);
+      key += '@';
+      key += std::to_string(u.recipient);
+      NewMessage& msg = chunk_.emplace_back();
+      msg.biz_type = c.biz_type;
+      msg.biz_id = key;
+      msg.recipient = u.recipient;
+      msg.template_id = c.template_id;
+      msg.content = mix64(c.content ^ u.recipient);
+      msg.segments = c.segments;
+      msg.kind = Kind::marketing;
+      msg.send_at = send_at;
+      msg.campaign = c.id;
+    }
+    p.cursor = c.cursor + n;
+    if (!chunk_.empty()) {
+      const AcceptRequest req{c.business, c.epoch, now, quota_period(now, config_.quota_period), chunk_, 0, {}};
+      AcceptResult r;
+      try {
+        r = store_.accept(req);
+      } catch (const StoreError& e) {
+        // Nothing was accepted; the claim lapses and the chunk is expanded again later.
+        store_failed(StoreOp::accept, e.failure());
+        return;
+      }
+      events_.emit(Accepted{pod_, req, r, SendPath::async});
+      outcome = r.outcome;
+      first = r.first;
+      if (r.outcome == AcceptOutcome::accepted) {
+        p.messages = chunk_.size();
+      } else if (r.outcome != AcceptOutcome::duplicate) {
+        // Out of quota, revoked, or a key a client already used: the campaign ends here.
+        p.state = CampaignState::stopped;
+        p.stopped_by = r.outcome;
+        p.cursor = c.cursor;
+      }
+    }
+    if (p.state == CampaignState::expanding && p.cursor >= directory_.size()) p.state = CampaignState::done;
+  }
+  bool applied = false;
+  try {
+    applied = store_.advance_campaign(c.id, c.claim_token, p);
+  } catch (const StoreError& e) {
+    store_failed(StoreOp::campaign, e.failure());
+  }
+  events_.emit(CampaignExpanded{pod_, c, c.cursor, p.cursor, chosen, p.skipped, chunk_, outcome, first, p.state, applied, now});
+}
+
+bool Node::marketing_allows(std::uint32_t slot, bool take_cap) {
+  Job& j = jobs_[slot];
+  if (j.row.kind != Kind::marketing) return true;
+  const Time now = clock_.now();
+  const MarketingConfig& m = config_.marketing;
+  const Status waiting = j.pinned ? Status::unknown : Status::pending;
+  if (directory_.opted_out(j.row.recipient) && !planted(mutant::opt_out_ignored)) {
+    finish(slot, completion(j, Status::suppressed, Reason::opted_out, {}));
+    return false;
+  }
+  const std::int32_t offset = planted(mutant::quiet_hours_server_tz) ? 0 : directory_.utc_offset(j.row.recipient);
+  const Time until = quiet_until(now, offset, m.quiet_hours);
+  if (until > now) {
+    if (until > j.row.send_at + config_.validity) {
+      finish(slot, completion(j, Status::suppressed, Reason::quiet_hours, {}));
+      return false;
+    }
+    events_.emit(MarketingDeferred{pod_, j.row.id, j.row.recipient, until, now});
+    finish(slot, completion(j, waiting, Reason::none, until));
+    return false;
+  }
+  if (!take_cap) return true;
+  bool room = false;
+  try {
+    room = store_.take_cap(j.row.recipient, j.row.id, now, m.cap);
+  } catch (const StoreError& e) {
+    store_failed(StoreOp::cap, e.failure());
+    finish(slot, completion(j, waiting, Reason::none, now + config_.store_retry));
+    return false;
+  }
+  if (!room) {
+    finish(slot, completion(j, Status::suppressed, Reason::frequency_cap, {}));
+    return false;
+  }
+  return true;
+}
+
 void Node::receipt(MessageId id, ProviderId provider, bool delivered) {
   const Time now = clock_.now();
   ReceiptOutcome outcome;
@@ -201,6 +382,7 @@ void Node::pump() {
   }
   pumping_ = true;
   const Time now = clock_.now();
+  expand();  // a campaign's next chunk first: its messages are due at once
   do {
     repump_ = false;
     while (workers_busy_ < config_.concurrency_per_pod && now >= store_retry_at_) {
@@ -242,6 +424,9 @@ void Node::arm_wake(Time now) {
   if (now >= store_retry_at_) {
     try {
       next = store_.next_due();
+      if (const std::optional<Time> campaign = store_.next_campaign_due(); campaign && (!next || *campaign < *next)) {
+        next = campaign;
+      }
     } catch (const StoreError& e) {
       store_failed(StoreOp::next_due, e.failure());
     }
@@ -283,6 +468,7 @@ void Node::begin(std::uint32_t slot) {
     finish(slot, completion(j, Status::failed, Reason::expired, {}));
     return;
   }
+  if (!marketing_allows(slot, false)) return;
   limit(slot);
 }
 
@@ -304,6 +490,7 @@ void Node::limit(std::uint32_t slot) {
     l->take(1, member, [this, slot, who, l](const SharedDecision& d) { limited(slot, who, *l, d); });
     return;
   }
+  if (!marketing_allows(slot, true)) return;
   submit(slot);
 }
 
@@ -361,6 +548,8 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
       finish(slot, completion(j, Status::submitted, Reason::none, d.due));
       return;
     case Step::fail_over:
+      // Later than the rules were judged: an opt-out or a quiet hour may have begun since.
+      if (!marketing_allows(slot, true)) return;
       submit(slot);
       return;
     case Step::fail:

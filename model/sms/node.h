@@ -23,6 +23,15 @@
 //            business retries cross-process; else through the store); unknown after an ambiguous
 //            outcome — resent later on the same provider, never elsewhere; or failed.
 // A message whose earlier outcome is unknown stays pinned to its provider until it is certain.
+// A marketing message passes the marketing rules (model/sms/marketing.h) when it is claimed and
+// again just before each submit, the frequency cap only then.
+//
+// Campaigns (campaign()): the request is checked like a send and its filter parsed (a bad one is
+// refused with its position); the store keeps the campaign, and the workers of whichever pod
+// claims it expand it a chunk of directory users at a time: the filter chooses, users who opted
+// out are skipped, and the chunk's messages are accepted in one transaction (charged then). A
+// chunk re-expanded after a crash is a duplicate and changes nothing; a chunk the quota cannot
+// take whole stops the campaign.
 //
 // A node holds only in-memory state (router health, the switch, limiter breakers, claims in
 // progress); everything durable is in the Store. Destroying a node is a crash: its claims are
@@ -32,6 +41,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "model/core/ports.h"
@@ -42,6 +53,7 @@
 #include "model/resilience/shared_limiter.h"
 #include "model/sms/auth.h"
 #include "model/sms/config.h"
+#include "model/sms/directory.h"
 #include "model/sms/events.h"
 #include "model/sms/ports.h"
 #include "model/sms/routing.h"
@@ -57,6 +69,7 @@ struct NodePorts {
   Rng& rng;
   Providers& providers;
   KeyValue& kv;
+  Directory& directory;
   TokenCodec& codec;
   Store& store;
   Events& events;
@@ -80,6 +93,9 @@ class Node {
   // sending, a duplicate), or when a synchronous submit has an outcome. It is not called if the
   // node is destroyed first (the client times out).
   void send(const SendRequest& request, AnswerCallback done);
+
+  // A client's campaign request, answered at once (see above).
+  CampaignAnswer campaign(const CampaignRequest& request);
 
   // A provider's delivery receipt for message `id`.
   void receipt(MessageId id, ProviderId provider, bool delivered);
@@ -112,6 +128,12 @@ class Node {
   void store_failed(StoreOp op, StoreFailure failure);
   std::uint32_t new_job();
   void begin(std::uint32_t slot);
+  // The marketing rules for a marketing job (with the frequency cap when `take_cap`): true when
+  // it may go on; otherwise the job is finished (deferred or suppressed).
+  bool marketing_allows(std::uint32_t slot, bool take_cap);
+  void expand();
+  void expand_chunk(Time now);
+  const Filter* filter_of(const CampaignRow& campaign);
   void limit(std::uint32_t slot);
   void limited(std::uint32_t slot, BusinessId business, const SharedLimiter& limiter, const SharedDecision& d);
   void mode_changed(const ModeChange& change, Time now);
@@ -131,6 +153,7 @@ class Node {
   Rng& rng_;
   Providers& providers_;
   KeyValue& kv_;
+  Directory& directory_;
   Store& store_;
   Events& events_;
   Authorizer auth_;
@@ -146,6 +169,13 @@ class Node {
   bool repump_ = false;
   Time store_retry_at_{};  // after a failed store call: not before this
   TimerId mode_timer_{};   // async mode's `after` exit
+  // Campaign expansion's scratch, reused chunk after chunk, and the filters of the campaigns this
+  // pod has expanded (few at a time).
+  CampaignRow campaign_;
+  std::vector<UserRecord> users_;
+  std::vector<std::string> keys_;
+  std::vector<NewMessage> chunk_;
+  std::vector<std::pair<CampaignId, Filter>> filters_;
   DueWaker waker_;
 };
 

@@ -68,7 +68,39 @@ CREATE TABLE IF NOT EXISTS claim_tokens (
   last INTEGER NOT NULL
 );
 INSERT OR IGNORE INTO claim_tokens (id, last) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS campaigns (
+  id          INTEGER PRIMARY KEY,
+  business    INTEGER NOT NULL,
+  epoch       INTEGER NOT NULL,
+  biz_type    TEXT    NOT NULL,
+  biz_id      TEXT    NOT NULL,
+  filter      TEXT    NOT NULL,
+  template_id INTEGER NOT NULL,
+  content     INTEGER NOT NULL,
+  segments    INTEGER NOT NULL,
+  created_at  INTEGER NOT NULL,
+  send_at     INTEGER NOT NULL,
+  cursor      INTEGER NOT NULL DEFAULT 0,
+  messages    INTEGER NOT NULL DEFAULT 0,
+  skipped     INTEGER NOT NULL DEFAULT 0,
+  state       INTEGER NOT NULL DEFAULT 0,
+  stopped_by  INTEGER NOT NULL DEFAULT 0,
+  claim_token INTEGER NOT NULL DEFAULT 0,
+  owner       INTEGER NOT NULL DEFAULT 0,
+  due_at      INTEGER NOT NULL,
+  UNIQUE (business, biz_type, biz_id)
+);
+CREATE TABLE IF NOT EXISTS cap_places (
+  recipient INTEGER NOT NULL,
+  message   INTEGER NOT NULL,
+  at        INTEGER NOT NULL,
+  PRIMARY KEY (recipient, message)
+) WITHOUT ROWID;
 )sql";
+
+constexpr const char* kCampaignColumns =
+    "id, business, epoch, biz_type, biz_id, filter, template_id, content, segments, created_at, send_at, cursor,"
+    " messages, skipped, state, stopped_by, claim_token, owner, due_at";
 
 constexpr const char* kColumns =
     "id, business, biz_type, biz_id, recipient, template_id, content, campaign, resend_of, created_at, send_at,"
@@ -370,6 +402,139 @@ std::vector<MessageId> SqliteStore::messages(const MessageQuery& query) {
   std::vector<MessageId> out;
   while (q.step()) out.push_back(static_cast<MessageId>(q.i64(0)));
   return out;
+}
+
+void SqliteStore::read_campaign(Statement& s, CampaignRow& out) {
+  out.id = static_cast<CampaignId>(s.i64(0));
+  out.business = static_cast<BusinessId>(s.i64(1));
+  out.epoch = static_cast<std::uint64_t>(s.i64(2));
+  s.text(3, out.biz_type);
+  s.text(4, out.biz_id);
+  s.text(5, out.filter);
+  out.template_id = static_cast<std::uint32_t>(s.i64(6));
+  out.content = static_cast<std::uint64_t>(s.i64(7));
+  out.segments = static_cast<std::uint16_t>(s.i64(8));
+  out.created_at = s.time(9);
+  out.send_at = s.time(10);
+  out.cursor = static_cast<std::uint64_t>(s.i64(11));
+  out.messages = static_cast<std::uint64_t>(s.i64(12));
+  out.skipped = static_cast<std::uint64_t>(s.i64(13));
+  out.state = static_cast<CampaignState>(s.i64(14));
+  out.stopped_by = static_cast<AcceptOutcome>(s.i64(15));
+  out.claim_token = static_cast<ClaimToken>(s.i64(16));
+  out.owner = static_cast<PodId>(s.i64(17));
+  out.due_at = s.time(18);
+}
+
+CampaignStart SqliteStore::start_campaign(const NewCampaign& c) {
+  Db::Transaction tx(db_);
+  const std::optional<BusinessRow> biz = business(c.business);
+  std::optional<CampaignRow> existing;
+  {
+    Statement& q = db_.prepared(find_campaign_, (std::string("SELECT ") + kCampaignColumns +
+                                                 " FROM campaigns WHERE business = ?1 AND biz_type = ?2 AND biz_id = ?3").c_str());
+    ResetOnExit guard(q);
+    q.bind(1, c.business).bind(2, c.biz_type).bind(3, c.biz_id);
+    if (q.step()) read_campaign(q, existing.emplace());
+  }
+  CampaignStart start = judge_campaign(c, biz ? &*biz : nullptr, existing ? &*existing : nullptr);
+  if (start.outcome != AcceptOutcome::accepted) return start;
+  Statement& q = db_.prepared(insert_campaign_,
+      "INSERT INTO campaigns (business, epoch, biz_type, biz_id, filter, template_id, content, segments, created_at,"
+      " send_at, due_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?9) RETURNING id");
+  {
+    ResetOnExit guard(q);
+    q.bind(1, c.business).bind(2, c.epoch).bind(3, c.biz_type).bind(4, c.biz_id).bind(5, c.filter)
+        .bind(6, c.template_id).bind(7, c.content).bind(8, static_cast<int>(c.segments)).bind(9, c.now).bind(10, c.send_at);
+    RELAYSIM_ASSERT(q.step(), "an insert returns its id");
+    start.id = static_cast<CampaignId>(q.i64(0));
+  }
+  tx.commit();
+  db_.wrote();
+  return start;
+}
+
+bool SqliteStore::claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) {
+  if (const std::optional<Time> next = next_campaign_due(); !next || *next > now) return false;
+  Db::Transaction tx(db_);
+  const ClaimToken token = take_token();
+  Statement& q = db_.prepared(claim_campaign_,
+      (std::string("UPDATE campaigns SET claim_token = ?2, owner = ?3, due_at = ?4 WHERE id = (SELECT id FROM campaigns"
+                   " WHERE state = 0 AND due_at <= ?1 ORDER BY id LIMIT 1) RETURNING ") + kCampaignColumns).c_str());
+  {
+    ResetOnExit guard(q);
+    q.bind(1, now).bind(2, token).bind(3, pod).bind(4, now + lease);
+    if (!q.step()) return false;
+    read_campaign(q, out);
+  }
+  tx.commit();
+  db_.wrote();
+  return true;
+}
+
+bool SqliteStore::advance_campaign(CampaignId id, ClaimToken token, const CampaignProgress& p) {
+  Statement& q = db_.prepared(advance_campaign_,
+      "UPDATE campaigns SET cursor = ?3, messages = messages + ?4, skipped = skipped + ?5, state = ?6, stopped_by = ?7,"
+      " due_at = ?8 WHERE id = ?1 AND claim_token = ?2 AND state = 0");
+  q.bind(1, id).bind(2, token).bind(3, p.cursor).bind(4, p.messages).bind(5, p.skipped)
+      .bind(6, static_cast<int>(p.state)).bind(7, static_cast<int>(p.stopped_by))
+      .bind(8, p.state == CampaignState::expanding ? p.due_at : Time{});
+  q.run();
+  const bool applied = db_.changes() == 1;
+  db_.wrote();
+  return applied;
+}
+
+std::optional<Time> SqliteStore::next_campaign_due() {
+  Statement& q = db_.prepared(next_campaign_, "SELECT MIN(due_at) FROM campaigns WHERE state = 0");
+  ResetOnExit guard(q);
+  if (!q.step() || q.is_null(0)) return std::nullopt;
+  return q.time(0);
+}
+
+std::optional<CampaignRow> SqliteStore::campaign(CampaignId id) {
+  Statement& q = db_.prepared(get_campaign_, (std::string("SELECT ") + kCampaignColumns + " FROM campaigns WHERE id = ?1").c_str());
+  ResetOnExit guard(q);
+  q.bind(1, id);
+  if (!q.step()) return std::nullopt;
+  CampaignRow row;
+  read_campaign(q, row);
+  return row;
+}
+
+bool SqliteStore::take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) {
+  if (cap.count == 0) return true;
+  Db::Transaction tx(db_);
+  {
+    Statement& q = db_.prepared(cap_prune_, "DELETE FROM cap_places WHERE recipient = ?1 AND at <= ?2");
+    q.bind(1, recipient).bind(2, now - cap.per);
+    q.run();
+  }
+  std::int64_t held = 0;
+  bool mine = false;
+  {
+    Statement& q = db_.prepared(cap_count_,
+        "SELECT COUNT(*), COALESCE(MAX(message = ?2), 0) FROM cap_places WHERE recipient = ?1");
+    ResetOnExit guard(q);
+    q.bind(1, recipient).bind(2, id);
+    RELAYSIM_ASSERT(q.step(), "a count has a row");
+    held = q.i64(0);
+    mine = q.i64(1) != 0;
+  }
+  if (mine) {
+    tx.commit();
+    return true;
+  }
+  if (held >= static_cast<std::int64_t>(cap.count)) {
+    tx.commit();  // the pruning stands
+    return false;
+  }
+  Statement& q = db_.prepared(cap_take_, "INSERT INTO cap_places (recipient, message, at) VALUES (?1, ?2, ?3)");
+  q.bind(1, recipient).bind(2, id).bind(3, now);
+  q.run();
+  tx.commit();
+  db_.wrote();
+  return true;
 }
 
 StoreCounts SqliteStore::counts() {

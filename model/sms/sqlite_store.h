@@ -6,7 +6,8 @@
 // non-final rows that claims and next_due read; `history` is append-only; `businesses` and
 // `quota_used` (business, period) are what accept() reads and charges in its transaction;
 // `claim_tokens` holds the last claim token, taken in the claim's own transaction, so tokens keep
-// increasing across processes and restarts.
+// increasing across processes and restarts; `campaigns` with UNIQUE (business, biz_type,
+// biz_id) and `cap_places` (recipient, message) — the frequency cap's window — complete it.
 #pragma once
 
 #include <memory>
@@ -41,6 +42,13 @@ class SqliteStore final : public Store {
   std::vector<MessageId> messages(const MessageQuery& query) override;
   StoreCounts counts() override;
 
+  CampaignStart start_campaign(const NewCampaign& campaign) override;
+  bool claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) override;
+  bool advance_campaign(CampaignId id, ClaimToken token, const CampaignProgress& progress) override;
+  std::optional<Time> next_campaign_due() override;
+  std::optional<CampaignRow> campaign(CampaignId id) override;
+  bool take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) override;
+
   Db& db() { return db_; }
 
  private:
@@ -50,11 +58,13 @@ class SqliteStore final : public Store {
   void add_history(MessageId id, const StatusChange& change);
   void charge(BusinessId business, std::uint32_t period, std::int64_t units);
   void read_row(Statement& s, MessageRow& out);
+  static void read_campaign(Statement& s, CampaignRow& out);
 
   Db db_;
   std::unique_ptr<Statement> business_, put_business_, used_, charge_, refund_, find_key_, insert_, take_token_, add_history_,
       pick_due_, claim_, complete_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
-      count_reason_, count_charged_;
+      count_reason_, count_charged_, find_campaign_, insert_campaign_, claim_campaign_, advance_campaign_,
+      next_campaign_, get_campaign_, cap_prune_, cap_count_, cap_take_;
 };
 
 }  // namespace relaysim::sms

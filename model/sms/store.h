@@ -25,6 +25,13 @@
 //  - Ids are handed out in increasing order from 1 and never reused; a bulk request's messages
 //    get consecutive ids in request order.
 //  - Every status a message takes is appended to its history, never rewritten.
+//  - Campaigns: start_campaign() is judged like an accept (business, grant and epoch, dedup on
+//    the campaign's own key) and charges nothing: its messages are charged as each chunk of them
+//    is accepted. claim_campaign() hands an expanding campaign whose due time has come to one pod
+//    under a fresh claim token until `due_at`; advance_campaign() applies only under that token.
+//  - take_cap() is the frequency cap's count (model/sms/marketing.h), in one transaction: true
+//    when message `id` already holds one of the recipient's places in the window (now - per, now],
+//    or fewer than `count` others do — and then it takes one.
 // Every method is synchronous. A failed call (busy, disk full, I/O) throws StoreError and changes
 // nothing.
 #pragma once
@@ -37,6 +44,7 @@
 #include <vector>
 
 #include "model/core/time.h"
+#include "model/sms/marketing.h"
 #include "model/sms/types.h"
 #include "model/store/store_error.h"
 
@@ -145,7 +153,7 @@ enum class ReceiptOutcome : std::uint8_t { applied, already_final, not_found };
 std::string_view to_string(ReceiptOutcome o);
 
 // The store's calls, to say which one failed.
-enum class StoreOp : std::uint8_t { accept, claim, complete, receipt, next_due, back_office, query };
+enum class StoreOp : std::uint8_t { accept, claim, complete, receipt, next_due, back_office, query, campaign, cap };
 std::string_view to_string(StoreOp op);
 
 struct StoreCounts {
@@ -153,6 +161,64 @@ struct StoreCounts {
   std::array<std::uint64_t, kReasonCount> by_reason{};  // final messages
   std::uint64_t charged = 0;                            // quota units held, all periods
   bool operator==(const StoreCounts&) const = default;
+};
+
+using CampaignId = std::uint32_t;
+
+enum class CampaignState : std::uint8_t { expanding, done, stopped };
+std::string_view to_string(CampaignState s);
+
+// A marketing campaign: one request, whose messages go to every directory user its filter
+// chooses (model/sms/filter.h), expanded a chunk at a time by whichever pod claims it.
+struct NewCampaign {
+  BusinessId business = 0;
+  std::uint64_t epoch = 0;       // the token's
+  std::string_view biz_type;
+  std::string_view biz_id;       // its messages' keys are "<biz_id>@<recipient>"
+  std::string_view filter;
+  std::uint32_t template_id = 0;
+  std::uint64_t content = 0;     // of the campaign; each message's mixes in its recipient
+  std::uint16_t segments = 1;
+  Time now{};
+  Time send_at{};                // its messages go out from then (or from when they are made, if later)
+};
+
+struct CampaignRow {
+  CampaignId id = 0;
+  BusinessId business = 0;
+  std::uint64_t epoch = 0;
+  std::string biz_type;
+  std::string biz_id;
+  std::string filter;
+  std::uint32_t template_id = 0;
+  std::uint64_t content = 0;
+  std::uint16_t segments = 1;
+  Time created_at{};
+  Time send_at{};
+  std::uint64_t cursor = 0;     // the next directory user to consider
+  std::uint64_t messages = 0;   // accepted for it so far
+  std::uint64_t skipped = 0;    // chosen by the filter but opted out when expanded
+  CampaignState state = CampaignState::expanding;
+  AcceptOutcome stopped_by = AcceptOutcome::accepted;  // stopped: what a chunk's accept said
+  ClaimToken claim_token = 0;
+  PodId owner = 0;              // the last pod to claim it
+  Time due_at{};                // expanding: when its next chunk may be claimed
+  bool operator==(const CampaignRow&) const = default;
+};
+
+struct CampaignStart {
+  AcceptOutcome outcome = AcceptOutcome::accepted;  // accepted, duplicate, conflict, revoked, unknown_business
+  CampaignId id = 0;                                // accepted, duplicate, conflict: the campaign
+};
+
+// A claimant's fenced update after a chunk.
+struct CampaignProgress {
+  std::uint64_t cursor = 0;
+  std::uint64_t messages = 0;   // added by this chunk
+  std::uint64_t skipped = 0;    // added by this chunk
+  CampaignState state = CampaignState::expanding;
+  AcceptOutcome stopped_by = AcceptOutcome::accepted;
+  Time due_at{};                // expanding: when the next chunk may be claimed
 };
 
 // Messages by business, status and creation time, for the back office's queries.
@@ -188,6 +254,19 @@ class Store {
   // Ids of the matching messages in id order, at most `limit`.
   virtual std::vector<MessageId> messages(const MessageQuery& query) = 0;
   virtual StoreCounts counts() = 0;
+
+  // Campaigns and the frequency cap (see the promises above).
+  virtual CampaignStart start_campaign(const NewCampaign& campaign) = 0;
+  virtual bool claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) = 0;
+  virtual bool advance_campaign(CampaignId id, ClaimToken token, const CampaignProgress& progress) = 0;
+  virtual std::optional<Time> next_campaign_due() = 0;
+  virtual std::optional<CampaignRow> campaign(CampaignId id) = 0;
+  virtual bool take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) = 0;
 };
+
+// The campaign ladder every store climbs, as judge_accept is for messages: the business, its
+// grant and the token's epoch, then the key (duplicate when the same campaign is there, conflict
+// when another is). `existing` is the campaign with that key, if any.
+CampaignStart judge_campaign(const NewCampaign& c, const BusinessRow* business, const CampaignRow* existing);
 
 }  // namespace relaysim::sms

@@ -65,6 +65,30 @@ std::string_view to_string(GrantState g) {
   return "?";
 }
 
+std::string_view to_string(CampaignState s) {
+  switch (s) {
+    case CampaignState::expanding: return "expanding";
+    case CampaignState::done: return "done";
+    case CampaignState::stopped: return "stopped";
+  }
+  return "?";
+}
+
+CampaignStart judge_campaign(const NewCampaign& c, const BusinessRow* business, const CampaignRow* existing) {
+  CampaignStart start;
+  if (business == nullptr) {
+    start.outcome = AcceptOutcome::unknown_business;
+  } else if (business->state != GrantState::approved || business->epoch != c.epoch) {
+    start.outcome = AcceptOutcome::revoked;
+  } else if (existing != nullptr) {
+    const bool same = existing->filter == c.filter && existing->template_id == c.template_id &&
+                      existing->content == c.content && existing->send_at == c.send_at;
+    start.outcome = same ? AcceptOutcome::duplicate : AcceptOutcome::conflict;
+    start.id = existing->id;
+  }
+  return start;
+}
+
 std::string_view to_string(ReceiptOutcome o) {
   switch (o) {
     case ReceiptOutcome::applied: return "applied";
@@ -83,6 +107,8 @@ std::string_view to_string(StoreOp op) {
     case StoreOp::next_due: return "next_due";
     case StoreOp::back_office: return "back_office";
     case StoreOp::query: return "query";
+    case StoreOp::campaign: return "campaign";
+    case StoreOp::cap: return "cap";
   }
   return "?";
 }

@@ -119,6 +119,7 @@ Property round_trip_property(const Cases& c, std::function<bool(const sim::Scena
             const sim::Scenario s = c.generate();
             const std::string text = sim::write_scenario(s);
             const sim::Scenario again = sim::parse_scenario(text, "round-trip.yaml");
+            RC_LOG() << text << "\nread back and written again:\n" << sim::write_scenario(again);
             RC_ASSERT(same_spec(again, s));
             RC_ASSERT(again.crashes == s.crashes);
             RC_ASSERT(again.duration == s.duration);

@@ -1,5 +1,6 @@
 #include "sim/report/summary.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -25,9 +26,12 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
 
   out << "Invariants" << (r.judged() ? "" : " (checked while the run lasted; the end-of-run checks did not run)") << "\n";
   const auto invariants = r.ledger.invariants();
+  std::size_t width = 0;
+  for (const InvariantInfo& info : invariants) width = std::max(width, std::string_view(info.id).size());
   for (std::size_t i = 0; i < invariants.size(); ++i) {
     const std::uint64_t n = r.ledger.count(i);
-    out << "  " << (n == 0 ? "ok  " : "FAIL") << " " << fmt("%-11s", std::string(invariants[i].id).c_str())
+    const std::string id(invariants[i].id);
+    out << "  " << (n == 0 ? "ok  " : "FAIL") << " " << id << std::string(width + 1 - id.size(), ' ')
         << invariants[i].title;
     if (n != 0) out << "  (" << n << " violations)";
     out << "\n";

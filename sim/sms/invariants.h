@@ -7,7 +7,7 @@
 
 namespace relaysim::sim::sms {
 
-enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup };
+enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup, marketing };
 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
@@ -20,6 +20,7 @@ inline constexpr InvariantInfo kInvariants[] = {
     {"S-schedule", "no message submitted before its send_at"},
     {"S-failover", "no other provider tried after an ambiguous outcome; no submit after a certain accept was recorded"},
     {"S-dup", "every duplicate SMS (a second provider accept of one message) explained by an ambiguous outcome"},
+    {"S-marketing", "no marketing submit to a recipient who opted out, in the recipient's quiet hours, or past the frequency cap (counted by each message's first submit)"},
 };
 inline constexpr std::size_t kInvariantCount = std::size(kInvariants);
 

@@ -24,6 +24,30 @@ void Metrics::on(const Accepted& e) {
   for (const NewMessage& m : e.request.messages) ++accepted_by_kind[static_cast<std::size_t>(m.kind)];
 }
 
+void Metrics::on(const CampaignAnswered& e) {
+  if (!e.answer.taken()) {
+    ++campaigns_refused;
+    return;
+  }
+  if (e.answer.outcome != AcceptOutcome::accepted) return;
+  ++campaigns;
+  if (campaign_states.size() < e.answer.id) {
+    campaign_states.resize(e.answer.id, CampaignState::expanding);
+    campaign_stops.resize(e.answer.id, AcceptOutcome::accepted);
+  }
+}
+
+void Metrics::on(const CampaignExpanded& e) {
+  ++campaign_chunks;
+  if (!e.applied) return;
+  campaign_chosen += e.chosen;
+  campaign_skipped += e.skipped;
+  if (e.row.id >= 1 && e.row.id <= campaign_states.size()) {
+    campaign_states[e.row.id - 1] = e.state;
+    campaign_stops[e.row.id - 1] = e.outcome;
+  }
+}
+
 void Metrics::on(const LimitDecided& e) {
   ++limits[static_cast<std::size_t>(e.decision.via)][e.decision.admitted ? 1 : 0];
 }

@@ -3,6 +3,7 @@
 // that `expect:`, `relaysim metrics`, the JSON, the summary and the docs are all served from.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -43,6 +44,10 @@ class Metrics final : public SinkFor<model::Answered>,
                       public SinkFor<model::RetryAlert>,
                       public SinkFor<model::ReceiptReceived>,
                       public SinkFor<model::StoreFailed>,
+                      public SinkFor<model::CampaignAnswered>,
+                      public SinkFor<model::CampaignExpanded>,
+                      public SinkFor<model::MarketingDeferred>,
+                      public SinkFor<OptedOut>,
                       public SinkFor<ClientCalled>,
                       public SinkFor<ClientTimedOut>,
                       public SinkFor<ClientRejected>,
@@ -62,6 +67,10 @@ class Metrics final : public SinkFor<model::Answered>,
   void on(const model::RetryAlert&) override { ++retry_alerts; }
   void on(const model::ReceiptReceived& e) override;
   void on(const model::StoreFailed&) override { ++store_failures; }
+  void on(const model::CampaignAnswered& e) override;
+  void on(const model::CampaignExpanded& e) override;
+  void on(const model::MarketingDeferred&) override { ++marketing_deferred; }
+  void on(const OptedOut&) override { ++opt_outs; }
   void on(const ClientCalled& e) override;
   void on(const ClientTimedOut&) override { ++client_timeouts; }
   void on(const ClientRejected&) override { ++rejected; }
@@ -98,6 +107,15 @@ class Metrics final : public SinkFor<model::Answered>,
   std::vector<AsyncPeriod> periods;
   std::uint64_t periods_dropped = 0;
   LatencyHistogram submit_latency;  // due (accept, or send_at if later) to a provider's certain accept
+  std::uint64_t campaigns = 0;          // campaign requests taken
+  std::uint64_t campaigns_refused = 0;  // refused: token, filter, store, key
+  std::uint64_t campaign_chunks = 0;
+  std::uint64_t campaign_chosen = 0;    // users the filters chose
+  std::uint64_t campaign_skipped = 0;   // of them, opted out when expanded
+  std::vector<model::CampaignState> campaign_states;  // by campaign id - 1, as last expanded
+  std::vector<model::AcceptOutcome> campaign_stops;   // by campaign id - 1: what stopped it
+  std::uint64_t marketing_deferred = 0;
+  std::uint64_t opt_outs = 0;
 
  private:
   void close_period(std::uint32_t pod, Time at, model::AsyncRule rule);
@@ -135,6 +153,12 @@ constexpr double final_of(const Figures& f, model::Status s) {
   for (auto v : f.metrics.final[static_cast<std::size_t>(s)]) n += d(v);
   return n;
 }
+constexpr double final_as(const Figures& f, model::Status s, model::Reason r) {
+  return d(f.metrics.final[static_cast<std::size_t>(s)][static_cast<std::size_t>(r)]);
+}
+inline double campaigns_in(const Figures& f, model::CampaignState s) {
+  return d(static_cast<std::uint64_t>(std::count(f.metrics.campaign_states.begin(), f.metrics.campaign_states.end(), s)));
+}
 constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
 constexpr double dups(const Figures& f, DuplicateCause c) { return d(f.duplicates[static_cast<std::size_t>(c)]); }
 constexpr double limits(const Figures& f, LimitVia via, bool admitted) {
@@ -160,6 +184,18 @@ inline constexpr Metric kMetrics[] = {
     {{"unconfirmed", Unit::count, "messages a provider took with no receipt in time"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::unconfirmed); }},
     {{"failed", Unit::count, "messages that never certainly went out (refused, exhausted, expired, ambiguous)"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::failed); }},
     {{"suppressed", Unit::count, "marketing messages not sent by rule"}, [](const Figures& f, double) { return detail::final_of(f, model::Status::suppressed); }},
+    {{"suppressed_opted_out", Unit::count, "marketing messages suppressed: the recipient opted out after the campaign chose them"}, [](const Figures& f, double) { return detail::final_as(f, model::Status::suppressed, model::Reason::opted_out); }},
+    {{"suppressed_quiet_hours", Unit::count, "marketing messages suppressed: the recipient's quiet hours lasted past their validity"}, [](const Figures& f, double) { return detail::final_as(f, model::Status::suppressed, model::Reason::quiet_hours); }},
+    {{"suppressed_frequency_cap", Unit::count, "marketing messages suppressed: the recipient had as many as the frequency cap allows"}, [](const Figures& f, double) { return detail::final_as(f, model::Status::suppressed, model::Reason::frequency_cap); }},
+    {{"campaigns", Unit::count, "campaign requests taken"}, [](const Figures& f, double) { return detail::d(f.metrics.campaigns); }},
+    {{"campaigns_refused", Unit::count, "campaign requests refused (token, filter, key, store)"}, [](const Figures& f, double) { return detail::d(f.metrics.campaigns_refused); }},
+    {{"campaigns_done", Unit::count, "campaigns expanded to the end of the directory"}, [](const Figures& f, double) { return detail::campaigns_in(f, model::CampaignState::done); }},
+    {{"campaigns_stopped", Unit::count, "campaigns stopped by a chunk the store refused (quota, revoked, a key in use)"}, [](const Figures& f, double) { return detail::campaigns_in(f, model::CampaignState::stopped); }},
+    {{"campaign_messages", Unit::count, "marketing messages accepted"}, [](const Figures& f, double) { return detail::d(f.metrics.accepted_by_kind[static_cast<std::size_t>(model::Kind::marketing)]); }},
+    {{"campaign_chosen", Unit::count, "directory users the campaigns' filters chose"}, [](const Figures& f, double) { return detail::d(f.metrics.campaign_chosen); }},
+    {{"campaign_skipped", Unit::count, "chosen users skipped because they had opted out when their chunk was expanded"}, [](const Figures& f, double) { return detail::d(f.metrics.campaign_skipped); }},
+    {{"marketing_deferred", Unit::count, "times a marketing message met its recipient's quiet hours and waited for their end"}, [](const Figures& f, double) { return detail::d(f.metrics.marketing_deferred); }},
+    {{"opt_outs", Unit::count, "users who opted out during the run"}, [](const Figures& f, double) { return detail::d(f.metrics.opt_outs); }},
     {{"unresolved", Unit::count, "accepted messages not final when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
     {{"lost", Unit::count, "accepted messages missing from the store"}, [](const Figures& f, double) { return detail::d(f.lost); }},
     {{"delivered_rate", Unit::ratio, "delivered / accepted"}, [](const Figures& f, double) { return detail::ratio(detail::final_of(f, model::Status::delivered), detail::d(f.metrics.accepted)); }},
@@ -173,6 +209,7 @@ inline constexpr Metric kMetrics[] = {
     {{"schedule_violations", Unit::count, "S-schedule violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::schedule); }},
     {{"failover_violations", Unit::count, "S-failover violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::failover); }},
     {{"duplicate_violations", Unit::count, "S-dup violations (unexplained duplicate SMS)"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dup); }},
+    {{"marketing_violations", Unit::count, "S-marketing violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::marketing); }},
     {{"sms_sent", Unit::count, "SMS the providers sent (ground truth, duplicates included)"}, [](const Figures& f, double) { return detail::d(f.sent); }},
     {{"duplicate_sms", Unit::count, "second and later sends of one message, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.duplicates) s += detail::d(v); return s; }},
     {{"duplicates_answer_lost", Unit::count, "duplicate SMS after an earlier send the gateway never heard of: its answer lost or late, or its pod crashed first"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::answer_lost); }},

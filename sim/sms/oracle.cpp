@@ -34,7 +34,8 @@ std::string_view to_string(DuplicateCause c) {
   return "?";
 }
 
-Oracle::Oracle(const SmsSpec& spec, Ledger& ledger) : spec_(spec), ledger_(ledger) {}
+Oracle::Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger)
+    : spec_(spec), ledger_(ledger), directory_(spec.directory, seed) {}
 
 Oracle::Message* Oracle::find(MessageId id) {
   return id >= 1 && id <= messages_.size() ? &messages_[id - 1] : nullptr;
@@ -115,9 +116,44 @@ void Oracle::on(const Claimed& e) {
   m->rescued = e.prior == Status::in_flight;
 }
 
+void Oracle::check_marketing(const SubmitStarted& e, bool first) {
+  const Recipient r = e.row.recipient;
+  if (directory_.opted_out(r)) {
+    violate(Invariant::marketing, e.at, e.row.id, "submitted to " + std::to_string(r) + ", who opted out of marketing");
+  }
+  // Quiet hours, worked out here from the recipient's zone on the directory's truth.
+  const model::QuietHours& q = spec_.platform.marketing.quiet_hours;
+  if (q.from != q.to) {
+    const std::optional<std::uint64_t> i = directory_.index_of(r);
+    const std::int64_t offset = i ? directory_.user(*i).utc_offset : 0;
+    const std::int64_t day = std::int64_t{model::kMinutesPerDay} * 60'000'000'000;
+    std::int64_t tod = (to_ns(e.at) + offset * 60'000'000'000) % day;
+    if (tod < 0) tod += day;
+    const std::int64_t from = std::int64_t{q.from} * 60'000'000'000;
+    const std::int64_t to = std::int64_t{q.to} * 60'000'000'000;
+    if (from < to ? (tod >= from && tod < to) : (tod >= from || tod < to)) {
+      violate(Invariant::marketing, e.at, e.row.id,
+              "submitted in the quiet hours of " + std::to_string(r) + " (UTC" + (offset < 0 ? "" : "+") +
+                  std::to_string(offset) + " minutes)");
+    }
+  }
+  const model::FrequencyCap& cap = spec_.platform.marketing.cap;
+  if (cap.count == 0 || !first) return;
+  std::deque<Time>& seen = first_submits_[r];
+  while (!seen.empty() && seen.front() <= e.at - cap.per) seen.pop_front();
+  seen.push_back(e.at);
+  if (seen.size() > cap.count) {
+    violate(Invariant::marketing, e.at, e.row.id,
+            std::to_string(seen.size()) + " marketing messages to " + std::to_string(r) + " within " +
+                format_duration(cap.per) + ", over the cap of " + std::to_string(cap.count));
+  }
+}
+
 void Oracle::on(const SubmitStarted& e) {
   Message* m = find(e.row.id);
   if (m == nullptr) return;
+  if (e.row.kind == Kind::marketing) check_marketing(e, !m->submitted);
+  m->submitted = true;
   if (e.at < m->send_at) {
     violate(Invariant::schedule, e.at, e.row.id,
             "submitted at " + format_time(e.at) + ", before its send_at " + format_time(m->send_at));

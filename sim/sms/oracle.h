@@ -16,6 +16,7 @@
 #include "sim/oracle/limit_replay.h"
 #include "sim/world/kv.h"
 #include "sim/world/process.h"
+#include "sim/sms/directory.h"
 #include "sim/sms/invariants.h"
 #include "sim/sms/spec.h"
 #include "sim/sms/truth.h"
@@ -45,9 +46,11 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
                      public SinkFor<KvApplied>,
                      public SinkFor<KvRestarted>,
                      public SinkFor<ProcessStarted>,
-                     public SinkFor<ProcessCrashed> {
+                     public SinkFor<ProcessCrashed>,
+                     public SinkFor<OptedOut> {
  public:
-  Oracle(const SmsSpec& spec, Ledger& ledger);
+  // `seed`: the run's, from which the directory's users are drawn.
+  Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger);
 
   void on(const relaysim::sms::Accepted& e) override;
   void on(const relaysim::sms::Claimed& e) override;
@@ -63,6 +66,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   void on(const KvRestarted& e) override;
   void on(const ProcessStarted& e) override;
   void on(const ProcessCrashed& e) override;
+  void on(const OptedOut& e) override { directory_.opt_out(e.recipient); }
 
   // The end-of-run checks: every message the oracle saw accepted is in the store, and the quota
   // the store holds is what one charge per message, less refunds, comes to.
@@ -90,6 +94,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     std::uint8_t seen_accepts = 0;  // submits whose accept the gateway heard of
     bool rescued = false;       // the current claim took over an expired lease
     bool store_failed = false;  // a completion of it failed to be recorded
+    bool submitted = false;     // it has been submitted at least once
   };
   // One pod's sync-to-async mode as the oracle follows it, and the evidence its rules read: the
   // pod's sync submits since it last left async mode (or started).
@@ -113,6 +118,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::string async_rule_unmet(const PodMode& m, relaysim::sms::AsyncRule rule, Time at) const;
   void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at);
   void reset_local_limits(relaysim::sms::PodId pod);
+  void check_marketing(const relaysim::sms::SubmitStarted& e, bool first);
   void violate(Invariant i, Time at, relaysim::sms::MessageId id, std::string what);
   void finalise(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status s, Time at);
 
@@ -138,6 +144,10 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::uint64_t limit_checks_ = 0;
   // S-async, by pod - 1.
   std::vector<PodMode> modes_;
+  // S-marketing: the directory's truth (its users as drawn, and the opt-outs of the run), and per
+  // recipient the first submits of its marketing messages within the cap's window.
+  SimDirectory directory_;
+  std::unordered_map<relaysim::sms::Recipient, std::deque<Time>> first_submits_;
 };
 
 }  // namespace relaysim::sim::sms

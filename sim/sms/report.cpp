@@ -95,6 +95,24 @@ void Report::print(std::ostream& out, double) const {
         << "\n";
   }
 
+  if (m.campaigns + m.campaigns_refused != 0) {
+    out << "\nMarketing\n";
+    out << "  campaigns " << m.campaigns << " (refused " << m.campaigns_refused << "):  done "
+        << get(metric("campaigns_done")) << ", stopped " << get(metric("campaigns_stopped")) << ", still expanding "
+        << m.campaigns - static_cast<std::uint64_t>(get(metric("campaigns_done")) + get(metric("campaigns_stopped")))
+        << ";  chunks " << m.campaign_chunks << "\n";
+    for (std::size_t c = 0; c < m.campaign_states.size(); ++c) {
+      if (m.campaign_states[c] == CampaignState::stopped) {
+        out << "    campaign " << c + 1 << " stopped: " << name(m.campaign_stops[c]) << "\n";
+      }
+    }
+    out << "  users chosen " << m.campaign_chosen << ", skipped (opted out) " << m.campaign_skipped << ", messages "
+        << m.accepted_by_kind[static_cast<int>(Kind::marketing)] << "\n";
+    out << "  suppressed: opted out " << get(metric("suppressed_opted_out")) << ", quiet hours "
+        << get(metric("suppressed_quiet_hours")) << ", frequency cap " << get(metric("suppressed_frequency_cap"))
+        << ";  deferred by quiet hours " << m.marketing_deferred << ";  opt-outs during the run " << m.opt_outs << "\n";
+  }
+
   out << "\nProviders (ground truth)\n  SMS sent " << f_.sent << ";  submits by fate:";
   for (int fate = 0; fate < kFateCount; ++fate) {
     if (m.fates[fate] != 0) out << " " << name(static_cast<Fate>(fate)) << " " << m.fates[fate];
@@ -144,6 +162,13 @@ void Report::to_json(nlohmann::json& j, double wall) const {
   json repeats = json::object();
   for (int a = 0; a < 3; ++a) repeats[name(static_cast<Answer>(a))] = m.repeat_answers[a];
   j["duplicate_requests_answered"] = repeats;
+  json campaigns = json::array();
+  for (std::size_t c = 0; c < m.campaign_states.size(); ++c) {
+    campaigns.push_back({{"id", c + 1},
+                         {"state", name(m.campaign_states[c])},
+                         {"stopped_by", m.campaign_states[c] == CampaignState::stopped ? json(name(m.campaign_stops[c])) : json(nullptr)}});
+  }
+  j["campaigns"] = campaigns;
 }
 
 }  // namespace relaysim::sim::sms

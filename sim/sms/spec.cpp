@@ -1,6 +1,11 @@
 #include "sim/sms/spec.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <variant>
+
+#include "model/sms/filter.h"
 
 #include "sim/system.h"
 #include "sim/world/policies.h"
@@ -198,6 +203,100 @@ const Schema<SyncAsyncConfig>& sync_async_schema() {
   return schema;
 }
 
+// "HH:MM", minutes after midnight, for `signed_offset` false; "+HH:MM" / "-HH:MM", minutes east of
+// UTC, for true.
+Codec<std::int32_t> clock_codec(bool signed_offset) {
+  return {signed_offset ? "UTC offset, -12:00 to +14:00" : "time of day, 00:00 to 23:59",
+          [signed_offset](const Reader& r, const YAML::Node& n, const std::string& p, std::int32_t& v) {
+            const std::string text = r.scalar(n, p, signed_offset ? "a UTC offset such as +08:00" : "a time such as 21:00");
+            std::string_view t = text;
+            int sign = 1;
+            if (signed_offset) {
+              if (t.empty() || (t[0] != '+' && t[0] != '-')) r.fail(n, p, "expected a UTC offset such as +08:00 or -05:00, got '" + text + "'");
+              sign = t[0] == '-' ? -1 : 1;
+              t.remove_prefix(1);
+            }
+            const bool shape = t.size() == 5 && t[2] == ':' && std::isdigit(static_cast<unsigned char>(t[0])) &&
+                               std::isdigit(static_cast<unsigned char>(t[1])) && std::isdigit(static_cast<unsigned char>(t[3])) &&
+                               std::isdigit(static_cast<unsigned char>(t[4]));
+            const int hours = shape ? (t[0] - '0') * 10 + (t[1] - '0') : 99;
+            const int minutes = shape ? (t[3] - '0') * 10 + (t[4] - '0') : 99;
+            const bool in_range = signed_offset ? (hours <= 14 && minutes < 60 && (sign > 0 || hours <= 12))
+                                                : (hours < 24 && minutes < 60);
+            if (!shape || !in_range) {
+              r.fail(n, p, std::string(signed_offset ? "expected a UTC offset from -12:00 to +14:00" : "expected a time of day from 00:00 to 23:59") +
+                               ", got '" + text + "'");
+            }
+            v = sign * (hours * 60 + minutes);
+          },
+          [signed_offset](YAML::Emitter& e, const std::int32_t& v, const std::int32_t&) {
+            const std::int32_t a = v < 0 ? -v : v;
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%s%02d:%02d", signed_offset ? (v < 0 ? "-" : "+") : "", static_cast<int>(a / 60 % 100),
+                          static_cast<int>(a % 60));
+            e << YAML::DoubleQuoted << std::string(buf);
+          },
+          {}};
+}
+
+const Schema<model::MarketingConfig>& marketing_schema() {
+  static const Schema<model::QuietHours> quiet = [] {
+    Schema<model::QuietHours> s(Style::flow);
+    s.key("from", &model::QuietHours::from, clock_codec(false), "quiet from, the recipient's local time");
+    s.key("to", &model::QuietHours::to, clock_codec(false), "quiet until (may be past midnight; equal to `from`: never quiet)");
+    return s;
+  }();
+  static const Schema<model::FrequencyCap> cap = [] {
+    Schema<model::FrequencyCap> s(Style::flow);
+    s.key("count", &model::FrequencyCap::count, integer_codec<std::uint32_t>(0, 1'000'000),
+          "marketing messages one recipient may get in any `per` (0: no cap)");
+    s.key("per", &model::FrequencyCap::per, duration_codec(), "the rolling window");
+    return s;
+  }();
+  static const Schema<model::MarketingConfig> schema = [] {
+    Schema<model::MarketingConfig> s(Style::flow,
+                                     "Marketing's rules, judged before every submit of a marketing message: opt-outs, "
+                                     "the recipient's quiet hours (deferred to their end), the frequency cap "
+                                     "(suppressed); and how campaigns are expanded.");
+    s.key("quiet_hours", &model::MarketingConfig::quiet_hours, map_codec(quiet), "no marketing in these local hours");
+    s.key("frequency_cap", &model::MarketingConfig::cap, map_codec(cap), "per-recipient cap");
+    s.key("chunk", &model::MarketingConfig::chunk, integer_codec<std::uint32_t>(1, 100'000),
+          "directory users a campaign's chunk reads; its messages are accepted in one transaction");
+    s.key("every", &model::MarketingConfig::every, duration_codec(), "how often a campaign's next chunk is expanded");
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<DirectorySpec>& directory_schema() {
+  static const Schema<DirectorySpec> schema = [] {
+    Schema<DirectorySpec> s(Style::block,
+                            "The user directory campaigns choose from. Each user's attributes are drawn from the seed; "
+                            "numbers run from +4470000000000 up.");
+    s.key("users", &DirectorySpec::users, integer_codec<std::uint64_t>(0, 1'000'000'000), "users in it");
+    s.key("regions", &DirectorySpec::regions, list_codec(name_codec()),
+          "region names (at most 64); each user is in one, at random");
+    s.key("tags", &DirectorySpec::tags, list_codec(name_codec()), "tag names (at most 64)");
+    s.key("utc_offsets", &DirectorySpec::utc_offsets, list_codec(clock_codec(true)),
+          "the users' time zones; each user has one, at random");
+    s.key("tag_share", &DirectorySpec::tag_share, fraction_codec(), "each tag's share of users");
+    s.key("opt_in", &DirectorySpec::opt_in, fraction_codec(), "share who consented to marketing at sign-up (`opt_in`)");
+    s.key("opted_out", &DirectorySpec::opted_out, fraction_codec(), "share who had opted out before the run");
+    s.key("active_within", &DirectorySpec::active_within, duration_codec(),
+          "users were last active at a random time this long before the run");
+    s.key("opt_outs", &DirectorySpec::opt_outs, map_codec(arrival_schema()),
+          "users (at random) opting out during the run: a rate from `from` to `to`, or a burst", opt::shown("none"));
+    s.check([](const Reader& r, const Map& m, DirectorySpec& d) {
+      if (d.regions.empty()) r.fail(m["regions"], m.child("regions"), "needs at least one region");
+      if (d.regions.size() > relaysim::sms::kMaxDirectoryNames) r.fail(m["regions"], m.child("regions"), "at most 64 regions");
+      if (d.tags.size() > relaysim::sms::kMaxDirectoryNames) r.fail(m["tags"], m.child("tags"), "at most 64 tags");
+      if (d.utc_offsets.empty()) r.fail(m["utc_offsets"], m.child("utc_offsets"), "needs at least one offset");
+    });
+    return s;
+  }();
+  return schema;
+}
+
 const std::vector<std::pair<std::string, model::OnUnknown>> kOnUnknown = {{"resend", model::OnUnknown::resend},
                                                                          {"fail", model::OnUnknown::fail}};
 
@@ -229,13 +328,17 @@ const Schema<PlatformConfig>& platform_schema() {
     s.key("sync_to_async", &PlatformConfig::sync_to_async, map_codec(sync_async_schema()), "the sync-to-async switch");
     s.key("limit", &PlatformConfig::cluster_limit, optional_codec(shared_limit_schema()),
           "the whole cluster's submits, shared through Redis", opt::shown("none"));
+    s.key("marketing", &PlatformConfig::marketing, map_codec(marketing_schema()), "marketing's rules");
     return s;
   }();
   return schema;
 }
 
 const std::vector<std::pair<std::string, model::Kind>> kLoadKinds = {
-    {"single", model::Kind::single}, {"bulk", model::Kind::bulk}, {"scheduled", model::Kind::scheduled}};
+    {"single", model::Kind::single},
+    {"bulk", model::Kind::bulk},
+    {"scheduled", model::Kind::scheduled},
+    {"marketing", model::Kind::marketing}};
 
 const Schema<LoadSegment>& load_schema() {
   static const Schema<LoadSegment> schema = [] {
@@ -245,7 +348,8 @@ const Schema<LoadSegment>& load_schema() {
     s.key("business", &LoadSegment::business, name_codec(), "the business whose clients call", opt::required());
     s.key("kind", &LoadSegment::kind, choice_codec(kLoadKinds),
           "`single`: one message; `bulk`: `size` messages in one request; `scheduled`: one message to go out `lead` "
-          "after the call");
+          "after the call; `marketing`: a campaign to the directory users `filter` chooses, from `lead` after the "
+          "call");
     s.include(&LoadSegment::arrivals, arrival_schema());
     s.key("size", &LoadSegment::size, integer_codec<std::uint32_t>(1, 100'000), "bulk: messages per request");
     s.key("lead", &LoadSegment::lead, duration_codec(), "scheduled: how far ahead send_at is");
@@ -260,9 +364,30 @@ const Schema<LoadSegment>& load_schema() {
           "refused)");
     s.key("recipients", &LoadSegment::recipients, integer_codec<std::uint64_t>(1, 10'000'000'000),
           "distinct phone numbers the segment sends to");
+    s.key("filter", &LoadSegment::filter, text_codec(),
+          "marketing: the campaign's filter over the directory, e.g. `region in [north, east] and tags has vip and "
+          "last_active < 30d` (docs/design/sms.md has the grammar)");
     return s;
   }();
   return schema;
+}
+
+// A marketing segment's filter must parse against the directory's names; an error points at the
+// character it is about when the filter is written on one line.
+void check_filter(const Reader& r, const YAML::Node& node, const std::string& path, const std::string& filter,
+                  const DirectorySpec& directory) {
+  const relaysim::sms::Vocabulary vocabulary{directory.regions, directory.tags};
+  auto parsed = relaysim::sms::Filter::parse(filter, vocabulary);
+  const auto* e = std::get_if<relaysim::sms::FilterError>(&parsed);
+  if (e == nullptr) return;
+  const std::string problem = e->message + " (at character " + std::to_string(e->column()) + " of the filter)";
+  if (!node.IsDefined()) r.fail(node, path, problem);
+  YAML::Mark mark = node.Mark();
+  if (filter.find('\n') == std::string::npos) {
+    const int quote = node.Tag() == "!" ? 1 : 0;  // a quoted scalar's mark is at its opening quote
+    mark.column += quote + static_cast<int>(e->offset);
+  }
+  r.fail_mark(mark, path, problem);
 }
 
 }  // namespace
@@ -282,6 +407,8 @@ const Schema<SmsSpec>& spec_schema() {
     s.key("providers", &SmsSpec::providers, list_codec(map_codec(provider_schema()), "list, below"),
           "the providers, in routing order (1 to 64)", opt::required());
     s.key("redis", &SmsSpec::redis, map_codec(kv_schema()), "the key-value store shared limits live in");
+    s.key("directory", &SmsSpec::directory, map_codec(directory_schema()), "the user directory campaigns choose from",
+          opt::shown("none"));
     s.key("load", &SmsSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"), "the clients",
           opt::shown("no load"));
     s.check([](const Reader& r, const Map& m, SmsSpec& spec) {
@@ -312,6 +439,11 @@ const Schema<SmsSpec>& spec_schema() {
                  "no business is named '" + l.business + "' (businesses: " + known + ")");
         }
         l.business_index = static_cast<std::uint32_t>(it - spec.businesses.begin());
+        if (l.kind == model::Kind::marketing && spec.directory.users == 0) {
+          r.fail(m["load"][i]["kind"], m.child("load") + "[" + std::to_string(i) + "].kind",
+                 "a marketing segment needs users in the directory (directory.users)");
+        }
+        if (l.kind == model::Kind::marketing) check_filter(r, m["load"][i]["filter"], m.child("load") + "[" + std::to_string(i) + "].filter", l.filter, spec.directory);
       }
       for (const model::ConfigError& e : model::validate(spec.platform, spec.providers.size())) {
         m.fail_at(e.key, e.message);

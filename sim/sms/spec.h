@@ -10,6 +10,7 @@
 #include "model/sms/config.h"
 #include "model/sms/types.h"
 #include "sim/scenario/scenario.h"
+#include "sim/sms/directory.h"
 #include "sim/scenario/schema.h"
 #include "sim/world/arrivals.h"
 #include "sim/world/distribution.h"
@@ -60,7 +61,7 @@ struct ProviderSpec {
 struct LoadSegment {
   std::string business;            // its name
   std::uint32_t business_index = 0;  // resolved when read: index into businesses
-  model::Kind kind = model::Kind::single;  // single, bulk or scheduled
+  model::Kind kind = model::Kind::single;  // single, bulk, scheduled or marketing
   ArrivalSpec arrivals;
   std::uint32_t size = 1;          // bulk: messages per request
   Duration lead{};                 // scheduled: send_at = call time + lead
@@ -69,6 +70,7 @@ struct LoadSegment {
   double duplicates = 0.0;         // share of calls that repeat an earlier request exactly
   double bad_tokens = 0.0;         // share of calls with a forged, expired or foreign-scoped token
   std::uint64_t recipients = 1'000'000;  // distinct phone numbers the segment sends to
+  std::string filter = "all";      // marketing: which directory users each campaign chooses
   bool operator==(const LoadSegment&) const = default;
 };
 
@@ -77,6 +79,7 @@ struct SmsSpec final : SystemSpec {
   std::vector<BusinessSpec> businesses;
   std::vector<ProviderSpec> providers;
   KvSpec redis{};
+  DirectorySpec directory{};
   std::vector<LoadSegment> load;
 
   std::unique_ptr<SystemSpec> clone() const override { return std::make_unique<SmsSpec>(*this); }
@@ -85,7 +88,7 @@ struct SmsSpec final : SystemSpec {
   std::vector<model::BusinessPolicy> policies() const;
   bool operator==(const SmsSpec& o) const {
     return platform == o.platform && businesses == o.businesses && providers == o.providers && redis == o.redis &&
-           load == o.load;
+           directory == o.directory && load == o.load;
   }
 };
 

@@ -29,7 +29,7 @@ class Simulation final : public sim::Simulation {
         fp_world_(ctx.fingerprint),
         fp_processes_(ctx.fingerprint),
         fp_kv_(ctx.fingerprint),
-        oracle_(spec_of(ctx.scenario), ctx.ledger) {
+        oracle_(spec_of(ctx.scenario), ctx.scenario.seed, ctx.ledger) {
     buses_.model.attach(fp_model_);
     buses_.world.attach(fp_world_);
     buses_.processes.attach(fp_processes_);
@@ -104,6 +104,8 @@ constexpr const Mutant* kMutants[] = {
     &relaysim::sms::mutant::compensation_skips_status,
     &relaysim::sms::mutant::failover_after_ambiguous_timeout,
     &relaysim::sms::mutant::async_never_exits,
+    &relaysim::sms::mutant::opt_out_ignored,
+    &relaysim::sms::mutant::quiet_hours_server_tz,
     &relaysim::mutant::window_restarts_on_send,
     &relaysim::mutant::gcra_burst_off_by_one,
     &relaysim::mutant::limiter_share_undivided,

@@ -9,6 +9,7 @@
 #include "model/core/events.h"
 #include "model/sms/events.h"
 #include "model/sms/types.h"
+#include "sim/sms/directory.h"
 
 namespace relaysim::sim::sms {
 
@@ -90,6 +91,7 @@ struct ProviderSubmitted {
   }
 };
 
-using WorldEvents = EventBus<ClientCalled, ClientAnswered, ClientTimedOut, ClientRejected, ProviderSubmitted>;
+
+using WorldEvents = EventBus<ClientCalled, ClientAnswered, ClientTimedOut, ClientRejected, ProviderSubmitted, OptedOut>;
 
 }  // namespace relaysim::sim::sms

@@ -21,6 +21,7 @@ std::string_view biz_type_of(Kind k) {
   switch (k) {
     case Kind::bulk: return "bulk";
     case Kind::scheduled: return "scheduled";
+    case Kind::marketing: return "marketing";
     default: return "otp";
   }
 }
@@ -108,10 +109,12 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, SmsBuses& b
       back_office_(store, codec_, kernel, spec_.platform.token_lifetime, spec_.platform.quota_period),
       providers_(spec_.providers, scenario.seed),
       kv_(spec_.redis, kernel, scenario.seed),
+      directory_(spec_.directory, scenario.seed),
       rng_(Rng::derive(scenario.seed, "clients")),
       arrivals_([&] {
         std::vector<ArrivalSpec> a;
         for (const LoadSegment& l : spec_.load) a.push_back(l.arrivals);
+        a.push_back(spec_.directory.opt_outs);  // the last segment: users opting out
         return a;
       }(), rng_, [this](std::uint32_t segment) { arrive(segment); }),
       processes_(kernel, spec_.platform.pods, *this, buses.processes) {
@@ -139,7 +142,7 @@ void World::start(Process& p) {
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
   pod.node_ = std::make_unique<Node>(p.index() + 1, spec_.platform, policies_,
-                                     NodePorts{kernel_, p, pod.rng_, pod, pod, codec_, store_, buses_.model});
+                                     NodePorts{kernel_, p, pod.rng_, pod, pod, directory_, codec_, store_, buses_.model});
   pod.node_->start();
 }
 
@@ -170,8 +173,52 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
   return t[static_cast<int>(kind)];
 }
 
-void World::arrive(std::uint32_t segment) {
+void World::opt_out() {
+  if (spec_.directory.users == 0) return;
+  const Recipient r = SimDirectory::kFirstNumber + rng_.below(spec_.directory.users);
+  directory_.opt_out(r);
+  buses_.world.emit(OptedOut{r, kernel_.now()});
+}
+
+Node* World::pod_for_client() {
+  Process* p = processes_.next_up();
+  if (p == nullptr) {
+    buses_.world.emit(ClientRejected{kernel_.now()});
+    return nullptr;
+  }
+  return pods_[p->index()]->node_.get();
+}
+
+void World::start_campaign(std::uint32_t segment) {
   const LoadSegment& l = spec_.load[segment];
+  Node* node = pod_for_client();
+  if (node == nullptr) return;
+  const BusinessSpec& b = spec_.businesses[l.business_index];
+  const std::uint64_t key = static_cast<std::uint64_t>(Kind::marketing) << kKindShift |
+                            next_key_[static_cast<std::size_t>(Kind::marketing)]++;
+  const std::string biz_id = "c" + std::to_string(key & ((std::uint64_t{1} << kKindShift) - 1));
+  const CampaignRequest request{token_for(l.business_index, TokenKind::good),
+                                b.senders[0],
+                                b.templates[0],
+                                biz_type_of(Kind::marketing),
+                                biz_id,
+                                l.filter,
+                                mix64(key) ^ b.templates[0],
+                                1,
+                                kernel_.now() + l.lead};
+  node->campaign(request);
+}
+
+void World::arrive(std::uint32_t segment) {
+  if (segment == spec_.load.size()) {
+    opt_out();
+    return;
+  }
+  const LoadSegment& l = spec_.load[segment];
+  if (l.kind == Kind::marketing) {
+    start_campaign(segment);
+    return;
+  }
   // A deliberate duplicate repeats a recent request of this segment exactly.
   if (!recent_.empty() && rng_.chance(l.duplicates)) {
     const Recent& r = recent_[rng_.below(recent_.size())];
@@ -201,11 +248,8 @@ void World::arrive(std::uint32_t segment) {
 void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries,
                  bool repeat) {
   const LoadSegment& l = spec_.load[segment];
-  Process* p = processes_.next_up();
-  if (p == nullptr) {
-    buses_.world.emit(ClientRejected{kernel_.now()});
-    return;
-  }
+  Node* node = pod_for_client();
+  if (node == nullptr) return;
   const BusinessSpec& b = spec_.businesses[l.business_index];
   const std::uint32_t size = l.kind == Kind::bulk ? l.size : 1;
   const std::uint32_t template_id = token == TokenKind::foreign ? kForeignTemplate : b.templates[0];
@@ -239,7 +283,7 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   kernel_.at(kernel_.now() + l.client_timeout, [this, slot] { timed_out(slot); });
   const SendRequest request{token_for(l.business_index, token), b.senders[0], template_id,
                             std::span<const NewMessage>(messages_.data(), size)};
-  pods_[p->index()]->node_->send(request, [this, slot, serial = c.serial](const SendAnswer& a) { answered(slot, serial, a); });
+  node->send(request, [this, slot, serial = c.serial](const SendAnswer& a) { answered(slot, serial, a); });
 }
 
 void World::answered(std::uint32_t slot, std::uint32_t serial, const SendAnswer& a) {

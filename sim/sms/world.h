@@ -15,6 +15,7 @@
 #include "model/sms/node.h"
 #include "model/sms/store.h"
 #include "sim/kernel/kernel.h"
+#include "sim/sms/directory.h"
 #include "sim/sms/providers.h"
 #include "sim/sms/spec.h"
 #include "sim/sms/truth.h"
@@ -95,6 +96,10 @@ class World final : private ProcessHost {
   void start(Process& p) override;
   void stop(Process& p) override;
   void arrive(std::uint32_t segment);
+  void start_campaign(std::uint32_t segment);
+  // The node of the next pod up (round robin), or null, told to the world as a rejected call.
+  relaysim::sms::Node* pod_for_client();
+  void opt_out();
   void call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries, bool repeat);
   void answered(std::uint32_t slot, std::uint32_t serial, const relaysim::sms::SendAnswer& a);
   void timed_out(std::uint32_t slot);
@@ -111,6 +116,7 @@ class World final : private ProcessHost {
   relaysim::sms::BackOffice back_office_;
   SimProviders providers_;
   SimKv kv_;
+  SimDirectory directory_;
   Rng rng_;
   Arrivals arrivals_;
   Processes processes_;

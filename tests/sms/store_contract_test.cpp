@@ -328,6 +328,96 @@ TEST_P(SmsStoreContract, CountsFollowEveryChange) {
   EXPECT_EQ(c.charged, 1u);
 }
 
+NewCampaign campaign_of(BusinessId b, std::string_view id, Time now, std::string_view filter = "all") {
+  NewCampaign c;
+  c.business = b;
+  c.epoch = 1;
+  c.biz_type = "marketing";
+  c.biz_id = id;
+  c.filter = filter;
+  c.template_id = 4;
+  c.content = 99;
+  c.now = now;
+  c.send_at = now;
+  return c;
+}
+
+TEST_P(SmsStoreContract, ACampaignIsJudgedLikeARequestAndDedupedOnItsKey) {
+  const CampaignStart first = store->start_campaign(campaign_of(kShop, "c1", t0));
+  ASSERT_EQ(first.outcome, AcceptOutcome::accepted);
+  EXPECT_EQ(first.id, 1u);
+  NewCampaign repeat = campaign_of(kShop, "c1", t0);
+  repeat.now = t0 + seconds(5);  // a client's retry: the same campaign, later
+  const CampaignStart again = store->start_campaign(repeat);
+  EXPECT_EQ(again.outcome, AcceptOutcome::duplicate);
+  EXPECT_EQ(again.id, first.id);
+  EXPECT_EQ(store->start_campaign(campaign_of(kShop, "c1", t0, "opt_in")).outcome, AcceptOutcome::conflict);
+  EXPECT_EQ(store->start_campaign(campaign_of(kBank, "c1", t0)).outcome, AcceptOutcome::accepted);
+  NewCampaign stale = campaign_of(kShop, "c2", t0);
+  stale.epoch = 0;
+  EXPECT_EQ(store->start_campaign(stale).outcome, AcceptOutcome::revoked);
+  EXPECT_EQ(store->start_campaign(campaign_of(77, "c3", t0)).outcome, AcceptOutcome::unknown_business);
+  EXPECT_EQ(store->counts().charged, 0u) << "a campaign charges as its chunks are accepted";
+  const std::optional<CampaignRow> row = store->campaign(first.id);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->filter, "all");
+  EXPECT_EQ(row->state, CampaignState::expanding);
+  EXPECT_EQ(row->due_at, t0);
+}
+
+TEST_P(SmsStoreContract, ACampaignIsClaimedByOnePodAtATimeAndAdvancedOnlyUnderItsToken) {
+  const CampaignId id = store->start_campaign(campaign_of(kShop, "c1", t0)).id;
+  EXPECT_EQ(store->next_campaign_due(), t0);
+  CampaignRow mine, theirs;
+  ASSERT_TRUE(store->claim_campaign(t0, 1, kLease, mine));
+  EXPECT_EQ(mine.id, id);
+  EXPECT_EQ(mine.owner, 1u);
+  EXPECT_FALSE(store->claim_campaign(t0 + seconds(1), 2, kLease, theirs)) << "claimed until its lease ends";
+  EXPECT_EQ(store->next_campaign_due(), t0 + kLease);
+  // The lease ran out: another pod takes it over, and the first one's progress is fenced off.
+  ASSERT_TRUE(store->claim_campaign(t0 + kLease, 2, kLease, theirs));
+  EXPECT_GT(theirs.claim_token, mine.claim_token);
+  CampaignProgress p;
+  p.cursor = 100;
+  p.messages = 40;
+  p.skipped = 2;
+  p.due_at = t0 + kLease + seconds(1);
+  EXPECT_FALSE(store->advance_campaign(id, mine.claim_token, p));
+  ASSERT_TRUE(store->advance_campaign(id, theirs.claim_token, p));
+  std::optional<CampaignRow> row = store->campaign(id);
+  EXPECT_EQ(row->cursor, 100u);
+  EXPECT_EQ(row->messages, 40u);
+  EXPECT_EQ(row->skipped, 2u);
+  EXPECT_EQ(row->due_at, p.due_at);
+  ASSERT_TRUE(store->claim_campaign(p.due_at, 1, kLease, mine));
+  p.cursor = 250;
+  p.state = CampaignState::stopped;
+  p.stopped_by = AcceptOutcome::quota_exhausted;
+  ASSERT_TRUE(store->advance_campaign(id, mine.claim_token, p));
+  row = store->campaign(id);
+  EXPECT_EQ(row->state, CampaignState::stopped);
+  EXPECT_EQ(row->stopped_by, AcceptOutcome::quota_exhausted);
+  EXPECT_EQ(row->messages, 80u);
+  EXPECT_FALSE(store->next_campaign_due()) << "a stopped campaign is never due";
+  EXPECT_FALSE(store->claim_campaign(p.due_at + std::chrono::hours(1), 1, kLease, mine));
+  EXPECT_FALSE(store->advance_campaign(id, mine.claim_token, p)) << "an ended campaign takes no more progress";
+}
+
+TEST_P(SmsStoreContract, TheFrequencyCapCountsMessagesInARollingWindowOncePerMessage) {
+  const FrequencyCap cap{2, minutes(60)};
+  constexpr Recipient kAnn = 4470000000001;
+  constexpr Recipient kBob = 4470000000002;
+  EXPECT_TRUE(store->take_cap(kAnn, 1, t0, cap));
+  EXPECT_TRUE(store->take_cap(kAnn, 1, t0 + minutes(5), cap)) << "a retry of a message holds its place";
+  EXPECT_TRUE(store->take_cap(kAnn, 2, t0 + minutes(10), cap));
+  EXPECT_FALSE(store->take_cap(kAnn, 3, t0 + minutes(20), cap)) << "two in the hour already";
+  EXPECT_TRUE(store->take_cap(kBob, 3, t0 + minutes(20), cap)) << "the cap is per recipient";
+  EXPECT_FALSE(store->take_cap(kAnn, 3, t0 + minutes(59), cap));
+  EXPECT_TRUE(store->take_cap(kAnn, 3, t0 + minutes(60), cap)) << "the window is (now - per, now]: the place at t0 is out";
+  EXPECT_FALSE(store->take_cap(kAnn, 4, t0 + minutes(61), cap));
+  EXPECT_TRUE(store->take_cap(kAnn, 4, t0 + minutes(61), FrequencyCap{0, minutes(60)})) << "count 0: no cap";
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Stores, SmsStoreContract,
     ::testing::Values(StoreFactory{"memory", [] { return std::unique_ptr<Store>(new MemoryStore()); }},

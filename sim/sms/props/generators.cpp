@@ -29,7 +29,7 @@ LimiterSpec limiter(std::uint32_t lo, std::uint32_t hi) {
 // The swarm: which kinds of trouble this case may contain.
 enum Feature { kCrash, kOutage, kLostAnswers, kSlowdown, kAsync, kLimits, kRedisFaults, kSmallQuota, kBadTokens,
                kDuplicates, kBulk, kScheduled, kImpatient, kRefusals, kThrottle, kReceiptTrouble, kFailUnknown,
-               kInMemoryRetry, kFeatureCount };
+               kInMemoryRetry, kMarketing, kFeatureCount };
 
 }  // namespace
 
@@ -185,6 +185,44 @@ rc::Gen<Scenario> scenarios() {
       m.load.push_back(std::move(l));
     }
 
+    Duration quiet{};
+    if (on[kMarketing]) {
+      // Campaigns over a small directory whose zones are a few minutes apart, with quiet hours at
+      // the start of the run: the zones' quiet hours begin and end at different moments.
+      DirectorySpec& d = m.directory;
+      d.users = static_cast<std::uint64_t>(*rc::gen::inRange(50, 3000));
+      d.utc_offsets = {0, 2, -3, 8 * 60};
+      d.utc_offsets.resize(static_cast<std::size_t>(*rc::gen::inRange(1, 5)));
+      d.opted_out = percent(0, 10);
+      d.active_within = hours(24 * 30);
+      if (*rc::gen::arbitrary<bool>()) {
+        d.opt_outs.rate_per_s = *rc::gen::inRange(1, 20);
+        d.opt_outs.from = Time{} + sec(0, 30);
+        d.opt_outs.to = d.opt_outs.from + sec(10, 120);
+      }
+      relaysim::sms::MarketingConfig& mk = p.marketing;
+      mk.quiet_hours = {0, *rc::gen::inRange(0, 7)};
+      quiet = minutes(mk.quiet_hours.to + 3);
+      if (*rc::gen::arbitrary<bool>()) mk.cap = {static_cast<std::uint32_t>(*rc::gen::inRange(1, 3)), sec(30, 600)};
+      mk.chunk = static_cast<std::uint32_t>(*rc::gen::inRange(20, 500));
+      mk.every = ms(10, 500);
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        LoadSegment l;
+        l.business_index = static_cast<std::uint32_t>(*rc::gen::inRange<std::size_t>(0, m.businesses.size()));
+        l.business = m.businesses[l.business_index].name;
+        l.kind = relaysim::sms::Kind::marketing;
+        l.arrivals.burst = 1;
+        l.arrivals.from = Time{} + sec(0, 90);
+        l.arrivals.to = l.arrivals.from;  // as a burst reads back
+        l.filter = *rc::gen::element<std::string>("all", "opt_in", "opt_in and not tags has churned",
+                                                  "region in [north, east] or tags has vip", "last_active < 10d");
+        messages += static_cast<double>(d.users);
+        const Duration expansion = mk.every * static_cast<std::int64_t>(d.users / mk.chunk + 1);
+        last_fault = std::max(last_fault, l.arrivals.from + expansion);
+        m.load.push_back(std::move(l));
+      }
+    }
+
     if (on[kCrash]) {
       // Every crashed pod comes back: the heal phase needs a gateway to heal.
       for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
@@ -206,7 +244,7 @@ rc::Gen<Scenario> scenarios() {
     }
     Duration drain{};
     if (slowest_limit > 0) drain = seconds(static_cast<std::int64_t>(messages / slowest_limit) + 1) * 2;
-    s.duration = (last_fault - Time{}) + lead_max + p.lease * 3 + retries + p.receipt_timeout + drain + minutes(2);
+    s.duration = (last_fault - Time{}) + lead_max + quiet + p.lease * 3 + retries + p.receipt_timeout + drain + minutes(2);
     return s;
   });
 }

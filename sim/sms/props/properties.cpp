@@ -26,7 +26,8 @@ constexpr std::uint64_t kMaxEventsPerCase = 3'000'000;
 
 // What must happen at least once across a whole property run, or the suite checks too little.
 enum GateId { failover, ambiguous_resent, async_cycle, limit_held, limit_local, duplicate_answered, quota_refused,
-              crash_rescued, duplicate_explained, bad_token_refused, scheduled_sent, refunded, kGateCount };
+              crash_rescued, duplicate_explained, bad_token_refused, scheduled_sent, refunded, opt_out_suppressed,
+              quiet_deferred, capped, kGateCount };
 std::array<std::uint64_t, kGateCount>& coverage() {
   static std::array<std::uint64_t, kGateCount> counts{};
   return counts;
@@ -48,6 +49,9 @@ const Gate kGates[] = {
     {"a bad token refused", &reached<bad_token_refused>},
     {"a message refunded", &reached<refunded>},
     {"a scheduled message sent", &reached<scheduled_sent>},
+    {"a marketing message suppressed after an opt-out", &reached<opt_out_suppressed>},
+    {"a marketing message deferred by quiet hours", &reached<quiet_deferred>},
+    {"a marketing message suppressed by the frequency cap", &reached<capped>},
 };
 
 // Runs one case and counts what it reached for the coverage gates.
@@ -69,6 +73,9 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   if (r.value(metric("duplicate_sms")) > 0 && r.value(metric("duplicates_unexplained")) == 0) ++cov[duplicate_explained];
   if (r.value(metric("auth_refused")) > 0) ++cov[bad_token_refused];
   if (r.value(metric("refunds")) > 0) ++cov[refunded];
+  if (r.value(metric("suppressed_opted_out")) > 0) ++cov[opt_out_suppressed];
+  if (r.value(metric("marketing_deferred")) > 0) ++cov[quiet_deferred];
+  if (r.value(metric("suppressed_frequency_cap")) > 0) ++cov[capped];
   for (const LoadSegment& l : spec_of(s).load) {
     if (l.kind == relaysim::sms::Kind::scheduled && r.value(metric("sms_sent")) > 0) {
       ++cov[scheduled_sent];
