@@ -103,7 +103,7 @@ TEST(DueQueue, AlwaysFrontsTheEarliestThenTheLowestId) {
     std::map<std::uint32_t, std::pair<Time, std::uint64_t>> where;  // slot -> (at, id)
     std::set<std::pair<Time, std::uint64_t>> model;
     Rng rng(seed);
-    Time lane_a{}, lane_b{};
+    Time lane_a{}, lane_b{}, lane_c{};
     for (int step = 0; step < 2000; ++step) {
       const auto slot = static_cast<std::uint32_t>(rng.below(64));
       const std::uint64_t id = slot + 1;
@@ -111,7 +111,7 @@ TEST(DueQueue, AlwaysFrontsTheEarliestThenTheLowestId) {
         model.erase(it->second);
         where.erase(it);
       }
-      const std::uint64_t op = rng.below(4);
+      const std::uint64_t op = rng.below(5);
       if (op == 0) {
         q.remove(slot);
       } else {
@@ -126,6 +126,10 @@ TEST(DueQueue, AlwaysFrontsTheEarliestThenTheLowestId) {
           lane_b += seconds(static_cast<std::int64_t>(rng.below(3)));
           at = lane_b;
           lane = DueLane::b;
+        } else if (op == 3) {
+          lane_c += seconds(static_cast<std::int64_t>(rng.below(3)));
+          at = lane_c;
+          lane = DueLane::c;
         }
         q.set(slot, id, at, lane);
         where[slot] = {at, id};

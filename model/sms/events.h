@@ -84,9 +84,10 @@ struct CampaignAnswered {
   }
 };
 
-// A pod expanded one chunk of a campaign: directory users [from, row.cursor after) were read,
-// `chosen` passed the filter, `skipped` of those had opted out, and the rest were offered to the
-// store as one request, which said `outcome` (ids from `first` when accepted).
+// A pod expanded one chunk of a campaign: directory users [from, to) were read, `chosen` passed
+// the filter, `skipped` of those had opted out, and the rest were offered to the store as one
+// request, which said `outcome` (ids from `first` when accepted); `quiet` of them were scheduled
+// for the end of their recipient's quiet hours.
 struct CampaignExpanded {
   PodId pod;
   const CampaignRow& row;   // as claimed
@@ -94,6 +95,7 @@ struct CampaignExpanded {
   std::uint64_t to;
   std::uint64_t chosen;
   std::uint64_t skipped;
+  std::uint64_t quiet;
   std::span<const NewMessage> messages;
   AcceptOutcome outcome;
   MessageId first;

@@ -28,7 +28,7 @@ std::uint32_t MemoryStore::find_slot(BusinessId business, std::string_view biz_t
   return found == 0 ? kNone : static_cast<std::uint32_t>(found - 1);
 }
 
-void MemoryStore::copy_out(const Row& r, MessageRow& out) {
+void MemoryStore::copy_out(const Row& r, MessageRow& out) const {
   out.id = r.id;
   out.business = r.business;
   out.biz_type.assign(r.biz_type());
@@ -41,8 +41,10 @@ void MemoryStore::copy_out(const Row& r, MessageRow& out) {
   out.created_at = r.created_at;
   out.send_at = r.send_at;
   out.due_at = r.due_at;
-  out.updated_at = r.updated_at;
-  out.final_at = r.final_at;
+  // Every change of a row appends to its history: its newest entry says when it was last
+  // updated, and when it became final if it is.
+  out.updated_at = r.last_change == kNone ? Time{} : changes_[r.last_change].change.at;
+  out.final_at = is_final(r.status) ? out.updated_at : Time{};
   out.period = r.period;
   out.claim_token = r.claim_token;
   out.lease_owner = r.lease_owner;
@@ -75,9 +77,7 @@ void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at
   ++counts_.by_status[static_cast<int>(status)];
   r.status = status;
   r.reason = reason;
-  r.updated_at = at;
   if (is_final(status)) {
-    r.final_at = at;
     r.due_at = Time{};
     ++counts_.by_reason[static_cast<int>(reason)];
     due_.remove(slot);
@@ -178,7 +178,9 @@ bool MemoryStore::complete(MessageId id, ClaimToken token, const Completion& c) 
     r.charged = false;
     charge(r.business, r.period, -1);
   }
-  move(slot, c.status, c.reason, c.at, c.pod, DueLane::none);
+  // A submitted message comes due when its receipt is overdue, now + the receipt timeout: that
+  // grows with every completion, so it fits a lane of its own.
+  move(slot, c.status, c.reason, c.at, c.pod, c.status == Status::submitted ? DueLane::c : DueLane::none);
   return true;
 }
 

@@ -6,7 +6,8 @@
 // is a list per row in a slab of its own. One DueQueue holds every non-final message at its due
 // time (see model/sms/types.h): it is the compensation scan, so no status can be missed by it.
 // New messages go to lane `a` (accept times never go back), leases to lane `b` (now + a fixed
-// lease); the rest to the heap.
+// lease), submitted messages awaiting their receipt to lane `c` (now + the receipt timeout); the
+// rest to the heap.
 //
 // accept() checks everything before it changes anything, so a request that fails changes nothing
 // without needing a rollback.
@@ -61,8 +62,6 @@ class MemoryStore final : public Store {
     Time created_at{};
     Time send_at{};
     Time due_at{};
-    Time updated_at{};
-    Time final_at{};
     std::uint64_t content = 0;
     Recipient recipient = 0;
     MessageId id = 0;  // 0: a free slot
@@ -101,7 +100,7 @@ class MemoryStore final : public Store {
 
   static std::uint64_t key_hash(BusinessId business, std::string_view biz_type, std::string_view biz_id);
   std::uint32_t find_slot(BusinessId business, std::string_view biz_type, std::string_view biz_id) const;
-  static void copy_out(const Row& r, MessageRow& out);
+  void copy_out(const Row& r, MessageRow& out) const;
   // Moves the row to `status`, keeping the counts, the history and its place in due_.
   void move(std::uint32_t slot, Status status, Reason reason, Time at, PodId pod, DueLane lane);
   void charge(BusinessId business, std::uint32_t period, std::int64_t units);

@@ -195,7 +195,10 @@ CampaignAnswer Node::campaign(const CampaignRequest& request) {
   a.outcome = started.outcome;
   a.id = started.id;
   reply();
-  if (started.outcome == AcceptOutcome::accepted) pump();  // expand its first chunk now
+  if (started.outcome == AcceptOutcome::accepted) {
+    campaigns_next_look_ = now;
+    pump();  // expand its first chunk now
+  }
   return a;
 }
 
@@ -214,19 +217,19 @@ const Filter* Node::filter_of(const CampaignRow& c) {
 
 void Node::expand() {
   const Time now = clock_.now();
-  if (now < store_retry_at_) return;
-  // A claimed campaign's due time moves past now, so each is expanded at most once per call.
-  for (;;) {
-    bool claimed = false;
-    try {
-      claimed = store_.claim_campaign(now, pod_, config_.lease, campaign_);
-    } catch (const StoreError& e) {
-      store_failed(StoreOp::campaign, e.failure());
-      return;
-    }
-    if (!claimed) return;
-    expand_chunk(now);
+  // The store is asked about campaigns once a chunk interval, not at every pump: most pumps follow
+  // a message's completion, and campaigns are few.
+  if (now < store_retry_at_ || now < campaigns_next_look_) return;
+  campaigns_next_look_ = now + config_.marketing.every;
+  try {
+    // A claimed campaign's due time moves past now, so each is expanded at most once per call.
+    while (store_.claim_campaign(now, pod_, config_.lease, campaign_)) expand_chunk(now);
+    campaign_due_ = store_.next_campaign_due();
+  } catch (const StoreError& e) {
+    store_failed(StoreOp::campaign, e.failure());
+    return;
   }
+  if (campaign_due_) campaigns_next_look_ = std::max(*campaign_due_, now + std::chrono::milliseconds(1));
 }
 
 void Node::expand_chunk(Time now) {
@@ -238,6 +241,7 @@ void Node::expand_chunk(Time now) {
   AcceptOutcome outcome = AcceptOutcome::accepted;
   MessageId first = 0;
   std::uint64_t chosen = 0;
+  std::uint64_t quiet = 0;
   chunk_.clear();
   const Filter* filter = filter_of(c);
   if (filter == nullptr) {
@@ -270,7 +274,11 @@ void Node::expand_chunk(Time now) {
       msg.content = mix64(c.content ^ u.recipient);
       msg.segments = c.segments;
       msg.kind = Kind::marketing;
-      msg.send_at = send_at;
+      // Scheduled past the recipient's quiet hours from the start, rather than claimed in them
+      // and put back (the rules are still judged before each submit).
+      const std::int32_t offset = planted(mutant::quiet_hours_server_tz) ? 0 : u.utc_offset;
+      msg.send_at = quiet_until(send_at, offset, m.quiet_hours);
+      if (msg.send_at != send_at) ++quiet;
       msg.campaign = c.id;
     }
     p.cursor = c.cursor + n;
@@ -304,7 +312,8 @@ void Node::expand_chunk(Time now) {
   } catch (const StoreError& e) {
     store_failed(StoreOp::campaign, e.failure());
   }
-  events_.emit(CampaignExpanded{pod_, c, c.cursor, p.cursor, chosen, p.skipped, chunk_, outcome, first, p.state, applied, now});
+  events_.emit(
+      CampaignExpanded{pod_, c, c.cursor, p.cursor, chosen, p.skipped, quiet, chunk_, outcome, first, p.state, applied, now});
 }
 
 bool Node::marketing_allows(std::uint32_t slot, bool take_cap) {
@@ -424,9 +433,7 @@ void Node::arm_wake(Time now) {
   if (now >= store_retry_at_) {
     try {
       next = store_.next_due();
-      if (const std::optional<Time> campaign = store_.next_campaign_due(); campaign && (!next || *campaign < *next)) {
-        next = campaign;
-      }
+      if (campaign_due_ && (!next || *campaign_due_ < *next)) next = campaign_due_;
     } catch (const StoreError& e) {
       store_failed(StoreOp::next_due, e.failure());
     }

@@ -40,6 +40,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -176,6 +177,8 @@ class Node {
   std::vector<std::string> keys_;
   std::vector<NewMessage> chunk_;
   std::vector<std::pair<CampaignId, Filter>> filters_;
+  Time campaigns_next_look_{};         // when to ask the store for campaigns next
+  std::optional<Time> campaign_due_;   // the earliest campaign due, as last read
   DueWaker waker_;
 };
 

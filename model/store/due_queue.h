@@ -7,12 +7,12 @@
 // nothing stale piles up. (Lazy deletion was tried first: at 1000 requests/s a day-long run left
 // tens of millions of dead entries in the heap.)
 //
-// Shape: an indexed binary heap plus two lanes. A lane is a FIFO that takes an entry only if it
+// Shape: an indexed binary heap plus three lanes. A lane is a FIFO that takes an entry only if it
 // comes after the lane's last one in (time, id) order, so it stays sorted without sifting:
 // appending is O(1), removing marks the entry dead in place. Most entries fit a lane, because
 // most times are "now + a constant" with ids increasing (a new request's creation time and
-// deadline, a claim's lease expiry); the caller names the lane an item is likely to fit. Anything
-// else goes into the heap. The front is the first of the three fronts, cached, so the order is
+// deadline, a claim's lease expiry, a receipt's timeout); the caller names the lane an item is
+// likely to fit. Anything else goes into the heap. The front is the first of the four fronts, cached, so the order is
 // exactly (time, id) either way. Fronts are O(1); heap changes O(log n); nothing scans.
 //
 // `Places` is a callable that returns a reference to a slot's place (std::uint32_t&), initially
@@ -30,7 +30,7 @@
 namespace relaysim {
 
 // Which lane an entry should try first; `none` goes straight to the heap.
-enum class DueLane : std::uint8_t { a = 0, b = 1, none = 2 };
+enum class DueLane : std::uint8_t { a = 0, b = 1, c = 2, none = 3 };
 
 template <class Places>
 class DueQueue {
@@ -113,9 +113,9 @@ class DueQueue {
   }
 
  private:
-  // A slot's place: the top two bits say where (0: the heap, 1 + lane: a lane; both set:
-  // nowhere), the rest its heap index or its lane entry's number modulo 2^30.
-  static constexpr int kPlaceShift = 30;
+  // A slot's place: the top three bits say where (0: the heap, 1 + lane: a lane; all set:
+  // nowhere), the rest its heap index or its lane entry's number modulo 2^29.
+  static constexpr int kPlaceShift = 29;
   static constexpr std::uint32_t kIndexMask = (1U << kPlaceShift) - 1;
 
   struct LaneQueue {
@@ -162,8 +162,8 @@ class DueQueue {
 
   Places places_;
   std::vector<Entry> heap_;  // a min-heap on (at, id)
-  std::array<LaneQueue, 2> lanes_;
-  Entry front_{{}, 0, kNowhere};  // the first of the three fronts; slot kNowhere: empty
+  std::array<LaneQueue, 3> lanes_;
+  Entry front_{{}, 0, kNowhere};  // the first of the four fronts; slot kNowhere: empty
 };
 
 }  // namespace relaysim

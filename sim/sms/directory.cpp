@@ -35,11 +35,18 @@ std::optional<std::uint64_t> SimDirectory::index_of(Recipient r) const {
   return r - kFirstNumber;
 }
 
+void SimDirectory::opt_out(Recipient r) {
+  const std::optional<std::uint64_t> i = index_of(r);
+  if (!i) return;
+  if (opted_out_later_.empty()) opted_out_later_.resize(spec_.users / 64 + 1);
+  opted_out_later_[*i / 64] |= std::uint64_t{1} << (*i % 64);
+}
+
 std::size_t SimDirectory::read(std::uint64_t from, std::span<UserRecord> out) {
   const std::uint64_t n = from >= spec_.users ? 0 : std::min<std::uint64_t>(out.size(), spec_.users - from);
   for (std::uint64_t i = 0; i < n; ++i) {
     out[i] = user(from + i);
-    if (!opted_out_later_.empty() && opted_out_later_.contains(out[i].recipient)) out[i].opted_out = true;
+    if (later(from + i)) out[i].opted_out = true;
   }
   return static_cast<std::size_t>(n);
 }
@@ -47,7 +54,7 @@ std::size_t SimDirectory::read(std::uint64_t from, std::span<UserRecord> out) {
 bool SimDirectory::opted_out(Recipient r) {
   const std::optional<std::uint64_t> i = index_of(r);
   if (!i) return false;
-  return opted_out_later_.contains(r) || user(*i).opted_out;
+  return later(*i) || user(*i).opted_out;
 }
 
 std::int32_t SimDirectory::utc_offset(Recipient r) {

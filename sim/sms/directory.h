@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "model/core/events.h"
@@ -53,7 +52,7 @@ class SimDirectory final : public relaysim::sms::Directory {
   UserRecord user(std::uint64_t index) const;
   std::optional<std::uint64_t> index_of(Recipient r) const;
   // Opts `r` out from now on.
-  void opt_out(Recipient r) { opted_out_later_.insert(r); }
+  void opt_out(Recipient r);
 
   const relaysim::sms::Vocabulary& vocabulary() const override { return vocabulary_; }
   std::uint64_t size() const override { return spec_.users; }
@@ -65,7 +64,11 @@ class SimDirectory final : public relaysim::sms::Directory {
   const DirectorySpec& spec_;
   std::uint64_t seed_;
   relaysim::sms::Vocabulary vocabulary_;
-  std::unordered_set<Recipient> opted_out_later_;
+  // A bit per user who opted out during the run, allocated at the first opt-out.
+  std::vector<std::uint64_t> opted_out_later_;
+  bool later(std::uint64_t index) const {
+    return !opted_out_later_.empty() && (opted_out_later_[index / 64] >> (index % 64) & 1U) != 0;
+  }
 };
 
 }  // namespace relaysim::sim::sms

@@ -42,6 +42,7 @@ void Metrics::on(const CampaignExpanded& e) {
   if (!e.applied) return;
   campaign_chosen += e.chosen;
   campaign_skipped += e.skipped;
+  if (e.outcome == AcceptOutcome::accepted) campaign_quiet += e.quiet;
   if (e.row.id >= 1 && e.row.id <= campaign_states.size()) {
     campaign_states[e.row.id - 1] = e.state;
     campaign_stops[e.row.id - 1] = e.outcome;

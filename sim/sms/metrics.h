@@ -114,7 +114,8 @@ class Metrics final : public SinkFor<model::Answered>,
   std::uint64_t campaign_skipped = 0;   // of them, opted out when expanded
   std::vector<model::CampaignState> campaign_states;  // by campaign id - 1, as last expanded
   std::vector<model::AcceptOutcome> campaign_stops;   // by campaign id - 1: what stopped it
-  std::uint64_t marketing_deferred = 0;
+  std::uint64_t campaign_quiet = 0;     // messages scheduled past their recipient's quiet hours when made
+  std::uint64_t marketing_deferred = 0;  // messages claimed in quiet hours and put back
   std::uint64_t opt_outs = 0;
 
  private:
@@ -194,7 +195,8 @@ inline constexpr Metric kMetrics[] = {
     {{"campaign_messages", Unit::count, "marketing messages accepted"}, [](const Figures& f, double) { return detail::d(f.metrics.accepted_by_kind[static_cast<std::size_t>(model::Kind::marketing)]); }},
     {{"campaign_chosen", Unit::count, "directory users the campaigns' filters chose"}, [](const Figures& f, double) { return detail::d(f.metrics.campaign_chosen); }},
     {{"campaign_skipped", Unit::count, "chosen users skipped because they had opted out when their chunk was expanded"}, [](const Figures& f, double) { return detail::d(f.metrics.campaign_skipped); }},
-    {{"marketing_deferred", Unit::count, "times a marketing message met its recipient's quiet hours and waited for their end"}, [](const Figures& f, double) { return detail::d(f.metrics.marketing_deferred); }},
+    {{"campaign_quiet", Unit::count, "marketing messages made in their recipient's quiet hours, so scheduled for their end"}, [](const Figures& f, double) { return detail::d(f.metrics.campaign_quiet); }},
+    {{"marketing_deferred", Unit::count, "times a marketing message came due in its recipient's quiet hours and was put back to their end"}, [](const Figures& f, double) { return detail::d(f.metrics.marketing_deferred); }},
     {{"opt_outs", Unit::count, "users who opted out during the run"}, [](const Figures& f, double) { return detail::d(f.metrics.opt_outs); }},
     {{"unresolved", Unit::count, "accepted messages not final when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
     {{"lost", Unit::count, "accepted messages missing from the store"}, [](const Figures& f, double) { return detail::d(f.lost); }},

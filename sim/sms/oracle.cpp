@@ -22,6 +22,7 @@ void key_text(std::string& out, BusinessId b, std::string_view type, std::string
   out += id;
 }
 
+
 }  // namespace
 
 std::string_view to_string(DuplicateCause c) {
@@ -36,6 +37,13 @@ std::string_view to_string(DuplicateCause c) {
 
 Oracle::Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger)
     : spec_(spec), ledger_(ledger), directory_(spec.directory, seed) {}
+
+MessageId Oracle::find_key(std::string_view key) const {
+  return keys_.find(hash_bytes(key), [&](std::uint64_t id) {
+    const std::uint64_t at = key_at_[id - 1];
+    return std::string_view(key_arena_).substr(at >> 24, at & 0xffffff) == key;
+  });
+}
 
 Oracle::Message* Oracle::find(MessageId id) {
   return id >= 1 && id <= messages_.size() ? &messages_[id - 1] : nullptr;
@@ -68,13 +76,13 @@ void Oracle::on(const Accepted& e) {
   if (r.outcome == AcceptOutcome::duplicate) {
     const NewMessage& m = req.messages[0];
     key_text(scratch_, req.business, m.biz_type, m.biz_id);
-    const auto it = keys_.find(scratch_);
-    if (it == keys_.end()) {
+    const MessageId known = find_key(scratch_);
+    if (known == 0) {
       violate(Invariant::dedup, req.now, r.first, "a request was answered as a repeat of a key never accepted");
-    } else if (it->second != r.first) {
+    } else if (known != r.first) {
       violate(Invariant::dedup, req.now, r.first,
               "a repeated request was answered with message " + std::to_string(r.first) + ", not the first one (" +
-                  std::to_string(it->second) + ")");
+                  std::to_string(known) + ")");
     } else if (const Message* first = find(r.first); first != nullptr) {
       // Its outcome so far: the final state the oracle saw, or none yet.
       const bool ended = first->final_status != kOpen;
@@ -93,10 +101,14 @@ void Oracle::on(const Accepted& e) {
     RELAYSIM_ASSERT(id == messages_.size() + 1, "message ids are handed out in order");
     messages_.push_back(Message{req.business, req.period, m.send_at});
     key_text(scratch_, req.business, m.biz_type, m.biz_id);
-    const auto [it, inserted] = keys_.emplace(scratch_, id);
-    if (!inserted) {
+    if (const MessageId first = find_key(scratch_); first != 0) {
       violate(Invariant::dedup, req.now, id,
-              "accepted key " + scratch_ + " a second time (first as message " + std::to_string(it->second) + ")");
+              "accepted key " + scratch_ + " a second time (first as message " + std::to_string(first) + ")");
+    } else {
+      RELAYSIM_ASSERT(scratch_.size() < (1U << 24), "a key shorter than 16 MiB");
+      key_at_.push_back(key_arena_.size() << 24 | scratch_.size());
+      key_arena_ += scratch_;
+      keys_.insert(hash_bytes(scratch_), id);
     }
   }
   std::uint64_t& used = charged_[ledger_key(req.business, req.period)];
@@ -139,14 +151,22 @@ void Oracle::check_marketing(const SubmitStarted& e, bool first) {
   }
   const model::FrequencyCap& cap = spec_.platform.marketing.cap;
   if (cap.count == 0 || !first) return;
-  std::deque<Time>& seen = first_submits_[r];
-  while (!seen.empty() && seen.front() <= e.at - cap.per) seen.pop_front();
-  seen.push_back(e.at);
-  if (seen.size() > cap.count) {
+  const auto [block, fresh] = submit_blocks_.try_emplace(r, static_cast<std::uint32_t>(recent_submits_.size()));
+  if (fresh) recent_submits_.resize(recent_submits_.size() + cap.count, Time{} - cap.per);
+  Time* places = &recent_submits_[block->second];
+  // Those of the recipient's latest `count` first submits still in (at - per, at], and the oldest.
+  std::uint32_t within = 0;
+  Time* oldest = places;
+  for (std::uint32_t i = 0; i < cap.count; ++i) {
+    if (places[i] > e.at - cap.per) ++within;
+    if (places[i] < *oldest) oldest = &places[i];
+  }
+  if (within >= cap.count) {
     violate(Invariant::marketing, e.at, e.row.id,
-            std::to_string(seen.size()) + " marketing messages to " + std::to_string(r) + " within " +
+            std::to_string(within + 1) + " marketing messages to " + std::to_string(r) + " within " +
                 format_duration(cap.per) + ", over the cap of " + std::to_string(cap.count));
   }
+  *oldest = e.at;
 }
 
 void Oracle::on(const SubmitStarted& e) {

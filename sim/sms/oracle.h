@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/core/flat_index.h"
 #include "model/sms/events.h"
 #include "model/sms/store.h"
 #include "sim/oracle/ledger.h"
@@ -114,6 +115,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     std::deque<Sample> samples;
   };
   Message* find(relaysim::sms::MessageId id);
+  relaysim::sms::MessageId find_key(std::string_view key) const;  // 0: never accepted
   PodMode& mode(relaysim::sms::PodId pod);
   std::string async_rule_unmet(const PodMode& m, relaysim::sms::AsyncRule rule, Time at) const;
   void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at);
@@ -125,7 +127,11 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   const SmsSpec& spec_;
   Ledger& ledger_;
   std::vector<Message> messages_;  // by id - 1
-  std::unordered_map<std::string, relaysim::sms::MessageId> keys_;  // "business/type/id" → message
+  // Every accepted message's key, "business/type/id", back to back in one arena (key_at_[id - 1]:
+  // its offset << 24 | its length), indexed by a hash of the text.
+  FlatIndex keys_;
+  std::string key_arena_;
+  std::vector<std::uint64_t> key_at_;
   // Quota units held per (business, period), as the oracle counts them.
   std::unordered_map<std::uint64_t, std::uint64_t> charged_;
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
@@ -145,9 +151,11 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   // S-async, by pod - 1.
   std::vector<PodMode> modes_;
   // S-marketing: the directory's truth (its users as drawn, and the opt-outs of the run), and per
-  // recipient the first submits of its marketing messages within the cap's window.
+  // recipient the latest `cap.count` first submits of its marketing messages: a block of that many
+  // times in recent_submits_ (kTimeNever-free: unused places hold the run's start minus a window).
   SimDirectory directory_;
-  std::unordered_map<relaysim::sms::Recipient, std::deque<Time>> first_submits_;
+  std::unordered_map<relaysim::sms::Recipient, std::uint32_t> submit_blocks_;  // → first index
+  std::vector<Time> recent_submits_;
 };
 
 }  // namespace relaysim::sim::sms

@@ -110,7 +110,8 @@ void Report::print(std::ostream& out, double) const {
         << m.accepted_by_kind[static_cast<int>(Kind::marketing)] << "\n";
     out << "  suppressed: opted out " << get(metric("suppressed_opted_out")) << ", quiet hours "
         << get(metric("suppressed_quiet_hours")) << ", frequency cap " << get(metric("suppressed_frequency_cap"))
-        << ";  deferred by quiet hours " << m.marketing_deferred << ";  opt-outs during the run " << m.opt_outs << "\n";
+        << "\n  quiet hours: scheduled past them when made " << m.campaign_quiet << ", put back when due "
+        << m.marketing_deferred << ";  opt-outs during the run " << m.opt_outs << "\n";
   }
 
   out << "\nProviders (ground truth)\n  SMS sent " << f_.sent << ";  submits by fate:";

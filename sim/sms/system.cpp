@@ -145,7 +145,11 @@ class SmsSystem final : public System {
     for (const LoadSegment& l : spec.load) {
       const double calls = l.arrivals.expected_calls();
       f.calls += calls * (1 + l.retries);
-      messages += calls * (l.kind == relaysim::sms::Kind::bulk ? l.size : 1);
+      // A campaign may make a message for every user of the directory.
+      const double per_call = l.kind == relaysim::sms::Kind::bulk        ? l.size
+                              : l.kind == relaysim::sms::Kind::marketing ? static_cast<double>(spec.directory.users)
+                                                                         : 1.0;
+      messages += calls * per_call;
     }
     f.parts.push_back({messages * kBytesPerMessage, format_count(messages) + " messages kept",
                        "shorten the load, lower its rate, or make bulk requests smaller"});

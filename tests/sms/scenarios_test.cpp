@@ -125,7 +125,7 @@ expect:
   campaigns_done: 2
   suppressed_opted_out: "> 0"
   suppressed_frequency_cap: "> 0"
-  marketing_deferred: "> 0"
+  campaign_quiet: "> 0"
 )";
 
 TEST(SmsScenario, CampaignsRunTheSameOnBothStores) {

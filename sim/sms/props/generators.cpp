@@ -191,8 +191,8 @@ rc::Gen<Scenario> scenarios() {
       // the start of the run: the zones' quiet hours begin and end at different moments.
       DirectorySpec& d = m.directory;
       d.users = static_cast<std::uint64_t>(*rc::gen::inRange(50, 3000));
-      d.utc_offsets = {0, 2, -3, 8 * 60};
-      d.utc_offsets.resize(static_cast<std::size_t>(*rc::gen::inRange(1, 5)));
+      d.utc_offsets = {0, -1, 2, -3, 8 * 60};
+      d.utc_offsets.resize(static_cast<std::size_t>(*rc::gen::inRange(1, 6)));
       d.opted_out = percent(0, 10);
       d.active_within = hours(24 * 30);
       if (*rc::gen::arbitrary<bool>()) {

@@ -27,7 +27,7 @@ constexpr std::uint64_t kMaxEventsPerCase = 3'000'000;
 // What must happen at least once across a whole property run, or the suite checks too little.
 enum GateId { failover, ambiguous_resent, async_cycle, limit_held, limit_local, duplicate_answered, quota_refused,
               crash_rescued, duplicate_explained, bad_token_refused, scheduled_sent, refunded, opt_out_suppressed,
-              quiet_deferred, capped, kGateCount };
+              quiet_scheduled, quiet_deferred, capped, kGateCount };
 std::array<std::uint64_t, kGateCount>& coverage() {
   static std::array<std::uint64_t, kGateCount> counts{};
   return counts;
@@ -50,7 +50,8 @@ const Gate kGates[] = {
     {"a message refunded", &reached<refunded>},
     {"a scheduled message sent", &reached<scheduled_sent>},
     {"a marketing message suppressed after an opt-out", &reached<opt_out_suppressed>},
-    {"a marketing message deferred by quiet hours", &reached<quiet_deferred>},
+    {"a marketing message made in quiet hours scheduled past them", &reached<quiet_scheduled>},
+    {"a marketing message due in quiet hours put back", &reached<quiet_deferred>},
     {"a marketing message suppressed by the frequency cap", &reached<capped>},
 };
 
@@ -74,6 +75,7 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   if (r.value(metric("auth_refused")) > 0) ++cov[bad_token_refused];
   if (r.value(metric("refunds")) > 0) ++cov[refunded];
   if (r.value(metric("suppressed_opted_out")) > 0) ++cov[opt_out_suppressed];
+  if (r.value(metric("campaign_quiet")) > 0) ++cov[quiet_scheduled];
   if (r.value(metric("marketing_deferred")) > 0) ++cov[quiet_deferred];
   if (r.value(metric("suppressed_frequency_cap")) > 0) ++cov[capped];
   for (const LoadSegment& l : spec_of(s).load) {
