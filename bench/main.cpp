@@ -16,6 +16,7 @@ void register_kernel_benchmarks();
 void register_pipeline_benchmarks();
 void register_store_benchmarks();
 void register_resilience_benchmarks();
+void register_sms_benchmarks();
 }  // namespace relaysim::bench
 
 int main(int argc, char** argv) {
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   relaysim::bench::register_pipeline_benchmarks();
   relaysim::bench::register_store_benchmarks();
   relaysim::bench::register_resilience_benchmarks();
+  relaysim::bench::register_sms_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

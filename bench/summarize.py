@@ -88,6 +88,21 @@ def main():
     v = get("memory/bytes_per_pending_request/1000000", "bytes_per_pending")
     if v is not None:
         row("in-memory store, backlog of 1,000,000", f"{v:.0f}", "bytes/pending request", "<= 256", v <= 256)
+    sms_targets = {"memory": 500_000, "sqlite": 50_000}
+    for store in ("memory", "sqlite"):
+        v = get(f"sms/healthy/{store}", "messages_per_s")
+        if v is not None:
+            row(f"SMS gateway, sms-quickstart's load, {store} store", f"{v:,.0f}", "messages/s",
+                f">= {sms_targets[store]:,}", v >= sms_targets[store])
+    b = f.get("sms/campaign/memory")
+    if b is not None and "real_time" in b:
+        seconds = b["real_time"] * {"s": 1, "ms": 1e-3}.get(b.get("time_unit", "s"), 1)
+        row(f"sms-marketing-campaign: {b.get('messages', 0):,.0f} messages", f"{seconds:.1f}", "s wall", "< 30",
+            seconds < 30)
+    for n in (1000000, 200000):
+        v = get(f"memory/bytes_per_pending_message/{n}", "bytes_per_pending")
+        if v is not None:
+            row(f"SMS in-memory store, backlog of {n:,}", f"{v:.0f}", "bytes/pending message", "<= 256", v <= 256)
     for store in ("memory", "sqlite"):
         for op in ("create", "claim", "complete"):
             v = get(f"store/{store}/{op}", "items_per_second")

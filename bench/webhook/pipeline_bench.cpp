@@ -35,29 +35,16 @@ void BM_Pipeline(benchmark::State& state, const std::string& path, sim::StoreKin
   for (auto& segment : sim::webhook::spec_of(s).load) segment.arrivals.to = std::min(segment.arrivals.to, Time{} + load);
   s.duration = load + drain;
   const double scale = full_load_s / load_seconds(s);
-  double ingested = 0, events = 0;
-  for (auto _ : state) {
-    sim::RunOptions options;
-    options.store = store;
-    const sim::RunResult r = sim::run_scenario(s, std::move(options));
-    if (!r.pass()) {
-      state.SkipWithError("the run broke an invariant or an expectation; see `relaysim run`");
-      return;
-    }
-    ingested = r.value(sim::webhook::metric("ingested"));
-    events = static_cast<double>(r.events);
-  }
+  const std::optional<sim::RunResult> r = run_each_iteration(state, s, store);
+  if (!r) return;
+  const double ingested = r->value(sim::webhook::metric("ingested"));
+  const auto events = static_cast<double>(r->events);
   state.counters["requests"] = ingested;
   state.counters["requests_per_s"] = benchmark::Counter(ingested, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsIterationInvariantRate);
   // Inverted rate of 1/scale: wall seconds per run times scale.
   state.counters["full_run_s_estimate"] = benchmark::Counter(
       1.0 / scale, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
-}
-
-std::size_t heap_in_use() {
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
 }
 
 // A backlog of `n` pending requests in the in-memory store, with keys and payloads shaped like
