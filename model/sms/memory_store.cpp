@@ -102,6 +102,11 @@ AcceptResult MemoryStore::accept(const AcceptRequest& req) {
                                        if (slot == kNone) return std::nullopt;
                                        const Row& r = rows_[slot];
                                        return ExistingMessage{r.id, r.content, r.status};
+                                     },
+                                     [&](MessageId id) -> std::optional<Original> {
+                                       const std::uint32_t slot = ids_.find(id);
+                                       if (slot == DenseIdMap::kNone) return std::nullopt;
+                                       return Original{rows_[slot].business, rows_[slot].status};
                                      });
   if (result.outcome != AcceptOutcome::accepted) return result;
   for (const NewMessage& m : req.messages) {

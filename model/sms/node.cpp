@@ -433,7 +433,12 @@ void Node::arm_wake(Time now) {
   if (now >= store_retry_at_) {
     try {
       next = store_.next_due();
-      if (campaign_due_ && (!next || *campaign_due_ < *next)) next = campaign_due_;
+      // A campaign's chunk is looked for no sooner than the next look: a wake before it would
+      // find expand() holding off, and wake again at once.
+      if (campaign_due_) {
+        const Time look = std::max(*campaign_due_, campaigns_next_look_);
+        if (!next || look < *next) next = look;
+      }
     } catch (const StoreError& e) {
       store_failed(StoreOp::next_due, e.failure());
     }

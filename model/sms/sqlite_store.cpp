@@ -194,7 +194,14 @@ AcceptResult SqliteStore::accept(const AcceptRequest& req) {
   Db::Transaction tx(db_);
   const std::optional<BusinessRow> biz = business(req.business);
   AcceptResult result = judge_accept(req, biz ? &*biz : nullptr, quota_used(req.business, req.period),
-                                     [&](std::string_view type, std::string_view id) { return find_key(req.business, type, id); });
+                                     [&](std::string_view type, std::string_view id) { return find_key(req.business, type, id); },
+                                     [&](MessageId id) -> std::optional<Original> {
+                                       Statement& q = db_.prepared(original_, "SELECT business, status FROM messages WHERE id = ?1");
+                                       ResetOnExit guard(q);
+                                       q.bind(1, id);
+                                       if (!q.step()) return std::nullopt;
+                                       return Original{static_cast<BusinessId>(q.i64(0)), static_cast<Status>(q.i64(1))};
+                                     });
   if (result.outcome != AcceptOutcome::accepted) return result;
   Statement& insert = db_.prepared(insert_,
       "INSERT INTO messages (business, biz_type, biz_id, recipient, template_id, content, campaign, resend_of,"

@@ -64,7 +64,7 @@ class SqliteStore final : public Store {
   std::unique_ptr<Statement> business_, put_business_, used_, charge_, refund_, find_key_, insert_, take_token_, add_history_,
       pick_due_, claim_, complete_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
       count_reason_, count_charged_, find_campaign_, insert_campaign_, claim_campaign_, advance_campaign_,
-      next_campaign_, get_campaign_, cap_prune_, cap_count_, cap_take_;
+      next_campaign_, get_campaign_, cap_prune_, cap_count_, cap_take_, original_;
 };
 
 }  // namespace relaysim::sms

@@ -36,6 +36,7 @@
 // nothing.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -79,8 +80,9 @@ struct AcceptRequest {
 // Whether a request names one key twice (it is then a conflict, before any quota is judged).
 bool names_a_key_twice(std::span<const NewMessage> messages);
 
-enum class AcceptOutcome : std::uint8_t { accepted, duplicate, conflict, revoked, quota_exhausted, unknown_business };
-inline constexpr int kAcceptOutcomeCount = 6;
+enum class AcceptOutcome : std::uint8_t { accepted, duplicate, conflict, revoked, quota_exhausted, unknown_business,
+                                           not_resendable };
+inline constexpr int kAcceptOutcomeCount = 7;
 std::string_view to_string(AcceptOutcome o);
 
 struct AcceptResult {
@@ -98,13 +100,26 @@ struct ExistingMessage {
   Status status = Status::pending;
 };
 
+// What a resend needs to know of the message it resends.
+struct Original {
+  BusinessId business = 0;
+  Status status = Status::pending;
+};
+
 // The accept ladder every store climbs before it writes anything, so they cannot differ: the
 // business (unknown_business), its grant and the token's epoch (revoked), the keys already there
 // (duplicate when all are, with the same content; conflict otherwise), a key named twice
-// (conflict), then the quota (quota_exhausted). `accepted` means: write it all. `find(biz_type,
-// biz_id)` returns the stored message with that key, if any; `business` is null when unknown.
-template <class Find>
-AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business, std::uint64_t used, Find&& find) {
+// (conflict), a resend of anything but one of the business's own failed messages (not_resendable),
+// then the quota (quota_exhausted). `accepted` means: write it all. `find(biz_type, biz_id)`
+// returns the stored message with that key, if any; `original(id)` the message a resend names,
+// if it exists; `business` is null when unknown.
+//
+// A resend is a new message under its own key, charged like any other: the failed message it
+// resends gave its unit back when it failed without a certain accept (see `refunds`), and one that
+// went out for certain but undelivered is not resendable (it is not `failed`).
+template <class Find, class FindOriginal>
+AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business, std::uint64_t used, Find&& find,
+                          FindOriginal&& original) {
   AcceptResult result;
   if (business == nullptr) {
     result.outcome = AcceptOutcome::unknown_business;
@@ -131,6 +146,12 @@ AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business,
     result.status = first->status;
   } else if (names_a_key_twice(req.messages)) {
     result.outcome = AcceptOutcome::conflict;
+  } else if (std::any_of(req.messages.begin(), req.messages.end(), [&](const NewMessage& m) {
+               if (m.resend_of == 0) return false;
+               const std::optional<Original> o = original(m.resend_of);
+               return !o || o->business != req.business || o->status != Status::failed;
+             })) {
+    result.outcome = AcceptOutcome::not_resendable;
   } else if (req.messages.size() > result.quota_left) {
     result.outcome = AcceptOutcome::quota_exhausted;
   }

@@ -18,11 +18,11 @@ constexpr std::array<std::string_view, kReasonCount> kReasonNames{
     "frequency_cap"};
 constexpr std::array<std::string_view, kKindCount> kKindNames{"single", "bulk", "scheduled", "marketing", "resend"};
 constexpr std::array<std::string_view, kAcceptOutcomeCount> kAcceptNames{
-    "accepted", "duplicate", "conflict", "revoked", "quota_exhausted", "unknown_business"};
+    "accepted", "duplicate", "conflict", "revoked", "quota_exhausted", "unknown_business", "not_resendable"};
 static_assert(static_cast<int>(Status::suppressed) + 1 == kStatusCount);
 static_assert(static_cast<int>(Reason::frequency_cap) + 1 == kReasonCount);
 static_assert(static_cast<int>(Kind::resend) + 1 == kKindCount);
-static_assert(static_cast<int>(AcceptOutcome::unknown_business) + 1 == kAcceptOutcomeCount);
+static_assert(static_cast<int>(AcceptOutcome::not_resendable) + 1 == kAcceptOutcomeCount);
 
 template <std::size_t N, class E>
 std::string_view name_of(const std::array<std::string_view, N>& names, E e) {

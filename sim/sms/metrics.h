@@ -48,6 +48,8 @@ class Metrics final : public SinkFor<model::Answered>,
                       public SinkFor<model::CampaignExpanded>,
                       public SinkFor<model::MarketingDeferred>,
                       public SinkFor<OptedOut>,
+                      public SinkFor<AdminActed>,
+                      public SinkFor<AdminQueried>,
                       public SinkFor<ClientCalled>,
                       public SinkFor<ClientTimedOut>,
                       public SinkFor<ClientRejected>,
@@ -71,6 +73,8 @@ class Metrics final : public SinkFor<model::Answered>,
   void on(const model::CampaignExpanded& e) override;
   void on(const model::MarketingDeferred&) override { ++marketing_deferred; }
   void on(const OptedOut&) override { ++opt_outs; }
+  void on(const AdminActed& e) override { ++admin_actions[e.action][e.outcome == model::AdminOutcome::done ? 1 : 0]; }
+  void on(const AdminQueried&) override { ++admin_queries; }
   void on(const ClientCalled& e) override;
   void on(const ClientTimedOut&) override { ++client_timeouts; }
   void on(const ClientRejected&) override { ++rejected; }
@@ -117,6 +121,8 @@ class Metrics final : public SinkFor<model::Answered>,
   std::uint64_t campaign_quiet = 0;     // messages scheduled past their recipient's quiet hours when made
   std::uint64_t marketing_deferred = 0;  // messages claimed in quiet hours and put back
   std::uint64_t opt_outs = 0;
+  std::array<std::array<std::uint64_t, 2>, 2> admin_actions{};  // approve, revoke × refused, done
+  std::uint64_t admin_queries = 0;
 
  private:
   void close_period(std::uint32_t pod, Time at, model::AsyncRule rule);
@@ -198,6 +204,12 @@ inline constexpr Metric kMetrics[] = {
     {{"campaign_quiet", Unit::count, "marketing messages made in their recipient's quiet hours, so scheduled for their end"}, [](const Figures& f, double) { return detail::d(f.metrics.campaign_quiet); }},
     {{"marketing_deferred", Unit::count, "times a marketing message came due in its recipient's quiet hours and was put back to their end"}, [](const Figures& f, double) { return detail::d(f.metrics.marketing_deferred); }},
     {{"opt_outs", Unit::count, "users who opted out during the run"}, [](const Figures& f, double) { return detail::d(f.metrics.opt_outs); }},
+    {{"resends", Unit::count, "resends of failed messages accepted (each charged as a new message)"}, [](const Figures& f, double) { return detail::d(f.metrics.accepted_by_kind[static_cast<std::size_t>(model::Kind::resend)]); }},
+    {{"resends_refused", Unit::count, "resend requests refused: the message named is not the business's, or not failed"}, [](const Figures& f, double) { return detail::d(f.metrics.outcomes[static_cast<std::size_t>(model::AcceptOutcome::not_resendable)]); }},
+    {{"revoked_refused", Unit::count, "requests refused because their token's grant was revoked"}, [](const Figures& f, double) { return detail::d(f.metrics.outcomes[static_cast<std::size_t>(model::AcceptOutcome::revoked)]); }},
+    {{"grants_revoked", Unit::count, "grants the admin revoked"}, [](const Figures& f, double) { return detail::d(f.metrics.admin_actions[1][1]); }},
+    {{"grants_approved", Unit::count, "approvals by admin events during the run (after an application or a revocation)"}, [](const Figures& f, double) { return detail::d(f.metrics.admin_actions[0][1]); }},
+    {{"admin_queries", Unit::count, "back-office queries the admin made (their answers checked by the oracle)"}, [](const Figures& f, double) { return detail::d(f.metrics.admin_queries); }},
     {{"unresolved", Unit::count, "accepted messages not final when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
     {{"lost", Unit::count, "accepted messages missing from the store"}, [](const Figures& f, double) { return detail::d(f.lost); }},
     {{"delivered_rate", Unit::ratio, "delivered / accepted"}, [](const Figures& f, double) { return detail::ratio(detail::final_of(f, model::Status::delivered), detail::d(f.metrics.accepted)); }},

@@ -1,5 +1,7 @@
 #include "sim/sms/oracle.h"
 
+#include <algorithm>
+
 #include "model/core/assert.h"
 #include "sim/report/text.h"
 #include "model/resilience/shared_limiter.h"
@@ -95,6 +97,13 @@ void Oracle::on(const Accepted& e) {
     return;
   }
   if (r.outcome != AcceptOutcome::accepted) return;
+  if (req.business >= 1 && req.business <= revoked_epochs_.size()) {
+    const std::vector<std::uint64_t>& revoked = revoked_epochs_[req.business - 1];
+    if (std::find(revoked.begin(), revoked.end(), req.epoch) != revoked.end()) {
+      violate(Invariant::scope, req.now, r.first,
+              "accepted with a token of grant epoch " + std::to_string(req.epoch) + ", which was revoked");
+    }
+  }
   for (std::size_t i = 0; i < req.messages.size(); ++i) {
     const NewMessage& m = req.messages[i];
     const MessageId id = r.first + i;
@@ -407,6 +416,38 @@ void Oracle::on(const ClientAnswered& e) {
     violate(Invariant::scope, e.at, e.answer.first,
             "a " + std::string(to_string(e.token)) + " token of request " + key_text(e.key) +
                 " was let through");
+  }
+}
+
+void Oracle::on(const AdminActed& e) {
+  if (e.action != static_cast<std::uint8_t>(AdminAction::revoke) || e.outcome != AdminOutcome::done) return;
+  if (revoked_epochs_.size() <= e.business) revoked_epochs_.resize(e.business + 1);
+  revoked_epochs_[e.business].push_back(e.epoch);
+}
+
+void Oracle::on(const AdminQueried& e) {
+  // The back office's answers, against what the oracle saw happen.
+  const BusinessId id = e.business + 1;
+  if (e.quota) {
+    const auto it = charged_.find(ledger_key(id, e.quota->period));
+    const std::uint64_t held = it == charged_.end() ? 0 : it->second;
+    if (e.quota->used != held) {
+      violate(Invariant::quota, e.at, 0,
+              "the back office said business " + std::to_string(id) + " used " + std::to_string(e.quota->used) +
+                  " of its quota; the oracle counts " + std::to_string(held));
+    }
+  }
+  if (e.latest) {
+    const Message* m = find(e.latest->message.id);
+    const Status said = e.latest->message.status;
+    if (m != nullptr && m->final_status != kOpen && static_cast<Status>(m->final_status) != said) {
+      violate(Invariant::final, e.at, e.latest->message.id,
+              "the back office said it is " + std::string(to_string(said)) + ", but it ended " +
+                  std::string(to_string(static_cast<Status>(m->final_status))));
+    }
+    if (e.latest->history.empty() || e.latest->history.back().status != said) {
+      violate(Invariant::final, e.at, e.latest->message.id, "its status history does not end in its status");
+    }
   }
 }
 

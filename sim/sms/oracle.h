@@ -48,7 +48,9 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
                      public SinkFor<KvRestarted>,
                      public SinkFor<ProcessStarted>,
                      public SinkFor<ProcessCrashed>,
-                     public SinkFor<OptedOut> {
+                     public SinkFor<OptedOut>,
+                     public SinkFor<AdminActed>,
+                     public SinkFor<AdminQueried> {
  public:
   // `seed`: the run's, from which the directory's users are drawn.
   Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger);
@@ -68,6 +70,8 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   void on(const ProcessStarted& e) override;
   void on(const ProcessCrashed& e) override;
   void on(const OptedOut& e) override { directory_.opt_out(e.recipient); }
+  void on(const AdminActed& e) override;
+  void on(const AdminQueried& e) override;
 
   // The end-of-run checks: every message the oracle saw accepted is in the store, and the quota
   // the store holds is what one charge per message, less refunds, comes to.
@@ -148,6 +152,8 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::unordered_map<std::string, LimitReplay, KeyHash, std::equal_to<>> store_limits_;
   std::vector<std::unordered_map<relaysim::sms::BusinessId, LimitReplay>> local_limits_;  // by pod - 1
   std::uint64_t limit_checks_ = 0;
+  // S-scope: the epochs of grants revoked so far, by business id - 1.
+  std::vector<std::vector<std::uint64_t>> revoked_epochs_;
   // S-async, by pod - 1.
   std::vector<PodMode> modes_;
   // S-marketing: the directory's truth (its users as drawn, and the opt-outs of the run), and per

@@ -21,7 +21,8 @@ void Report::print(std::ostream& out, double) const {
       << m.outcomes[static_cast<int>(AcceptOutcome::duplicate)] << ", conflict "
       << m.outcomes[static_cast<int>(AcceptOutcome::conflict)] << ", over quota "
       << m.outcomes[static_cast<int>(AcceptOutcome::quota_exhausted)] << ", revoked "
-      << m.outcomes[static_cast<int>(AcceptOutcome::revoked)] << ", store unavailable " << m.unavailable << "\n";
+      << m.outcomes[static_cast<int>(AcceptOutcome::revoked)] << ", not resendable "
+      << m.outcomes[static_cast<int>(AcceptOutcome::not_resendable)] << ", store unavailable " << m.unavailable << "\n";
   if (m.outcomes[static_cast<int>(AcceptOutcome::duplicate)] != 0) {
     out << "  duplicates answered with the first request's outcome:";
     for (int a = 0; a < 3; ++a) out << " " << name(static_cast<Answer>(a)) << " " << m.repeat_answers[a];
@@ -50,6 +51,10 @@ void Report::print(std::ostream& out, double) const {
   if (h.count() > 0) {
     out << "  due->provider accept  p50 " << format_duration(h.quantile(0.5)) << "  p99 " << format_duration(h.quantile(0.99))
         << "  max " << format_duration(h.max()) << "\n";
+  }
+  if (m.admin_queries + m.admin_actions[0][0] + m.admin_actions[0][1] + m.admin_actions[1][0] + m.admin_actions[1][1] != 0) {
+    out << "  back office: grants approved " << m.admin_actions[0][1] << ", revoked " << m.admin_actions[1][1]
+        << " (refused " << m.admin_actions[0][0] + m.admin_actions[1][0] << "), queries " << m.admin_queries << "\n";
   }
   out << "\nQuota (the period the run ended in)\n";
   for (const Figures::Quota& q : f_.quotas) {

@@ -64,6 +64,8 @@ const Schema<BusinessSpec>& business_schema() {
     s.key("templates", &BusinessSpec::templates, list_codec(integer_codec<std::uint32_t>(1, 1'000'000'000)),
           "the template ids it applies for");
     s.include(&BusinessSpec::policy, policy_schema());
+    s.key("approved", &BusinessSpec::approved, flag_codec(),
+          "`false`: it applies at the start and its clients wait for an `approve` admin event");
     s.check([](const Reader& r, const Map& m, BusinessSpec& b) {
       if (b.senders.empty()) r.fail(m["senders"], m.child("senders"), "needs at least one sender");
       if (b.templates.empty()) r.fail(m["templates"], m.child("templates"), "needs at least one template");
@@ -297,6 +299,23 @@ const Schema<DirectorySpec>& directory_schema() {
   return schema;
 }
 
+const Schema<AdminEvent>& admin_schema() {
+  static const Schema<AdminEvent> schema = [] {
+    Schema<AdminEvent> s(Style::flow,
+                         "What the back office's admin does, and when: `approve` a business's application (or "
+                         "approve it again after a revocation: a new grant), `revoke` its grant (every token issued "
+                         "so far is refused from then on), `query` its quota and its latest message's status (the "
+                         "oracle checks the answers).");
+    s.key("at", &AdminEvent::at, time_codec(), "when", opt::required());
+    s.key("action", &AdminEvent::action,
+          choice_codec<AdminAction>({{"approve", AdminAction::approve}, {"revoke", AdminAction::revoke}, {"query", AdminAction::query}}),
+          "what", opt::required());
+    s.key("business", &AdminEvent::business, name_codec(), "whose", opt::required());
+    return s;
+  }();
+  return schema;
+}
+
 const std::vector<std::pair<std::string, model::OnUnknown>> kOnUnknown = {{"resend", model::OnUnknown::resend},
                                                                          {"fail", model::OnUnknown::fail}};
 
@@ -338,7 +357,8 @@ const std::vector<std::pair<std::string, model::Kind>> kLoadKinds = {
     {"single", model::Kind::single},
     {"bulk", model::Kind::bulk},
     {"scheduled", model::Kind::scheduled},
-    {"marketing", model::Kind::marketing}};
+    {"marketing", model::Kind::marketing},
+    {"resend", model::Kind::resend}};
 
 const Schema<LoadSegment>& load_schema() {
   static const Schema<LoadSegment> schema = [] {
@@ -349,7 +369,8 @@ const Schema<LoadSegment>& load_schema() {
     s.key("kind", &LoadSegment::kind, choice_codec(kLoadKinds),
           "`single`: one message; `bulk`: `size` messages in one request; `scheduled`: one message to go out `lead` "
           "after the call; `marketing`: a campaign to the directory users `filter` chooses, from `lead` after the "
-          "call");
+          "call; `resend`: a resend of one of the business's messages its client was told had failed (none known: "
+          "no call)");
     s.include(&LoadSegment::arrivals, arrival_schema());
     s.key("size", &LoadSegment::size, integer_codec<std::uint32_t>(1, 100'000), "bulk: messages per request");
     s.key("lead", &LoadSegment::lead, duration_codec(), "scheduled: how far ahead send_at is");
@@ -409,6 +430,8 @@ const Schema<SmsSpec>& spec_schema() {
     s.key("redis", &SmsSpec::redis, map_codec(kv_schema()), "the key-value store shared limits live in");
     s.key("directory", &SmsSpec::directory, map_codec(directory_schema()), "the user directory campaigns choose from",
           opt::shown("none"));
+    s.key("admin", &SmsSpec::admin, list_codec(map_codec(admin_schema()), "list, below"),
+          "the back office's timed actions", opt::shown("none"));
     s.key("load", &SmsSpec::load, list_codec(map_codec(load_schema()), "list of segments, below"), "the clients",
           opt::shown("no load"));
     s.check([](const Reader& r, const Map& m, SmsSpec& spec) {
@@ -428,17 +451,24 @@ const Schema<SmsSpec>& spec_schema() {
           }
         }
       }
-      for (std::size_t i = 0; i < spec.load.size(); ++i) {
-        LoadSegment& l = spec.load[i];
+      // A business named by a load segment or an admin event: its index.
+      auto business_named = [&](const std::string& name, const char* list, std::size_t i) {
         const auto it = std::find_if(spec.businesses.begin(), spec.businesses.end(),
-                                     [&](const BusinessSpec& b) { return b.name == l.business; });
+                                     [&](const BusinessSpec& b) { return b.name == name; });
         if (it == spec.businesses.end()) {
           std::string known;
           for (const BusinessSpec& b : spec.businesses) known += (known.empty() ? "" : ", ") + b.name;
-          r.fail(m["load"][i]["business"], m.child("load") + "[" + std::to_string(i) + "].business",
-                 "no business is named '" + l.business + "' (businesses: " + known + ")");
+          r.fail(m[list][i]["business"], m.child(list) + "[" + std::to_string(i) + "].business",
+                 "no business is named '" + name + "' (businesses: " + known + ")");
         }
-        l.business_index = static_cast<std::uint32_t>(it - spec.businesses.begin());
+        return static_cast<std::uint32_t>(it - spec.businesses.begin());
+      };
+      for (std::size_t i = 0; i < spec.admin.size(); ++i) {
+        spec.admin[i].business_index = business_named(spec.admin[i].business, "admin", i);
+      }
+      for (std::size_t i = 0; i < spec.load.size(); ++i) {
+        LoadSegment& l = spec.load[i];
+        l.business_index = business_named(l.business, "load", i);
         if (l.kind == model::Kind::marketing && spec.directory.users == 0) {
           r.fail(m["load"][i]["kind"], m.child("load") + "[" + std::to_string(i) + "].kind",
                  "a marketing segment needs users in the directory (directory.users)");

@@ -27,6 +27,7 @@ struct BusinessSpec {
   std::vector<std::string> senders{"main"};
   std::vector<std::uint32_t> templates{1};
   model::BusinessPolicy policy{};
+  bool approved = true;  // false: it applies at the start and waits for an `approve` admin event
   bool operator==(const BusinessSpec&) const = default;
 };
 
@@ -61,7 +62,7 @@ struct ProviderSpec {
 struct LoadSegment {
   std::string business;            // its name
   std::uint32_t business_index = 0;  // resolved when read: index into businesses
-  model::Kind kind = model::Kind::single;  // single, bulk, scheduled or marketing
+  model::Kind kind = model::Kind::single;  // single, bulk, scheduled, marketing or resend
   ArrivalSpec arrivals;
   std::uint32_t size = 1;          // bulk: messages per request
   Duration lead{};                 // scheduled: send_at = call time + lead
@@ -74,6 +75,17 @@ struct LoadSegment {
   bool operator==(const LoadSegment&) const = default;
 };
 
+// What an admin does at a moment of the run.
+enum class AdminAction : std::uint8_t { approve, revoke, query };
+
+struct AdminEvent {
+  Time at{};
+  AdminAction action = AdminAction::query;
+  std::string business;
+  std::uint32_t business_index = 0;  // resolved when read
+  bool operator==(const AdminEvent&) const = default;
+};
+
 struct SmsSpec final : SystemSpec {
   model::PlatformConfig platform{};
   std::vector<BusinessSpec> businesses;
@@ -81,6 +93,7 @@ struct SmsSpec final : SystemSpec {
   KvSpec redis{};
   DirectorySpec directory{};
   std::vector<LoadSegment> load;
+  std::vector<AdminEvent> admin;
 
   std::unique_ptr<SystemSpec> clone() const override { return std::make_unique<SmsSpec>(*this); }
   std::uint32_t processes() const override { return platform.pods; }
@@ -88,7 +101,7 @@ struct SmsSpec final : SystemSpec {
   std::vector<model::BusinessPolicy> policies() const;
   bool operator==(const SmsSpec& o) const {
     return platform == o.platform && businesses == o.businesses && providers == o.providers && redis == o.redis &&
-           directory == o.directory && load == o.load;
+           directory == o.directory && load == o.load && admin == o.admin;
   }
 };
 

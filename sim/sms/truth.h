@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "model/core/events.h"
 #include "model/sms/events.h"
+#include "model/sms/backoffice.h"
 #include "model/sms/types.h"
 #include "sim/sms/directory.h"
 
@@ -92,6 +94,34 @@ struct ProviderSubmitted {
 };
 
 
-using WorldEvents = EventBus<ClientCalled, ClientAnswered, ClientTimedOut, ClientRejected, ProviderSubmitted, OptedOut>;
+// The back office's admin acted (ground truth: the world made the call). `epoch`: the grant's
+// epoch before the action (a revocation refuses every token of it from then on).
+struct AdminActed {
+  std::uint32_t business;  // index into the spec's businesses
+  std::uint8_t action;     // AdminAction
+  relaysim::sms::AdminOutcome outcome;
+  std::uint64_t epoch;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(44);
+    fp.mix(static_cast<std::uint64_t>(business) << 16 | static_cast<std::uint64_t>(action) << 8 |
+           static_cast<std::uint64_t>(outcome));
+  }
+};
+
+// The admin asked the back office about a business: its quota, and its latest message's status.
+struct AdminQueried {
+  std::uint32_t business;  // index into the spec's businesses
+  const std::optional<relaysim::sms::QuotaView>& quota;
+  const std::optional<relaysim::sms::MessageStatus>& latest;
+  Time at;
+  void mix(Fingerprint& fp) const {
+    fp.mix(45);
+    fp.mix(quota ? quota->used : 0);
+    fp.mix(latest ? latest->message.id : 0);
+  }
+};
+
+using WorldEvents = EventBus<AdminActed, AdminQueried, ClientCalled, ClientAnswered, ClientTimedOut, ClientRejected, ProviderSubmitted, OptedOut>;
 
 }  // namespace relaysim::sim::sms

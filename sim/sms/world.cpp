@@ -22,6 +22,7 @@ std::string_view biz_type_of(Kind k) {
     case Kind::bulk: return "bulk";
     case Kind::scheduled: return "scheduled";
     case Kind::marketing: return "marketing";
+    case Kind::resend: return "resend";
     default: return "otp";
   }
 }
@@ -123,10 +124,13 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, SmsBuses& b
     const BusinessSpec& b = spec_.businesses[i];
     const BusinessId id = back_office_.apply(Application{b.name, b.senders, b.templates, b.quota});
     RELAYSIM_ASSERT(id == business_id(i), "businesses get ids in order");
-    back_office_.approve(id);
+    if (b.approved) back_office_.approve(id);
+    granted_.push_back(b.approved);
   }
   tokens_.resize(spec_.businesses.size());
   token_issued_.assign(spec_.businesses.size(), kTimeNever);
+  failed_.resize(spec_.businesses.size());
+  for (const AdminEvent& e : spec_.admin) kernel_.at(e.at, [this, &e] { admin(e); });
   for (std::uint32_t i = 0; i < processes_.size(); ++i) pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
   // Pods start first: events at equal times run in scheduling order, and a client call at time
   // zero must find them up.
@@ -158,8 +162,12 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
   // A client renews its token when half its lifetime is gone.
   if (token_issued_[business] == kTimeNever || now - token_issued_[business] >= spec_.platform.token_lifetime / 2) {
     const BusinessId id = business_id(business);
-    t[static_cast<int>(TokenKind::good)] = back_office_.issue_token(id).value_or(std::string("revoked"));
+    // A revoked business gets no new token: its clients keep the one they have (and are refused),
+    // or, never having had one, do not call (an empty token).
+    std::optional<std::string> fresh = back_office_.issue_token(id);
     token_issued_[business] = now;
+    if (!fresh) return t[static_cast<int>(t[static_cast<int>(TokenKind::good)].empty() ? TokenKind::good : kind)];
+    t[static_cast<int>(TokenKind::good)] = std::move(*fresh);
     std::string& forged = t[static_cast<int>(TokenKind::forged)];
     forged = t[static_cast<int>(TokenKind::good)];
     forged.back() = forged.back() == 'A' ? 'B' : 'A';  // the signature no longer matches
@@ -171,6 +179,32 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
     t[static_cast<int>(TokenKind::foreign)] = t[static_cast<int>(TokenKind::good)];
   }
   return t[static_cast<int>(kind)];
+}
+
+void World::admin(const AdminEvent& e) {
+  const BusinessId id = business_id(e.business_index);
+  const Time now = kernel_.now();
+  if (e.action == AdminAction::query) {
+    const std::optional<QuotaView> quota = back_office_.quota(id);
+    std::optional<MessageStatus> latest;
+    MessageQuery q;
+    q.business = id;
+    q.limit = SIZE_MAX;
+    // The latest of its messages: the back office's query lists them in id order.
+    const std::vector<MessageId> ids = back_office_.messages(q);
+    if (!ids.empty()) {
+      if (std::optional<MessageRow> row = store_.get(ids.back())) latest = MessageStatus{*row, store_.history(ids.back())};
+    }
+    buses_.world.emit(AdminQueried{e.business_index, quota, latest, now});
+    return;
+  }
+  const std::optional<BusinessRow> before = store_.business(id);
+  const AdminOutcome outcome = e.action == AdminAction::revoke ? back_office_.revoke(id) : back_office_.approve(id);
+  if (outcome == AdminOutcome::done && e.action == AdminAction::approve) {
+    granted_[e.business_index] = true;
+    token_issued_[e.business_index] = kTimeNever;  // a new grant's clients fetch a new token
+  }
+  buses_.world.emit(AdminActed{e.business_index, static_cast<std::uint8_t>(e.action), outcome, before ? before->epoch : 0, now});
 }
 
 void World::opt_out() {
@@ -197,7 +231,9 @@ void World::start_campaign(std::uint32_t segment) {
   const std::uint64_t key = static_cast<std::uint64_t>(Kind::marketing) << kKindShift |
                             next_key_[static_cast<std::size_t>(Kind::marketing)]++;
   const std::string biz_id = "c" + std::to_string(key & ((std::uint64_t{1} << kKindShift) - 1));
-  const CampaignRequest request{token_for(l.business_index, TokenKind::good),
+  const std::string& token = token_for(l.business_index, TokenKind::good);
+  if (token.empty()) return;
+  const CampaignRequest request{token,
                                 b.senders[0],
                                 b.templates[0],
                                 biz_type_of(Kind::marketing),
@@ -215,15 +251,26 @@ void World::arrive(std::uint32_t segment) {
     return;
   }
   const LoadSegment& l = spec_.load[segment];
+  // A business without a grant has no token to send with: its clients wait.
+  if (!granted_[l.business_index]) return;
   if (l.kind == Kind::marketing) {
     start_campaign(segment);
     return;
+  }
+  MessageId resend_of = 0;
+  if (l.kind == Kind::resend) {
+    std::vector<MessageId>& failed = failed_[l.business_index];
+    if (failed.empty()) return;
+    const std::size_t pick = rng_.below(failed.size());
+    resend_of = failed[pick];
+    failed[pick] = failed.back();
+    failed.pop_back();
   }
   // A deliberate duplicate repeats a recent request of this segment exactly.
   if (!recent_.empty() && rng_.chance(l.duplicates)) {
     const Recent& r = recent_[rng_.below(recent_.size())];
     if (r.segment == segment) {
-      call(r.key, segment, r.send_at, TokenKind::good, 0, true);
+      call(r.key, segment, r.send_at, TokenKind::good, 0, true, r.resend_of);
       return;
     }
   }
@@ -234,7 +281,7 @@ void World::arrive(std::uint32_t segment) {
   const std::uint64_t key = static_cast<std::uint64_t>(l.kind) << kKindShift | next_key_[static_cast<std::size_t>(l.kind)]++;
   const Time send_at = l.kind == Kind::scheduled ? kernel_.now() + l.lead : kernel_.now();
   if (token == TokenKind::good) {
-    const Recent r{key, segment, send_at};
+    const Recent r{key, segment, send_at, resend_of};
     if (recent_.size() < kRecentKept) {
       recent_.push_back(r);
     } else {
@@ -242,15 +289,17 @@ void World::arrive(std::uint32_t segment) {
       recent_next_ = (recent_next_ + 1) % kRecentKept;
     }
   }
-  call(key, segment, send_at, token, l.retries, false);
+  call(key, segment, send_at, token, l.retries, false, resend_of);
 }
 
 void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries,
-                 bool repeat) {
+                 bool repeat, MessageId resend_of) {
   const LoadSegment& l = spec_.load[segment];
   Node* node = pod_for_client();
   if (node == nullptr) return;
   const BusinessSpec& b = spec_.businesses[l.business_index];
+  const std::string& presented = token_for(l.business_index, token);
+  if (presented.empty()) return;  // its business was revoked before its clients got a token
   const std::uint32_t size = l.kind == Kind::bulk ? l.size : 1;
   const std::uint32_t template_id = token == TokenKind::foreign ? kForeignTemplate : b.templates[0];
   const Recipient base = 8'610'000'000'000 + mix64(scenario_.seed ^ key) % l.recipients;
@@ -268,6 +317,7 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
     m.segments = 1;
     m.kind = l.kind;
     m.send_at = send_at;
+    m.resend_of = resend_of;
   }
   const std::uint32_t slot = calls_.acquire();
   Call& c = calls_[slot];
@@ -276,12 +326,13 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   ++c.serial;
   c.retries_left = retries;
   c.send_at = send_at;
+  c.resend_of = resend_of;
   c.token = token;
   c.repeat = repeat;
   c.answered = false;
   buses_.world.emit(ClientCalled{key, l.business_index, size, token, repeat, kernel_.now()});
   kernel_.at(kernel_.now() + l.client_timeout, [this, slot] { timed_out(slot); });
-  const SendRequest request{token_for(l.business_index, token), b.senders[0], template_id,
+  const SendRequest request{presented, b.senders[0], template_id,
                             std::span<const NewMessage>(messages_.data(), size)};
   node->send(request, [this, slot, serial = c.serial](const SendAnswer& a) { answered(slot, serial, a); });
 }
@@ -291,6 +342,13 @@ void World::answered(std::uint32_t slot, std::uint32_t serial, const SendAnswer&
   if (c.serial != serial || c.answered) return;  // the client gave up on this call already
   c.answered = true;
   buses_.world.emit(ClientAnswered{c.key, c.token, c.repeat, a, kernel_.now()});
+  // The client was told its new message failed: a resend segment of its business may resend it.
+  if (a.outcome == AcceptOutcome::accepted && a.answer == Answer::failure && a.first != 0 && !a.unavailable &&
+      a.fault == AuthFault::none) {
+    std::vector<MessageId>& failed = failed_[spec_.load[c.segment].business_index];
+    constexpr std::size_t kKept = 4096;
+    if (failed.size() < kKept) failed.push_back(a.first);
+  }
 }
 
 void World::timed_out(std::uint32_t slot) {
@@ -300,7 +358,9 @@ void World::timed_out(std::uint32_t slot) {
   calls_.release(slot);
   if (copy.answered) return;
   buses_.world.emit(ClientTimedOut{copy.key, kernel_.now()});
-  if (copy.retries_left > 0) call(copy.key, copy.segment, copy.send_at, copy.token, copy.retries_left - 1, true);
+  if (copy.retries_left > 0) {
+    call(copy.key, copy.segment, copy.send_at, copy.token, copy.retries_left - 1, true, copy.resend_of);
+  }
 }
 
 void World::deliver_receipt(MessageId id, ProviderId provider, bool delivered) {

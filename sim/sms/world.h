@@ -83,6 +83,7 @@ class World final : private ProcessHost {
     std::uint32_t serial = 0;  // bumped at each use, so a late answer to an earlier use is ignored
     std::uint32_t retries_left = 0;
     Time send_at{};
+    MessageId resend_of = 0;
     TokenKind token = TokenKind::good;
     bool repeat = false;
     bool answered = false;
@@ -91,16 +92,19 @@ class World final : private ProcessHost {
     std::uint64_t key = 0;
     std::uint32_t segment = 0;
     Time send_at{};
+    MessageId resend_of = 0;
   };
 
   void start(Process& p) override;
   void stop(Process& p) override;
   void arrive(std::uint32_t segment);
   void start_campaign(std::uint32_t segment);
+  void admin(const AdminEvent& e);
   // The node of the next pod up (round robin), or null, told to the world as a rejected call.
   relaysim::sms::Node* pod_for_client();
   void opt_out();
-  void call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries, bool repeat);
+  void call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries, bool repeat,
+            MessageId resend_of);
   void answered(std::uint32_t slot, std::uint32_t serial, const relaysim::sms::SendAnswer& a);
   void timed_out(std::uint32_t slot);
   void deliver_receipt(MessageId id, ProviderId provider, bool delivered);
@@ -124,6 +128,11 @@ class World final : private ProcessHost {
   // Per business: its tokens by kind, and when the good one was issued.
   std::vector<std::array<std::string, kTokenKindCount>> tokens_;
   std::vector<Time> token_issued_;
+  // Per business: whether it was ever approved (its clients have a token, and call, only then —
+  // after a revocation they go on calling with the token they have), and the messages its clients
+  // were told had failed, which a `resend` segment resends (each once).
+  std::vector<bool> granted_;
+  std::vector<std::vector<MessageId>> failed_;
   SlotPool<Call> calls_;
   std::vector<Recent> recent_;
   std::size_t recent_next_ = 0;

@@ -251,6 +251,30 @@ TEST_P(SmsStoreContract, AFailureWithNoCertainAcceptRefundsOnce) {
   EXPECT_EQ(store->counts().charged, 1u);
 }
 
+TEST_P(SmsStoreContract, OnlyABusinesssOwnFailedMessageIsResentAndTheResendIsChargedAgain) {
+  const MessageId failed = accepted(kShop, "f");
+  const MessageId open = accepted(kShop, "o");
+  MessageRow row;
+  ASSERT_TRUE(store->claim_due(t0, 1, kLease, row));
+  ASSERT_TRUE(store->complete(failed, row.claim_token, done(Status::failed, Reason::refused, t0, false)));
+  EXPECT_EQ(store->quota_used(kShop, 0), 1u) << "the failure refunded its unit";
+  auto resend = [&](BusinessId b, MessageId of, std::string_view id) {
+    NewMessage m = msg("resend", id);
+    m.kind = Kind::resend;
+    m.resend_of = of;
+    return accept(b, {m});
+  };
+  EXPECT_EQ(resend(kShop, open, "r1").outcome, AcceptOutcome::not_resendable) << "not failed";
+  EXPECT_EQ(resend(kBank, failed, "r2").outcome, AcceptOutcome::not_resendable) << "another business's";
+  EXPECT_EQ(resend(kShop, 999, "r3").outcome, AcceptOutcome::not_resendable) << "no such message";
+  const AcceptResult r = resend(kShop, failed, "r4");
+  ASSERT_EQ(r.outcome, AcceptOutcome::accepted);
+  EXPECT_EQ(store->get(r.first)->resend_of, failed);
+  EXPECT_EQ(store->get(r.first)->kind, Kind::resend);
+  EXPECT_EQ(store->quota_used(kShop, 0), 2u) << "a resend is a new message, charged like one";
+  EXPECT_EQ(resend(kShop, failed, "r4").outcome, AcceptOutcome::duplicate) << "its own key dedups";
+}
+
 TEST_P(SmsStoreContract, RetriesChargeNothing) {
   const MessageId id = accepted(kShop, "r");
   MessageRow row;

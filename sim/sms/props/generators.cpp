@@ -29,7 +29,7 @@ LimiterSpec limiter(std::uint32_t lo, std::uint32_t hi) {
 // The swarm: which kinds of trouble this case may contain.
 enum Feature { kCrash, kOutage, kLostAnswers, kSlowdown, kAsync, kLimits, kRedisFaults, kSmallQuota, kBadTokens,
                kDuplicates, kBulk, kScheduled, kImpatient, kRefusals, kThrottle, kReceiptTrouble, kFailUnknown,
-               kInMemoryRetry, kMarketing, kFeatureCount };
+               kInMemoryRetry, kMarketing, kAdmin, kResend, kFeatureCount };
 
 }  // namespace
 
@@ -185,6 +185,32 @@ rc::Gen<Scenario> scenarios() {
       m.load.push_back(std::move(l));
     }
 
+    if (on[kResend]) {
+      // Clients resending messages they were told had failed (refusals make some).
+      LoadSegment l;
+      l.business_index = static_cast<std::uint32_t>(*rc::gen::inRange<std::size_t>(0, m.businesses.size()));
+      l.business = m.businesses[l.business_index].name;
+      l.kind = relaysim::sms::Kind::resend;
+      l.arrivals.rate_per_s = *rc::gen::inRange(1, 10);
+      l.arrivals.from = Time{} + sec(0, 60);
+      l.arrivals.to = l.arrivals.from + sec(5, 90);
+      l.retries = static_cast<std::uint32_t>(*rc::gen::inRange(0, 2));
+      messages += l.arrivals.expected_calls() * (1 + l.retries);
+      last_fault = std::max(last_fault, l.arrivals.to);
+      m.load.push_back(std::move(l));
+    }
+    if (on[kAdmin]) {
+      // The admin revokes a grant and maybe approves it again, and queries the back office.
+      for (int k = *rc::gen::inRange(1, 5); k > 0; --k) {
+        AdminEvent e;
+        e.at = Time{} + sec(0, 120);
+        e.action = *rc::gen::element(AdminAction::revoke, AdminAction::approve, AdminAction::query);
+        e.business_index = static_cast<std::uint32_t>(*rc::gen::inRange<std::size_t>(0, m.businesses.size()));
+        e.business = m.businesses[e.business_index].name;
+        m.admin.push_back(std::move(e));
+      }
+      std::sort(m.admin.begin(), m.admin.end(), [](const AdminEvent& a, const AdminEvent& b) { return a.at < b.at; });
+    }
     Duration quiet{};
     if (on[kMarketing]) {
       // Campaigns over a small directory whose zones are a few minutes apart, with quiet hours at
