@@ -67,7 +67,8 @@ void Report::print(std::ostream& out, double) const {
     if (m.submits_by_class[c] != 0) out << " " << name(static_cast<SubmitClass>(c)) << " " << m.submits_by_class[c];
   }
   out << "\n  by path: sync " << m.sends_by_path[0] << ", async " << m.sends_by_path[1] << ", probe " << m.sends_by_path[2]
-      << ";  failovers " << m.failovers << ",  retry alerts " << m.retry_alerts << "\n";
+      << ";  failovers " << m.failovers << ",  retry alerts " << m.retry_alerts << ",  store calls failed "
+      << m.store_failures << "\n";
   out << "  rescans: unknown resent " << m.claims_by_prior[static_cast<int>(Status::unknown)] << ", leases taken over "
       << m.claims_by_prior[static_cast<int>(Status::in_flight)] << ", receipts overdue "
       << m.claims_by_prior[static_cast<int>(Status::submitted)] << "\n";

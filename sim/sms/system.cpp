@@ -39,7 +39,8 @@ class Simulation final : public sim::Simulation {
     buses_.model.attach(metrics_);
     buses_.world.attach(metrics_);
     buses_.processes.attach(metrics_);
-    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, buses_);
+    auto* sqlite = dynamic_cast<relaysim::sms::SqliteStore*>(store_.get());
+    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, sqlite != nullptr ? &sqlite->db() : nullptr, buses_);
     world_->kv().bus().attach(fp_kv_);
     world_->kv().bus().attach(oracle_);
   }

@@ -99,7 +99,7 @@ void Pod::limit(std::string_view key, const LimiterSpec& spec, LimitOp op, std::
   });
 }
 
-World::World(const Scenario& scenario, Kernel& kernel, Store& store, SmsBuses& buses)
+World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, SmsBuses& buses)
     : scenario_(scenario),
       spec_(spec_of(scenario)),
       kernel_(kernel),
@@ -111,6 +111,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, SmsBuses& b
       providers_(spec_.providers, scenario.seed),
       kv_(spec_.redis, kernel, scenario.seed),
       directory_(spec_.directory, scenario.seed),
+      store_faults_(scenario),
       rng_(Rng::derive(scenario.seed, "clients")),
       arrivals_([&] {
         std::vector<ArrivalSpec> a;
@@ -131,7 +132,10 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, SmsBuses& b
   token_issued_.assign(spec_.businesses.size(), kTimeNever);
   failed_.resize(spec_.businesses.size());
   for (const AdminEvent& e : spec_.admin) kernel_.at(e.at, [this, &e] { admin(e); });
-  for (std::uint32_t i = 0; i < processes_.size(); ++i) pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
+  for (std::uint32_t i = 0; i < processes_.size(); ++i) {
+    pods_.push_back(std::make_unique<Pod>(*this, processes_[i]));
+    pods_.back()->store_ = std::make_unique<PodStore>(store, db, store_faults_, kernel, processes_, i);
+  }
   // Pods start first: events at equal times run in scheduling order, and a client call at time
   // zero must find them up.
   processes_.start_all();
@@ -145,8 +149,11 @@ World::~World() = default;
 void World::start(Process& p) {
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  pod.store_->restart();
+  // Without store faults the pod talks to the store directly: the facade costs a call per call.
+  Store& store = store_faults_.any() ? static_cast<Store&>(*pod.store_) : store_;
   pod.node_ = std::make_unique<Node>(p.index() + 1, spec_.platform, policies_,
-                                     NodePorts{kernel_, p, pod.rng_, pod, pod, directory_, codec_, store_, buses_.model});
+                                     NodePorts{kernel_, p, pod.rng_, pod, pod, directory_, codec_, store, buses_.model});
   pod.node_->start();
 }
 

@@ -16,6 +16,7 @@
 #include "model/sms/store.h"
 #include "sim/kernel/kernel.h"
 #include "sim/sms/directory.h"
+#include "sim/sms/pod_store.h"
 #include "sim/sms/providers.h"
 #include "sim/sms/spec.h"
 #include "sim/sms/truth.h"
@@ -52,6 +53,7 @@ class Pod final : public relaysim::sms::Providers, public KeyValue {
   Rng rng_;
   std::uint32_t generation_ = 0;  // bumped at each crash: answers owed to an older one are dropped
   SlotPool<KvCall> kv_calls_;
+  std::unique_ptr<PodStore> store_;  // the pod's handle on the shared store, for store faults
   std::unique_ptr<relaysim::sms::Node> node_;
 };
 
@@ -64,7 +66,9 @@ struct SmsBuses {
 
 class World final : private ProcessHost {
  public:
-  World(const Scenario& scenario, Kernel& kernel, relaysim::sms::Store& store, SmsBuses& buses);
+  // `db`: the SQLite store's database (store faults fail it in the middle of a write); nullptr
+  // for the in-memory store.
+  World(const Scenario& scenario, Kernel& kernel, relaysim::sms::Store& store, Db* db, SmsBuses& buses);
   ~World() override;
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -121,6 +125,7 @@ class World final : private ProcessHost {
   SimProviders providers_;
   SimKv kv_;
   SimDirectory directory_;
+  StoreFaults store_faults_;
   Rng rng_;
   Arrivals arrivals_;
   Processes processes_;

@@ -29,7 +29,7 @@ LimiterSpec limiter(std::uint32_t lo, std::uint32_t hi) {
 // The swarm: which kinds of trouble this case may contain.
 enum Feature { kCrash, kOutage, kLostAnswers, kSlowdown, kAsync, kLimits, kRedisFaults, kSmallQuota, kBadTokens,
                kDuplicates, kBulk, kScheduled, kImpatient, kRefusals, kThrottle, kReceiptTrouble, kFailUnknown,
-               kInMemoryRetry, kMarketing, kAdmin, kResend, kFeatureCount };
+               kInMemoryRetry, kMarketing, kAdmin, kResend, kStoreFaults, kFeatureCount };
 
 }  // namespace
 
@@ -109,7 +109,9 @@ rc::Gen<Scenario> scenarios() {
     if (on[kLimits]) {
       SharedLimitConfig c;
       c.spec = limiter(5, 60);
-      c.when_down = *rc::gen::element(StoreDownPolicy::allow, StoreDownPolicy::deny, StoreDownPolicy::local);
+      // Local limits are the subtle policy (each pod's share while Redis is down): drawn most often.
+      c.when_down = *rc::gen::element(StoreDownPolicy::allow, StoreDownPolicy::deny, StoreDownPolicy::local,
+                                      StoreDownPolicy::local);
       c.timeout = ms(5, 100);
       c.breaker.min_calls = *rc::gen::inRange(1, 10);
       c.breaker.open_for = sec(1, 10);
@@ -256,9 +258,22 @@ rc::Gen<Scenario> scenarios() {
         c.at = Time{} + sec(0, 120);
         c.pod = *rc::gen::inRange(0U, p.pods);
         c.restart_after = sec(1, 60);
+        c.during_write = on[kStoreFaults] && *rc::gen::arbitrary<bool>();
         s.crashes.push_back(c);
         last_fault = std::max(last_fault, c.at + c.restart_after);
       }
+    }
+
+    if (on[kStoreFaults]) {
+      // The database busy, full or failing for a while: every pod's calls fail, nothing is lost.
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        StoreFault f;
+        f.window = {Time{} + sec(0, 120), sec(1, 40)};
+        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
+        s.store_faults.push_back(f);
+        last_fault = std::max(last_fault, f.window.end());
+      }
+      p.store_retry = ms(100, 3000);
     }
 
     // Heal phase: every message can end after the last fault — its retries, a lease, its receipt —

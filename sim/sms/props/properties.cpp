@@ -27,7 +27,7 @@ constexpr std::uint64_t kMaxEventsPerCase = 3'000'000;
 // What must happen at least once across a whole property run, or the suite checks too little.
 enum GateId { failover, ambiguous_resent, async_cycle, limit_held, limit_local, duplicate_answered, quota_refused,
               crash_rescued, duplicate_explained, bad_token_refused, scheduled_sent, refunded, opt_out_suppressed,
-              quiet_scheduled, quiet_deferred, capped, revoked_refused, resent, kGateCount };
+              quiet_scheduled, quiet_deferred, capped, revoked_refused, resent, store_failed, kGateCount };
 std::array<std::uint64_t, kGateCount>& coverage() {
   static std::array<std::uint64_t, kGateCount> counts{};
   return counts;
@@ -55,6 +55,7 @@ const Gate kGates[] = {
     {"a marketing message suppressed by the frequency cap", &reached<capped>},
     {"a request refused for its revoked grant", &reached<revoked_refused>},
     {"a failed message resent", &reached<resent>},
+    {"a store failure survived", &reached<store_failed>},
 };
 
 // Runs one case and counts what it reached for the coverage gates.
@@ -82,6 +83,7 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   if (r.value(metric("suppressed_frequency_cap")) > 0) ++cov[capped];
   if (r.value(metric("revoked_refused")) > 0) ++cov[revoked_refused];
   if (r.value(metric("resends")) > 0) ++cov[resent];
+  if (r.value(metric("store_failures")) > 0) ++cov[store_failed];
   for (const LoadSegment& l : spec_of(s).load) {
     if (l.kind == relaysim::sms::Kind::scheduled && r.value(metric("sms_sent")) > 0) {
       ++cov[scheduled_sent];
