@@ -12,16 +12,9 @@
 
 namespace relaysim::sim::sms {
 
-class PodStore final : public relaysim::sms::Store {
+class PodStore final : public GuardedStore<relaysim::sms::Store> {
  public:
-  // `db`: the SQLite store's database, to fail in the middle of a transaction; nullptr for the
-  // in-memory store.
-  PodStore(relaysim::sms::Store& store, Db* db, StoreFaults& faults, Kernel& kernel, Processes& processes,
-           std::uint32_t pod)
-      : store_(store), guard_(db, faults, kernel, processes, pod) {}
-
-  // A new incarnation of the pod: it is no longer dying.
-  void restart() { guard_.restart(); }
+  using GuardedStore::GuardedStore;
 
   using MessageId = relaysim::sms::MessageId;
   relaysim::sms::AcceptResult accept(const relaysim::sms::AcceptRequest& request) override;
@@ -50,10 +43,6 @@ class PodStore final : public relaysim::sms::Store {
   std::optional<relaysim::sms::CampaignRow> campaign(relaysim::sms::CampaignId id) override;
   bool take_cap(relaysim::sms::Recipient recipient, MessageId id, Time now,
                 const relaysim::sms::FrequencyCap& cap) override;
-
- private:
-  relaysim::sms::Store& store_;
-  StoreGuard guard_;
 };
 
 }  // namespace relaysim::sim::sms

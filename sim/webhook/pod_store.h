@@ -10,16 +10,9 @@
 
 namespace relaysim::sim::webhook {
 
-class PodStore final : public relaysim::webhook::Store {
+class PodStore final : public GuardedStore<relaysim::webhook::Store> {
  public:
-  // `db`: the SQLite store's database, to fail in the middle of a transaction; nullptr for the
-  // in-memory store.
-  PodStore(relaysim::webhook::Store& store, Db* db, StoreFaults& faults, Kernel& kernel, Processes& processes,
-           std::uint32_t pod)
-      : store_(store), guard_(db, faults, kernel, processes, pod) {}
-
-  // A new incarnation of the pod: it is no longer dying.
-  void restart() { guard_.restart(); }
+  using GuardedStore::GuardedStore;
 
   using RequestId = relaysim::webhook::RequestId;
   relaysim::webhook::CreateResult create(const relaysim::webhook::NewRequest& r) override;
@@ -33,10 +26,6 @@ class PodStore final : public relaysim::webhook::Store {
   std::vector<relaysim::webhook::AttemptRow> attempts(RequestId id) override { return store_.attempts(id); }
   relaysim::webhook::StoreCounts counts() override { return store_.counts(); }
   std::optional<Duration> retention() const override { return store_.retention(); }
-
- private:
-  relaysim::webhook::Store& store_;
-  StoreGuard guard_;
 };
 
 }  // namespace relaysim::sim::webhook

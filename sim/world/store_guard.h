@@ -55,4 +55,23 @@ class StoreGuard {
   bool dying_ = false;
 };
 
+// The base of every system's pod-side store facade (sim/webhook/pod_store.h, sim/sms/pod_store.h):
+// a `Store` of that system that holds the shared store and the pod's guard. The facade overrides
+// each call to run it through `guard_`, saying how many statements it writes.
+template <class Store>
+class GuardedStore : public Store {
+ public:
+  // `db`: the SQLite store's database, to fail in the middle of a transaction; nullptr for an
+  // in-memory store.
+  GuardedStore(Store& store, Db* db, StoreFaults& faults, Kernel& kernel, Processes& processes, std::uint32_t pod)
+      : store_(store), guard_(db, faults, kernel, processes, pod) {}
+
+  // A new incarnation of the pod: it is no longer dying.
+  void restart() { guard_.restart(); }
+
+ protected:
+  Store& store_;
+  StoreGuard guard_;
+};
+
 }  // namespace relaysim::sim
