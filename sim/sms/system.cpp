@@ -145,8 +145,10 @@ class SmsSystem final : public System {
     double messages = 0;
     for (const LoadSegment& l : spec.load) {
       const double calls = l.arrivals.expected_calls();
-      f.calls += calls * (1 + l.retries);
-      // A campaign may make a message for every user of the directory.
+      // A campaign request is answered at once and never repeated; other calls may be, after a timeout.
+      f.calls += calls * (l.kind == relaysim::sms::Kind::marketing ? 1 : 1 + l.retries);
+      // A campaign may make a message for every user of the directory (an upper bound: its filter
+      // chooses fewer).
       const double per_call = l.kind == relaysim::sms::Kind::bulk        ? l.size
                               : l.kind == relaysim::sms::Kind::marketing ? static_cast<double>(spec.directory.users)
                                                                          : 1.0;
