@@ -136,7 +136,7 @@ AcceptResult MemoryStore::accept(const AcceptRequest& req) {
       r.due_at = req.now + req.lease;
       if (result.first_token == 0) result.first_token = r.claim_token;
     } else {
-      r.due_at = std::max(m.send_at, req.now);
+      r.due_at = planted(mutant::scheduled_sent_early) ? req.now : std::max(m.send_at, req.now);
     }
     ids_.insert(r.id, slot);
     keys_.insert(key_hash(req.business, m.biz_type, m.biz_id), slot + 1);

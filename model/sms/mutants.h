@@ -19,6 +19,10 @@ inline constexpr Mutant failover_after_ambiguous_timeout{
     "failover_after_ambiguous_timeout", "a timed-out submit is sent to another provider, which may send it twice"};
 inline constexpr Mutant async_never_exits{"async_never_exits",
                                           "async mode, once entered, is never left: neither its timer nor its probes end it"};
+inline constexpr Mutant scheduled_sent_early{"scheduled_sent_early",
+                                             "a scheduled message is due when it is accepted, not at its send_at"};
+inline constexpr Mutant retry_counter_shared{
+    "retry_counter_shared", "the retry decorator counts one pod's submits of all messages, not each message's own"};
 inline constexpr Mutant opt_out_ignored{"opt_out_ignored",
                                         "a marketing message is sent to a recipient who opted out after the campaign chose them"};
 inline constexpr Mutant quiet_hours_server_tz{"quiet_hours_server_tz",

@@ -542,7 +542,8 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
   const Duration latency = now - j.started;
   router_.observe(j.provider, now, outcome, latency);
   const BusinessPolicy& p = policy(j.row.business);
-  const auto attempts = static_cast<std::uint16_t>(j.row.attempts + j.submits);
+  const auto attempts = planted(mutant::retry_counter_shared) ? static_cast<std::uint16_t>(++shared_submits_)
+                                                               : static_cast<std::uint16_t>(j.row.attempts + j.submits);
   const bool untried = !j.pinned && static_cast<std::size_t>(std::popcount(j.tried)) < providers_.count();
   const Decision d = decide(SubmitContext{outcome, attempts, untried, now, config_.receipt_timeout, Duration::zero()},
                             p.retry, config_.on_unknown, rng_);

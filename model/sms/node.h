@@ -177,6 +177,7 @@ class Node {
   std::vector<std::string> keys_;
   std::vector<NewMessage> chunk_;
   std::vector<std::pair<CampaignId, Filter>> filters_;
+  std::uint32_t shared_submits_ = 0;   // only for the retry_counter_shared mutant
   Time campaigns_next_look_{};         // when to ask the store for campaigns next
   std::optional<Time> campaign_due_;   // the earliest campaign due, as last read
   DueWaker waker_;

@@ -218,7 +218,9 @@ AcceptResult SqliteStore::accept(const AcceptRequest& req) {
       ResetOnExit guard(insert);
       insert.bind(1, req.business).bind(2, m.biz_type).bind(3, m.biz_id).bind(4, m.recipient).bind(5, m.template_id)
           .bind(6, m.content).bind(7, m.campaign).bind(8, m.resend_of).bind(9, req.now).bind(10, m.send_at)
-          .bind(11, claim ? req.now + req.lease : std::max(m.send_at, req.now)).bind(12, req.period).bind(13, token)
+          .bind(11, claim                                      ? req.now + req.lease
+                    : planted(mutant::scheduled_sent_early) ? req.now
+                                                            : std::max(m.send_at, req.now)).bind(12, req.period).bind(13, token)
           .bind(14, claim ? req.claim_for : 0).bind(15, static_cast<int>(m.segments)).bind(16, static_cast<int>(kNoProvider))
           .bind(17, static_cast<int>(m.kind)).bind(18, static_cast<int>(status));
       if (insert.step()) id = static_cast<MessageId>(insert.i64(0));

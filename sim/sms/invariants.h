@@ -7,7 +7,7 @@
 
 namespace relaysim::sim::sms {
 
-enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup, marketing };
+enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup, marketing, retry };
 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
@@ -21,6 +21,7 @@ inline constexpr InvariantInfo kInvariants[] = {
     {"S-failover", "no other provider tried after an ambiguous outcome; no submit after a certain accept was recorded"},
     {"S-dup", "every duplicate SMS (a second provider accept of one message) explained by an ambiguous outcome"},
     {"S-marketing", "no marketing submit to a recipient who opted out, in the recipient's quiet hours, or past the frequency cap (counted by each message's first submit)"},
+    {"S-retry", "no message gives up as exhausted before its business's max_attempts submits"},
 };
 inline constexpr std::size_t kInvariantCount = std::size(kInvariants);
 

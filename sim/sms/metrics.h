@@ -224,6 +224,7 @@ inline constexpr Metric kMetrics[] = {
     {{"failover_violations", Unit::count, "S-failover violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::failover); }},
     {{"duplicate_violations", Unit::count, "S-dup violations (unexplained duplicate SMS)"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dup); }},
     {{"marketing_violations", Unit::count, "S-marketing violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::marketing); }},
+    {{"retry_violations", Unit::count, "S-retry violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::retry); }},
     {{"sms_sent", Unit::count, "SMS the providers sent (ground truth, duplicates included)"}, [](const Figures& f, double) { return detail::d(f.sent); }},
     {{"duplicate_sms", Unit::count, "second and later sends of one message, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.duplicates) s += detail::d(v); return s; }},
     {{"duplicates_answer_lost", Unit::count, "duplicate SMS after an earlier send the gateway never heard of: its answer lost or late, or its pod crashed first"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::answer_lost); }},

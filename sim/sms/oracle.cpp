@@ -183,6 +183,7 @@ void Oracle::on(const SubmitStarted& e) {
   if (m == nullptr) return;
   if (e.row.kind == Kind::marketing) check_marketing(e, !m->submitted);
   m->submitted = true;
+  if (m->submits < UINT16_MAX) ++m->submits;
   if (e.at < m->send_at) {
     violate(Invariant::schedule, e.at, e.row.id,
             "submitted at " + format_time(e.at) + ", before its send_at " + format_time(m->send_at));
@@ -383,6 +384,17 @@ void Oracle::on(const Completed& e) {
   if (c.status == Status::unknown) m->pinned = c.provider != kNoProvider ? c.provider : m->pinned;
   if (!is_final(c.status)) return;
   finalise(*m, e.row.id, c.status, c.at);
+  // A crash or a store failure may hide a submit from the count the gateway keeps (so it may
+  // give up after more), never add one.
+  if (c.status == Status::failed && c.reason == Reason::exhausted && m->business >= 1 &&
+      m->business <= spec_.businesses.size()) {
+    const std::uint16_t allowed = spec_.businesses[m->business - 1].policy.retry.max_attempts;
+    if (m->submits < allowed) {
+      violate(Invariant::retry, c.at, e.row.id,
+              "gave up as exhausted after " + std::to_string(m->submits) + " submits, of " + std::to_string(allowed) +
+                  " its business allows");
+    }
+  }
   if (m->charged && relaysim::sms::refunds(c.status, m->accepted)) {
     m->charged = false;
     ++refunds_;

@@ -100,6 +100,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     bool rescued = false;       // the current claim took over an expired lease
     bool store_failed = false;  // a completion of it failed to be recorded
     bool submitted = false;     // it has been submitted at least once
+    std::uint16_t submits = 0;  // submits started (ground truth), for S-retry
   };
   // One pod's sync-to-async mode as the oracle follows it, and the evidence its rules read: the
   // pod's sync submits since it last left async mode (or started).

@@ -105,6 +105,8 @@ constexpr const Mutant* kMutants[] = {
     &relaysim::sms::mutant::compensation_skips_status,
     &relaysim::sms::mutant::failover_after_ambiguous_timeout,
     &relaysim::sms::mutant::async_never_exits,
+    &relaysim::sms::mutant::scheduled_sent_early,
+    &relaysim::sms::mutant::retry_counter_shared,
     &relaysim::sms::mutant::opt_out_ignored,
     &relaysim::sms::mutant::quiet_hours_server_tz,
     &relaysim::mutant::window_restarts_on_send,
