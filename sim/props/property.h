@@ -8,6 +8,7 @@
 // minimal case) and its path is part of the failure message, so `relaysim run FILE` replays it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -31,6 +32,20 @@ struct Property {
 struct Gate {
   std::string_view name;
   std::uint64_t (*reached)();  // how many cases of this process's run reached it
+};
+
+// A suite's coverage counts, one per gate, kept for the whole process: `Tag` keeps each suite's
+// apart. A case's run bumps `counts()[gate]`; `reached<gate>` is what the suite's Gate reads.
+template <class Tag, std::size_t N>
+struct GateCounts {
+  static std::array<std::uint64_t, N>& counts() {
+    static std::array<std::uint64_t, N> c{};
+    return c;
+  }
+  template <std::size_t I>
+  static std::uint64_t reached() {
+    return counts()[I];
+  }
 };
 
 struct Suite {

@@ -28,34 +28,27 @@ constexpr std::uint64_t kMaxEventsPerCase = 3'000'000;
 enum GateId { failover, ambiguous_resent, async_cycle, limit_held, limit_local, duplicate_answered, quota_refused,
               crash_rescued, duplicate_explained, bad_token_refused, scheduled_sent, refunded, opt_out_suppressed,
               quiet_scheduled, quiet_deferred, capped, revoked_refused, resent, store_failed, kGateCount };
-std::array<std::uint64_t, kGateCount>& coverage() {
-  static std::array<std::uint64_t, kGateCount> counts{};
-  return counts;
-}
-template <GateId g>
-std::uint64_t reached() {
-  return coverage()[g];
-}
+using Coverage = relaysim::props::GateCounts<struct SmsGates, kGateCount>;
 const Gate kGates[] = {
-    {"a submit failed over after a certain refusal", &reached<failover>},
-    {"an ambiguous submit resent on its provider", &reached<ambiguous_resent>},
-    {"a pod entered async mode and left it", &reached<async_cycle>},
-    {"a limit held a message back", &reached<limit_held>},
-    {"a local limit decided while Redis was down", &reached<limit_local>},
-    {"a repeated request answered with the first message", &reached<duplicate_answered>},
-    {"a request refused over quota", &reached<quota_refused>},
-    {"a crashed pod's claim taken over", &reached<crash_rescued>},
-    {"a duplicate SMS explained", &reached<duplicate_explained>},
-    {"a bad token refused", &reached<bad_token_refused>},
-    {"a message refunded", &reached<refunded>},
-    {"a scheduled message sent", &reached<scheduled_sent>},
-    {"a marketing message suppressed after an opt-out", &reached<opt_out_suppressed>},
-    {"a marketing message made in quiet hours scheduled past them", &reached<quiet_scheduled>},
-    {"a marketing message due in quiet hours put back", &reached<quiet_deferred>},
-    {"a marketing message suppressed by the frequency cap", &reached<capped>},
-    {"a request refused for its revoked grant", &reached<revoked_refused>},
-    {"a failed message resent", &reached<resent>},
-    {"a store failure survived", &reached<store_failed>},
+    {"a submit failed over after a certain refusal", &Coverage::reached<failover>},
+    {"an ambiguous submit resent on its provider", &Coverage::reached<ambiguous_resent>},
+    {"a pod entered async mode and left it", &Coverage::reached<async_cycle>},
+    {"a limit held a message back", &Coverage::reached<limit_held>},
+    {"a local limit decided while Redis was down", &Coverage::reached<limit_local>},
+    {"a repeated request answered with the first message", &Coverage::reached<duplicate_answered>},
+    {"a request refused over quota", &Coverage::reached<quota_refused>},
+    {"a crashed pod's claim taken over", &Coverage::reached<crash_rescued>},
+    {"a duplicate SMS explained", &Coverage::reached<duplicate_explained>},
+    {"a bad token refused", &Coverage::reached<bad_token_refused>},
+    {"a message refunded", &Coverage::reached<refunded>},
+    {"a scheduled message sent", &Coverage::reached<scheduled_sent>},
+    {"a marketing message suppressed after an opt-out", &Coverage::reached<opt_out_suppressed>},
+    {"a marketing message made in quiet hours scheduled past them", &Coverage::reached<quiet_scheduled>},
+    {"a marketing message due in quiet hours put back", &Coverage::reached<quiet_deferred>},
+    {"a marketing message suppressed by the frequency cap", &Coverage::reached<capped>},
+    {"a request refused for its revoked grant", &Coverage::reached<revoked_refused>},
+    {"a failed message resent", &Coverage::reached<resent>},
+    {"a store failure survived", &Coverage::reached<store_failed>},
 };
 
 // Runs one case and counts what it reached for the coverage gates.
@@ -65,7 +58,7 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   o.max_events = kMaxEventsPerCase;
   RunResult r = run_scenario(s, std::move(o));
   relaysim::props::spent(r.events);
-  auto& cov = coverage();
+  auto& cov = Coverage::counts();
   if (r.value(metric("failovers")) > 0) ++cov[failover];
   if (r.value(metric("submits_ambiguous")) > 0 && r.value(metric("rescans")) > 0) ++cov[ambiguous_resent];
   if (r.value(metric("async_entered")) > 0 && r.value(metric("async_left")) > 0) ++cov[async_cycle];

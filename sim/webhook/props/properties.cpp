@@ -35,28 +35,21 @@ enum GateId { breaker_cycle, dead_lettered_at_deadline, duplicate_from_lost_resp
               retry_after_honoured, duplicate_ingest_answered, store_failure_survived, tenant_told_of_dead_letter,
               deferred_on_serviceb, lone_request_retried, failure_replayed, replay_refused, create_with_no_pod_up,
               kGateCount };
-std::array<std::uint64_t, kGateCount>& coverage() {
-  static std::array<std::uint64_t, kGateCount> counts{};
-  return counts;
-}
-template <GateId g>
-std::uint64_t reached() {
-  return coverage()[g];
-}
+using Coverage = relaysim::props::GateCounts<struct WebhookGates, kGateCount>;
 const Gate kGates[] = {
-    {"breaker open -> half-open -> closed", &reached<breaker_cycle>},
-    {"a request dead-lettered at its deadline", &reached<dead_lettered_at_deadline>},
-    {"an endpoint duplicate explained by a lost response", &reached<duplicate_from_lost_response>},
-    {"a crashed pod's leased request rescued", &reached<crashed_lease_rescued>},
-    {"a Retry-After honoured", &reached<retry_after_honoured>},
-    {"a duplicate ingest answered with the original", &reached<duplicate_ingest_answered>},
-    {"a store failure survived", &reached<store_failure_survived>},
-    {"a tenant told of a dead-lettered request", &reached<tenant_told_of_dead_letter>},
-    {"a request deferred while ServiceB could not answer", &reached<deferred_on_serviceb>},
-    {"a lone request (sparse load) retried", &reached<lone_request_retried>},
-    {"a failed or dead-lettered request replayed", &reached<failure_replayed>},
-    {"a replay refused (not terminal, or forgotten)", &reached<replay_refused>},
-    {"a create refused because no pod was up", &reached<create_with_no_pod_up>},
+    {"breaker open -> half-open -> closed", &Coverage::reached<breaker_cycle>},
+    {"a request dead-lettered at its deadline", &Coverage::reached<dead_lettered_at_deadline>},
+    {"an endpoint duplicate explained by a lost response", &Coverage::reached<duplicate_from_lost_response>},
+    {"a crashed pod's leased request rescued", &Coverage::reached<crashed_lease_rescued>},
+    {"a Retry-After honoured", &Coverage::reached<retry_after_honoured>},
+    {"a duplicate ingest answered with the original", &Coverage::reached<duplicate_ingest_answered>},
+    {"a store failure survived", &Coverage::reached<store_failure_survived>},
+    {"a tenant told of a dead-lettered request", &Coverage::reached<tenant_told_of_dead_letter>},
+    {"a request deferred while ServiceB could not answer", &Coverage::reached<deferred_on_serviceb>},
+    {"a lone request (sparse load) retried", &Coverage::reached<lone_request_retried>},
+    {"a failed or dead-lettered request replayed", &Coverage::reached<failure_replayed>},
+    {"a replay refused (not terminal, or forgotten)", &Coverage::reached<replay_refused>},
+    {"a create refused because no pod was up", &Coverage::reached<create_with_no_pod_up>},
 };
 
 // Runs one case and counts what it reached for the coverage gates.
@@ -66,7 +59,7 @@ RunResult run_case(const Scenario& s, StoreKind store) {
   o.max_events = kMaxEventsPerCase;
   RunResult r = run_scenario(s, std::move(o));
   relaysim::props::spent(r.events);
-  auto& cov = coverage();
+  auto& cov = Coverage::counts();
   auto v = [&r](std::size_t m) { return r.value(m); };
   if (v(metric("breaker_closed")) > 0 && v(metric("breaker_opened")) > 0) ++cov[breaker_cycle];
   if (v(metric("dead_lettered_deadline")) > 0) ++cov[dead_lettered_at_deadline];
