@@ -17,9 +17,10 @@ namespace relaysim {
 template <class T, unsigned ChunkBits = 8>
 class StableVector {
  public:
-  void emplace_back() {
+  T& emplace_back() {
     if ((size_ >> ChunkBits) == chunks_.size()) chunks_.push_back(std::make_unique<T[]>(kChunk));
     ++size_;
+    return (*this)[size_ - 1];
   }
   T& operator[](std::size_t i) { return chunks_[i >> ChunkBits][i & (kChunk - 1)]; }
   const T& operator[](std::size_t i) const { return chunks_[i >> ChunkBits][i & (kChunk - 1)]; }
@@ -53,8 +54,8 @@ class SlotPool {
   std::vector<std::uint32_t> free_;
 };
 
-// A SlotPool whose slots never move.
-template <class T>
-using StableSlotPool = SlotPool<T, StableVector<T>>;
+// A SlotPool whose slots never move (and whose growth never copies them).
+template <class T, unsigned ChunkBits = 8>
+using StableSlotPool = SlotPool<T, StableVector<T, ChunkBits>>;
 
 }  // namespace relaysim

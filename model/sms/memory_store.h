@@ -1,7 +1,9 @@
 // MemoryStore: the SMS Store contract in process memory, for long simulated runs and sweeps.
 //
 // Messages live in a slab of slots found by id through a DenseIdMap and by dedup key (a 64-bit
-// hash of business, biz_type and biz_id, confirmed against the row's text) through a FlatIndex.
+// hash of business, biz_type and biz_id, confirmed against the row's text) through a
+// CompactFlatIndex. The slabs grow in chunks: a run holds millions of rows, and a vector's
+// doubling would copy them all and touch twice the memory each time.
 // A row's biz_type and biz_id share one InlineText, inside the row when short. The status history
 // is a list per row in a slab of its own. One DueQueue holds every non-final message at its due
 // time (see model/sms/types.h): it is the compensation scan, so no status can be missed by it.
@@ -105,11 +107,11 @@ class MemoryStore final : public Store {
   void move(std::uint32_t slot, Status status, Reason reason, Time at, PodId pod, DueLane lane);
   void charge(BusinessId business, std::uint32_t period, std::int64_t units);
 
-  SlotPool<Row> rows_;
-  DenseIdMap ids_;    // id -> slot
-  FlatIndex keys_;    // key_hash -> slot + 1
+  StableSlotPool<Row, 12> rows_;
+  DenseIdMap ids_;         // id -> slot
+  CompactFlatIndex keys_;  // key_hash -> slot + 1
   DueOrder due_{DuePlace{this}};
-  SlotPool<StoredChange> changes_;
+  StableSlotPool<StoredChange, 12> changes_;
   std::map<BusinessId, BusinessRow> businesses_;
   std::unordered_map<std::uint64_t, std::uint64_t> used_;  // business << 32 | period -> units
   StoreCounts counts_;

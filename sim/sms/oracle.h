@@ -134,7 +134,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::vector<Message> messages_;  // by id - 1
   // Every accepted message's key, "business/type/id", back to back in one arena (key_at_[id - 1]:
   // its offset << 24 | its length), indexed by a hash of the text.
-  FlatIndex keys_;
+  CompactFlatIndex keys_;
   std::string key_arena_;
   std::vector<std::uint64_t> key_at_;
   // Quota units held per (business, period), as the oracle counts them.
