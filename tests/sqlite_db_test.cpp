@@ -101,6 +101,32 @@ TEST_P(TwoTables, ANestedTransactionIsASavepointRolledBackAlone) {
 INSTANTIATE_TEST_SUITE_P(Durabilities, TwoTables, ::testing::Values(Durability::normal, Durability::off),
                          [](const auto& p) { return p.param == Durability::off ? std::string("batched") : std::string("normal"); });
 
+// A batching connection is the database's only writer, so a read may be remembered until the
+// mark moves: it moves with every changed row and every committed batch, and not otherwise. A
+// connection that commits as it goes has no mark: another connection may write at any time.
+TEST(Db, TheSoleWriterMarkMovesWithEveryChangeAndEveryBatch) {
+  Db normal(":memory:", Durability::normal);
+  EXPECT_FALSE(normal.sole_writer_mark().has_value());
+
+  Db db(":memory:", Durability::off);
+  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
+  const std::optional<Db::WriteMark> start = db.sole_writer_mark();
+  ASSERT_TRUE(start.has_value());
+  Db::Statement read(db, "SELECT COUNT(*) FROM t");
+  read.step();
+  read.reset();
+  EXPECT_EQ(db.sole_writer_mark(), start) << "a read moves nothing";
+  Db::Statement none(db, "UPDATE t SET v = 1 WHERE id = 99");
+  none.run();
+  EXPECT_EQ(db.sole_writer_mark(), start) << "an update of no row changes nothing";
+  Db::Statement insert(db, "INSERT INTO t (v) VALUES (1)");
+  insert.run();
+  const std::optional<Db::WriteMark> changed = db.sole_writer_mark();
+  EXPECT_NE(changed, start);
+  db.flush();
+  EXPECT_NE(db.sole_writer_mark(), changed) << "between batches another connection could write";
+}
+
 TEST(Db, FailuresSayWhatKindTheyAre) {
   Db db(":memory:", Durability::normal);
   try {

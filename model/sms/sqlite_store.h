@@ -3,7 +3,8 @@
 //
 // Schema: `messages` with UNIQUE (business, biz_type, biz_id) — the dedup is the database's, so
 // two pods racing the same key cannot both insert — and a partial index on (due_at, id) over
-// non-final rows that claims and next_due read; `history` is append-only; `businesses` and
+// non-final rows that claims and next_due read, and each row's status history as a JSON array
+// appended by the statement that changes it (so a change is one statement); `businesses` and
 // `quota_used` (business, period) are what accept() reads and charges in its transaction;
 // `claim_tokens` holds the last claim token, taken in the claim's own transaction, so tokens keep
 // increasing across processes and restarts; `campaigns` with UNIQUE (business, biz_type,
@@ -55,14 +56,19 @@ class SqliteStore final : public Store {
   using Statement = Db::Statement;
   std::optional<ExistingMessage> find_key(BusinessId business, std::string_view biz_type, std::string_view biz_id);
   ClaimToken take_token();
-  void add_history(MessageId id, const StatusChange& change);
   void charge(BusinessId business, std::uint32_t period, std::int64_t units);
   void read_row(Statement& s, MessageRow& out);
   static void read_campaign(Statement& s, CampaignRow& out);
 
   Db db_;
-  std::unique_ptr<Statement> business_, put_business_, used_, charge_, refund_, find_key_, insert_, take_token_, add_history_,
-      pick_due_, claim_, complete_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
+  // An answer remembered under the write mark it was read at (see Db::sole_writer_mark).
+  struct Seen {
+    Db::WriteMark mark;
+    std::optional<Time> value;
+  };
+  Seen next_due_seen_;
+  std::unique_ptr<Statement> business_, put_business_, used_, charge_, refund_, find_key_, insert_, take_token_, last_token_,
+      pick_due_, claim_, complete_, complete_quietly_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
       count_reason_, count_charged_, find_campaign_, insert_campaign_, claim_campaign_, advance_campaign_,
       next_campaign_, get_campaign_, cap_prune_, cap_count_, cap_take_, original_;
 };

@@ -156,6 +156,13 @@ Db::Statement& Db::prepared(std::unique_ptr<Statement>& slot, const char* sql) {
 
 std::int64_t Db::changes() const { return sqlite3_changes64(db_); }
 
+std::int64_t Db::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+
+std::optional<Db::WriteMark> Db::sole_writer_mark() const {
+  if (!batched_) return std::nullopt;
+  return WriteMark{sqlite3_total_changes64(db_), batches_};
+}
+
 void Db::wrote() {
   if (!batched_ || depth_ != 0 || ++writes_ < kBatchWrites) return;
   flush();
@@ -164,6 +171,7 @@ void Db::wrote() {
 void Db::flush() {
   if (!batched_ || depth_ != 0) return;
   writes_ = 0;
+  ++batches_;
   commit_->run();
   begin_->run();
 }

@@ -60,8 +60,21 @@ class Db {
   Statement& prepared(std::unique_ptr<Statement>& slot, const char* sql);
   // Rows changed by the last INSERT, UPDATE or DELETE.
   std::int64_t changes() const;
+  // The rowid of the last row inserted on this connection. (Cheaper than INSERT ... RETURNING, which
+  // costs SQLite a temporary table per statement.)
+  std::int64_t last_insert_rowid() const;
   // After each write: with Durability::off, commits every kBatchWrites writes.
   void wrote();
+  // While this connection is the database's only writer — a batching connection holds the write
+  // lock from one batch to the next — a mark that moves whenever it may have changed anything (a
+  // row changed, a batch committed); otherwise nullopt: another connection may write at any time.
+  // A store remembers a read under its mark and reuses it until the mark moves.
+  struct WriteMark {
+    std::int64_t changes = -1;
+    std::uint64_t batches = 0;
+    bool operator==(const WriteMark&) const = default;
+  };
+  std::optional<WriteMark> sole_writer_mark() const;
   // Commits what a batching connection holds (Durability::off); nothing otherwise.
   void flush();
 
@@ -93,6 +106,7 @@ class Db {
   std::string path_;
   bool batched_ = false;
   std::uint32_t writes_ = 0;
+  std::uint64_t batches_ = 0;  // batches committed
   int depth_ = 0;  // open Transactions
   FailPoint* fail_point_ = nullptr;
   std::unique_ptr<Statement> begin_, commit_, rollback_, savepoint_, release_, rollback_to_;

@@ -4,25 +4,25 @@ namespace relaysim::sim::sms {
 
 using namespace relaysim::sms;
 
-// On SQLite, per message: its insert and its first history entry, and a claim token when it is
+// On SQLite, per message: its insert (its history is in the row), and a claim token when it is
 // claimed at once; then the quota charge.
 AcceptResult PodStore::accept(const AcceptRequest& r) {
   int writes = 1;
-  for (const NewMessage& m : r.messages) writes += r.claim_for != 0 && m.send_at <= r.now ? 3 : 2;
+  for (const NewMessage& m : r.messages) writes += r.claim_for != 0 && m.send_at <= r.now ? 2 : 1;
   return guard_.run(writes, [&] { return store_.accept(r); });
 }
 
-// The claim token, the row, its history entry.
+// The claim token, then the row (with its history entry).
 std::optional<Status> PodStore::claim_due(Time now, PodId pod, Duration lease, MessageRow& out) {
-  return guard_.run(3, [&] { return store_.claim_due(now, pod, lease, out); });
+  return guard_.run(2, [&] { return store_.claim_due(now, pod, lease, out); });
 }
 
-// The row and its history entry (with a refund, two more between them).
+// The row, its history entry in it (a refund's two writes follow; a crash fails the first write).
 bool PodStore::complete(MessageId id, ClaimToken token, const Completion& c) {
-  return guard_.run(2, [&] { return store_.complete(id, token, c); });
+  return guard_.run(1, [&] { return store_.complete(id, token, c); });
 }
 
-// The row (and, when it was not final yet, its history entry).
+// The row, with its history entry.
 ReceiptOutcome PodStore::receipt(MessageId id, bool delivered, Time at) {
   return guard_.run(1, [&] { return store_.receipt(id, delivered, at); });
 }

@@ -210,6 +210,22 @@ TEST_P(SmsStoreContract, ClaimsTheEarliestDueThenTheLowestId) {
   EXPECT_EQ(row.lease_owner, 2u);
 }
 
+// Asked again after every kind of write, next_due always answers for the store as it is now (a
+// batching SQLite store remembers its last answer until it writes).
+TEST_P(SmsStoreContract, NextDueFollowsEveryWrite) {
+  EXPECT_FALSE(store->next_due().has_value());
+  EXPECT_FALSE(store->next_due().has_value());
+  const MessageId id = accepted(kShop, "n", t0 + seconds(7));
+  EXPECT_EQ(store->next_due(), t0 + seconds(7));
+  MessageRow row;
+  ASSERT_TRUE(store->claim_due(t0 + seconds(7), 1, kLease, row));
+  EXPECT_EQ(store->next_due(), t0 + seconds(7) + kLease);
+  ASSERT_TRUE(store->complete(id, row.claim_token, done(Status::submitted, Reason::none, t0 + seconds(8), true, t0 + minutes(9))));
+  EXPECT_EQ(store->next_due(), t0 + minutes(9));
+  ASSERT_EQ(store->receipt(id, true, t0 + seconds(9)), ReceiptOutcome::applied);
+  EXPECT_FALSE(store->next_due().has_value());
+}
+
 // The compensation scan: every non-final status comes due, and claim says which it was.
 TEST_P(SmsStoreContract, EveryNonFinalStatusComesDue) {
   const MessageId p = accepted(kShop, "p");
