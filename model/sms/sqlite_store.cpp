@@ -98,11 +98,12 @@ constexpr const char* kColumns =
     " due_at, updated_at, final_at, period, claim_token, lease_owner, attempts, segments, provider, kind, status,"
     " reason, charged, accepted";
 
-// A message's status history is a JSON array in its row, one [at, status, reason, provider, pod]
-// per change, appended by the statement that makes the change. Kept in a table of its own it cost
-// a second B-tree insert, an index entry and a statement per change: most of a message's time.
-// It reads back with json_each (see history()); `sqlite3 db "SELECT id, history FROM messages"`
-// shows it as text.
+// A message's status history lives in its row: one JSON array [at, status, reason, provider, pod]
+// per change, joined by commas (so '[' || history || ']' is a JSON array), appended by the
+// statement that makes the change. Kept in a table of its own it cost a second B-tree insert, an
+// index entry and a statement per change, a third of a message's time; appending is a plain
+// concatenation, where json_insert would re-parse the whole array. It reads back with json_each
+// (see history()), and `SELECT id, history FROM messages` in the sqlite3 shell shows it.
 std::string append_history(const char* at, const char* status, const char* reason, const char* provider,
                            const char* pod) {
   return std::string("history = history || ',' || json_array(") + at + ", " + status + ", " + reason + ", " + provider +
