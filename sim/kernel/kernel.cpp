@@ -93,6 +93,7 @@ bool Kernel::step(Time limit) {
     // nothing). The action runs in its slot, which stays taken until it returns: slots never move,
     // so scheduling from inside cannot pull the running action from under itself, and nothing is
     // moved out and back per event.
+    current_ = EventId{(static_cast<std::uint64_t>(top.generation) << 32) | top.slot};
     ++s.generation;
     --live_;
     ++events_run_;

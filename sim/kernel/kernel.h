@@ -49,6 +49,10 @@ class Kernel final : public Clock {
   // Moves the clock forward to `t` without running anything; events before `t` must have run.
   void advance_to(Time t);
 
+  // The id the running event was scheduled under (a process's timer that a pause moves keeps
+  // answering to it).
+  EventId current() const { return current_; }
+
   std::size_t pending() const { return live_; }
   std::uint64_t events_run() const { return events_run_; }
 
@@ -78,6 +82,7 @@ class Kernel final : public Clock {
   std::uint64_t events_run_ = 0;
   std::size_t live_ = 0;
   bool yield_ = false;
+  EventId current_{};
   std::vector<Entry> heap_;
   StableSlotPool<Slot> slots_;  // stable: an action runs where it is stored
 };

@@ -122,6 +122,7 @@ Property round_trip_property(const Cases& c, std::function<bool(const sim::Scena
             RC_LOG() << text << "\nread back and written again:\n" << sim::write_scenario(again);
             RC_ASSERT(same_spec(again, s));
             RC_ASSERT(again.crashes == s.crashes);
+            RC_ASSERT(again.pauses == s.pauses);
             RC_ASSERT(again.duration == s.duration);
             RC_ASSERT(sim::write_scenario(again) == text);
           }};

@@ -22,10 +22,11 @@ std::vector<std::string> system_names() {
   return out;
 }
 
-// One item of `faults:`: a pod crash or a store fault.
+// One item of `faults:`: a pod crash, a pod pause or a store fault.
 struct FaultItem {
   Time at{};
   std::optional<std::uint32_t> crash;  // the pod
+  std::optional<std::uint32_t> pause;  // the pod
   Duration restart_after = kForever;
   bool during_write = false;
   std::optional<StoreFailure> store;
@@ -43,22 +44,27 @@ const Schema<FaultItem>& fault_schema() {
                         "call, `full` every write (reads still work); the platform must survive it and lose nothing "
                         "it acknowledged.");
     s.key("at", &FaultItem::at, time_codec(), "when it happens", opt::required());
-    Schema<FaultItem>::Key pod;
-    pod.name = "crash";
-    pod.kind = "`pod-N`";
-    pod.meaning = "the pod that crashes, counted from 0";
-    pod.default_text = "(or `store`)";
-    pod.read = [](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
-      const std::string name = r.scalar(n, p, "a pod name such as pod-0");
-      const bool digits = name.size() > 4 && name.size() <= 14 && name.rfind("pod-", 0) == 0 &&
-                          name.find_first_not_of("0123456789", 4) == std::string::npos &&
-                          (name.size() == 5 || name[4] != '0');
-      if (!digits) r.fail(n, p, "expected a pod name such as pod-0 or pod-12, got '" + name + "'");
-      f.crash = static_cast<std::uint32_t>(std::min<unsigned long long>(std::stoull(name.substr(4)), UINT32_MAX));
+    // `crash: pod-N` and `pause: pod-N`.
+    auto pod_key = [](const char* name, const char* meaning, std::optional<std::uint32_t> FaultItem::*member) {
+      Schema<FaultItem>::Key k;
+      k.name = name;
+      k.kind = "`pod-N`";
+      k.meaning = meaning;
+      k.default_text = "(or another kind)";
+      k.read = [member](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
+        const std::string text = r.scalar(n, p, "a pod name such as pod-0");
+        const bool digits = text.size() > 4 && text.size() <= 14 && text.rfind("pod-", 0) == 0 &&
+                            text.find_first_not_of("0123456789", 4) == std::string::npos &&
+                            (text.size() == 5 || text[4] != '0');
+        if (!digits) r.fail(n, p, "expected a pod name such as pod-0 or pod-12, got '" + text + "'");
+        f.*member = static_cast<std::uint32_t>(std::min<unsigned long long>(std::stoull(text.substr(4)), UINT32_MAX));
+      };
+      k.differs = [member](const FaultItem& f, const FaultItem&) { return (f.*member).has_value(); };
+      k.emit = [member](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << "pod-" + std::to_string(*(f.*member)); };
+      return k;
     };
-    pod.differs = [](const FaultItem& f, const FaultItem&) { return f.crash.has_value(); };
-    pod.emit = [](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << "pod-" + std::to_string(*f.crash); };
-    s.add(std::move(pod));
+    s.add(pod_key("crash", "the pod that crashes, counted from 0", &FaultItem::crash));
+    s.add(pod_key("pause", "the pod that stops for `for` without dying (a long GC pause): nothing it scheduled runs and no answer reaches it until it resumes, believing what it believed before", &FaultItem::pause));
     s.key("restart_after", &FaultItem::restart_after, duration_codec(), "how long until the pod starts again",
           opt::shown("never"));
     s.key("during_write", &FaultItem::during_write, flag_codec(),
@@ -67,22 +73,26 @@ const Schema<FaultItem>& fault_schema() {
     store.name = "store";
     store.kind = "`busy` | `full` | `io`";
     store.meaning = "how the store fails";
-    store.default_text = "(or `crash`)";
+    store.default_text = "(or another kind)";
     store.read = [](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
       f.store = r.choice<StoreFailure>(n, p, {{"busy", StoreFailure::busy}, {"full", StoreFailure::full}, {"io", StoreFailure::io}});
     };
     store.differs = [](const FaultItem& f, const FaultItem&) { return f.store.has_value(); };
     store.emit = [](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << std::string(to_string(*f.store)); };
     s.add(std::move(store));
-    s.key("for", &FaultItem::length, duration_codec(), "how long a store fault lasts", opt::shown("forever"));
+    s.key("for", &FaultItem::length, duration_codec(), "how long a store fault or a pause lasts",
+          opt::shown("forever (a pause: required)"));
     s.check([](const Reader& r, const Map& m, FaultItem& f) {
-      if (f.crash.has_value() == f.store.has_value()) {
-        r.fail(m.node(), m.path(), "a fault is either a pod crash (`crash: pod-N`) or a store fault (`store: busy`), one of the two");
+      const int kinds = int{f.crash.has_value()} + int{f.store.has_value()} + int{f.pause.has_value()};
+      if (kinds != 1) {
+        r.fail(m.node(), m.path(),
+               "a fault is one of a pod crash (`crash: pod-N`), a pod pause (`pause: pod-N`) or a store fault (`store: busy`)");
       }
       for (const char* k : {"restart_after", "during_write"}) {
-        if (f.store && m.has(k)) r.fail(m[k], m.child(k), std::string("`") + k + "` belongs to crashes");
+        if (!f.crash && m.has(k)) r.fail(m[k], m.child(k), std::string("`") + k + "` belongs to crashes");
       }
-      if (f.crash && m.has("for")) r.fail(m["for"], m.child("for"), "`for` belongs to store faults; a crash lasts until `restart_after`");
+      if (f.crash && m.has("for")) r.fail(m["for"], m.child("for"), "`for` belongs to store faults and pauses; a crash lasts until `restart_after`");
+      if (f.pause && !m.has("for")) r.fail(m.node(), m.path(), "a pause needs `for`: how long the pod stops");
       if (f.length <= Duration::zero()) r.fail(m["for"], m.child("for"), "must be positive");
     });
     return s;
@@ -95,35 +105,45 @@ Schema<Scenario>::Key faults_key() {
   Schema<Scenario>::Key k;
   k.name = "faults";
   k.kind = "list of faults, below";
-  k.meaning = "pod crashes and store faults";
+  k.meaning = "pod crashes, pod pauses and store faults";
   k.default_text = "none";
   k.read = [](const Reader& r, const YAML::Node& n, const std::string& path, Scenario& s) {
     s.crashes.clear();
+    s.pauses.clear();
     s.store_faults.clear();
     const std::uint32_t pods = s.spec().processes();
     each(r, n, path, [&](const YAML::Node& item, const std::string& p) {
       FaultItem f;
       fault_schema().read(r, item, p, f);
-      if (f.crash) {
-        if (*f.crash >= pods) {
-          r.fail(item["crash"], p + ".crash",
+      for (const auto& [pod, key] : {std::pair{f.crash, "crash"}, std::pair{f.pause, "pause"}}) {
+        if (pod && *pod >= pods) {
+          r.fail(item[key], p + "." + key,
                  "expected a pod name pod-0 .. pod-" + std::to_string(pods - 1) + " (the platform has " +
-                     std::to_string(pods) + " pods), got '" + item["crash"].Scalar() + "'");
+                     std::to_string(pods) + " pods), got '" + item[key].Scalar() + "'");
         }
+      }
+      if (f.crash) {
         s.crashes.push_back({f.at, *f.crash, f.restart_after, f.during_write});
+      } else if (f.pause) {
+        s.pauses.push_back({f.at, *f.pause, f.length});
       } else {
         s.store_faults.push_back({Window{f.at, f.length}, *f.store});
       }
     });
   };
-  k.differs = [](const Scenario& s, const Scenario&) { return !s.crashes.empty() || !s.store_faults.empty(); };
+  k.differs = [](const Scenario& s, const Scenario&) {
+    return !s.crashes.empty() || !s.pauses.empty() || !s.store_faults.empty();
+  };
   k.emit = [](YAML::Emitter& e, const Scenario& s, const Scenario&) {
     e << YAML::BeginSeq;
     for (const CrashFault& c : s.crashes) {
-      fault_schema().emit(e, FaultItem{c.at, c.pod, c.restart_after, c.during_write, std::nullopt, kForever}, FaultItem{});
+      fault_schema().emit(e, FaultItem{c.at, c.pod, std::nullopt, c.restart_after, c.during_write, std::nullopt, kForever}, FaultItem{});
+    }
+    for (const PauseFault& p : s.pauses) {
+      fault_schema().emit(e, FaultItem{p.at, std::nullopt, p.pod, kForever, false, std::nullopt, p.length}, FaultItem{});
     }
     for (const StoreFault& f : s.store_faults) {
-      fault_schema().emit(e, FaultItem{f.window.at, std::nullopt, kForever, false, f.failure, f.window.length}, FaultItem{});
+      fault_schema().emit(e, FaultItem{f.window.at, std::nullopt, std::nullopt, kForever, false, f.failure, f.window.length}, FaultItem{});
     }
     e << YAML::EndSeq;
   };

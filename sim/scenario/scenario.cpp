@@ -14,6 +14,7 @@ Scenario& Scenario::operator=(const Scenario& o) {
   system = o.system;
   store = o.store;
   crashes = o.crashes;
+  pauses = o.pauses;
   store_faults = o.store_faults;
   expect = o.expect;
   oracle = o.oracle;

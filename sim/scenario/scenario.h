@@ -41,6 +41,16 @@ struct CrashFault {
   bool operator==(const CrashFault&) const = default;
 };
 
+// A pod stopping without dying — a long garbage-collection pause, a frozen VM: from `at`, for
+// `length`, nothing it scheduled runs and no answer reaches it; then it resumes where it was,
+// with whatever it believed before (a lease it no longer holds, say).
+struct PauseFault {
+  Time at{};
+  std::uint32_t pod = 0;
+  Duration length{};
+  bool operator==(const PauseFault&) const = default;
+};
+
 // The store failing for a while: every call fails as busy or with an I/O error, or (full) every
 // write fails for lack of space while reads work.
 struct StoreFault {
@@ -88,6 +98,7 @@ struct Scenario {
   const System* system = nullptr;
   StoreKind store = StoreKind::memory;
   std::vector<CrashFault> crashes;
+  std::vector<PauseFault> pauses;
   std::vector<StoreFault> store_faults;
   std::vector<Expectation> expect;
   OracleOptions oracle;

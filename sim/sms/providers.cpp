@@ -34,11 +34,7 @@ ProviderAnswer SimProviders::submit(ProviderId id, Time now, Duration timeout) {
   Provider& p = providers_.at(id);
   const ProviderSpec& s = *p.spec;
   ProviderAnswer a;
-  double factor = 1.0;
-  for (const Slowdown& d : s.slowdowns) {
-    if (d.window.contains(now)) factor = std::max(factor, d.factor);
-  }
-  const Duration latency = scale(p.latency.sample(p.rng), factor);
+  const Duration latency = scale(p.latency.sample(p.rng), slowdown_at(s.slowdowns, now));
   const Duration fast = scale(latency, kRefusalShare);
   auto refuse = [&](Fate fate, SubmitClass seen) {
     a.fate = fate;

@@ -76,16 +76,6 @@ const Schema<BusinessSpec>& business_schema() {
   return schema;
 }
 
-const Schema<Slowdown>& slowdown_schema() {
-  static const Schema<Slowdown> schema = [] {
-    Schema<Slowdown> s(Style::flow);
-    s.include(&Slowdown::window, window_schema());
-    s.key("factor", &Slowdown::factor, number_codec(1, 1e6), "latency × this for the window");
-    return s;
-  }();
-  return schema;
-}
-
 const Schema<ReceiptSpec>& receipt_schema() {
   static const Schema<ReceiptSpec> schema = [] {
     Schema<ReceiptSpec> s(Style::flow, "Delivery receipts, sent back for every message a provider accepted.");

@@ -31,13 +31,6 @@ struct BusinessSpec {
   bool operator==(const BusinessSpec&) const = default;
 };
 
-// A provider slowing down: its latency × factor for the window.
-struct Slowdown {
-  Window window;
-  double factor = 10.0;
-  bool operator==(const Slowdown&) const = default;
-};
-
 struct ReceiptSpec {
   LatencySpec delay{std::chrono::seconds(5), std::chrono::seconds(60)};
   double lost = 0.0;         // share of accepted messages whose receipt never comes

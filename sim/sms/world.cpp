@@ -142,6 +142,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Sms
   kv_.install();
   arrivals_.install(kernel_);
   processes_.install(scenario.crashes);
+  processes_.install(scenario.pauses);
 }
 
 World::~World() = default;

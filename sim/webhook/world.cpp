@@ -90,6 +90,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
     operator_.install(kernel_, spec_.replays, [this](RequestId id) { replay(id); });
   }
   processes_.install(scenario.crashes);
+  processes_.install(scenario.pauses);
 }
 
 World::~World() = default;

@@ -49,6 +49,24 @@ const Schema<Outage>& outage_schema() {
   return schema;
 }
 
+const Schema<Slowdown>& slowdown_schema() {
+  static const Schema<Slowdown> schema = [] {
+    Schema<Slowdown> s(Style::flow);
+    s.include(&Slowdown::window, window_schema());
+    s.key("factor", &Slowdown::factor, number_codec(1, 1e6), "latency × this for the window");
+    return s;
+  }();
+  return schema;
+}
+
+double slowdown_at(const std::vector<Slowdown>& slowdowns, Time t) {
+  double f = 1.0;
+  for (const Slowdown& s : slowdowns) {
+    if (s.window.contains(t)) f = std::max(f, s.factor);
+  }
+  return f;
+}
+
 Latency::Latency(const LatencySpec& spec) {
   const double p50 = std::max(1.0, static_cast<double>(spec.p50.count()));
   const double p99 = std::max(p50, static_cast<double>(spec.p99.count()));

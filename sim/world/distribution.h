@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "model/core/random.h"
 #include "model/core/time.h"
@@ -44,5 +45,16 @@ struct Outage {
 };
 // {at, for, mode}
 const Schema<Outage>& outage_schema();
+
+// A window in which a simulated dependency is slower: its latency × factor.
+struct Slowdown {
+  Window window;
+  double factor = 10.0;
+  bool operator==(const Slowdown&) const = default;
+};
+// {at, for, factor}
+const Schema<Slowdown>& slowdown_schema();
+// The factor in force at `t`: 1 outside every window, the largest where windows overlap.
+double slowdown_at(const std::vector<Slowdown>& slowdowns, Time t);
 
 }  // namespace relaysim::sim

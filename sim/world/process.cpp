@@ -8,12 +8,46 @@ namespace relaysim::sim {
 
 TimerId Process::schedule_at(Time at, TimerCallback cb) {
   const EventId id = kernel_.at(std::max(at, kernel_.now()), [this, generation = generation_, cb = std::move(cb)]() mutable {
-    if (generation == generation_) cb();
+    if (generation != generation_) return;
+    if (kernel_.now() < paused_until_) {
+      defer_timer(kernel_.current().value, std::move(cb));
+      return;
+    }
+    cb();
   });
   return TimerId{id.value};
 }
 
-void Process::cancel(TimerId id) { kernel_.cancel(EventId{id.value}); }
+void Process::defer_timer(std::uint64_t original, TimerCallback cb) {
+  const EventId moved = kernel_.at(paused_until_, [this, original, generation = generation_, cb = std::move(cb)]() mutable {
+    for (std::size_t i = 0; i < deferred_.size(); ++i) {
+      if (deferred_[i].first == original) {
+        deferred_[i] = deferred_.back();
+        deferred_.pop_back();
+        break;
+      }
+    }
+    if (generation != generation_) return;
+    if (kernel_.now() < paused_until_) {  // paused again meanwhile
+      defer_timer(original, std::move(cb));
+      return;
+    }
+    cb();
+  });
+  deferred_.emplace_back(original, moved);
+}
+
+void Process::cancel(TimerId id) {
+  if (kernel_.cancel(EventId{id.value}) || deferred_.empty()) return;
+  for (std::size_t i = 0; i < deferred_.size(); ++i) {
+    if (deferred_[i].first == id.value) {
+      kernel_.cancel(deferred_[i].second);
+      deferred_[i] = deferred_.back();
+      deferred_.pop_back();
+      return;
+    }
+  }
+}
 
 Processes::Processes(Kernel& kernel, std::uint32_t count, ProcessHost& host, ProcessEvents& events)
     : kernel_(kernel), host_(host), events_(events) {
@@ -33,6 +67,20 @@ void Processes::install(const std::vector<CrashFault>& crashes) {
     if (f.during_write) continue;
     kernel_.at(f.at, [this, f] { crash_and_restart(f.pod, f.restart_after); });
   }
+}
+
+void Processes::install(const std::vector<PauseFault>& pauses) {
+  for (const PauseFault& f : pauses) {
+    RELAYSIM_ASSERT(f.pod < size(), "the loader checks pause targets");
+    kernel_.at(f.at, [this, f] { pause(f.pod, f.length); });
+  }
+}
+
+void Processes::pause(std::uint32_t index, Duration length) {
+  Process& p = *processes_[index];
+  if (!p.up_) return;
+  p.paused_until_ = std::max(p.paused_until_, kernel_.now() + length);
+  events_.emit(ProcessPaused{index, kernel_.now(), p.paused_until_});
 }
 
 void Processes::crash_and_restart(std::uint32_t index, Duration restart_after) {
@@ -59,6 +107,9 @@ void Processes::crash(std::uint32_t index) {
   if (!p.up_) return;
   ++p.generation_;  // every callback owed to this incarnation is now dropped
   p.up_ = false;
+  p.paused_until_ = Time{};
+  for (const auto& [original, moved] : p.deferred_) kernel_.cancel(moved);
+  p.deferred_.clear();
   --up_;
   host_.stop(p);
   events_.emit(ProcessCrashed{index, kernel_.now()});

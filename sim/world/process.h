@@ -5,6 +5,10 @@
 // generation: every timer it set and every answer the world still owes the dead incarnation is
 // dropped when it comes due — but what it already sent keeps going, as in life (a request in
 // flight still reaches its endpoint). A restart builds the process anew, from the durable store.
+//
+// A pause stops a process without killing it (a long garbage-collection pause): until it ends,
+// every timer and answer of the process that comes due waits, and then runs, in the order it came
+// due; the process resumes with everything it believed before.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +41,18 @@ struct ProcessCrashed {
   }
 };
 
-using ProcessEvents = EventBus<ProcessStarted, ProcessCrashed>;
+struct ProcessPaused {
+  std::uint32_t pod;
+  Time at;
+  Time until;
+  void mix(Fingerprint& fp) const {
+    fp.mix(10);
+    fp.mix(pod);
+    fp.mix(until);
+  }
+};
+
+using ProcessEvents = EventBus<ProcessStarted, ProcessCrashed, ProcessPaused>;
 
 class Process final : public Timers {
  public:
@@ -52,7 +67,12 @@ class Process final : public Timers {
   template <class F>
   void at(Time t, F&& f) {
     kernel_.at(t, [this, generation = generation_, f = std::forward<F>(f)]() mutable {
-      if (generation == generation_) f();
+      if (generation != generation_) return;
+      if (kernel_.now() < paused_until_) {
+        at(paused_until_, std::move(f));  // waits for the pause to end
+        return;
+      }
+      f();
     });
   }
   template <class F>
@@ -62,13 +82,19 @@ class Process final : public Timers {
 
   std::uint32_t index() const { return index_; }
   bool up() const { return up_; }
+  bool paused() const { return kernel_.now() < paused_until_; }
 
  private:
   friend class Processes;
+  // A timer that came due during a pause, moved to the pause's end: `original` is the id it was
+  // scheduled under, so cancelling it still works.
+  void defer_timer(std::uint64_t original, TimerCallback cb);
   Kernel& kernel_;
   std::uint32_t index_;
   std::uint32_t generation_ = 0;
   bool up_ = false;
+  Time paused_until_{};
+  std::vector<std::pair<std::uint64_t, EventId>> deferred_;  // original timer id -> where it waits now
 };
 
 // What runs in a process: built when it starts, destroyed when it crashes.
@@ -92,9 +118,12 @@ class Processes {
   // Schedules the scenario's crashes (and restarts). Crashes during a store write are the
   // store's to trigger (sim/world/store_faults.h), through crash_and_restart.
   void install(const std::vector<CrashFault>& crashes);
+  void install(const std::vector<PauseFault>& pauses);
 
   void start(std::uint32_t index);
   void crash(std::uint32_t index);
+  // Pauses `index` (if it is up) from now for `length`.
+  void pause(std::uint32_t index, Duration length);
   // Crashes `index` now (if it is up) and starts it again after `restart_after` (kForever: never).
   void crash_and_restart(std::uint32_t index, Duration restart_after);
 

@@ -150,7 +150,7 @@ TEST(ScenarioLoader, FaultsAreCrashesOrStoreFaults) {
   ASSERT_EQ(s.store_faults.size(), 1u);
   EXPECT_EQ(s.store_faults[0].failure, StoreFailure::full);
   EXPECT_EQ(s.store_faults[0].window.length, std::chrono::minutes(5));
-  EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1,", "crash: pod-1, store: busy,")), "one of the two"));
+  EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1,", "crash: pod-1, store: busy,")), "a fault is one of a pod crash"));
   EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1,", "crash: pod-1, for: 1m,")), "`for` belongs to store faults"));
   EXPECT_TRUE(says(error_for(replace(kValid, "crash: pod-1, restart_after: 1m", "store: slow")), "expected one of busy, full, io"));
 }
