@@ -8,6 +8,7 @@
 #include "sim/run.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/writer.h"
+#include "sim/outbox/spec.h"
 #include "sim/sms/spec.h"
 #include "sim/webhook/metrics.h"
 #include "sim/webhook/spec.h"
@@ -114,8 +115,11 @@ TEST(ScenarioWriter, EveryShippedScenarioSurvivesARoundTrip) {
     const Scenario again = parse_scenario(text, path.string() + " (rewritten)");
     EXPECT_EQ(again.expect, original.expect) << path;
     EXPECT_EQ(again.crashes, original.crashes) << path;
+    EXPECT_EQ(again.pauses, original.pauses) << path;
     if (original.system->name() == "webhook") {
       EXPECT_TRUE(spec_of(again) == spec_of(original)) << path << "\n" << text;
+    } else if (original.system->name() == "outbox") {
+      EXPECT_TRUE(outbox::spec_of(again) == outbox::spec_of(original)) << path << "\n" << text;
     } else {
       EXPECT_TRUE(sms::spec_of(again) == sms::spec_of(original)) << path << "\n" << text;
     }

@@ -1,0 +1,302 @@
+#include "sim/outbox/log.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+
+namespace relaysim::sim::outbox {
+
+using relaysim::outbox::Delivery;
+using relaysim::outbox::Log;
+using relaysim::outbox::Poll;
+using relaysim::outbox::Produced;
+
+const Schema<LogSpec>& log_schema() {
+  static const Schema<LogSpec> schema = [] {
+    Schema<LogSpec> s(Style::block, "The partitioned log (Kafka) the relay publishes to and its consumers read from.");
+    s.key("partitions", &LogSpec::partitions, integer_codec<std::uint32_t>(1, 4096),
+          "partitions of the topic; an entity's records all go to one (by its key)");
+    s.key("latency", &LogSpec::latency, map_codec(latency_schema()), "round-trip latency of a produce, a poll or a commit");
+    s.key("lost_acks", &LogSpec::lost_acks, fraction_codec(),
+          "share of written produces whose acknowledgement never arrives (the producer times out, though it is written)");
+    s.key("outages", &LogSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode"),
+          "when the broker refuses produces (`error`) or swallows them (`timeout`)", opt::shown("none"));
+    s.key("max_poll_interval", &LogSpec::max_poll_interval, duration_codec(),
+          "a consumer that does not poll again within this is evicted; its records go to others");
+    s.key("session_timeout", &LogSpec::session_timeout, duration_codec(),
+          "a consumer whose process died is evicted after this");
+    s.check([](const Reader& r, const Map& m, LogSpec& l) {
+      if (l.max_poll_interval <= Duration::zero()) r.fail(m["max_poll_interval"], m.child("max_poll_interval"), "must be positive");
+      if (l.session_timeout <= Duration::zero()) r.fail(m["session_timeout"], m.child("session_timeout"), "must be positive");
+    });
+    return s;
+  }();
+  return schema;
+}
+
+SimLog::SimLog(const LogSpec& spec, Kernel& kernel, std::uint64_t seed, WorldEvents& events)
+    : spec_(spec), kernel_(kernel), latency_(spec.latency), rng_(Rng::derive(seed, "log")), events_(events),
+      partitions_(spec.partitions) {}
+
+bool SimLog::refuses(Time t) const {
+  for (const Outage& o : spec_.outages) {
+    if (o.mode == OutageMode::error && o.window.contains(t)) return true;
+  }
+  return false;
+}
+
+bool SimLog::swallows(Time t) const {
+  for (const Outage& o : spec_.outages) {
+    if (o.mode == OutageMode::timeout && o.window.contains(t)) return true;
+  }
+  return false;
+}
+
+void SimLog::produce(Process& caller, ProducerId producer, std::uint32_t partition, std::span<const Record> records,
+                     std::uint64_t first_sequence, Duration timeout, Log::ProduceCallback done) {
+  RELAYSIM_ASSERT(partition < partitions_.size() && !records.empty(), "a produce names a partition and has records");
+  const Time now = kernel_.now();
+  const Duration round_trip = latency_.sample(rng_);
+  Session& session = sessions_[producer << 16 | partition];
+  // One connection per session and partition: a later produce never overtakes an earlier one.
+  const Time arrives = std::max(now + round_trip / 2, session.last_arrival);
+  session.last_arrival = arrives;
+  const Time deadline = now + timeout;
+  const Time back = arrives + (round_trip - round_trip / 2);
+  Produced outcome = Produced::timeout;
+  Time answer_at = deadline;
+  if (refuses(arrives)) {
+    events_.emit(LogRefused{partition, static_cast<std::uint32_t>(records.size()), false, arrives});
+    if (back <= deadline) {
+      outcome = Produced::unavailable;
+      answer_at = back;
+    }
+  } else if (swallows(arrives)) {
+    events_.emit(LogRefused{partition, static_cast<std::uint32_t>(records.size()), true, arrives});
+  } else {
+    const std::uint32_t slot = produces_.acquire();
+    Produce& p = produces_[slot];
+    p.records.assign(records.begin(), records.end());
+    p.producer = producer;
+    p.partition = partition;
+    p.first_sequence = first_sequence;
+    kernel_.at(arrives, [this, slot] { write(slot); });
+    if (back <= deadline && !rng_.chance(spec_.lost_acks)) {
+      outcome = Produced::ok;
+      answer_at = back;
+    }
+  }
+  caller.at(answer_at, [outcome, done = std::move(done)]() mutable { done(outcome); });
+}
+
+void SimLog::write(std::uint32_t slot) {
+  Produce& p = produces_[slot];
+  Partition& part = partitions_[p.partition];
+  Session& session = sessions_[p.producer << 16 | p.partition];
+  const Time now = kernel_.now();
+  bool wrote = false;
+  for (std::size_t i = 0; i < p.records.size(); ++i) {
+    const Record& r = p.records[i];
+    const std::uint64_t seq = p.first_sequence + i;
+    if (session.any && seq <= session.last) {
+      bool same = false;
+      for (std::uint32_t k = 0; k < 5; ++k) {
+        if (session.recent_seq[k] == seq && session.recent_offset[k] >= part.base && session.recent_offset[k] < part.end()) {
+          same = part.records[session.recent_offset[k] - part.base] == r;
+        } else if (session.recent_seq[k] == seq && session.recent_offset[k] < part.base) {
+          same = true;  // written, read and committed already: it was that record (checked when written)
+        }
+      }
+      events_.emit(LogDeduped{p.partition, r, p.producer, seq, same, now});
+      continue;
+    }
+    const std::uint64_t offset = part.end();
+    part.records.push_back(r);
+    session.any = true;
+    session.last = seq;
+    session.recent_seq[session.recent_next] = seq;
+    session.recent_offset[session.recent_next] = offset;
+    session.recent_next = (session.recent_next + 1) % 5;
+    ++written_;
+    wrote = true;
+    events_.emit(LogAppended{p.partition, offset, r, p.producer, seq, now});
+  }
+  p.records.clear();
+  produces_.release(slot);
+  if (!wrote) return;
+  const MemberId owner = part.owner;
+  if (owner == 0) return;
+  Member& m = members_[owner - 1];
+  if (!m.parked) return;
+  // A parked poll of the partition's owner takes the new records at once.
+  m.parked = false;
+  kernel_.cancel(m.wait);
+  const std::uint32_t given = answers_.acquire();
+  fill(m, m.max, answers_[given]);
+  answer(m, *m.caller, std::move(m.done), false, given);
+}
+
+MemberId SimLog::join(std::uint32_t pod) {
+  Member m;
+  m.id = members_.size() + 1;
+  m.pod = pod;
+  m.alive = true;
+  members_.push_back(std::move(m));
+  rebalance();
+  return members_.back().id;
+}
+
+void SimLog::leave(MemberId member) {
+  Member& m = members_[member - 1];
+  if (!m.alive) return;
+  m.alive = false;
+  if (m.parked) {
+    m.parked = false;
+    kernel_.cancel(m.wait);
+    m.done = {};
+  }
+  rebalance();
+}
+
+void SimLog::lost(MemberId member) {
+  Member& m = members_[member - 1];
+  if (!m.alive) return;
+  // A dead process polls no more: its session runs out.
+  kernel_.after(spec_.session_timeout, [this, member, polls = m.polls] {
+    Member& x = members_[member - 1];
+    if (x.alive && x.polls == polls) evict(member, false);
+  });
+}
+
+void SimLog::evict(MemberId member, bool slow) {
+  Member& m = members_[member - 1];
+  if (!m.alive) return;
+  m.alive = false;
+  events_.emit(MemberEvicted{member, m.pod, slow, kernel_.now()});
+  if (m.parked) {  // told at once that it is out
+    m.parked = false;
+    kernel_.cancel(m.wait);
+    answer(m, *m.caller, std::move(m.done), true, answers_.acquire());
+  }
+  rebalance();
+}
+
+void SimLog::rebalance() {
+  ++generation_;
+  std::vector<MemberId> live;
+  for (const Member& m : members_) {
+    if (m.alive) live.push_back(m.id);
+  }
+  for (Member& m : members_) m.partitions.clear();
+  for (std::uint32_t p = 0; p < partitions_.size(); ++p) {
+    Partition& part = partitions_[p];
+    const MemberId owner = live.empty() ? 0 : live[p % live.size()];
+    if (owner != part.owner) {
+      part.owner = owner;
+      part.position = std::max(part.committed, part.base);  // given out and not committed: given out again
+    }
+    if (owner != 0) members_[owner - 1].partitions.push_back(p);
+  }
+  events_.emit(GroupRebalanced{generation_, static_cast<std::uint32_t>(live.size()), kernel_.now()});
+  for (Member& m : members_) {
+    if (!m.alive || !m.parked) continue;
+    const std::uint32_t answer_slot = answers_.acquire();
+    if (fill(m, m.max, answers_[answer_slot])) {
+      m.parked = false;
+      kernel_.cancel(m.wait);
+      answer(m, *m.caller, std::move(m.done), false, answer_slot);
+    } else {
+      answers_.release(answer_slot);
+    }
+  }
+}
+
+bool SimLog::fill(Member& m, std::uint32_t max, std::vector<Delivery>& out) {
+  out.clear();
+  const Time now = kernel_.now();
+  for (std::uint32_t p : m.partitions) {
+    Partition& part = partitions_[p];
+    const std::uint64_t first = part.position;
+    std::uint32_t redelivered = 0;
+    while (out.size() < max && part.position < part.end()) {
+      if (part.position < part.delivered_to) ++redelivered;
+      out.push_back(Delivery{p, part.position, part.records[part.position - part.base]});
+      ++part.position;
+    }
+    part.delivered_to = std::max(part.delivered_to, part.position);
+    if (part.position > first) {
+      events_.emit(RecordsDelivered{m.id, m.pod, p, first, static_cast<std::uint32_t>(part.position - first), redelivered, now});
+    }
+    if (out.size() >= max) break;
+  }
+  return !out.empty();
+}
+
+void SimLog::answer(Member& m, Process& caller, Log::PollCallback done, bool evicted, std::uint32_t slot) {
+  const Duration round_trip = latency_.sample(rng_);
+  const std::uint64_t generation = generation_;
+  static_cast<void>(m);
+  caller.at(kernel_.now() + round_trip / 2, [this, slot, generation, evicted, done = std::move(done)]() mutable {
+    done(Poll{generation, evicted, answers_[slot]});
+    answers_[slot].clear();
+    answers_.release(slot);
+  });
+}
+
+void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, Duration wait, Log::PollCallback done) {
+  Member& m = members_[member - 1];
+  RELAYSIM_ASSERT(!m.parked, "one poll at a time per member");
+  const std::uint32_t slot = answers_.acquire();
+  if (!m.alive) {
+    answers_[slot].clear();
+    answer(m, caller, std::move(done), true, slot);
+    return;
+  }
+  ++m.polls;
+  kernel_.after(spec_.max_poll_interval, [this, member, polls = m.polls] {
+    Member& x = members_[member - 1];
+    if (x.alive && x.polls == polls && !x.parked) evict(member, true);
+  });
+  if (fill(m, max_records, answers_[slot])) {
+    answer(m, caller, std::move(done), false, slot);
+    return;
+  }
+  answers_.release(slot);
+  m.parked = true;
+  m.caller = &caller;
+  m.max = max_records;
+  m.done = std::move(done);
+  m.wait = kernel_.after(wait, [this, member, polls = m.polls] {
+    Member& x = members_[member - 1];
+    if (!x.parked || x.polls != polls) return;
+    x.parked = false;
+    const std::uint32_t empty = answers_.acquire();
+    answers_[empty].clear();
+    answer(x, *x.caller, std::move(x.done), false, empty);
+  });
+}
+
+void SimLog::commit(MemberId member, std::uint64_t generation, std::uint32_t partition, std::uint64_t offset) {
+  const Duration round_trip = latency_.sample(rng_);
+  kernel_.after(round_trip / 2, [this, member, generation, partition, offset] {
+    Partition& part = partitions_[partition];
+    const Member& m = members_[member - 1];
+    const bool applied = m.alive && generation == generation_ && part.owner == member;
+    if (applied) {
+      part.committed = std::max(part.committed, offset);
+      // Nobody reads below the committed offset again.
+      while (part.base < part.committed && !part.records.empty()) {
+        part.records.pop_front();
+        ++part.base;
+      }
+    }
+    events_.emit(GroupCommitted{partition, offset, member, applied, kernel_.now()});
+  });
+}
+
+std::uint64_t SimLog::lag(std::uint32_t partition) const {
+  const Partition& p = partitions_[partition];
+  return p.end() - std::min(p.end(), p.committed);
+}
+
+}  // namespace relaysim::sim::outbox

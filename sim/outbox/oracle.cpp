@@ -1,0 +1,345 @@
+#include "sim/outbox/oracle.h"
+
+#include <algorithm>
+
+#include "model/core/assert.h"
+#include "model/resilience/backoff.h"
+
+namespace relaysim::sim::outbox {
+
+using namespace relaysim::outbox;
+
+std::string_view to_string(DuplicateCause c) {
+  switch (c) {
+    case DuplicateCause::ambiguous: return "ambiguous";
+    case DuplicateCause::unmarked: return "unmarked";
+    case DuplicateCause::new_leader: return "new_leader";
+    case DuplicateCause::unexplained: return "unexplained";
+  }
+  return "?";
+}
+
+namespace {
+
+Duration total(const std::vector<Outage>& outages, Time end) {
+  Duration d{};
+  for (const Outage& o : outages) d += std::min(o.window.end(), end) - std::min(o.window.at, end);
+  return d;
+}
+
+}  // namespace
+
+Oracle::Oracle(const Scenario& scenario, Ledger& ledger)
+    : spec_(spec_of(scenario)), ledger_(ledger), messages_(spec_.platform.shards), fence_(spec_.platform.shards, 0),
+      consumed_(spec_.log.partitions), checked_(spec_.log.partitions, 0) {
+  const RelayConfig& c = spec_.platform;
+  // Everything a due message may have to wait through before it moves again, faults included.
+  const Time end = Time{} + scenario.duration;
+  settle_ = c.lease + c.renew_every + c.scan_every + c.rescue_every + c.processing_timeout +
+            c.publish_timeout * static_cast<std::int64_t>(c.publish_retries + 1) + c.relock_wait + c.handle_timeout +
+            spec_.log.session_timeout + spec_.log.max_poll_interval / 4 + c.store_retry * 4 +
+            total(spec_.log.outages, end) + total(spec_.downstream.outages, end) +
+            (scenario.oracle.terminal_slack >= Duration::zero() ? scenario.oracle.terminal_slack : std::chrono::minutes(1));
+  for (const StoreFault& f : scenario.store_faults) settle_ += std::min(f.window.end(), end) - std::min(f.window.at, end);
+  for (const ShardFault& f : spec_.shard_faults) settle_ += std::min(f.window.end(), end) - std::min(f.window.at, end);
+  for (const PauseFault& p : scenario.pauses) settle_ += p.length;
+  for (const CrashFault& k : scenario.crashes) settle_ += std::min(k.restart_after, scenario.duration);
+}
+
+Oracle::Tracked* Oracle::find(ShardId shard, RowId id) {
+  if (shard >= messages_.size() || id == 0 || id > messages_[shard].size()) return nullptr;
+  return &messages_[shard][id - 1];
+}
+
+std::string Oracle::subject(MessageRef m) const {
+  return "message " + std::to_string(m.id) + " of shard " + std::to_string(m.shard);
+}
+
+void Oracle::violate(Invariant i, Time at, MessageRef m, std::string what) {
+  ledger_.violate(index(i), at, m.id == 0 ? std::string() : subject(m), std::move(what));
+}
+
+std::uint16_t Oracle::max_attempts(std::uint32_t type) const {
+  const auto& types = spec_.platform.types;
+  return types[std::min<std::size_t>(type, types.size() - 1)].max_attempts;
+}
+
+void Oracle::on(const OperationDone& e) {
+  if (!e.committed) return;
+  auto& shard = messages_[e.shard];
+  for (std::uint32_t i = 0; i < e.count(); ++i) {
+    const RowId id = e.first + i;
+    if (id != shard.size() + 1) {
+      violate(Invariant::final, e.at, {e.shard, id},
+              "committed with id " + std::to_string(id) + ", but the shard's next id is " + std::to_string(shard.size() + 1));
+      continue;
+    }
+    Tracked t;
+    t.key = e.key;
+    t.version = e.version;
+    t.type = e.types[i];
+    t.next_attempt = e.at;
+    t.committed = true;
+    shard.push_back(t);
+    ++committed_;
+    if (spec_.platform.ordering == Ordering::per_key) open_by_key_[e.key].push_back(MessageRef{e.shard, id}.packed());
+  }
+}
+
+void Oracle::moved(MessageRef m, Tracked& t, const Message& now, Time at, const char* by) {
+  if (is_final(t.status) && (now.status != t.status || now.reason != t.reason)) {
+    violate(Invariant::final, at, m,
+            std::string("was ") + std::string(to_string(t.status)) + ", and " + by + " made it " + std::string(to_string(now.status)));
+  }
+  if (now.status == Status::processing && now.attempt > max_attempts(t.type)) {
+    violate(Invariant::retry, at, m,
+            "attempt " + std::to_string(now.attempt) + " started, but its type allows " + std::to_string(max_attempts(t.type)));
+  }
+  if (now.status == Status::failed && now.reason == Reason::exhausted && now.attempt < max_attempts(t.type)) {
+    violate(Invariant::retry, at, m,
+            "failed as exhausted after " + std::to_string(now.attempt) + " attempts of " + std::to_string(max_attempts(t.type)));
+  }
+  t.status = now.status;
+  t.reason = now.reason;
+  t.attempt = now.attempt;
+  t.next_attempt = now.next_attempt;
+}
+
+void Oracle::on(const LeaderWrote& e) {
+  if (!e.applied) {
+    ++fenced_out_;
+    return;
+  }
+  FenceToken& fence = fence_[e.shard];
+  if (e.token < fence) {
+    violate(Invariant::fence, e.at, {e.shard, 0},
+            std::string("pod-") + std::to_string(e.pod - 1) + "'s " + std::string(to_string(e.write)) + " under token " +
+                std::to_string(e.token) + " took effect after a write under token " + std::to_string(fence));
+  }
+  fence = std::max(fence, e.token);
+  for (const Message& m : e.messages) {
+    Tracked* t = find(e.shard, m.id);
+    const MessageRef ref{e.shard, m.id};
+    if (t == nullptr) {
+      violate(Invariant::rollback, e.at, ref, std::string("the leader's ") + std::string(to_string(e.write)) + " returned a message never committed");
+      continue;
+    }
+    switch (e.write) {
+      case LeaderWrite::fence:
+        break;
+      case LeaderWrite::scan:
+        if (t->status != Status::pending || t->next_attempt > e.at) {
+          violate(Invariant::retry, e.at, ref,
+                  "scanned as due while " + std::string(to_string(t->status)) + " until " + format_time(t->next_attempt));
+        }
+        if (spec_.platform.ordering == Ordering::per_key) {
+          // Its entity's earlier messages must all be final.
+          const auto it = open_by_key_.find(t->key);
+          if (it != open_by_key_.end()) {
+            for (std::uint64_t packed : it->second) {
+              if (packed == ref.packed()) break;
+              const MessageRef o = MessageRef::unpack(packed);
+              const Tracked* earlier = find(o.shard, o.id);
+              if (earlier != nullptr && !is_final(earlier->status)) {
+                violate(Invariant::order, e.at, ref, "published while " + subject(o) + " of its entity is " +
+                                                         std::string(to_string(earlier->status)));
+                break;
+              }
+            }
+          }
+        }
+        if (m.status == Status::processing) {
+          t->unmarked = false;
+          moved(ref, *t, m, e.at, "a scan");
+        }
+        break;
+      case LeaderWrite::mark:
+        t->unmarked = false;
+        moved(ref, *t, m, e.at, "a mark");
+        break;
+      case LeaderWrite::rescue:
+        if (t->status != Status::processing || t->next_attempt > e.at) {
+          violate(Invariant::retry, e.at, ref,
+                  "rescued while " + std::string(to_string(t->status)) + ", its processing timing out only at " +
+                      format_time(t->next_attempt));
+        }
+        moved(ref, *t, m, e.at, "the rescuer");
+        break;
+    }
+  }
+}
+
+void Oracle::on(const Published& e) {
+  for (const Record& r : e.records) {
+    Tracked* t = find(r.shard, r.id);
+    if (t == nullptr || t->appended_attempt != r.attempt) continue;
+    if (e.outcome == Produced::timeout) t->ambiguous = true;
+    if (e.outcome == Produced::ok) t->unmarked = true;
+  }
+}
+
+void Oracle::on(const LogAppended& e) {
+  const Record& r = e.record;
+  const MessageRef ref = r.ref();
+  Tracked* t = find(r.shard, r.id);
+  if (t == nullptr || !t->committed || t->key != r.key || t->version != r.version) {
+    violate(Invariant::rollback, e.at, ref,
+            "the log wrote a record of it (entity " + std::to_string(r.key) + ", version " + std::to_string(r.version) +
+                ") that no committed business transaction made");
+    return;
+  }
+  if (t->appended_attempt == r.attempt) {
+    DuplicateCause cause = DuplicateCause::unexplained;
+    if (t->appended_fence != r.fence) {
+      cause = DuplicateCause::new_leader;
+    } else if (t->ambiguous) {
+      cause = DuplicateCause::ambiguous;
+    } else if (t->unmarked) {
+      cause = DuplicateCause::unmarked;
+    }
+    ++duplicates_[static_cast<std::size_t>(cause)];
+    if (cause == DuplicateCause::unexplained) {
+      violate(Invariant::log, e.at, ref,
+              "the log holds a second record for attempt " + std::to_string(r.attempt) + " that nothing explains");
+    }
+  }
+  if (r.attempt >= t->appended_attempt) {
+    if (r.attempt > t->appended_attempt) {
+      t->ambiguous = false;
+      t->unmarked = false;
+    }
+    t->appended_attempt = r.attempt;
+    t->appended_fence = r.fence;
+  }
+}
+
+void Oracle::on(const LogDeduped& e) {
+  if (e.same) return;
+  violate(Invariant::log, e.at, e.record.ref(),
+          "the log acknowledged a record of attempt " + std::to_string(e.record.attempt) +
+              " without writing it: its producer session had written another record under sequence " +
+              std::to_string(e.sequence));
+}
+
+void Oracle::on(const Relocked& e) {
+  if (e.outcome != Relock::locked) return;
+  const Record& r = e.delivery.record;
+  const Tracked* t = find(r.shard, r.id);
+  if (t == nullptr || t->status != Status::processing || t->attempt != r.attempt) {
+    violate(Invariant::relock, e.at, r.ref(),
+            "handled under attempt " + std::to_string(r.attempt) + " while it was " +
+                (t == nullptr ? std::string("never committed")
+                              : std::string(to_string(t->status)) + " at attempt " + std::to_string(t->attempt)));
+  }
+}
+
+void Oracle::on(const Finished& e) {
+  if (!e.applied) return;
+  const Record& r = e.record;
+  Tracked* t = find(r.shard, r.id);
+  if (t == nullptr) return;
+  if (t->status != Status::processing || t->attempt != r.attempt) {
+    violate(Invariant::final, e.at, r.ref(),
+            "finished under attempt " + std::to_string(r.attempt) + " while " + std::string(to_string(t->status)) +
+                " at attempt " + std::to_string(t->attempt));
+  }
+  if (e.finish.status == Status::pending) {
+    const TypePolicy& type = spec_.platform.types[std::min<std::size_t>(t->type, spec_.platform.types.size() - 1)];
+    const Duration least = min_delay(type.backoff, r.attempt);
+    if (e.finish.next_attempt - e.at < least) {
+      violate(Invariant::retry, e.at, r.ref(),
+              "retry " + std::to_string(r.attempt) + " set for " + format_duration(e.finish.next_attempt - e.at) +
+                  " later, under the backoff's least " + format_duration(least));
+    }
+  }
+  Message now;
+  now.status = e.finish.status;
+  now.reason = e.finish.reason;
+  now.attempt = r.attempt;
+  now.next_attempt = e.finish.status == Status::pending ? e.finish.next_attempt : t->next_attempt;
+  moved(r.ref(), *t, now, e.at, "a consumer");
+}
+
+void Oracle::on(const EffectApplied& e) {
+  const Record& r = e.record;
+  Tracked* t = find(r.shard, r.id);
+  ++effects_;
+  if (t == nullptr) {
+    violate(Invariant::once, e.at, r.ref(), "its effect was applied, but it was never committed");
+    return;
+  }
+  if (++t->effects > 1) {
+    violate(Invariant::once, e.at, r.ref(), "its effect was applied " + std::to_string(t->effects) + " times");
+  }
+  if (spec_.platform.ordering == Ordering::per_key) {
+    auto it = open_by_key_.find(t->key);
+    if (it == open_by_key_.end()) return;
+    auto& open = it->second;
+    const MessageRef self = r.ref();
+    for (std::uint64_t packed : open) {
+      if (packed == self.packed()) break;
+      const MessageRef o = MessageRef::unpack(packed);
+      const Tracked* earlier = find(o.shard, o.id);
+      if (earlier != nullptr && !is_final(earlier->status)) {
+        violate(Invariant::order, e.at, self,
+                "its effect was applied while " + subject(o) + " of its entity was still " + std::string(to_string(earlier->status)));
+        break;
+      }
+    }
+    // Drop the final ones from the front: the list holds only what can still come.
+    while (!open.empty()) {
+      const MessageRef o = MessageRef::unpack(open.front());
+      const Tracked* front = find(o.shard, o.id);
+      if (front == nullptr || !is_final(front->status)) break;
+      open.pop_front();
+    }
+  }
+}
+
+void Oracle::on(const Consumed& e) {
+  std::vector<bool>& done = consumed_[e.partition];
+  if (done.size() <= e.offset) done.resize(e.offset + 1, false);
+  done[e.offset] = true;
+}
+
+void Oracle::on(const GroupCommitted& e) {
+  if (!e.applied) return;
+  std::uint64_t& checked = checked_[e.partition];
+  const std::vector<bool>& done = consumed_[e.partition];
+  for (; checked < e.offset; ++checked) {
+    if (checked >= done.size() || !done[checked]) {
+      violate(Invariant::log, e.at, {0, 0},
+              "the group committed offset " + std::to_string(e.offset) + " of partition " + std::to_string(e.partition) +
+                  ", past offset " + std::to_string(checked) + ", which no consumer had finished");
+      checked = e.offset;
+      break;
+    }
+  }
+}
+
+void Oracle::finish(Time end, std::span<Store* const> shards) {
+  for (ShardId s = 0; s < shards.size(); ++s) {
+    const StoreCounts c = shards[s]->counts();
+    if (c.messages < messages_[s].size()) {
+      lost_ += messages_[s].size() - c.messages;
+      violate(Invariant::final, end, {s, 0},
+              std::to_string(messages_[s].size() - c.messages) + " committed messages are missing from shard " +
+                  std::to_string(s));
+    }
+    for (RowId id = 1; id <= messages_[s].size(); ++id) {
+      Tracked& t = messages_[s][id - 1];
+      const MessageRef ref{s, id};
+      if (t.status == Status::handled && t.effects == 0) {
+        violate(Invariant::once, end, ref, "handled, but its effect was never applied");
+      }
+      if (!is_final(t.status) && t.next_attempt + settle_ < end) {
+        ++stuck_;
+        violate(Invariant::final, end, ref,
+                "still " + std::string(to_string(t.status)) + " at the end, due since " + format_time(t.next_attempt) +
+                    " (more than " + format_duration(settle_) + " before)");
+      }
+    }
+  }
+}
+
+}  // namespace relaysim::sim::outbox

@@ -1,0 +1,115 @@
+// Oracle: judges an outbox run against its invariants (sim/outbox/invariants.h) from the model's
+// events and the world's ground truth, reporting every violation to the ledger; and attributes
+// every duplicate record in the log to its cause.
+//
+// It keeps its own picture of every message — committed, its status, attempt and next attempt —
+// built only from transitions the stores reported as applied, and checks each new transition
+// against it; the effects come from the downstream's database, the records from the log.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/outbox/events.h"
+#include "model/outbox/store.h"
+#include "sim/oracle/ledger.h"
+#include "sim/outbox/invariants.h"
+#include "sim/outbox/spec.h"
+#include "sim/outbox/truth.h"
+#include "sim/world/process.h"
+
+namespace relaysim::sim::outbox {
+
+// Why the log holds a second record of one message for one attempt.
+enum class DuplicateCause : std::uint8_t {
+  ambiguous,    // an earlier publish of it timed out: it was written though the relay could not know
+  unmarked,     // it was published and then not marked (the mark failed or was fenced out): published again
+  new_leader,   // another leader (another fencing token) published it again
+  unexplained,  // none of these: an O-log violation
+};
+inline constexpr int kDuplicateCauseCount = 4;
+std::string_view to_string(DuplicateCause c);
+
+class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
+                     public SinkFor<relaysim::outbox::LeaderWrote>,
+                     public SinkFor<relaysim::outbox::Published>,
+                     public SinkFor<relaysim::outbox::Relocked>,
+                     public SinkFor<relaysim::outbox::Finished>,
+                     public SinkFor<relaysim::outbox::Consumed>,
+                     public SinkFor<LogAppended>,
+                     public SinkFor<LogDeduped>,
+                     public SinkFor<GroupCommitted>,
+                     public SinkFor<EffectApplied> {
+ public:
+  Oracle(const Scenario& scenario, Ledger& ledger);
+
+  void on(const relaysim::outbox::OperationDone& e) override;
+  void on(const relaysim::outbox::LeaderWrote& e) override;
+  void on(const relaysim::outbox::Published& e) override;
+  void on(const relaysim::outbox::Relocked& e) override;
+  void on(const relaysim::outbox::Finished& e) override;
+  void on(const relaysim::outbox::Consumed& e) override;
+  void on(const LogAppended& e) override;
+  void on(const LogDeduped& e) override;
+  void on(const GroupCommitted& e) override;
+  void on(const EffectApplied& e) override;
+
+  // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
+  void finish(Time end, std::span<relaysim::outbox::Store* const> shards);
+
+  std::uint64_t duplicates(DuplicateCause c) const { return duplicates_[static_cast<std::size_t>(c)]; }
+  std::uint64_t effects() const { return effects_; }
+  std::uint64_t lost() const { return lost_; }
+  std::uint64_t stuck() const { return stuck_; }
+  std::uint64_t committed() const { return committed_; }
+  std::uint64_t stale_writes_kept_out() const { return fenced_out_; }
+
+ private:
+  using Status = relaysim::outbox::Status;
+  struct Tracked {
+    relaysim::outbox::EntityKey key = 0;
+    std::uint64_t version = 0;
+    Time next_attempt{};
+    std::uint32_t type = 0;
+    std::uint16_t attempt = 0;
+    std::uint16_t appended_attempt = 0;  // the highest attempt the log holds a record of
+    std::uint8_t effects = 0;
+    Status status = Status::pending;
+    relaysim::outbox::Reason reason = relaysim::outbox::Reason::none;
+    relaysim::outbox::FenceToken appended_fence = 0;  // of that record
+    bool committed = false;
+    bool ambiguous = false;  // a publish of appended_attempt timed out
+    bool unmarked = false;   // published (acknowledged) for appended_attempt and not marked since
+  };
+
+  Tracked* find(relaysim::outbox::ShardId shard, relaysim::outbox::RowId id);
+  std::string subject(relaysim::outbox::MessageRef m) const;
+  void violate(Invariant i, Time at, relaysim::outbox::MessageRef m, std::string what);
+  std::uint16_t max_attempts(std::uint32_t type) const;
+  // A message's status moved as a store reported; checks it could.
+  void moved(relaysim::outbox::MessageRef m, Tracked& t, const relaysim::outbox::Message& now, Time at, const char* by);
+
+  const OutboxSpec& spec_;
+  Ledger& ledger_;
+  Duration settle_;  // how long a due message may wait before it counts as stuck at the end
+  std::vector<std::vector<Tracked>> messages_;  // per shard, by id - 1
+  std::vector<relaysim::outbox::FenceToken> fence_;  // per shard: the largest token that wrote
+  // per_key: per entity, its messages not yet final, in id order (packed refs).
+  std::unordered_map<relaysim::outbox::EntityKey, std::deque<std::uint64_t>> open_by_key_;
+  // Per partition: which offsets a consumer finished, and up to where commits were checked.
+  std::vector<std::vector<bool>> consumed_;
+  std::vector<std::uint64_t> checked_;
+  std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
+  std::uint64_t effects_ = 0;
+  std::uint64_t lost_ = 0;
+  std::uint64_t stuck_ = 0;
+  std::uint64_t committed_ = 0;
+  std::uint64_t fenced_out_ = 0;
+};
+
+}  // namespace relaysim::sim::outbox

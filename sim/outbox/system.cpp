@@ -1,0 +1,185 @@
+#include "sim/outbox/system.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "model/outbox/inbox.h"
+#include "model/outbox/memory_store.h"
+#include "model/outbox/mutants.h"
+#include "model/outbox/sqlite_store.h"
+#include "sim/outbox/oracle.h"
+#include "sim/outbox/report.h"
+#include "sim/outbox/spec.h"
+#include "sim/outbox/world.h"
+#include "sim/report/text.h"
+
+namespace relaysim::sim::outbox {
+
+namespace {
+
+using relaysim::outbox::EffectStore;
+using relaysim::outbox::Store;
+
+// Where shard `s` (and the downstream's database) live: shard 0 at the run's path, the others
+// beside it; all in memory when the run's database is.
+std::string path_of(const std::string& base, const std::string& suffix) {
+  if (base == ":memory:" || suffix.empty()) return base;
+  const std::string path = base + suffix;
+  for (const char* extra : {"", "-wal", "-shm"}) std::filesystem::remove(path + extra);  // ours: named after the run's
+  return path;
+}
+
+// One outbox run: the shards' stores, the downstream's database, the buses, the world, and the
+// sinks attached to the buses.
+class Simulation final : public sim::Simulation {
+ public:
+  explicit Simulation(RunContext& ctx)
+      : ctx_(ctx),
+        spec_(spec_of(ctx.scenario)),
+        fp_model_(ctx.fingerprint),
+        fp_world_(ctx.fingerprint),
+        fp_processes_(ctx.fingerprint),
+        fp_coordinator_(ctx.fingerprint),
+        oracle_(ctx.scenario, ctx.ledger),
+        metrics_(spec_.platform.shards) {
+    const bool sqlite = ctx.scenario.store == StoreKind::sqlite;
+    for (std::uint32_t s = 0; s < spec_.platform.shards; ++s) {
+      if (sqlite) {
+        auto store = std::make_unique<relaysim::outbox::SqliteStore>(
+            path_of(ctx.sqlite_path, s == 0 ? "" : "-shard" + std::to_string(s)), Durability::off);
+        dbs_.push_back(&store->db());
+        stores_.push_back(std::move(store));
+      } else {
+        stores_.push_back(std::make_unique<relaysim::outbox::MemoryStore>());
+        dbs_.push_back(nullptr);
+      }
+      shards_.push_back(stores_.back().get());
+    }
+    if (sqlite) {
+      effects_ = std::make_unique<relaysim::outbox::SqliteEffectStore>(path_of(ctx.sqlite_path, "-downstream"), Durability::off);
+    } else {
+      effects_ = std::make_unique<relaysim::outbox::MemoryEffectStore>();
+    }
+    buses_.model.attach(fp_model_);
+    buses_.world.attach(fp_world_);
+    buses_.processes.attach(fp_processes_);
+    buses_.model.attach(oracle_);
+    buses_.world.attach(oracle_);
+    buses_.model.attach(metrics_);
+    buses_.world.attach(metrics_);
+    buses_.processes.attach(metrics_);
+    world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, shards_, dbs_, *effects_, buses_);
+    world_->coordinator().bus().attach(fp_coordinator_);
+  }
+
+  std::uint64_t open_work() override { return unresolved(); }
+
+  std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
+    Figures f;
+    if (judged) oracle_.finish(end, shards_);
+    f.unresolved = unresolved();
+    for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
+    for (int c = 0; c < kDuplicateCauseCount; ++c) f.duplicates[static_cast<std::size_t>(c)] = oracle_.duplicates(static_cast<DuplicateCause>(c));
+    f.lost = oracle_.lost();
+    f.stuck = oracle_.stuck();
+    f.stale_writes = oracle_.stale_writes_kept_out();
+    f.end = end;
+    metrics_.close(end);
+    f.metrics = std::move(metrics_);
+    return std::make_unique<Report>(std::move(f));
+  }
+
+ private:
+  std::uint64_t unresolved() {
+    std::uint64_t n = 0;
+    for (Store* s : shards_) {
+      const relaysim::outbox::StoreCounts c = s->counts();
+      n += c.by_status[0] + c.by_status[1];
+    }
+    return n;
+  }
+
+  RunContext& ctx_;
+  const OutboxSpec& spec_;
+  std::vector<std::unique_ptr<Store>> stores_;
+  std::vector<Store*> shards_;
+  std::vector<Db*> dbs_;
+  std::unique_ptr<EffectStore> effects_;
+  OutboxBuses buses_;
+  FingerprintSink<relaysim::outbox::Events> fp_model_;
+  FingerprintSink<WorldEvents> fp_world_;
+  FingerprintSink<ProcessEvents> fp_processes_;
+  FingerprintSink<CoordinatorBus> fp_coordinator_;
+  Oracle oracle_;
+  Metrics metrics_;
+  std::unique_ptr<World> world_;
+};
+
+namespace mutant = relaysim::outbox::mutant;
+
+// The outbox relay's planted bugs.
+constexpr const Mutant* kMutants[] = {
+    &mutant::publish_before_commit,  &mutant::write_without_fence,   &mutant::no_inbox,
+    &mutant::inbox_outside_effect_tx, &mutant::rescuer_never_runs,   &mutant::relock_skips_status,
+    &mutant::next_attempt_ignored,   &mutant::attempts_never_exhausted, &mutant::producer_session_reused,
+    &mutant::offsets_committed_before_handling, &mutant::rescue_early, &mutant::key_order_ignored,
+};
+
+// Memory a committed message costs, all parts together: the store's row, the oracle's record, the
+// log's record until it is committed, the downstream's inbox row.
+constexpr double kBytesPerMessage = 300;
+constexpr double kBytesPerSqliteRow = 250;
+
+class OutboxSystem final : public System {
+ public:
+  std::string_view name() const override { return "outbox"; }
+  std::string_view title() const override {
+    return "a transactional-outbox relay: fenced shard leaders publish to a partitioned log, consumers re-lock, "
+           "handle and finish, an inbox applies each effect once";
+  }
+
+  std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const override {
+    auto spec = std::make_unique<OutboxSpec>();
+    spec_schema().read(r, section, path, *spec);
+    return spec;
+  }
+  void write(YAML::Emitter& e, const SystemSpec& spec) const override {
+    spec_schema().emit(e, dynamic_cast<const OutboxSpec&>(spec), OutboxSpec{});
+  }
+  void document(std::vector<DocTable>& out) const override { spec_schema().document(out, "outbox", OutboxSpec{}); }
+
+  std::span<const MetricInfo> metrics() const override { return metric_infos(); }
+  std::span<const InvariantInfo> invariants() const override { return kInvariants; }
+  std::span<const Mutant* const> mutants() const override { return kMutants; }
+
+  Footprint footprint(const Scenario& s, bool database_in_memory) const override {
+    const OutboxSpec& spec = spec_of(s);
+    Footprint f;
+    double messages = 0;
+    for (const LoadSegment& l : spec.load) {
+      const double calls = l.arrivals.expected_calls();
+      f.calls += calls;
+      messages += calls * l.messages;
+    }
+    f.parts.push_back({messages * kBytesPerMessage, format_count(messages) + " messages kept",
+                       "shorten the load, or lower its rate"});
+    if (s.store == StoreKind::sqlite && database_in_memory) {
+      f.parts.push_back({messages * kBytesPerSqliteRow, format_count(messages) + " messages in the in-memory SQLite databases",
+                         "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});
+    }
+    return f;
+  }
+
+  std::unique_ptr<sim::Simulation> simulate(RunContext& context) const override {
+    return std::make_unique<Simulation>(context);
+  }
+};
+
+}  // namespace
+
+const System& system() {
+  static const OutboxSystem instance;
+  return instance;
+}
+
+}  // namespace relaysim::sim::outbox
