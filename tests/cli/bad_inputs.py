@@ -433,7 +433,7 @@ def _():
 
 @case("message.metrics_of_an_unknown_system")
 def _():
-    expect(run("metrics", "--system", "outbox"), EXIT_INVALID, r"no system is named 'outbox' \(the systems: webhook, sms\)")
+    expect(run("metrics", "--system", "planner"), EXIT_INVALID, r"no system is named 'planner' \(the systems: webhook, sms, outbox\)")
     expect(run("metrics", "--system", ""), EXIT_INVALID, r"no system is named ''")
 scenario_error("message.unterminated_quote", "name: base", "name: \"base", r":1:7: a quoted value starts here")
 scenario_error("message.unterminated_quote_at_the_end", None, None, r"never closed",
