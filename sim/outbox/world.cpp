@@ -11,8 +11,8 @@ using namespace relaysim::outbox;
 namespace {
 
 // log1p(x) / x and expm1(x) / x, exact near 0.
-double helper1(double x) { return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x)); }
-double helper2(double x) { return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x)); }
+double log1p_over(double x) { return std::abs(x) > 1e-8 ? std::log1p(x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x)); }
+double expm1_over(double x) { return std::abs(x) > 1e-8 ? std::expm1(x) / x : 1 + x * 0.5 * (1 + x / 3 * (1 + 0.25 * x)); }
 
 std::vector<StoreFault> faults_of_shard(const OutboxSpec& spec, ShardId shard) {
   std::vector<StoreFault> out;
@@ -36,13 +36,13 @@ double KeySampler::h(double x) const { return std::exp(-s_ * std::log(x)); }
 
 double KeySampler::h_integral(double x) const {
   const double lx = std::log(x);
-  return helper2((1.0 - s_) * lx) * lx;
+  return expm1_over((1.0 - s_) * lx) * lx;
 }
 
 double KeySampler::h_integral_inverse(double x) const {
   double t = x * (1.0 - s_);
   if (t < -1.0) t = -1.0;
-  return std::exp(helper1(t) * x);
+  return std::exp(log1p_over(t) * x);
 }
 
 std::uint64_t KeySampler::operator()(Rng& rng) const {
