@@ -13,7 +13,14 @@
 namespace relaysim::sim::outbox {
 namespace {
 
-const std::string kShipped[] = {"outbox-quickstart"};
+const std::string kShipped[] = {"outbox-quickstart",
+                                "outbox-broker-outage",
+                                "outbox-leader-pause-split-brain",
+                                "outbox-lost-acks",
+                                "outbox-consumer-crash-mid-handle",
+                                "outbox-stuck-processing-rescue",
+                                "outbox-consumer-rebalance",
+                                "outbox-shards"};
 
 using testing::failures;
 using testing::scenario_path;
