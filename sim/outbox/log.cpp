@@ -95,31 +95,36 @@ void SimLog::write(std::uint32_t slot) {
   Session& session = sessions_[p.producer << 16 | p.partition];
   const Time now = kernel_.now();
   bool wrote = false;
+  Session::Batch written;  // this produce's new records (contiguous: one event writes them all)
   for (std::size_t i = 0; i < p.records.size(); ++i) {
     const Record& r = p.records[i];
     const std::uint64_t seq = p.first_sequence + i;
     if (session.any && seq <= session.last) {
+      // A repeat: the same record if one of the recent writes put that sequence there. Older
+      // than those, a broker cannot tell (Kafka answers OutOfOrderSequence), so it counts as
+      // not the same — which the oracle reports, since it is acknowledged and not written.
       bool same = false;
-      for (std::uint32_t k = 0; k < 5; ++k) {
-        if (session.recent_seq[k] == seq && session.recent_offset[k] >= part.base && session.recent_offset[k] < part.end()) {
-          same = part.records[session.recent_offset[k] - part.base] == r;
-        } else if (session.recent_seq[k] == seq && session.recent_offset[k] < part.base) {
-          same = true;  // written, read and committed already: it was that record (checked when written)
-        }
+      for (const Session::Batch& b : session.recent) {
+        if (b.count == 0 || seq < b.first_seq || seq >= b.first_seq + b.count) continue;
+        const std::uint64_t offset = b.first_offset + (seq - b.first_seq);
+        same = offset < part.base || part.records[offset - part.base] == r;  // below base: read and committed
       }
       events_.emit(LogDeduped{p.partition, r, p.producer, seq, same, now});
       continue;
     }
     const std::uint64_t offset = part.end();
     part.records.push_back(r);
+    if (written.count == 0) written = {seq, offset, 0};
+    ++written.count;
     session.any = true;
     session.last = seq;
-    session.recent_seq[session.recent_next] = seq;
-    session.recent_offset[session.recent_next] = offset;
-    session.recent_next = (session.recent_next + 1) % 5;
     ++written_;
     wrote = true;
     events_.emit(LogAppended{p.partition, offset, r, p.producer, seq, now});
+  }
+  if (written.count > 0) {
+    session.recent[session.recent_next] = written;
+    session.recent_next = (session.recent_next + 1) % 5;
   }
   p.records.clear();
   produces_.release(slot);
@@ -133,7 +138,7 @@ void SimLog::write(std::uint32_t slot) {
   kernel_.cancel(m.wait);
   const std::uint32_t given = answers_.acquire();
   fill(m, m.max, answers_[given]);
-  answer(m, *m.caller, std::move(m.done), false, given);
+  answer(m, *m.caller, m.asked_by, std::move(m.done), false, given);
 }
 
 MemberId SimLog::join(std::uint32_t pod) {
@@ -150,6 +155,7 @@ void SimLog::leave(MemberId member) {
   Member& m = members_[member - 1];
   if (!m.alive) return;
   m.alive = false;
+  m.dead = true;
   if (m.parked) {
     m.parked = false;
     kernel_.cancel(m.wait);
@@ -161,7 +167,14 @@ void SimLog::leave(MemberId member) {
 void SimLog::lost(MemberId member) {
   Member& m = members_[member - 1];
   if (!m.alive) return;
-  // A dead process polls no more: its session runs out.
+  // A dead process polls no more: its session runs out. A poll it left parked is never answered:
+  // its callback belongs to the dead incarnation (an answer scheduled now would reach the next).
+  m.dead = true;
+  if (m.parked) {
+    m.parked = false;
+    kernel_.cancel(m.wait);
+    m.done = {};
+  }
   kernel_.after(spec_.session_timeout, [this, member, polls = m.polls] {
     Member& x = members_[member - 1];
     if (x.alive && x.polls == polls) evict(member, false);
@@ -176,7 +189,7 @@ void SimLog::evict(MemberId member, bool slow) {
   if (m.parked) {  // told at once that it is out
     m.parked = false;
     kernel_.cancel(m.wait);
-    answer(m, *m.caller, std::move(m.done), true, answers_.acquire());
+    answer(m, *m.caller, m.asked_by, std::move(m.done), true, answers_.acquire());
   }
   rebalance();
 }
@@ -204,7 +217,7 @@ void SimLog::rebalance() {
     if (fill(m, m.max, answers_[answer_slot])) {
       m.parked = false;
       kernel_.cancel(m.wait);
-      answer(m, *m.caller, std::move(m.done), false, answer_slot);
+      answer(m, *m.caller, m.asked_by, std::move(m.done), false, answer_slot);
     } else {
       answers_.release(answer_slot);
     }
@@ -232,11 +245,17 @@ bool SimLog::fill(Member& m, std::uint32_t max, std::vector<Delivery>& out) {
   return !out.empty();
 }
 
-void SimLog::answer(Member& m, Process& caller, Log::PollCallback done, bool evicted, std::uint32_t slot) {
+void SimLog::answer(Member& m, Process& caller, std::uint64_t asked_by, Log::PollCallback done, bool evicted,
+                    std::uint32_t slot) {
   const Duration round_trip = latency_.sample(rng_);
   const std::uint64_t generation = generation_;
   static_cast<void>(m);
-  caller.at(kernel_.now() + round_trip / 2, [this, slot, generation, evicted, done = std::move(done)]() mutable {
+  if (asked_by != caller.incarnation()) {  // the process that asked has died since
+    answers_[slot].clear();
+    answers_.release(slot);
+    return;
+  }
+  caller.at(asked_by, kernel_.now() + round_trip / 2, [this, slot, generation, evicted, done = std::move(done)]() mutable {
     done(Poll{generation, evicted, answers_[slot]});
     answers_[slot].clear();
     answers_.release(slot);
@@ -249,21 +268,22 @@ void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, D
   const std::uint32_t slot = answers_.acquire();
   if (!m.alive) {
     answers_[slot].clear();
-    answer(m, caller, std::move(done), true, slot);
+    answer(m, caller, caller.incarnation(), std::move(done), true, slot);
     return;
   }
   ++m.polls;
   kernel_.after(spec_.max_poll_interval, [this, member, polls = m.polls] {
     Member& x = members_[member - 1];
-    if (x.alive && x.polls == polls && !x.parked) evict(member, true);
+    if (x.alive && !x.dead && x.polls == polls && !x.parked) evict(member, true);
   });
   if (fill(m, max_records, answers_[slot])) {
-    answer(m, caller, std::move(done), false, slot);
+    answer(m, caller, caller.incarnation(), std::move(done), false, slot);
     return;
   }
   answers_.release(slot);
   m.parked = true;
   m.caller = &caller;
+  m.asked_by = caller.incarnation();
   m.max = max_records;
   m.done = std::move(done);
   m.wait = kernel_.after(wait, [this, member, polls = m.polls] {
@@ -272,7 +292,7 @@ void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, D
     x.parked = false;
     const std::uint32_t empty = answers_.acquire();
     answers_[empty].clear();
-    answer(x, *x.caller, std::move(x.done), false, empty);
+    answer(x, *x.caller, x.asked_by, std::move(x.done), false, empty);
   });
 }
 

@@ -85,8 +85,14 @@ class SimLog {
     std::uint64_t last = 0;
     bool any = false;
     Time last_arrival{};
-    std::uint64_t recent_seq[5] = {};
-    std::uint64_t recent_offset[5] = {};
+    // Its last five writes (as a Kafka broker keeps its last five batches per producer): where
+    // each one's sequences landed, to tell a repeat of one of them by its content.
+    struct Batch {
+      std::uint64_t first_seq = 0;
+      std::uint64_t first_offset = 0;
+      std::uint64_t count = 0;
+    };
+    Batch recent[5] = {};
     std::uint32_t recent_next = 0;
   };
   struct Produce {
@@ -99,11 +105,13 @@ class SimLog {
     MemberId id = 0;
     std::uint32_t pod = 0;
     bool alive = false;
+    bool dead = false;  // its process died: only its session timeout evicts it
     std::uint64_t polls = 0;  // bumped at each poll: an eviction check compares it
     std::vector<std::uint32_t> partitions;
     // A parked poll.
     bool parked = false;
     Process* caller = nullptr;
+    std::uint64_t asked_by = 0;  // the caller's incarnation when it parked
     std::uint32_t max = 0;
     relaysim::outbox::Log::PollCallback done;
     EventId wait;
@@ -116,7 +124,8 @@ class SimLog {
   void evict(MemberId member, bool slow);
   // Gives the member's parked or new poll what its partitions hold; false when they hold nothing.
   bool fill(Member& m, std::uint32_t max, std::vector<relaysim::outbox::Delivery>& out);
-  void answer(Member& m, Process& caller, relaysim::outbox::Log::PollCallback done, bool evicted, std::uint32_t slot);
+  void answer(Member& m, Process& caller, std::uint64_t asked_by, relaysim::outbox::Log::PollCallback done, bool evicted,
+              std::uint32_t slot);
 
   LogSpec spec_;
   Kernel& kernel_;

@@ -35,26 +35,34 @@ void SimCoordinator::acquire(Process& caller, std::string_view name, std::uint64
   RELAYSIM_ASSERT(holder != 0 && ttl > Duration::zero(), "a lease has a holder and a length");
   const Time now = kernel_.now();
   const Duration round_trip = scale(latency_.sample(rng_), slowdown_at(spec_.slowdowns, now));
-  const std::size_t index = static_cast<std::size_t>(&lease(name) - leases_.data());
-  kernel_.at(now + round_trip / 2, [this, &caller, index, holder, ttl, round_trip, done = std::move(done)]() mutable {
-    Lease& l = leases_[index];
-    const Time at = kernel_.now();
-    LeaseGrant g;
-    if (l.holder == holder && l.expires > at) {
-      l.expires = at + ttl;
-      g = LeaseGrant{true, l.token, l.expires};
-      bus_.emit(LeaseGranted{l.name, holder, l.token, true, l.expires, at});
-    } else if (l.holder == 0 || l.expires <= at) {
-      l.holder = holder;
-      l.token = ++revision_;
-      l.expires = at + ttl;
-      g = LeaseGrant{true, l.token, l.expires};
-      bus_.emit(LeaseGranted{l.name, holder, l.token, false, l.expires, at});
-    } else {
-      g = LeaseGrant{false, 0, l.expires};
-    }
-    caller.at(at + round_trip - round_trip / 2, [g, done = std::move(done)]() mutable { done(g); });
-  });
+  const std::uint32_t slot = requests_.acquire();
+  requests_[slot] = Request{&caller, caller.incarnation(), static_cast<std::size_t>(&lease(name) - leases_.data()),
+                            holder, ttl, round_trip, std::move(done)};
+  kernel_.at(now + round_trip / 2, [this, slot] { arrive(slot); });
+}
+
+void SimCoordinator::arrive(std::uint32_t slot) {
+  Request& r = requests_[slot];
+  Lease& l = leases_[r.lease];
+  const Time at = kernel_.now();
+  const std::uint64_t holder = r.holder;
+  LeaseGrant g;
+  if (l.holder == holder && l.expires > at) {
+    l.expires = at + r.ttl;
+    g = LeaseGrant{true, l.token, l.expires};
+    bus_.emit(LeaseGranted{l.name, holder, l.token, true, l.expires, at});
+  } else if (l.holder == 0 || l.expires <= at) {
+    l.holder = holder;
+    l.token = ++revision_;
+    l.expires = at + r.ttl;
+    g = LeaseGrant{true, l.token, l.expires};
+    bus_.emit(LeaseGranted{l.name, holder, l.token, false, l.expires, at});
+  } else {
+    g = LeaseGrant{false, 0, l.expires};
+  }
+  r.caller->at(r.asked_by, at + r.round_trip - r.round_trip / 2, [g, done = std::move(r.done)]() mutable { done(g); });
+  r.done = {};
+  requests_.release(slot);
 }
 
 void SimCoordinator::release(std::string_view name, std::uint64_t holder) {

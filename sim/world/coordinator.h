@@ -23,6 +23,7 @@
 #include "model/core/coordinator.h"
 #include "model/core/events.h"
 #include "model/core/random.h"
+#include "model/core/slot_pool.h"
 #include "sim/kernel/kernel.h"
 #include "sim/scenario/schema.h"
 #include "sim/world/distribution.h"
@@ -73,6 +74,17 @@ class SimCoordinator {
     Time expires{};
   };
   Lease& lease(std::string_view name);
+  // A call on its way: decided when it arrives, answered to the incarnation that made it.
+  struct Request {
+    Process* caller = nullptr;
+    std::uint64_t asked_by = 0;
+    std::size_t lease = 0;
+    std::uint64_t holder = 0;
+    Duration ttl{};
+    Duration round_trip{};
+    Coordinator::GrantCallback done;
+  };
+  void arrive(std::uint32_t slot);
 
   CoordinatorSpec spec_;
   Kernel& kernel_;
@@ -80,6 +92,7 @@ class SimCoordinator {
   Rng rng_;
   CoordinatorBus bus_;
   std::vector<Lease> leases_;  // few: one per shard
+  SlotPool<Request> requests_;
   std::uint64_t revision_ = 0;
 };
 

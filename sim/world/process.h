@@ -66,15 +66,25 @@ class Process final : public Timers {
   // owes it (a lookup's result, an HTTP response).
   template <class F>
   void at(Time t, F&& f) {
-    kernel_.at(t, [this, generation = generation_, f = std::forward<F>(f)]() mutable {
-      if (generation != generation_) return;
+    at(incarnation(), t, std::forward<F>(f));
+  }
+  // The same for an answer owed to the incarnation that asked (`incarnation()` when it asked):
+  // a world that decides the answer later — when the request arrives — must not hand it to the
+  // next incarnation of a process that crashed meanwhile.
+  template <class F>
+  void at(std::uint64_t asked_by, Time t, F&& f) {
+    if (asked_by != generation_) return;
+    kernel_.at(t, [this, asked_by, f = std::forward<F>(f)]() mutable {
+      if (asked_by != generation_) return;
       if (kernel_.now() < paused_until_) {
-        at(paused_until_, std::move(f));  // waits for the pause to end
+        at(asked_by, paused_until_, std::move(f));  // waits for the pause to end
         return;
       }
       f();
     });
   }
+  // Which life of the process this is: bumped by every crash.
+  std::uint64_t incarnation() const { return generation_; }
   template <class F>
   void after(Duration d, F&& f) {
     at(kernel_.now() + d, std::forward<F>(f));
