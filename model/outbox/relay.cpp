@@ -16,12 +16,11 @@ std::string lease_name(ShardId s) { return "outbox/shard/" + std::to_string(s); 
 }  // namespace
 
 Relay::Relay(PodId pod, const RelayConfig& config, const NodePorts& ports)
-    : pod_(pod), config_(config), ports_(ports), shards_(ports.shards.size()) {
+    : pod_(pod), holder_(std::uint64_t{pod} << 32 | (ports.rng.next_u64() >> 32)), config_(config), ports_(ports), shards_(ports.shards.size()) {
   RELAYSIM_ASSERT(pod >= 1, "pods count from 1");
   RELAYSIM_ASSERT(ports.shards.size() == config.shards, "one store per shard");
   for (ShardId s = 0; s < shards_.size(); ++s) shards_[s].id = s;
   for (const TypePolicy& t : config.types) max_attempts_.push_back(t.max_attempts);
-  next_sequence_.assign(ports.log.partitions(), 0);
 }
 
 Relay::~Relay() {
@@ -43,18 +42,21 @@ void Relay::start() {
   }
 }
 
-ProducerId Relay::producer() {
-  if (producer_ == 0) {
-    // The planted bug: a fixed producer id per pod, whose sequences start again at 0 in every
-    // incarnation, so the log takes them for repeats of what an earlier incarnation wrote.
-    producer_ = planted(mutant::producer_session_reused) ? ProducerId{pod_} : ports_.log.open_producer();
+ProducerId Relay::producer(ShardId s) {
+  Shard& sh = shards_[s];
+  if (sh.producer == 0) {
+    // The planted bug: a fixed producer id per pod and shard, whose sequences start again at 0 in
+    // every term, so the log takes them for repeats of what an earlier term wrote.
+    sh.producer = planted(mutant::producer_session_reused) ? (ProducerId{1} << 40) + ProducerId{pod_} * 256 + s
+                                                           : ports_.log.open_producer();
+    sh.next_sequence.assign(ports_.log.partitions(), 0);
   }
-  return producer_;
+  return sh.producer;
 }
 
 void Relay::campaign(ShardId s) {
   const Time asked_at = ports_.clock.now();
-  ports_.coordinator.acquire(lease_name(s), pod_, config_.lease,
+  ports_.coordinator.acquire(lease_name(s), holder_, config_.lease,
                              [this, s, asked_at](const LeaseGrant& g) { granted(s, asked_at, g); });
   Shard& sh = shards_[s];
   if (!sh.renew) {
@@ -91,6 +93,7 @@ void Relay::granted(ShardId s, Time asked_at, const LeaseGrant& g) {
     if (!applied) return;
     sh.leading = true;
     sh.token = g.token;
+    sh.producer = 0;  // a new term publishes in a new session
     sh.lease_until = until;
     ports_.events.emit(LeadershipChanged{pod_, s, g.token, true, now});
     schedule_scan(s, now);
@@ -181,12 +184,14 @@ void Relay::cycle(ShardId s) {
     const std::uint16_t attempt = scan.mark ? m.attempt : static_cast<std::uint16_t>(m.attempt + 1);
     sh.records[i] = Record{s, m.id, attempt, m.type, m.key, m.version, sh.token, m.created_at};
     const std::uint32_t p = partition[sh.of_record[i]];
-    if (sh.groups.empty() || sh.groups.back().partition != p) sh.groups.push_back(Group{p, i, i, 0, 0, Produced::timeout});
+    if (sh.groups.empty() || sh.groups.back().partition != p) sh.groups.push_back(Group{p, i, i, 0, 0, 0, Produced::timeout});
     sh.groups.back().end = i + 1;
   }
+  const ProducerId session = producer(s);
   for (Group& g : sh.groups) {
-    g.first_sequence = next_sequence_[g.partition];
-    next_sequence_[g.partition] += g.end - g.begin;
+    g.producer = session;
+    g.first_sequence = sh.next_sequence[g.partition];
+    sh.next_sequence[g.partition] += g.end - g.begin;
   }
   sh.cycling = true;
   sh.outstanding = static_cast<std::uint32_t>(sh.groups.size());
@@ -196,7 +201,7 @@ void Relay::cycle(ShardId s) {
 void Relay::publish(ShardId s, std::uint32_t group) {
   Shard& sh = shards_[s];
   const Group& g = sh.groups[group];
-  ports_.log.produce(producer(), g.partition, std::span<const Record>(sh.records).subspan(g.begin, g.end - g.begin),
+  ports_.log.produce(g.producer, g.partition, std::span<const Record>(sh.records).subspan(g.begin, g.end - g.begin),
                      g.first_sequence, config_.publish_timeout,
                      [this, s, group](Produced outcome) { published(s, group, outcome); });
 }
@@ -204,7 +209,7 @@ void Relay::publish(ShardId s, std::uint32_t group) {
 void Relay::published(ShardId s, std::uint32_t group, Produced outcome) {
   Shard& sh = shards_[s];
   Group& g = sh.groups[group];
-  ports_.events.emit(Published{pod_, s, producer_, g.partition, g.first_sequence,
+  ports_.events.emit(Published{pod_, s, g.producer, g.partition, g.first_sequence,
                                std::span<const Record>(sh.records).subspan(g.begin, g.end - g.begin), outcome, g.tries,
                                ports_.clock.now()});
   if (outcome == Produced::timeout && g.tries < config_.publish_retries) {
@@ -284,8 +289,9 @@ void Relay::rescue(ShardId s) {
 void Relay::publish_now(std::span<const Record> records) {
   for (const Record& r : records) {
     const std::uint32_t p = ports_.log.partition_of(r.key);
-    const std::uint64_t seq = next_sequence_[p]++;
-    ports_.log.produce(producer(), p, std::span<const Record>(&r, 1), seq, config_.publish_timeout, [](Produced) {});
+    const ProducerId session = producer(r.shard);
+    const std::uint64_t seq = shards_[r.shard].next_sequence[p]++;
+    ports_.log.produce(session, p, std::span<const Record>(&r, 1), seq, config_.publish_timeout, [](Produced) {});
   }
 }
 

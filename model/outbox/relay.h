@@ -21,8 +21,11 @@
 //  mark_then_publish — scan and mark in one transaction, then publish. Nothing is published twice
 //    by a dying leader, but a message marked and never published (the leader died, the publish
 //    failed) stays processing until the rescuer returns it: latency instead of duplicates.
-// A timed-out publish is repeated in the same producer session (publish_retries), so the log
-// writes it once however often it is repeated; a publish still unanswered after that counts as
+// Each term of each shard publishes in a producer session of its own, with at most one produce
+// per partition in flight (a cycle waits for all of its publishes): like a Kafka producer with a
+// transactional id per shard, re-initialised (fenced) by each new leader. A timed-out publish is
+// repeated in the same session (publish_retries), so the log writes it once however often it is
+// repeated; a publish still unanswered after that counts as
 // failed (under publish_then_mark the message stays pending and is published again — a duplicate
 // record when the first one was written after all).
 #pragma once
@@ -71,6 +74,7 @@ class Relay {
   struct Group {  // one produce of a cycle: the records of one partition
     std::uint32_t partition = 0;
     std::uint32_t begin = 0, end = 0;  // into records_
+    ProducerId producer = 0;  // the session it was sent in, and is repeated in
     std::uint64_t first_sequence = 0;
     std::uint32_t tries = 0;
     Produced outcome = Produced::timeout;
@@ -90,6 +94,8 @@ class Relay {
     std::vector<Group> groups;
     std::uint32_t outstanding = 0;  // groups not answered
     std::vector<Message> scratch;
+    ProducerId producer = 0;                   // this term's session; 0: none opened yet
+    std::vector<std::uint64_t> next_sequence;  // by partition, in `producer`'s session
   };
 
   void campaign(ShardId s);
@@ -101,18 +107,21 @@ class Relay {
   void published(ShardId s, std::uint32_t group, Produced outcome);
   void cycle_done(ShardId s);
   void rescue(ShardId s);
-  ProducerId producer();
+  // The shard's producer session for this term, opened on first use.
+  ProducerId producer(ShardId s);
   // A store call failed: leave the shard alone for store_retry.
   void store_failed(ShardId s, const StoreError& e);
   Store& store(ShardId s) { return *ports_.shards[s]; }
 
   PodId pod_;
+  // Who this relay is to the coordinator: its pod and a number drawn when it starts, so a pod that
+  // restarts within its old lease is a new holder and gets a new token (an etcd client's new lease
+  // ID), never the dead incarnation's term.
+  std::uint64_t holder_;
   const RelayConfig& config_;
   NodePorts ports_;
   std::vector<Shard> shards_;
   std::vector<std::uint16_t> max_attempts_;  // by type
-  ProducerId producer_ = 0;                  // 0: none opened yet
-  std::vector<std::uint64_t> next_sequence_; // by partition, in producer_'s session
   std::vector<Message> marked_;
   std::vector<std::uint32_t> partition_;  // scratch: a cycle's messages' partitions
 };
