@@ -276,8 +276,11 @@ void Oracle::on(const EffectApplied& e) {
     if (it == open_by_key_.end()) return;
     auto& open = it->second;
     const MessageRef self = r.ref();
+    // A message no longer on the list was final when the ones before it were: a late effect of
+    // it (its handling timed out, and the effect landed after all) breaks no promise of this one.
+    const bool listed = std::find(open.begin(), open.end(), self.packed()) != open.end();
     for (std::uint64_t packed : open) {
-      if (packed == self.packed()) break;
+      if (!listed || packed == self.packed()) break;
       const MessageRef o = MessageRef::unpack(packed);
       const Tracked* earlier = find(o.shard, o.id);
       if (earlier != nullptr && !is_final(earlier->status)) {
