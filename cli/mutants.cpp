@@ -190,7 +190,7 @@ int run_mutants(const MutantsOptions& options) {
     std::ofstream report(options.report);
     report << "# Mutants\n\n"
            << "Each row is a bug planted in the real model (model/core/mutants.h; each system lists its own) and\n"
-           << "switched on for one run of that system's property suite (sim/webhook/props/, sim/sms/props/). A mutant is caught\n"
+           << "switched on for one run of that system's property suite (sim/SYSTEM/props/). A mutant is caught\n"
            << "when a property fails; RapidCheck then shrinks the failing case and it is written as a scenario\n"
            << "file, which `./relaysim run --mutant NAME FILE` replays (the last column checks that it shows the\n"
            << "same invariant). Cases needed counts generated cases up to and including the first failure. Lines\n"

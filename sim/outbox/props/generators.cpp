@@ -1,0 +1,210 @@
+#include "sim/outbox/props/generators.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "sim/outbox/spec.h"
+#include "sim/system.h"
+
+namespace relaysim::sim::outbox::props {
+
+using namespace std::chrono;
+
+namespace {
+
+Duration ms(std::int64_t lo, std::int64_t hi) { return milliseconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
+Duration sec(std::int64_t lo, std::int64_t hi) { return seconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
+double percent(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1) / 100.0; }
+Window window(std::int64_t latest_start_s, std::int64_t lo_s, std::int64_t hi_s) {
+  return {Time{} + sec(0, latest_start_s), sec(lo_s, hi_s)};
+}
+
+// The swarm: which kinds of trouble this case may contain.
+enum Feature { kCrash, kPause, kLogOutage, kLostAcks, kDownstreamErrors, kLostAnswers, kDeaths, kDownstreamOutage,
+               kSlowPolls, kCoordinatorSlow, kShardFaults, kStoreFaults, kRollbacks, kPerKey, kMarkThenPublish,
+               kFewAttempts, kSeveralMessages, kFeatureCount };
+
+}  // namespace
+
+rc::Gen<Scenario> scenarios() {
+  return rc::gen::exec([] {
+    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
+    Scenario s;
+    s.system = find_system("outbox");
+    s.set_spec(std::make_unique<OutboxSpec>());
+    OutboxSpec& m = spec_of(s);
+    s.name = "property-case";
+    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    Time last_fault{};
+    auto fault_ends = [&last_fault](Time t) { last_fault = std::max(last_fault, t); };
+
+    relaysim::outbox::RelayConfig& p = m.platform;
+    p.pods = *rc::gen::inRange(1U, 5U);
+    p.shards = *rc::gen::inRange(1U, 4U);
+    p.buckets = p.shards * *rc::gen::inRange(1U, 16U);
+    p.lease = sec(2, 15);
+    p.renew_every = p.lease / *rc::gen::inRange(2, 5);
+    p.scan_every = ms(10, 500);
+    p.batch = *rc::gen::element(10U, 100U, 1000U);
+    p.order = on[kMarkThenPublish] ? relaysim::outbox::PublishOrder::mark_then_publish
+                                   : relaysim::outbox::PublishOrder::publish_then_mark;
+    p.publish_timeout = ms(100, 2000);
+    p.publish_retries = *rc::gen::inRange(0U, 3U);
+    p.concurrency = *rc::gen::inRange(2U, 65U);
+    p.max_poll_records = *rc::gen::inRange(1U, 200U);
+    p.handle_timeout = ms(200, 3000);
+    p.relock_wait = ms(0, 3000);
+    p.processing_timeout = p.handle_timeout + p.relock_wait + sec(1, 30);
+    p.rescue_every = sec(1, 10);
+    p.ordering = on[kPerKey] ? relaysim::outbox::Ordering::per_key : relaysim::outbox::Ordering::none;
+    p.types.clear();
+    for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+      relaysim::outbox::TypePolicy t;
+      t.name = "t" + std::to_string(p.types.size());
+      t.backoff.kind = *rc::gen::element(BackoffKind::exponential, BackoffKind::fixed);
+      t.backoff.initial = ms(100, 5000);
+      t.backoff.multiplier = *rc::gen::element(1.0, 2.0, 3.0);
+      t.backoff.max_interval = std::max(t.backoff.initial, sec(1, 30));
+      t.backoff.jitter = *rc::gen::element(Jitter::none, Jitter::full, Jitter::equal, Jitter::decorrelated);
+      t.max_attempts = static_cast<std::uint16_t>(on[kFewAttempts] ? *rc::gen::inRange(1, 4) : *rc::gen::inRange(4, 12));
+      p.types.push_back(std::move(t));
+    }
+
+    LogSpec& log = m.log;
+    log.partitions = *rc::gen::inRange(1U, 13U);
+    log.latency.p50 = ms(1, 20);
+    log.latency.p99 = log.latency.p50 * *rc::gen::inRange(1, 6);
+    log.session_timeout = sec(2, 15);
+    if (on[kLostAcks]) log.lost_acks = percent(1, 20);
+    if (on[kLogOutage]) {
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        Outage o;
+        o.window = window(90, 1, 40);
+        o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
+        log.outages.push_back(o);
+        fault_ends(o.window.end());
+      }
+    }
+
+    DownstreamSpec& d = m.downstream;
+    d.latency.p50 = ms(1, 100);
+    d.latency.p99 = d.latency.p50 * *rc::gen::inRange(1, 6);
+    if (on[kDownstreamErrors]) {
+      d.error_rate = percent(0, 30);
+      d.rejection_rate = percent(0, 5);
+    }
+    if (on[kLostAnswers]) d.lost_answers = percent(1, 10);
+    if (on[kDeaths]) d.deaths = percent(1, 10);
+    if (on[kDownstreamOutage]) {
+      Outage o;
+      o.window = window(90, 1, 30);
+      o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
+      d.outages.push_back(o);
+      fault_ends(o.window.end());
+    }
+    // A poll's records are handled in waves of `concurrency`; a wave lasts about the downstream's
+    // slowest answer, or handle_timeout when one of its answers is lost.
+    const std::int64_t waves = (p.max_poll_records + p.concurrency - 1) / p.concurrency;
+    const double lost = std::min(1.0, (d.lost_answers + d.deaths) * std::min(p.concurrency, p.max_poll_records));
+    const Duration wave = d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * lost) + log.latency.p99 * 2;
+    if (on[kSlowPolls]) {
+      // A downstream so slow that a poll's records outlast max_poll_interval (evictions), which a
+      // healthy poll keeps well within: once the slowdown is over the group settles.
+      log.max_poll_interval = duration_cast<milliseconds>(std::max<Duration>(wave * waves * 4, seconds(1))) + sec(0, 5);
+      Slowdown w;
+      w.window = window(60, 5, 40);
+      w.factor = *rc::gen::element(10.0, 50.0, 200.0);
+      d.slowdowns.push_back(w);
+      fault_ends(w.window.end());
+    }
+    if (on[kCoordinatorSlow]) {
+      Slowdown w;
+      w.window = window(90, 2, 30);
+      w.factor = *rc::gen::element(100.0, 1000.0, 5000.0);
+      m.coordinator.slowdowns.push_back(w);
+      fault_ends(w.window.end());
+    }
+
+    // The load stays well within what the consumers can handle (one per partition at most), so
+    // every backlog drains in the heal phase: messages per second over all segments.
+    // With per-key ordering a partition's records are handled one at a time.
+    const bool per_key = p.ordering == relaysim::outbox::Ordering::per_key;
+    const double parallel = per_key ? log.partitions
+                                    : std::min(p.pods, log.partitions) * std::min(p.concurrency, p.max_poll_records);
+    const Duration one =
+        per_key ? d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * (d.lost_answers + d.deaths)) : wave;
+    const double capacity = parallel / std::max(duration<double>(one).count(), 0.001) * (1.0 - d.error_rate);
+    for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+      LoadSegment l;
+      l.messages = on[kSeveralMessages] ? *rc::gen::inRange(1U, 5U) : 1U;
+      const double most = std::clamp(capacity / 8 / l.messages, 1.0, 40.0);
+      l.arrivals.rate_per_s = *rc::gen::inRange(1, static_cast<int>(most) + 1);
+      l.arrivals.from = Time{} + sec(0, 30);
+      l.arrivals.to = l.arrivals.from + sec(5, 90);
+      l.keys = static_cast<std::uint64_t>(*rc::gen::element(1, 5, 50, 1000, 100000));
+      l.skew = *rc::gen::element(0.0, 0.8, 1.2);
+      l.type = *rc::gen::inRange<std::uint32_t>(0, static_cast<std::uint32_t>(p.types.size()));
+      l.type_name = p.types[l.type].name;
+      if (on[kRollbacks]) l.rollbacks = percent(1, 30);
+      fault_ends(l.arrivals.to);
+      m.load.push_back(std::move(l));
+    }
+
+    if (on[kCrash]) {
+      // Every crashed pod comes back: the heal phase needs a relay to heal.
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        CrashFault c;
+        c.at = Time{} + sec(0, 90);
+        c.pod = *rc::gen::inRange(0U, p.pods);
+        c.restart_after = sec(1, 40);
+        c.during_write = on[kStoreFaults] && *rc::gen::arbitrary<bool>();
+        s.crashes.push_back(c);
+        fault_ends(c.at + c.restart_after);
+      }
+    }
+    if (on[kPause]) {
+      // Mostly longer than the lease: the paused leader wakes up believing it still leads.
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        PauseFault f;
+        f.at = Time{} + sec(0, 90);
+        f.pod = *rc::gen::inRange(0U, p.pods);
+        f.length = p.lease + sec(-1, 20);
+        s.pauses.push_back(f);
+        fault_ends(f.at + f.length);
+      }
+    }
+    if (on[kShardFaults]) {
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        ShardFault f;
+        f.shard = *rc::gen::inRange(0U, p.shards);
+        f.window = window(90, 1, 30);
+        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
+        m.shard_faults.push_back(f);
+        fault_ends(f.window.end());
+      }
+      p.store_retry = ms(100, 3000);
+    }
+    if (on[kStoreFaults]) {
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        StoreFault f;
+        f.window = window(90, 1, 20);
+        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
+        s.store_faults.push_back(f);
+        fault_ends(f.window.end());
+      }
+      p.store_retry = ms(100, 3000);
+    }
+
+    // Heal phase: after the last fault every message can end — a lease moves, the rescuer's
+    // timeout passes, and each retry waits its longest backoff.
+    Duration retries{};
+    for (const relaysim::outbox::TypePolicy& t : p.types) {
+      retries = std::max(retries, t.backoff.max_interval * static_cast<std::int64_t>(t.max_attempts) * 2);
+    }
+    s.duration = (last_fault - Time{}) + p.lease * 3 + p.processing_timeout * 2 + p.rescue_every * 2 +
+                 log.session_timeout + retries + minutes(2);
+    return s;
+  });
+}
+
+}  // namespace relaysim::sim::outbox::props
