@@ -12,6 +12,7 @@
 #include "sim/outbox/spec.h"
 #include "sim/outbox/world.h"
 #include "sim/report/text.h"
+#include "sim/system_of.h"
 
 namespace relaysim::sim::outbox {
 
@@ -130,23 +131,13 @@ constexpr const Mutant* kMutants[] = {
 constexpr double kBytesPerMessage = 300;
 constexpr double kBytesPerSqliteRow = 250;
 
-class OutboxSystem final : public System {
+class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation> {
  public:
   std::string_view name() const override { return "outbox"; }
   std::string_view title() const override {
     return "a transactional-outbox relay: fenced shard leaders publish to a partitioned log, consumers re-lock, "
            "handle and finish, an inbox applies each effect once";
   }
-
-  std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const override {
-    auto spec = std::make_unique<OutboxSpec>();
-    spec_schema().read(r, section, path, *spec);
-    return spec;
-  }
-  void write(YAML::Emitter& e, const SystemSpec& spec) const override {
-    spec_schema().emit(e, dynamic_cast<const OutboxSpec&>(spec), OutboxSpec{});
-  }
-  void document(std::vector<DocTable>& out) const override { spec_schema().document(out, "outbox", OutboxSpec{}); }
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
@@ -168,10 +159,6 @@ class OutboxSystem final : public System {
                          "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});
     }
     return f;
-  }
-
-  std::unique_ptr<sim::Simulation> simulate(RunContext& context) const override {
-    return std::make_unique<Simulation>(context);
   }
 };
 

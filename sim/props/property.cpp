@@ -141,4 +141,27 @@ Property same_seed_property(const Cases& c) {
           }};
 }
 
+sim::RunResult run_counted(const sim::Scenario& s, sim::StoreKind store, std::uint64_t max_events) {
+  sim::RunOptions o;
+  o.store = store;
+  o.max_events = max_events;
+  sim::RunResult r = sim::run_scenario(s, std::move(o));
+  spent(r.events);
+  return r;
+}
+
+std::vector<Property> standard_properties(const Cases& c, std::span<const sim::InvariantInfo> invariants,
+                                          std::function<bool(const sim::Scenario&, const sim::Scenario&)> same_spec,
+                                          std::function<void(sim::Scenario&)> prepare) {
+  std::vector<Property> v;
+  for (sim::StoreKind store : {sim::StoreKind::memory, sim::StoreKind::sqlite}) {
+    for (std::size_t i = 0; i < invariants.size(); ++i) v.push_back(invariant_property(c, invariants[i].id, i, store));
+  }
+  v.push_back(liveness_property(c));
+  v.push_back(stores_agree_property(c, std::move(prepare)));
+  v.push_back(round_trip_property(c, std::move(same_spec)));
+  v.push_back(same_seed_property(c));
+  return v;
+}
+
 }  // namespace relaysim::props

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/oracle/ledger.h"
 #include "sim/run.h"
 #include "sim/scenario/scenario.h"
 
@@ -75,6 +76,16 @@ Property stores_agree_property(const Cases& c, std::function<void(sim::Scenario&
 Property round_trip_property(const Cases& c, std::function<bool(const sim::Scenario&, const sim::Scenario&)> same_spec);
 // The same scenario gives the same run twice: fingerprint, events and every metric.
 Property same_seed_property(const Cases& c);
+
+// Runs a case on a store with an event limit, counting its events against the shrink budget:
+// the start of every system's `Cases::run`.
+sim::RunResult run_counted(const sim::Scenario& s, sim::StoreKind store, std::uint64_t max_events);
+
+// A system's usual list: one property per invariant family (in `invariants`' order) on each store,
+// then liveness, both stores agreeing (after `prepare`), the round trip and the same seed.
+std::vector<Property> standard_properties(const Cases& c, std::span<const sim::InvariantInfo> invariants,
+                                          std::function<bool(const sim::Scenario&, const sim::Scenario&)> same_spec,
+                                          std::function<void(sim::Scenario&)> prepare = {});
 
 // Every system's suite (sim/props/suites.cpp).
 std::span<const Suite> suites();

@@ -8,6 +8,7 @@
 #include "model/sms/mutants.h"
 #include "model/sms/sqlite_store.h"
 #include "sim/report/text.h"
+#include "sim/system_of.h"
 #include "sim/sms/oracle.h"
 #include "sim/sms/report.h"
 #include "sim/sms/spec.h"
@@ -120,22 +121,12 @@ constexpr const Mutant* kMutants[] = {
 constexpr double kBytesPerMessage = 400;
 constexpr double kBytesPerSqliteRow = 300;
 
-class SmsSystem final : public System {
+class SmsSystem final : public SystemOf<SmsSpec, &spec_schema, Simulation> {
  public:
   std::string_view name() const override { return "sms"; }
   std::string_view title() const override {
     return "an SMS gateway with quotas, tokens, rate limits, provider failover and sync-to-async sending";
   }
-
-  std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const override {
-    auto spec = std::make_unique<SmsSpec>();
-    spec_schema().read(r, section, path, *spec);
-    return spec;
-  }
-  void write(YAML::Emitter& e, const SystemSpec& spec) const override {
-    spec_schema().emit(e, dynamic_cast<const SmsSpec&>(spec), SmsSpec{});
-  }
-  void document(std::vector<DocTable>& out) const override { spec_schema().document(out, "sms", SmsSpec{}); }
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
@@ -163,10 +154,6 @@ class SmsSystem final : public System {
                          "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});
     }
     return f;
-  }
-
-  std::unique_ptr<sim::Simulation> simulate(RunContext& context) const override {
-    return std::make_unique<Simulation>(context);
   }
 };
 

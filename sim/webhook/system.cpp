@@ -6,6 +6,7 @@
 #include "model/webhook/mutants.h"
 #include "model/webhook/sqlite_store.h"
 #include "sim/report/text.h"
+#include "sim/system_of.h"
 #include "sim/webhook/oracle.h"
 #include "sim/webhook/report.h"
 #include "sim/webhook/world.h"
@@ -112,22 +113,12 @@ constexpr double kBytesPerAttempt = 60;
 // A request's rows in an in-memory SQLite database, which keeps every request.
 constexpr double kBytesPerSqliteRow = 300;
 
-class WebhookSystem final : public System {
+class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulation> {
  public:
   std::string_view name() const override { return "webhook"; }
   std::string_view title() const override {
     return "a webhook platform whose destination URLs live in an external service (ServiceB)";
   }
-
-  std::unique_ptr<SystemSpec> read(const Reader& r, const YAML::Node& section, const std::string& path) const override {
-    auto spec = std::make_unique<WebhookSpec>();
-    spec_schema().read(r, section, path, *spec);
-    return spec;
-  }
-  void write(YAML::Emitter& e, const SystemSpec& spec) const override {
-    spec_schema().emit(e, dynamic_cast<const WebhookSpec&>(spec), WebhookSpec{});
-  }
-  void document(std::vector<DocTable>& out) const override { spec_schema().document(out, "webhook", WebhookSpec{}); }
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
@@ -185,10 +176,6 @@ class WebhookSystem final : public System {
                        "give the endpoint groups fewer cxids, run fewer pods, or give ServiceB fewer url_changes"});
     f.parts.push_back({endpoints * 16.0, format_count(endpoints) + " endpoints", "give the endpoint groups smaller counts"});
     return f;
-  }
-
-  std::unique_ptr<sim::Simulation> simulate(RunContext& context) const override {
-    return std::make_unique<Simulation>(context);
   }
 };
 

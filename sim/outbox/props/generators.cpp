@@ -4,17 +4,18 @@
 #include <memory>
 
 #include "sim/outbox/spec.h"
+#include "sim/props/draw.h"
 #include "sim/system.h"
 
 namespace relaysim::sim::outbox::props {
 
 using namespace std::chrono;
+using relaysim::props::ms;
+using relaysim::props::percent;
+using relaysim::props::sec;
 
 namespace {
 
-Duration ms(std::int64_t lo, std::int64_t hi) { return milliseconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
-Duration sec(std::int64_t lo, std::int64_t hi) { return seconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
-double percent(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1) / 100.0; }
 Window window(std::int64_t latest_start_s, std::int64_t lo_s, std::int64_t hi_s) {
   return {Time{} + sec(0, latest_start_s), sec(lo_s, hi_s)};
 }

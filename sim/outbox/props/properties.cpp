@@ -12,12 +12,7 @@
 namespace relaysim::sim::outbox::props {
 
 using relaysim::props::Gate;
-using relaysim::props::invariant_property;
-using relaysim::props::liveness_property;
 using relaysim::props::Property;
-using relaysim::props::round_trip_property;
-using relaysim::props::same_seed_property;
-using relaysim::props::stores_agree_property;
 
 namespace {
 
@@ -51,11 +46,7 @@ const Gate kGates[] = {
 
 // Runs one case and counts what it reached for the coverage gates.
 RunResult run_case(const Scenario& s, StoreKind store) {
-  RunOptions o;
-  o.store = store;
-  o.max_events = kMaxEventsPerCase;
-  RunResult r = run_scenario(s, std::move(o));
-  relaysim::props::spent(r.events);
+  RunResult r = relaysim::props::run_counted(s, store, kMaxEventsPerCase);
   auto& cov = Coverage::counts();
   const auto reached = [&r](std::size_t m) { return r.value(m) > 0; };
   if (reached(metric("stale_writes"))) ++cov[stale_write];
@@ -84,17 +75,8 @@ const relaysim::props::Cases& cases() {
 }
 
 const std::vector<Property>& properties() {
-  static const std::vector<Property> list = [] {
-    std::vector<Property> v;
-    for (StoreKind store : {StoreKind::memory, StoreKind::sqlite}) {
-      for (std::size_t i = 0; i < kInvariantCount; ++i) v.push_back(invariant_property(cases(), kInvariants[i].id, i, store));
-    }
-    v.push_back(liveness_property(cases()));
-    v.push_back(stores_agree_property(cases()));
-    v.push_back(round_trip_property(cases(), [](const Scenario& a, const Scenario& b) { return spec_of(a) == spec_of(b); }));
-    v.push_back(same_seed_property(cases()));
-    return v;
-  }();
+  static const std::vector<Property> list = relaysim::props::standard_properties(
+      cases(), kInvariants, [](const Scenario& a, const Scenario& b) { return spec_of(a) == spec_of(b); });
   return list;
 }
 

@@ -4,17 +4,17 @@
 #include <memory>
 
 #include "sim/sms/spec.h"
+#include "sim/props/draw.h"
 #include "sim/system.h"
 
 namespace relaysim::sim::sms::props {
 
 using namespace std::chrono;
+using relaysim::props::ms;
+using relaysim::props::percent;
+using relaysim::props::sec;
 
 namespace {
-
-Duration ms(std::int64_t lo, std::int64_t hi) { return milliseconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
-Duration sec(std::int64_t lo, std::int64_t hi) { return seconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
-double percent(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1) / 100.0; }
 
 LimiterSpec limiter(std::uint32_t lo, std::uint32_t hi) {
   LimiterSpec l;

@@ -1,5 +1,6 @@
 #include "sim/webhook/props/generators.h"
 
+#include "sim/props/draw.h"
 #include "sim/webhook/spec.h"
 
 #include <algorithm>
@@ -7,12 +8,11 @@
 namespace relaysim::sim::webhook::props {
 
 using namespace std::chrono;
+using relaysim::props::ms;
+using relaysim::props::percent;
+using relaysim::props::sec;
 
 namespace {
-
-Duration ms(std::int64_t lo, std::int64_t hi) { return milliseconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
-Duration sec(std::int64_t lo, std::int64_t hi) { return seconds(*rc::gen::inRange<std::int64_t>(lo, hi + 1)); }
-double percent(int lo, int hi) { return *rc::gen::inRange(lo, hi + 1) / 100.0; }
 
 // A backoff that does not grow waits at least deadline / 100: a request that fails until its
 // deadline (an endpoint down for ever, a ServiceB outage as long as the deadline) is then at most

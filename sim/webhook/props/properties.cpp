@@ -54,11 +54,7 @@ const Gate kGates[] = {
 
 // Runs one case and counts what it reached for the coverage gates.
 RunResult run_case(const Scenario& s, StoreKind store) {
-  RunOptions o;
-  o.store = store;
-  o.max_events = kMaxEventsPerCase;
-  RunResult r = run_scenario(s, std::move(o));
-  relaysim::props::spent(r.events);
+  RunResult r = relaysim::props::run_counted(s, store, kMaxEventsPerCase);
   auto& cov = Coverage::counts();
   auto v = [&r](std::size_t m) { return r.value(m); };
   if (v(metric("breaker_closed")) > 0 && v(metric("breaker_opened")) > 0) ++cov[breaker_cycle];
