@@ -8,7 +8,6 @@
 
 #include "model/core/coordinator.h"  // the ports no system uses yet: compiled here so they stay sound
 #include "model/core/events.h"
-#include "model/core/log.h"
 #include "model/core/random.h"
 #include "model/store/due_queue.h"
 #include "model/store/retention.h"
