@@ -9,58 +9,81 @@
 namespace relaysim::outbox {
 
 Consumer::Consumer(PodId pod, const RelayConfig& config, const NodePorts& ports)
-    : pod_(pod), config_(config), ports_(ports), lanes_(ports.log.partitions()), commit_to_(ports.log.partitions(), 0) {}
+    : pod_(pod), config_(config), ports_(ports), tracks_(ports.log.partitions()) {}
 
 Consumer::~Consumer() {
-  for (Work& w : work_) {
-    if (w.timer) ports_.timers.cancel(w.timer);
+  for (std::uint32_t w = 0; w < work_.size(); ++w) {
+    if (work_[w].timer) ports_.timers.cancel(work_[w].timer);
   }
   if (member_ != 0) ports_.log.leave(member_);
 }
 
 void Consumer::start() {
   member_ = ports_.log.join();
-  poll();
+  maybe_poll();
 }
 
-void Consumer::poll() {
+void Consumer::maybe_poll() {
+  if (polling_ || held_ >= config_.concurrency) return;
+  if (!planted(mutant::offsets_committed_before_handling)) commit_offsets();
+  polling_ = true;
   ports_.log.poll(member_, config_.max_poll_records, kPollWait, [this](const Poll& p) { polled(p); });
 }
 
 void Consumer::polled(const Poll& p) {
   const Time now = ports_.clock.now();
+  polling_ = false;
   ports_.events.emit(Polled{pod_, static_cast<std::uint32_t>(p.deliveries.size()), p.evicted, now});
   if (p.evicted) {
+    reassigned(0);
     member_ = ports_.log.join();  // its partitions went to others; it joins the group again
-    poll();
+    maybe_poll();
     return;
   }
-  if (p.deliveries.empty()) {
-    poll();
-    return;
-  }
-  RELAYSIM_ASSERT(remaining_ == 0, "a consumer polls again only when its last poll's records are done");
-  generation_ = p.generation;
-  work_.resize(p.deliveries.size());
-  for (std::size_t i = 0; i < p.deliveries.size(); ++i) work_[i] = Work{p.deliveries[i], {}, {}, Handled::failed, {}, false};
-  remaining_ = static_cast<std::uint32_t>(work_.size());
-  next_ = 0;
-  touched_.clear();
-  for (const Work& w : work_) {
-    std::uint64_t& to = commit_to_[w.d.partition];
-    if (to == 0) touched_.push_back(w.d.partition);
-    to = std::max(to, w.d.offset + 1);
-  }
-  if (planted(mutant::offsets_committed_before_handling)) commit_offsets();
-  if (config_.ordering == Ordering::per_key) {
-    active_lanes_.clear();
-    for (std::uint32_t i = 0; i < work_.size(); ++i) {
-      Lane& l = lanes_[work_[i].d.partition];
-      if (l.items.empty()) active_lanes_.push_back(work_[i].d.partition);
-      l.items.push_back(i);
+  if (p.generation != generation_) reassigned(p.generation);
+  for (const Delivery& d : p.deliveries) {
+    const std::uint32_t w = work_.acquire();
+    Track& track = tracks_[d.partition];
+    work_[w] = Work{d, generation_, track.next++, {}, {}, Handled::failed, {}};
+    track.offsets.push_back(d.offset);
+    track.done.push_back(false);
+    ++held_;
+    if (config_.ordering == Ordering::per_key) {
+      if (track.lane.empty() && !track.busy) waiting_.push_back(d.partition);
+      track.lane.push_back(w);
+    } else {
+      ready_.push_back(w);
+    }
+    // The planted bug: the offset is committed as soon as the record is received.
+    if (planted(mutant::offsets_committed_before_handling)) {
+      if (track.commit_to == 0) touched_.push_back(d.partition);
+      track.commit_to = d.offset + 1;
     }
   }
+  if (planted(mutant::offsets_committed_before_handling)) commit_offsets();
   pump();
+  maybe_poll();
+}
+
+void Consumer::reassigned(std::uint64_t generation) {
+  generation_ = generation;
+  // Records held and not begun are dropped: whoever owns their partition now reads them again.
+  const auto drop = [this](std::uint32_t w) {
+    work_.release(w);
+    --held_;
+  };
+  for (std::uint32_t w : ready_) drop(w);
+  ready_.clear();
+  waiting_.clear();
+  for (Track& track : tracks_) {
+    for (std::uint32_t w : track.lane) drop(w);
+    track.lane.clear();
+    track.offsets.clear();
+    track.done.clear();
+    track.first = track.next;
+    track.commit_to = 0;
+  }
+  touched_.clear();
 }
 
 void Consumer::pump() {
@@ -74,37 +97,27 @@ void Consumer::pump() {
   do {
     again_ = false;
     if (config_.ordering == Ordering::per_key) {
-      for (std::size_t i = 0; i < active_lanes_.size() && in_flight_ < config_.concurrency; ++i) {
-        Lane& l = lanes_[active_lanes_[i]];
-        if (l.busy || l.next >= l.items.size()) continue;
-        l.busy = true;
+      while (in_flight_ < config_.concurrency && !waiting_.empty()) {
+        const std::uint32_t p = waiting_.back();
+        waiting_.pop_back();
+        Track& track = tracks_[p];
+        if (track.busy || track.lane.empty()) continue;
+        const std::uint32_t w = track.lane.front();
+        track.lane.pop_front();
+        track.busy = true;
         ++in_flight_;
-        begin(l.items[l.next++]);
+        begin(w);
       }
     } else {
-      while (in_flight_ < config_.concurrency && next_ < work_.size()) {
+      while (in_flight_ < config_.concurrency && !ready_.empty()) {
+        const std::uint32_t w = ready_.front();
+        ready_.pop_front();
         ++in_flight_;
-        begin(static_cast<std::uint32_t>(next_++));
+        begin(w);
       }
     }
   } while (again_);
   pumping_ = false;
-  if (remaining_ == 0 && !work_.empty()) end_poll();
-}
-
-void Consumer::end_poll() {
-  if (!planted(mutant::offsets_committed_before_handling)) commit_offsets();
-  for (std::uint32_t p : active_lanes_) {
-    Lane& l = lanes_[p];
-    l.items.clear();
-    l.next = 0;
-    l.busy = false;
-  }
-  active_lanes_.clear();
-  for (std::uint32_t p : touched_) commit_to_[p] = 0;
-  touched_.clear();
-  work_.clear();
-  poll();
 }
 
 void Consumer::begin(std::uint32_t w) {
@@ -198,22 +211,45 @@ void Consumer::finish(std::uint32_t w) {
 }
 
 void Consumer::done(std::uint32_t w) {
-  Work& work = work_[w];
-  RELAYSIM_ASSERT(!work.done, "a record is done once");
-  work.done = true;
-  ports_.events.emit(Consumed{pod_, work.d.partition, work.d.offset, ports_.clock.now()});
+  const Work& work = work_[w];
+  const std::uint32_t p = work.d.partition;
+  ports_.events.emit(Consumed{pod_, p, work.d.offset, ports_.clock.now()});
+  Track& track = tracks_[p];
+  // A record of an earlier assignment counts for no commit: its partition was read again since.
+  if (work.generation == generation_ && work.index >= track.first) {
+    track.done[work.index - track.first] = true;
+    std::uint64_t to = 0;
+    while (!track.done.empty() && track.done.front()) {
+      to = track.offsets.front() + 1;
+      track.offsets.pop_front();
+      track.done.pop_front();
+      ++track.first;
+    }
+    if (to != 0 && !planted(mutant::offsets_committed_before_handling)) {
+      if (track.commit_to == 0) touched_.push_back(p);
+      track.commit_to = to;
+    }
+  }
+  if (config_.ordering == Ordering::per_key) {
+    track.busy = false;
+    if (!track.lane.empty()) waiting_.push_back(p);
+  }
+  work_.release(w);
+  --held_;
   --in_flight_;
-  if (config_.ordering == Ordering::per_key) lanes_[work.d.partition].busy = false;
-  --remaining_;
   pump();
+  maybe_poll();
 }
 
 void Consumer::commit_offsets() {
   const Time now = ports_.clock.now();
   for (std::uint32_t p : touched_) {
-    ports_.log.commit(member_, generation_, p, commit_to_[p]);
-    ports_.events.emit(OffsetsCommitted{pod_, generation_, p, commit_to_[p], now});
+    Track& track = tracks_[p];
+    ports_.log.commit(member_, generation_, p, track.commit_to);
+    ports_.events.emit(OffsetsCommitted{pod_, generation_, p, track.commit_to, now});
+    track.commit_to = 0;
   }
+  touched_.clear();
 }
 
 }  // namespace relaysim::outbox

@@ -204,10 +204,8 @@ void SimLog::rebalance() {
   for (std::uint32_t p = 0; p < partitions_.size(); ++p) {
     Partition& part = partitions_[p];
     const MemberId owner = live.empty() ? 0 : live[p % live.size()];
-    if (owner != part.owner) {
-      part.owner = owner;
-      part.position = std::max(part.committed, part.base);  // given out and not committed: given out again
-    }
+    part.owner = owner;
+    part.position = std::max(part.committed, part.base);  // given out and not committed: given out again
     if (owner != 0) members_[owner - 1].partitions.push_back(p);
   }
   events_.emit(GroupRebalanced{generation_, static_cast<std::uint32_t>(live.size()), kernel_.now()});

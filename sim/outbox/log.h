@@ -15,8 +15,10 @@
 // member mod n, by member id); a member's poll takes records from its partitions' positions and
 // is answered half a latency later, or is parked until records arrive or its wait ends. A member
 // that does not poll again within max_poll_interval is evicted; one whose process died is evicted
-// after session_timeout. Every membership change is a rebalance: a partition that changes hands
-// resumes from its committed offset, so records given out and not committed are given out again.
+// after session_timeout. Every membership change is a rebalance, an eager one (Kafka's classic
+// protocol): every partition resumes from its committed offset, whether it changed hands or not,
+// so records given out and not committed are given out again — and a consumer may drop whatever
+// it held when its generation changes.
 // A commit applies only from the partition's owner in the current generation. Records below a
 // partition's committed offset are dropped (nobody can read them again).
 #pragma once

@@ -103,14 +103,16 @@ rc::Gen<Scenario> scenarios() {
       d.outages.push_back(o);
       fault_ends(o.window.end());
     }
-    // A poll's records are handled in waves of `concurrency`; a wave lasts about the downstream's
-    // slowest answer, or handle_timeout when one of its answers is lost.
+    // A pessimistic bound on the consumers (they are pipelined, and do better): a poll's records
+    // handled in waves of `concurrency`, each lasting about the downstream's slowest answer, or
+    // handle_timeout when one of its answers is lost.
     const std::int64_t waves = (p.max_poll_records + p.concurrency - 1) / p.concurrency;
     const double lost = std::min(1.0, (d.lost_answers + d.deaths) * std::min(p.concurrency, p.max_poll_records));
     const Duration wave = d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * lost) + log.latency.p99 * 2;
     if (on[kSlowPolls]) {
-      // A downstream so slow that a poll's records outlast max_poll_interval (evictions), which a
-      // healthy poll keeps well within: once the slowdown is over the group settles.
+      // A downstream so slow that a consumer holds `concurrency` records past max_poll_interval
+      // without polling (evictions), which healthy handling keeps well within: once the slowdown
+      // is over the group settles.
       log.max_poll_interval = duration_cast<milliseconds>(std::max<Duration>(wave * waves * 4, seconds(1))) + sec(0, 5);
       Slowdown w;
       w.window = window(60, 5, 40);
