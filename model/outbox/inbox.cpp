@@ -1,5 +1,7 @@
 #include "model/outbox/inbox.h"
 
+#include <algorithm>
+
 #include "model/core/assert.h"
 #include "model/core/mutants.h"
 #include "model/outbox/mutants.h"
@@ -68,14 +70,21 @@ bool MemoryEffectStore::insert_inbox(std::string_view, MessageRef m) {
   return true;
 }
 
-bool MemoryEffectStore::in_inbox(std::string_view, MessageRef m) { return inbox_.contains(m.packed()); }
+std::uint32_t& MemoryEffectStore::row(MessageRef m) {
+  if (rows_.size() <= m.shard) rows_.resize(m.shard + 1);
+  std::vector<std::uint32_t>& shard = rows_[m.shard];
+  if (shard.size() <= m.id) shard.resize(std::max<std::size_t>(m.id + 1, shard.size() * 2), 0);
+  return shard[m.id];
+}
+
+bool MemoryEffectStore::in_inbox(std::string_view, MessageRef m) { return (row(m) & 1U) != 0; }
 
 void MemoryEffectStore::apply(const Effect& e) { staged_effects_.push_back(e.message.packed()); }
 
 void MemoryEffectStore::commit() {
   RELAYSIM_ASSERT(open_, "commit needs an open transaction");
-  for (std::uint64_t m : staged_inbox_) inbox_.insert(m);
-  for (std::uint64_t m : staged_effects_) ++effects_[m];
+  for (std::uint64_t m : staged_inbox_) row(MessageRef::unpack(m)) |= 1U;
+  for (std::uint64_t m : staged_effects_) row(MessageRef::unpack(m)) += 2U;
   committed_ += staged_effects_.size();
   rollback();
 }
@@ -86,10 +95,7 @@ void MemoryEffectStore::rollback() {
   open_ = false;
 }
 
-std::uint64_t MemoryEffectStore::effects(MessageRef m) {
-  const auto it = effects_.find(m.packed());
-  return it == effects_.end() ? 0 : it->second;
-}
+std::uint64_t MemoryEffectStore::effects(MessageRef m) { return row(m) >> 1; }
 
 SqliteEffectStore::SqliteEffectStore(const std::string& path, Durability durability) : db_(path, durability) {
   db_.exec(R"sql(
