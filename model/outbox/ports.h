@@ -20,7 +20,7 @@ using ProducerId = std::uint64_t;  // an idempotent producer session
 using MemberId = std::uint64_t;    // a member of the consumer group
 
 enum class Produced : std::uint8_t {
-  ok,           // written (or a repeat of a sequence this session already wrote: not written twice)
+  ok,           // written (or a repeat of a sequence its producer already wrote: not written twice)
   unavailable,  // certainly not written (the broker refused it)
   timeout,      // no answer in time: it may or may not be written
 };

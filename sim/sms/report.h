@@ -2,25 +2,16 @@
 // through the metric table.
 #pragma once
 
+#include "sim/report/report_of.h"
 #include "sim/sms/metrics.h"
-#include "sim/system.h"
 
 namespace relaysim::sim::sms {
 
-class Report final : public SystemReport {
+class Report final : public ReportOf<Figures, kMetrics> {
  public:
-  explicit Report(Figures figures) : f_(std::move(figures)) {}
-
-  double value(const MetricRef& m) const override { return kMetrics[m.index].value(f_, m.parameter); }
-  std::uint64_t open_work() const override { return f_.unresolved; }
+  using ReportOf::ReportOf;
   void print(std::ostream& out, double wall_seconds) const override;
   void to_json(nlohmann::json& j, double wall_seconds) const override;
-
-  const Figures& figures() const { return f_; }
-
- private:
-  double get(std::size_t metric) const { return kMetrics[metric].value(f_, 0); }
-  Figures f_;
 };
 
 }  // namespace relaysim::sim::sms

@@ -1,0 +1,29 @@
+// ReportOf: the part of a SystemReport (sim/system.h) every system writes the same way — a run's
+// figures, served to `expect:` and the JSON through the system's metric table. A system's Report
+// derives from it and adds its summary and JSON (and any notes).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "sim/system.h"
+
+namespace relaysim::sim {
+
+// `Metrics`: the system's constexpr metric table, each row with `value(const Figures&, double)`.
+template <class Figures, const auto& Metrics>
+class ReportOf : public SystemReport {
+ public:
+  explicit ReportOf(Figures figures) : f_(std::move(figures)) {}
+
+  double value(const MetricRef& m) const override { return Metrics[m.index].value(f_, m.parameter); }
+  std::uint64_t open_work() const override { return f_.unresolved; }
+
+  const Figures& figures() const { return f_; }
+
+ protected:
+  double get(std::size_t metric) const { return Metrics[metric].value(f_, 0); }
+  Figures f_;
+};
+
+}  // namespace relaysim::sim
