@@ -260,6 +260,23 @@ void SimLog::answer(Member& m, Process& caller, std::uint64_t asked_by, Log::Pol
   });
 }
 
+void SimLog::check_polls(MemberId member, Time at) {
+  members_[member - 1].checking = true;
+  kernel_.at(at, [this, member] {
+    Member& x = members_[member - 1];
+    x.checking = false;
+    if (!x.alive || x.dead) return;
+    const Time now = kernel_.now();
+    if (x.parked) {
+      check_polls(member, now + spec_.max_poll_interval);  // it is polling
+    } else if (x.last_poll + spec_.max_poll_interval > now) {
+      check_polls(member, x.last_poll + spec_.max_poll_interval);  // it polled since
+    } else {
+      evict(member, true);
+    }
+  });
+}
+
 void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, Duration wait, Log::PollCallback done) {
   Member& m = members_[member - 1];
   RELAYSIM_ASSERT(!m.parked, "one poll at a time per member");
@@ -270,10 +287,8 @@ void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, D
     return;
   }
   ++m.polls;
-  kernel_.after(spec_.max_poll_interval, [this, member, polls = m.polls] {
-    Member& x = members_[member - 1];
-    if (x.alive && !x.dead && x.polls == polls && !x.parked) evict(member, true);
-  });
+  m.last_poll = kernel_.now();
+  if (!m.checking) check_polls(member, m.last_poll + spec_.max_poll_interval);
   if (fill(m, max_records, answers_[slot])) {
     answer(m, caller, caller.incarnation(), std::move(done), false, slot);
     return;

@@ -109,6 +109,11 @@ class SimLog {
     bool alive = false;
     bool dead = false;  // its process died: only its session timeout evicts it
     std::uint64_t polls = 0;  // bumped at each poll: an eviction check compares it
+    Time last_poll{};
+    // Its one pending max_poll_interval check: moved on lazily (when it fires and finds a later
+    // poll) rather than one check per poll, which at a hundred polls a second kept tens of
+    // thousands of no-op events in the queue.
+    bool checking = false;
     std::vector<std::uint32_t> partitions;
     // A parked poll.
     bool parked = false;
@@ -123,6 +128,7 @@ class SimLog {
   bool swallows(Time t) const;
   void write(std::uint32_t slot);
   void rebalance();
+  void check_polls(MemberId member, Time at);
   void evict(MemberId member, bool slow);
   // Gives the member's parked or new poll what its partitions hold; false when they hold nothing.
   bool fill(Member& m, std::uint32_t max, std::vector<relaysim::outbox::Delivery>& out);
