@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -39,6 +40,25 @@ inline std::optional<sim::RunResult> run_each_iteration(benchmark::State& state,
     }
   }
   return last;
+}
+
+// Cuts a scenario's load to its first `load_s` seconds (every segment of `segments`, which have
+// `arrivals`) and the run to `drain` after that; load_s <= 0 leaves the scenario as it is.
+template <class Segments>
+void cut_load(sim::Scenario& s, Segments& segments, double load_s, Duration drain) {
+  if (load_s <= 0) return;
+  const Duration load = Duration{static_cast<std::int64_t>(load_s * 1e9)};
+  for (auto& segment : segments) segment.arrivals.to = std::min(segment.arrivals.to, Time{} + load);
+  s.duration = load + drain;
+}
+
+// The counters of a whole-pipeline benchmark: `messages` a run made, and messages and events per
+// wall second.
+inline void count_messages(benchmark::State& state, const sim::RunResult& r, double messages) {
+  state.counters["messages"] = messages;
+  state.counters["messages_per_s"] = benchmark::Counter(messages, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(r.events), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace relaysim::bench

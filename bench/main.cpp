@@ -17,6 +17,7 @@ void register_pipeline_benchmarks();
 void register_store_benchmarks();
 void register_resilience_benchmarks();
 void register_sms_benchmarks();
+void register_outbox_benchmarks();
 }  // namespace relaysim::bench
 
 int main(int argc, char** argv) {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   relaysim::bench::register_store_benchmarks();
   relaysim::bench::register_resilience_benchmarks();
   relaysim::bench::register_sms_benchmarks();
+  relaysim::bench::register_outbox_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -103,6 +103,16 @@ def main():
         v = get(f"memory/bytes_per_pending_message/{n}", "bytes_per_pending")
         if v is not None:
             row(f"SMS in-memory store, backlog of {n:,}", f"{v:.0f}", "bytes/pending message", "<= 256", v <= 256)
+    outbox_targets = {"memory": 500_000, "sqlite": 30_000}
+    for store in ("memory", "sqlite"):
+        v = get(f"outbox/healthy/{store}", "messages_per_s")
+        if v is not None:
+            row(f"outbox relay, outbox-quickstart's load, {store} store", f"{v:,.0f}", "messages/s",
+                f">= {outbox_targets[store]:,}", v >= outbox_targets[store])
+    for n in (1000000, 200000):
+        v = get(f"memory/bytes_per_outbox_row/{n}", "bytes_per_pending")
+        if v is not None:
+            row(f"outbox in-memory store, backlog of {n:,}", f"{v:.0f}", "bytes/pending row")
     for store in ("memory", "sqlite"):
         for op in ("create", "claim", "complete"):
             v = get(f"store/{store}/{op}", "items_per_second")

@@ -20,18 +20,10 @@ namespace {
 void BM_SmsPipeline(benchmark::State& state, const std::string& path, sim::StoreKind store, double load_s,
                     Duration drain) {
   sim::Scenario s = sim::load_scenario(source_dir() + "/" + path);
-  if (load_s > 0) {
-    const Duration load = Duration{static_cast<std::int64_t>(load_s * 1e9)};
-    for (auto& segment : sim::sms::spec_of(s).load) segment.arrivals.to = std::min(segment.arrivals.to, Time{} + load);
-    s.duration = load + drain;
-  }
+  cut_load(s, sim::sms::spec_of(s).load, load_s, drain);
   const std::optional<sim::RunResult> r = run_each_iteration(state, s, store);
   if (!r) return;
-  const double accepted = r->value(sim::sms::metric("accepted"));
-  state.counters["messages"] = accepted;
-  state.counters["messages_per_s"] = benchmark::Counter(accepted, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["events_per_s"] =
-      benchmark::Counter(static_cast<double>(r->events), benchmark::Counter::kIsIterationInvariantRate);
+  count_messages(state, *r, r->value(sim::sms::metric("accepted")));
 }
 
 // A backlog of `n` pending messages in the in-memory store, accepted as the clients make them
