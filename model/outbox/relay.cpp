@@ -16,7 +16,11 @@ std::string lease_name(ShardId s) { return "outbox/shard/" + std::to_string(s); 
 }  // namespace
 
 Relay::Relay(PodId pod, const RelayConfig& config, const NodePorts& ports)
-    : pod_(pod), holder_(std::uint64_t{pod} << 32 | (ports.rng.next_u64() >> 32)), config_(config), ports_(ports), shards_(ports.shards.size()) {
+    : pod_(pod),
+      holder_(std::uint64_t{pod} << 32 | (ports.rng.next_u64() >> 32)),
+      config_(config),
+      ports_(ports),
+      shards_(ports.shards.size()) {
   RELAYSIM_ASSERT(pod >= 1, "pods count from 1");
   RELAYSIM_ASSERT(ports.shards.size() == config.shards, "one store per shard");
   for (ShardId s = 0; s < shards_.size(); ++s) shards_[s].id = s;

@@ -151,16 +151,18 @@ MemberId SimLog::join(std::uint32_t pod) {
   return members_.back().id;
 }
 
+void SimLog::drop_parked(Member& m) {
+  if (!m.parked) return;
+  m.parked = false;
+  kernel_.cancel(m.wait);
+  m.done = {};
+}
+
 void SimLog::leave(MemberId member) {
   Member& m = members_[member - 1];
   if (!m.alive) return;
   m.alive = false;
-  m.dead = true;
-  if (m.parked) {
-    m.parked = false;
-    kernel_.cancel(m.wait);
-    m.done = {};
-  }
+  drop_parked(m);
   rebalance();
 }
 
@@ -170,11 +172,7 @@ void SimLog::lost(MemberId member) {
   // A dead process polls no more: its session runs out. A poll it left parked is never answered:
   // its callback belongs to the dead incarnation (an answer scheduled now would reach the next).
   m.dead = true;
-  if (m.parked) {
-    m.parked = false;
-    kernel_.cancel(m.wait);
-    m.done = {};
-  }
+  drop_parked(m);
   kernel_.after(spec_.session_timeout, [this, member, polls = m.polls] {
     Member& x = members_[member - 1];
     if (x.alive && x.polls == polls) evict(member, false);

@@ -128,6 +128,8 @@ class SimLog {
   bool swallows(Time t) const;
   void write(std::uint32_t slot);
   void rebalance();
+  // Forgets a member's parked poll without answering it (its process is gone or leaving).
+  void drop_parked(Member& m);
   void check_polls(MemberId member, Time at);
   void evict(MemberId member, bool slow);
   // Gives the member's parked or new poll what its partitions hold; false when they hold nothing.
