@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -63,5 +64,13 @@ consteval std::size_t metric_index(std::string_view name) {
   }
   throw "no metric of this system has this name";
 }
+
+// The arithmetic every system's metric table computes its figures with.
+namespace metric_math {
+constexpr double d(std::uint64_t v) { return static_cast<double>(v); }
+// Nothing to divide by is no figure at all (n/a, null in JSON), not 0%: an expectation of a ratio
+// that a run never had a chance to show fails instead of passing or failing by accident.
+constexpr double ratio(double a, double b) { return b == 0.0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
+}  // namespace metric_math
 
 }  // namespace relaysim::sim

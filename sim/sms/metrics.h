@@ -153,8 +153,7 @@ struct Metric {
 };
 
 namespace detail {
-constexpr double d(std::uint64_t v) { return static_cast<double>(v); }
-constexpr double ratio(double a, double b) { return b == 0.0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
+using namespace metric_math;
 constexpr double final_of(const Figures& f, model::Status s) {
   double n = 0;
   for (auto v : f.metrics.final[static_cast<std::size_t>(s)]) n += d(v);

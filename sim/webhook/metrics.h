@@ -118,10 +118,7 @@ struct Metric {
 };
 
 namespace detail {
-constexpr double d(std::uint64_t v) { return static_cast<double>(v); }
-// Nothing to divide by is no figure at all (n/a, null in JSON), not 0%: an expectation of a ratio
-// that a run never had a chance to show fails instead of passing or failing by accident.
-constexpr double ratio(double a, double b) { return b == 0.0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
+using namespace metric_math;
 constexpr double sum(const std::array<std::uint64_t, model::kReasonCount>& row) {
   double s = 0;
   for (auto v : row) s += d(v);
