@@ -199,13 +199,26 @@ void SqliteStore::to_processing(Message& m, FenceToken token, Time now, Duration
   m.fence = token;
 }
 
-bool SqliteStore::scan(const Scan& s, std::vector<Message>& out) {
-  RELAYSIM_ASSERT(!op_, "no scan inside a business operation");
+template <class Body>
+std::optional<std::uint32_t> SqliteStore::fenced_write(FenceToken token, std::vector<Message>& out, Body&& body) {
   out.clear();
   try {
     Db::Transaction tx(db_);
-    const Fenced f = fenced(s.token);
-    if (f == Fenced::stale) return false;
+    const Fenced f = fenced(token);
+    if (f == Fenced::stale) return std::nullopt;
+    const bool wrote = body();
+    tx.commit();
+    if (f == Fenced::raised || wrote) db_.wrote();
+    return static_cast<std::uint32_t>(out.size());
+  } catch (...) {
+    out.clear();
+    throw;
+  }
+}
+
+bool SqliteStore::scan(const Scan& s, std::vector<Message>& out) {
+  RELAYSIM_ASSERT(!op_, "no scan inside a business operation");
+  return fenced_write(s.token, out, [&] {
     const bool per_key = s.ordering == Ordering::per_key;
     Statement& q = per_key ? db_.prepared(scan_per_key_, select_due(true))
                            : db_.prepared(scan_any_, select_due(false));
@@ -219,23 +232,14 @@ bool SqliteStore::scan(const Scan& s, std::vector<Message>& out) {
     if (s.mark) {
       for (Message& m : out) to_processing(m, s.token, s.now, s.processing_timeout);
     }
-    tx.commit();
-    if (f == Fenced::raised || (s.mark && !out.empty())) db_.wrote();
-    return true;
-  } catch (...) {
-    out.clear();
-    throw;
-  }
+    return s.mark && !out.empty();
+  }).has_value();
 }
 
 std::optional<std::uint32_t> SqliteStore::mark(FenceToken token, Time now, Duration processing_timeout,
                                                std::span<const Message> messages, std::vector<Message>& out) {
   RELAYSIM_ASSERT(!op_, "no mark inside a business operation");
-  out.clear();
-  try {
-    Db::Transaction tx(db_);
-    const Fenced f = fenced(token);
-    if (f == Fenced::stale) return std::nullopt;
+  return fenced_write(token, out, [&] {
     // Each row is read before it is written, so `out` holds the rows as they are now without an
     // UPDATE ... RETURNING; only a row still pending at the attempt it was read with is marked.
     Statement& read = db_.prepared(get_, select_by_id());
@@ -251,23 +255,14 @@ std::optional<std::uint32_t> SqliteStore::mark(FenceToken token, Time now, Durat
       to_processing(row, token, now, processing_timeout);
       out.push_back(row);
     }
-    tx.commit();
-    if (f == Fenced::raised || !out.empty()) db_.wrote();
-    return static_cast<std::uint32_t>(out.size());
-  } catch (...) {
-    out.clear();
-    throw;
-  }
+    return !out.empty();
+  });
 }
 
 std::optional<std::uint32_t> SqliteStore::rescue(FenceToken token, Time now, Time overdue_by, std::uint32_t limit,
                                                  std::span<const std::uint16_t> max_attempts, std::vector<Message>& out) {
   RELAYSIM_ASSERT(!op_, "no rescue inside a business operation");
-  out.clear();
-  try {
-    Db::Transaction tx(db_);
-    const Fenced f = fenced(token);
-    if (f == Fenced::stale) return std::nullopt;
+  return fenced_write(token, out, [&] {
     {
       Statement& q = db_.prepared(rescue_pick_, select_overdue());
       ResetOnExit guard(q);
@@ -291,13 +286,8 @@ std::optional<std::uint32_t> SqliteStore::rescue(FenceToken token, Time now, Tim
         m.next_attempt = now;
       }
     }
-    tx.commit();
-    if (f == Fenced::raised || !out.empty()) db_.wrote();
-    return static_cast<std::uint32_t>(out.size());
-  } catch (...) {
-    out.clear();
-    throw;
-  }
+    return !out.empty();
+  });
 }
 
 // ---- the consumer's ---------------------------------------------------------------------------

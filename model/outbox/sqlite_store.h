@@ -58,6 +58,11 @@ class SqliteStore final : public Store {
   enum class Fenced : std::uint8_t { stale, held, raised };
   // Inside the caller's transaction: checks `token` against the shard's fence and raises it.
   Fenced fenced(FenceToken token);
+  // A leader's write: one transaction that checks (and raises) the shard's fence first; nullopt,
+  // with nothing done, when the token is stale. `body` fills `out` and says whether it wrote
+  // anything; `out` is left empty if the write fails.
+  template <class Body>
+  std::optional<std::uint32_t> fenced_write(FenceToken token, std::vector<Message>& out, Body&& body);
   // Moves `m`, read as pending, to processing, in the database and in `m`.
   void to_processing(Message& m, FenceToken token, Time now, Duration processing_timeout);
   static void read_row(const Statement& s, Message& out);
