@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/outputs.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -337,9 +338,11 @@ int fail_usage(const std::string& message) {
   return kExitInvalid;
 }
 
-std::optional<Scenario> load(const std::string& file) {
+std::optional<Scenario> load(const std::string& file, const std::vector<std::string>& sets = {}) {
   try {
-    return load_scenario(file);
+    std::vector<Override> overrides;
+    for (const std::string& set : sets) overrides.push_back(parse_override(set));
+    return load_scenario(file, overrides);
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid scenario: " << e.what() << "\n";
     return std::nullopt;
@@ -367,6 +370,12 @@ std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& opt
       memory_limit = *size;
     } else {
       return "--memory-limit: expected a size such as 4GiB or 500MiB, or 'none', got '" + *args.memory_limit + "'";
+    }
+  }
+  if (args.interval) {
+    if (!args.timeseries) return "--interval goes with --timeseries";
+    if (!parse_duration(*args.interval, options.series_interval) || options.series_interval <= Duration{}) {
+      return "--interval: expected a span of time such as 10s, 1m or 1h, got '" + *args.interval + "'";
     }
   }
   if (args.store == "memory") options.store = StoreKind::memory;
@@ -440,9 +449,18 @@ int run_command(const RunArgs& args) {
   RunOptions options;
   double memory_limit = 0;
   if (const auto problem = read_run_options(args, options, memory_limit)) return fail_usage(*problem);
-  const std::optional<Scenario> scenario = load(args.file);
+  const std::optional<Scenario> scenario = load(args.file, args.sets);
   if (!scenario) return kExitInvalid;
   Scenario as_run = *scenario;
+  // A time series of more rows than this is a mistake: a second's window over a month.
+  constexpr double kMaxRows = 1e6;
+  RunOutputs outputs;
+  if (args.timeseries) {
+    if (to_seconds(scenario->duration) / to_seconds(options.series_interval) > kMaxRows) {
+      return fail_usage("--interval " + format_duration(options.series_interval) + " over " + format_duration(scenario->duration) +
+                        " makes more than a million rows; choose a longer --interval");
+    }
+  }
   if (options.seed) as_run.seed = *options.seed;
   if (options.store) as_run.store = *options.store;
   const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
@@ -452,6 +470,11 @@ int run_command(const RunArgs& args) {
   JsonOutput json;
   if (args.json_path) {
     if (const auto problem = json.open(*args.json_path, args.file, database)) return fail_usage(*problem);
+  }
+  if (args.timeseries) {
+    if (const auto problem = outputs.open(*args.timeseries, *as_run.system)) return fail_usage(*problem);
+    options.series = &outputs;
+    if (outputs.directory()) options.records = &outputs;
   }
   if (const auto problem = prepare_database(database, args.overwrite)) return fail_usage(*problem);
   try {
@@ -489,6 +512,12 @@ int run_command(const RunArgs& args) {
   int status = exit_status(result);
   if (args.json_path) {
     if (const auto problem = json.write(json_text(to_json(result, wall)))) {
+      std::cerr << "relaysim: " << *problem << "\n";
+      if (status == kExitPass) status = kExitIncomplete;
+    }
+  }
+  if (args.timeseries) {
+    if (const auto problem = outputs.finish(result, wall)) {
       std::cerr << "relaysim: " << *problem << "\n";
       if (status == kExitPass) status = kExitIncomplete;
     }
@@ -551,6 +580,14 @@ int reference_command() {
     std::cout << "| metric | unit | meaning |\n|---|---|---|\n";
     for (const MetricInfo& m : s->metrics()) {
       std::cout << "| `" << m.name << "` | " << to_string(m.unit) << " | " << m.meaning << " |\n";
+    }
+    std::cout << "\n## Time series of the " << s->name() << " system\n\n";
+    std::cout << "The columns of `series.csv` (`relaysim run --timeseries`; docs/outputs.md), after `start_s` and "
+                 "`end_s`, the window's bounds in seconds of virtual time. A column named after a metric is that "
+                 "metric over the window alone; the others are levels at the window's end or averages over it.\n\n";
+    std::cout << "| column | unit | meaning |\n|---|---|---|\n";
+    for (const SeriesColumn& c : s->series()) {
+      std::cout << "| `" << c.name << "` | " << to_string(c.unit) << " | " << c.meaning << " |\n";
     }
     std::cout << "\n## Invariants of the " << s->name() << " system\n\n";
     std::cout << "The oracle checks them on every run; a violation fails the run whatever `expect:` says.\n\n";

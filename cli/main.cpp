@@ -92,6 +92,14 @@ int main(int argc, char** argv) {
                 "Run even when the scenario is estimated to need more than --memory-limit; the limit still stops "
                 "the run if it really does");
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors; the exit status tells the verdict");
+  run->add_option("--set", run_args.sets,
+                  "Set a value over the file's own, as key.path=value (repeatable): --set webhook.platform.pods=8, "
+                  "--set webhook.endpoints.0.error_rate=5%; read as strictly as the file");
+  run->add_option("--timeseries", run_args.timeseries,
+                  "Write the run's time series: to FILE.csv alone, or to a directory with series.csv, timeline.csv "
+                  "(faults, crashes, breaker transitions), records.csv (every entity that did not end well), result.json "
+                  "and scenario.yaml, which `relaysim report` reads (docs/outputs.md)");
+  run->add_option("--interval", run_args.interval, "The time series' window of virtual time (default 1m): 10s, 5m, 1h");
 #ifdef RELAYSIM_MUTANTS_CLI
   std::string mutant_name;
   run->add_option("--mutant", mutant_name, "Plant this bug for the run (see `mutants --list`)");

@@ -40,12 +40,40 @@ namespace {
 // Events between two looks at progress and stop requests: a few milliseconds of work.
 constexpr std::uint64_t kEventsPerCheck = 1 << 16;
 
+// Takes a row of the time series from the world at every interval of virtual time.
+class Sampler {
+ public:
+  Sampler(Simulation& world, SeriesSink* sink, Duration interval, std::size_t columns)
+      : world_(world), sink_(sink), interval_(interval), row_(columns) {
+    RELAYSIM_ASSERT(sink == nullptr || interval > Duration{}, "a time series has windows of some length");
+  }
+  // When the next row is due (never, without a sink).
+  Time next() const { return sink_ != nullptr ? last_ + interval_ : kTimeNever; }
+  // The window from the last row to `now` ends: a row for it, if it has any length.
+  void take(Time now) {
+    if (sink_ == nullptr || now <= last_) return;
+    const SeriesWindow window{last_, now};
+    world_.sample(window, row_);
+    sink_->row(window, row_);
+    last_ = now;
+  }
+
+ private:
+  Simulation& world_;
+  SeriesSink* sink_;
+  Duration interval_;
+  Time last_{};
+  std::vector<double> row_;
+};
+
 // Runs the kernel to the scenario's end, or until something stops it; returns why it stopped.
-Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit) {
+Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit, Sampler& sampler) {
   const Time end = Time{} + s.duration;
   const Duration slice = std::max<Duration>(s.duration / 100, Duration{1});
   for (Time t = Time{}; t < end;) {
-    t = std::min(end, t + slice);
+    // A slice ends early where a row of the time series is due: the row sees everything up to
+    // its window's end and nothing after.
+    t = std::min({end, t + slice, sampler.next()});
     for (bool more = true; more;) {
       std::uint64_t n = 0;
       kernel.take_yield();  // a request made by the last event of the previous batch is answered
@@ -57,6 +85,7 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     }  // !more: everything up to t has run
     if (kernel.pending() == 0) return Ending::drained;
     kernel.advance_to(t);
+    if (t == sampler.next()) sampler.take(t);
   }
   return Ending::finished;
 }
@@ -77,12 +106,14 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   Kernel kernel;
   Fingerprint fp;
   fp.mix(s.seed);
-  RunContext context{s, kernel, fp, result.ledger, options.sqlite_path};
+  RunContext context{s, kernel, fp, result.ledger, options.sqlite_path, options.series != nullptr, options.records};
   {
     std::unique_ptr<Simulation> world;
     try {
       world = system.simulate(context);
-      result.ending = run_loop(kernel, s, options, result.event_limit);
+      Sampler sampler(*world, options.series, options.series_interval, system.series().size());
+      result.ending = run_loop(kernel, s, options, result.event_limit, sampler);
+      sampler.take(kernel.now());  // the last window, shorter than the others
     } catch (const std::bad_alloc&) {
       result.ending = Ending::out_of_memory;
       result.failure = "the machine ran out of memory at virtual " + format_time(kernel.now()) + " after " +
@@ -98,6 +129,8 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     if (world) {
       try {
         result.report = world->finish(result.end, result.judged());
+        scenario_timeline(s, result.end, result.timeline);
+        if (result.report) result.report->timeline(result.timeline);
       } catch (const std::bad_alloc&) {
         result.ending = Ending::out_of_memory;
         result.failure = "the machine ran out of memory while the run was being judged";

@@ -31,6 +31,12 @@ struct RunOptions {
   InplaceFunction<void(Time now, std::uint64_t events), 32> progress;
   // Asked as often as progress: true stops the run where it is (Ctrl-C, a memory limit).
   InplaceFunction<bool(), 32> should_stop;
+  // With a sink, the run's time series goes there: a row every `series_interval` of virtual time
+  // (and a last, shorter one where the run ended).
+  SeriesSink* series = nullptr;
+  Duration series_interval = std::chrono::minutes(1);
+  // With a sink, every entity that did not end well goes there as it ends.
+  RecordSink* records = nullptr;
 };
 
 // How a run ended.
@@ -64,6 +70,8 @@ struct RunResult {
   std::vector<double> values;
   std::vector<ExpectationResult> expectations;
   std::unique_ptr<SystemReport> report;
+  // What happened to the world: the scenario's faults and the system's own events, up to `end`.
+  std::vector<TimelineEvent> timeline;
 
   const System& system() const { return *scenario.system; }
   double value(std::size_t metric) const { return values.at(metric); }

@@ -24,6 +24,7 @@
 #include "sim/kernel/kernel.h"
 #include "sim/oracle/ledger.h"
 #include "sim/report/metric.h"
+#include "sim/report/series.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/schema.h"
 #include "sim/scenario/yaml_reader.h"
@@ -70,6 +71,9 @@ class SystemReport {
   virtual void to_json(nlohmann::json& j, double wall_seconds) const = 0;
   // What a reader of the result should know that no figure shows: a fault that never happened.
   virtual std::vector<std::string> notes() const { return {}; }
+  // What happened to the system's own world, beyond the scenario's top-level faults (which the
+  // spine adds): its dependencies' outages, breaker transitions.
+  virtual void timeline(std::vector<TimelineEvent>& out) const { (void)out; }
 };
 
 // Everything a system's world is built on for one run. The references outlive the world.
@@ -79,6 +83,8 @@ struct RunContext {
   Fingerprint& fingerprint;  // the system attaches a FingerprintSink to each of its event buses
   Ledger& ledger;            // its checkers report here
   std::string sqlite_path;   // where a SQLite store lives (":memory:" by default)
+  bool series = false;       // the run samples a time series: Simulation::sample will be called
+  RecordSink* records = nullptr;  // where entities that did not end well go (nullptr: nowhere)
 };
 
 // A system's world for one run.
@@ -91,6 +97,9 @@ class Simulation {
   // The run is over at `end`. With `judged`, the end-of-run checks run (nothing lost, everything
   // finished in time); a run cut short (interrupted, out of memory) is not judged on those.
   virtual std::unique_ptr<SystemReport> finish(Time end, bool judged) = 0;
+  // Fills one row of the time series (System::series() gives its columns) for the window that
+  // ends now, and starts the next one. Called only when RunContext::series is set.
+  virtual void sample(const SeriesWindow& window, std::span<double> row) = 0;
 };
 
 class System {
@@ -110,6 +119,8 @@ class System {
   virtual void document(std::vector<DocTable>& out) const = 0;
 
   virtual std::span<const MetricInfo> metrics() const = 0;
+  // The columns of its time series (sim/report/series.h).
+  virtual std::span<const SeriesColumn> series() const = 0;
   virtual std::span<const InvariantInfo> invariants() const = 0;
   // The planted bugs the system's property suite must catch (model/core/mutants.h).
   virtual std::span<const Mutant* const> mutants() const = 0;

@@ -44,7 +44,7 @@ void Dispatcher::pump() {
       if (!claimed) break;
       free_.pop_back();
       job.busy = true;
-      ++in_flight_;
+      busy_.start(now);
       begin(slot);
     }
   } while (repump_);
@@ -179,7 +179,7 @@ void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
     events_.emit(TenantNotified{job.row, c.status, c.reason, c.at});
   }
   job.busy = false;
-  --in_flight_;
+  busy_.stop(clock_.now());
   free_.push_back(slot);
   pump();
 }

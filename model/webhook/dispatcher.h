@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/busy_meter.h"
 #include "model/core/http.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
@@ -37,7 +38,9 @@ class Dispatcher {
   // New work may be due now.
   void nudge() { pump(); }
 
-  std::uint32_t in_flight() const { return in_flight_; }
+  std::uint32_t in_flight() const { return busy_.busy(); }
+  // Slot-time spent busy since the pod started (its utilisation, over any window).
+  Duration busy_time() const { return busy_.busy_time(clock_.now()); }
 
  private:
   struct Job {
@@ -68,7 +71,7 @@ class Dispatcher {
 
   std::vector<Job> jobs_;
   std::vector<std::uint32_t> free_;
-  std::uint32_t in_flight_ = 0;
+  BusyMeter busy_;  // slots taken, integrated over time
   bool pumping_ = false;
   bool repump_ = false;
   Time store_retry_at_{};  // after a failed store call: not before this

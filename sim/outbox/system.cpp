@@ -71,6 +71,23 @@ class Simulation final : public sim::Simulation {
     buses_.processes.attach(metrics_);
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, shards_, dbs_, *effects_, buses_);
     world_->coordinator().bus().attach(fp_coordinator_);
+    if (ctx.series) {
+      window_.metrics = Metrics(spec_.platform.shards);
+      buses_.model.attach(window_.metrics);
+      buses_.world.attach(window_.metrics);
+      buses_.processes.attach(window_.metrics);
+    }
+  }
+
+  void sample(const SeriesWindow&, std::span<double> row) override {
+    relaysim::outbox::StoreCounts sum;
+    for (Store* s : shards_) {
+      const relaysim::outbox::StoreCounts c = s->counts();
+      for (std::size_t i = 0; i < sum.by_status.size(); ++i) sum.by_status[i] += c.by_status[i];
+      sum.messages += c.messages;
+    }
+    fill_row<kSeries>(Sample{window_, sum}, row);
+    window_.metrics = Metrics(spec_.platform.shards);
   }
 
   std::uint64_t open_work() override { return unresolved(); }
@@ -87,7 +104,19 @@ class Simulation final : public sim::Simulation {
     f.end = end;
     metrics_.close(end);
     f.metrics = std::move(metrics_);
-    return std::make_unique<Report>(std::move(f));
+    std::vector<TimelineEvent> timeline;
+    add_to_timeline(spec_.log.outages, "log", timeline);
+    add_to_timeline(spec_.downstream.outages, "downstream", timeline);
+    add_to_timeline(spec_.downstream.slowdowns, "downstream", timeline);
+    add_to_timeline(spec_.coordinator.slowdowns, "coordinator", timeline);
+    for (const ShardFault& sf : spec_.shard_faults) {
+      timeline.push_back({sf.window.at, sf.window.length, "store_fault", "shard-" + std::to_string(sf.shard), std::string(to_string(sf.failure))});
+    }
+    for (const Term& t : f.metrics.terms) {
+      timeline.push_back({t.from, t.to == kTimeNever ? kForever : t.to - t.from, "leader", "shard-" + std::to_string(t.shard),
+                          "pod-" + std::to_string(t.pod - 1) + ", fencing token " + std::to_string(t.token)});
+    }
+    return std::make_unique<Report>(std::move(f), std::move(timeline));
   }
 
  private:
@@ -113,6 +142,7 @@ class Simulation final : public sim::Simulation {
   FingerprintSink<CoordinatorBus> fp_coordinator_;
   Oracle oracle_;
   Metrics metrics_;
+  Figures window_;  // what the current window of the time series counted
   std::unique_ptr<World> world_;
 };
 
@@ -140,6 +170,7 @@ class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation>
   }
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
+  std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return kMutants; }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "sim/system.h"
 
@@ -14,16 +15,19 @@ namespace relaysim::sim {
 template <class Figures, const auto& Metrics>
 class ReportOf : public SystemReport {
  public:
-  explicit ReportOf(Figures figures) : f_(std::move(figures)) {}
+  explicit ReportOf(Figures figures, std::vector<TimelineEvent> timeline = {})
+      : f_(std::move(figures)), timeline_(std::move(timeline)) {}
 
   double value(const MetricRef& m) const override { return Metrics[m.index].value(f_, m.parameter); }
   std::uint64_t open_work() const override { return f_.unresolved; }
+  void timeline(std::vector<TimelineEvent>& out) const override { out.insert(out.end(), timeline_.begin(), timeline_.end()); }
 
   const Figures& figures() const { return f_; }
 
  protected:
   double get(std::size_t metric) const { return Metrics[metric].value(f_, 0); }
   Figures f_;
+  std::vector<TimelineEvent> timeline_;
 };
 
 }  // namespace relaysim::sim

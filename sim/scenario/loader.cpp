@@ -321,17 +321,90 @@ Scenario read_scenario(const Reader& reader, const YAML::Node& root) {
 
 }  // namespace
 
-Scenario parse_scenario(std::string_view text, const std::string& file) {
-  const YAML::Node root = parse_yaml(text, file);
-  const Reader r(file);
+Override parse_override(std::string_view text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw ScenarioError("--set", 0, 0, "", "expected key.path=value, got '" + std::string(text) + "'");
+  }
+  Override o{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+  if (o.path.front() == '.' || o.path.back() == '.' || o.path.find("..") != std::string::npos) {
+    throw ScenarioError("--set", 0, 0, o.path, "a key path is keys and indices joined by dots: webhook.platform.pods");
+  }
+  return o;
+}
+
+std::string to_string(const Override& o) { return o.path + "=" + o.value; }
+
+namespace {
+
+// Sets `o` in the document `root`, making the mappings its path passes through.
+void apply(YAML::Node& root, const Override& o, const std::string& file) {
+  const std::string where = file + " (--set " + to_string(o) + ")";
+  YAML::Node value;
   try {
-    return read_scenario(r, root);
+    value = YAML::Load(o.value);
   } catch (const YAML::Exception& e) {
-    r.fail_mark(e.mark, "", e.msg);
+    throw ScenarioError(where, 0, 0, o.path, "the value is not YAML: " + e.msg);
+  }
+  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(o.value);  // "" and "~" stay as written
+  YAML::Node cur;
+  cur.reset(root);
+  std::string done;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = o.path.find('.', start);
+    const std::string key = o.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const bool last = dot == std::string::npos;
+    YAML::Node next;
+    if (cur.IsSequence()) {
+      std::size_t index = 0;
+      const bool number = !key.empty() && key.find_first_not_of("0123456789") == std::string::npos && key.size() < 10;
+      if (number) index = std::stoul(key);
+      if (!number || index >= cur.size()) {
+        throw ScenarioError(where, 0, 0, done, "is a list of " + std::to_string(cur.size()) + " item(s); '" + key +
+                                                   "' is not one of its indices, which count from 0");
+      }
+      next.reset(cur[index]);
+    } else if (cur.IsMap() || cur.IsNull() || !cur.IsDefined()) {
+      if (!cur.IsMap()) cur = YAML::Node(YAML::NodeType::Map);
+      next.reset(cur[key]);
+    } else {
+      throw ScenarioError(where, 0, 0, done, "is a single value, so it has no '" + key + "' inside");
+    }
+    done += (done.empty() ? "" : ".") + key;
+    if (last) {
+      next = value;
+      return;
+    }
+    cur.reset(next);
+    start = dot + 1;
   }
 }
 
-Scenario load_scenario(const std::string& path) {
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<Override>& overrides) {
+  YAML::Node root = parse_yaml(text, file);
+  for (const Override& o : overrides) apply(root, o, file);
+  const Reader r(file);
+  try {
+    try {
+      return read_scenario(r, root);
+    } catch (const YAML::Exception& e) {
+      r.fail_mark(e.mark, "", e.msg);
+    }
+  } catch (const ScenarioError& e) {
+    // A value an override put there has no line in the file: name the override instead.
+    if (e.line() != 0) throw;
+    for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+      const bool inside = e.key().rfind(o->path, 0) == 0 || o->path.rfind(e.key() + ".", 0) == 0;
+      if (inside && !e.key().empty()) throw ScenarioError(file + " (--set " + to_string(*o) + ")", 0, 0, e.key(), e.problem());
+    }
+    throw;
+  }
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
   // A regular file, or a pipe ("-" is standard input; <(...) and FIFOs work too), read to at most
   // kMaxScenarioBytes: a device such as /dev/zero would never end.
   const bool standard_input = path == "-";
@@ -369,7 +442,7 @@ Scenario load_scenario(const std::string& path) {
   if (!standard_input) ::close(fd);
   if (error != 0) throw ScenarioError(name, 0, 0, "", std::string("cannot read the file: ") + std::strerror(error));
   if (text.size() > kMaxScenarioBytes) throw too_long(kMaxScenarioBytes, true);
-  return parse_scenario(text, name);
+  return parse_scenario(text, name, overrides);
 }
 
 std::vector<DocTable> scenario_reference() {

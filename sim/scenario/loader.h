@@ -18,10 +18,23 @@ namespace relaysim::sim {
 // memory per value, and 1 MiB of "[a,a,a,...]" is half a million values.
 inline constexpr std::size_t kMaxScenarioBytes = 1u << 20;
 
-// Reads and validates a scenario file. Throws ScenarioError.
-Scenario load_scenario(const std::string& path);
+// One value a user sets over a scenario file's own, without editing it (`relaysim run --set`, the
+// axes of a sweep): `webhook.platform.pods=8`, `webhook.endpoints.0.error_rate=5%`. The path
+// names mappings by key and sequences by index from 0; the value is YAML (`[1, 2]` and
+// `{at: 1m}` work). A key the file does not have is added, and then read as strictly as if the
+// file had it: a misspelt key is an unknown key with a suggestion.
+struct Override {
+  std::string path;
+  std::string value;
+};
+// "key.path=value" as an Override; throws ScenarioError (file "--set") when it is not one.
+Override parse_override(std::string_view text);
+std::string to_string(const Override& o);
+
+// Reads and validates a scenario file, with `overrides` applied in order. Throws ScenarioError.
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 // The same for text in memory; `file` names it in errors.
-Scenario parse_scenario(std::string_view text, const std::string& file);
+Scenario parse_scenario(std::string_view text, const std::string& file, const std::vector<Override>& overrides = {});
 
 // The top level's keys. The system's section is read (and written) just before the key named
 // kSectionBefore: after the keys it depends on (duration, system, store), before those that

@@ -44,6 +44,16 @@ class Simulation final : public sim::Simulation {
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, sqlite != nullptr ? &sqlite->db() : nullptr, buses_);
     world_->kv().bus().attach(fp_kv_);
     world_->kv().bus().attach(oracle_);
+    if (ctx.series) {
+      buses_.model.attach(window_.metrics);
+      buses_.world.attach(window_.metrics);
+      buses_.processes.attach(window_.metrics);
+    }
+  }
+
+  void sample(const SeriesWindow&, std::span<double> row) override {
+    fill_row<kSeries>(Sample{window_, store_->counts()}, row);
+    window_.metrics = Metrics{};
   }
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
@@ -69,7 +79,16 @@ class Simulation final : public sim::Simulation {
     f.limit_checks = oracle_.limit_checks();
     f.end = end;
     f.metrics = std::move(metrics_);
-    return std::make_unique<Report>(std::move(f));
+    std::vector<TimelineEvent> timeline;
+    for (const ProviderSpec& p : spec_of(ctx_.scenario).providers) {
+      add_to_timeline(p.outages, "provider " + p.name, timeline);
+      add_to_timeline(p.slowdowns, "provider " + p.name, timeline);
+    }
+    for (const AsyncPeriod& p : f.metrics.periods) {
+      timeline.push_back({p.entered, p.left == kTimeNever ? kForever : p.left - p.entered, "async", "pod-" + std::to_string(p.pod - 1),
+                          "by " + std::string(to_string(p.entered_by))});
+    }
+    return std::make_unique<Report>(std::move(f), std::move(timeline));
   }
 
  private:
@@ -94,6 +113,7 @@ class Simulation final : public sim::Simulation {
   FingerprintSink<KvBus> fp_kv_;
   Oracle oracle_;
   Metrics metrics_;
+  Figures window_;  // what the current window of the time series counted
   std::unique_ptr<World> world_;
 };
 
@@ -129,6 +149,7 @@ class SmsSystem final : public SystemOf<SmsSpec, &spec_schema, Simulation> {
   }
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
+  std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return kMutants; }
 

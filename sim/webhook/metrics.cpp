@@ -42,9 +42,10 @@ void Metrics::on(const BreakerChanged& e) {
 
 void Metrics::on(const ServiceBCalled& e) {
   ++serviceb_calls;
+  const BreakerState s = e.pod < breaker_.size() ? breaker_[e.pod] : BreakerState::closed;
+  if (s == BreakerState::half_open) ++serviceb_probes;
   if (!e.in_outage) return;
   ++serviceb_calls_in_outage;
-  const BreakerState s = e.pod < breaker_.size() ? breaker_[e.pod] : BreakerState::closed;
   ++serviceb_calls_in_outage_by_state[static_cast<std::size_t>(s)];
 }
 

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "model/webhook/events.h"
+#include "model/webhook/store.h"
 #include "sim/report/histogram.h"
 #include "sim/report/metric.h"
+#include "sim/report/series.h"
 #include "sim/webhook/invariants.h"
 #include "sim/webhook/truth.h"
 #include "sim/world/process.h"
@@ -49,8 +51,19 @@ class Metrics final : public SinkFor<model::Ingested>,
 
   explicit Metrics(std::uint32_t pods) : breaker_(pods, BreakerState::closed) {}
 
+  // Starts counting a new window of the time series from zero; what the pods' breakers are in
+  // carries over.
+  void new_window() {
+    Metrics next(0);
+    next.breaker_ = std::move(breaker_);
+    *this = std::move(next);
+  }
+
   void on(const model::Ingested& e) override;
-  void on(const model::AttemptStarted&) override { ++attempts; }
+  void on(const model::AttemptStarted& e) override {
+    ++attempts;
+    if (e.number > 1) ++retries;
+  }
   void on(const model::Completed& e) override;
   void on(const model::TenantNotified&) override { ++notifications; }
   void on(const model::UrlLookedUp& e) override { ++(e.cache_hit ? cache_hits : cache_misses); }
@@ -67,6 +80,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   std::uint64_t rejected = 0;
   std::uint64_t acked = 0;
   std::uint64_t attempts = 0;
+  std::uint64_t retries = 0;  // attempts after a request's first
   std::uint64_t deferrals = 0;
   std::uint64_t notifications = 0;
   std::array<std::uint64_t, 4> replays{};  // ReplayOutcome
@@ -81,6 +95,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   Time last_terminal_at{};  // when the last request became terminal
   LatencyHistogram delivery_latency;
   std::uint64_t serviceb_calls = 0;
+  std::uint64_t serviceb_probes = 0;  // calls made as a half-open breaker's probe
   std::uint64_t serviceb_calls_in_outage = 0;
   std::array<std::uint64_t, 3> serviceb_calls_in_outage_by_state{};  // BreakerState
   std::uint64_t breaker_opened = 0;
@@ -165,6 +180,7 @@ inline constexpr Metric kMetrics[] = {
     {{"duplicates_store_failure", Unit::count, "endpoint duplicates caused by a completion the store failed to record"}, [](const Figures& f, double) { return detail::duplicates(f, 4); }},
     {{"duplicates_unexplained", Unit::count, "endpoint duplicates with no ambiguous outcome to explain them"}, [](const Figures& f, double) { return detail::duplicates(f, 5); }},
     {{"attempts", Unit::count, "HTTP attempts started"}, [](const Figures& f, double) { return detail::d(f.metrics.attempts); }},
+    {{"retries", Unit::count, "HTTP attempts after a request's first"}, [](const Figures& f, double) { return detail::d(f.metrics.retries); }},
     {{"attempts_per_request", Unit::number, "mean attempts per terminal request (exact; a replayed request counts each time it ends, with all its attempts)"}, [](const Figures& f, double) { return detail::ratio(detail::d(f.metrics.terminal_attempts), detail::d(f.metrics.terminal_requests)); }},
     {{"attempts_max", Unit::count, "the most attempts any terminal request made"}, [](const Figures& f, double) { return detail::d(f.metrics.max_attempts); }},
     {{"deferrals", Unit::count, "times a request was deferred as blocked_on_dependency"}, [](const Figures& f, double) { return detail::d(f.metrics.deferrals); }},
@@ -181,6 +197,7 @@ inline constexpr Metric kMetrics[] = {
     {{"unavailable_ingests", Unit::count, "create calls refused because the store failed (not acknowledged)"}, [](const Figures& f, double) { return detail::d(f.metrics.created_by_outcome[4]); }},
     {{"store_failures", Unit::count, "store calls that failed (busy, full, I/O), all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.store_failures); }},
     {{"serviceb_calls", Unit::count, "calls to ServiceB"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls); }},
+    {{"serviceb_probes", Unit::count, "calls to ServiceB made as a half-open breaker's probe"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_probes); }},
     {{"serviceb_calls_in_outage", Unit::count, "calls to ServiceB during its outages"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage); }},
     {{"serviceb_calls_while_open", Unit::count, "calls to ServiceB while the caller's breaker was open (always 0)"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage_by_state[1]); }},
     {{"serviceb_probes_in_outage", Unit::count, "half-open probes sent to ServiceB during its outages"}, [](const Figures& f, double) { return detail::d(f.metrics.serviceb_calls_in_outage_by_state[2]); }},
@@ -203,5 +220,51 @@ inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetr
 
 // A metric's index by name, checked when the program is compiled: metric("dlq_rate").
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
+
+// What the time series sees of one window (sim/report/series.h).
+struct Sample {
+  const Figures& window;                   // what was counted in the window alone
+  relaysim::webhook::StoreCounts counts;   // the store at the window's end
+  double seconds = 0;                      // the window's length
+  double busy_seconds = 0;                 // dispatch slot-seconds busy in the window, every pod
+  double slots = 0;                        // dispatch slots of every pod, up or not
+  std::uint32_t pods_up = 0;               // at the window's end
+  std::uint32_t breakers_open = 0;         // pods whose breaker is open at the window's end
+};
+
+namespace detail {
+template <std::size_t M>
+constexpr SeriesEntry<Sample> windowed() { return sim::windowed<Sample, kMetrics, M>(); }
+inline double by_status(const Sample& s, model::Status st) { return d(s.counts.by_status[static_cast<int>(st)]); }
+}  // namespace detail
+
+// The columns of the time series.
+inline constexpr SeriesEntry<Sample> kSeries[] = {
+    // clang-format off
+    detail::windowed<metric("ingested")>(),
+    detail::windowed<metric("delivered")>(),
+    detail::windowed<metric("failed")>(),
+    detail::windowed<metric("dead_lettered")>(),
+    detail::windowed<metric("attempts")>(),
+    detail::windowed<metric("retries")>(),
+    detail::windowed<metric("deferrals")>(),
+    detail::windowed<metric("latency_mean_s")>(),
+    detail::windowed<metric("latency_p50_s")>(),
+    detail::windowed<metric("latency_p99_s")>(),
+    detail::windowed<metric("latency_max_s")>(),
+    {{"pending", Unit::count, "requests waiting for their first attempt or a retry, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::pending); }},
+    {{"blocked", Unit::count, "requests waiting for ServiceB (blocked_on_dependency), at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::blocked); }},
+    {{"in_flight", Unit::count, "requests claimed by a pod, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::in_flight); }},
+    {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the window"}, [](const Sample& s) { return metric_math::ratio(s.busy_seconds, s.slots * s.seconds); }},
+    detail::windowed<metric("serviceb_calls")>(),
+    detail::windowed<metric("serviceb_probes")>(),
+    detail::windowed<metric("cache_hit_ratio")>(),
+    {{"breakers_open", Unit::count, "pods whose ServiceB breaker is open, at the window's end"}, [](const Sample& s) { return detail::d(s.breakers_open); }},
+    {{"pods_up", Unit::count, "pods running, at the window's end"}, [](const Sample& s) { return detail::d(s.pods_up); }},
+    detail::windowed<metric("crashes")>(),
+    detail::windowed<metric("store_failures")>(),
+    detail::windowed<metric("rejected_ingests")>(),
+    // clang-format on
+};
 
 }  // namespace relaysim::sim::webhook

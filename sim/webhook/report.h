@@ -9,7 +9,8 @@ namespace relaysim::sim::webhook {
 
 class Report final : public ReportOf<Figures, kMetrics> {
  public:
-  Report(Figures figures, std::vector<std::string> notes) : ReportOf(std::move(figures)), notes_(std::move(notes)) {}
+  Report(Figures figures, std::vector<std::string> notes, std::vector<TimelineEvent> timeline)
+      : ReportOf(std::move(figures), std::move(timeline)), notes_(std::move(notes)) {}
   void print(std::ostream& out, double wall_seconds) const override;
   void to_json(nlohmann::json& j, double wall_seconds) const override;
   std::vector<std::string> notes() const override { return notes_; }

@@ -1,6 +1,7 @@
 #include "sim/webhook/system.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "model/webhook/memory_store.h"
 #include "model/webhook/mutants.h"
@@ -16,6 +17,30 @@ namespace relaysim::sim::webhook {
 namespace {
 
 using relaysim::webhook::Store;
+
+// Every request that ends without being delivered, as an entity record.
+class EntityRecorder final : public SinkFor<relaysim::webhook::Completed> {
+ public:
+  explicit EntityRecorder(RecordSink& sink) : sink_(sink) {}
+  void on(const relaysim::webhook::Completed& e) override {
+    using relaysim::webhook::Status;
+    const Status st = e.completion.status;
+    if (!e.applied || st == Status::delivered || !relaysim::webhook::is_terminal(st)) return;
+    record_.key = e.row.cxid;
+    record_.key += '/';
+    record_.key += e.row.request_id;
+    record_.outcome = to_string(st);
+    record_.reason = to_string(e.completion.reason);
+    record_.attempts = e.row.attempts + (e.completion.attempt != nullptr ? 1 : 0);
+    record_.created = e.row.created_at;
+    record_.ended = e.completion.at;
+    sink_.record(record_);
+  }
+
+ private:
+  RecordSink& sink_;
+  EntityRecord record_;  // reused: its key's buffer is allocated once
+};
 
 // One webhook run: the store, the buses, the world, and the sinks attached to the buses.
 class Simulation final : public sim::Simulation {
@@ -44,6 +69,33 @@ class Simulation final : public sim::Simulation {
     buses_.model.attach(metrics_);
     buses_.world.attach(metrics_);
     buses_.processes.attach(metrics_);
+    if (ctx.series) {
+      window_.metrics = Metrics(spec_of(ctx.scenario).platform.pods);
+      buses_.model.attach(window_.metrics);
+      buses_.world.attach(window_.metrics);
+      buses_.processes.attach(window_.metrics);
+    }
+    if (ctx.records != nullptr) {
+      records_.emplace(*ctx.records);
+      buses_.model.attach(*records_);
+    }
+  }
+
+  void sample(const SeriesWindow& w, std::span<double> row) override {
+    const relaysim::webhook::PlatformConfig& platform = spec_of(ctx_.scenario).platform;
+    const Duration busy = world_->busy_time();
+    std::uint32_t open = 0;
+    for (BreakerState b : world_->breakers()) open += b == BreakerState::open ? 1 : 0;
+    const Sample s{window_,
+                   store_->counts(),
+                   w.seconds(),
+                   to_seconds(busy - busy_before_),
+                   static_cast<double>(platform.pods) * platform.concurrency_per_pod,
+                   world_->pods_up(),
+                   open};
+    fill_row<kSeries>(s, row);
+    busy_before_ = busy;
+    window_.metrics.new_window();
   }
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
@@ -74,7 +126,24 @@ class Simulation final : public sim::Simulation {
     // A run that drained ended early only because nothing could happen any more: a crash due
     // before the scenario's end never came. A run cut short may still have had it coming.
     const Time horizon = judged ? std::max(end, Time{} + ctx_.scenario.duration) : end;
-    return std::make_unique<Report>(std::move(f), world_->store_faults().never_happened(horizon));
+    std::vector<TimelineEvent> timeline;
+    const WebhookSpec& spec = spec_of(ctx_.scenario);
+    add_to_timeline(spec.serviceb.outages, "serviceb", timeline);
+    for (const UrlChange& c : spec.serviceb.url_changes) {
+      timeline.push_back({c.at, {}, "url_change", "serviceb", fmt("%g%% of the cxids get a new URL", 100 * c.fraction)});
+    }
+    for (const EndpointGroup& g : spec.endpoints) {
+      for (const Window& w : g.down) timeline.push_back({w.at, w.length, "down", "endpoints " + g.name, "connections refused"});
+      for (const Incident& i : g.incidents) {
+        timeline.push_back({i.window.at, i.window.length, "incident", "endpoints " + g.name,
+                            fmt("%g%% of calls answered %d", 100 * i.rate, i.status)});
+      }
+    }
+    for (const BreakerTransition& t : f.metrics.transitions) {
+      timeline.push_back({t.at, {}, "breaker", "pod-" + std::to_string(t.pod),
+                          std::string(to_string(t.from)) + " -> " + std::string(to_string(t.to))});
+    }
+    return std::make_unique<Report>(std::move(f), world_->store_faults().never_happened(horizon), std::move(timeline));
   }
 
  private:
@@ -97,6 +166,9 @@ class Simulation final : public sim::Simulation {
   FingerprintSink<WorldEvents> fp_world_;
   FingerprintSink<ProcessEvents> fp_processes_;
   Metrics metrics_;
+  Figures window_;             // what the current window of the time series counted
+  Duration busy_before_{};     // the pods' busy slot-time when the window began
+  std::optional<EntityRecorder> records_;
   std::unique_ptr<World> world_;
   std::unique_ptr<RequestChecker> requests_;
   std::unique_ptr<BreakerChecker> breakers_;
@@ -121,6 +193,7 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
   }
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
+  std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return relaysim::webhook::kMutants; }
 

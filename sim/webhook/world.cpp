@@ -105,7 +105,23 @@ void World::start(Process& p) {
   pod.node_->start();
 }
 
-void World::stop(Process& p) { pods_[p.index()]->node_.reset(); }
+void World::stop(Process& p) {
+  auto& node = pods_[p.index()]->node_;
+  retired_busy_ += node->dispatcher().busy_time();
+  node.reset();
+}
+
+Duration World::busy_time() const {
+  Duration sum = retired_busy_;
+  for (const auto& pod : pods_) sum += pod->node_ ? pod->node_->dispatcher().busy_time() : Duration{};
+  return sum;
+}
+
+std::uint32_t World::pods_up() const {
+  std::uint32_t n = 0;
+  for (const auto& pod : pods_) n += pod->node_ ? 1 : 0;
+  return n;
+}
 
 std::vector<BreakerState> World::breakers() const {
   std::vector<BreakerState> out;

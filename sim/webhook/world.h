@@ -93,6 +93,9 @@ class World final : private ProcessHost {
   std::uint32_t pods() const { return processes_.size(); }
   // The breaker state of each pod now (a pod that is down counts as closed: it restarts so).
   std::vector<BreakerState> breakers() const;
+  // Dispatch slot-time spent busy by every pod since the start, crashed ones included.
+  Duration busy_time() const;
+  std::uint32_t pods_up() const;
 
  private:
   friend class Pod;
@@ -113,6 +116,7 @@ class World final : private ProcessHost {
   StoreFaults store_faults_;
   Processes processes_;
   std::vector<std::unique_ptr<Pod>> pods_;
+  Duration retired_busy_{};  // busy_time() of the pods' crashed incarnations
 };
 
 }  // namespace relaysim::sim::webhook

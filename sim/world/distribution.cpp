@@ -2,10 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "sim/scenario/units.h"
 
 namespace relaysim::sim {
+
+namespace {
+std::string format_factor(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", f);
+  return buf;
+}
+}  // namespace
 
 const Schema<LatencySpec>& latency_schema() {
   static const Schema<LatencySpec> schema = [] {
@@ -80,6 +89,19 @@ Duration Latency::sample(Rng& rng) const {
   if (sigma_ == 0.0) return Duration{static_cast<std::int64_t>(std::exp(mu_))};
   const double ns = std::min(std::exp(mu_ + sigma_ * rng.normal()), cap_);
   return Duration{std::max<std::int64_t>(1, static_cast<std::int64_t>(ns))};
+}
+
+void add_to_timeline(const std::vector<Outage>& outages, std::string_view subject, std::vector<TimelineEvent>& out) {
+  for (const Outage& o : outages) {
+    out.push_back({o.window.at, o.window.length, "outage", std::string(subject),
+                   o.mode == OutageMode::error ? "every call fails at once" : "no call is answered"});
+  }
+}
+
+void add_to_timeline(const std::vector<Slowdown>& slowdowns, std::string_view subject, std::vector<TimelineEvent>& out) {
+  for (const Slowdown& s : slowdowns) {
+    out.push_back({s.window.at, s.window.length, "slowdown", std::string(subject), "latency x" + format_factor(s.factor)});
+  }
 }
 
 }  // namespace relaysim::sim

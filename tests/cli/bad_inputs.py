@@ -484,6 +484,40 @@ def _():
     interrupt(signal.SIGTERM)
 
 
+# ---- --set and --timeseries -----------------------------------------------------------------
+
+@case("set.overrides_are_read_as_strictly_as_the_file")
+def _():
+    expect(run("run", QUICKSTART, "--set", "webhook.platform.podz=3"), EXIT_INVALID,
+           r"--set webhook.platform.podz=3\): webhook.platform.podz: unknown key; did you mean 'pods'")
+    expect(run("run", QUICKSTART, "--set", "webhook.platform.pods"), EXIT_INVALID, r"expected key.path=value")
+    expect(run("run", QUICKSTART, "--set", "webhook.platform.pods=[1"), EXIT_INVALID, r"the value is not YAML")
+    expect(run("run", QUICKSTART, "--set", "webhook.world.endpoints.7.count=1"), EXIT_INVALID, r"not one of its indices")
+    code, out, _ = run("run", QUICKSTART, "--set", "duration=2m", "--set", "webhook.platform.pods=3", "--json", "-", "-q")
+    assert code in (0, 1), out
+
+
+@case("timeseries.a_directory_of_outputs_and_bad_paths")
+def _():
+    d = path("series-out")
+    # Ten minutes of the hour-long quickstart: its expectations of the whole hour fail (exit 1).
+    code, out, err = run("run", QUICKSTART, "--set", "duration=10m", "--timeseries", d, "--interval", "1m", "-q")
+    assert code in (0, 1), err
+    for f in ("series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"):
+        assert os.path.exists(os.path.join(d, f)), f
+    lines = open(os.path.join(d, "series.csv")).read().splitlines()
+    assert lines[0].startswith("start_s,end_s,ingested,delivered") and len(lines) == 11, lines[:2]
+    # The same directory again is the run's own: it is written over.
+    assert run("run", QUICKSTART, "--set", "duration=10m", "--timeseries", d, "-q")[0] in (0, 1)
+    write("series-out/notes.txt", "mine")
+    expect(run("run", QUICKSTART, "--timeseries", d), EXIT_INVALID, r"holds notes.txt, which no run wrote")
+    expect(run("run", QUICKSTART, "--timeseries", write("plain-file", "x")), EXIT_INVALID, r"is a file")
+    expect(run("run", QUICKSTART, "--timeseries", "/nonexistent/dir/s.csv"), EXIT_INVALID, r"cannot write")
+    expect(run("run", QUICKSTART, "--interval", "1m"), EXIT_INVALID, r"--interval goes with --timeseries")
+    expect(run("run", QUICKSTART, "--timeseries", path("s.csv"), "--interval", "0s"), EXIT_INVALID, r"--interval: expected")
+    expect(run("run", QUICKSTART, "--timeseries", path("s.csv"), "--interval", "1ms"), EXIT_INVALID, r"more than a million rows")
+
+
 # ---- mmc --------------------------------------------------------------------------------------
 
 @case("mmc.bad_rates")

@@ -1,0 +1,87 @@
+#include "cli/outputs.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "sim/scenario/writer.h"
+
+namespace relaysim::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kFiles[] = {"series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"};
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::optional<std::string> open_file(std::ofstream& out, const fs::path& p) {
+  out.open(p, std::ios::out | std::ios::trunc);
+  if (!out) return "--timeseries: cannot write " + p.string();
+  return std::nullopt;
+}
+
+std::optional<std::string> write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::out | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return "cannot write " + p.string();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> RunOutputs::open(const std::string& path, const sim::System& system) {
+  if (path.empty()) return "--timeseries needs a path: a .csv file, or a directory for every output";
+  path_ = path;
+  directory_ = !ends_with(path, ".csv");
+  if (!directory_) {
+    if (auto problem = open_file(series_, path)) return problem;
+  } else {
+    std::error_code ec;
+    if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
+      return "--timeseries: " + path + " is a file; give a directory for every output, or a path ending in .csv for the time series alone";
+    }
+    // A directory holding anything but an earlier run's outputs is someone else's: refuse it.
+    if (fs::is_directory(path, ec)) {
+      for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
+        bool ours = false;
+        for (const char* f : kFiles) ours = ours || e.path().filename() == f;
+        if (!ours) {
+          return "--timeseries: " + path + " holds " + e.path().filename().string() +
+                 ", which no run wrote; give a new or empty directory";
+        }
+      }
+    }
+    fs::create_directories(path, ec);
+    if (ec) return "--timeseries: cannot make the directory " + path + ": " + ec.message();
+    if (auto problem = open_file(series_, fs::path(path) / "series.csv")) return problem;
+    if (auto problem = open_file(records_, fs::path(path) / "records.csv")) return problem;
+    sim::write_record_header(records_);
+  }
+  sim::write_series_header(series_, system.series());
+  return std::nullopt;
+}
+
+void RunOutputs::row(const sim::SeriesWindow& window, std::span<const double> values) {
+  sim::write_series_row(series_, window, values);
+}
+
+void RunOutputs::record(const sim::EntityRecord& r) { sim::write_record(records_, r); }
+
+std::optional<std::string> RunOutputs::finish(const sim::RunResult& result, const sim::WallStats& wall) {
+  series_.close();
+  if (!series_) return "cannot write the time series to " + path_;
+  if (!directory_) return std::nullopt;
+  records_.close();
+  if (!records_) return "cannot write " + (fs::path(path_) / "records.csv").string();
+  std::ostringstream timeline;
+  sim::write_timeline(timeline, result.timeline);
+  if (auto problem = write_file(fs::path(path_) / "timeline.csv", timeline.str())) return problem;
+  if (auto problem = write_file(fs::path(path_) / "result.json", sim::json_text(sim::to_json(result, wall)) + "\n")) return problem;
+  return write_file(fs::path(path_) / "scenario.yaml", sim::write_scenario(result.scenario));
+}
+
+}  // namespace relaysim::cli

@@ -1,0 +1,40 @@
+// What `relaysim run --timeseries PATH` writes besides the summary: with a PATH ending in .csv,
+// the time series alone; otherwise PATH is a result directory (made if it does not exist) holding
+//   series.csv     the time series, a row per window (docs/outputs.md has every column)
+//   timeline.csv   faults, crashes, breaker transitions, leader terms: what happened when
+//   records.csv    every entity that did not end well: key, outcome, reason, attempts, times
+//   result.json    the run's result, as --json writes it
+//   scenario.yaml  the scenario as run (seed, store and --set applied)
+// which `relaysim report DIR` reads.
+#pragma once
+
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "sim/report/series.h"
+#include "sim/report/summary.h"
+#include "sim/run.h"
+
+namespace relaysim::cli {
+
+class RunOutputs final : public sim::SeriesSink, public sim::RecordSink {
+ public:
+  // Opens everything the run will write as it goes; says what is wrong when it cannot.
+  std::optional<std::string> open(const std::string& path, const sim::System& system);
+  bool directory() const { return directory_; }
+
+  void row(const sim::SeriesWindow& window, std::span<const double> values) override;
+  void record(const sim::EntityRecord& r) override;
+
+  // Writes what is known only at the end; says what went wrong, if anything did.
+  std::optional<std::string> finish(const sim::RunResult& result, const sim::WallStats& wall);
+
+ private:
+  std::string path_;
+  bool directory_ = false;
+  std::ofstream series_;
+  std::ofstream records_;
+};
+
+}  // namespace relaysim::cli

@@ -1,0 +1,104 @@
+#include "sim/report/series.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "model/store/store_error.h"
+#include "sim/scenario/scenario.h"
+
+namespace relaysim::sim {
+
+namespace {
+
+std::string pod_name(std::uint32_t pod) { return "pod-" + std::to_string(pod); }
+
+// A number as CSV carries it: ten significant digits (a plot's or a spreadsheet's worth), empty
+// when it is not a number.
+void put_number(std::ostream& out, double v) {
+  if (std::isnan(v)) return;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  out << buf;
+}
+
+// A moment of virtual time in seconds, to the nanosecond: 60, 3605.613828368.
+void put_time(std::ostream& out, Time t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", static_cast<double>(to_ns(t)) / 1e9);
+  out << buf;
+}
+
+}  // namespace
+
+void scenario_timeline(const Scenario& s, Time end, std::vector<TimelineEvent>& out) {
+  for (const CrashFault& c : s.crashes) {
+    if (c.at >= end) continue;
+    std::string detail = c.during_write ? "in the middle of its first store write from here" : "";
+    if (c.restart_after < kForever) {
+      detail += std::string(detail.empty() ? "" : "; ") + "restarts after " + format_duration(c.restart_after);
+    }
+    out.push_back({c.at, c.restart_after < kForever ? c.restart_after : kForever, "crash", pod_name(c.pod), detail});
+  }
+  for (const PauseFault& p : s.pauses) {
+    if (p.at < end) out.push_back({p.at, p.length, "pause", pod_name(p.pod), ""});
+  }
+  for (const StoreFault& f : s.store_faults) {
+    if (f.window.at < end) out.push_back({f.window.at, f.window.length, "store_fault", "store", std::string(to_string(f.failure))});
+  }
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void write_series_header(std::ostream& out, std::span<const SeriesColumn> columns) {
+  out << "start_s,end_s";
+  for (const SeriesColumn& c : columns) out << ',' << c.name;
+  out << '\n';
+}
+
+void write_series_row(std::ostream& out, const SeriesWindow& window, std::span<const double> values) {
+  put_time(out, window.start);
+  out << ',';
+  put_time(out, window.end);
+  for (double v : values) {
+    out << ',';
+    put_number(out, v);
+  }
+  out << '\n';
+}
+
+void write_timeline(std::ostream& out, const std::vector<TimelineEvent>& events) {
+  std::vector<const TimelineEvent*> sorted;
+  sorted.reserve(events.size());
+  for (const TimelineEvent& e : events) sorted.push_back(&e);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const TimelineEvent* a, const TimelineEvent* b) { return a->at < b->at; });
+  out << "start_s,end_s,kind,subject,detail\n";
+  for (const TimelineEvent* e : sorted) {
+    put_time(out, e->at);
+    out << ',';
+    // A window that never ends has no end to write.
+    if (e->length < kForever) put_time(out, e->at + e->length);
+    out << ',' << csv_field(e->kind) << ',' << csv_field(e->subject) << ',' << csv_field(e->detail) << '\n';
+  }
+}
+
+void write_record_header(std::ostream& out) { out << "key,outcome,reason,attempts,created_s,ended_s,group\n"; }
+
+void write_record(std::ostream& out, const EntityRecord& r) {
+  out << csv_field(r.key) << ',' << r.outcome << ',' << r.reason << ',' << r.attempts << ',';
+  put_time(out, r.created);
+  out << ',';
+  put_time(out, r.ended);
+  out << ',' << csv_field(r.group) << '\n';
+}
+
+}  // namespace relaysim::sim

@@ -1,0 +1,128 @@
+// What one run shows over time, beyond its totals: a time series (one row per window of virtual
+// time, columns declared once per system), a timeline of what happened to the world (faults,
+// crashes, breaker transitions), and a record per entity that did not end well (every
+// dead-lettered or failed request or message, with its key, reason, attempts and times).
+//
+// Sampling reads the world between events and schedules nothing, so a run with a time series has
+// the same events, in the same order, with the same fingerprint, as a run without one.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/core/assert.h"
+#include "model/core/time.h"
+#include "sim/report/metric.h"
+
+namespace relaysim::sim {
+
+struct Scenario;
+
+// One column of a system's time series. A column named after one of the system's metrics is that
+// metric computed over the window alone (`delivered`: delivered in the window; `latency_p99_s`:
+// of the requests delivered in the window); the others are levels at the window's end
+// (`pending`) or averages over the window (`utilisation`).
+struct SeriesColumn {
+  std::string_view name;
+  Unit unit;
+  std::string_view meaning;
+};
+
+// A window of virtual time [start, end): the last one of a run may be shorter than the others.
+struct SeriesWindow {
+  Time start{};
+  Time end{};
+  double seconds() const { return to_seconds(end - start); }
+};
+
+// Where a run's time series goes, a row at a time as the run goes (the row's values follow the
+// system's columns).
+class SeriesSink {
+ public:
+  virtual ~SeriesSink() = default;
+  virtual void row(const SeriesWindow& window, std::span<const double> values) = 0;
+};
+
+// A system's table of columns: entries with an `info` (a SeriesColumn) and how each is computed
+// from the system's own sample. What the spine sees of it: the infos, in order.
+template <const auto& Table>
+std::span<const SeriesColumn> series_infos_of() {
+  static const auto infos = [] {
+    std::array<SeriesColumn, std::size(Table)> out{};
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = Table[i].info;
+    return out;
+  }();
+  return infos;
+}
+
+// A row of a system's column table: the column, and how it is computed from the system's Sample
+// (what it saw of one window).
+template <class Sample>
+struct SeriesEntry {
+  SeriesColumn info;
+  double (*value)(const Sample& s);
+};
+
+// The column of metric `M` of a system's metric table over the window alone, named and explained
+// as the metric is: the Sample's `window` holds the figures the system counted in that window.
+template <class Sample, const auto& Metrics, std::size_t M>
+constexpr SeriesEntry<Sample> windowed() {
+  return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning},
+          [](const Sample& s) { return Metrics[M].value(s.window, 0); }};
+}
+
+// Fills `row` with every column of `Table` computed from `s`.
+template <const auto& Table, class Sample>
+void fill_row(const Sample& s, std::span<double> row) {
+  RELAYSIM_ASSERT(row.size() == std::size(Table), "a row has a value for each column");
+  for (std::size_t i = 0; i < row.size(); ++i) row[i] = Table[i].value(s);
+}
+
+// Something that happened to the world of a run: at an instant (length 0) or over a window
+// (an outage, a pause; kForever: until the run's end).
+struct TimelineEvent {
+  Time at{};
+  Duration length{};
+  std::string kind;     // "outage", "crash", "breaker", ...
+  std::string subject;  // what it happened to: "serviceb", "pod-1"
+  std::string detail;   // "closed -> open", "restarts after 30s"
+};
+
+// The timeline of the faults a scenario's top level declares (crashes, restarts, pauses, store
+// faults) up to `end`; the system adds its own (sim/system.h).
+void scenario_timeline(const Scenario& s, Time end, std::vector<TimelineEvent>& out);
+
+// An entity (request, message) that ended without succeeding, as the user would look it up.
+struct EntityRecord {
+  std::string key;     // as the user knows it: "cx-12/req-40"
+  std::string_view outcome;  // "dead_lettered", "failed", ...
+  std::string_view reason;   // "deadline", "no_url", ...
+  std::uint32_t attempts = 0;
+  Time created{};
+  Time ended{};
+  std::string group;   // the endpoint group, provider or shard it belongs to ("" when none)
+};
+
+// Where a run's entity records go, as they happen.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void record(const EntityRecord& r) = 0;
+};
+
+// CSV, as spreadsheets, pandas and gnuplot read it: a header row, then rows; times in seconds of
+// virtual time; a value that is not a number (nothing to divide by) as an empty field.
+void write_series_header(std::ostream& out, std::span<const SeriesColumn> columns);
+void write_series_row(std::ostream& out, const SeriesWindow& window, std::span<const double> values);
+void write_timeline(std::ostream& out, const std::vector<TimelineEvent>& events);
+void write_record_header(std::ostream& out);
+void write_record(std::ostream& out, const EntityRecord& r);
+// A CSV field, quoted when it must be.
+std::string csv_field(std::string_view text);
+
+}  // namespace relaysim::sim

@@ -1,0 +1,228 @@
+// The time series, the timeline and the entity records of a run, for every system: sampling
+// changes nothing, each window counts what happened in it and nothing else, and what the series
+// shows obeys Little's law. And `--set` overrides, which sweeps build on.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/report/series.h"
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/yaml_reader.h"
+#include "tests/scenario_helpers.h"
+
+namespace relaysim::sim {
+namespace {
+
+using testing::scenario_path;
+
+struct Rows final : SeriesSink, RecordSink {
+  std::vector<SeriesWindow> windows;
+  std::vector<std::vector<double>> rows;
+  std::vector<EntityRecord> records;
+  void row(const SeriesWindow& w, std::span<const double> values) override {
+    windows.push_back(w);
+    rows.emplace_back(values.begin(), values.end());
+  }
+  void record(const EntityRecord& r) override { records.push_back(r); }
+
+  // The column named `name`'s values.
+  std::vector<double> column(const System& system, std::string_view name) const {
+    const auto cols = system.series();
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      if (cols[c].name != name) continue;
+      std::vector<double> out;
+      for (const auto& r : rows) out.push_back(r[c]);
+      return out;
+    }
+    ADD_FAILURE() << "no column " << name;
+    return {};
+  }
+};
+
+RunResult run_with(const Scenario& s, Rows& rows, Duration interval) {
+  RunOptions o;
+  o.series = &rows;
+  o.records = &rows;
+  o.series_interval = interval;
+  return run_scenario(s, std::move(o));
+}
+
+// One scenario of each system, with faults, so every kind of column moves.
+const char* const kScenarios[] = {"endpoint-429-storm", "serviceb-url-change", "pod-crash-restart", "store-faults", "sms-provider-outage-failover",
+                                  "sms-crash-compensation", "outbox-shards", "outbox-lost-acks"};
+
+class EverySystem : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EverySystem, SamplingChangesNothingAndWindowsAddUpToTheTotals) {
+  const Scenario s = load_scenario(scenario_path(GetParam()));
+  const RunResult plain = run_scenario(s);
+  Rows rows;
+  const RunResult sampled = run_with(s, rows, std::chrono::seconds(37));
+  EXPECT_EQ(plain.fingerprint, sampled.fingerprint);
+  EXPECT_EQ(plain.events, sampled.events);
+  ASSERT_TRUE(sampled.pass()) << testing::failures(sampled);
+
+  // The windows tile the run: from 0 to its end, without gaps, each but the last a whole interval.
+  ASSERT_FALSE(rows.windows.empty());
+  EXPECT_EQ(rows.windows.front().start, Time{});
+  EXPECT_EQ(rows.windows.back().end, sampled.end);
+  for (std::size_t i = 0; i < rows.windows.size(); ++i) {
+    if (i > 0) {
+      EXPECT_EQ(rows.windows[i].start, rows.windows[i - 1].end);
+    }
+    if (i + 1 < rows.windows.size()) {
+      EXPECT_EQ(rows.windows[i].end - rows.windows[i].start, std::chrono::seconds(37));
+    }
+  }
+
+  // A column named after a count metric is that metric over its window: the windows add up to
+  // the run's total, exactly.
+  const System& system = sampled.system();
+  const auto metrics = system.metrics();
+  int checked = 0;
+  for (const SeriesColumn& c : system.series()) {
+    const auto m = find_metric(metrics, c.name);
+    if (!m || metrics[m->index].unit != Unit::count || c.unit != Unit::count) continue;
+    double sum = 0;
+    for (double v : rows.column(system, c.name)) sum += v;
+    EXPECT_EQ(sum, sampled.value(m->index)) << GetParam() << ": column " << c.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 8) << "most columns of a series are windowed counts";
+
+  // The timeline holds the scenario's faults, and is in the run.
+  EXPECT_FALSE(sampled.timeline.empty()) << GetParam() << " has faults, so its timeline has events";
+}
+
+INSTANTIATE_TEST_SUITE_P(Series, EverySystem, ::testing::ValuesIn(kScenarios));
+
+// A level column is read at its window's end: the last row's backlog is what the run left open.
+TEST(Series, TheLastRowsBacklogIsTheOpenWork) {
+  const Scenario s = load_scenario(scenario_path("quickstart"));
+  Rows rows;
+  const RunResult r = run_with(s, rows, std::chrono::seconds(10));
+  const System& system = r.system();
+  const double open = rows.column(system, "pending").back() + rows.column(system, "blocked").back() +
+                      rows.column(system, "in_flight").back();
+  EXPECT_EQ(open, static_cast<double>(r.open_work()));
+}
+
+// Little's law, L = λW, on a steady run: the mean number of requests in the platform (sampled
+// every second) is the arrival rate times the mean time a request spends there.
+TEST(Series, LittlesLawHolds) {
+  const Scenario s = parse_scenario(R"(
+name: little
+seed: 11
+duration: 30m
+system: webhook
+webhook:
+  platform: {pods: 2, concurrency_per_pod: 40}
+  world:
+    serviceb: {latency: {p50: 5ms, p99: 20ms}}
+    endpoints: [{name: all, count: 500, latency: {p50: 200ms, p99: 2s}}]
+  load: [{rate: 100/s, from: 0s, to: 30m}]
+)",
+                                    "little.yaml");
+  Rows rows;
+  const RunResult r = run_with(s, rows, std::chrono::seconds(1));
+  ASSERT_TRUE(r.pass()) << testing::failures(r);
+  const System& system = r.system();
+  const auto pending = rows.column(system, "pending");
+  const auto in_flight = rows.column(system, "in_flight");
+  const auto arrivals = rows.column(system, "ingested");
+  // Leave out the first and last minutes: the platform fills and empties there.
+  double level = 0, arrived = 0;
+  std::size_t n = 0;
+  for (std::size_t i = 60; i + 60 < rows.rows.size(); ++i, ++n) {
+    level += pending[i] + in_flight[i];
+    arrived += arrivals[i];
+  }
+  const double L = level / static_cast<double>(n);
+  const double lambda = arrived / static_cast<double>(n);
+  const double W = r.value(find_metric(system.metrics(), "latency_mean_s")->index);
+  EXPECT_NEAR(L, lambda * W, 0.05 * lambda * W) << "L " << L << ", lambda " << lambda << ", W " << W;
+}
+
+TEST(Series, EveryRecordIsARequestThatDidNotEndWell) {
+  const Scenario s = load_scenario(scenario_path("flaky-endpoints-24h"));
+  Rows rows;
+  const RunResult r = run_with(s, rows, std::chrono::hours(1));
+  const System& system = r.system();
+  const auto& m = system.metrics();
+  const double failed = r.value(find_metric(m, "failed")->index);
+  const double dead = r.value(find_metric(m, "dead_lettered")->index);
+  ASSERT_GT(failed + dead, 0) << "the scenario has requests that fail";
+  EXPECT_EQ(static_cast<double>(rows.records.size()), failed + dead);
+  for (const EntityRecord& e : rows.records) {
+    EXPECT_TRUE(e.outcome == "failed" || e.outcome == "dead_lettered") << e.outcome;
+    EXPECT_NE(e.key.find('/'), std::string::npos) << "a request is named cxid/request_id: " << e.key;
+    EXPECT_LE(e.created, e.ended);
+  }
+}
+
+TEST(Series, CsvIsWhatSpreadsheetsRead) {
+  std::ostringstream out;
+  const SeriesColumn cols[] = {{"a", Unit::count, ""}, {"b", Unit::ratio, ""}};
+  write_series_header(out, cols);
+  const double values[] = {3, std::nan("")};
+  write_series_row(out, {Time{} + std::chrono::seconds(60), Time{} + std::chrono::milliseconds(61'500)}, values);
+  EXPECT_EQ(out.str(), "start_s,end_s,a,b\n60,61.5,3,\n");
+  EXPECT_EQ(csv_field("plain"), "plain");
+  EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+// ---- --set --------------------------------------------------------------------------------
+
+Scenario with(std::vector<std::string> sets) {
+  std::vector<Override> o;
+  for (const auto& s : sets) o.push_back(parse_override(s));
+  return load_scenario(scenario_path("quickstart"), o);
+}
+
+std::string error_of(std::vector<std::string> sets) {
+  try {
+    with(std::move(sets));
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Set, OverridesAValueAndAddsAMissingOne) {
+  const Scenario base = load_scenario(scenario_path("quickstart"));
+  const Scenario s = with({"seed=99", "duration=10m"});
+  EXPECT_EQ(s.seed, 99u);
+  EXPECT_EQ(s.duration, std::chrono::minutes(10));
+  EXPECT_NE(base.seed, 99u);
+  // The same scenario written out and read back is the overridden one.
+  EXPECT_EQ(with({"webhook.platform.pods=7"}).spec().processes(), 7u);
+}
+
+TEST(Set, AMisspeltKeyIsAnUnknownKeyWithASuggestion) {
+  const std::string e = error_of({"webhook.platform.podz=7"});
+  EXPECT_NE(e.find("webhook.platform.podz"), std::string::npos) << e;
+  EXPECT_NE(e.find("pods"), std::string::npos) << e;
+  EXPECT_NE(e.find("--set webhook.platform.podz=7"), std::string::npos) << e;
+}
+
+TEST(Set, ABadValueIsRefusedAsTheFileWouldBe) {
+  const std::string e = error_of({"webhook.platform.pods=many"});
+  EXPECT_NE(e.find("webhook.platform.pods"), std::string::npos) << e;
+}
+
+TEST(Set, PathsIntoListsAndScalarsAreChecked) {
+  EXPECT_NE(error_of({"webhook.world.endpoints.9.count=3"}).find("not one of its indices"), std::string::npos);
+  EXPECT_NE(error_of({"seed.x=3"}).find("single value"), std::string::npos);
+  EXPECT_THROW(parse_override("no-equals-sign"), ScenarioError);
+  EXPECT_THROW(parse_override("a..b=1"), ScenarioError);
+  EXPECT_THROW(parse_override("=1"), ScenarioError);
+  EXPECT_EQ(with({"webhook.world.endpoints.0.count=3"}).name, "quickstart");
+}
+
+}  // namespace
+}  // namespace relaysim::sim
