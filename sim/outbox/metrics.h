@@ -217,40 +217,34 @@ inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetr
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
 // What the time series sees of one window (sim/report/series.h).
-struct Sample {
-  const Figures& window;                  // what was counted in the window alone
-  relaysim::outbox::StoreCounts counts;   // every shard's store at the window's end, summed
-};
+// (The counts are every shard's, summed.)
+using Sample = WindowSample<Figures, relaysim::outbox::StoreCounts>;
 
-namespace detail {
-template <std::size_t M>
-constexpr SeriesEntry<Sample> windowed() { return sim::windowed<Sample, kMetrics, M>(); }
-inline double by_status(const Sample& s, model::Status st) { return d(s.counts.by_status[static_cast<int>(st)]); }
-}  // namespace detail
+using Series = SeriesOf<Sample, kMetrics>;
 
 // The columns of the time series.
 inline constexpr SeriesEntry<Sample> kSeries[] = {
     // clang-format off
-    detail::windowed<metric("operations")>(),
-    detail::windowed<metric("messages")>(),
-    detail::windowed<metric("handled")>(),
-    detail::windowed<metric("failed")>(),
-    detail::windowed<metric("retries")>(),
-    detail::windowed<metric("publishes")>(),
-    detail::windowed<metric("publishes_ambiguous")>(),
-    detail::windowed<metric("deliveries")>(),
-    detail::windowed<metric("redeliveries")>(),
-    detail::windowed<metric("effects")>(),
-    detail::windowed<metric("inbox_dedups")>(),
-    detail::windowed<metric("latency_p50_s")>(),
-    detail::windowed<metric("latency_p99_s")>(),
-    {{"pending", Unit::count, "outbox rows waiting to be published or retried, every shard, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::pending); }},
-    {{"processing", Unit::count, "outbox rows published and not yet finished, every shard, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::processing); }},
-    detail::windowed<metric("leader_terms")>(),
-    detail::windowed<metric("rescued")>(),
-    detail::windowed<metric("rebalances")>(),
-    detail::windowed<metric("store_failures")>(),
-    detail::windowed<metric("crashes")>(),
+    Series::windowed<metric("operations")>(),
+    Series::windowed<metric("messages")>(),
+    Series::windowed<metric("handled")>(),
+    Series::windowed<metric("failed")>(),
+    Series::windowed<metric("retries")>(),
+    Series::windowed<metric("publishes")>(),
+    Series::windowed<metric("publishes_ambiguous")>(),
+    Series::windowed<metric("deliveries")>(),
+    Series::windowed<metric("redeliveries")>(),
+    Series::windowed<metric("effects")>(),
+    Series::windowed<metric("inbox_dedups")>(),
+    Series::windowed<metric("latency_p50_s")>(),
+    Series::windowed<metric("latency_p99_s")>(),
+    Series::in_status<model::Status::pending>("pending", "outbox rows waiting to be published or retried, every shard, at the window's end"),
+    Series::in_status<model::Status::processing>("processing", "outbox rows published and not yet finished, every shard, at the window's end"),
+    Series::windowed<metric("leader_terms")>(),
+    Series::windowed<metric("rescued")>(),
+    Series::windowed<metric("rebalances")>(),
+    Series::windowed<metric("store_failures")>(),
+    Series::windowed<metric("crashes")>(),
     // clang-format on
 };
 

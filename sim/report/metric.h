@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace relaysim::sim {
 
@@ -44,16 +45,21 @@ bool is_family(std::string_view name);
 // A value as a person reads it, in its unit: "2619310", "99.5%", "1.25s".
 std::string format_value(Unit unit, double value);
 
-// A system's own metric table is an array of entries with an `info` (a MetricInfo) and however it
-// computes the value. What the spine sees of it: the infos, in order.
+// A system's tables (of metrics, of time-series columns) are arrays of entries with an `info` and
+// however each computes its value. What the spine sees of one: the infos, in order.
 template <const auto& Table>
-std::span<const MetricInfo> metric_infos_of() {
+auto infos_of() {
+  using Info = std::remove_cvref_t<decltype(Table[0].info)>;
   static const auto infos = [] {
-    std::array<MetricInfo, std::size(Table)> out{};
+    std::array<Info, std::size(Table)> out{};
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = Table[i].info;
     return out;
   }();
-  return infos;
+  return std::span<const Info>(infos);
+}
+template <const auto& Table>
+std::span<const MetricInfo> metric_infos_of() {
+  return infos_of<Table>();
 }
 
 // A metric's index in a system's table by name, checked when the program is compiled.

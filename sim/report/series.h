@@ -48,16 +48,10 @@ class SeriesSink {
   virtual void row(const SeriesWindow& window, std::span<const double> values) = 0;
 };
 
-// A system's table of columns: entries with an `info` (a SeriesColumn) and how each is computed
-// from the system's own sample. What the spine sees of it: the infos, in order.
+// A system's table of columns (infos_of, sim/report/metric.h): what the spine sees of it.
 template <const auto& Table>
 std::span<const SeriesColumn> series_infos_of() {
-  static const auto infos = [] {
-    std::array<SeriesColumn, std::size(Table)> out{};
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = Table[i].info;
-    return out;
-  }();
-  return infos;
+  return infos_of<Table>();
 }
 
 // A row of a system's column table: the column, and how it is computed from the system's Sample
@@ -68,13 +62,31 @@ struct SeriesEntry {
   double (*value)(const Sample& s);
 };
 
-// The column of metric `M` of a system's metric table over the window alone, named and explained
-// as the metric is: the Sample's `window` holds the figures the system counted in that window.
-template <class Sample, const auto& Metrics, std::size_t M>
-constexpr SeriesEntry<Sample> windowed() {
-  return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning},
-          [](const Sample& s) { return Metrics[M].value(s.window, 0); }};
-}
+// What most systems' series see of a window: the figures counted in it alone, and the store's
+// counts at its end. A system that sees more declares its own Sample with these two members.
+template <class Figures, class Counts>
+struct WindowSample {
+  const Figures& window;
+  Counts counts;
+};
+
+// The two kinds of column most of a system's table is made of. `Metrics`: its metric table.
+template <class Sample, const auto& Metrics>
+struct SeriesOf {
+  // Metric `M` over the window alone, named and explained as the metric is: the Sample's
+  // `window` holds the figures the system counted in that window.
+  template <std::size_t M>
+  static constexpr SeriesEntry<Sample> windowed() {
+    return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning},
+            [](const Sample& s) { return Metrics[M].value(s.window, 0); }};
+  }
+  // How many of the store's entities are in `Status` at the window's end.
+  template <auto Status>
+  static constexpr SeriesEntry<Sample> in_status(std::string_view name, std::string_view meaning) {
+    return {{name, Unit::count, meaning},
+            [](const Sample& s) { return static_cast<double>(s.counts.by_status[static_cast<std::size_t>(Status)]); }};
+  }
+};
 
 // Fills `row` with every column of `Table` computed from `s`.
 template <const auto& Table, class Sample>

@@ -268,43 +268,36 @@ inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetr
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
 // What the time series sees of one window (sim/report/series.h).
-struct Sample {
-  const Figures& window;                // what was counted in the window alone
-  relaysim::sms::StoreCounts counts;    // the store at the window's end
-};
+using Sample = WindowSample<Figures, relaysim::sms::StoreCounts>;
 
-namespace detail {
-template <std::size_t M>
-constexpr SeriesEntry<Sample> windowed() { return sim::windowed<Sample, kMetrics, M>(); }
-inline double by_status(const Sample& s, model::Status st) { return d(s.counts.by_status[static_cast<int>(st)]); }
-}  // namespace detail
+using Series = SeriesOf<Sample, kMetrics>;
 
 // The columns of the time series.
 inline constexpr SeriesEntry<Sample> kSeries[] = {
     // clang-format off
-    detail::windowed<metric("requests")>(),
-    detail::windowed<metric("accepted")>(),
-    detail::windowed<metric("quota_refused")>(),
-    detail::windowed<metric("delivered")>(),
-    detail::windowed<metric("undelivered")>(),
-    detail::windowed<metric("unconfirmed")>(),
-    detail::windowed<metric("failed")>(),
-    detail::windowed<metric("suppressed")>(),
-    detail::windowed<metric("submits")>(),
-    detail::windowed<metric("submits_throttled")>(),
-    detail::windowed<metric("submits_ambiguous")>(),
-    detail::windowed<metric("failovers")>(),
-    detail::windowed<metric("sync_sends")>(),
-    detail::windowed<metric("async_sends")>(),
-    detail::windowed<metric("latency_p50_s")>(),
-    detail::windowed<metric("latency_p99_s")>(),
-    {{"pending", Unit::count, "messages waiting for their due time, a retry or async sending, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::pending); }},
-    {{"in_flight", Unit::count, "messages claimed by a pod, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::in_flight); }},
-    {{"unknown", Unit::count, "messages a provider may or may not have accepted, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::unknown); }},
-    {{"submitted", Unit::count, "messages a provider accepted, waiting for a receipt, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::submitted); }},
-    detail::windowed<metric("async_entered")>(),
-    detail::windowed<metric("store_failures")>(),
-    detail::windowed<metric("crashes")>(),
+    Series::windowed<metric("requests")>(),
+    Series::windowed<metric("accepted")>(),
+    Series::windowed<metric("quota_refused")>(),
+    Series::windowed<metric("delivered")>(),
+    Series::windowed<metric("undelivered")>(),
+    Series::windowed<metric("unconfirmed")>(),
+    Series::windowed<metric("failed")>(),
+    Series::windowed<metric("suppressed")>(),
+    Series::windowed<metric("submits")>(),
+    Series::windowed<metric("submits_throttled")>(),
+    Series::windowed<metric("submits_ambiguous")>(),
+    Series::windowed<metric("failovers")>(),
+    Series::windowed<metric("sync_sends")>(),
+    Series::windowed<metric("async_sends")>(),
+    Series::windowed<metric("latency_p50_s")>(),
+    Series::windowed<metric("latency_p99_s")>(),
+    Series::in_status<model::Status::pending>("pending", "messages waiting for their due time, a retry or async sending, at the window's end"),
+    Series::in_status<model::Status::in_flight>("in_flight", "messages claimed by a pod, at the window's end"),
+    Series::in_status<model::Status::unknown>("unknown", "messages a provider may or may not have accepted, at the window's end"),
+    Series::in_status<model::Status::submitted>("submitted", "messages a provider accepted, waiting for a receipt, at the window's end"),
+    Series::windowed<metric("async_entered")>(),
+    Series::windowed<metric("store_failures")>(),
+    Series::windowed<metric("crashes")>(),
     // clang-format on
 };
 

@@ -232,38 +232,34 @@ struct Sample {
   std::uint32_t breakers_open = 0;         // pods whose breaker is open at the window's end
 };
 
-namespace detail {
-template <std::size_t M>
-constexpr SeriesEntry<Sample> windowed() { return sim::windowed<Sample, kMetrics, M>(); }
-inline double by_status(const Sample& s, model::Status st) { return d(s.counts.by_status[static_cast<int>(st)]); }
-}  // namespace detail
+using Series = SeriesOf<Sample, kMetrics>;
 
 // The columns of the time series.
 inline constexpr SeriesEntry<Sample> kSeries[] = {
     // clang-format off
-    detail::windowed<metric("ingested")>(),
-    detail::windowed<metric("delivered")>(),
-    detail::windowed<metric("failed")>(),
-    detail::windowed<metric("dead_lettered")>(),
-    detail::windowed<metric("attempts")>(),
-    detail::windowed<metric("retries")>(),
-    detail::windowed<metric("deferrals")>(),
-    detail::windowed<metric("latency_mean_s")>(),
-    detail::windowed<metric("latency_p50_s")>(),
-    detail::windowed<metric("latency_p99_s")>(),
-    detail::windowed<metric("latency_max_s")>(),
-    {{"pending", Unit::count, "requests waiting for their first attempt or a retry, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::pending); }},
-    {{"blocked", Unit::count, "requests waiting for ServiceB (blocked_on_dependency), at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::blocked); }},
-    {{"in_flight", Unit::count, "requests claimed by a pod, at the window's end"}, [](const Sample& s) { return detail::by_status(s, model::Status::in_flight); }},
+    Series::windowed<metric("ingested")>(),
+    Series::windowed<metric("delivered")>(),
+    Series::windowed<metric("failed")>(),
+    Series::windowed<metric("dead_lettered")>(),
+    Series::windowed<metric("attempts")>(),
+    Series::windowed<metric("retries")>(),
+    Series::windowed<metric("deferrals")>(),
+    Series::windowed<metric("latency_mean_s")>(),
+    Series::windowed<metric("latency_p50_s")>(),
+    Series::windowed<metric("latency_p99_s")>(),
+    Series::windowed<metric("latency_max_s")>(),
+    Series::in_status<model::Status::pending>("pending", "requests waiting for their first attempt or a retry, at the window's end"),
+    Series::in_status<model::Status::blocked>("blocked", "requests waiting for ServiceB (blocked_on_dependency), at the window's end"),
+    Series::in_status<model::Status::in_flight>("in_flight", "requests claimed by a pod, at the window's end"),
     {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the window"}, [](const Sample& s) { return metric_math::ratio(s.busy_seconds, s.slots * s.seconds); }},
-    detail::windowed<metric("serviceb_calls")>(),
-    detail::windowed<metric("serviceb_probes")>(),
-    detail::windowed<metric("cache_hit_ratio")>(),
+    Series::windowed<metric("serviceb_calls")>(),
+    Series::windowed<metric("serviceb_probes")>(),
+    Series::windowed<metric("cache_hit_ratio")>(),
     {{"breakers_open", Unit::count, "pods whose ServiceB breaker is open, at the window's end"}, [](const Sample& s) { return detail::d(s.breakers_open); }},
     {{"pods_up", Unit::count, "pods running, at the window's end"}, [](const Sample& s) { return detail::d(s.pods_up); }},
-    detail::windowed<metric("crashes")>(),
-    detail::windowed<metric("store_failures")>(),
-    detail::windowed<metric("rejected_ingests")>(),
+    Series::windowed<metric("crashes")>(),
+    Series::windowed<metric("store_failures")>(),
+    Series::windowed<metric("rejected_ingests")>(),
     // clang-format on
 };
 
