@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/sweep.h"
 #include "sim/queueing/mmc.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/units.h"
@@ -115,6 +116,32 @@ int main(int argc, char** argv) {
   mutants->add_flag("--list", list_mutants, "List the mutants and exit");
 #endif
 
+  auto* sweep = app.add_subcommand(
+      "sweep", "Run a scenario over a grid of values and seeds in parallel; tabulate every metric's mean with its 95% "
+               "confidence interval at each point (docs/planning.md)");
+  SweepArgs sweep_args;
+  sweep->add_option("FILE", sweep_args.file, "Scenario file (YAML)")->required();
+  sweep->add_option("--vary", sweep_args.vary,
+                    "An axis of the grid (repeatable): key.path=FROM..TO, FROM..TO:STEP, or a,b,c: "
+                    "--vary webhook.platform.pods=2..16:2 --vary webhook.platform.url_cache.ttl=1m,5m");
+  sweep->add_option("--set", sweep_args.sets, "Set a value under every point, as key.path=value (repeatable)");
+  sweep->add_option("--replications,-r", sweep_args.replications,
+                    "Runs per point, replication r with seed + r (default 5; at least 2 for an interval)");
+  sweep->add_option("--seed", sweep_args.seed, "Base seed, overriding the scenario's");
+  sweep->add_option("--store", sweep_args.store, "Store to run on, overriding the scenario's")->check(CLI::IsMember({"memory", "sqlite"}));
+  sweep->add_option("--jobs,-j", sweep_args.jobs, "Runs at once (default: one per core)");
+  sweep->add_option("--shard", sweep_args.shard,
+                    "Run only part I of N of the sweep (I/N, such as 2/4), writing its runs to --out for `relaysim merge`");
+  sweep->add_option("--out", sweep_args.out, "Write sweep.json, runs.csv (every run), summary.csv and summary.json here");
+  sweep->add_option("--show", sweep_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
+  sweep->add_flag("-q,--quiet", sweep_args.quiet, "Print nothing but errors");
+
+  auto* merge = app.add_subcommand("merge", "Merge the --out directories of a sharded sweep into the table of the whole sweep");
+  MergeArgs merge_args;
+  merge->add_option("OUT", merge_args.out, "Directory for the merged sweep.json, runs.csv, summary.csv and summary.json")->required();
+  merge->add_option("PARTS", merge_args.parts, "Every shard's --out directory")->required();
+  merge->add_option("--show", merge_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
+
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
   std::vector<std::string> files;
   validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
@@ -180,6 +207,8 @@ int main(int argc, char** argv) {
 #endif
   if (*run) return run_command(run_args);
   if (*validate) return validate_command(files);
+  if (*sweep) return sweep_command(sweep_args);
+  if (*merge) return merge_command(merge_args);
   if (*mmc) return mmc_command(mmc_args);
   if (*metrics) return metrics_command(metrics_system);
   if (*reference) return reference_command();

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import signal
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -500,6 +501,7 @@ def _():
 @case("timeseries.a_directory_of_outputs_and_bad_paths")
 def _():
     d = path("series-out")
+    shutil.rmtree(d, ignore_errors=True)
     # Ten minutes of the hour-long quickstart: its expectations of the whole hour fail (exit 1).
     code, out, err = run("run", QUICKSTART, "--set", "duration=10m", "--timeseries", d, "--interval", "1m", "-q")
     assert code in (0, 1), err
@@ -516,6 +518,27 @@ def _():
     expect(run("run", QUICKSTART, "--interval", "1m"), EXIT_INVALID, r"--interval goes with --timeseries")
     expect(run("run", QUICKSTART, "--timeseries", path("s.csv"), "--interval", "0s"), EXIT_INVALID, r"--interval: expected")
     expect(run("run", QUICKSTART, "--timeseries", path("s.csv"), "--interval", "1ms"), EXIT_INVALID, r"more than a million rows")
+
+
+@case("sweep.bad_grids_and_shards")
+def _():
+    expect(run("sweep", QUICKSTART), EXIT_INVALID, r"at least one --vary")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods"), EXIT_INVALID, r"expected key.path=values")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=5..2"), EXIT_INVALID, r"FROM <= TO")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..3:0"), EXIT_INVALID, r"STEP > 0")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1,,2"), EXIT_INVALID, r"an empty value")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=0..2"), EXIT_INVALID, r"webhook.platform.pods")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.podz=1..2"), EXIT_INVALID, r"did you mean 'pods'")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "--shard", "5/4", "--out", path("sw")),
+           EXIT_INVALID, r"--shard: expected I/N")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "--shard", "1/2"), EXIT_INVALID, r"give --out")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "-r", "0"), EXIT_INVALID, r"--replications")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "--show", "nope"), EXIT_INVALID, r"no metric 'nope'")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2000000"), EXIT_INVALID, r"more than a million")
+    expect(run("merge", path("merged"), path("no-such-dir")), EXIT_INVALID, r"no sweep.json")
+    os.makedirs(path("not-a-sweep"), exist_ok=True)
+    write("not-a-sweep/sweep.json", "{}")
+    expect(run("merge", path("merged"), path("not-a-sweep")), EXIT_INVALID, r"not a sweep's description")
 
 
 # ---- mmc --------------------------------------------------------------------------------------

@@ -1,0 +1,365 @@
+// `relaysim sweep` and `relaysim merge`. The runs of a sweep are independent, so they go to a pool
+// of threads, one run per thread at a time; each run is the same single-threaded, deterministic
+// run_scenario as `relaysim run`, so a sweep's table does not depend on how many threads ran it,
+// nor on how it was sharded.
+#include "cli/sweep.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "model/core/random.h"
+#include "sim/plan/sweep.h"
+#include "sim/report/metric.h"
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/writer.h"
+#include "sim/system.h"
+
+namespace relaysim::cli {
+
+namespace {
+
+using namespace relaysim::sim;
+namespace fs = std::filesystem;
+
+constexpr const char* kSweepFiles[] = {"sweep.json", "runs.csv", "summary.csv", "summary.json"};
+
+int usage(const std::string& message) {
+  std::cerr << "relaysim: " << message << "\n";
+  return kExitInvalid;
+}
+
+// The sweep ran, and what it found could not all be written.
+int incomplete(const std::string& message) {
+  std::cerr << "relaysim: " << message << "\n";
+  return kExitIncomplete;
+}
+
+std::string fmt_mean(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, v == std::floor(v) ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1fs", s);
+  return buf;
+}
+
+// A result directory: new, empty, or holding only what an earlier sweep wrote there.
+std::optional<std::string> prepare_directory(const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec)) return path + " is a file; give a directory";
+  if (fs::is_directory(path, ec)) {
+    for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
+      bool ours = false;
+      for (const char* f : kSweepFiles) ours = ours || e.path().filename() == f;
+      if (!ours) return path + " holds " + e.path().filename().string() + ", which no sweep wrote; give a new or empty directory";
+    }
+  }
+  fs::create_directories(path, ec);
+  if (ec) return "cannot make the directory " + path + ": " + ec.message();
+  return std::nullopt;
+}
+
+std::optional<std::string> write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::out | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return "cannot write " + p.string();
+  return std::nullopt;
+}
+
+// What the printed table shows: the metrics asked for, or those the scenario's expect: names.
+std::vector<std::size_t> shown_metrics(const SweepPlan& plan, const std::vector<std::string>& asked, std::string& problem) {
+  std::vector<std::size_t> out;
+  const auto index = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (std::size_t i = 0; i < plan.metrics.size(); ++i) {
+      if (plan.metrics[i] == name) return i;
+    }
+    return std::nullopt;
+  };
+  for (const std::string& name : asked) {
+    if (const auto i = index(name)) {
+      out.push_back(*i);
+    } else {
+      problem = "--show: the " + plan.system + " system has no metric '" + name + "' (see relaysim metrics)";
+      return {};
+    }
+  }
+  if (!asked.empty()) return out;
+  for (const std::string& name : plan.expected) {
+    const auto i = index(name);
+    if (i && std::find(out.begin(), out.end(), *i) == out.end() && out.size() < 4) out.push_back(*i);
+  }
+  return out;
+}
+
+void print_table(std::ostream& out, const SweepPlan& plan, const System& system, const std::vector<SweepPoint>& points,
+                 const std::vector<std::size_t>& shown) {
+  const auto infos = system.metrics();
+  const auto unit_of = [&](const std::string& name) {
+    const auto m = find_metric(infos, name);
+    return m ? infos[m->index].unit : Unit::number;
+  };
+  for (const Axis& a : plan.axes) out << a.path << "  ";
+  out << "passed";
+  for (std::size_t m : shown) out << "  |  " << plan.metrics[m] << " (mean ± 95% CI)";
+  out << "\n";
+  for (const SweepPoint& p : points) {
+    for (std::size_t a = 0; a < plan.axes.size(); ++a) out << p.values[a] << "  ";
+    out << p.passed << "/" << p.runs;
+    for (std::size_t m : shown) {
+      const Estimate& e = p.metrics[m];
+      const Unit u = unit_of(plan.metrics[m]);
+      // A mean of counts is rarely whole: one decimal, not an exponent.
+      out << "  |  " << (u == Unit::count && !std::isnan(e.mean) ? fmt_mean(e.mean) : format_value(u, e.mean));
+      if (e.n >= 2) out << " ± " << format_value(u == Unit::count ? Unit::number : u, e.half_width());
+    }
+    out << "\n";
+  }
+}
+
+std::optional<std::string> write_summary(const fs::path& dir, const SweepPlan& plan, const std::vector<SweepPoint>& points) {
+  std::ostringstream csv;
+  write_summary_csv(csv, plan, points);
+  if (auto problem = write_text(dir / "summary.csv", csv.str())) return problem;
+  return write_text(dir / "summary.json", summary_json(plan, points).dump(2) + "\n");
+}
+
+std::optional<std::string> write_runs(const fs::path& dir, const SweepPlan& plan, std::vector<SweepRun> runs) {
+  std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
+  std::ostringstream csv;
+  write_runs_header(csv, plan);
+  for (const SweepRun& r : runs) write_run(csv, plan, r);
+  if (auto problem = write_text(dir / "runs.csv", csv.str())) return problem;
+  return write_text(dir / "sweep.json", plan.to_json().dump(2) + "\n");
+}
+
+std::optional<std::uint32_t> parse_count(const std::optional<std::string>& text, std::uint32_t fallback, std::uint32_t max) {
+  if (!text) return fallback;
+  const auto n = parse_u64(*text);
+  if (!n || *n == 0 || *n > max) return std::nullopt;
+  return static_cast<std::uint32_t>(*n);
+}
+
+}  // namespace
+
+int sweep_command(const SweepArgs& args) {
+  SweepPlan plan;
+  plan.file = args.file;
+  const auto replications = parse_count(args.replications, 5, 100'000);
+  if (!replications) return usage("--replications: expected a whole number from 1 to 100000");
+  plan.replications = *replications;
+  const auto jobs = parse_count(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 4096);
+  if (!jobs) return usage("--jobs: expected a whole number from 1 to 4096");
+  if (args.shard) {
+    unsigned i = 0, n = 0;
+    char tail = 0;
+    if (std::sscanf(args.shard->c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n) {
+      return usage("--shard: expected I/N with 1 <= I <= N, such as 2/4, got '" + *args.shard + "'");
+    }
+    plan.shard = i;
+    plan.shards = n;
+    if (!args.out) return usage("--shard writes its runs for `relaysim merge`: give --out DIR");
+  }
+  if (args.vary.empty()) return usage("sweep needs at least one --vary key.path=values (2..16, 2..16:2, or a,b,c)");
+
+  Scenario base;
+  std::vector<Override> sets;
+  try {
+    for (const std::string& v : args.vary) plan.axes.push_back(parse_axis(v));
+    for (const std::string& s : args.sets) sets.push_back(parse_override(s));
+    base = load_scenario(args.file, sets);
+  } catch (const ScenarioError& e) {
+    std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
+    return kExitInvalid;
+  }
+  if (plan.points() > 1'000'000 || plan.runs() > 10'000'000) return usage("the sweep has more than a million points or ten million runs");
+  if (args.seed) {
+    const auto seed = parse_u64(*args.seed);
+    if (!seed) return usage("--seed: expected a whole number from 0 to 18446744073709551615");
+    base.seed = *seed;
+  }
+  if (args.store == "memory") base.store = StoreKind::memory;
+  if (args.store == "sqlite") base.store = StoreKind::sqlite;
+  plan.seed = base.seed;
+  plan.system = std::string(base.system->name());
+  plan.scenario_hash = hash_bytes(write_scenario(base));
+  for (const MetricInfo& m : base.system->metrics()) {
+    if (!is_family(m.name)) plan.metrics.emplace_back(m.name);
+  }
+  std::string problem;
+  for (const Expectation& e : base.expect) plan.expected.push_back(e.name);
+  const std::vector<std::size_t> shown = shown_metrics(plan, args.show, problem);
+  if (!problem.empty()) return usage(problem);
+
+  // Every point is read before anything runs: a value no point may take is an error now, not
+  // an hour into the sweep.
+  std::vector<Scenario> points;
+  points.reserve(plan.points());
+  try {
+    for (std::size_t p = 0; p < plan.points(); ++p) {
+      std::vector<Override> o = sets;
+      for (Override& v : plan.overrides(p)) o.push_back(std::move(v));
+      points.push_back(load_scenario(args.file, o));
+      points.back().store = base.store;
+    }
+  } catch (const ScenarioError& e) {
+    std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
+    return kExitInvalid;
+  }
+  if (args.out) {
+    if (auto bad = prepare_directory(*args.out)) return usage("--out: " + *bad);
+  }
+
+  std::vector<std::size_t> mine;
+  for (std::size_t r = 0; r < plan.runs(); ++r) {
+    if (plan.mine(r)) mine.push_back(r);
+  }
+  std::vector<SweepRun> results(mine.size());
+  std::atomic<std::size_t> next{0}, done{0}, passed{0};
+  std::mutex failure_lock;
+  std::string failure;
+  const auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < mine.size();) {
+      const std::size_t run = mine[k];
+      RunOptions options;
+      options.seed = plan.seed_of(run);
+      try {
+        const RunResult r = run_scenario(points[plan.point_of(run)], std::move(options));
+        SweepRun& out = results[k];
+        out.run = run;
+        out.pass = r.pass();
+        out.ending = std::string(to_string(r.ending));
+        // A run whose world could not be built has no figures: n/a, every one.
+        for (std::size_t i = 0; i < r.values.size(); ++i) {
+          if (!is_family(r.system().metrics()[i].name)) out.values.push_back(r.values[i]);
+        }
+        if (r.values.empty()) out.values.assign(plan.metrics.size(), std::nan(""));
+        passed += out.pass ? 1 : 0;
+      } catch (const std::exception& e) {
+        const std::lock_guard lock(failure_lock);
+        if (failure.empty()) failure = "run " + std::to_string(run) + " failed: " + e.what();
+        next = mine.size();
+      }
+      ++done;
+    }
+  };
+  const auto started = std::chrono::steady_clock::now();
+  const std::uint32_t threads = std::min<std::uint32_t>(*jobs, static_cast<std::uint32_t>(std::max<std::size_t>(1, mine.size())));
+  std::vector<std::thread> pool;
+  for (std::uint32_t t = 0; t < threads; ++t) pool.emplace_back(work);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  double last = 0;
+  while (done < mine.size() && failure.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (args.quiet || wall - last < (tty ? 0.2 : 10.0)) continue;
+    last = wall;
+    const std::size_t d = done;
+    const double left = d == 0 ? 0 : wall * static_cast<double>(mine.size() - d) / static_cast<double>(d);
+    std::fprintf(stderr, tty ? "\r  sweep: %zu/%zu runs  wall %.0fs  about %.0fs left   " : "relaysim: sweep: %zu/%zu runs  wall %.0fs  about %.0fs left\n",
+                 d, mine.size(), wall, left);
+  }
+  for (std::thread& t : pool) t.join();
+  if (tty && !args.quiet) std::fprintf(stderr, "\r%*s\r", 70, "");
+  if (!failure.empty()) {
+    std::cerr << "relaysim: the sweep stopped: " << failure << "\n";
+    return kExitIncomplete;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  if (args.out) {
+    if (auto bad = write_runs(*args.out, plan, results)) return incomplete(*bad);
+  }
+  if (plan.shards > 1) {
+    if (!args.quiet) {
+      std::cout << "shard " << plan.shard << "/" << plan.shards << ": " << mine.size() << " of the sweep's " << plan.runs()
+                << " runs in " << seconds_text(wall) << " on " << threads << " threads; runs.csv in " << *args.out
+                << "\n(relaysim merge OUT " << *args.out << " ... with every shard's directory gives the table)\n";
+    }
+    return kExitPass;
+  }
+  const std::vector<SweepPoint> table = summarize(plan, results);
+  if (args.out) {
+    if (auto bad = write_summary(*args.out, plan, table)) return incomplete(*bad);
+  }
+  if (!args.quiet) {
+    std::cout << "sweep of " << args.file << ": " << plan.points() << " points x " << plan.replications << " replications = "
+              << plan.runs() << " runs in " << seconds_text(wall) << " on " << threads << " threads; " << passed << " passed\n";
+    print_table(std::cout, plan, *base.system, table, shown);
+  }
+  return kExitPass;
+}
+
+int merge_command(const MergeArgs& args) {
+  if (args.parts.empty()) return usage("merge needs the shards' directories");
+  std::optional<SweepPlan> plan;
+  std::vector<bool> shard_seen;
+  std::vector<SweepRun> runs;
+  for (const std::string& part : args.parts) {
+    std::ifstream j(fs::path(part) / "sweep.json");
+    if (!j) return usage(part + ": no sweep.json (is it the --out of a sweep?)");
+    SweepPlan p;
+    try {
+      p = SweepPlan::from_json(nlohmann::json::parse(j));
+    } catch (const std::exception& e) {
+      return usage(part + "/sweep.json: " + e.what());
+    }
+    if (!plan) {
+      plan = p;
+      shard_seen.assign(p.shards, false);
+    } else if (!SweepPlan::same_sweep(*plan, p)) {
+      return usage(part + " is a shard of another sweep than " + args.parts.front() + " (its scenario, grid, seeds or shards differ)");
+    }
+    if (shard_seen[p.shard - 1]) return usage(part + ": shard " + std::to_string(p.shard) + " is given twice");
+    shard_seen[p.shard - 1] = true;
+    std::ifstream in(fs::path(part) / "runs.csv");
+    try {
+      for (SweepRun& r : read_runs(in, p, part + "/runs.csv")) {
+        if (!p.mine(r.run)) return usage(part + "/runs.csv: run " + std::to_string(r.run) + " is not one of its shard's");
+        runs.push_back(std::move(r));
+      }
+    } catch (const std::exception& e) {
+      return usage(e.what());
+    }
+  }
+  for (std::uint32_t s = 0; s < plan->shards; ++s) {
+    if (!shard_seen[s]) return usage("shard " + std::to_string(s + 1) + "/" + std::to_string(plan->shards) + " is missing");
+  }
+  std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].run != i) return usage("run " + std::to_string(i) + " of the sweep is missing or given twice");
+  }
+  if (runs.size() != plan->runs()) return usage("the shards hold " + std::to_string(runs.size()) + " of the sweep's " + std::to_string(plan->runs()) + " runs");
+  const System* system = find_system(plan->system);
+  if (system == nullptr) return usage("the sweep's system '" + plan->system + "' is not one this relaysim knows");
+  if (auto bad = prepare_directory(args.out)) return usage("merge: " + *bad);
+  plan->shard = plan->shards = 1;
+  if (auto bad = write_runs(args.out, *plan, runs)) return incomplete(*bad);
+  const std::vector<SweepPoint> table = summarize(*plan, runs);
+  if (auto bad = write_summary(args.out, *plan, table)) return incomplete(*bad);
+  std::string problem;
+  const std::vector<std::size_t> shown = shown_metrics(*plan, args.show, problem);
+  if (!problem.empty()) return usage(problem);
+  std::cout << "merged " << args.parts.size() << " shards: " << plan->points() << " points x " << plan->replications
+            << " replications\n";
+  print_table(std::cout, *plan, *system, table, shown);
+  return kExitPass;
+}
+
+}  // namespace relaysim::cli

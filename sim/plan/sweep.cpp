@@ -1,0 +1,293 @@
+#include "sim/plan/sweep.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <istream>
+#include <sstream>
+#include <ostream>
+#include <stdexcept>
+
+#include "model/core/assert.h"
+#include "sim/report/series.h"
+#include "sim/scenario/yaml_reader.h"
+
+namespace relaysim::sim {
+
+namespace {
+
+// The most points one sweep may have: a grid beyond this is a typo (2..2000000).
+constexpr std::size_t kMaxPoints = 1'000'000;
+
+bool whole(std::string_view s, long long& out) {
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+// A number exactly as it will be read back (17 significant digits), or nothing for NaN.
+std::string exact(double v) {
+  if (std::isnan(v)) return "";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string short_number(double v) {
+  if (std::isnan(v)) return "";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// The fields of one CSV line (quotes as csv_field writes them).
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Axis parse_axis(std::string_view text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
+    throw ScenarioError("--vary", 0, 0, "", "expected key.path=values (2..16, 2..16:2, or a,b,c), got '" + std::string(text) + "'");
+  }
+  Axis a{std::string(text.substr(0, eq)), {}};
+  parse_override(a.path + "=x");  // the path's own checks
+  const std::string_view spec = text.substr(eq + 1);
+  const std::size_t dots = spec.find("..");
+  if (dots != std::string_view::npos) {
+    const std::size_t colon = spec.find(':', dots);
+    long long from = 0, to = 0, step = 1;
+    const bool ok = whole(spec.substr(0, dots), from) &&
+                    whole(spec.substr(dots + 2, colon == std::string_view::npos ? std::string_view::npos : colon - dots - 2), to) &&
+                    (colon == std::string_view::npos || whole(spec.substr(colon + 1), step));
+    if (!ok || step <= 0 || to < from) {
+      throw ScenarioError("--vary", 0, 0, a.path,
+                          "a range is FROM..TO or FROM..TO:STEP in whole numbers with FROM <= TO and STEP > 0, got '" +
+                              std::string(spec) + "'");
+    }
+    if (static_cast<unsigned long long>((to - from) / step) >= kMaxPoints) {
+      throw ScenarioError("--vary", 0, 0, a.path, "the range '" + std::string(spec) + "' has more than a million values");
+    }
+    for (long long v = from; v <= to; v += step) a.values.push_back(std::to_string(v));
+    return a;
+  }
+  // A list: split at commas outside brackets, so "[1, 2],[3]" is two values.
+  int depth = 0;
+  std::string cur;
+  for (char c : spec) {
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      a.values.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  a.values.push_back(cur);
+  for (const std::string& v : a.values) {
+    if (v.empty()) throw ScenarioError("--vary", 0, 0, a.path, "an empty value in the list '" + std::string(spec) + "'");
+  }
+  return a;
+}
+
+std::size_t SweepPlan::points() const {
+  std::size_t n = 1;
+  for (const Axis& a : axes) n *= a.values.size();
+  return n;
+}
+
+std::vector<Override> SweepPlan::overrides(std::size_t point) const {
+  RELAYSIM_ASSERT(point < points(), "a point of the grid");
+  std::vector<Override> out(axes.size());
+  for (std::size_t i = axes.size(); i-- > 0;) {
+    const Axis& a = axes[i];
+    out[i] = {a.path, a.values[point % a.values.size()]};
+    point /= a.values.size();
+  }
+  return out;
+}
+
+nlohmann::json SweepPlan::to_json() const {
+  nlohmann::json j;
+  j["file"] = file;
+  j["system"] = system;
+  j["scenario_hash"] = scenario_hash;
+  j["replications"] = replications;
+  j["seed"] = seed;
+  j["metrics"] = metrics;
+  j["expected"] = expected;
+  j["shard"] = shard;
+  j["shards"] = shards;
+  j["axes"] = nlohmann::json::array();
+  for (const Axis& a : axes) j["axes"].push_back({{"path", a.path}, {"values", a.values}});
+  return j;
+}
+
+SweepPlan SweepPlan::from_json(const nlohmann::json& j) {
+  try {
+    SweepPlan p;
+    p.file = j.at("file").get<std::string>();
+    p.system = j.at("system").get<std::string>();
+    p.scenario_hash = j.at("scenario_hash").get<std::uint64_t>();
+    p.replications = j.at("replications").get<std::uint32_t>();
+    p.seed = j.at("seed").get<std::uint64_t>();
+    p.metrics = j.at("metrics").get<std::vector<std::string>>();
+    p.expected = j.value("expected", std::vector<std::string>{});
+    p.shard = j.at("shard").get<std::uint32_t>();
+    p.shards = j.at("shards").get<std::uint32_t>();
+    for (const auto& a : j.at("axes")) p.axes.push_back({a.at("path").get<std::string>(), a.at("values").get<std::vector<std::string>>()});
+    if (p.replications == 0 || p.shards == 0 || p.shard == 0 || p.shard > p.shards) throw std::runtime_error("its numbers do not add up");
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("not a sweep's description: ") + e.what());
+  }
+}
+
+bool SweepPlan::same_sweep(const SweepPlan& a, const SweepPlan& b) {
+  return a.system == b.system && a.scenario_hash == b.scenario_hash && a.axes == b.axes &&
+         a.replications == b.replications && a.seed == b.seed && a.metrics == b.metrics && a.shards == b.shards;
+}
+
+void write_runs_header(std::ostream& out, const SweepPlan& plan) {
+  out << "run,point,replication,seed";
+  for (const Axis& a : plan.axes) out << ',' << csv_field(a.path);
+  out << ",pass,ending";
+  for (const std::string& m : plan.metrics) out << ',' << m;
+  out << '\n';
+}
+
+void write_run(std::ostream& out, const SweepPlan& plan, const SweepRun& r) {
+  RELAYSIM_ASSERT(r.values.size() == plan.metrics.size(), "a value for every metric");
+  const std::size_t point = plan.point_of(r.run);
+  out << r.run << ',' << point << ',' << plan.replication_of(r.run) << ',' << plan.seed_of(r.run);
+  for (const Override& o : plan.overrides(point)) out << ',' << csv_field(o.value);
+  out << ',' << (r.pass ? "true" : "false") << ',' << r.ending;
+  for (double v : r.values) out << ',' << exact(v);
+  out << '\n';
+}
+
+std::vector<SweepRun> read_runs(std::istream& in, const SweepPlan& plan, const std::string& name) {
+  std::string line;
+  std::ostringstream header;
+  write_runs_header(header, plan);
+  if (!std::getline(in, line) || line + "\n" != header.str()) {
+    throw std::runtime_error(name + ":1: the header is not the one this sweep writes");
+  }
+  const std::size_t fields = 6 + plan.axes.size() + plan.metrics.size();
+  std::vector<SweepRun> out;
+  for (std::size_t n = 2; std::getline(in, line); ++n) {
+    const auto bad = [&](const std::string& why) { return std::runtime_error(name + ":" + std::to_string(n) + ": " + why); };
+    const std::vector<std::string> f = split_csv(line);
+    if (f.size() != fields) throw bad("expected " + std::to_string(fields) + " fields, found " + std::to_string(f.size()));
+    long long run = 0;
+    if (!whole(f[0], run) || run < 0 || static_cast<std::size_t>(run) >= plan.runs()) throw bad("no run of this sweep is numbered '" + f[0] + "'");
+    SweepRun r;
+    r.run = static_cast<std::size_t>(run);
+    if (f[4 + plan.axes.size()] != "true" && f[4 + plan.axes.size()] != "false") throw bad("pass is true or false");
+    r.pass = f[4 + plan.axes.size()] == "true";
+    r.ending = f[5 + plan.axes.size()];
+    for (std::size_t m = 0; m < plan.metrics.size(); ++m) {
+      const std::string& text = f[6 + plan.axes.size() + m];
+      if (text.empty()) {
+        r.values.push_back(std::nan(""));
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() + text.size()) throw bad(plan.metrics[m] + " is not a number: '" + text + "'");
+      r.values.push_back(v);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs) {
+  std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
+  RELAYSIM_ASSERT(runs.size() == plan.runs(), "a table of the whole sweep needs every run");
+  std::vector<SweepPoint> out;
+  std::vector<double> column(plan.replications);
+  for (std::size_t p = 0; p < plan.points(); ++p) {
+    SweepPoint point;
+    point.point = p;
+    for (const Override& o : plan.overrides(p)) point.values.push_back(o.value);
+    const SweepRun* first = &runs[p * plan.replications];
+    for (std::uint32_t r = 0; r < plan.replications; ++r) {
+      RELAYSIM_ASSERT(first[r].run == p * plan.replications + r, "each run once");
+      ++point.runs;
+      point.passed += first[r].pass ? 1 : 0;
+    }
+    for (std::size_t m = 0; m < plan.metrics.size(); ++m) {
+      for (std::uint32_t r = 0; r < plan.replications; ++r) column[r] = first[r].values[m];
+      point.metrics.push_back(estimate(column));
+    }
+    out.push_back(std::move(point));
+  }
+  return out;
+}
+
+void write_summary_csv(std::ostream& out, const SweepPlan& plan, const std::vector<SweepPoint>& points) {
+  out << "point";
+  for (const Axis& a : plan.axes) out << ',' << csv_field(a.path);
+  out << ",metric,n,mean,stddev,ci95_low,ci95_high,min,max\n";
+  for (const SweepPoint& p : points) {
+    for (std::size_t m = 0; m < plan.metrics.size(); ++m) {
+      const Estimate& e = p.metrics[m];
+      out << p.point;
+      for (const std::string& v : p.values) out << ',' << csv_field(v);
+      out << ',' << plan.metrics[m] << ',' << e.n << ',' << short_number(e.mean) << ',' << short_number(e.stddev) << ','
+          << short_number(e.ci_low) << ',' << short_number(e.ci_high) << ',' << short_number(e.min) << ','
+          << short_number(e.max) << '\n';
+    }
+  }
+}
+
+nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>& points) {
+  const auto number = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  nlohmann::json j;
+  j["sweep"] = plan.to_json();
+  j["sweep"].erase("shard");
+  j["sweep"].erase("shards");
+  j["confidence"] = 0.95;
+  j["points"] = nlohmann::json::array();
+  for (const SweepPoint& p : points) {
+    nlohmann::json jp;
+    for (std::size_t a = 0; a < plan.axes.size(); ++a) jp["at"][plan.axes[a].path] = p.values[a];
+    jp["runs"] = p.runs;
+    jp["passed"] = p.passed;
+    for (std::size_t m = 0; m < plan.metrics.size(); ++m) {
+      const Estimate& e = p.metrics[m];
+      jp["metrics"][plan.metrics[m]] = {{"n", e.n}, {"mean", number(e.mean)}, {"stddev", number(e.stddev)},
+                                         {"ci95", {number(e.ci_low), number(e.ci_high)}}, {"min", number(e.min)},
+                                         {"max", number(e.max)}};
+    }
+    j["points"].push_back(std::move(jp));
+  }
+  return j;
+}
+
+}  // namespace relaysim::sim

@@ -1,0 +1,96 @@
+// Sweeps: one scenario run over a grid of values (`--vary webhook.platform.pods=2..16`) and
+// replications (seeds), each run single-threaded and deterministic, tabulated as the mean of every
+// metric with its 95 % confidence interval at each point of the grid.
+//
+// A sweep too big for one machine is cut into shards (`--shard I/N`): shard I runs the runs whose
+// index is I-1 modulo N, so every shard gets a fair share of the grid. Each shard writes its raw
+// runs; merging them yields exactly the table the whole sweep gives, because the table is always
+// computed from the raw runs as written, in run order. Nothing here reads a clock or starts a
+// thread: the command line runs the runs in parallel.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/plan/stats.h"
+#include "sim/report/metric.h"
+#include "sim/scenario/loader.h"
+
+namespace relaysim::sim {
+
+// One dimension of the grid: a key path of the scenario and the values it takes, as written.
+struct Axis {
+  std::string path;
+  std::vector<std::string> values;
+  bool operator==(const Axis&) const = default;
+};
+// "path=2..16" (whole numbers, step 1), "path=2..16:2" (a step), "path=1m,5m,15m" (a list of YAML
+// values). Throws ScenarioError (file "--vary") when it is none of these.
+Axis parse_axis(std::string_view text);
+
+struct SweepPlan {
+  std::string file;                 // the scenario file, as named
+  std::string system;               // its system
+  std::uint64_t scenario_hash = 0;  // of the scenario as written: shards of one sweep agree on it
+  std::vector<Axis> axes;
+  std::uint32_t replications = 5;
+  std::uint64_t seed = 1;           // replication r runs with seed + r
+  std::vector<std::string> metrics; // the system's metrics, in its table's order (families left out)
+  std::vector<std::string> expected;  // the metrics the scenario's expect: names (what a table shows first)
+  std::uint32_t shard = 1;          // 1-based: this part runs the runs with index % shards == shard - 1
+  std::uint32_t shards = 1;
+
+  std::size_t points() const;
+  std::size_t runs() const { return points() * replications; }
+  bool mine(std::size_t run) const { return run % shards == shard - 1; }
+  std::size_t point_of(std::size_t run) const { return run / replications; }
+  std::uint32_t replication_of(std::size_t run) const { return static_cast<std::uint32_t>(run % replications); }
+  std::uint64_t seed_of(std::size_t run) const { return seed + replication_of(run); }
+  // The value of each axis at `point` (the first axis varies slowest), as --set overrides.
+  std::vector<Override> overrides(std::size_t point) const;
+
+  // sweep.json: everything that defines the sweep, and which shard this is.
+  nlohmann::json to_json() const;
+  static SweepPlan from_json(const nlohmann::json& j);  // throws std::runtime_error with the reason
+  // Do `a` and `b` define the same sweep (shards aside)?
+  static bool same_sweep(const SweepPlan& a, const SweepPlan& b);
+};
+
+// One run of a sweep, as runs.csv holds it.
+struct SweepRun {
+  std::size_t run = 0;
+  bool pass = false;
+  std::string ending;          // finished, drained, ...
+  std::vector<double> values;  // every metric of the plan, in order (NaN: n/a)
+};
+
+// runs.csv: run, point, replication, seed, the axes' values, pass, ending, then every metric, with
+// 17 significant digits, so a value read back is the value written.
+void write_runs_header(std::ostream& out, const SweepPlan& plan);
+void write_run(std::ostream& out, const SweepPlan& plan, const SweepRun& r);
+// Reads runs.csv written for `plan`; throws std::runtime_error naming the line when it is not.
+std::vector<SweepRun> read_runs(std::istream& in, const SweepPlan& plan, const std::string& name);
+
+// One point of the grid, over its replications.
+struct SweepPoint {
+  std::size_t point = 0;
+  std::vector<std::string> values;   // each axis's value
+  std::uint32_t runs = 0;
+  std::uint32_t passed = 0;          // runs whose invariants and expectations all held
+  std::vector<Estimate> metrics;     // in the plan's order
+};
+
+// The table of a whole sweep: every run of every point must be in `runs`, each once.
+std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs);
+// summary.csv, one row per point and metric ("tidy", as pandas and gnuplot like it): point, the
+// axes' values, metric, n, mean, stddev, ci95_low, ci95_high, min, max.
+void write_summary_csv(std::ostream& out, const SweepPlan& plan, const std::vector<SweepPoint>& points);
+nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>& points);
+
+}  // namespace relaysim::sim
