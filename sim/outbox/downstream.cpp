@@ -13,7 +13,7 @@ const Schema<DownstreamSpec>& downstream_schema() {
     Schema<DownstreamSpec> s(Style::block,
                              "The service a consumer's handling changes: it applies each message's effect once, "
                              "through the inbox in its own database.");
-    s.key("latency", &DownstreamSpec::latency, map_codec(latency_schema()), "round-trip latency of a handling");
+    s.key("latency", &DownstreamSpec::latency, latency_codec(), "round-trip latency of a handling");
     s.key("error_rate", &DownstreamSpec::error_rate, fraction_codec(),
           "share refused before anything is applied (retried after the type's backoff)");
     s.key("rejection_rate", &DownstreamSpec::rejection_rate, fraction_codec(),

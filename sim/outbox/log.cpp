@@ -16,7 +16,7 @@ const Schema<LogSpec>& log_schema() {
     Schema<LogSpec> s(Style::block, "The partitioned log (Kafka) the relay publishes to and its consumers read from.");
     s.key("partitions", &LogSpec::partitions, integer_codec<std::uint32_t>(1, 4096),
           "partitions of the topic; an entity's records all go to one (by its key)");
-    s.key("latency", &LogSpec::latency, map_codec(latency_schema()), "round-trip latency of a produce, a poll or a commit");
+    s.key("latency", &LogSpec::latency, latency_codec(), "round-trip latency of a produce, a poll or a commit");
     s.key("lost_acks", &LogSpec::lost_acks, fraction_codec(),
           "share of written produces whose acknowledgement never arrives (the producer times out, though it is written)");
     s.key("outages", &LogSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode"),

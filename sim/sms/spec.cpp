@@ -79,7 +79,7 @@ const Schema<BusinessSpec>& business_schema() {
 const Schema<ReceiptSpec>& receipt_schema() {
   static const Schema<ReceiptSpec> schema = [] {
     Schema<ReceiptSpec> s(Style::flow, "Delivery receipts, sent back for every message a provider accepted.");
-    s.key("delay", &ReceiptSpec::delay, map_codec(latency_schema()), "from accept to receipt");
+    s.key("delay", &ReceiptSpec::delay, latency_codec(), "from accept to receipt");
     s.key("lost", &ReceiptSpec::lost, fraction_codec(), "share that never come (the message ends `unconfirmed`)");
     s.key("undelivered", &ReceiptSpec::undelivered, fraction_codec(), "share that say the network could not deliver");
     return s;
@@ -91,7 +91,7 @@ const Schema<ProviderSpec>& provider_schema() {
   static const Schema<ProviderSpec> schema = [] {
     Schema<ProviderSpec> s(Style::flow, "An SMS provider the gateway submits to.");
     s.key("name", &ProviderSpec::name, name_codec(), "its name", opt::shown("`provider-N`"));
-    s.key("latency", &ProviderSpec::latency, map_codec(latency_schema()), "time to answer a submit");
+    s.key("latency", &ProviderSpec::latency, latency_codec(), "time to answer a submit");
     s.key("mps", &ProviderSpec::mps, rate_codec(),
           "messages per second it takes; above it, submits are answered 429 (`throttled`); 0: no limit");
     s.key("error_rate", &ProviderSpec::error_rate, fraction_codec(),

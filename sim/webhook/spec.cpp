@@ -187,7 +187,7 @@ const Schema<ServiceBSpec>& serviceb_schema() {
   }();
   static const Schema<ServiceBSpec> schema = [] {
     Schema<ServiceBSpec> s(Style::block, "The external directory that holds each cxid's destination URL.");
-    s.key("latency", &ServiceBSpec::latency, map_codec(latency_schema()), "lookup latency");
+    s.key("latency", &ServiceBSpec::latency, latency_codec(), "lookup latency");
     s.key("error_rate", &ServiceBSpec::error_rate, fraction_codec(), "share of lookups that fail outside outages");
     s.key("outages", &ServiceBSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode, below"),
           "when ServiceB is down", opt::shown("none"));
@@ -223,7 +223,7 @@ const Schema<EndpointGroup>& endpoint_schema() {
     Schema<EndpointGroup> s(Style::flow, "A group of endpoints with one behaviour.");
     s.key("name", &EndpointGroup::name, name_codec(), "the group's name", opt::shown("`group-N`"));
     s.key("count", &EndpointGroup::count, integer_codec<std::uint32_t>(1, kMaxEndpoints), "endpoints in the group");
-    s.key("latency", &EndpointGroup::latency, map_codec(latency_schema()), "time to process and answer");
+    s.key("latency", &EndpointGroup::latency, latency_codec(), "time to process and answer");
     s.section("errors", errors, "a steady share of error responses");
     s.key("blackhole", &EndpointGroup::blackhole_rate, fraction_codec(),
           "share of requests accepted and never answered, not processed: a timeout");

@@ -11,7 +11,7 @@ const Schema<CoordinatorSpec>& coordinator_schema() {
     Schema<CoordinatorSpec> s(Style::block,
                               "The lease service leaders are elected by (etcd, ZooKeeper): a lease per name, a fencing "
                               "token per grant.");
-    s.key("latency", &CoordinatorSpec::latency, map_codec(latency_schema()), "round-trip latency of a call");
+    s.key("latency", &CoordinatorSpec::latency, latency_codec(), "round-trip latency of a call");
     s.key("slowdowns", &CoordinatorSpec::slowdowns, list_codec(map_codec(slowdown_schema()), "list of windows with a factor"),
           "windows when its latency is multiplied: slow renewals", opt::shown("none"));
     return s;

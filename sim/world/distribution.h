@@ -1,8 +1,22 @@
-// Latency: how long simulated dependencies take — log-normal through a median and a 99th
-// percentile, in virtual nanoseconds, capped at a thousand times the median.
+// Latency: how long simulated dependencies take. A latency is one of several distributions,
+// written as the one key that names it:
+//   {p50: 80ms, p99: 1s}                  log-normal through a median and a 99th percentile
+//                                         (capped at 1000 times the median); {p50: 5ms}: constant
+//   {constant: 200ms}                     always the same
+//   {exponential: 200ms}                  exponential with this mean (M/M/c's service)
+//   {gamma: {mean: 200ms, shape: 0.5}}    gamma; shape 1 is exponential, large is nearly constant
+//   {erlang: {mean: 200ms, k: 4}}         Erlang-k: gamma with a whole shape
+//   {uniform: {min: 100ms, max: 300ms}}
+//   {empirical: latencies.txt}            drawn from a file of samples (one per line: 0.25, 250ms),
+//                                         relative to the scenario file
+//   {mixture: [{weight: 0.9, p50: 80ms}, {weight: 0.1, exponential: 2s}]}
+// so that a pipeline can be configured as M/M/c, M/D/c or G/G/c. All in virtual nanoseconds,
+// drawn from the caller's Rng with relaysim's own algorithms (model/core/random.h).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "model/core/random.h"
@@ -13,14 +27,34 @@
 
 namespace relaysim::sim {
 
+enum class LatencyShape : std::uint8_t { lognormal, constant, exponential, gamma, uniform, empirical, mixture };
+
 struct LatencySpec {
-  Duration p50 = std::chrono::milliseconds(50);
-  Duration p99 = std::chrono::milliseconds(200);
-  bool operator==(const LatencySpec&) const = default;
+  Duration p50 = std::chrono::milliseconds(50);   // lognormal (first, so that {p50, p99} makes one)
+  Duration p99 = std::chrono::milliseconds(200);  // lognormal
+  LatencyShape shape = LatencyShape::lognormal;
+  Duration mean{};                                // constant (its value), exponential, gamma
+  double gamma_shape = 1.0;                       // gamma (a whole number for erlang)
+  bool erlang = false;                            // written as erlang: {mean, k}
+  Duration min{}, max{};                          // uniform
+  std::string file{};                             // empirical: as written
+  std::shared_ptr<const std::vector<std::int64_t>> samples{};  // empirical: nanoseconds, read from `file`
+  std::vector<LatencySpec> mixture{};             // mixture: its parts
+  double weight = 1.0;                            // as a part of a mixture
+  bool operator==(const LatencySpec& o) const;
 };
 
-// {p50, p99}: p99 defaults to p50 (a constant latency) and is never below it.
-const Schema<LatencySpec>& latency_schema();
+// Every latency key: one of p50 (with p99), constant, exponential, gamma, erlang, uniform,
+// empirical or mixture.
+Codec<LatencySpec> latency_codec();
+
+// The mean and the squared coefficient of variation (variance / mean²) of a latency, in seconds,
+// for the queueing formulas (Erlang C, Kingman). The log-normal's cap is ignored.
+struct LatencyMoments {
+  double mean_s = 0;
+  double scv = 0;
+};
+LatencyMoments moments(const LatencySpec& spec);
 
 class Latency {
  public:
@@ -28,9 +62,13 @@ class Latency {
   Duration sample(Rng& rng) const;
 
  private:
-  double mu_;     // ln(p50 in ns)
-  double sigma_;  // ln(p99 / p50) / z(0.99)
-  double cap_;    // the longest latency drawn, in ns
+  LatencyShape shape_;
+  double a_ = 0;  // lognormal: mu; constant, exponential, gamma: mean in ns; uniform: min in ns
+  double b_ = 0;  // lognormal: sigma; gamma: shape; uniform: max in ns
+  double cap_ = 0;  // lognormal: the longest latency drawn, in ns
+  std::shared_ptr<const std::vector<std::int64_t>> samples_;
+  std::vector<Latency> parts_;
+  std::vector<double> cumulative_;  // mixture: the parts' weights, summed and scaled to 1
 };
 
 // A window of virtual time as a scenario writes it: {at, for}; without `for` it never ends.

@@ -7,7 +7,7 @@ namespace relaysim::sim {
 const Schema<KvSpec>& kv_schema() {
   static const Schema<KvSpec> schema = [] {
     Schema<KvSpec> s(Style::block, "The shared key-value store (Redis) on which cluster-wide limits are kept.");
-    s.key("latency", &KvSpec::latency, map_codec(latency_schema()), "round-trip latency of a call");
+    s.key("latency", &KvSpec::latency, latency_codec(), "round-trip latency of a call");
     s.key("outages", &KvSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode"),
           "when the store refuses calls (`error`) or swallows them (`timeout`)");
     s.key("restarts", &KvSpec::restarts, list_codec(map_codec(window_schema()), "list of windows"),
