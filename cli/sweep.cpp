@@ -4,21 +4,18 @@
 // nor on how it was sharded.
 #include "cli/sweep.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/parallel.h"
 #include "model/core/random.h"
 #include "sim/plan/sweep.h"
 #include "sim/report/metric.h"
@@ -230,58 +227,28 @@ int sweep_command(const SweepArgs& args) {
   for (std::size_t r = 0; r < plan.runs(); ++r) {
     if (plan.mine(r)) mine.push_back(r);
   }
-  std::vector<SweepRun> results(mine.size());
-  std::atomic<std::size_t> next{0}, done{0}, passed{0};
-  std::mutex failure_lock;
-  std::string failure;
-  const auto work = [&] {
-    for (std::size_t k; (k = next.fetch_add(1)) < mine.size();) {
-      const std::size_t run = mine[k];
-      RunOptions options;
-      options.seed = plan.seed_of(run);
-      try {
-        const RunResult r = run_scenario(points[plan.point_of(run)], std::move(options));
-        SweepRun& out = results[k];
-        out.run = run;
-        out.pass = r.pass();
-        out.ending = std::string(to_string(r.ending));
-        // A run whose world could not be built has no figures: n/a, every one.
-        for (std::size_t i = 0; i < r.values.size(); ++i) {
-          if (!is_family(r.system().metrics()[i].name)) out.values.push_back(r.values[i]);
-        }
-        if (r.values.empty()) out.values.assign(plan.metrics.size(), std::nan(""));
-        passed += out.pass ? 1 : 0;
-      } catch (const std::exception& e) {
-        const std::lock_guard lock(failure_lock);
-        if (failure.empty()) failure = "run " + std::to_string(run) + " failed: " + e.what();
-        next = mine.size();
-      }
-      ++done;
-    }
-  };
-  const auto started = std::chrono::steady_clock::now();
+  std::vector<RunJob> jobs_of;
+  for (std::size_t run : mine) jobs_of.push_back({&points[plan.point_of(run)], plan.seed_of(run)});
   const std::uint32_t threads = std::min<std::uint32_t>(*jobs, static_cast<std::uint32_t>(std::max<std::size_t>(1, mine.size())));
-  std::vector<std::thread> pool;
-  for (std::uint32_t t = 0; t < threads; ++t) pool.emplace_back(work);
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  double last = 0;
-  while (done < mine.size() && failure.empty()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (args.quiet || wall - last < (tty ? 0.2 : 10.0)) continue;
-    last = wall;
-    const std::size_t d = done;
-    const double left = d == 0 ? 0 : wall * static_cast<double>(mine.size() - d) / static_cast<double>(d);
-    std::fprintf(stderr, tty ? "\r  sweep: %zu/%zu runs  wall %.0fs  about %.0fs left   " : "relaysim: sweep: %zu/%zu runs  wall %.0fs  about %.0fs left\n",
-                 d, mine.size(), wall, left);
-  }
-  for (std::thread& t : pool) t.join();
-  if (tty && !args.quiet) std::fprintf(stderr, "\r%*s\r", 70, "");
-  if (!failure.empty()) {
-    std::cerr << "relaysim: the sweep stopped: " << failure << "\n";
-    return kExitIncomplete;
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<RunOutcome> outcomes;
+  try {
+    outcomes = run_parallel(jobs_of, threads, args.quiet, "sweep");
+  } catch (const std::exception& e) {
+    return incomplete(std::string("the sweep stopped: ") + e.what());
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::vector<SweepRun> results;
+  std::size_t passed = 0;
+  const auto infos = base.system->metrics();
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    SweepRun r{mine[k], outcomes[k].pass, outcomes[k].ending, {}};
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+      if (!is_family(infos[i].name)) r.values.push_back(outcomes[k].values[i]);
+    }
+    passed += r.pass ? 1 : 0;
+    results.push_back(std::move(r));
+  }
 
   if (args.out) {
     if (auto bad = write_runs(*args.out, plan, results)) return incomplete(*bad);

@@ -6,6 +6,7 @@
 #include "model/core/assert.h"
 #include "model/core/random.h"
 #include "sim/kernel/kernel.h"
+#include "sim/queueing/erlang.h"
 
 namespace relaysim::sim {
 
@@ -78,16 +79,8 @@ MmcResult run_mmc(const MmcParams& params) {
 }
 
 double erlang_c_wait(double lambda, double mu, std::uint32_t servers) {
-  const double c = servers;
-  const double a = lambda / mu;  // offered load in Erlangs
-  RELAYSIM_ASSERT(a < c, "Erlang C needs a stable queue (lambda < servers * mu)");
-  // Erlang B by its recursion, B(k) = a B(k-1) / (k + a B(k-1)), which stays finite for any
-  // number of servers (the textbook sums of a^k / k! overflow past a few hundred); then
-  // C = c B / (c - a (1 - B)).
-  double b = 1.0;
-  for (std::uint32_t k = 1; k <= servers; ++k) b = a * b / (k + a * b);
-  const double p_wait = c * b / (c - a * (1.0 - b));
-  return p_wait / (c * mu - lambda);
+  RELAYSIM_ASSERT(lambda < servers * mu, "Erlang C needs a stable queue (lambda < servers * mu)");
+  return queueing::Station{lambda, 1 / mu, servers}.mean_wait_s();
 }
 
 }  // namespace relaysim::sim

@@ -1,0 +1,64 @@
+#include "cli/parallel.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/run.h"
+
+namespace relaysim::cli {
+
+std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what) {
+  std::vector<RunOutcome> out(jobs.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex failure_lock;
+  std::string failure;
+  const auto work = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+      sim::RunOptions options;
+      options.seed = jobs[k].seed;
+      try {
+        const sim::RunResult r = sim::run_scenario(*jobs[k].scenario, std::move(options));
+        out[k].pass = r.pass();
+        out[k].ending = std::string(sim::to_string(r.ending));
+        out[k].values = r.values;
+        // A run whose world could not be built has no figures: n/a, every one.
+        if (out[k].values.empty()) out[k].values.assign(r.system().metrics().size(), std::nan(""));
+      } catch (const std::exception& e) {
+        const std::lock_guard lock(failure_lock);
+        if (failure.empty()) failure = what + " " + std::to_string(k) + " failed: " + e.what();
+        next = jobs.size();
+      }
+      ++done;
+    }
+  };
+  const auto started = std::chrono::steady_clock::now();
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, jobs.size()))));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  double last = 0;
+  while (done < jobs.size() && next <= jobs.size()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (quiet || wall - last < (tty ? 0.2 : 10.0)) continue;
+    last = wall;
+    const std::size_t d = done;
+    const double left = d == 0 ? 0 : wall * static_cast<double>(jobs.size() - d) / static_cast<double>(d);
+    std::fprintf(stderr, tty ? "\r  %s: %zu/%zu runs  wall %.0fs  about %.0fs left   " : "relaysim: %s: %zu/%zu runs  wall %.0fs  about %.0fs left\n",
+                 what.c_str(), d, jobs.size(), wall, left);
+  }
+  for (std::thread& t : pool) t.join();
+  if (tty && !quiet && last > 0) std::fprintf(stderr, "\r%*s\r", 80, "");
+  if (!failure.empty()) throw std::runtime_error(failure);
+  return out;
+}
+
+}  // namespace relaysim::cli
