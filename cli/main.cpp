@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/plan.h"
 #include "cli/sweep.h"
 #include "sim/queueing/mmc.h"
 #include "sim/scenario/loader.h"
@@ -142,6 +143,23 @@ int main(int argc, char** argv) {
   merge->add_option("PARTS", merge_args.parts, "Every shard's --out directory")->required();
   merge->add_option("--show", merge_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
 
+  auto* plan = app.add_subcommand(
+      "plan", "Find the least value of a resource that meets targets written like expect:, by simulation with several "
+              "seeds per probe and 95% confidence, beside queueing theory's estimate (docs/planning.md)");
+  PlanArgs plan_args;
+  plan->add_option("FILE", plan_args.file, "Scenario file (YAML)")->required();
+  plan->add_option("--resource", plan_args.resource, "The key path of a whole number to size: webhook.platform.pods")->required();
+  plan->add_option("--target", plan_args.targets, "A target, as a line of expect: (repeatable): 'latency_p99_s < 30s'")->required();
+  plan->add_option("--range", plan_args.range, "The values to search, FROM..TO (default 1..1024)");
+  plan->add_option("--set", plan_args.sets, "Set a value of the scenario, as key.path=value (repeatable)");
+  plan->add_option("--replications,-r", plan_args.replications, "Runs per probe to start with (default 5)");
+  plan->add_option("--max-replications", plan_args.max_replications,
+                   "Runs per probe at most, doubling while a target's interval straddles it (default 40)");
+  plan->add_option("--seed", plan_args.seed, "Base seed: replication r runs with seed + r");
+  plan->add_option("--jobs,-j", plan_args.jobs, "Runs at once (default: one per core)");
+  plan->add_option("--json", plan_args.json_path, "Also write the probes and the answer as JSON here");
+  plan->add_flag("-q,--quiet", plan_args.quiet, "Print only the answer");
+
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
   std::vector<std::string> files;
   validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
@@ -208,6 +226,7 @@ int main(int argc, char** argv) {
   if (*run) return run_command(run_args);
   if (*validate) return validate_command(files);
   if (*sweep) return sweep_command(sweep_args);
+  if (*plan) return plan_command(plan_args);
   if (*merge) return merge_command(merge_args);
   if (*mmc) return mmc_command(mmc_args);
   if (*metrics) return metrics_command(metrics_system);

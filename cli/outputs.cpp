@@ -1,8 +1,8 @@
 #include "cli/outputs.h"
 
 #include <filesystem>
-#include <system_error>
 
+#include "cli/result_dir.h"
 #include "sim/scenario/writer.h"
 
 namespace relaysim::cli {
@@ -11,8 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kFiles[] = {"series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"};
-
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -20,14 +18,6 @@ bool ends_with(const std::string& s, std::string_view tail) {
 std::optional<std::string> open_file(std::ofstream& out, const fs::path& p) {
   out.open(p, std::ios::out | std::ios::trunc);
   if (!out) return "--timeseries: cannot write " + p.string();
-  return std::nullopt;
-}
-
-std::optional<std::string> write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::out | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return "cannot write " + p.string();
   return std::nullopt;
 }
 
@@ -40,23 +30,11 @@ std::optional<std::string> RunOutputs::open(const std::string& path, const sim::
   if (!directory_) {
     if (auto problem = open_file(series_, path)) return problem;
   } else {
-    std::error_code ec;
-    if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
-      return "--timeseries: " + path + " is a file; give a directory for every output, or a path ending in .csv for the time series alone";
+    if (auto problem = prepare_result_dir(path, {"series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"}, "run")) {
+      return "--timeseries: " + *problem + (problem->find("is a file") != std::string::npos
+                                                 ? " for every output, or a path ending in .csv for the time series alone"
+                                                 : "");
     }
-    // A directory holding anything but an earlier run's outputs is someone else's: refuse it.
-    if (fs::is_directory(path, ec)) {
-      for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
-        bool ours = false;
-        for (const char* f : kFiles) ours = ours || e.path().filename() == f;
-        if (!ours) {
-          return "--timeseries: " + path + " holds " + e.path().filename().string() +
-                 ", which no run wrote; give a new or empty directory";
-        }
-      }
-    }
-    fs::create_directories(path, ec);
-    if (ec) return "--timeseries: cannot make the directory " + path + ": " + ec.message();
     if (auto problem = open_file(series_, fs::path(path) / "series.csv")) return problem;
     if (auto problem = open_file(records_, fs::path(path) / "records.csv")) return problem;
     sim::write_record_header(records_);
@@ -79,9 +57,9 @@ std::optional<std::string> RunOutputs::finish(const sim::RunResult& result, cons
   if (!records_) return "cannot write " + (fs::path(path_) / "records.csv").string();
   std::ostringstream timeline;
   sim::write_timeline(timeline, result.timeline);
-  if (auto problem = write_file(fs::path(path_) / "timeline.csv", timeline.str())) return problem;
-  if (auto problem = write_file(fs::path(path_) / "result.json", sim::json_text(sim::to_json(result, wall)) + "\n")) return problem;
-  return write_file(fs::path(path_) / "scenario.yaml", sim::write_scenario(result.scenario));
+  if (auto problem = write_text(fs::path(path_) / "timeline.csv", timeline.str())) return problem;
+  if (auto problem = write_text(fs::path(path_) / "result.json", sim::json_text(sim::to_json(result, wall)) + "\n")) return problem;
+  return write_text(fs::path(path_) / "scenario.yaml", sim::write_scenario(result.scenario));
 }
 
 }  // namespace relaysim::cli

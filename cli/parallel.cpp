@@ -15,7 +15,8 @@
 
 namespace relaysim::cli {
 
-std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what) {
+std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what,
+                                     const std::vector<sim::MetricRef>& refs) {
   std::vector<RunOutcome> out(jobs.size());
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex failure_lock;
@@ -31,6 +32,7 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
         out[k].values = r.values;
         // A run whose world could not be built has no figures: n/a, every one.
         if (out[k].values.empty()) out[k].values.assign(r.system().metrics().size(), std::nan(""));
+        for (const sim::MetricRef& m : refs) out[k].targets.push_back(r.report ? r.report->value(m) : std::nan(""));
       } catch (const std::exception& e) {
         const std::lock_guard lock(failure_lock);
         if (failure.empty()) failure = what + " " + std::to_string(k) + " failed: " + e.what();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/metric.h"
 #include "sim/scenario/scenario.h"
 
 namespace relaysim::cli {
@@ -20,10 +21,13 @@ struct RunJob {
 struct RunOutcome {
   bool pass = false;
   std::string ending;
-  std::vector<double> values;  // every metric of the system's table (NaN for a family)
+  std::vector<double> values;   // every metric of the system's table (NaN for a family)
+  std::vector<double> targets;  // the metrics asked for by reference (a family's at its parameter)
 };
 
 // Throws std::runtime_error naming the run when one could not be run at all.
-std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what);
+// `refs`: metrics to read by reference too (RunOutcome::targets), such as latency_p99.9_s.
+std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what,
+                                     const std::vector<sim::MetricRef>& refs = {});
 
 }  // namespace relaysim::cli

@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/parallel.h"
+#include "cli/result_dir.h"
 #include "model/core/random.h"
 #include "sim/plan/sweep.h"
 #include "sim/report/metric.h"
@@ -31,7 +32,6 @@ namespace {
 using namespace relaysim::sim;
 namespace fs = std::filesystem;
 
-constexpr const char* kSweepFiles[] = {"sweep.json", "runs.csv", "summary.csv", "summary.json"};
 
 int usage(const std::string& message) {
   std::cerr << "relaysim: " << message << "\n";
@@ -54,30 +54,6 @@ std::string seconds_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1fs", s);
   return buf;
-}
-
-// A result directory: new, empty, or holding only what an earlier sweep wrote there.
-std::optional<std::string> prepare_directory(const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec) && !fs::is_directory(path, ec)) return path + " is a file; give a directory";
-  if (fs::is_directory(path, ec)) {
-    for (const fs::directory_entry& e : fs::directory_iterator(path, ec)) {
-      bool ours = false;
-      for (const char* f : kSweepFiles) ours = ours || e.path().filename() == f;
-      if (!ours) return path + " holds " + e.path().filename().string() + ", which no sweep wrote; give a new or empty directory";
-    }
-  }
-  fs::create_directories(path, ec);
-  if (ec) return "cannot make the directory " + path + ": " + ec.message();
-  return std::nullopt;
-}
-
-std::optional<std::string> write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::out | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return "cannot write " + p.string();
-  return std::nullopt;
 }
 
 // What the printed table shows: the metrics asked for, or those the scenario's expect: names.
@@ -177,10 +153,12 @@ int sweep_command(const SweepArgs& args) {
 
   Scenario base;
   std::vector<Override> sets;
+  ScenarioText file;
   try {
+    file = read_scenario_file(args.file);
     for (const std::string& v : args.vary) plan.axes.push_back(parse_axis(v));
     for (const std::string& s : args.sets) sets.push_back(parse_override(s));
-    base = load_scenario(args.file, sets);
+    base = parse_scenario(file.text, file.name, sets);
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
     return kExitInvalid;
@@ -212,7 +190,7 @@ int sweep_command(const SweepArgs& args) {
     for (std::size_t p = 0; p < plan.points(); ++p) {
       std::vector<Override> o = sets;
       for (Override& v : plan.overrides(p)) o.push_back(std::move(v));
-      points.push_back(load_scenario(args.file, o));
+      points.push_back(parse_scenario(file.text, file.name, o));
       points.back().store = base.store;
     }
   } catch (const ScenarioError& e) {
@@ -220,7 +198,7 @@ int sweep_command(const SweepArgs& args) {
     return kExitInvalid;
   }
   if (args.out) {
-    if (auto bad = prepare_directory(*args.out)) return usage("--out: " + *bad);
+    if (auto bad = prepare_result_dir(*args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return usage("--out: " + *bad);
   }
 
   std::vector<std::size_t> mine;
@@ -315,7 +293,7 @@ int merge_command(const MergeArgs& args) {
   if (runs.size() != plan->runs()) return usage("the shards hold " + std::to_string(runs.size()) + " of the sweep's " + std::to_string(plan->runs()) + " runs");
   const System* system = find_system(plan->system);
   if (system == nullptr) return usage("the sweep's system '" + plan->system + "' is not one this relaysim knows");
-  if (auto bad = prepare_directory(args.out)) return usage("merge: " + *bad);
+  if (auto bad = prepare_result_dir(args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return usage("merge: " + *bad);
   plan->shard = plan->shards = 1;
   if (auto bad = write_runs(args.out, *plan, runs)) return incomplete(*bad);
   const std::vector<SweepPoint> table = summarize(*plan, runs);

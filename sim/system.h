@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -23,6 +24,7 @@
 #include "model/core/mutants.h"
 #include "sim/kernel/kernel.h"
 #include "sim/oracle/ledger.h"
+#include "sim/queueing/erlang.h"
 #include "sim/report/metric.h"
 #include "sim/report/series.h"
 #include "sim/scenario/scenario.h"
@@ -129,6 +131,14 @@ class System {
   // a SQLite store lives in memory (no --sqlite-path), so every row it keeps costs memory too.
   virtual Footprint footprint(const Scenario& s, bool database_in_memory) const = 0;
   virtual std::unique_ptr<Simulation> simulate(RunContext& context) const = 0;
+
+  // The scenario's pipeline as queueing theory sees it — one station of identical servers, its
+  // peak arrival rate and its service time's moments — for the analytic side of `relaysim plan`;
+  // nothing when the system has no such reading.
+  virtual std::optional<queueing::Station> station(const Scenario& s) const {
+    (void)s;
+    return std::nullopt;
+  }
 };
 
 // Every system relaysim can run, and the one named `name` (nullptr when none is).

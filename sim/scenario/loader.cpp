@@ -405,6 +405,11 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
+  const ScenarioText t = read_scenario_file(path);
+  return parse_scenario(t.text, t.name, overrides);
+}
+
+ScenarioText read_scenario_file(const std::string& path) {
   // A regular file, or a pipe ("-" is standard input; <(...) and FIFOs work too), read to at most
   // kMaxScenarioBytes: a device such as /dev/zero would never end.
   const bool standard_input = path == "-";
@@ -442,7 +447,7 @@ Scenario load_scenario(const std::string& path, const std::vector<Override>& ove
   if (!standard_input) ::close(fd);
   if (error != 0) throw ScenarioError(name, 0, 0, "", std::string("cannot read the file: ") + std::strerror(error));
   if (text.size() > kMaxScenarioBytes) throw too_long(kMaxScenarioBytes, true);
-  return parse_scenario(text, name, overrides);
+  return {name, std::move(text)};
 }
 
 std::vector<DocTable> scenario_reference() {

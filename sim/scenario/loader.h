@@ -31,6 +31,14 @@ struct Override {
 Override parse_override(std::string_view text);
 std::string to_string(const Override& o);
 
+// A scenario file's text, read once (standard input can be read only once; a sweep reads the
+// scenario at every point of its grid), and the name errors give it. Throws ScenarioError.
+struct ScenarioText {
+  std::string name;
+  std::string text;
+};
+ScenarioText read_scenario_file(const std::string& path);
+
 // Reads and validates a scenario file, with `overrides` applied in order. Throws ScenarioError.
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 // The same for text in memory; `file` names it in errors.

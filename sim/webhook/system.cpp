@@ -194,6 +194,38 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
+
+  // A webhook platform is one station: every dispatch slot of every pod is a server, and a
+  // request holds it for the endpoint's answer (plus ServiceB's when there is no URL cache to
+  // answer for it). Arrivals at the load's peak rate; a burst is not a rate and is left out.
+  std::optional<queueing::Station> station(const Scenario& s) const override {
+    const WebhookSpec& spec = spec_of(s);
+    queueing::Station st;
+    for (const LoadSegment& seg : spec.load) {
+      if (seg.arrivals.burst == 0 && seg.arrivals.rate_per_s > st.lambda) {
+        st.lambda = seg.arrivals.rate_per_s;
+        st.ca2 = seg.arrivals.arrival == Arrival::poisson ? 1.0 : 0.0;
+      }
+    }
+    LatencySpec service;
+    service.shape = LatencyShape::mixture;
+    for (const EndpointGroup& g : spec.endpoints) {
+      service.mixture.push_back(g.latency);
+      service.mixture.back().weight = g.count;
+    }
+    if (st.lambda <= 0 || service.mixture.empty()) return std::nullopt;
+    LatencyMoments m = moments(service);
+    if (spec.platform.url_cache_ttl <= Duration{}) {
+      const LatencyMoments b = moments(spec.serviceb.latency);
+      const double variance = m.scv * m.mean_s * m.mean_s + b.scv * b.mean_s * b.mean_s;
+      m.mean_s += b.mean_s;
+      m.scv = variance / (m.mean_s * m.mean_s);
+    }
+    st.mean_s = m.mean_s;
+    st.cs2 = m.scv;
+    st.c = spec.platform.pods * spec.platform.concurrency_per_pod;
+    return st;
+  }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return relaysim::webhook::kMutants; }
 

@@ -541,6 +541,20 @@ def _():
     expect(run("merge", path("merged"), path("not-a-sweep")), EXIT_INVALID, r"not a sweep's description")
 
 
+@case("plan.bad_targets_and_ranges")
+def _():
+    plan = ["plan", QUICKSTART, "--resource", "webhook.platform.pods"]
+    expect(run(*plan), EXIT_INVALID, r"--target is required")
+    expect(run(*plan, "--target", "nope < 3"), EXIT_INVALID, r"no metric 'nope'")
+    expect(run(*plan, "--target", "latency_p99_s"), EXIT_INVALID, r"expected METRIC OP VALUE")
+    expect(run(*plan, "--target", "latency_p99_s == 3s"), EXIT_INVALID, r"a target is a bound")
+    expect(run(*plan, "--target", "latency_p99_s < 3 parsecs"), EXIT_INVALID, r"latency_p99_s")
+    expect(run(*plan, "--target", "latency_p99_s < 3s", "--range", "9..2"), EXIT_INVALID, r"FROM <= TO")
+    expect(run(*plan, "--target", "latency_p99_s < 3s", "-r", "1"), EXIT_INVALID, r"--replications")
+    expect(run("plan", QUICKSTART, "--resource", "webhook.platform.podz", "--target", "latency_p99_s < 3s", "--range", "1..2"),
+           EXIT_INVALID, r"did you mean 'pods'")
+
+
 # ---- mmc --------------------------------------------------------------------------------------
 
 @case("mmc.bad_rates")

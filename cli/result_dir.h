@@ -1,0 +1,19 @@
+// A result directory (of a run's outputs, of a sweep): written over only when everything in it
+// was written by the same command before, so a typo in a path never clobbers someone's files.
+#pragma once
+
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+namespace relaysim::cli {
+
+// Makes `path` if it is missing; says what is wrong when it is a file or holds anything but
+// `ours` (`who`: "run", "sweep", for the message).
+std::optional<std::string> prepare_result_dir(const std::string& path, std::initializer_list<const char*> ours, const std::string& who);
+
+// Writes `text` to `p` whole; says what went wrong.
+std::optional<std::string> write_text(const std::filesystem::path& p, const std::string& text);
+
+}  // namespace relaysim::cli
