@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/plan.h"
+#include "cli/report.h"
 #include "cli/sweep.h"
 #include "sim/queueing/mmc.h"
 #include "sim/scenario/loader.h"
@@ -160,6 +161,12 @@ int main(int argc, char** argv) {
   plan->add_option("--json", plan_args.json_path, "Also write the probes and the answer as JSON here");
   plan->add_flag("-q,--quiet", plan_args.quiet, "Print only the answer");
 
+  auto* report = app.add_subcommand(
+      "report", "Write report.html (self-contained) and report.md, with charts drawn by gnuplot, from what "
+                "`run --timeseries DIR` or `sweep --out DIR` wrote");
+  std::string report_dir;
+  report->add_option("DIR", report_dir, "The result directory")->required();
+
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
   std::vector<std::string> files;
   validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
@@ -227,6 +234,7 @@ int main(int argc, char** argv) {
   if (*validate) return validate_command(files);
   if (*sweep) return sweep_command(sweep_args);
   if (*plan) return plan_command(plan_args);
+  if (*report) return report_command(report_dir);
   if (*merge) return merge_command(merge_args);
   if (*mmc) return mmc_command(mmc_args);
   if (*metrics) return metrics_command(metrics_system);

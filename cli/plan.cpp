@@ -9,10 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <regex>
+#include <string_view>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -73,9 +74,14 @@ std::optional<std::string> parse_target(const System& system, const std::string&
   t.unit = system.metrics()[m->index].unit;
   if (auto problem = parse_comparison(text.substr(space), t.unit, t.op, t.value)) return "--target " + text + ": " + *problem;
   if (t.op == CompareOp::eq || t.op == CompareOp::ne) return "--target " + text + ": a target is a bound: <, <=, > or >=";
-  static const std::regex percentile(R"(latency_p([0-9.]+)_s)");
-  std::smatch match;
-  if (std::regex_match(t.metric, match, percentile)) t.quantile = std::stod(match[1]) / 100;
+  // latency_p50_s, latency_p99_s: a percentile theory can answer, named in the metric itself.
+  const std::string_view name = t.metric;
+  if (name.starts_with("latency_p") && name.ends_with("_s") && name.size() > 11) {
+    const std::string q(name.substr(9, name.size() - 11));
+    char* end = nullptr;
+    const double v = std::strtod(q.c_str(), &end);
+    if (end == q.c_str() + q.size() && v > 0 && v < 100) t.quantile = v / 100;
+  }
   if (is_family(system.metrics()[t.index].name) && system.metrics()[t.index].name == "latency_p{q}_s") t.quantile = t.parameter / 100;
   t.mean = t.metric == "latency_mean_s";
   return std::nullopt;

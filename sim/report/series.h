@@ -27,10 +27,21 @@ struct Scenario;
 // metric computed over the window alone (`delivered`: delivered in the window; `latency_p99_s`:
 // of the requests delivered in the window); the others are levels at the window's end
 // (`pending`) or averages over the window (`utilisation`).
+// Which chart of a report (`relaysim report`) a column is drawn in.
+enum class Panel : std::uint8_t {
+  flow,     // what arrived and what finished, per window
+  backlog,  // what waits or is in flight
+  latency,  // how long things took
+  calls,    // calls to dependencies, retries
+  health,   // utilisation, breakers, pods, faults
+};
+std::string_view to_string(Panel p);
+
 struct SeriesColumn {
   std::string_view name;
   Unit unit;
   std::string_view meaning;
+  Panel panel = Panel::flow;
 };
 
 // A window of virtual time [start, end): the last one of a run may be shorter than the others.
@@ -76,14 +87,14 @@ struct SeriesOf {
   // Metric `M` over the window alone, named and explained as the metric is: the Sample's
   // `window` holds the figures the system counted in that window.
   template <std::size_t M>
-  static constexpr SeriesEntry<Sample> windowed() {
-    return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning},
+  static constexpr SeriesEntry<Sample> windowed(Panel panel) {
+    return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning, panel},
             [](const Sample& s) { return Metrics[M].value(s.window, 0); }};
   }
   // How many of the store's entities are in `Status` at the window's end.
   template <auto Status>
   static constexpr SeriesEntry<Sample> in_status(std::string_view name, std::string_view meaning) {
-    return {{name, Unit::count, meaning},
+    return {{name, Unit::count, meaning, Panel::backlog},
             [](const Sample& s) { return static_cast<double>(s.counts.by_status[static_cast<std::size_t>(Status)]); }};
   }
 };

@@ -1,0 +1,13 @@
+// `relaysim report DIR`: report.html and report.md from a run's --timeseries directory or a
+// sweep's --out directory, with charts drawn by gnuplot (cli/report.cpp).
+#pragma once
+
+#include <string>
+
+namespace relaysim::cli {
+
+int report_command(const std::string& dir);
+// The report could not be written whole: says why, and is the exit status.
+int incomplete_report(const std::string& message);
+
+}  // namespace relaysim::cli
