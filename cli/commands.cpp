@@ -31,6 +31,16 @@ namespace relaysim::cli {
 
 using namespace relaysim::sim;
 
+int fail_usage(const std::string& message) {
+  std::cerr << "relaysim: " << message << "\n";
+  return kExitInvalid;
+}
+
+int fail_incomplete(const std::string& message) {
+  std::cerr << "relaysim: " << message << "\n";
+  return kExitIncomplete;
+}
+
 std::optional<std::uint64_t> parse_u64(const std::string& text) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   std::uint64_t v = 0;
@@ -333,10 +343,6 @@ class Progress {
   bool shown_ = false;
 };
 
-int fail_usage(const std::string& message) {
-  std::cerr << "relaysim: " << message << "\n";
-  return kExitInvalid;
-}
 
 std::optional<Scenario> load(const std::string& file, const std::vector<std::string>& sets = {}) {
   try {

@@ -38,6 +38,11 @@ struct MmcArgs {
   bool json = false;
 };
 
+// Says what is wrong on stderr, as "relaysim: MESSAGE", and returns the exit status: the command
+// line or an input is invalid (nothing was run), or a command ran and could not finish.
+int fail_usage(const std::string& message);
+int fail_incomplete(const std::string& message);
+
 int run_command(const RunArgs& args);
 int validate_command(const std::vector<std::string>& files);
 int metrics_command(const std::optional<std::string>& system);

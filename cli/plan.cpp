@@ -33,10 +33,6 @@ namespace {
 
 using namespace relaysim::sim;
 
-int usage(const std::string& message) {
-  std::cerr << "relaysim: " << message << "\n";
-  return kExitInvalid;
-}
 
 struct Target {
   std::string text;  // as written
@@ -136,12 +132,12 @@ std::optional<std::uint32_t> count_arg(const std::optional<std::string>& text, s
 
 int plan_command(const PlanArgs& args) {
   const auto reps0 = count_arg(args.replications, 5, 2, 10'000);
-  if (!reps0) return usage("--replications: expected a whole number from 2 to 10000");
+  if (!reps0) return fail_usage("--replications: expected a whole number from 2 to 10000");
   const auto reps_max = count_arg(args.max_replications, std::max<std::uint32_t>(*reps0, 40), *reps0, 100'000);
-  if (!reps_max) return usage("--max-replications: expected a whole number from --replications to 100000");
+  if (!reps_max) return fail_usage("--max-replications: expected a whole number from --replications to 100000");
   const auto jobs = count_arg(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 1, 4096);
-  if (!jobs) return usage("--jobs: expected a whole number from 1 to 4096");
-  if (args.targets.empty()) return usage("plan needs at least one --target, such as --target 'latency_p99_s < 30s'");
+  if (!jobs) return fail_usage("--jobs: expected a whole number from 1 to 4096");
+  if (args.targets.empty()) return fail_usage("plan needs at least one --target, such as --target 'latency_p99_s < 30s'");
 
   std::vector<Override> sets;
   Scenario base;
@@ -156,16 +152,16 @@ int plan_command(const PlanArgs& args) {
     std::cerr << "relaysim: invalid plan: " << e.what() << "\n";
     return kExitInvalid;
   }
-  if (args.range && args.range->find("..") == std::string::npos) return usage("--range: expected FROM..TO, such as 1..64");
+  if (args.range && args.range->find("..") == std::string::npos) return fail_usage("--range: expected FROM..TO, such as 1..64");
   if (args.seed) {
     const auto seed = parse_u64(*args.seed);
-    if (!seed) return usage("--seed: expected a whole number from 0 to 18446744073709551615");
+    if (!seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615");
     base.seed = *seed;
   }
   const System& system = *base.system;
   std::vector<Target> targets(args.targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) {
-    if (auto problem = parse_target(system, args.targets[i], targets[i])) return usage(*problem);
+    if (auto problem = parse_target(system, args.targets[i], targets[i])) return fail_usage(*problem);
   }
 
   // The scenario at each value of the resource, read when first needed (a value the scenario
@@ -367,7 +363,7 @@ int plan_command(const PlanArgs& args) {
     }
     std::ofstream f(*args.json_path);
     f << j.dump(2) << "\n";
-    if (!f) return usage("cannot write --json " + *args.json_path);
+    if (!f) return fail_usage("cannot write --json " + *args.json_path);
   }
   return answer ? kExitPass : kExitFail;
 }

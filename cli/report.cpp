@@ -30,37 +30,11 @@ namespace {
 using namespace relaysim::sim;
 namespace fs = std::filesystem;
 
-int usage(const std::string& message) {
-  std::cerr << "relaysim: " << message << "\n";
-  return kExitInvalid;
-}
-
 std::string read_all(const fs::path& p) {
   std::ifstream in(p);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else {
-        quoted = !quoted;
-      }
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
 }
 
 std::string html_escape(const std::string& s) {
@@ -82,6 +56,12 @@ std::string gp_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
+}
+
+// The start of every chart's script: an SVG of one size, reading the CSV files as written.
+std::string chart_start(const fs::path& dir, const std::string& name) {
+  return "set terminal svg size 960,340 dynamic font 'sans,11' background '#ffffff'\nset output " +
+         gp_quote((dir / (name + ".svg")).string()) + "\nset datafile separator ','\nset datafile missing ''\nset grid\n";
 }
 
 struct Shade {
@@ -136,16 +116,16 @@ int run_report(const fs::path& dir) {
   try {
     result = nlohmann::json::parse(read_all(dir / "result.json"));
   } catch (const nlohmann::json::exception& e) {
-    return usage((dir / "result.json").string() + ": not a run's result: " + e.what());
+    return fail_usage((dir / "result.json").string() + ": not a run's result: " + e.what());
   }
   const std::string system_name = result.value("system", "");
   const System* system = find_system(system_name);
-  if (system == nullptr) return usage((dir / "result.json").string() + ": no system named '" + system_name + "'");
+  if (system == nullptr) return fail_usage((dir / "result.json").string() + ": no system named '" + system_name + "'");
   std::ifstream series(dir / "series.csv");
   std::string header;
   std::getline(series, header);
-  const std::vector<std::string> names = split(header);
-  if (names.size() < 3 || names[0] != "start_s") return usage((dir / "series.csv").string() + ": not a time series");
+  const std::vector<std::string> names = csv_fields(header);
+  if (names.size() < 3 || names[0] != "start_s") return fail_usage((dir / "series.csv").string() + ": not a time series");
   const double end_s = result.value("virtual_seconds", 0.0);
   const bool hours = end_s > 3 * 3600;
   const std::string x = hours ? "(column('end_s')/3600)" : "(column('end_s')/60)";
@@ -158,7 +138,7 @@ int run_report(const fs::path& dir) {
     std::string line;
     std::getline(t, line);
     while (std::getline(t, line)) {
-      std::vector<std::string> f = split(line);
+      std::vector<std::string> f = csv_fields(line);
       if (f.size() < 5) continue;
       events.push_back(f);
       const double from = std::atof(f[0].c_str());
@@ -187,9 +167,7 @@ int run_report(const fs::path& dir) {
     }
     if (in.empty()) continue;
     const std::string name = "panel-" + std::string(to_string(static_cast<Panel>(panel)));
-    std::string script = "set terminal svg size 960,340 dynamic font 'sans,11' background '#ffffff'\n";
-    script += "set output " + gp_quote((dir / (name + ".svg")).string()) + "\n";
-    script += "set datafile separator ','\nset datafile missing ''\nset grid\nset key outside right top\n";
+    std::string script = chart_start(dir, name) + "set key outside right top\n";
     script += std::string("set xlabel 'virtual time (") + (hours ? "hours" : "minutes") + ")'\n";
     script += shade_cmds;
     const bool latency = panel == static_cast<int>(Panel::latency);
@@ -206,7 +184,7 @@ int run_report(const fs::path& dir) {
     }
     if (ratio_axis) script += "set y2tics\nset y2range [0:100]\nset y2label '%'\n";
     script += "set key noenhanced\n" + plot + "\n";
-    if (auto bad = gnuplot(dir, name, script)) return incomplete_report(*bad);
+    if (auto bad = gnuplot(dir, name, script)) return fail_incomplete(*bad);
     charts.push_back({name, kPanelTitles[panel], svg_body(dir / (name + ".svg"))});
   }
 
@@ -246,8 +224,8 @@ int run_report(const fs::path& dir) {
     tables += "</table>\n";
     if (events.size() > 200) tables += "<p>… and " + std::to_string(events.size() - 200) + " more in timeline.csv.</p>\n";
   }
-  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, tables))) return incomplete_report(*bad);
-  if (auto bad = write_text(dir / "report.md", md)) return incomplete_report(*bad);
+  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, tables))) return fail_incomplete(*bad);
+  if (auto bad = write_text(dir / "report.md", md)) return fail_incomplete(*bad);
   std::cout << "report: " << (dir / "report.html").string() << " and report.md, with " << charts.size() << " charts\n";
   return kExitPass;
 }
@@ -257,9 +235,9 @@ int sweep_report(const fs::path& dir) {
   try {
     sweep = nlohmann::json::parse(read_all(dir / "sweep.json"));
   } catch (const nlohmann::json::exception& e) {
-    return usage((dir / "sweep.json").string() + ": not a sweep's description: " + e.what());
+    return fail_usage((dir / "sweep.json").string() + ": not a sweep's description: " + e.what());
   }
-  if (!sweep.contains("axes") || sweep["axes"].empty()) return usage((dir / "sweep.json").string() + ": a sweep without axes");
+  if (!sweep.contains("axes") || sweep["axes"].empty()) return fail_usage((dir / "sweep.json").string() + ": a sweep without axes");
   const std::string axis = sweep["axes"][0].value("path", "");
   std::vector<std::string> metrics = sweep.value("expected", std::vector<std::string>{});
   if (metrics.empty()) metrics = {"latency_p99_s"};
@@ -272,9 +250,7 @@ int sweep_report(const fs::path& dir) {
     }
     const std::string name = "sweep-" + m;
     const std::string scale = unit == Unit::ratio ? "100*" : "";
-    std::string script = "set terminal svg size 960,340 dynamic font 'sans,11' background '#ffffff'\n";
-    script += "set output " + gp_quote((dir / (name + ".svg")).string()) + "\n";
-    script += "set datafile separator ','\nset datafile missing ''\nset grid\nset key noenhanced\nset xlabel " + gp_quote(axis) + " noenhanced\n";
+    std::string script = chart_start(dir, name) + "set key noenhanced\nset xlabel " + gp_quote(axis) + " noenhanced\n";
     script += "set ylabel " + gp_quote(m + (unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "")) + " noenhanced\n";
     const std::string filter = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('mean') : NaN)";
     const std::string lo = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('ci95_low') : NaN)";
@@ -282,7 +258,7 @@ int sweep_report(const fs::path& dir) {
     const std::string file = gp_quote((dir / "summary.csv").string());
     script += "plot " + file + " using (column(2)):" + lo + ":" + hi + " with filledcurves fc rgb '#c6dbef' title '95% interval', " + file +
               " using (column(2)):" + filter + " with linespoints lw 1.6 pt 7 title 'mean'\n";
-    if (auto bad = gnuplot(dir, name, script)) return incomplete_report(*bad);
+    if (auto bad = gnuplot(dir, name, script)) return fail_incomplete(*bad);
     charts.push_back({name, m + " against " + axis, svg_body(dir / (name + ".svg"))});
   }
   const std::string title = "relaysim sweep: " + sweep.value("file", std::string("?"));
@@ -290,27 +266,23 @@ int sweep_report(const fs::path& dir) {
   for (const Chart& c : charts) md += "## " + c.title + "\n\n![" + c.title + "](" + c.name + ".svg)\n\n";
   const std::string intro = "<p>Each point: the mean over " + std::to_string(sweep.value("replications", 0)) +
                             " replications, with its 95% confidence interval (summary.csv).</p>\n";
-  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, ""))) return incomplete_report(*bad);
-  if (auto bad = write_text(dir / "report.md", md)) return incomplete_report(*bad);
+  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, ""))) return fail_incomplete(*bad);
+  if (auto bad = write_text(dir / "report.md", md)) return fail_incomplete(*bad);
   std::cout << "report: " << (dir / "report.html").string() << " and report.md, with " << charts.size() << " charts\n";
   return kExitPass;
 }
 
 }  // namespace
 
-int incomplete_report(const std::string& message) {
-  std::cerr << "relaysim: " << message << "\n";
-  return kExitIncomplete;
-}
 
 int report_command(const std::string& dir) {
   const fs::path d(dir);
   std::error_code ec;
-  if (!fs::is_directory(d, ec)) return usage(dir + " is not a directory (give what run --timeseries DIR or sweep --out DIR wrote)");
-  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) return usage("gnuplot is not installed (Debian: gnuplot-nox; ./relaysim build installs it)");
+  if (!fs::is_directory(d, ec)) return fail_usage(dir + " is not a directory (give what run --timeseries DIR or sweep --out DIR wrote)");
+  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) return fail_usage("gnuplot is not installed (Debian: gnuplot-nox; ./relaysim build installs it)");
   if (fs::exists(d / "series.csv") && fs::exists(d / "result.json")) return run_report(d);
   if (fs::exists(d / "summary.csv") && fs::exists(d / "sweep.json")) return sweep_report(d);
-  return usage(dir + " holds neither a run's series.csv and result.json nor a sweep's summary.csv and sweep.json");
+  return fail_usage(dir + " holds neither a run's series.csv and result.json nor a sweep's summary.csv and sweep.json");
 }
 
 }  // namespace relaysim::cli

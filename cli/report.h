@@ -7,7 +7,5 @@
 namespace relaysim::cli {
 
 int report_command(const std::string& dir);
-// The report could not be written whole: says why, and is the exit status.
-int incomplete_report(const std::string& message);
 
 }  // namespace relaysim::cli

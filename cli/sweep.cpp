@@ -33,16 +33,7 @@ using namespace relaysim::sim;
 namespace fs = std::filesystem;
 
 
-int usage(const std::string& message) {
-  std::cerr << "relaysim: " << message << "\n";
-  return kExitInvalid;
-}
 
-// The sweep ran, and what it found could not all be written.
-int incomplete(const std::string& message) {
-  std::cerr << "relaysim: " << message << "\n";
-  return kExitIncomplete;
-}
 
 std::string fmt_mean(double v) {
   char buf[40];
@@ -135,21 +126,21 @@ int sweep_command(const SweepArgs& args) {
   SweepPlan plan;
   plan.file = args.file;
   const auto replications = parse_count(args.replications, 5, 100'000);
-  if (!replications) return usage("--replications: expected a whole number from 1 to 100000");
+  if (!replications) return fail_usage("--replications: expected a whole number from 1 to 100000");
   plan.replications = *replications;
   const auto jobs = parse_count(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 4096);
-  if (!jobs) return usage("--jobs: expected a whole number from 1 to 4096");
+  if (!jobs) return fail_usage("--jobs: expected a whole number from 1 to 4096");
   if (args.shard) {
     unsigned i = 0, n = 0;
     char tail = 0;
     if (std::sscanf(args.shard->c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n) {
-      return usage("--shard: expected I/N with 1 <= I <= N, such as 2/4, got '" + *args.shard + "'");
+      return fail_usage("--shard: expected I/N with 1 <= I <= N, such as 2/4, got '" + *args.shard + "'");
     }
     plan.shard = i;
     plan.shards = n;
-    if (!args.out) return usage("--shard writes its runs for `relaysim merge`: give --out DIR");
+    if (!args.out) return fail_usage("--shard writes its runs for `relaysim merge`: give --out DIR");
   }
-  if (args.vary.empty()) return usage("sweep needs at least one --vary key.path=values (2..16, 2..16:2, or a,b,c)");
+  if (args.vary.empty()) return fail_usage("sweep needs at least one --vary key.path=values (2..16, 2..16:2, or a,b,c)");
 
   Scenario base;
   std::vector<Override> sets;
@@ -163,10 +154,10 @@ int sweep_command(const SweepArgs& args) {
     std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
     return kExitInvalid;
   }
-  if (plan.points() > 1'000'000 || plan.runs() > 10'000'000) return usage("the sweep has more than a million points or ten million runs");
+  if (plan.points() > 1'000'000 || plan.runs() > 10'000'000) return fail_usage("the sweep has more than a million points or ten million runs");
   if (args.seed) {
     const auto seed = parse_u64(*args.seed);
-    if (!seed) return usage("--seed: expected a whole number from 0 to 18446744073709551615");
+    if (!seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615");
     base.seed = *seed;
   }
   if (args.store == "memory") base.store = StoreKind::memory;
@@ -180,7 +171,7 @@ int sweep_command(const SweepArgs& args) {
   std::string problem;
   for (const Expectation& e : base.expect) plan.expected.push_back(e.name);
   const std::vector<std::size_t> shown = shown_metrics(plan, args.show, problem);
-  if (!problem.empty()) return usage(problem);
+  if (!problem.empty()) return fail_usage(problem);
 
   // Every point is read before anything runs: a value no point may take is an error now, not
   // an hour into the sweep.
@@ -198,7 +189,7 @@ int sweep_command(const SweepArgs& args) {
     return kExitInvalid;
   }
   if (args.out) {
-    if (auto bad = prepare_result_dir(*args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return usage("--out: " + *bad);
+    if (auto bad = prepare_result_dir(*args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return fail_usage("--out: " + *bad);
   }
 
   std::vector<std::size_t> mine;
@@ -213,7 +204,7 @@ int sweep_command(const SweepArgs& args) {
   try {
     outcomes = run_parallel(jobs_of, threads, args.quiet, "sweep");
   } catch (const std::exception& e) {
-    return incomplete(std::string("the sweep stopped: ") + e.what());
+    return fail_incomplete(std::string("the sweep stopped: ") + e.what());
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::vector<SweepRun> results;
@@ -229,7 +220,7 @@ int sweep_command(const SweepArgs& args) {
   }
 
   if (args.out) {
-    if (auto bad = write_runs(*args.out, plan, results)) return incomplete(*bad);
+    if (auto bad = write_runs(*args.out, plan, results)) return fail_incomplete(*bad);
   }
   if (plan.shards > 1) {
     if (!args.quiet) {
@@ -241,7 +232,7 @@ int sweep_command(const SweepArgs& args) {
   }
   const std::vector<SweepPoint> table = summarize(plan, results);
   if (args.out) {
-    if (auto bad = write_summary(*args.out, plan, table)) return incomplete(*bad);
+    if (auto bad = write_summary(*args.out, plan, table)) return fail_incomplete(*bad);
   }
   if (!args.quiet) {
     std::cout << "sweep of " << args.file << ": " << plan.points() << " points x " << plan.replications << " replications = "
@@ -252,55 +243,55 @@ int sweep_command(const SweepArgs& args) {
 }
 
 int merge_command(const MergeArgs& args) {
-  if (args.parts.empty()) return usage("merge needs the shards' directories");
+  if (args.parts.empty()) return fail_usage("merge needs the shards' directories");
   std::optional<SweepPlan> plan;
   std::vector<bool> shard_seen;
   std::vector<SweepRun> runs;
   for (const std::string& part : args.parts) {
     std::ifstream j(fs::path(part) / "sweep.json");
-    if (!j) return usage(part + ": no sweep.json (is it the --out of a sweep?)");
+    if (!j) return fail_usage(part + ": no sweep.json (is it the --out of a sweep?)");
     SweepPlan p;
     try {
       p = SweepPlan::from_json(nlohmann::json::parse(j));
     } catch (const std::exception& e) {
-      return usage(part + "/sweep.json: " + e.what());
+      return fail_usage(part + "/sweep.json: " + e.what());
     }
     if (!plan) {
       plan = p;
       shard_seen.assign(p.shards, false);
     } else if (!SweepPlan::same_sweep(*plan, p)) {
-      return usage(part + " is a shard of another sweep than " + args.parts.front() + " (its scenario, grid, seeds or shards differ)");
+      return fail_usage(part + " is a shard of another sweep than " + args.parts.front() + " (its scenario, grid, seeds or shards differ)");
     }
-    if (shard_seen[p.shard - 1]) return usage(part + ": shard " + std::to_string(p.shard) + " is given twice");
+    if (shard_seen[p.shard - 1]) return fail_usage(part + ": shard " + std::to_string(p.shard) + " is given twice");
     shard_seen[p.shard - 1] = true;
     std::ifstream in(fs::path(part) / "runs.csv");
     try {
       for (SweepRun& r : read_runs(in, p, part + "/runs.csv")) {
-        if (!p.mine(r.run)) return usage(part + "/runs.csv: run " + std::to_string(r.run) + " is not one of its shard's");
+        if (!p.mine(r.run)) return fail_usage(part + "/runs.csv: run " + std::to_string(r.run) + " is not one of its shard's");
         runs.push_back(std::move(r));
       }
     } catch (const std::exception& e) {
-      return usage(e.what());
+      return fail_usage(e.what());
     }
   }
   for (std::uint32_t s = 0; s < plan->shards; ++s) {
-    if (!shard_seen[s]) return usage("shard " + std::to_string(s + 1) + "/" + std::to_string(plan->shards) + " is missing");
+    if (!shard_seen[s]) return fail_usage("shard " + std::to_string(s + 1) + "/" + std::to_string(plan->shards) + " is missing");
   }
   std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (runs[i].run != i) return usage("run " + std::to_string(i) + " of the sweep is missing or given twice");
+    if (runs[i].run != i) return fail_usage("run " + std::to_string(i) + " of the sweep is missing or given twice");
   }
-  if (runs.size() != plan->runs()) return usage("the shards hold " + std::to_string(runs.size()) + " of the sweep's " + std::to_string(plan->runs()) + " runs");
+  if (runs.size() != plan->runs()) return fail_usage("the shards hold " + std::to_string(runs.size()) + " of the sweep's " + std::to_string(plan->runs()) + " runs");
   const System* system = find_system(plan->system);
-  if (system == nullptr) return usage("the sweep's system '" + plan->system + "' is not one this relaysim knows");
-  if (auto bad = prepare_result_dir(args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return usage("merge: " + *bad);
+  if (system == nullptr) return fail_usage("the sweep's system '" + plan->system + "' is not one this relaysim knows");
+  if (auto bad = prepare_result_dir(args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return fail_usage("merge: " + *bad);
   plan->shard = plan->shards = 1;
-  if (auto bad = write_runs(args.out, *plan, runs)) return incomplete(*bad);
+  if (auto bad = write_runs(args.out, *plan, runs)) return fail_incomplete(*bad);
   const std::vector<SweepPoint> table = summarize(*plan, runs);
-  if (auto bad = write_summary(args.out, *plan, table)) return incomplete(*bad);
+  if (auto bad = write_summary(args.out, *plan, table)) return fail_incomplete(*bad);
   std::string problem;
   const std::vector<std::size_t> shown = shown_metrics(*plan, args.show, problem);
-  if (!problem.empty()) return usage(problem);
+  if (!problem.empty()) return fail_usage(problem);
   std::cout << "merged " << args.parts.size() << " shards: " << plan->points() << " points x " << plan->replications
             << " replications\n";
   print_table(std::cout, *plan, *system, table, shown);

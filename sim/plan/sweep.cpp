@@ -40,32 +40,6 @@ std::string short_number(double v) {
   return buf;
 }
 
-// The fields of one CSV line (quotes as csv_field writes them).
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 Axis parse_axis(std::string_view text) {
@@ -201,7 +175,7 @@ std::vector<SweepRun> read_runs(std::istream& in, const SweepPlan& plan, const s
   std::vector<SweepRun> out;
   for (std::size_t n = 2; std::getline(in, line); ++n) {
     const auto bad = [&](const std::string& why) { return std::runtime_error(name + ":" + std::to_string(n) + ": " + why); };
-    const std::vector<std::string> f = split_csv(line);
+    const std::vector<std::string> f = csv_fields(line);
     if (f.size() != fields) throw bad("expected " + std::to_string(fields) + " fields, found " + std::to_string(f.size()));
     long long run = 0;
     if (!whole(f[0], run) || run < 0 || static_cast<std::size_t>(run) >= plan.runs()) throw bad("no run of this sweep is numbered '" + f[0] + "'");

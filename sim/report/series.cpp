@@ -70,6 +70,31 @@ std::string csv_field(std::string_view text) {
   return quoted + "\"";
 }
 
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
 void write_series_header(std::ostream& out, std::span<const SeriesColumn> columns) {
   out << "start_s,end_s";
   for (const SeriesColumn& c : columns) out << ',' << c.name;

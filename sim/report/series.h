@@ -145,7 +145,8 @@ void write_series_row(std::ostream& out, const SeriesWindow& window, std::span<c
 void write_timeline(std::ostream& out, const std::vector<TimelineEvent>& events);
 void write_record_header(std::ostream& out);
 void write_record(std::ostream& out, const EntityRecord& r);
-// A CSV field, quoted when it must be.
+// A CSV field, quoted when it must be; and a line's fields, unquoted (the inverse).
 std::string csv_field(std::string_view text);
+std::vector<std::string> csv_fields(const std::string& line);
 
 }  // namespace relaysim::sim
