@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -111,13 +112,21 @@ std::string page(const std::string& title, const std::string& intro_html, const 
   return h;
 }
 
-int run_report(const fs::path& dir) {
-  nlohmann::json result;
+// A JSON file of the directory, or why it is not one (`what`: "a run's result").
+std::optional<nlohmann::json> read_json(const fs::path& p, const std::string& what, std::string& problem) {
   try {
-    result = nlohmann::json::parse(read_all(dir / "result.json"));
+    return nlohmann::json::parse(read_all(p));
   } catch (const nlohmann::json::exception& e) {
-    return fail_usage((dir / "result.json").string() + ": not a run's result: " + e.what());
+    problem = p.string() + ": not " + what + ": " + e.what();
+    return std::nullopt;
   }
+}
+
+int run_report(const fs::path& dir) {
+  std::string problem;
+  const auto read = read_json(dir / "result.json", "a run's result", problem);
+  if (!read) return fail_usage(problem);
+  const nlohmann::json& result = *read;
   const std::string system_name = result.value("system", "");
   const System* system = find_system(system_name);
   if (system == nullptr) return fail_usage((dir / "result.json").string() + ": no system named '" + system_name + "'");
@@ -231,12 +240,10 @@ int run_report(const fs::path& dir) {
 }
 
 int sweep_report(const fs::path& dir) {
-  nlohmann::json sweep;
-  try {
-    sweep = nlohmann::json::parse(read_all(dir / "sweep.json"));
-  } catch (const nlohmann::json::exception& e) {
-    return fail_usage((dir / "sweep.json").string() + ": not a sweep's description: " + e.what());
-  }
+  std::string problem;
+  const auto read = read_json(dir / "sweep.json", "a sweep's description", problem);
+  if (!read) return fail_usage(problem);
+  const nlohmann::json& sweep = *read;
   if (!sweep.contains("axes") || sweep["axes"].empty()) return fail_usage((dir / "sweep.json").string() + ": a sweep without axes");
   const std::string axis = sweep["axes"][0].value("path", "");
   std::vector<std::string> metrics = sweep.value("expected", std::vector<std::string>{});
