@@ -32,7 +32,7 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
         out[k].values = r.values;
         // A run whose world could not be built has no figures: n/a, every one.
         if (out[k].values.empty()) out[k].values.assign(r.system().metrics().size(), std::nan(""));
-        for (const sim::MetricRef& m : refs) out[k].targets.push_back(r.report ? r.report->value(m) : std::nan(""));
+        for (const sim::MetricRef& m : refs) out[k].targets.push_back(r.metric(m));
       } catch (const std::exception& e) {
         const std::lock_guard lock(failure_lock);
         if (failure.empty()) failure = what + " " + std::to_string(k) + " failed: " + e.what();

@@ -148,11 +148,11 @@ int run_report(const fs::path& dir) {
     std::getline(t, line);
     while (std::getline(t, line)) {
       std::vector<std::string> f = csv_fields(line);
-      if (f.size() < 5) continue;
+      if (f.size() < 6) continue;
       events.push_back(f);
       const double from = std::atof(f[0].c_str());
       const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
-      if (to > from && f[2] != "breaker" && f[2] != "leader" && f[2] != "async" && shades.size() < 40) {
+      if (to > from && f[5] == "1" && shades.size() < 40) {
         shades.push_back({from, to, f[2] + " " + f[3]});
       }
     }

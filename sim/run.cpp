@@ -1,10 +1,12 @@
 #include "sim/run.h"
 
+#include <cinttypes>
 #include <cmath>
 #include <limits>
 #include <new>
 
 #include "model/store/store_error.h"
+#include "sim/report/text.h"
 #include "sim/scenario/expect.h"
 
 namespace relaysim::sim {
@@ -27,6 +29,12 @@ bool RunResult::pass() const {
     if (!e.ok) return false;
   }
   return true;
+}
+
+double RunResult::metric(const MetricRef& m) const {
+  if (!report) return std::nan("");
+  const std::size_t own = system().metrics().size() - std::size(kRunMetrics);
+  return m.index < own ? report->value(m) : run_metric_value(run, m.index - own);
 }
 
 std::uint64_t default_event_limit(const Scenario& s) {
@@ -67,13 +75,15 @@ class Sampler {
 };
 
 // Runs the kernel to the scenario's end, or until something stops it; returns why it stopped.
-Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit, Sampler& sampler) {
+// The backlog is sampled on its own steps (BacklogTrace::next()), whether or not there is a series.
+Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit, Sampler& sampler,
+                Simulation& world, BacklogTrace& backlog) {
   const Time end = Time{} + s.duration;
   const Duration slice = std::max<Duration>(s.duration / 100, Duration{1});
   for (Time t = Time{}; t < end;) {
-    // A slice ends early where a row of the time series is due: the row sees everything up to
-    // its window's end and nothing after.
-    t = std::min({end, t + slice, sampler.next()});
+    // A slice ends early where a row of the time series or a sample of the backlog is due: it
+    // sees everything up to its time and nothing after.
+    t = std::min({end, t + slice, sampler.next(), backlog.next()});
     for (bool more = true; more;) {
       std::uint64_t n = 0;
       kernel.take_yield();  // a request made by the last event of the previous batch is answered
@@ -86,6 +96,7 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     if (kernel.pending() == 0) return Ending::drained;
     kernel.advance_to(t);
     if (t == sampler.next()) sampler.take(t);
+    if (t == backlog.next()) backlog.take(world.work().open());
   }
   return Ending::finished;
 }
@@ -107,13 +118,15 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   Fingerprint fp;
   fp.mix(s.seed);
   RunContext context{s, kernel, fp, result.ledger, options.sqlite_path, options.series != nullptr, options.records};
+  BacklogTrace backlog(s.duration);
   {
     std::unique_ptr<Simulation> world;
     try {
       world = system.simulate(context);
       Sampler sampler(*world, options.series, options.series_interval, system.series().size());
-      result.ending = run_loop(kernel, s, options, result.event_limit, sampler);
+      result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *world, backlog);
       sampler.take(kernel.now());  // the last window, shorter than the others
+      result.run.work = world->work();
     } catch (const std::bad_alloc&) {
       result.ending = Ending::out_of_memory;
       result.failure = "the machine ran out of memory at virtual " + format_time(kernel.now()) + " after " +
@@ -141,13 +154,25 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   result.fingerprint = fp.value();
   if (!result.report) return result;  // the world could not even be built
 
+  RunFigures& run = result.run;
+  run.seconds = to_seconds(result.end);
+  run.step = backlog.step();
+  run.peak_backlog = backlog.peak();
+  run.mean_backlog = backlog.mean();
+  run.drains = backlog.drains(result.timeline);
+  for (const Drain& d : run.drains) {
+    result.timeline.push_back({d.fault_end, d.drained_by_end() ? d.drained - d.fault_end : result.end - d.fault_end, "drain", d.what,
+                               d.drained_by_end() ? fmt("back to %.0f open, from a peak of %" PRIu64, d.level, d.peak)
+                                                  : fmt("not back to %.0f open by the end", d.level)});
+  }
+
   const std::span<const MetricInfo> table = system.metrics();
   result.values.reserve(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) {
-    result.values.push_back(is_family(table[i].name) ? std::nan("") : result.report->value(MetricRef{i, 0}));
+    result.values.push_back(is_family(table[i].name) ? std::nan("") : result.metric(MetricRef{i, 0}));
   }
   for (const Expectation& e : s.expect) {
-    const double actual = result.report->value(MetricRef{e.metric, e.parameter});
+    const double actual = result.metric(MetricRef{e.metric, e.parameter});
     result.expectations.push_back({e.name + " " + e.text, table[e.metric].unit, holds(e, actual), actual});
   }
   return result;

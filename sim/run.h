@@ -70,11 +70,17 @@ struct RunResult {
   std::vector<double> values;
   std::vector<ExpectationResult> expectations;
   std::unique_ptr<SystemReport> report;
-  // What happened to the world: the scenario's faults and the system's own events, up to `end`.
+  // What happened to the world: the scenario's faults and the system's own events, up to `end`,
+  // and the backlog's drain after each fault.
   std::vector<TimelineEvent> timeline;
+  // What the spine measured: the backlog and its drains, the work done.
+  RunFigures run;
 
   const System& system() const { return *scenario.system; }
   double value(std::size_t metric) const { return values.at(metric); }
+  // Any metric of the system's table, a family's at its parameter: the system's own from its
+  // report, the run metrics (sim/report/run_metrics.h) from `run`. NaN without a report.
+  double metric(const MetricRef& m) const;
   std::uint64_t open_work() const { return report ? report->open_work() : 0; }
   bool drained() const { return ending == Ending::drained; }
   bool hit_event_limit() const { return ending == Ending::event_limit; }

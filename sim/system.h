@@ -26,6 +26,7 @@
 #include "sim/oracle/ledger.h"
 #include "sim/queueing/erlang.h"
 #include "sim/report/metric.h"
+#include "sim/report/run_metrics.h"
 #include "sim/report/series.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/schema.h"
@@ -96,6 +97,9 @@ class Simulation {
   // Requests (or messages) acknowledged and not yet finished: with nothing left to run, more
   // than zero of these is a stall.
   virtual std::uint64_t open_work() = 0;
+  // What the system has acknowledged and finished so far, from its own events: the spine samples
+  // it every second of virtual time (sim/report/backlog.h), so it must cost next to nothing.
+  virtual WorkCount work() = 0;
   // The run is over at `end`. With `judged`, the end-of-run checks run (nothing lost, everything
   // finished in time); a run cut short (interrupted, out of memory) is not judged on those.
   virtual std::unique_ptr<SystemReport> finish(Time end, bool judged) = 0;

@@ -1,7 +1,8 @@
 // The simulated webhook pipeline against queueing theory, as Ciw and the DES literature validate
 // simulators: configured as M/M/c and M/D/1, its mean latency over independent seeds must have a
 // 95 % interval that holds Erlang C's and Pollaczek-Khinchine's value; Little's law holds on
-// every run (series_test.cpp); a backlog built during an outage drains as the fluid model says.
+// every run (series_test.cpp); a backlog built during an outage drains as the fluid model says (the
+// spine's drain_time_s).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -73,37 +74,16 @@ TEST(Theory, AnOutagesBacklogDrainsAsTheFluidModelSays) {
       "    endpoints: [{name: e, count: 10, latency: {exponential: 5s}, down: [{at: 1h, for: 1h}]}]\n"
       "  load: [{rate: 8/s, from: 0s, to: 12h}]\n";
   const Scenario s = parse_scenario(text, "drain.yaml");
-  struct Rows final : SeriesSink {
-    std::vector<std::size_t> columns;  // pending, blocked, in_flight
-    std::vector<double> backlog;
-    std::vector<double> ends;
-    void row(const SeriesWindow& w, std::span<const double> v) override {
-      double open = 0;
-      for (std::size_t c : columns) open += v[c];
-      backlog.push_back(open);
-      ends.push_back(to_seconds(w.end));
-    }
-  } rows;
-  const auto cols = s.system->series();
-  for (std::size_t c = 0; c < cols.size(); ++c) {
-    if (cols[c].name == "pending" || cols[c].name == "blocked" || cols[c].name == "in_flight") rows.columns.push_back(c);
-  }
-  ASSERT_EQ(rows.columns.size(), 3u);
-  RunOptions o;
-  o.series = &rows;
-  const RunResult r = run_scenario(s, std::move(o));
-  // Drained: the first minute after the outage whose backlog is back to the load's own level
-  // (λ × the mean service time, 40, and its noise).
-  double drained_at = 0;
-  for (std::size_t i = 0; i < rows.backlog.size(); ++i) {
-    if (rows.ends[i] > 7200 && rows.backlog[i] <= 60) {
-      drained_at = rows.ends[i];
-      break;
-    }
-  }
+  const RunResult r = run_scenario(s);
+  // The spine's drain time: from the outage's end until the backlog is back at its level before
+  // it (its mean over the 5 minutes before).
+  ASSERT_EQ(r.run.drains.size(), 1u);
+  const Drain& d = r.run.drains[0];
+  ASSERT_TRUE(d.drained_by_end()) << "the backlog never drained";
+  EXPECT_NEAR(d.level, 40, 10) << "λ × the mean service time";
   const double want = queueing::fluid_drain_s(3600, 0.8);
-  ASSERT_GT(drained_at, 0) << "the backlog never drained";
-  EXPECT_NEAR(drained_at - 7200, want, 0.1 * want) << "drained " << (drained_at - 7200) / 60 << " min after the outage";
+  EXPECT_NEAR(d.seconds(), want, 0.1 * want) << "drained " << d.seconds() / 60 << " min after the outage";
+  EXPECT_EQ(r.value(find_metric(s.system->metrics(), "drain_time_s")->index), d.seconds()) << "the metric expect: reads";
 }
 
 }  // namespace

@@ -91,6 +91,7 @@ class Simulation final : public sim::Simulation {
   }
 
   std::uint64_t open_work() override { return unresolved(); }
+  WorkCount work() override { return {metrics_.committed, metrics_.finals}; }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
@@ -110,7 +111,7 @@ class Simulation final : public sim::Simulation {
     add_to_timeline(spec_.downstream.slowdowns, "downstream", timeline);
     add_to_timeline(spec_.coordinator.slowdowns, "coordinator", timeline);
     for (const ShardFault& sf : spec_.shard_faults) {
-      timeline.push_back({sf.window.at, sf.window.length, "store_fault", "shard-" + std::to_string(sf.shard), std::string(to_string(sf.failure))});
+      timeline.push_back({sf.window.at, sf.window.length, "store_fault", "shard-" + std::to_string(sf.shard), std::string(to_string(sf.failure)), true});
     }
     for (const Term& t : f.metrics.terms) {
       timeline.push_back({t.from, t.to == kTimeNever ? kForever : t.to - t.from, "leader", "shard-" + std::to_string(t.shard),

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 
 #include "model/core/time.h"
 
@@ -18,6 +19,8 @@ class LatencyHistogram {
   Duration quantile(double q) const;
   Duration max() const { return max_; }
   double mean_seconds() const { return count_ == 0 ? 0.0 : sum_s_ / static_cast<double>(count_); }
+  // The mean as a metric shows it: no figure (NaN) when nothing was measured.
+  double mean_metric_s() const { return count_ == 0 ? std::numeric_limits<double>::quiet_NaN() : mean_seconds(); }
 
  private:
   static constexpr int kSub = 16;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "model/core/time.h"
 
@@ -80,6 +81,7 @@ std::string format_value(Unit unit, double v) {
       std::snprintf(buf, sizeof buf, "%.4g", v);
       return buf;
     case Unit::seconds:
+      if (v == std::numeric_limits<double>::infinity()) return "never";
       if (!std::isfinite(v) || std::fabs(v) >= 9e9) {
         std::snprintf(buf, sizeof buf, "%gs", v);
         return buf;

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace relaysim::sim {
 
@@ -57,9 +58,20 @@ auto infos_of() {
   }();
   return std::span<const Info>(infos);
 }
+// The metrics every run has, whatever its system (sim/report/run_metrics.h).
+std::span<const MetricInfo> run_metric_infos();
+// A system's metrics as `expect:`, the JSON and the docs see them: its own table's, followed by
+// the run metrics (the spine computes those; SystemReport::value is asked only for its own).
 template <const auto& Table>
 std::span<const MetricInfo> metric_infos_of() {
-  return infos_of<Table>();
+  static const auto infos = [] {
+    const auto own = infos_of<Table>();
+    const auto run = run_metric_infos();
+    std::vector<MetricInfo> out(own.begin(), own.end());
+    out.insert(out.end(), run.begin(), run.end());
+    return out;
+  }();
+  return infos;
 }
 
 // A metric's index in a system's table by name, checked when the program is compiled.

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "sim/system.h"
 
 namespace relaysim::sim {
@@ -18,7 +19,10 @@ class ReportOf : public SystemReport {
   explicit ReportOf(Figures figures, std::vector<TimelineEvent> timeline = {})
       : f_(std::move(figures)), timeline_(std::move(timeline)) {}
 
-  double value(const MetricRef& m) const override { return Metrics[m.index].value(f_, m.parameter); }
+  double value(const MetricRef& m) const override {
+    RELAYSIM_ASSERT(m.index < std::size(Metrics), "the system's own metric: the spine serves the run metrics");
+    return Metrics[m.index].value(f_, m.parameter);
+  }
   std::uint64_t open_work() const override { return f_.unresolved; }
   void timeline(std::vector<TimelineEvent>& out) const override { out.insert(out.end(), timeline_.begin(), timeline_.end()); }
 

@@ -50,13 +50,13 @@ void scenario_timeline(const Scenario& s, Time end, std::vector<TimelineEvent>& 
     if (c.restart_after < kForever) {
       detail += std::string(detail.empty() ? "" : "; ") + "restarts after " + format_duration(c.restart_after);
     }
-    out.push_back({c.at, c.restart_after < kForever ? c.restart_after : kForever, "crash", pod_name(c.pod), detail});
+    out.push_back({c.at, c.restart_after < kForever ? c.restart_after : kForever, "crash", pod_name(c.pod), detail, true});
   }
   for (const PauseFault& p : s.pauses) {
-    if (p.at < end) out.push_back({p.at, p.length, "pause", pod_name(p.pod), ""});
+    if (p.at < end) out.push_back({p.at, p.length, "pause", pod_name(p.pod), "", true});
   }
   for (const StoreFault& f : s.store_faults) {
-    if (f.window.at < end) out.push_back({f.window.at, f.window.length, "store_fault", "store", std::string(to_string(f.failure))});
+    if (f.window.at < end) out.push_back({f.window.at, f.window.length, "store_fault", "store", std::string(to_string(f.failure)), true});
   }
 }
 
@@ -117,13 +117,13 @@ void write_timeline(std::ostream& out, const std::vector<TimelineEvent>& events)
   sorted.reserve(events.size());
   for (const TimelineEvent& e : events) sorted.push_back(&e);
   std::stable_sort(sorted.begin(), sorted.end(), [](const TimelineEvent* a, const TimelineEvent* b) { return a->at < b->at; });
-  out << "start_s,end_s,kind,subject,detail\n";
+  out << "start_s,end_s,kind,subject,detail,fault\n";
   for (const TimelineEvent* e : sorted) {
     put_time(out, e->at);
     out << ',';
     // A window that never ends has no end to write.
     if (e->length < kForever) put_time(out, e->at + e->length);
-    out << ',' << csv_field(e->kind) << ',' << csv_field(e->subject) << ',' << csv_field(e->detail) << '\n';
+    out << ',' << csv_field(e->kind) << ',' << csv_field(e->subject) << ',' << csv_field(e->detail) << ',' << (e->fault ? 1 : 0) << '\n';
   }
 }
 

@@ -114,6 +114,10 @@ struct TimelineEvent {
   std::string kind;     // "outage", "crash", "breaker", ...
   std::string subject;  // what it happened to: "serviceb", "pod-1"
   std::string detail;   // "closed -> open", "restarts after 30s"
+  // Something went wrong in the world (an outage, a crash, a store fault), as opposed to what the
+  // system did about it (a breaker opening, a new leader): a report shades it, and the backlog
+  // is measured draining after it (sim/report/backlog.h).
+  bool fault = false;
 };
 
 // The timeline of the faults a scenario's top level declares (crashes, restarts, pauses, store

@@ -12,6 +12,24 @@ namespace relaysim::sim {
 
 namespace {
 std::string hex(std::uint64_t v) { return fmt("%016" PRIx64, v); }
+std::string drain_text(const Drain& d) {
+  return d.drained_by_end() ? "drained " + format_duration(d.drained - d.fault_end) + " after it ended" : "not drained by the end";
+}
+
+// The spine's own figures: the backlog, how fast work went through, and the drain after each fault.
+void print_backlog(std::ostream& out, const RunResult& r) {
+  const RunFigures& f = r.run;
+  out << "Backlog (sampled every " << format_duration(f.step) << ")\n";
+  out << "  peak " << f.peak_backlog << " open,  mean " << fmt("%.1f", f.mean_backlog) << ";  "
+      << fmt("%.4g", f.seconds > 0 ? static_cast<double>(f.work.opened) / f.seconds : 0.0) << " acknowledged and "
+      << fmt("%.4g", f.seconds > 0 ? static_cast<double>(f.work.finished) / f.seconds : 0.0) << " finished per second\n";
+  for (const Drain& d : f.drains) {
+    out << "  " << d.what << "  " << format_time(d.fault_start) << " - " << format_time(d.fault_end) << ":  peak " << d.peak
+        << " open (from " << fmt("%.0f", d.level) << "), " << drain_text(d) << "\n";
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall) {
@@ -22,7 +40,10 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
   out << "  virtual " << format_time(r.end) << (r.drained() ? " (nothing left to do)" : "") << " in "
       << fmt("%.2f", wall.seconds) << " s wall;  " << r.events << " events, "
       << fmt("%.3g", wall.seconds > 0 ? static_cast<double>(r.events) / wall.seconds : 0.0) << " events/s\n\n";
-  if (r.report) r.report->print(out, wall.seconds);
+  if (r.report) {
+    r.report->print(out, wall.seconds);
+    print_backlog(out, r);
+  }
 
   out << "Invariants" << (r.judged() ? "" : " (checked while the run lasted; the end-of-run checks did not run)") << "\n";
   const auto invariants = r.ledger.invariants();
@@ -117,6 +138,22 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
     r.report->to_json(j, wall.seconds);
     j["notes"] = r.report->notes();
   }
+  json drains = json::array();
+  for (const Drain& d : r.run.drains) {
+    drains.push_back({{"faults", d.what},
+                      {"fault_start_s", to_seconds(d.fault_start)},
+                      {"fault_end_s", to_seconds(d.fault_end)},
+                      {"level", d.level},
+                      {"peak", d.peak},
+                      {"drained_s", d.drained_by_end() ? json(to_seconds(d.drained)) : json(nullptr)},
+                      {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)}});
+  }
+  j["backlog"] = {{"step_s", to_seconds(r.run.step)},
+                  {"peak", r.run.peak_backlog},
+                  {"mean", r.run.mean_backlog},
+                  {"acknowledged", r.run.work.opened},
+                  {"finished", r.run.work.finished},
+                  {"drains", drains}};
   json metrics = json::object();
   const auto table = s.system->metrics();
   for (std::size_t i = 0; i < table.size() && i < r.values.size(); ++i) {

@@ -57,6 +57,7 @@ class Simulation final : public sim::Simulation {
   }
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
+  WorkCount work() override { return {metrics_.accepted, metrics_.finals}; }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
@@ -69,7 +70,7 @@ class Simulation final : public sim::Simulation {
         f.quotas.push_back({spec.businesses[i].name, spec.businesses[i].quota, store_->quota_used(World::business_id(i), period)});
       }
     } else {
-      f.unresolved = metrics_.accepted - std::min(metrics_.accepted, metrics_.finals);
+      f.unresolved = work().open();
     }
     for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
     for (int c = 0; c < kDuplicateCauseCount; ++c) f.duplicates[static_cast<std::size_t>(c)] = oracle_.duplicates(static_cast<DuplicateCause>(c));
@@ -80,7 +81,10 @@ class Simulation final : public sim::Simulation {
     f.end = end;
     f.metrics = std::move(metrics_);
     std::vector<TimelineEvent> timeline;
-    for (const ProviderSpec& p : spec_of(ctx_.scenario).providers) {
+    const SmsSpec& sms = spec_of(ctx_.scenario);
+    add_to_timeline(sms.redis.outages, "redis", timeline);
+    for (const Window& w : sms.redis.restarts) timeline.push_back({w.at, w.length, "restart", "redis", "down, then back with no data", true});
+    for (const ProviderSpec& p : sms.providers) {
       add_to_timeline(p.outages, "provider " + p.name, timeline);
       add_to_timeline(p.slowdowns, "provider " + p.name, timeline);
     }

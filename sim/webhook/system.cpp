@@ -99,6 +99,10 @@ class Simulation final : public sim::Simulation {
   }
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
+  // (Each replay opens a request again.)
+  WorkCount work() override {
+    return {metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)], metrics_.terminal_requests};
+  }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
@@ -110,9 +114,7 @@ class Simulation final : public sim::Simulation {
     } else {
       // A run cut short may have left the store unusable (out of memory, a failed database):
       // count from what the platform reported instead.
-      // (Each replay opens a request again.)
-      const std::uint64_t opened = metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)];
-      f.unresolved = opened - std::min(opened, metrics_.terminal_requests);
+      f.unresolved = work().open();
     }
     for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
     for (int c = 0; c < kDuplicateCauseCount; ++c) f.oracle.duplicates[static_cast<std::size_t>(c)] = requests_->duplicates(static_cast<DuplicateCause>(c));
@@ -122,6 +124,9 @@ class Simulation final : public sim::Simulation {
     f.oracle.retry_after_honoured = requests_->retry_after_honoured();
     f.oracle.lost = requests_->lost();
     f.end = end;
+    const relaysim::webhook::PlatformConfig& platform = spec_of(ctx_.scenario).platform;
+    f.busy_s = to_seconds(world_->busy_time());
+    f.slot_s = static_cast<double>(platform.pods) * platform.concurrency_per_pod * to_seconds(end);
     f.metrics = std::move(metrics_);
     // A run that drained ended early only because nothing could happen any more: a crash due
     // before the scenario's end never came. A run cut short may still have had it coming.
@@ -133,10 +138,10 @@ class Simulation final : public sim::Simulation {
       timeline.push_back({c.at, {}, "url_change", "serviceb", fmt("%g%% of the cxids get a new URL", 100 * c.fraction)});
     }
     for (const EndpointGroup& g : spec.endpoints) {
-      for (const Window& w : g.down) timeline.push_back({w.at, w.length, "down", "endpoints " + g.name, "connections refused"});
+      for (const Window& w : g.down) timeline.push_back({w.at, w.length, "down", "endpoints " + g.name, "connections refused", true});
       for (const Incident& i : g.incidents) {
         timeline.push_back({i.window.at, i.window.length, "incident", "endpoints " + g.name,
-                            fmt("%g%% of calls answered %d", 100 * i.rate, i.status)});
+                            fmt("%g%% of calls answered %d", 100 * i.rate, i.status), true});
       }
     }
     for (const BreakerTransition& t : f.metrics.transitions) {

@@ -1,0 +1,66 @@
+// The backlog of a run — requests or messages acknowledged and not yet finished — sampled by the
+// spine at a fixed step of virtual time for every run of every system, and what is read from it:
+// its peak, its time-average (L in Little's law) and how long it took to come back after each
+// fault (the drain time a capacity planner asks for: "how long does a 2 h outage take to drain?").
+//
+// Sampling reads a counter the system keeps from its own events and schedules nothing, so a run
+// has the same events and fingerprint however it is sampled.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/core/time.h"
+#include "sim/report/series.h"
+
+namespace relaysim::sim {
+
+// What the backlog did around one fault episode: a fault window, or several whose effects ran
+// into each other (a window that begins before the backlog of the one before has drained joins
+// its episode).
+struct Drain {
+  Time fault_start{};
+  Time fault_end{};        // the end of the episode's last window
+  double level = 0;        // the backlog before the episode: its mean over the 5 minutes before
+  std::uint64_t peak = 0;  // the most open at once from the episode's start until drained
+  Time drained = kTimeNever;  // the first sample at or after fault_end back at `level` or below
+  std::string what;           // the episode's windows: "outage serviceb, crash pod-1"
+
+  bool drained_by_end() const { return drained != kTimeNever; }
+  // From the end of the faults until the backlog was back at its level (+inf: never, in the run).
+  double seconds() const;
+};
+
+class BacklogTrace {
+ public:
+  // A sample every second, or every 1/100 000 of a longer run, so a month-long run costs no more
+  // than a day's: the resolution of every drain time.
+  static Duration step_for(Duration run_length);
+
+  explicit BacklogTrace(Duration run_length);
+
+  Duration step() const { return step_; }
+  // When the next sample is due.
+  Time next() const { return Time{} + step_ * static_cast<std::int64_t>(samples_.size() + 1); }
+  // The backlog at next().
+  void take(std::uint64_t open) { samples_.push_back(open); }
+
+  std::uint64_t peak() const;
+  // The time-average over the samples taken (0 with none).
+  double mean() const;
+  // The drain of every fault episode whose windows (TimelineEvent::fault, with an end) lie
+  // within the samples; one that begins at the run's start has no level to come back to and is
+  // left out.
+  std::vector<Drain> drains(const std::vector<TimelineEvent>& timeline) const;
+
+ private:
+  // The sample at or before `t` (0 before the first).
+  std::size_t index_at(Time t) const;
+  Time time_of(std::size_t i) const { return Time{} + step_ * static_cast<std::int64_t>(i + 1); }
+
+  Duration step_;
+  std::vector<std::uint64_t> samples_;  // samples_[i]: the backlog at (i + 1) steps
+};
+
+}  // namespace relaysim::sim

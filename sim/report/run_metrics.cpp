@@ -1,0 +1,24 @@
+#include "sim/report/run_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/core/assert.h"
+
+namespace relaysim::sim {
+
+double RunFigures::drain_time_s() const {
+  if (drains.empty()) return std::nan("");
+  double longest = 0;
+  for (const Drain& d : drains) longest = std::max(longest, d.seconds());
+  return longest;
+}
+
+std::span<const MetricInfo> run_metric_infos() { return infos_of<kRunMetrics>(); }
+
+double run_metric_value(const RunFigures& f, std::size_t index) {
+  RELAYSIM_ASSERT(index < std::size(kRunMetrics), "a run metric");
+  return kRunMetrics[index].value(f);
+}
+
+}  // namespace relaysim::sim

@@ -1,0 +1,56 @@
+// The metrics every run has, whatever its system: what the spine reads from the backlog it samples
+// (sim/report/backlog.h) and from the work the system counted. They follow each system's own
+// metrics in its table (metric_infos_of, sim/report/metric.h), so `expect:`, `relaysim metrics`,
+// the JSON, sweeps, `relaysim plan` and the docs serve them as they serve the system's own.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/report/backlog.h"
+#include "sim/report/metric.h"
+
+namespace relaysim::sim {
+
+// Requests (or messages) a system has acknowledged and finished so far, as its own events counted
+// them. Cheap to ask every second of virtual time.
+struct WorkCount {
+  std::uint64_t opened = 0;    // acknowledged (a replay opens a request again)
+  std::uint64_t finished = 0;  // reached a final state, whichever
+  std::uint64_t open() const { return opened - std::min(opened, finished); }
+};
+
+// What the spine measured of one run.
+struct RunFigures {
+  double seconds = 0;  // virtual time the run lasted
+  WorkCount work;
+  std::uint64_t peak_backlog = 0;
+  double mean_backlog = 0;
+  std::vector<Drain> drains;
+  Duration step{};  // the backlog's sampling step: the resolution of drain times
+
+  // The longest drain (+inf when one never drained; NaN with no fault to drain from).
+  double drain_time_s() const;
+};
+
+struct RunMetric {
+  MetricInfo info;
+  double (*value)(const RunFigures& f);
+};
+
+// clang-format off
+inline constexpr RunMetric kRunMetrics[] = {
+    {{"throughput_per_s", Unit::number, "requests or messages that reached a final state, per second of the run"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.finished), f.seconds); }},
+    {{"arrivals_per_s", Unit::number, "requests or messages acknowledged, per second of the run (λ in Little's law)"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.opened), f.seconds); }},
+    {{"peak_backlog", Unit::count, "the most requests or messages acknowledged and not final at once (sampled every second, or every 1/100000 of a longer run)"}, [](const RunFigures& f) { return metric_math::d(f.peak_backlog); }},
+    {{"mean_backlog", Unit::number, "requests or messages acknowledged and not final, on average over the run (L in Little's law)"}, [](const RunFigures& f) { return f.mean_backlog; }},
+    {{"drain_time_s", Unit::seconds, "after a fault window ends, the time until the backlog is back at its level before the fault; the longest over the run's faults (never: one did not drain; n/a: no fault)"}, [](const RunFigures& f) { return f.drain_time_s(); }},
+};
+// clang-format on
+
+// The value of the run metric at `index` of kRunMetrics.
+double run_metric_value(const RunFigures& f, std::size_t index);
+
+}  // namespace relaysim::sim

@@ -1,0 +1,124 @@
+// The backlog the spine samples on every run, and the run metrics read from it: the peak, the
+// mean, and the drain after each fault — on made-up samples, where the answer is known, and on
+// whole runs of every system.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "sim/report/backlog.h"
+#include "sim/run.h"
+#include "sim/scenario/loader.h"
+#include "tests/scenario_helpers.h"
+
+namespace relaysim::sim {
+namespace {
+
+using std::chrono::seconds;
+
+Time at(int s) { return Time{} + seconds(s); }
+
+// A trace of an hour, one sample a second: `level` open, except `high` from `from` to `to`.
+BacklogTrace trace(std::uint64_t level, std::uint64_t high, int from, int to) {
+  BacklogTrace t(std::chrono::hours(1));
+  EXPECT_EQ(t.step(), seconds(1));
+  for (int s = 1; s <= 3600; ++s) {
+    EXPECT_EQ(t.next(), at(s));
+    t.take(s >= from && s < to ? high : level);
+  }
+  return t;
+}
+
+TimelineEvent fault(int from, int to, const char* subject = "serviceb") { return {at(from), seconds(to - from), "outage", subject, "", true}; }
+
+TEST(Backlog, PeakAndMeanAreOverEverySample) {
+  const BacklogTrace t = trace(10, 100, 1000, 1360);  // a tenth of the hour at 100
+  EXPECT_EQ(t.peak(), 100u);
+  EXPECT_DOUBLE_EQ(t.mean(), 0.9 * 10 + 0.1 * 100);
+}
+
+TEST(Backlog, ADrainIsFromTheFaultsEndUntilTheLevelBeforeIt) {
+  // The outage is 600..900; the backlog stays high until 1500.
+  const BacklogTrace t = trace(10, 80, 600, 1500);
+  const auto drains = t.drains({fault(600, 900)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].fault_start, at(600));
+  EXPECT_EQ(drains[0].fault_end, at(900));
+  EXPECT_DOUBLE_EQ(drains[0].level, 10);
+  EXPECT_EQ(drains[0].peak, 80u);
+  EXPECT_EQ(drains[0].drained, at(1500));
+  EXPECT_DOUBLE_EQ(drains[0].seconds(), 600);
+  EXPECT_EQ(drains[0].what, "outage serviceb");
+}
+
+TEST(Backlog, WhatIsNotAFaultOrHasNoLevelToComeBackToIsLeftOut) {
+  const BacklogTrace t = trace(10, 80, 600, 1500);
+  TimelineEvent breaker = fault(600, 900);
+  breaker.fault = false;
+  EXPECT_TRUE(t.drains({breaker}).empty()) << "a breaker's open window is the system's doing, not a fault";
+  EXPECT_TRUE(t.drains({fault(0, 900)}).empty()) << "a fault from the start has no level before it";
+  EXPECT_TRUE(t.drains({fault(3000, 4000)}).empty()) << "a fault that outlasts the run has not ended";
+  TimelineEvent forever = fault(600, 900);
+  forever.length = kForever;
+  EXPECT_TRUE(t.drains({forever}).empty());
+}
+
+TEST(Backlog, AFaultBeforeTheLastDrainedJoinsItsEpisode) {
+  // Two outages 600..700 and 1000..1100, the backlog high throughout 600..1500: one episode.
+  const BacklogTrace t = trace(10, 80, 600, 1500);
+  const auto drains = t.drains({fault(1000, 1100, "redis"), fault(600, 700)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].fault_start, at(600));
+  EXPECT_EQ(drains[0].fault_end, at(1100));
+  EXPECT_DOUBLE_EQ(drains[0].seconds(), 400);
+  EXPECT_EQ(drains[0].what, "outage serviceb, outage redis");
+  // Far apart, each is its own.
+  EXPECT_EQ(t.drains({fault(600, 700), fault(2000, 2100)}).size(), 2u);
+}
+
+TEST(Backlog, ABacklogThatNeverComesBackNeverDrained) {
+  const BacklogTrace t = trace(10, 80, 600, 4000);
+  const auto drains = t.drains({fault(600, 900)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_FALSE(drains[0].drained_by_end());
+  EXPECT_TRUE(std::isinf(drains[0].seconds()));
+  RunFigures f;
+  f.drains = drains;
+  EXPECT_TRUE(std::isinf(f.drain_time_s()));
+  EXPECT_EQ(format_value(Unit::seconds, f.drain_time_s()), "never");
+  EXPECT_TRUE(std::isnan(RunFigures{}.drain_time_s())) << "no fault, no drain time";
+}
+
+TEST(Backlog, ALongRunIsSampledMoreCoarsely) {
+  EXPECT_EQ(BacklogTrace::step_for(std::chrono::hours(24)), seconds(1));
+  EXPECT_EQ(BacklogTrace::step_for(std::chrono::hours(24 * 30)), seconds(25) + std::chrono::milliseconds(920));
+}
+
+// On real runs: the backlog the system counts from its events is the store's open work at the
+// end, the run metrics are in the table `expect:` reads, and a fault's drain shows in the timeline.
+class EverySystemsBacklog : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EverySystemsBacklog, IsTheOpenWorkAndServesTheRunMetrics) {
+  const Scenario s = load_scenario(testing::scenario_path(GetParam()));
+  const RunResult r = run_scenario(s);
+  ASSERT_TRUE(r.pass()) << testing::failures(r);
+  EXPECT_EQ(r.run.work.open(), r.open_work());
+  EXPECT_GT(r.run.work.finished, 0u);
+  const auto metrics = r.system().metrics();
+  const auto throughput = find_metric(metrics, "throughput_per_s");
+  ASSERT_TRUE(throughput) << "the run metrics follow every system's own";
+  EXPECT_DOUBLE_EQ(r.value(throughput->index), static_cast<double>(r.run.work.finished) / to_seconds(r.end));
+  EXPECT_GE(r.value(find_metric(metrics, "peak_backlog")->index), r.value(find_metric(metrics, "mean_backlog")->index));
+  ASSERT_FALSE(r.run.drains.empty()) << GetParam() << " has a fault to drain from";
+  std::size_t drains = 0;
+  for (const TimelineEvent& e : r.timeline) drains += e.kind == "drain" ? 1 : 0;
+  EXPECT_EQ(drains, r.run.drains.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backlog, EverySystemsBacklog,
+                         ::testing::Values("serviceb-outage", "sms-provider-outage-failover", "outbox-broker-outage"));
+
+}  // namespace
+}  // namespace relaysim::sim
