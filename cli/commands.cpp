@@ -2,6 +2,7 @@
 #include "cli/outputs.h"
 
 #include <fcntl.h>
+#include <nlohmann/json.hpp>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>

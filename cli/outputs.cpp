@@ -1,6 +1,7 @@
 #include "cli/outputs.h"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "cli/result_dir.h"
 #include "sim/scenario/writer.h"

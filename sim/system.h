@@ -9,7 +9,7 @@
 // sim/systems.cpp is the one place that lists the systems.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <memory>

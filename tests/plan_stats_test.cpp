@@ -1,5 +1,6 @@
 // The sweep's arithmetic: Student-t intervals, the grid, and runs.csv read back exactly.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <sstream>

@@ -1,5 +1,6 @@
 #include "sim/outbox/report.h"
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sim/report/text.h"

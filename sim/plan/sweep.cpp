@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <istream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <ostream>
 #include <stdexcept>

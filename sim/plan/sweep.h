@@ -9,7 +9,7 @@
 // thread: the command line runs the runs in parallel.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <iosfwd>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sim/report/text.h"

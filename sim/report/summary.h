@@ -3,7 +3,7 @@
 // adds its own section (SystemReport).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 
 #include "sim/run.h"

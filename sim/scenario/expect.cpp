@@ -19,16 +19,8 @@ std::string_view to_string(CompareOp op) {
   return "?";
 }
 
-namespace {
-std::string_view trim(std::string_view v) {
-  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
-  return v;
-}
-}  // namespace
-
 std::optional<std::string> parse_comparison(std::string_view s, Unit unit, CompareOp& op, double& value) {
-  s = trim(s);
+  s = trim_blanks(s);
   const std::string whole(s);
   op = CompareOp::eq;
   static constexpr std::pair<std::string_view, CompareOp> kOps[] = {
@@ -41,9 +33,9 @@ std::optional<std::string> parse_comparison(std::string_view s, Unit unit, Compa
       break;
     }
   }
-  s = trim(s);
+  s = trim_blanks(s);
   const bool percent = !s.empty() && s.back() == '%';
-  if (percent) s = trim(s.substr(0, s.size() - 1));
+  if (percent) s = trim_blanks(s.substr(0, s.size() - 1));
   const char* examples = unit == Unit::count   ? "0, \"<= 10\", \">= 1\" or \"!= 0\" (a count)"
                          : unit == Unit::ratio   ? "\"100%\", \"< 0.1%\" or \">= 99.9%\" (a ratio)"
                          : unit == Unit::seconds ? "\"< 30s\", \"<= 2m\" or \"== 0s\" (a time)"

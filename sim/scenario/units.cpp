@@ -8,19 +8,20 @@
 
 namespace relaysim::sim {
 
-namespace {
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
 }
 
+namespace {
+
 // Splits "12.5ms" into 12.5 and "ms".
 bool number_and_unit(std::string_view s, double& number, std::string_view& unit) {
-  s = trim(s);
+  s = trim_blanks(s);
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), number);
   if (ec != std::errc{} || end == s.data() || !std::isfinite(number)) return false;
-  unit = trim(std::string_view(end, static_cast<std::size_t>(s.data() + s.size() - end)));
+  unit = trim_blanks(std::string_view(end, static_cast<std::size_t>(s.data() + s.size() - end)));
   return true;
 }
 }  // namespace
@@ -39,7 +40,7 @@ static bool duration_unit(std::string_view unit, double& ns_per) {
 
 // The duration in nanoseconds, as a double (exact for every duration a run can use).
 static bool parse_duration_ns(std::string_view text, double& ns) {
-  std::string_view s = trim(text);
+  std::string_view s = trim_blanks(text);
   if (s == "0") {
     ns = 0;
     return true;
@@ -53,14 +54,14 @@ static bool parse_duration_ns(std::string_view text, double& ns) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     if (ec != std::errc{} || end == s.data() || !std::isfinite(n) || n < 0) return false;
     s.remove_prefix(static_cast<std::size_t>(end - s.data()));
-    s = trim(s);  // "10 ms" reads like "10ms"
+    s = trim_blanks(s);  // "10 ms" reads like "10ms"
     std::size_t unit_len = 0;
     while (unit_len < s.size() && std::isalpha(static_cast<unsigned char>(s[unit_len])) != 0) ++unit_len;
     double ns_per = 0;
     if (!duration_unit(s.substr(0, unit_len), ns_per)) return false;
     if (any && ns_per >= last_unit) return false;
     last_unit = ns_per;
-    s = trim(s.substr(unit_len));
+    s = trim_blanks(s.substr(unit_len));
     total_ns += n * ns_per;
     any = true;
   }

@@ -22,6 +22,9 @@ bool parse_duration_seconds(std::string_view text, double& seconds);
 bool parse_rate(std::string_view text, double& per_second);
 bool parse_fraction(std::string_view text, double& out);
 
+// `s` without the spaces and tabs at either end.
+std::string_view trim_blanks(std::string_view s);
+
 // Edit distance, for did-you-mean suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 

@@ -1,6 +1,7 @@
 #include "sim/sms/report.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 #include "sim/report/text.h"
 

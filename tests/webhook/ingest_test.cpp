@@ -2,14 +2,12 @@
 
 #include "model/webhook/memory_store.h"
 #include "model/webhook/ingest.h"
+#include "tests/manual_clock.h"
 
 namespace relaysim::webhook {
 namespace {
 
-struct ManualClock final : Clock {
-  Time t{};
-  Time now() const override { return t; }
-};
+using testing::ManualClock;
 
 struct IngestTest : ::testing::Test {
   ManualClock clock;

@@ -4,16 +4,14 @@
 #include <vector>
 
 #include "model/webhook/url_resolver.h"
+#include "tests/manual_clock.h"
 
 namespace relaysim::webhook {
 namespace {
 
 using std::chrono::seconds;
 
-struct ManualClock final : Clock {
-  Time t{};
-  Time now() const override { return t; }
-};
+using testing::ManualClock;
 
 // A ServiceB whose answers the test gives by hand.
 struct ManualDirectory final : UrlDirectory {
