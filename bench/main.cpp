@@ -18,6 +18,7 @@ void register_store_benchmarks();
 void register_resilience_benchmarks();
 void register_sms_benchmarks();
 void register_outbox_benchmarks();
+void register_planning_benchmarks();
 }  // namespace relaysim::bench
 
 int main(int argc, char** argv) {
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   relaysim::bench::register_resilience_benchmarks();
   relaysim::bench::register_sms_benchmarks();
   relaysim::bench::register_outbox_benchmarks();
+  relaysim::bench::register_planning_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -113,6 +113,16 @@ def main():
         v = get(f"memory/bytes_per_outbox_row/{n}", "bytes_per_pending")
         if v is not None:
             row(f"outbox in-memory store, backlog of {n:,}", f"{v:.0f}", "bytes/pending row")
+    b = f.get("planning/timeseries_overhead")
+    if b is not None and "overhead" in b:
+        v = b["overhead"]
+        row("time series and records of a run (healthy, a row a minute)", f"{100 * v:+.1f}", "% wall time", "<= +10",
+            v <= 0.10)
+    b = f.get("planning/sweep_efficiency")
+    if b is not None and "efficiency" in b:
+        v = b["efficiency"]
+        row(f"sweep of {b.get('runs', 0):,.0f} short runs on {b.get('cores', 0):.0f} cores", f"{100 * v:.0f}",
+            "% parallel efficiency", ">= 90", v >= 0.90)
     for store in ("memory", "sqlite"):
         for op in ("create", "claim", "complete"):
             v = get(f"store/{store}/{op}", "items_per_second")

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -19,8 +20,10 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
                                      const std::vector<sim::MetricRef>& refs) {
   std::vector<RunOutcome> out(jobs.size());
   std::atomic<std::size_t> next{0}, done{0};
-  std::mutex failure_lock;
+  std::mutex lock;  // guards `failure` and `working`
+  std::condition_variable finished;  // a worker is done: the last one wakes the progress loop at once
   std::string failure;
+  unsigned working = 0;
   const auto work = [&] {
     for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
       sim::RunOptions options;
@@ -34,21 +37,27 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
         if (out[k].values.empty()) out[k].values.assign(r.system().metrics().size(), std::nan(""));
         for (const sim::MetricRef& m : refs) out[k].targets.push_back(r.metric(m));
       } catch (const std::exception& e) {
-        const std::lock_guard lock(failure_lock);
+        const std::lock_guard guard(lock);
         if (failure.empty()) failure = what + " " + std::to_string(k) + " failed: " + e.what();
         next = jobs.size();
       }
       ++done;
     }
+    const std::lock_guard guard(lock);
+    --working;
+    finished.notify_all();
   };
   const auto started = std::chrono::steady_clock::now();
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, jobs.size()))));
   std::vector<std::thread> pool;
+  working = threads;
   for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
   const bool tty = isatty(STDERR_FILENO) != 0;
   double last = 0;
-  while (done < jobs.size() && next <= jobs.size()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (std::unique_lock guard(lock); working > 0;) {
+    // Woken when the last worker is done, not a tick later: a sweep of short runs would
+    // otherwise wait up to a tick for nothing.
+    if (finished.wait_for(guard, std::chrono::milliseconds(50), [&] { return working == 0; })) break;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (quiet || wall - last < (tty ? 0.2 : 10.0)) continue;
     last = wall;

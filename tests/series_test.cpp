@@ -161,6 +161,39 @@ TEST(Series, EveryRecordIsARequestThatDidNotEndWell) {
     EXPECT_TRUE(e.outcome == "failed" || e.outcome == "dead_lettered") << e.outcome;
     EXPECT_NE(e.key.find('/'), std::string::npos) << "a request is named cxid/request_id: " << e.key;
     EXPECT_LE(e.created, e.ended);
+    // The endpoint group its URL points to, unless it never had one.
+    EXPECT_EQ(e.group.empty(), e.reason == "no_url") << e.key << " " << e.reason << " " << e.group;
+  }
+}
+
+// The SMS gateway records every message not delivered, by its business's key and the provider of
+// its last attempt; the outbox relay every failed message, by shard.
+TEST(Series, EverySystemRecordsWhatDidNotEndWell) {
+  struct Case {
+    const char* scenario;
+    std::vector<Override> overrides;
+    std::vector<const char*> counted;  // metrics whose sum is the number of records
+    const char* group_prefix;
+  };
+  const Case cases[] = {
+      {"sms-quickstart", {}, {"failed", "undelivered", "unconfirmed"}, ""},
+      {"outbox-quickstart", {parse_override("outbox.downstream.rejection_rate=1%")}, {"failed"}, "shard-"},
+  };
+  for (const Case& c : cases) {
+    const Scenario s = load_scenario(scenario_path(c.scenario), c.overrides);
+    Rows rows;
+    const RunResult r = run_with(s, rows, std::chrono::minutes(1));
+    double expected = 0;
+    for (const char* m : c.counted) expected += r.value(find_metric(r.system().metrics(), m)->index);
+    ASSERT_GT(expected, 0) << c.scenario << " has messages that do not end well";
+    EXPECT_EQ(static_cast<double>(rows.records.size()), expected) << c.scenario;
+    for (const EntityRecord& e : rows.records) {
+      EXPECT_FALSE(e.key.empty());
+      EXPECT_NE(e.outcome, "delivered");
+      EXPECT_LE(e.created, e.ended);
+      EXPECT_FALSE(e.group.empty()) << c.scenario << " " << e.key << " " << e.outcome << " " << e.reason;
+      EXPECT_EQ(e.group.rfind(c.group_prefix, 0), 0u) << e.group;
+    }
   }
 }
 

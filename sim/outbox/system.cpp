@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "model/outbox/inbox.h"
 #include "model/outbox/memory_store.h"
@@ -29,6 +31,38 @@ std::string path_of(const std::string& base, const std::string& suffix) {
   for (const char* extra : {"", "-wal", "-shm"}) std::filesystem::remove(path + extra);  // ours: named after the run's
   return path;
 }
+
+// Every message that fails — refused by the downstream, out of attempts, or failed by the rescuer —
+// as an entity record, named by its shard and row and grouped by shard.
+class EntityRecorder final : public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
+ public:
+  explicit EntityRecorder(RecordSink& sink) : sink_(sink) {}
+  void on(const model::Finished& e) override {
+    if (!e.applied || e.finish.status != model::Status::failed) return;
+    put(e.record.shard, e.record.id, e.finish.reason, e.record.attempt, e.record.created_at, e.finish.at);
+  }
+  void on(const model::LeaderWrote& e) override {
+    if (!e.applied || e.write != model::LeaderWrite::rescue) return;
+    for (const model::Message& m : e.messages) {
+      if (m.status == model::Status::failed) put(e.shard, m.id, m.reason, m.attempt, m.created_at, e.at);
+    }
+  }
+
+ private:
+  void put(model::ShardId shard, model::RowId id, model::Reason reason, std::uint32_t attempts, Time created, Time at) {
+    record_.group.assign("shard-").append(std::to_string(shard));
+    record_.key.assign(record_.group).append("/").append(std::to_string(id));
+    record_.outcome = to_string(model::Status::failed);
+    record_.reason = to_string(reason);
+    record_.attempts = attempts;
+    record_.created = created;
+    record_.ended = at;
+    sink_.record(record_);
+  }
+
+  RecordSink& sink_;
+  EntityRecord record_;  // reused: its buffers are allocated once
+};
 
 // One outbox run: the shards' stores, the downstream's database, the buses, the world, and the
 // sinks attached to the buses.
@@ -76,6 +110,10 @@ class Simulation final : public sim::Simulation {
       buses_.model.attach(window_.metrics);
       buses_.world.attach(window_.metrics);
       buses_.processes.attach(window_.metrics);
+    }
+    if (ctx.records != nullptr) {
+      records_.emplace(*ctx.records);
+      buses_.model.attach(*records_);
     }
   }
 
@@ -144,6 +182,7 @@ class Simulation final : public sim::Simulation {
   Oracle oracle_;
   Metrics metrics_;
   Figures window_;  // what the current window of the time series counted
+  std::optional<EntityRecorder> records_;
   std::unique_ptr<World> world_;
 };
 

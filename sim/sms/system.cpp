@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include "model/resilience/mutants.h"
 #include "model/sms/memory_store.h"
@@ -19,6 +21,43 @@ namespace relaysim::sim::sms {
 namespace {
 
 using relaysim::sms::Store;
+
+// Every message that ends without being delivered — failed, undelivered, unconfirmed — as an
+// entity record, named as its business knows it and grouped by the provider of its last attempt.
+// (A suppressed marketing message ended as its rules said, and is not one.)
+class EntityRecorder final : public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
+ public:
+  EntityRecorder(RecordSink& sink, Store& store, const SmsSpec& spec) : sink_(sink), store_(store), spec_(spec) {}
+  void on(const model::Completed& e) override {
+    const model::Status st = e.completion.status;
+    if (!e.applied || !model::is_final(st) || st == model::Status::delivered || st == model::Status::suppressed) return;
+    put(e.row, e.row.provider, st, e.completion.reason, e.completion.at);
+  }
+  void on(const model::ReceiptReceived& e) override {
+    if (e.delivered || e.outcome != model::ReceiptOutcome::applied) return;
+    if (const std::optional<model::MessageRow> row = store_.get(e.message)) {
+      put(*row, e.provider, model::Status::undelivered, model::Reason::receipt, e.at);
+    }
+  }
+
+ private:
+  // `provider`: the one that last had it (for a receipt, the one that sent it).
+  void put(const model::MessageRow& row, model::ProviderId provider, model::Status st, model::Reason reason, Time at) {
+    record_.key.assign(spec_.businesses.at(row.business - 1).name).append("/").append(row.biz_type).append("/").append(row.biz_id);
+    record_.outcome = to_string(st);
+    record_.reason = to_string(reason);
+    record_.attempts = row.attempts;
+    record_.created = row.created_at;
+    record_.ended = at;
+    record_.group = provider < spec_.providers.size() ? spec_.providers[provider].name : std::string();
+    sink_.record(record_);
+  }
+
+  RecordSink& sink_;
+  Store& store_;
+  const SmsSpec& spec_;
+  EntityRecord record_;  // reused: its key's buffer is allocated once
+};
 
 // One SMS run: the store, the buses, the world, and the sinks attached to the buses.
 class Simulation final : public sim::Simulation {
@@ -48,6 +87,10 @@ class Simulation final : public sim::Simulation {
       buses_.model.attach(window_.metrics);
       buses_.world.attach(window_.metrics);
       buses_.processes.attach(window_.metrics);
+    }
+    if (ctx.records != nullptr) {
+      records_.emplace(*ctx.records, *store_, spec_of(ctx.scenario));
+      buses_.model.attach(*records_);
     }
   }
 
@@ -118,6 +161,7 @@ class Simulation final : public sim::Simulation {
   Oracle oracle_;
   Metrics metrics_;
   Figures window_;  // what the current window of the time series counted
+  std::optional<EntityRecorder> records_;
   std::unique_ptr<World> world_;
 };
 

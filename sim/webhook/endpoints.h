@@ -16,6 +16,8 @@ class Endpoints {
   Endpoints(const std::vector<EndpointGroup>& groups, std::uint64_t seed);
 
   std::uint32_t count() const { return static_cast<std::uint32_t>(group_of_.size()); }
+  // The group (an index into the scenario's endpoint groups) `endpoint` belongs to.
+  std::uint32_t group_of(std::uint32_t endpoint) const { return group_of_[endpoint]; }
   // Decides what happens to a request sent to `endpoint` at `now`; fills `retry_after`.
   SendFate send(std::uint32_t endpoint, Time now, Duration timeout, Duration& retry_after);
 

@@ -38,6 +38,11 @@ class ServiceB {
   Answer lookup(std::uint32_t cxid, Time now, Duration timeout);
 
   bool known(std::uint32_t cxid) const { return known_[cxid]; }
+  // Does ServiceB hold a URL for the cxid named `name`? Its index, or -1.
+  std::int64_t known_index(std::string_view name) const {
+    const std::int64_t c = cxid_index(name);
+    return c >= 0 && static_cast<std::uint64_t>(c) < known_.size() && known_[static_cast<std::size_t>(c)] ? c : -1;
+  }
   std::uint32_t endpoint_of(std::uint32_t cxid) const { return cxid % endpoints_; }
   std::uint64_t version(std::uint32_t cxid) const { return version_[cxid]; }
   bool in_outage(Time t) const;

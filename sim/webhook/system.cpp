@@ -21,7 +21,7 @@ using relaysim::webhook::Store;
 // Every request that ends without being delivered, as an entity record.
 class EntityRecorder final : public SinkFor<relaysim::webhook::Completed> {
  public:
-  explicit EntityRecorder(RecordSink& sink) : sink_(sink) {}
+  EntityRecorder(RecordSink& sink, const World& world) : sink_(sink), world_(world) {}
   void on(const relaysim::webhook::Completed& e) override {
     using relaysim::webhook::Status;
     const Status st = e.completion.status;
@@ -34,11 +34,13 @@ class EntityRecorder final : public SinkFor<relaysim::webhook::Completed> {
     record_.attempts = e.row.attempts + (e.completion.attempt != nullptr ? 1 : 0);
     record_.created = e.row.created_at;
     record_.ended = e.completion.at;
+    record_.group = world_.endpoint_group(e.row.cxid);
     sink_.record(record_);
   }
 
  private:
   RecordSink& sink_;
+  const World& world_;
   EntityRecord record_;  // reused: its key's buffer is allocated once
 };
 
@@ -76,7 +78,7 @@ class Simulation final : public sim::Simulation {
       buses_.processes.attach(window_.metrics);
     }
     if (ctx.records != nullptr) {
-      records_.emplace(*ctx.records);
+      records_.emplace(*ctx.records, *world_);
       buses_.model.attach(*records_);
     }
   }

@@ -20,6 +20,12 @@ Pod::Pod(World& world, Process& process)
       process_(process),
       rng_(Rng::derive(world.scenario_.seed, "pod/" + std::to_string(process.index()))) {}
 
+std::string_view World::endpoint_group(std::string_view cxid) const {
+  const std::int64_t c = serviceb_.known_index(cxid);
+  if (c < 0) return {};
+  return spec_.endpoints[endpoints_.group_of(serviceb_.endpoint_of(static_cast<std::uint32_t>(c)))].name;
+}
+
 void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
   Kernel& k = world_.kernel_;
   const std::int64_t c = ServiceB::cxid_index(cxid);
