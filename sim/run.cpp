@@ -142,6 +142,7 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     if (world) {
       try {
         result.report = world->finish(result.end, result.judged());
+        result.groups = world->take_groups();
         scenario_timeline(s, result.end, result.timeline);
         if (result.report) result.report->timeline(result.timeline);
       } catch (const std::bad_alloc&) {

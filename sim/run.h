@@ -75,6 +75,8 @@ struct RunResult {
   std::vector<TimelineEvent> timeline;
   // What the spine measured: the backlog and its drains, the work done.
   RunFigures run;
+  // What the run finished, by endpoint group, provider or shard.
+  GroupTally groups;
 
   const System& system() const { return *scenario.system; }
   double value(std::size_t metric) const { return values.at(metric); }

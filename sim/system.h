@@ -25,6 +25,7 @@
 #include "sim/kernel/kernel.h"
 #include "sim/oracle/ledger.h"
 #include "sim/queueing/erlang.h"
+#include "sim/report/groups.h"
 #include "sim/report/metric.h"
 #include "sim/report/run_metrics.h"
 #include "sim/report/series.h"
@@ -103,6 +104,8 @@ class Simulation {
   // The run is over at `end`. With `judged`, the end-of-run checks run (nothing lost, everything
   // finished in time); a run cut short (interrupted, out of memory) is not judged on those.
   virtual std::unique_ptr<SystemReport> finish(Time end, bool judged) = 0;
+  // What the run finished, split by group (sim/report/groups.h); called once, after finish.
+  virtual GroupTally take_groups() = 0;
   // Fills one row of the time series (System::series() gives its columns) for the window that
   // ends now, and starts the next one. Called only when RunContext::series is set.
   virtual void sample(const SeriesWindow& window, std::span<double> row) = 0;

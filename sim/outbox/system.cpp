@@ -32,35 +32,51 @@ std::string path_of(const std::string& base, const std::string& suffix) {
   return path;
 }
 
-// Every message that fails — refused by the downstream, out of attempts, or failed by the rescuer —
-// as an entity record, named by its shard and row and grouped by shard.
-class EntityRecorder final : public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
+// Every message's end: counted by its shard, and recorded as an entity when it failed — refused
+// by the downstream, out of attempts, or failed by the rescuer.
+class Finals final : public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
  public:
-  explicit EntityRecorder(RecordSink& sink) : sink_(sink) {}
+  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_("shard", shard_names(shards)) {}
   void on(const model::Finished& e) override {
-    if (!e.applied || e.finish.status != model::Status::failed) return;
+    if (!e.applied || !model::is_final(e.finish.status)) return;
+    const bool handled = e.finish.status == model::Status::handled;
+    tally_.finished(e.record.shard, to_string(e.finish.status), handled);
+    if (handled) {
+      tally_.latency(e.record.shard, e.finish.at - e.record.created_at);
+      return;
+    }
     put(e.record.shard, e.record.id, e.finish.reason, e.record.attempt, e.record.created_at, e.finish.at);
   }
   void on(const model::LeaderWrote& e) override {
     if (!e.applied || e.write != model::LeaderWrite::rescue) return;
     for (const model::Message& m : e.messages) {
-      if (m.status == model::Status::failed) put(e.shard, m.id, m.reason, m.attempt, m.created_at, e.at);
+      if (m.status != model::Status::failed) continue;
+      tally_.finished(e.shard, to_string(m.status), false);
+      put(e.shard, m.id, m.reason, m.attempt, m.created_at, e.at);
     }
   }
+  GroupTally take() { return std::move(tally_); }
 
  private:
+  static std::vector<std::string> shard_names(std::uint32_t shards) {
+    std::vector<std::string> out;
+    for (std::uint32_t s = 0; s < shards; ++s) out.push_back("shard-" + std::to_string(s));
+    return out;
+  }
   void put(model::ShardId shard, model::RowId id, model::Reason reason, std::uint32_t attempts, Time created, Time at) {
-    record_.group.assign("shard-").append(std::to_string(shard));
+    if (sink_ == nullptr) return;
+    record_.group = tally_.name(shard);
     record_.key.assign(record_.group).append("/").append(std::to_string(id));
     record_.outcome = to_string(model::Status::failed);
     record_.reason = to_string(reason);
     record_.attempts = attempts;
     record_.created = created;
     record_.ended = at;
-    sink_.record(record_);
+    sink_->record(record_);
   }
 
-  RecordSink& sink_;
+  RecordSink* sink_;  // nullptr: no records wanted
+  GroupTally tally_;
   EntityRecord record_;  // reused: its buffers are allocated once
 };
 
@@ -111,10 +127,8 @@ class Simulation final : public sim::Simulation {
       buses_.world.attach(window_.metrics);
       buses_.processes.attach(window_.metrics);
     }
-    if (ctx.records != nullptr) {
-      records_.emplace(*ctx.records);
-      buses_.model.attach(*records_);
-    }
+    finals_.emplace(ctx.records, spec_.platform.shards);
+    buses_.model.attach(*finals_);
   }
 
   void sample(const SeriesWindow&, std::span<double> row) override {
@@ -130,6 +144,8 @@ class Simulation final : public sim::Simulation {
 
   std::uint64_t open_work() override { return unresolved(); }
   WorkCount work() override { return {metrics_.committed, metrics_.finals}; }
+
+  GroupTally take_groups() override { return finals_->take(); }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
@@ -182,7 +198,7 @@ class Simulation final : public sim::Simulation {
   Oracle oracle_;
   Metrics metrics_;
   Figures window_;  // what the current window of the time series counted
-  std::optional<EntityRecorder> records_;
+  std::optional<Finals> finals_;
   std::unique_ptr<World> world_;
 };
 

@@ -23,14 +23,29 @@ Duration LatencyHistogram::quantile(double q) const {
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
     if (seen >= std::max<std::uint64_t>(rank, 1)) {
-      const int octave = static_cast<int>(i) / kSub;
-      const int sub = static_cast<int>(i) % kSub;
-      // The bucket's upper edge, but never past the largest value seen.
-      const double upper = std::ldexp(1.0 + (sub + 1) / static_cast<double>(kSub), octave);
-      return std::min(Duration{static_cast<std::int64_t>(std::min(upper, 9.2e18))}, max_);
+      return upper_edge(i);
     }
   }
   return max_;
+}
+
+// The bucket's upper edge, but never past the largest value seen.
+Duration LatencyHistogram::upper_edge(std::size_t bucket) const {
+  const int octave = static_cast<int>(bucket) / kSub;
+  const int sub = static_cast<int>(bucket) % kSub;
+  const double upper = std::ldexp(1.0 + (sub + 1) / static_cast<double>(kSub), octave);
+  return std::min(Duration{static_cast<std::int64_t>(std::min(upper, 9.2e18))}, max_);
+}
+
+std::vector<LatencyHistogram::CdfPoint> LatencyHistogram::cdf() const {
+  std::vector<CdfPoint> out;
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    if (buckets_[i] == 0) continue;
+    seen += buckets_[i];
+    out.push_back({to_seconds(upper_edge(i)), static_cast<double>(seen) / static_cast<double>(count_)});
+  }
+  return out;
 }
 
 }  // namespace relaysim::sim

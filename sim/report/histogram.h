@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "model/core/time.h"
 
@@ -22,8 +23,18 @@ class LatencyHistogram {
   // The mean as a metric shows it: no figure (NaN) when nothing was measured.
   double mean_metric_s() const { return count_ == 0 ? std::numeric_limits<double>::quiet_NaN() : mean_seconds(); }
 
+  // The distribution as a plot draws it: for each bucket that holds something, its upper edge in
+  // seconds (never past the maximum) and the fraction of the durations at or below it. Ends at
+  // 1.0; empty when nothing was added.
+  struct CdfPoint {
+    double seconds = 0;
+    double fraction = 0;
+  };
+  std::vector<CdfPoint> cdf() const;
+
  private:
   static constexpr int kSub = 16;
+  Duration upper_edge(std::size_t bucket) const;
   std::array<std::uint64_t, 64 * kSub> buckets_{};
   std::uint64_t count_ = 0;
   double sum_s_ = 0.0;

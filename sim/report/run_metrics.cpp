@@ -21,4 +21,12 @@ double run_metric_value(const RunFigures& f, std::size_t index) {
   return kRunMetrics[index].value(f);
 }
 
+double run_metric_value(const RunFigures& f, std::string_view name) {
+  for (const RunMetric& m : kRunMetrics) {
+    if (m.info.name == name) return m.value(f);
+  }
+  RELAYSIM_ASSERT(false, "a run metric by that name");
+  return 0;
+}
+
 }  // namespace relaysim::sim

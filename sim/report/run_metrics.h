@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "sim/report/backlog.h"
@@ -52,5 +53,7 @@ inline constexpr RunMetric kRunMetrics[] = {
 
 // The value of the run metric at `index` of kRunMetrics.
 double run_metric_value(const RunFigures& f, std::size_t index);
+// The value of the run metric called `name`, which must be one of kRunMetrics.
+double run_metric_value(const RunFigures& f, std::string_view name);
 
 }  // namespace relaysim::sim

@@ -22,8 +22,8 @@ void print_backlog(std::ostream& out, const RunResult& r) {
   const RunFigures& f = r.run;
   out << "Backlog (sampled every " << format_duration(f.step) << ")\n";
   out << "  peak " << f.peak_backlog << " open,  mean " << fmt("%.1f", f.mean_backlog) << ";  "
-      << fmt("%.4g", f.seconds > 0 ? static_cast<double>(f.work.opened) / f.seconds : 0.0) << " acknowledged and "
-      << fmt("%.4g", f.seconds > 0 ? static_cast<double>(f.work.finished) / f.seconds : 0.0) << " finished per second\n";
+      << fmt("%.4g", run_metric_value(f, "arrivals_per_s")) << " acknowledged and "
+      << fmt("%.4g", run_metric_value(f, "throughput_per_s")) << " finished per second\n";
   for (const Drain& d : f.drains) {
     out << "  " << d.what << "  " << format_time(d.fault_start) << " - " << format_time(d.fault_end) << ":  peak " << d.peak
         << " open (from " << fmt("%.0f", d.level) << "), " << drain_text(d) << "\n";
@@ -44,6 +44,7 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
   if (r.report) {
     r.report->print(out, wall.seconds);
     print_backlog(out, r);
+    print_groups(out, r.groups);
   }
 
   out << "Invariants" << (r.judged() ? "" : " (checked while the run lasted; the end-of-run checks did not run)") << "\n";
@@ -155,6 +156,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
                   {"acknowledged", r.run.work.opened},
                   {"finished", r.run.work.finished},
                   {"drains", drains}};
+  j["groups"] = groups_json(r.groups);
   json metrics = json::object();
   const auto table = s.system->metrics();
   for (std::size_t i = 0; i < table.size() && i < r.values.size(); ++i) {

@@ -22,40 +22,60 @@ namespace {
 
 using relaysim::sms::Store;
 
-// Every message that ends without being delivered — failed, undelivered, unconfirmed — as an
-// entity record, named as its business knows it and grouped by the provider of its last attempt.
-// (A suppressed marketing message ended as its rules said, and is not one.)
-class EntityRecorder final : public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
+// Every message's end: counted by the provider that last had it (for a receipt, the one that
+// sent it), and recorded as an entity when it was not delivered — failed, undelivered,
+// unconfirmed. (A suppressed marketing message ended as its rules said, and is not recorded.)
+// The latency, as the SMS latency metrics measure it, is the accepting provider's.
+class Finals final : public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
  public:
-  EntityRecorder(RecordSink& sink, Store& store, const SmsSpec& spec) : sink_(sink), store_(store), spec_(spec) {}
+  Finals(RecordSink* sink, Store& store, const SmsSpec& spec)
+      : sink_(sink), store_(store), spec_(spec), tally_("provider", provider_names(spec)) {}
   void on(const model::Completed& e) override {
+    if (!e.applied) return;
     const model::Status st = e.completion.status;
-    if (!e.applied || !model::is_final(st) || st == model::Status::delivered || st == model::Status::suppressed) return;
+    if (st == model::Status::submitted) tally_.latency(group(e.completion.provider), e.completion.at - e.row.send_at);
+    if (!model::is_final(st)) return;
+    tally_.finished(group(e.row.provider), to_string(st), st == model::Status::delivered);
+    if (st == model::Status::delivered || st == model::Status::suppressed) return;
     put(e.row, e.row.provider, st, e.completion.reason, e.completion.at);
   }
   void on(const model::ReceiptReceived& e) override {
-    if (e.delivered || e.outcome != model::ReceiptOutcome::applied) return;
+    if (e.outcome != model::ReceiptOutcome::applied) return;
+    const model::Status st = e.delivered ? model::Status::delivered : model::Status::undelivered;
+    tally_.finished(group(e.provider), to_string(st), e.delivered);
+    if (e.delivered || sink_ == nullptr) return;
     if (const std::optional<model::MessageRow> row = store_.get(e.message)) {
-      put(*row, e.provider, model::Status::undelivered, model::Reason::receipt, e.at);
+      put(*row, e.provider, st, model::Reason::receipt, e.at);
     }
   }
+  GroupTally take() { return std::move(tally_); }
 
  private:
+  static std::vector<std::string> provider_names(const SmsSpec& spec) {
+    std::vector<std::string> out;
+    for (const ProviderSpec& p : spec.providers) out.push_back(p.name);
+    return out;
+  }
+  std::size_t group(model::ProviderId provider) const {
+    return provider < spec_.providers.size() ? provider : GroupTally::kNone;
+  }
   // `provider`: the one that last had it (for a receipt, the one that sent it).
   void put(const model::MessageRow& row, model::ProviderId provider, model::Status st, model::Reason reason, Time at) {
+    if (sink_ == nullptr) return;
     record_.key.assign(spec_.businesses.at(row.business - 1).name).append("/").append(row.biz_type).append("/").append(row.biz_id);
     record_.outcome = to_string(st);
     record_.reason = to_string(reason);
     record_.attempts = row.attempts;
     record_.created = row.created_at;
     record_.ended = at;
-    record_.group = provider < spec_.providers.size() ? spec_.providers[provider].name : std::string();
-    sink_.record(record_);
+    record_.group = tally_.name(group(provider));
+    sink_->record(record_);
   }
 
-  RecordSink& sink_;
+  RecordSink* sink_;  // nullptr: no records wanted
   Store& store_;
   const SmsSpec& spec_;
+  GroupTally tally_;
   EntityRecord record_;  // reused: its key's buffer is allocated once
 };
 
@@ -88,10 +108,8 @@ class Simulation final : public sim::Simulation {
       buses_.world.attach(window_.metrics);
       buses_.processes.attach(window_.metrics);
     }
-    if (ctx.records != nullptr) {
-      records_.emplace(*ctx.records, *store_, spec_of(ctx.scenario));
-      buses_.model.attach(*records_);
-    }
+    finals_.emplace(ctx.records, *store_, spec_of(ctx.scenario));
+    buses_.model.attach(*finals_);
   }
 
   void sample(const SeriesWindow&, std::span<double> row) override {
@@ -101,6 +119,8 @@ class Simulation final : public sim::Simulation {
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
   WorkCount work() override { return {metrics_.accepted, metrics_.finals}; }
+
+  GroupTally take_groups() override { return finals_->take(); }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
@@ -161,7 +181,7 @@ class Simulation final : public sim::Simulation {
   Oracle oracle_;
   Metrics metrics_;
   Figures window_;  // what the current window of the time series counted
-  std::optional<EntityRecorder> records_;
+  std::optional<Finals> finals_;
   std::unique_ptr<World> world_;
 };
 

@@ -18,14 +18,22 @@ namespace {
 
 using relaysim::webhook::Store;
 
-// Every request that ends without being delivered, as an entity record.
-class EntityRecorder final : public SinkFor<relaysim::webhook::Completed> {
+// Every request's end: counted by the endpoint group its URL points to, and recorded as an entity
+// when it was not delivered.
+class Finals final : public SinkFor<relaysim::webhook::Completed> {
  public:
-  EntityRecorder(RecordSink& sink, const World& world) : sink_(sink), world_(world) {}
+  Finals(const World& world, RecordSink* sink) : world_(world), sink_(sink), tally_("endpoint group", group_names(world.spec())) {}
   void on(const relaysim::webhook::Completed& e) override {
     using relaysim::webhook::Status;
     const Status st = e.completion.status;
-    if (!e.applied || st == Status::delivered || !relaysim::webhook::is_terminal(st)) return;
+    if (!e.applied || !relaysim::webhook::is_terminal(st)) return;
+    const std::optional<std::uint32_t> g = world_.endpoint_group(e.row.cxid);
+    const std::size_t group = g ? *g : GroupTally::kNone;
+    const bool delivered = st == Status::delivered;
+    tally_.finished(group, to_string(st), delivered);
+    // As the delivery-latency metrics measure it: a replayed request's time is the operator's.
+    if (delivered && e.row.replays == 0) tally_.latency(group, e.completion.at - e.row.created_at);
+    if (delivered || sink_ == nullptr) return;
     record_.key = e.row.cxid;
     record_.key += '/';
     record_.key += e.row.request_id;
@@ -34,13 +42,21 @@ class EntityRecorder final : public SinkFor<relaysim::webhook::Completed> {
     record_.attempts = e.row.attempts + (e.completion.attempt != nullptr ? 1 : 0);
     record_.created = e.row.created_at;
     record_.ended = e.completion.at;
-    record_.group = world_.endpoint_group(e.row.cxid);
-    sink_.record(record_);
+    record_.group = tally_.name(group);
+    sink_->record(record_);
   }
+  GroupTally take() { return std::move(tally_); }
 
  private:
-  RecordSink& sink_;
+  static std::vector<std::string> group_names(const WebhookSpec& spec) {
+    std::vector<std::string> out;
+    for (const EndpointGroup& g : spec.endpoints) out.push_back(g.name);
+    return out;
+  }
+
   const World& world_;
+  RecordSink* sink_;  // nullptr: no records wanted
+  GroupTally tally_;
   EntityRecord record_;  // reused: its key's buffer is allocated once
 };
 
@@ -77,10 +93,8 @@ class Simulation final : public sim::Simulation {
       buses_.world.attach(window_.metrics);
       buses_.processes.attach(window_.metrics);
     }
-    if (ctx.records != nullptr) {
-      records_.emplace(*ctx.records, *world_);
-      buses_.model.attach(*records_);
-    }
+    finals_.emplace(*world_, ctx.records);
+    buses_.model.attach(*finals_);
   }
 
   void sample(const SeriesWindow& w, std::span<double> row) override {
@@ -105,6 +119,8 @@ class Simulation final : public sim::Simulation {
   WorkCount work() override {
     return {metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)], metrics_.terminal_requests};
   }
+
+  GroupTally take_groups() override { return finals_->take(); }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
@@ -175,8 +191,8 @@ class Simulation final : public sim::Simulation {
   Metrics metrics_;
   Figures window_;             // what the current window of the time series counted
   Duration busy_before_{};     // the pods' busy slot-time when the window began
-  std::optional<EntityRecorder> records_;
   std::unique_ptr<World> world_;
+  std::optional<Finals> finals_;
   std::unique_ptr<RequestChecker> requests_;
   std::unique_ptr<BreakerChecker> breakers_;
 };

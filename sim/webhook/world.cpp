@@ -20,10 +20,10 @@ Pod::Pod(World& world, Process& process)
       process_(process),
       rng_(Rng::derive(world.scenario_.seed, "pod/" + std::to_string(process.index()))) {}
 
-std::string_view World::endpoint_group(std::string_view cxid) const {
+std::optional<std::uint32_t> World::endpoint_group(std::string_view cxid) const {
   const std::int64_t c = serviceb_.known_index(cxid);
-  if (c < 0) return {};
-  return spec_.endpoints[endpoints_.group_of(serviceb_.endpoint_of(static_cast<std::uint32_t>(c)))].name;
+  if (c < 0) return std::nullopt;
+  return endpoints_.group_of(serviceb_.endpoint_of(static_cast<std::uint32_t>(c)));
 }
 
 void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {

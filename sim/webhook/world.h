@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,9 +90,9 @@ class World final : private ProcessHost {
   const WebhookSpec& spec() const { return spec_; }
   relaysim::webhook::Store& store() { return store_; }
   const ServiceB& serviceb() const { return serviceb_; }
-  // The name of the endpoint group the URL of the cxid named `cxid` points to ("" for a cxid
-  // ServiceB holds no URL for).
-  std::string_view endpoint_group(std::string_view cxid) const;
+  // The endpoint group (an index into the scenario's) the URL of the cxid named `cxid` points to;
+  // nothing for a cxid ServiceB holds no URL for.
+  std::optional<std::uint32_t> endpoint_group(std::string_view cxid) const;
   const StoreFaults& store_faults() const { return store_faults_; }
   std::uint32_t pods() const { return processes_.size(); }
   // The breaker state of each pod now (a pod that is down counts as closed: it restarts so).

@@ -1,0 +1,73 @@
+// What a run finished, split by the group each entity belongs to: the endpoint group of a webhook
+// request, the provider of an SMS message, the shard of an outbox message. The totals say how
+// much dead-lettered; the split says which part of the fleet it was, and which part is slow.
+//
+// A system counts into its tally as its entities reach their final states; the spine prints the
+// split in the summary and writes it to the JSON (with each group's latency distribution, which
+// `relaysim report` draws as a CDF).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/core/time.h"
+#include "sim/report/histogram.h"
+
+namespace relaysim::sim {
+
+class GroupTally {
+ public:
+  // The group of an entity that belongs to none: a webhook request ServiceB has no URL for, an
+  // SMS message that never reached a provider.
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+  struct Row {
+    std::string name;  // "(none)" for the entities of no group
+    std::uint64_t finished = 0;
+    std::uint64_t succeeded = 0;  // finished in the outcome the system exists for
+    // How many finished in each outcome, in the order the outcomes first came.
+    std::vector<std::pair<std::string_view, std::uint64_t>> outcomes;
+    LatencyHistogram latency;  // as the system's own latency metrics measure it
+  };
+
+  GroupTally() = default;
+  // `dimension`: what the groups are ("endpoint group", "provider", "shard"); `names`: each
+  // group's, in the order the system numbers them.
+  GroupTally(std::string_view dimension, const std::vector<std::string>& names);
+
+  // An entity of `group` (an index into the names, or kNone) reached its final state: `outcome`
+  // names it ("delivered", "dead_lettered": a string that lives as long as the program) and `ok`
+  // says whether it is the outcome the system exists for.
+  void finished(std::size_t group, std::string_view outcome, bool ok);
+  // An entity of `group` took `d`: what the system's latency metrics measure.
+  void latency(std::size_t group, Duration d);
+
+  std::string_view dimension() const { return dimension_; }
+  // The group's name ("" for kNone).
+  std::string_view name(std::size_t group) const;
+  // Every group in the system's order, then the entities of no group (only if there were any).
+  std::vector<const Row*> rows() const;
+  // Every group together.
+  const Row& all() const { return all_; }
+
+ private:
+  Row& row(std::size_t group);
+
+  std::string dimension_;
+  std::vector<Row> rows_;  // one per group, then kNone's
+  Row all_;
+};
+
+// The split as the summary shows it: a table, one row per group (nothing with fewer than two groups).
+void print_groups(std::ostream& out, const GroupTally& t);
+// The split as the JSON holds it: {"by": dimension, "all": row, "groups": [row...]}, each row with
+// its counts by outcome and its latency (count, mean, p50, p99, max, and the CDF's points).
+nlohmann::json groups_json(const GroupTally& t);
+
+}  // namespace relaysim::sim
