@@ -162,8 +162,10 @@ int main(int argc, char** argv) {
   plan->add_flag("-q,--quiet", plan_args.quiet, "Print only the answer");
 
   auto* report = app.add_subcommand(
-      "report", "Write report.html (self-contained) and report.md, with charts drawn by gnuplot, from what "
-                "`run --timeseries DIR` or `sweep --out DIR` wrote");
+      "report", "Write report.html (self-contained) and report.md from what `run --timeseries DIR` or "
+                "`sweep --out DIR` wrote: for a run, the pipeline with its measured flows (Graphviz), the time series "
+                "by panel with fault windows shaded, the states over time and the latency CDF by group (gnuplot); "
+                "for a sweep, each expected metric against the first axis with its 95% band");
   std::string report_dir;
   report->add_option("DIR", report_dir, "The result directory")->required();
 

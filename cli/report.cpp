@@ -103,7 +103,7 @@ std::string page(const std::string& title, const std::string& intro_html, const 
                   "</title>\n<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
                   "h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em}table{border-collapse:collapse;margin:.5em 0}"
                   "td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;font-size:.9em}.ok{color:#080}.fail{color:#b00}"
-                  "figure{margin:1em 0}figcaption{font-size:.85em;color:#555}</style></head><body>\n";
+                  "figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:.85em;color:#555}</style></head><body>\n";
   h += "<h1>" + html_escape(title) + "</h1>\n" + intro_html;
   for (const Chart& c : charts) {
     h += "<h2>" + html_escape(c.title) + "</h2>\n<figure>" + c.svg + "</figure>\n";
@@ -120,6 +120,252 @@ std::optional<nlohmann::json> read_json(const fs::path& p, const std::string& wh
     problem = p.string() + ": not " + what + ": " + e.what();
     return std::nullopt;
   }
+}
+
+// A name Graphviz reads inside double quotes.
+std::string dot_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A figure as a person reads it: 1234567 as "1,234,567"; a fraction with up to 3 digits.
+std::string grouped(double v) {
+  if (!std::isfinite(v)) return "n/a";
+  if (std::fabs(v - std::round(v)) > 1e-9 || std::fabs(v) >= 1e15) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 && std::fabs(v) < 1e15 ? "%.1f" : "%.3g", v);
+    return buf;
+  }
+  std::string digits = std::to_string(static_cast<long long>(std::llround(std::fabs(v))));
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+// The latency distribution of every group and of the whole, from the JSON's `groups` (what the
+// system's latency metrics measure), as a CDF on a log scale of seconds.
+std::optional<std::string> latency_cdf_chart(const fs::path& dir, const nlohmann::json& result, std::vector<Chart>& charts) {
+  if (!result.contains("groups")) return std::nullopt;
+  const nlohmann::json& g = result["groups"];
+  std::vector<const nlohmann::json*> rows;
+  const auto has_cdf = [](const nlohmann::json& r) { return r.contains("latency") && r["latency"].contains("cdf") && !r["latency"]["cdf"].empty(); };
+  if (g.contains("all") && has_cdf(g["all"])) rows.push_back(&g["all"]);
+  if (rows.empty()) return std::nullopt;
+  std::size_t grouped_rows = 0;
+  static const nlohmann::json kNoGroups = nlohmann::json::array();
+  for (const auto& r : g.contains("groups") ? g["groups"] : kNoGroups) {  // both lvalues: `rows` points into it
+    if (has_cdf(r) && grouped_rows < 12) {
+      rows.push_back(&r);
+      ++grouped_rows;
+    }
+  }
+  if (grouped_rows < 2) rows.resize(1);  // one group is the whole again
+  std::string data;
+  for (const nlohmann::json* r : rows) {
+    for (const auto& point : (*r)["latency"]["cdf"]) data += std::to_string(point[0].get<double>()) + " " + std::to_string(100 * point[1].get<double>()) + "\n";
+    data += "\n\n";
+  }
+  const std::string name = "latency-cdf";
+  const fs::path file = dir / (name + ".dat");
+  if (auto bad = write_text(file, data)) return bad;
+  std::string script = chart_start(dir, name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
+                       "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset yrange [0:100]\nplot ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string title = i == 0 ? "all" : (*rows[i]).value("name", std::string("?"));
+    script += std::string(i ? ", " : "") + gp_quote(file.string()) + " index " + std::to_string(i) + " using 1:2 with steps lw " +
+              (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_quote(title);
+  }
+  script += "\n";
+  if (auto bad = gnuplot(dir, name, script)) return bad;
+  fs::remove(file);
+  const std::string by = g.value("by", std::string("group"));
+  charts.push_back({name, "Latency distribution (CDF)" + (rows.size() > 1 ? ", by " + by : std::string()), svg_body(dir / (name + ".svg"))});
+  return std::nullopt;
+}
+
+// What each group finished, and how fast, from the JSON's `groups`: an HTML and a Markdown table.
+void group_tables(const nlohmann::json& result, std::string& html, std::string& md) {
+  if (!result.contains("groups") || result["groups"].value("groups", nlohmann::json::array()).size() < 2) return;
+  const nlohmann::json& g = result["groups"];
+  std::vector<std::string> outcomes;
+  for (const auto& [name, n] : g["all"]["outcomes"].items()) outcomes.push_back(name);
+  const std::string by = g.value("by", std::string("group"));
+  std::vector<std::string> header{by, "finished"};
+  header.insert(header.end(), outcomes.begin(), outcomes.end());
+  for (const char* h : {"succeeded", "latency p50 (s)", "p99 (s)", "mean (s)"}) header.emplace_back(h);
+  html += "<h2>By " + html_escape(by) + "</h2>\n<table><tr>";
+  md += "## By " + by + "\n\n|";
+  for (const std::string& h : header) {
+    html += "<th>" + html_escape(h) + "</th>";
+    md += " " + h + " |";
+  }
+  html += "</tr>\n";
+  md += "\n|" + [&] { std::string d; for (std::size_t i = 0; i < header.size(); ++i) d += "---|"; return d; }() + "\n";
+  for (const auto& r : g["groups"]) {
+    std::vector<std::string> cells{r.value("name", std::string("?")), grouped(r.value("finished", 0.0))};
+    for (const std::string& o : outcomes) cells.push_back(grouped(r["outcomes"].value(o, 0.0)));
+    cells.push_back(r["success_rate"].is_number() ? grouped(100 * r["success_rate"].get<double>()) + "%" : "-");
+    for (const char* k : {"p50_s", "p99_s", "mean_s"}) cells.push_back(r["latency"].contains(k) ? grouped(r["latency"][k].get<double>()) : "-");
+    html += "<tr>";
+    md += "|";
+    for (const std::string& c : cells) {
+      html += "<td>" + html_escape(c) + "</td>";
+      md += " " + c + " |";
+    }
+    html += "</tr>\n";
+    md += "\n";
+  }
+  html += "</table>\n";
+  md += "\n";
+}
+
+// The states the timeline shows over time, one lane per subject: fault windows, an SMS pod's
+// async periods, an outbox shard's leader terms, a backlog's drain, and the states a transition
+// ("closed -> open") leaves a subject in until its next one — every state but the one it rests
+// in (a breaker's closed), which is the lane left empty.
+std::optional<std::string> lanes_chart(const fs::path& dir, const std::vector<std::vector<std::string>>& events, double end_s, bool hours,
+                                       std::vector<Chart>& charts) {
+  struct Bar {
+    double from, to;
+    std::size_t lane, category;
+    bool fault;
+  };
+  std::vector<std::string> lanes, categories, colours;
+  std::size_t next_fault = 0, next_other = 0;
+  std::vector<Bar> bars;
+  const auto index_of = [](std::vector<std::string>& v, const std::string& s) {
+    const auto it = std::find(v.begin(), v.end(), s);
+    if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
+    v.push_back(s);
+    return v.size() - 1;
+  };
+  constexpr std::size_t kLanes = 32, kBars = 20000;
+  struct Open {
+    std::string state;
+    double since = 0;
+    std::string kind;
+    std::string rest;  // the state the subject rests in: the first transition's origin
+  };
+  std::map<std::string, Open> open;
+  const auto add = [&](double from, double to, const std::string& lane, const std::string& category, bool fault) {
+    if (to <= from || bars.size() >= kBars) return;
+    if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end() && lanes.size() >= kLanes) return;
+    const std::size_t known = categories.size();
+    const std::size_t c = index_of(categories, category);
+    if (c == known) {  // a new category's colour: faults in reds, a drain green, the rest in turn
+      static const char* kFaults[] = {"#d62728", "#e377c2", "#8c564b"};
+      static const char* kOthers[] = {"#ff7f0e", "#1f77b4", "#9467bd", "#bcbd22", "#17becf", "#7f7f7f"};
+      std::size_t& next = fault ? next_fault : next_other;
+      colours.push_back(category == "drain" ? "#2ca02c" : fault ? kFaults[next++ % std::size(kFaults)] : kOthers[next++ % std::size(kOthers)]);
+    }
+    bars.push_back({from, to, index_of(lanes, lane), c, fault});
+  };
+  for (const auto& f : events) {
+    const double from = std::atof(f[0].c_str());
+    const std::string& kind = f[2];
+    const std::string& subject = f[3];
+    const std::string& detail = f[4];
+    const std::size_t arrow = detail.find(" -> ");
+    if (arrow != std::string::npos && (f[1].empty() || std::atof(f[1].c_str()) == from)) {
+      Open& o = open[kind + "\n" + subject];
+      if (o.kind.empty()) {
+        o.kind = kind;
+        o.rest = detail.substr(0, arrow);
+        o.state = o.rest;
+      }
+      if (o.state != o.rest) add(o.since, from, subject, kind + " " + o.state, false);
+      o.state = detail.substr(arrow + 4);
+      o.since = from;
+      continue;
+    }
+    const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
+    std::string category = kind;
+    if (kind == "leader") category += " " + detail.substr(0, detail.find(','));
+    add(from, to, kind == "drain" ? "backlog" : subject, category, f[5] == "1");
+  }
+  for (const auto& [key, o] : open) {
+    if (o.state != o.rest) add(o.since, end_s, key.substr(key.find('\n') + 1), o.kind + " " + o.state, false);
+  }
+  if (bars.empty()) return std::nullopt;
+  const double div = hours ? 3600 : 60;
+  std::string data;
+  for (const Bar& b : bars) {
+    const double h = b.fault ? 0.42 : 0.28;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.8g %.8g %zu %.2f %zu\n", (b.from + b.to) / 2 / div, (b.to - b.from) / 2 / div, b.lane, h, b.category);
+    data += buf;
+  }
+  const std::string name = "lanes";
+  const fs::path file = dir / (name + ".dat");
+  if (auto bad = write_text(file, data)) return bad;
+  std::string ytics = "set ytics (";
+  for (std::size_t i = 0; i < lanes.size(); ++i) ytics += std::string(i ? ", " : "") + gp_quote(lanes[i]) + " " + std::to_string(i);
+  ytics += ")\n";
+  std::string script = "set terminal svg size 960," + std::to_string(std::max<std::size_t>(220, 90 + 22 * lanes.size())) +
+           " dynamic font 'sans,11' background '#ffffff'\nset output " + gp_quote((dir / (name + ".svg")).string()) +
+           "\nset grid xtics\nset key outside right top noenhanced\n" + ytics + "set yrange [" + std::to_string(lanes.size()) +
+           "-0.3:-0.7]\nset xrange [0:" + std::to_string(end_s / div) + "]\nset xlabel 'virtual time (" + (hours ? "hours" : "minutes") +
+           ")'\nset style fill solid 0.85 noborder\nplot ";
+  for (std::size_t c = 0; c < categories.size(); ++c) {
+    const std::string& colour = colours[c];
+    script += std::string(c ? ", " : "") + gp_quote(file.string()) + " using 1:(column(5) == " + std::to_string(c) + " ? column(3) : NaN):2:4 with boxxyerror lc rgb '" +
+              colour + "' title " + gp_quote(categories[c]);
+  }
+  script += "\n";
+  if (auto bad = gnuplot(dir, name, script)) return bad;
+  fs::remove(file);
+  charts.push_back({name, "Timeline: faults, breakers, modes and leaders, by subject", svg_body(dir / (name + ".svg"))});
+  return std::nullopt;
+}
+
+// The system's pipeline with the run's flow on each edge, drawn by Graphviz: the count, and the
+// rate per second of virtual time.
+std::optional<std::string> pipeline_diagram(const fs::path& dir, const System& system, const nlohmann::json& result, std::string& svg) {
+  const std::span<const Flow> flows = system.pipeline();
+  if (flows.empty() || !result.contains("metrics")) return std::nullopt;
+  const double seconds = result.value("virtual_seconds", 0.0);
+  double most = 1;
+  for (const Flow& f : flows) most = std::max(most, result["metrics"].value(std::string(f.metric), 0.0));
+  std::string dot = "digraph pipeline {\n  rankdir=LR;\n  bgcolor=\"white\";\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fa\", fontname=\"sans\"];\n"
+                    "  edge [fontname=\"sans\", fontsize=10, color=\"#4a6fa5\"];\n";
+  std::vector<std::string_view> sources;
+  for (const Flow& f : flows) sources.push_back(f.from);
+  for (const Flow& f : flows) {
+    if (std::find(sources.begin(), sources.end(), f.to) == sources.end()) {
+      dot += "  " + dot_quote(std::string(f.to)) + " [shape=oval, fillcolor=\"#f4f4f4\"];\n";
+    }
+  }
+  for (const Flow& f : flows) {
+    const double n = result["metrics"].value(std::string(f.metric), 0.0);
+    const double width = n <= 0 ? 0.6 : 0.8 + 4.0 * std::log1p(n) / std::log1p(most);
+    std::string label = std::string(f.metric) + "\\n" + grouped(n);
+    if (seconds > 0 && n > 0) {
+      char rate[32];
+      std::snprintf(rate, sizeof rate, " (%.3g/s)", n / seconds);
+      label += rate;
+    }
+    char w[32];
+    std::snprintf(w, sizeof w, "%.2f", width);
+    dot += "  " + dot_quote(std::string(f.from)) + " -> " + dot_quote(std::string(f.to)) + " [label=" + dot_quote(label) +
+           ", penwidth=" + w + (n <= 0 ? ", style=dashed, color=\"#aaaaaa\"" : "") + "];\n";
+  }
+  dot += "}\n";
+  const fs::path file = dir / "pipeline.dot";
+  if (auto bad = write_text(file, dot)) return bad;
+  const std::string cmd = "dot -Tsvg " + gp_quote(file.string()) + " -o " + gp_quote((dir / "pipeline.svg").string()) + " 2> " +
+                          gp_quote((dir / "pipeline.log").string());
+  if (std::system(cmd.c_str()) != 0) return "Graphviz failed on " + file.string() + ": " + read_all(dir / "pipeline.log");
+  fs::remove(dir / "pipeline.log");
+  fs::remove(file);
+  svg = svg_body(dir / "pipeline.svg");
+  return std::nullopt;
 }
 
 int run_report(const fs::path& dir) {
@@ -167,6 +413,11 @@ int run_report(const fs::path& dir) {
   }
 
   std::vector<Chart> charts;
+  {
+    std::string svg;
+    if (auto bad = pipeline_diagram(dir, *system, result, svg)) return fail_incomplete(*bad);
+    if (!svg.empty()) charts.push_back({"pipeline", "Pipeline: what flowed along each edge over the run", svg});
+  }
   const auto columns = system->series();
   for (int panel = 0; panel <= static_cast<int>(Panel::health); ++panel) {
     std::vector<const SeriesColumn*> in;
@@ -187,7 +438,10 @@ int run_report(const fs::path& dir) {
       const SeriesColumn& c = *in[i];
       const bool ratio = c.unit == Unit::ratio;
       ratio_axis = ratio_axis || ratio;
-      const std::string y = ratio ? "(100*column('" + std::string(c.name) + "'))" : "(column('" + std::string(c.name) + "'))";
+      // An empty field (a window with nothing to measure) breaks the line: joined across, a line
+      // would draw figures no window had.
+      const std::string col = "column('" + std::string(c.name) + "')";
+      const std::string y = "(strcol('" + std::string(c.name) + "') eq '' ? NaN : " + (ratio ? "100*" + col : col) + ")";
       plot += std::string(i ? ", " : "") + gp_quote((dir / "series.csv").string()) + " using " + x + ":" + y +
               " with lines lw 1.6" + (ratio ? " axes x1y2" : "") + " title " + gp_quote(std::string(c.name) + (ratio ? " (%)" : ""));
     }
@@ -196,6 +450,8 @@ int run_report(const fs::path& dir) {
     if (auto bad = gnuplot(dir, name, script)) return fail_incomplete(*bad);
     charts.push_back({name, kPanelTitles[panel], svg_body(dir / (name + ".svg"))});
   }
+  if (auto bad = lanes_chart(dir, events, end_s, hours, charts)) return fail_incomplete(*bad);
+  if (auto bad = latency_cdf_chart(dir, result, charts)) return fail_incomplete(*bad);
 
   // The tables: the verdict, expectations, a few figures, the timeline.
   const std::string title = "relaysim run: " + result.value("scenario", std::string("?")) + " (" + system_name + ")";
@@ -220,6 +476,7 @@ int run_report(const fs::path& dir) {
     md += "\n";
   }
   for (const Chart& c : charts) md += "## " + c.title + "\n\n![" + c.title + "](" + c.name + ".svg)\n\n";
+  group_tables(result, tables, md);
   if (!events.empty()) {
     tables += "<h2>Timeline</h2>\n<table><tr><th>from (s)</th><th>to (s)</th><th>what</th><th>of</th><th>detail</th></tr>\n";
     md += "## Timeline\n\n| from (s) | to (s) | what | of | detail |\n|---|---|---|---|---|\n";
@@ -287,8 +544,14 @@ int report_command(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(d, ec)) return fail_usage(dir + " is not a directory (give what run --timeseries DIR or sweep --out DIR wrote)");
   if (std::system("gnuplot --version > /dev/null 2>&1") != 0) return fail_usage("gnuplot is not installed (Debian: gnuplot-nox; ./relaysim build installs it)");
-  if (fs::exists(d / "series.csv") && fs::exists(d / "result.json")) return run_report(d);
-  if (fs::exists(d / "summary.csv") && fs::exists(d / "sweep.json")) return sweep_report(d);
+  if (std::system("dot -V > /dev/null 2>&1") != 0) return fail_usage("Graphviz is not installed (Debian: graphviz; ./relaysim build installs it)");
+  try {
+    if (fs::exists(d / "series.csv") && fs::exists(d / "result.json")) return run_report(d);
+    if (fs::exists(d / "summary.csv") && fs::exists(d / "sweep.json")) return sweep_report(d);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of the right name and the wrong type: a file edited by hand, or by another tool.
+    return fail_usage(dir + ": a JSON file does not hold what run --timeseries or sweep --out writes: " + e.what());
+  }
   return fail_usage(dir + " holds neither a run's series.csv and result.json nor a sweep's summary.csv and sweep.json");
 }
 

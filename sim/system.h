@@ -130,6 +130,8 @@ class System {
   virtual std::span<const MetricInfo> metrics() const = 0;
   // The columns of its time series (sim/report/series.h).
   virtual std::span<const SeriesColumn> series() const = 0;
+  // Its pipeline, edge by edge, each measured by one of its count metrics (sim/report/series.h).
+  virtual std::span<const Flow> pipeline() const = 0;
   virtual std::span<const InvariantInfo> invariants() const = 0;
   // The planted bugs the system's property suite must catch (model/core/mutants.h).
   virtual std::span<const Mutant* const> mutants() const = 0;

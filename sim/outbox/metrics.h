@@ -217,6 +217,16 @@ inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetrics>(); }
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
+// The pipeline as `relaysim report` draws it.
+inline constexpr Flow kPipeline[] = {
+    flow<kMetrics>("services", "outbox tables", "messages"),
+    flow<kMetrics>("outbox tables", "log", "records"),
+    flow<kMetrics>("log", "consumers", "deliveries"),
+    flow<kMetrics>("consumers", "downstream", "effects"),
+    flow<kMetrics>("consumers", "handled", "handled"),
+    flow<kMetrics>("consumers", "failed", "failed"),
+};
+
 // What the time series sees of one window (sim/report/series.h).
 // (The counts are every shard's, summed.)
 using Sample = WindowSample<Figures, relaysim::outbox::StoreCounts>;

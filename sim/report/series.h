@@ -106,6 +106,22 @@ void fill_row(const Sample& s, std::span<double> row) {
   for (std::size_t i = 0; i < row.size(); ++i) row[i] = Table[i].value(s);
 }
 
+// One edge of a system's pipeline as `relaysim report` draws it (with Graphviz): what flows from
+// one part to the next, measured by a count of the system's metric table, so the diagram shows
+// the run's own figures on each edge.
+struct Flow {
+  std::string_view from;  // "clients", "platform", ...
+  std::string_view to;
+  std::string_view metric;
+};
+
+// A Flow whose metric is a count of `Metrics`, checked when the program is compiled.
+template <const auto& Metrics>
+consteval Flow flow(std::string_view from, std::string_view to, std::string_view metric) {
+  if (Metrics[metric_index<Metrics>(metric)].info.unit != Unit::count) throw "a flow is a count";
+  return {from, to, metric};
+}
+
 // Something that happened to the world of a run: at an instant (length 0) or over a window
 // (an outage, a pause; kForever: until the run's end).
 struct TimelineEvent {

@@ -268,6 +268,17 @@ inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetr
 // A metric's index by name, checked when the program is compiled: metric("delivered_rate").
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
+// The pipeline as `relaysim report` draws it.
+inline constexpr Flow kPipeline[] = {
+    flow<kMetrics>("businesses", "gateway", "accepted"),
+    flow<kMetrics>("gateway", "suppressed", "suppressed"),
+    flow<kMetrics>("gateway", "failed", "failed"),
+    flow<kMetrics>("gateway", "providers", "submits"),
+    flow<kMetrics>("providers", "delivered", "delivered"),
+    flow<kMetrics>("providers", "undelivered", "undelivered"),
+    flow<kMetrics>("providers", "unconfirmed", "unconfirmed"),
+};
+
 // What the time series sees of one window (sim/report/series.h).
 using Sample = WindowSample<Figures, relaysim::sms::StoreCounts>;
 

@@ -224,6 +224,17 @@ inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetr
 // A metric's index by name, checked when the program is compiled: metric("dlq_rate").
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
+// The pipeline as `relaysim report` draws it.
+inline constexpr Flow kPipeline[] = {
+    flow<kMetrics>("clients", "platform", "ingested"),
+    flow<kMetrics>("platform", "ServiceB", "serviceb_calls"),
+    flow<kMetrics>("platform", "endpoints", "attempts"),
+    flow<kMetrics>("platform", "delivered", "delivered"),
+    flow<kMetrics>("platform", "failed", "failed"),
+    flow<kMetrics>("platform", "dead letters", "dead_lettered"),
+    flow<kMetrics>("platform", "tenants", "notifications"),
+};
+
 // What the time series sees of one window (sim/report/series.h).
 struct Sample {
   const Figures& window;                   // what was counted in the window alone

@@ -217,6 +217,7 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
 
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
+  std::span<const Flow> pipeline() const override { return kPipeline; }
 
   // A webhook platform is one station: every dispatch slot of every pod is a server, and a
   // request holds it for the endpoint's answer (plus ServiceB's when there is no URL cache to
