@@ -234,6 +234,56 @@ TEST(Arrivals, BurstsAndConstantRatesCallExactlyAsOften) {
   EXPECT_DOUBLE_EQ(rate.expected_calls(), 600.0);
 }
 
+// Bursty arrivals (a two-state MMPP) average their rate, and are as variable as the MMPP's
+// formula says: the variance of the counts in long windows over their mean approaches scv()
+// (for Poisson, 1). What Kingman's formula reads of them is the formula, so it must hold.
+double index_of_dispersion(const ArrivalSpec& spec, std::uint64_t& total) {
+  Kernel k;
+  Rng rng(7);
+  constexpr int kWindow = 200;
+  std::vector<double> counts(static_cast<std::size_t>(to_seconds(spec.to - spec.from)) / kWindow, 0.0);
+  struct Tally {
+    Kernel& k;
+    std::vector<double>& counts;
+  } tally{k, counts};
+  Arrivals a({spec}, rng, [t = &tally](std::uint32_t) {
+    const auto w = static_cast<std::size_t>(to_seconds(t->k.now() - Time{})) / kWindow;
+    if (w < t->counts.size()) ++t->counts[w];
+  });
+  a.install(k);
+  k.run_until(spec.to);
+  double mean = 0, var = 0;
+  for (double c : counts) mean += c;
+  total = static_cast<std::uint64_t>(mean);
+  mean /= static_cast<double>(counts.size());
+  for (double c : counts) var += (c - mean) * (c - mean);
+  var /= static_cast<double>(counts.size() - 1);
+  return var / mean;
+}
+
+TEST(Arrivals, BurstyAveragesItsRateAndIsAsVariableAsTheMmppSays) {
+  ArrivalSpec bursty;
+  bursty.rate_per_s = 100;
+  bursty.to = Time{} + seconds(40'000);
+  bursty.arrival = Arrival::bursty;
+  bursty.peak = 4;
+  bursty.high_share = 0.2;
+  bursty.spell = seconds(10);
+  EXPECT_DOUBLE_EQ(bursty.high_rate_per_s(), 400);
+  EXPECT_DOUBLE_EQ(bursty.low_rate_per_s(), 25);
+  EXPECT_EQ(bursty.low_spell(), seconds(40));
+  EXPECT_NEAR(bursty.scv(), 3601, 1);
+  std::uint64_t total = 0;
+  // In windows of 200 s the index is within 4 % of its limit (the spells change at 0.125/s).
+  const double idc = index_of_dispersion(bursty, total);
+  EXPECT_NEAR(static_cast<double>(total), 100 * 40'000.0, 0.1 * 100 * 40'000.0);
+  EXPECT_NEAR(idc, bursty.scv(), 0.35 * bursty.scv());
+  ArrivalSpec poisson = bursty;
+  poisson.arrival = Arrival::poisson;
+  EXPECT_DOUBLE_EQ(poisson.scv(), 1.0);
+  EXPECT_NEAR(index_of_dispersion(poisson, total), 1.0, 0.35);
+}
+
 // ---- metrics and expectations -----------------------------------------------------------------
 
 TEST(Metrics, NamesAndFamiliesAreFoundAndFormattedInTheirUnits) {

@@ -228,7 +228,7 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
     for (const LoadSegment& seg : spec.load) {
       if (seg.arrivals.burst == 0 && seg.arrivals.rate_per_s > st.lambda) {
         st.lambda = seg.arrivals.rate_per_s;
-        st.ca2 = seg.arrivals.arrival == Arrival::poisson ? 1.0 : 0.0;
+        st.ca2 = seg.arrivals.scv();
       }
     }
     LatencySpec service;

@@ -3,12 +3,35 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
+#include "sim/report/text.h"
 
 namespace relaysim::sim {
 
 double ArrivalSpec::expected_calls() const {
   if (burst > 0) return static_cast<double>(burst);
   return rate_per_s * to_seconds(to - from);
+}
+
+double ArrivalSpec::low_rate_per_s() const {
+  return std::max(0.0, rate_per_s * (1.0 - peak * high_share) / (1.0 - high_share));
+}
+
+Duration ArrivalSpec::low_spell() const {
+  return Duration{static_cast<std::int64_t>(static_cast<double>(spell.count()) * (1.0 - high_share) / high_share)};
+}
+
+double ArrivalSpec::scv() const {
+  switch (arrival) {
+    case Arrival::poisson: return 1.0;
+    case Arrival::constant: return 0.0;
+    case Arrival::bursty: break;
+  }
+  // IDC(inf) = 1 + 2 (l1 - l2)^2 r1 r2 / ((r1 + r2)^2 (l1 r2 + l2 r1)), with r1, r2 the rates of
+  // leaving the high and the low state (Fischer and Meier-Hellstern, "The MMPP cookbook", 1993).
+  const double l1 = high_rate_per_s(), l2 = low_rate_per_s();
+  const double r1 = 1.0 / to_seconds(spell), r2 = 1.0 / to_seconds(low_spell());
+  const double d = l1 - l2;
+  return 1.0 + 2.0 * d * d * r1 * r2 / ((r1 + r2) * (r1 + r2) * (l1 * r2 + l2 * r1));
 }
 
 const Schema<ArrivalSpec>& arrival_schema() {
@@ -38,8 +61,16 @@ const Schema<ArrivalSpec>& arrival_schema() {
     s.add(moment("to", "when a rate stops (exclusive); may lie past the run's end", "`duration`", &ArrivalSpec::to,
                  false, false));
     s.key("arrival", &ArrivalSpec::arrival,
-          choice_codec<Arrival>({{"poisson", Arrival::poisson}, {"constant", Arrival::constant}}),
-          "Poisson (random, memoryless) or evenly spaced calls");
+          choice_codec<Arrival>({{"poisson", Arrival::poisson}, {"constant", Arrival::constant}, {"bursty", Arrival::bursty}}),
+          "Poisson (random, memoryless), evenly spaced, or bursty: Poisson at `peak` times the rate in high spells and "
+          "lower between them, averaging `rate` (a two-state MMPP)");
+    const auto bursty = [](const ArrivalSpec& a, const ArrivalSpec&) { return a.arrival == Arrival::bursty; };
+    s.key("peak", &ArrivalSpec::peak, number_codec(1, 1e6), "bursty: the rate in a high spell, as a multiple of `rate`");
+    s.last().differs = bursty;
+    s.key("high_share", &ArrivalSpec::high_share, fraction_codec(), "bursty: the share of the time spent in high spells");
+    s.last().differs = bursty;
+    s.key("spell", &ArrivalSpec::spell, duration_codec(), "bursty: a high spell's mean length (exponential)");
+    s.last().differs = bursty;
     s.key("burst", &ArrivalSpec::burst, integer_codec<std::uint64_t>(1, 100'000'000),
           "instead of a rate: this many calls all at once, at `at`", opt::shown("(or `rate`)"));
     s.add(moment("at", "when a burst happens", "(with `burst`)", &ArrivalSpec::from, true, true));
@@ -57,6 +88,20 @@ const Schema<ArrivalSpec>& arrival_schema() {
         return;
       }
       if (m.has("at")) r.fail(m["at"], m.child("at"), "`at` belongs to bursts; a rate runs `from` .. `to`");
+      for (const char* k : {"peak", "high_share", "spell"}) {
+        if (m.has(k) && a.arrival != Arrival::bursty) r.fail(m[k], m.child(k), "belongs to `arrival: bursty`");
+      }
+      if (a.arrival == Arrival::bursty) {
+        if (a.high_share <= 0 || a.high_share >= 1) {
+          r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"), "must be above 0% and below 100%");
+        }
+        if (a.spell <= Duration{}) r.fail(m.has("spell") ? m["spell"] : m.node(), m.child("spell"), "must be longer than 0s");
+        if (a.peak * a.high_share > 1.0 + 1e-12) {
+          r.fail(m.has("peak") ? m["peak"] : m.node(), m.child("peak"),
+                 "peak x high_share must be at most 1, or the rate between high spells would be negative (here " +
+                     fmt("%g x %g%%", a.peak, 100 * a.high_share) + ")");
+        }
+      }
       if (!m.has("rate")) r.fail(m.node(), m.child("rate"), "is required but missing (or give `burst` and `at`)");
       if (!m.has("to")) a.to = Time{} + r.run_duration();
       if (a.to <= a.from) r.fail(m.has("to") ? m["to"] : m.node(), m.child("to"), "must be after `from`");
@@ -67,7 +112,7 @@ const Schema<ArrivalSpec>& arrival_schema() {
 }
 
 Arrivals::Arrivals(std::vector<ArrivalSpec> segments, Rng& rng, Sink sink)
-    : segments_(std::move(segments)), burst_done_(segments_.size(), 0), rng_(rng), sink_(std::move(sink)) {}
+    : segments_(std::move(segments)), burst_done_(segments_.size(), 0), spells_(segments_.size()), rng_(rng), sink_(std::move(sink)) {}
 
 void Arrivals::install(Kernel& kernel) {
   for (std::uint32_t i = 0; i < segments_.size(); ++i) {
@@ -91,6 +136,11 @@ void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
   }
   if (kernel.now() >= s.to || s.rate_per_s <= 0.0) return;
   sink_(segment);
+  if (s.arrival == Arrival::bursty) {
+    const Time next = next_bursty(segment, kernel.now());
+    if (next < s.to) kernel.at(next, [this, &kernel, segment] { arrive(kernel, segment); });
+    return;
+  }
   const double mean_s = 1.0 / s.rate_per_s;
   const double gap_ns = (s.arrival == Arrival::constant ? mean_s : rng_.exponential(mean_s)) * 1e9;
   // A gap that reaches past the segment's end (a tiny rate, an unlucky draw) ends it; none
@@ -99,6 +149,29 @@ void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
   if (!(gap_ns < static_cast<double>(remaining))) return;
   const Duration gap{std::max<std::int64_t>(1, static_cast<std::int64_t>(gap_ns))};
   if (gap.count() < remaining) kernel.after(gap, [this, &kernel, segment] { arrive(kernel, segment); });
+}
+
+Time Arrivals::next_bursty(std::uint32_t segment, Time now) {
+  const ArrivalSpec& s = segments_[segment];
+  Spell& spell = spells_[segment];
+  if (spell.ends == Time{}) {
+    // The first call, at `from`: the spell it falls in, drawn from the long run's shares.
+    spell.high = rng_.uniform01() < s.high_share;
+    spell.ends = now + Duration{std::max<std::int64_t>(1, static_cast<std::int64_t>(rng_.exponential(to_seconds(spell.high ? s.spell : s.low_spell())) * 1e9))};
+  }
+  // Poisson within a spell; a gap that outlasts the spell starts over at its end (memoryless).
+  Time t = now;
+  while (t < s.to) {
+    const double rate = spell.high ? s.high_rate_per_s() : s.low_rate_per_s();
+    if (rate > 0) {
+      const double gap_ns = rng_.exponential(1.0 / rate) * 1e9;
+      if (gap_ns < static_cast<double>(to_ns(spell.ends - t))) return t + Duration{std::max<std::int64_t>(1, static_cast<std::int64_t>(gap_ns))};
+    }
+    t = spell.ends;
+    spell.high = !spell.high;
+    spell.ends = t + Duration{std::max<std::int64_t>(1, static_cast<std::int64_t>(rng_.exponential(to_seconds(spell.high ? s.spell : s.low_spell())) * 1e9))};
+  }
+  return kTimeNever;
 }
 
 }  // namespace relaysim::sim

@@ -1,6 +1,12 @@
 // Arrivals: when a system's clients call, whatever they call for — the load schedule every
-// system shares. Each segment of the schedule is either a rate from `from` to `to` (Poisson or
-// evenly spaced) or a burst of calls all at one moment; what each call does is the system's.
+// system shares. Each segment of the schedule is either a rate from `from` to `to` (Poisson,
+// evenly spaced, or bursty) or a burst of calls all at one moment; what each call does is the
+// system's. A piecewise load is a list of rate segments.
+//
+// Bursty arrivals are a two-state Markov-modulated Poisson process (MMPP), the usual model of
+// traffic that comes in spells: Poisson at `peak` times the rate during high spells (exponential,
+// of mean `spell`), and at a lower rate between them, such that the long-run mean is `rate` and
+// the process is high `high_share` of the time.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +19,7 @@
 
 namespace relaysim::sim {
 
-enum class Arrival : std::uint8_t { poisson, constant };
+enum class Arrival : std::uint8_t { poisson, constant, bursty };
 
 struct ArrivalSpec {
   double rate_per_s = 0.0;
@@ -21,10 +27,23 @@ struct ArrivalSpec {
   Time to{};                // a rate runs in [from, to)
   Arrival arrival = Arrival::poisson;
   std::uint64_t burst = 0;  // > 0: `burst` calls at `from`; the rate is not used
+  // Bursty arrivals: the rate of a high spell as a multiple of `rate`, the share of the time in
+  // high spells, and a high spell's mean length. peak * high_share <= 1.
+  double peak = 4.0;
+  double high_share = 0.2;
+  Duration spell = std::chrono::seconds(30);
   bool operator==(const ArrivalSpec&) const = default;
 
   // How many calls the segment makes, on average.
   double expected_calls() const;
+  // Calls per second in a bursty segment's high and low spells, and a low spell's mean length.
+  double high_rate_per_s() const { return peak * rate_per_s; }
+  double low_rate_per_s() const;
+  Duration low_spell() const;
+  // The arrivals' variability as the queueing formulas read it (Kingman's c_a^2): 1 for Poisson,
+  // 0 for evenly spaced, and for bursty arrivals the MMPP's asymptotic index of dispersion of
+  // counts, which is what a queue under heavy load feels of them.
+  double scv() const;
 };
 
 // The keys of an arrival segment (rate, from, to, arrival, or burst and at), for a system's load
@@ -43,12 +62,21 @@ class Arrivals {
 
  private:
   void arrive(Kernel& kernel, std::uint32_t segment);
+  // When the next call of bursty segment `segment` comes after `now` (kTimeNever: not before its
+  // end), moving through its spells as it goes.
+  Time next_bursty(std::uint32_t segment, Time now);
+
+  struct Spell {
+    bool high = false;
+    Time ends{};
+  };
 
   // The most calls of a burst made in one event.
   static constexpr std::uint64_t kBurstChunk = 4096;
 
   std::vector<ArrivalSpec> segments_;
   std::vector<std::uint64_t> burst_done_;  // per segment: calls of its burst made so far
+  std::vector<Spell> spells_;              // per segment: a bursty one's current spell
   Rng& rng_;
   Sink sink_;
 };

@@ -95,7 +95,8 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       l.arrivals.from = Time{} + ms(0, duration_cast<milliseconds>(load_end).count() / 2);
       l.arrivals.to = l.arrivals.from + sec(10, 60);
       l.arrivals.rate_per_s = *rc::gen::inRange(1, 101) / 10.0;
-      l.arrivals.arrival = *rc::gen::element(Arrival::poisson, Arrival::constant);
+      l.arrivals.arrival = *rc::gen::element(Arrival::poisson, Arrival::constant, Arrival::bursty);
+      if (l.arrivals.arrival == Arrival::bursty) l.arrivals.spell = sec(1, 10);
       if (on[kDuplicates]) l.duplicates = percent(0, 20);
       if (on[kDuplicates]) l.conflicts = percent(0, 5);
       if (on[kSharedIds]) l.shared_ids = percent(0, 20);
