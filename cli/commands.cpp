@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "cli/machine.h"
 #include "cli/outputs.h"
 
 #include <fcntl.h>
@@ -50,71 +51,7 @@ std::optional<std::uint64_t> parse_u64(const std::string& text) {
   return v;
 }
 
-std::optional<double> parse_size(const std::string& text) {
-  double n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc{} || end == text.data() || !std::isfinite(n) || n <= 0) return std::nullopt;
-  const std::string unit(end, text.data() + text.size());
-  static const std::pair<const char*, double> kUnits[] = {
-      {"", 1},          {"B", 1},          {"KiB", 1024.0},   {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0}, {"K", 1e3}, {"KB", 1e3}, {"M", 1e6}, {"MB", 1e6}, {"G", 1e9}, {"GB", 1e9}};
-  for (const auto& [name, factor] : kUnits) {
-    if (unit == name) return n * factor;
-  }
-  return std::nullopt;
-}
-
 namespace {
-
-std::string human_bytes(double b) {
-  char buf[32];
-  if (b >= 1073741824.0) {
-    std::snprintf(buf, sizeof buf, "%.1f GiB", b / 1073741824.0);
-  } else if (b >= 1048576.0) {
-    std::snprintf(buf, sizeof buf, "%.0f MiB", b / 1048576.0);
-  } else if (b >= 1024.0) {
-    std::snprintf(buf, sizeof buf, "%.0f KiB", b / 1024.0);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f bytes", b);
-  }
-  return buf;
-}
-
-// ---- the machine: memory -------------------------------------------------------------------
-
-// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
-double available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024.0;
-  }
-  return 0;
-}
-
-// What a run may use unless --memory-limit says otherwise: most of the memory available, and no
-// more than the address-space limit (`ulimit -v`) lets it map. 0: unknown, not checked.
-double default_memory_limit() {
-  double limit = 0.9 * available_memory();
-  struct rlimit space {};
-  if (::getrlimit(RLIMIT_AS, &space) == 0 && space.rlim_cur != RLIM_INFINITY) {
-    // Address space is more than resident memory (code, stacks, reserved heap): keep a margin.
-    const double usable = 0.7 * static_cast<double>(space.rlim_cur);
-    limit = limit > 0 ? std::min(limit, usable) : usable;
-  }
-  return limit;
-}
-
-// This process's resident memory, in bytes; 0 when unknown.
-double resident_memory() {
-  std::ifstream in("/proc/self/statm");
-  double size = 0;
-  double resident = 0;
-  if (!(in >> size >> resident)) return 0;
-  return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
-}
 
 // ---- signals --------------------------------------------------------------------------------
 
@@ -369,16 +306,10 @@ std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& opt
     if (!n || *n == 0) return "--max-events: expected a whole number from 1 to 18446744073709551615, got '" + *args.max_events + "'";
     options.max_events = *n;
   }
-  memory_limit = default_memory_limit();
-  if (args.memory_limit) {
-    if (*args.memory_limit == "none") {
-      memory_limit = 0;
-    } else if (const auto size = parse_size(*args.memory_limit)) {
-      memory_limit = *size;
-    } else {
-      return "--memory-limit: expected a size such as 4GiB or 500MiB, or 'none', got '" + *args.memory_limit + "'";
-    }
-  }
+  std::string problem;
+  const std::optional<double> limit = memory_limit_of(args.memory_limit, problem);
+  if (!limit) return problem;
+  memory_limit = *limit;
   if (args.interval) {
     if (!args.timeseries) return "--interval goes with --timeseries";
     if (!parse_duration(*args.interval, options.series_interval) || options.series_interval <= Duration{}) {

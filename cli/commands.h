@@ -51,7 +51,5 @@ int mmc_command(MmcArgs args);
 
 // A whole number from 0 to 2^64 - 1, exactly as written (no sign, no spaces, no hex).
 std::optional<std::uint64_t> parse_u64(const std::string& text);
-// "4GiB", "500MiB", "2GB", "1048576" (bytes); nothing when malformed.
-std::optional<double> parse_size(const std::string& text);
 
 }  // namespace relaysim::cli

@@ -131,7 +131,10 @@ int main(int argc, char** argv) {
                     "Runs per point, replication r with seed + r (default 5; at least 2 for an interval)");
   sweep->add_option("--seed", sweep_args.seed, "Base seed, overriding the scenario's");
   sweep->add_option("--store", sweep_args.store, "Store to run on, overriding the scenario's")->check(CLI::IsMember({"memory", "sqlite"}));
-  sweep->add_option("--jobs,-j", sweep_args.jobs, "Runs at once (default: one per core)");
+  sweep->add_option("--jobs,-j", sweep_args.jobs, "Runs at once (default: one per core; fewer when they would not fit in memory)");
+  sweep->add_option("--memory-limit", sweep_args.memory_limit,
+                    "What the runs at once may hold together, as estimated from the scenario: a size (4GiB) or 'none' "
+                    "(default: most of the memory available)");
   sweep->add_option("--shard", sweep_args.shard,
                     "Run only part I of N of the sweep (I/N, such as 2/4), writing its runs to --out for `relaysim merge`");
   sweep->add_option("--out", sweep_args.out, "Write sweep.json, runs.csv (every run), summary.csv and summary.json here");
@@ -157,7 +160,10 @@ int main(int argc, char** argv) {
   plan->add_option("--max-replications", plan_args.max_replications,
                    "Runs per probe at most, doubling while a target's interval straddles it (default 40)");
   plan->add_option("--seed", plan_args.seed, "Base seed: replication r runs with seed + r");
-  plan->add_option("--jobs,-j", plan_args.jobs, "Runs at once (default: one per core)");
+  plan->add_option("--jobs,-j", plan_args.jobs, "Runs at once (default: one per core; fewer when they would not fit in memory)");
+  plan->add_option("--memory-limit", plan_args.memory_limit,
+                   "What the runs at once may hold together, as estimated from the scenario: a size (4GiB) or 'none' "
+                   "(default: most of the memory available)");
   plan->add_option("--json", plan_args.json_path, "Also write the probes and the answer as JSON here");
   plan->add_flag("-q,--quiet", plan_args.quiet, "Print only the answer");
 

@@ -10,11 +10,40 @@
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
+#include "cli/machine.h"
 #include "sim/run.h"
 
 namespace relaysim::cli {
+
+unsigned runs_at_once(const std::vector<RunJob>& jobs, unsigned threads, double limit, bool quiet, const std::string& what) {
+  if (limit <= 0) return threads;
+  double largest = 0;
+  sim::Footprint biggest;
+  const sim::Scenario* last = nullptr;
+  for (const RunJob& j : jobs) {
+    if (j.scenario == last) continue;  // the replications of one point follow each other
+    last = j.scenario;
+    sim::Footprint f = j.scenario->system->footprint(*j.scenario, true);
+    if (f.bytes() > largest) {
+      largest = f.bytes();
+      biggest = std::move(f);
+    }
+  }
+  if (largest > limit) {
+    throw std::runtime_error(what + ": one run would hold about " + human_bytes(largest) + ", more than the " + human_bytes(limit) +
+                             " this process may use; " + biggest.largest().advice);
+  }
+  if (largest * threads <= limit) return threads;
+  const auto fit = std::max(1u, static_cast<unsigned>(limit / largest));
+  if (!quiet) {
+    std::fprintf(stderr, "relaysim: %s: %u runs at once would hold about %s, more than the %s this process may use: running %u at once\n",
+                 what.c_str(), threads, human_bytes(largest * threads).c_str(), human_bytes(limit).c_str(), fit);
+  }
+  return fit;
+}
 
 std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what,
                                      const std::vector<sim::MetricRef>& refs) {

@@ -25,6 +25,12 @@ struct RunOutcome {
   std::vector<double> targets;  // the metrics asked for by reference (a family's at its parameter)
 };
 
+// How many of the runs fit in memory at once: every run may hold its scenario's footprint, so
+// `threads` of the largest must fit in `limit` bytes (0: no limit). Fewer threads when they do
+// not (with a warning on stderr unless `quiet`); throws std::runtime_error when one run alone
+// does not fit (a run that would be stopped for memory anyway is refused before the others run).
+unsigned runs_at_once(const std::vector<RunJob>& jobs, unsigned threads, double limit, bool quiet, const std::string& what);
+
 // Throws std::runtime_error naming the run when one could not be run at all.
 // `refs`: metrics to read by reference too (RunOutcome::targets), such as latency_p99.9_s.
 std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what,

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/machine.h"
 #include "cli/parallel.h"
 #include "sim/plan/stats.h"
 #include "sim/plan/sweep.h"
@@ -137,6 +138,9 @@ int plan_command(const PlanArgs& args) {
   if (!reps_max) return fail_usage("--max-replications: expected a whole number from --replications to 100000");
   const auto jobs = count_arg(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 1, 4096);
   if (!jobs) return fail_usage("--jobs: expected a whole number from 1 to 4096");
+  std::string memory_problem;
+  const std::optional<double> memory_limit = memory_limit_of(args.memory_limit, memory_problem);
+  if (!memory_limit) return fail_usage(memory_problem);
   if (args.targets.empty()) return fail_usage("plan needs at least one --target, such as --target 'latency_p99_s < 30s'");
 
   std::vector<Override> sets;
@@ -230,7 +234,10 @@ int plan_command(const PlanArgs& args) {
     for (std::uint32_t reps = *reps0; !p.unstable; reps = std::min(*reps_max, reps * 2)) {
       std::vector<RunJob> jobs_of;
       for (std::uint32_t r = static_cast<std::uint32_t>(outcomes.size()); r < reps; ++r) jobs_of.push_back({&s, base.seed + r});
-      for (RunOutcome& o : run_parallel(jobs_of, *jobs, args.quiet, args.resource + "=" + range.values[i], refs)) {
+      const std::string what = args.resource + "=" + range.values[i];
+      // (A probe too big for memory stops the plan: the answer would be a guess.)
+      const unsigned threads = runs_at_once(jobs_of, *jobs, *memory_limit, args.quiet || !outcomes.empty(), what);
+      for (RunOutcome& o : run_parallel(jobs_of, threads, args.quiet, what, refs)) {
         outcomes.push_back(std::move(o));
       }
       p.runs = reps;

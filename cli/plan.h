@@ -18,6 +18,7 @@ struct PlanArgs {
   std::optional<std::string> max_replications;  // per probe, at most (default 40)
   std::optional<std::string> seed;
   std::optional<std::string> jobs;
+  std::optional<std::string> memory_limit;  // a size, or "none"
   std::optional<std::string> json_path;
   bool quiet = false;
 };

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/machine.h"
 #include "cli/parallel.h"
 #include "cli/result_dir.h"
 #include "model/core/random.h"
@@ -131,6 +132,9 @@ int sweep_command(const SweepArgs& args) {
   plan.replications = *replications;
   const auto jobs = parse_count(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 4096);
   if (!jobs) return fail_usage("--jobs: expected a whole number from 1 to 4096");
+  std::string memory_problem;
+  const std::optional<double> memory_limit = memory_limit_of(args.memory_limit, memory_problem);
+  if (!memory_limit) return fail_usage(memory_problem);
   if (args.shard) {
     unsigned i = 0, n = 0;
     char tail = 0;
@@ -199,9 +203,14 @@ int sweep_command(const SweepArgs& args) {
   }
   std::vector<RunJob> jobs_of;
   for (std::size_t run : mine) jobs_of.push_back({&points[plan.point_of(run)], plan.seed_of(run)});
-  const std::uint32_t threads = std::min<std::uint32_t>(*jobs, static_cast<std::uint32_t>(std::max<std::size_t>(1, mine.size())));
+  std::uint32_t threads = std::min<std::uint32_t>(*jobs, static_cast<std::uint32_t>(std::max<std::size_t>(1, mine.size())));
   const auto started = std::chrono::steady_clock::now();
   std::vector<RunOutcome> outcomes;
+  try {
+    threads = runs_at_once(jobs_of, threads, *memory_limit, args.quiet, "sweep");
+  } catch (const std::exception& e) {
+    return fail_usage(e.what());
+  }
   try {
     outcomes = run_parallel(jobs_of, threads, args.quiet, "sweep");
   } catch (const std::exception& e) {
@@ -226,7 +235,7 @@ int sweep_command(const SweepArgs& args) {
   if (plan.shards > 1) {
     if (!args.quiet) {
       std::cout << "shard " << plan.shard << "/" << plan.shards << ": " << mine.size() << " of the sweep's " << plan.runs()
-                << " runs in " << seconds_text(wall) << " on " << threads << " threads; runs.csv in " << *args.out
+                << " runs in " << seconds_text(wall) << " on " << threads << (threads == 1 ? " thread" : " threads") << "; runs.csv in " << *args.out
                 << "\n(relaysim merge OUT " << *args.out << " ... with every shard's directory gives the table)\n";
     }
     return kExitPass;
@@ -237,7 +246,7 @@ int sweep_command(const SweepArgs& args) {
   }
   if (!args.quiet) {
     std::cout << "sweep of " << args.file << ": " << plan.points() << " points x " << plan.replications << " replications = "
-              << plan.runs() << " runs in " << seconds_text(wall) << " on " << threads << " threads; " << passed << " passed\n";
+              << plan.runs() << " runs in " << seconds_text(wall) << " on " << threads << (threads == 1 ? " thread; " : " threads; ") << passed << " passed\n";
     print_table(std::cout, plan, *base.system, table, shown);
   }
   return kExitPass;

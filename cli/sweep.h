@@ -16,6 +16,7 @@ struct SweepArgs {
   std::optional<std::string> seed;
   std::string store;
   std::optional<std::string> jobs;          // default: every core
+  std::optional<std::string> memory_limit;  // a size, or "none"
   std::optional<std::string> shard;         // I/N
   std::optional<std::string> out;           // a directory
   std::vector<std::string> show;            // metrics for the printed table

@@ -535,6 +535,13 @@ def _():
     expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "-r", "0"), EXIT_INVALID, r"--replications")
     expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "--show", "nope"), EXIT_INVALID, r"no metric 'nope'")
     expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2000000"), EXIT_INVALID, r"more than a million")
+    pods = ["sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2"]
+    expect(run(*pods, "--memory-limit", "1Q"), EXIT_INVALID, r"--memory-limit: expected a size")
+    expect(run(*pods, "--memory-limit", "1MiB"), EXIT_INVALID, r"one run would hold about 38 MiB, more than the 1 MiB")
+    # Two runs at once would not fit in 60 MiB: one at a time does, and the sweep says so.
+    r = run(*pods, "-j", "2", "-r", "1", "--memory-limit", "60MiB")
+    expect(r, 0, r"running 1 at once")
+    expect(r, 0, r"on 1 thread;", where="stdout")
     expect(run("merge", path("merged"), path("no-such-dir")), EXIT_INVALID, r"no sweep.json")
     os.makedirs(path("not-a-sweep"), exist_ok=True)
     write("not-a-sweep/sweep.json", "{}")
@@ -553,6 +560,7 @@ def _():
     expect(run(*plan, "--target", "latency_p99_s < 3s", "-r", "1"), EXIT_INVALID, r"--replications")
     expect(run("plan", QUICKSTART, "--resource", "webhook.platform.podz", "--target", "latency_p99_s < 3s", "--range", "1..2"),
            EXIT_INVALID, r"did you mean 'pods'")
+    expect(run(*plan, "--target", "latency_p99_s < 3s", "--memory-limit", "lots"), EXIT_INVALID, r"--memory-limit")
 
 
 # ---- mmc --------------------------------------------------------------------------------------

@@ -1,0 +1,25 @@
+// The machine the command line runs on, as far as its commands need to know it: how much memory
+// there is to use, and how much this process holds.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace relaysim::cli {
+
+// "1.2 GiB", "500 MiB": a size of memory as a person reads it.
+std::string human_bytes(double bytes);
+// "4GiB", "500MiB", "2GB", "1048576" (bytes); nothing when malformed.
+std::optional<double> parse_size(const std::string& text);
+// The memory a command's runs may use: --memory-limit's SIZE or `none` (0: no limit), or by
+// default most of the memory available; nothing (and `problem` says why) when it is malformed.
+std::optional<double> memory_limit_of(const std::optional<std::string>& option, std::string& problem);
+// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
+double available_memory();
+// What a run may use unless --memory-limit says otherwise: most of the memory available, and no
+// more than the address-space limit (`ulimit -v`) lets it map. 0: unknown, not checked.
+double default_memory_limit();
+// This process's resident memory, in bytes; 0 when unknown.
+double resident_memory();
+
+}  // namespace relaysim::cli
