@@ -183,6 +183,10 @@ int main(int argc, char** argv) {
   std::optional<std::string> metrics_system;
   metrics->add_option("--system", metrics_system, "Only this system's");
 
+  auto* lifecycles = app.add_subcommand(
+      "lifecycles", "Write DIR/lifecycles.md and a Graphviz diagram of every lifecycle (.dot and .svg) from the model's own tables");
+  std::string lifecycles_dir;
+  lifecycles->add_option("DIR", lifecycles_dir, "Where to write them (the docs directory: docs)")->required();
   auto* reference = app.add_subcommand(
       "reference", "Print the reference of the scenario format (every key, metric and invariant) as Markdown");
 
@@ -247,5 +251,6 @@ int main(int argc, char** argv) {
   if (*mmc) return mmc_command(mmc_args);
   if (*metrics) return metrics_command(metrics_system);
   if (*reference) return reference_command();
+  if (*lifecycles) return lifecycles_command(lifecycles_dir);
   return kExitInvalid;
 }

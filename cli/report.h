@@ -7,5 +7,8 @@
 namespace relaysim::cli {
 
 int report_command(const std::string& dir);
+// `relaysim lifecycles DIR`: DIR/lifecycles.md, and each lifecycle of every system as
+// DIR/lifecycles/NAME.dot and, drawn by Graphviz, NAME.svg — from the model's own tables.
+int lifecycles_command(const std::string& dir);
 
 }  // namespace relaysim::cli

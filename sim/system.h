@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/core/fingerprint.h"
+#include "model/core/lifecycle.h"
 #include "model/core/mutants.h"
 #include "sim/kernel/kernel.h"
 #include "sim/oracle/ledger.h"
@@ -132,6 +133,9 @@ class System {
   virtual std::span<const SeriesColumn> series() const = 0;
   // Its pipeline, edge by edge, each measured by one of its count metrics (sim/report/series.h).
   virtual std::span<const Flow> pipeline() const = 0;
+  // The lifecycles of its entities and components, from the model's own tables
+  // (model/core/lifecycle.h), for the docs to draw.
+  virtual std::vector<LifecycleDiagram> lifecycles() const { return {}; }
   virtual std::span<const InvariantInfo> invariants() const = 0;
   // The planted bugs the system's property suite must catch (model/core/mutants.h).
   virtual std::span<const Mutant* const> mutants() const = 0;

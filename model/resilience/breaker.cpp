@@ -85,6 +85,7 @@ void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
 
 void CircuitBreaker::transition(BreakerState to, Time now) {
   RELAYSIM_ASSERT(to != state_, "a transition changes the state");
+  RELAYSIM_ASSERT(allows(kBreakerLifecycle, state_, to), "a move of the breaker's lifecycle (kBreakerLifecycle)");
   const BreakerState from = state_;
   state_ = to;
   ++generation_;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "model/core/function.h"
+#include "model/core/lifecycle.h"
 #include "model/core/time.h"
 #include "model/resilience/window_counter.h"
 
@@ -31,6 +32,15 @@ struct BreakerConfig {
 
 enum class BreakerState : std::uint8_t { closed, open, half_open };
 std::string_view to_string(BreakerState s);
+
+// The breaker's lifecycle (model/core/lifecycle.h): every move transition() makes is one of these.
+inline constexpr Move<BreakerState> kBreakerLifecycle[] = {
+    {std::nullopt, BreakerState::closed, "a process starts"},
+    {BreakerState::closed, BreakerState::open, "failures in the window reach failure_rate (with min_calls)"},
+    {BreakerState::open, BreakerState::half_open, "open_for has passed"},
+    {BreakerState::half_open, BreakerState::closed, "half_open_probes probes succeeded"},
+    {BreakerState::half_open, BreakerState::open, "a probe failed"},
+};
 
 struct Permit {
   bool admitted = false;

@@ -183,7 +183,7 @@ bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow&
 
 void MemoryStore::claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out) {
   Row& r = rows_[slot];
-  RELAYSIM_ASSERT(!is_terminal(r.status), "claiming a terminal request");
+  RELAYSIM_ASSERT(allows(kRequestLifecycle, r.status, Status::in_flight), "a claim is a move of kRequestLifecycle");
   --by_status_[static_cast<int>(r.status)];
   ++by_status_[static_cast<int>(Status::in_flight)];
   r.status = Status::in_flight;
@@ -200,7 +200,8 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   Row& r = rows_[slot];
   if (r.status != Status::in_flight) return false;
   if (r.claim_token != token && !planted(mutant::completion_ignores_token)) return false;
-  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion must leave in_flight");
+  RELAYSIM_ASSERT(c.status != Status::in_flight && allows(kRequestLifecycle, Status::in_flight, c.status),
+                  "a completion leaves in_flight by a move of kRequestLifecycle");
   if (c.attempt != nullptr) {
     RELAYSIM_ASSERT(c.attempt->request == id &&
                         (c.attempt->number == r.attempts + 1 || planted(mutant::completion_ignores_token)),

@@ -1,9 +1,9 @@
 // The webhook domain's nouns: a Request (one client call to deliver a JSON payload to a cxid's
 // URL), its Attempts (append-only), and the Status/Reason pair that says where it stands.
 //
-// Life of a request:  pending --claim--> in_flight --complete--> pending | blocked | terminal
-//                     blocked --claim--> in_flight   (blocked = waiting on ServiceB)
-// Terminal states: delivered, failed, dead_lettered. Only a replay leaves a terminal state.
+// The life of a request is kRequestLifecycle below: pending and blocked (waiting on ServiceB)
+// are claimed into in_flight, a completion leaves in_flight, and only a replay leaves a terminal
+// state (delivered, failed, dead_lettered).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "model/core/http.h"
+#include "model/core/lifecycle.h"
 #include "model/core/time.h"
 
 namespace relaysim::webhook {
@@ -36,6 +37,23 @@ inline constexpr int kReasonCount = 7;
 constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
 std::string_view to_string(Status s);
 std::string_view to_string(Reason r);
+
+// The life of a request (model/core/lifecycle.h): the stores make only these moves, and the
+// oracle holds every run to them (W-lifecycle).
+inline constexpr Move<Status> kRequestLifecycle[] = {
+    {std::nullopt, Status::pending, "created"},
+    {Status::pending, Status::in_flight, "claimed when due"},
+    {Status::blocked, Status::in_flight, "claimed when due"},
+    {Status::in_flight, Status::in_flight, "rescued: the claim's lease expired"},
+    {Status::in_flight, Status::pending, "a retry planned"},
+    {Status::in_flight, Status::blocked, "deferred: no URL to be had"},
+    {Status::in_flight, Status::delivered, "2xx"},
+    {Status::in_flight, Status::failed, "a terminal verdict, or no URL"},
+    {Status::in_flight, Status::dead_lettered, "the deadline passed"},
+    {Status::delivered, Status::pending, "replayed"},
+    {Status::failed, Status::pending, "replayed"},
+    {Status::dead_lettered, Status::pending, "replayed"},
+};
 
 // A stored request. Strings are owned; stores reuse a caller's RequestRow to avoid allocation.
 struct RequestRow {

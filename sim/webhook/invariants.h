@@ -7,7 +7,7 @@
 
 namespace relaysim::sim::webhook {
 
-enum class Invariant : std::uint8_t { idem, deadline, nodup, noloss, retry, breaker, url };
+enum class Invariant : std::uint8_t { idem, deadline, nodup, noloss, retry, breaker, url, lifecycle };
 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
@@ -18,6 +18,7 @@ inline constexpr InvariantInfo kInvariants[] = {
     {"W-retry", "each retry planned within the policy's bounds, none attempted early or after a terminal verdict"},
     {"W-breaker", "no ServiceB call while open, bounded half-open probes, closed after recovery"},
     {"W-url", "each send reaches a URL ServiceB held for its cxid within the cache TTL, with its own webhook-id and payload"},
+    {"W-lifecycle", "every change of a request's status is a move of its lifecycle (kRequestLifecycle, docs/lifecycles.md)"},
 };
 inline constexpr std::size_t kInvariantCount = std::size(kInvariants);
 

@@ -127,6 +127,14 @@ void RequestChecker::bind_key(std::uint32_t slot, const ClientKey& key) {
   }
 }
 
+void RequestChecker::move(Req& q, Status to, Time at) {
+  if (!allows(kRequestLifecycle, q.status, to)) {
+    violate(Invariant::lifecycle, &q, q.id, at,
+            "moved " + std::string(to_string(q.status)) + " -> " + std::string(to_string(to)) + ", which its lifecycle has no move for");
+  }
+  q.status = to;
+}
+
 void RequestChecker::on(const ClientCalling& e) {
   // Every create starts here, before the store forgets what it forgets at this time; so the
   // oracle forgets here too, before it judges the answer.
@@ -195,6 +203,7 @@ void RequestChecker::on(const Claimed& e) {
   }
   if (q->claimed_open) ++rescued_;  // the previous claimant never completed: a rescue
   q->claimed_open = true;
+  move(*q, Status::in_flight, e.at);
   q->latest_token = e.row.claim_token;
 }
 
@@ -420,6 +429,7 @@ void RequestChecker::on(const Completed& e) {
                 " was applied after the request had been claimed again (token " + std::to_string(q->latest_token) + ")");
   }
   q->claimed_open = false;
+  move(*q, c.status, c.at);
   if (c.attempt != nullptr) q->last_retry_after = q->pending_retry_after;
   if (c.status == Status::pending || c.status == Status::blocked) check_plan(*q, c);
   if (c.attempt != nullptr) {
@@ -536,6 +546,7 @@ void RequestChecker::on(const Replayed& e) {
         --terminal_by_status_[static_cast<int>(q->terminal)];
         ++q->replays;
       }
+      move(*q, Status::pending, e.at);
       // A new life: a fresh deadline, counted from the replay; a fresh schedule. What the
       // endpoint accepted before no longer makes a new receipt a duplicate.
       const Time deadline = e.at + spec_.platform.retry.deadline;

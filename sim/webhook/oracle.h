@@ -121,6 +121,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     std::uint16_t failures = 0;   // terminal states that were failed or dead_lettered
     std::uint16_t notified = 0;   // tenant notifications
     model::Status terminal = model::Status::pending;
+    model::Status status = model::Status::pending;  // as the platform's events have moved it
     bool keyed = false;  // a ClientCreated has recorded its key
     bool claimed_open = false;
     bool have_last = false;
@@ -146,6 +147,8 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   void bind_key(std::uint32_t slot, const ClientKey& key);
   // The checks a request's reschedule (a planned retry or a deferral) must pass.
   void check_plan(Req& q, const model::Completion& c);
+  // A move of the request's status: W-lifecycle when kRequestLifecycle has no such move.
+  void move(Req& q, model::Status to, Time at);
   // The tenant heard of each failure exactly once (checked when the request is forgotten or at the end).
   void check_notified(const Req& q, Time at);
   // W-url: may `pod` use `version` of `cxid`'s URL at `at`? Only as the answer of one of its own

@@ -218,6 +218,11 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
   std::span<const Flow> pipeline() const override { return kPipeline; }
+  std::vector<LifecycleDiagram> lifecycles() const override {
+    const auto name = [](auto state) { return to_string(state); };
+    return {diagram_of("webhook-request", "A webhook request", relaysim::webhook::kRequestLifecycle, name),
+            diagram_of("webhook-serviceb-breaker", "A pod's circuit breaker around ServiceB", kBreakerLifecycle, name)};
+  }
 
   // A webhook platform is one station: every dispatch slot of every pod is a server, and a
   // request holds it for the endpoint's answer (plus ServiceB's when there is no URL cache to

@@ -92,6 +92,7 @@ class OracleTest : public ::testing::Test {
   }
   // One attempt at `start` that the endpoint answers with `status` after 100 ms.
   void attempt(std::uint32_t n, Time start, int status, Duration retry_after = Duration{-1}) {
+    oracle.on(Claimed{0, row, start});  // (a claim comes before every attempt)
     started(0, n, 1, start);
     SendFate f;
     f.processed = true;
@@ -170,6 +171,7 @@ TEST_F(OracleTest, AnEndpointDuplicateWithNothingToExplainIt) {
 
 TEST_F(OracleTest, ADuplicateAfterALostResponseIsExplained) {
   ingest();
+  oracle.on(Claimed{0, row, at(seconds(1))});
   started(0, 1, 1, at(seconds(1)));
   SendFate lost;
   lost.processed = true;
@@ -300,6 +302,7 @@ TEST_F(OracleTest, APayloadOtherThanTheStoredOne) {
 TEST_F(OracleTest, ARetryPlannedLaterThanThePolicyAllows) {
   ingest();
   AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 503};
+  oracle.on(Claimed{0, row, at(seconds(1))});
   finished(a, HttpResult{NetError::none, 503, Duration{-1}});
   // No jitter: the first retry waits exactly initial (1 s), not 2 s.
   completed(Completion{&a, Status::pending, Reason::none, at(seconds(2)), at(seconds(4)), at(seconds(2)), {}});
@@ -351,7 +354,19 @@ TEST_F(OracleTest, AReplayedRequestLivesAgainWithAFreshDeadline) {
 TEST_F(OracleTest, AReplayOfARequestThatIsNotTerminal) {
   ingest();
   oracle.on(Replayed{0, row.id, ReplayOutcome::replayed, at(hours(24) + seconds(5)), at(seconds(5))});
-  expect_only(Invariant::noloss);
+  // Only terminal requests replay (W-noloss), and pending -> pending is no move of a request's
+  // lifecycle (W-lifecycle).
+  for (std::size_t k = 0; k < kInvariantCount; ++k) {
+    EXPECT_EQ(oracle.ledger.count(k) > 0, k == index(Invariant::noloss) || k == index(Invariant::lifecycle)) << kInvariants[k].id;
+  }
+}
+
+TEST_F(OracleTest, AMoveTheLifecycleDoesNotHave) {
+  ingest();
+  // Completed without a claim: pending -> delivered skips in_flight.
+  completed(Completion{nullptr, Status::delivered, Reason::ok, at(seconds(2)), at(seconds(2)), at(seconds(2)), {}});
+  EXPECT_GT(oracle.violations(Invariant::lifecycle), 0u);
+  EXPECT_NE(oracle.ledger.examples().front().what.find("pending -> delivered"), std::string::npos) << oracle.ledger.examples().front().what;
 }
 
 TEST_F(OracleTest, AReplayRefusedThoughTheRequestIsTerminal) {
