@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/core/lifecycle.h"
 #include "model/core/time.h"
 
 namespace relaysim::outbox {
@@ -49,6 +50,16 @@ enum class Status : std::uint8_t { pending, processing, handled, failed };
 inline constexpr int kStatusCount = 4;
 constexpr bool is_final(Status s) { return s >= Status::handled; }
 std::string_view to_string(Status s);
+
+// The life of an outbox message (model/core/lifecycle.h): the relay makes only these moves, and
+// the oracle holds every run to them (O-lifecycle). A final state is never left.
+inline constexpr Move<Status> kMessageLifecycle[] = {
+    {std::nullopt, Status::pending, "committed with its operation"},
+    {Status::pending, Status::processing, "marked by its shard's leader, to publish"},
+    {Status::processing, Status::handled, "a consumer handled it"},
+    {Status::processing, Status::failed, "refused for good, or out of attempts (a consumer or the rescuer)"},
+    {Status::processing, Status::pending, "a retry planned, or rescued: its processing timed out"},
+};
 
 // Why a message is failed (none otherwise).
 enum class Reason : std::uint8_t {

@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/core/lifecycle.h"
 #include "model/core/time.h"
 #include "model/sms/auth.h"
 
@@ -50,6 +51,32 @@ inline constexpr Status kFirstFinal = Status::delivered;
 
 constexpr bool is_final(Status s) { return s >= kFirstFinal; }
 std::string_view to_string(Status s);
+
+// The life of a message (model/core/lifecycle.h): the gateway makes only these moves, and the
+// oracle holds every run to them (S-lifecycle). A final state is never left.
+inline constexpr Move<Status> kMessageLifecycle[] = {
+    {std::nullopt, Status::pending, "accepted"},
+    {Status::pending, Status::in_flight, "claimed when due (at once, to send synchronously)"},
+    {Status::unknown, Status::in_flight, "claimed when due: the compensation scan"},
+    {Status::submitted, Status::in_flight, "claimed: its receipt is overdue"},
+    {Status::in_flight, Status::in_flight, "rescued: the claim's lease expired"},
+    {Status::in_flight, Status::pending, "a retry planned, or deferred"},
+    {Status::in_flight, Status::unknown, "a submit's outcome is unknown"},
+    {Status::in_flight, Status::submitted, "a provider accepted it"},
+    {Status::in_flight, Status::failed, "it never went out for certain"},
+    {Status::in_flight, Status::suppressed, "a marketing rule: opted out, quiet hours, frequency cap"},
+    {Status::in_flight, Status::unconfirmed, "no receipt within its validity"},
+    {Status::submitted, Status::delivered, "a receipt: delivered"},
+    {Status::submitted, Status::undelivered, "a receipt: undelivered"},
+    {Status::unknown, Status::delivered, "a receipt: delivered"},
+    {Status::unknown, Status::undelivered, "a receipt: undelivered"},
+    {Status::in_flight, Status::delivered, "a receipt: delivered"},
+    {Status::in_flight, Status::undelivered, "a receipt: undelivered"},
+    // A receipt may come for a submit the gateway never heard had gone through (its answer was
+    // lost, or its pod crashed) while the message waits to be tried again.
+    {Status::pending, Status::delivered, "a receipt: delivered"},
+    {Status::pending, Status::undelivered, "a receipt: undelivered"},
+};
 
 // Why a message is where it is; `none` until it is final.
 enum class Reason : std::uint8_t {

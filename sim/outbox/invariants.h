@@ -7,7 +7,7 @@
 
 namespace relaysim::sim::outbox {
 
-enum class Invariant : std::uint8_t { final, once, fence, retry, order, rollback, relock, log };
+enum class Invariant : std::uint8_t { final, once, fence, retry, order, rollback, relock, log, lifecycle };
 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
@@ -19,6 +19,7 @@ inline constexpr InvariantInfo kInvariants[] = {
     {"O-rollback", "the log never carries a record of a message that was not committed when the record was written"},
     {"O-relock", "every handling starts for a message processing under the record's attempt"},
     {"O-log", "every record the log acknowledged was written, and every duplicate record explained; the group never commits past a record no consumer finished"},
+    {"O-lifecycle", "every change of a message's status is a move of its lifecycle (kMessageLifecycle, docs/lifecycles.md)"},
 };
 inline constexpr std::size_t kInvariantCount = std::size(kInvariants);
 

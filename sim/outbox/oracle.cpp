@@ -91,6 +91,11 @@ void Oracle::moved(MessageRef m, Tracked& t, const Message& now, Time at, const 
     violate(Invariant::final, at, m,
             std::string("was ") + std::string(to_string(t.status)) + ", and " + by + " made it " + std::string(to_string(now.status)));
   }
+  if (now.status != t.status && !allows(kMessageLifecycle, t.status, now.status)) {
+    violate(Invariant::lifecycle, at, m,
+            std::string(by) + " moved it " + std::string(to_string(t.status)) + " -> " + std::string(to_string(now.status)) +
+                ", which its lifecycle has no move for");
+  }
   if (now.status == Status::processing && now.attempt > max_attempts(t.type)) {
     violate(Invariant::retry, at, m,
             "attempt " + std::to_string(now.attempt) + " started, but its type allows " + std::to_string(max_attempts(t.type)));

@@ -7,7 +7,7 @@
 
 namespace relaysim::sim::sms {
 
-enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup, marketing, retry };
+enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, schedule, failover, dup, marketing, retry, lifecycle };
 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
@@ -22,6 +22,7 @@ inline constexpr InvariantInfo kInvariants[] = {
     {"S-dup", "every duplicate SMS (a second provider accept of one message) explained by an ambiguous outcome"},
     {"S-marketing", "no marketing submit to a recipient who opted out, in the recipient's quiet hours, or past the frequency cap (counted by each message's first submit)"},
     {"S-retry", "no message gives up as exhausted before its business's max_attempts submits"},
+    {"S-lifecycle", "every change of a message's status is a move of its lifecycle (kMessageLifecycle, docs/lifecycles.md)"},
 };
 inline constexpr std::size_t kInvariantCount = std::size(kInvariants);
 

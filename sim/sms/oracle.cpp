@@ -135,6 +135,11 @@ void Oracle::on(const Claimed& e) {
   if (m == nullptr) return;
   m->claim_pinned = kNoProvider;
   m->rescued = e.prior == Status::in_flight;
+  if (e.prior != m->status) {
+    violate(Invariant::lifecycle, e.at, e.row.id,
+            "claimed as " + std::string(to_string(e.prior)) + ", but its events had left it " + std::string(to_string(m->status)));
+  }
+  move(*m, e.row.id, e.prior, Status::in_flight, e.at);
 }
 
 void Oracle::check_marketing(const SubmitStarted& e, bool first) {
@@ -380,6 +385,7 @@ void Oracle::on(const Completed& e) {
     return;
   }
   const Completion& c = e.completion;
+  move(*m, e.row.id, m->status, c.status, c.at);
   m->accepted = m->accepted || c.accepted;
   if (c.status == Status::unknown) m->pinned = c.provider != kNoProvider ? c.provider : m->pinned;
   if (!is_final(c.status)) return;
@@ -408,7 +414,16 @@ void Oracle::on(const ReceiptReceived& e) {
   Message* m = find(e.message);
   if (m == nullptr || e.outcome != ReceiptOutcome::applied) return;
   m->accepted = true;
+  move(*m, e.message, m->status, e.delivered ? Status::delivered : Status::undelivered, e.at);
   finalise(*m, e.message, e.delivered ? Status::delivered : Status::undelivered, e.at);
+}
+
+void Oracle::move(Message& m, MessageId id, Status from, Status to, Time at) {
+  if (!allows(kMessageLifecycle, from, to)) {
+    violate(Invariant::lifecycle, at, id,
+            "moved " + std::string(to_string(from)) + " -> " + std::string(to_string(to)) + ", which its lifecycle has no move for");
+  }
+  m.status = to;
 }
 
 void Oracle::on(const ClientAnswered& e) {

@@ -101,6 +101,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     bool store_failed = false;  // a completion of it failed to be recorded
     bool submitted = false;     // it has been submitted at least once
     std::uint16_t submits = 0;  // submits started (ground truth), for S-retry
+    relaysim::sms::Status status = relaysim::sms::Status::pending;  // as the gateway's events have moved it
   };
   // One pod's sync-to-async mode as the oracle follows it, and the evidence its rules read: the
   // pod's sync submits since it last left async mode (or started).
@@ -128,6 +129,9 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   void check_marketing(const relaysim::sms::SubmitStarted& e, bool first);
   void violate(Invariant i, Time at, relaysim::sms::MessageId id, std::string what);
   void finalise(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status s, Time at);
+  // A move of the message's status: S-lifecycle when kMessageLifecycle has no such move. `from`:
+  // the status the store says it had (a claim's prior), else the one the oracle followed.
+  void move(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status from, relaysim::sms::Status to, Time at);
 
   const SmsSpec& spec_;
   Ledger& ledger_;

@@ -219,6 +219,9 @@ class SmsSystem final : public SystemOf<SmsSpec, &spec_schema, Simulation> {
   std::span<const MetricInfo> metrics() const override { return metric_infos(); }
   std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
   std::span<const Flow> pipeline() const override { return kPipeline; }
+  std::vector<LifecycleDiagram> lifecycles() const override {
+    return {diagram_of("sms-message", "An SMS message", relaysim::sms::kMessageLifecycle, [](auto s) { return to_string(s); })};
+  }
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return kMutants; }
 
