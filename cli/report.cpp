@@ -132,6 +132,15 @@ std::string dot_quote(const std::string& s) {
   return out + "\"";
 }
 
+// j[key], or null when `j` is no object holding `key`: a result.json edited by hand must not
+// take the reader past what it holds (a missing key of a const json is undefined behaviour).
+const nlohmann::json& field(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json kNull;
+  if (!j.is_object()) return kNull;
+  const auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
 // A figure as a person reads it: 1234567 as "1,234,567"; a fraction with up to 3 digits.
 std::string grouped(double v) {
   if (!std::isfinite(v)) return "n/a";
@@ -152,24 +161,30 @@ std::string grouped(double v) {
 // The latency distribution of every group and of the whole, from the JSON's `groups` (what the
 // system's latency metrics measure), as a CDF on a log scale of seconds.
 std::optional<std::string> latency_cdf_chart(const fs::path& dir, const nlohmann::json& result, std::vector<Chart>& charts) {
-  if (!result.contains("groups")) return std::nullopt;
-  const nlohmann::json& g = result["groups"];
+  const nlohmann::json& g = field(result, "groups");
+  const auto cdf_of = [](const nlohmann::json& row) -> const nlohmann::json& { return field(field(row, "latency"), "cdf"); };
+  const auto has_cdf = [&](const nlohmann::json& row) { return cdf_of(row).is_array() && !cdf_of(row).empty(); };
   std::vector<const nlohmann::json*> rows;
-  const auto has_cdf = [](const nlohmann::json& r) { return r.contains("latency") && r["latency"].contains("cdf") && !r["latency"]["cdf"].empty(); };
-  if (g.contains("all") && has_cdf(g["all"])) rows.push_back(&g["all"]);
+  if (has_cdf(field(g, "all"))) rows.push_back(&field(g, "all"));
   if (rows.empty()) return std::nullopt;
   std::size_t grouped_rows = 0;
-  static const nlohmann::json kNoGroups = nlohmann::json::array();
-  for (const auto& r : g.contains("groups") ? g["groups"] : kNoGroups) {  // both lvalues: `rows` points into it
-    if (has_cdf(r) && grouped_rows < 12) {
-      rows.push_back(&r);
-      ++grouped_rows;
+  const nlohmann::json& groups = field(g, "groups");
+  if (groups.is_array()) {
+    for (const auto& r : groups) {
+      if (has_cdf(r) && grouped_rows < 12) {
+        rows.push_back(&r);
+        ++grouped_rows;
+      }
     }
   }
   if (grouped_rows < 2) rows.resize(1);  // one group is the whole again
   std::string data;
   for (const nlohmann::json* r : rows) {
-    for (const auto& point : (*r)["latency"]["cdf"]) data += std::to_string(point[0].get<double>()) + " " + std::to_string(100 * point[1].get<double>()) + "\n";
+    for (const auto& point : cdf_of(*r)) {
+      char line[64];
+      std::snprintf(line, sizeof line, "%.9g %.6g\n", point.at(0).get<double>(), 100 * point.at(1).get<double>());
+      data += line;
+    }
     data += "\n\n";
   }
   const std::string name = "latency-cdf";
@@ -178,25 +193,28 @@ std::optional<std::string> latency_cdf_chart(const fs::path& dir, const nlohmann
   std::string script = chart_start(dir, name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
                        "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset yrange [0:100]\nplot ";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string title = i == 0 ? "all" : (*rows[i]).value("name", std::string("?"));
+    const std::string title = i == 0 ? "all" : field(*rows[i], "name").is_string() ? field(*rows[i], "name").get<std::string>() : "?";
     script += std::string(i ? ", " : "") + gp_quote(file.string()) + " index " + std::to_string(i) + " using 1:2 with steps lw " +
               (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_quote(title);
   }
   script += "\n";
   if (auto bad = gnuplot(dir, name, script)) return bad;
   fs::remove(file);
-  const std::string by = g.value("by", std::string("group"));
+  const std::string by = field(g, "by").is_string() ? field(g, "by").get<std::string>() : "group";
   charts.push_back({name, "Latency distribution (CDF)" + (rows.size() > 1 ? ", by " + by : std::string()), svg_body(dir / (name + ".svg"))});
   return std::nullopt;
 }
 
 // What each group finished, and how fast, from the JSON's `groups`: an HTML and a Markdown table.
 void group_tables(const nlohmann::json& result, std::string& html, std::string& md) {
-  if (!result.contains("groups") || result["groups"].value("groups", nlohmann::json::array()).size() < 2) return;
-  const nlohmann::json& g = result["groups"];
+  const nlohmann::json& g = field(result, "groups");
+  const nlohmann::json& groups = field(g, "groups");
+  if (!groups.is_array() || groups.size() < 2) return;
   std::vector<std::string> outcomes;
-  for (const auto& [name, n] : g["all"]["outcomes"].items()) outcomes.push_back(name);
-  const std::string by = g.value("by", std::string("group"));
+  if (field(field(g, "all"), "outcomes").is_object()) {
+    for (const auto& [name, n] : field(field(g, "all"), "outcomes").items()) outcomes.push_back(name);
+  }
+  const std::string by = field(g, "by").is_string() ? field(g, "by").get<std::string>() : "group";
   std::vector<std::string> header{by, "finished"};
   header.insert(header.end(), outcomes.begin(), outcomes.end());
   for (const char* h : {"succeeded", "latency p50 (s)", "p99 (s)", "mean (s)"}) header.emplace_back(h);
@@ -208,11 +226,16 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
   }
   html += "</tr>\n";
   md += "\n|" + [&] { std::string d; for (std::size_t i = 0; i < header.size(); ++i) d += "---|"; return d; }() + "\n";
-  for (const auto& r : g["groups"]) {
-    std::vector<std::string> cells{r.value("name", std::string("?")), grouped(r.value("finished", 0.0))};
-    for (const std::string& o : outcomes) cells.push_back(grouped(r["outcomes"].value(o, 0.0)));
-    cells.push_back(r["success_rate"].is_number() ? grouped(100 * r["success_rate"].get<double>()) + "%" : "-");
-    for (const char* k : {"p50_s", "p99_s", "mean_s"}) cells.push_back(r["latency"].contains(k) ? grouped(r["latency"][k].get<double>()) : "-");
+  const auto number = [](const nlohmann::json& v) { return v.is_number() ? grouped(v.get<double>()) : std::string("-"); };
+  for (const auto& r : groups) {
+    std::vector<std::string> cells{field(r, "name").is_string() ? field(r, "name").get<std::string>() : "?", number(field(r, "finished"))};
+    for (const std::string& o : outcomes) {
+      const nlohmann::json& n = field(field(r, "outcomes"), o.c_str());
+      cells.push_back(n.is_null() ? "0" : number(n));
+    }
+    const nlohmann::json& share = field(r, "success_rate");
+    cells.push_back(share.is_number() ? grouped(100 * share.get<double>()) + "%" : "-");
+    for (const char* k : {"p50_s", "p99_s", "mean_s"}) cells.push_back(number(field(field(r, "latency"), k)));
     html += "<tr>";
     md += "|";
     for (const std::string& c : cells) {
