@@ -35,9 +35,11 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
     const model::Status st = e.completion.status;
     if (st == model::Status::submitted) tally_.latency(group(e.completion.provider), e.completion.at - e.row.send_at);
     if (!model::is_final(st)) return;
-    tally_.finished(group(e.row.provider), to_string(st), st == model::Status::delivered);
+    // The provider last tried: under this claim if it tried one, else under an earlier one.
+    const model::ProviderId last = e.completion.provider != model::kNoProvider ? e.completion.provider : e.row.provider;
+    tally_.finished(group(last), to_string(st), st == model::Status::delivered);
     if (st == model::Status::delivered || st == model::Status::suppressed) return;
-    put(e.row, e.row.provider, st, e.completion.reason, e.completion.at);
+    put(e.row, last, st, e.completion.reason, e.completion.at);
   }
   void on(const model::ReceiptReceived& e) override {
     if (e.outcome != model::ReceiptOutcome::applied) return;
