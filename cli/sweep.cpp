@@ -19,6 +19,7 @@
 #include "cli/machine.h"
 #include "cli/parallel.h"
 #include "cli/result_dir.h"
+#include "model/core/assert.h"
 #include "model/core/random.h"
 #include "sim/plan/sweep.h"
 #include "sim/report/metric.h"
@@ -97,6 +98,28 @@ void print_table(std::ostream& out, const SweepPlan& plan, const System& system,
     }
     out << "\n";
   }
+}
+
+// A steady-state figure wants the warm-up to cover the ramp: say where the backlog settled after it
+// (by MSER-5, as settle_time_s measures it), at how many points, and the warm-up that would do.
+void print_settle_note(std::ostream& out, const SweepPlan& plan, const std::vector<Scenario>& scenarios, const std::vector<SweepPoint>& points) {
+  const auto m = std::find(plan.metrics.begin(), plan.metrics.end(), "settle_time_s");
+  RELAYSIM_ASSERT(m != plan.metrics.end(), "every system has the run metric settle_time_s");
+  const auto index = static_cast<std::size_t>(m - plan.metrics.begin());
+  std::size_t late = 0;
+  double latest = 0;
+  for (const SweepPoint& p : points) {
+    const double settle = p.metrics[index].mean;
+    if (!std::isnan(settle) && settle > to_seconds(scenarios[p.point].warmup)) {
+      ++late;
+      latest = std::max(latest, settle);
+    }
+  }
+  if (late == 0) return;
+  out << "note: at " << late << " of " << points.size() << (points.size() == 1 ? " point" : " points")
+      << " the backlog settles (MSER-5, settle_time_s) after the warm-up, at up to " << format_value(Unit::seconds, latest)
+      << ": the figures there include the ramp from an empty system. For steady-state figures, --set warmup=" << fmt_mean(std::ceil(latest))
+      << "s or more.\n";
 }
 
 std::optional<std::string> write_summary(const fs::path& dir, const SweepPlan& plan, const std::vector<SweepPoint>& points) {
@@ -248,6 +271,7 @@ int sweep_command(const SweepArgs& args) {
     std::cout << "sweep of " << args.file << ": " << plan.points() << " points x " << plan.replications << " replications = "
               << plan.runs() << " runs in " << seconds_text(wall) << " on " << threads << (threads == 1 ? " thread; " : " threads; ") << passed << " passed\n";
     print_table(std::cout, plan, *base.system, table, shown);
+    print_settle_note(std::cout, plan, points, table);
   }
   return kExitPass;
 }

@@ -74,16 +74,43 @@ class Sampler {
   std::vector<double> row_;
 };
 
+// What the run has acknowledged and finished, whole: the work the system counted before its
+// warm-up ended, and what it has counted since.
+class WorkTally {
+ public:
+  // `warm`: there is no warm-up; everything is measured from the start.
+  WorkTally(Simulation& world, bool warm) : world_(world), warm_(warm) {}
+  WorkCount total() const {
+    const WorkCount now = world_.work();
+    return {before_.opened + now.opened, before_.finished + now.finished};
+  }
+  bool warm() const { return warm_; }
+  // The warm-up ends at `at`: the system counts from zero, and the backlog is measured from here.
+  void end_warmup(Time at, BacklogTrace& backlog) {
+    RELAYSIM_ASSERT(!warm_, "a run has one warm-up");
+    before_ = total();
+    world_.restart_measuring(at);
+    backlog.measure_from_here();
+    warm_ = true;
+  }
+
+ private:
+  Simulation& world_;
+  WorkCount before_;
+  bool warm_;
+};
+
 // Runs the kernel to the scenario's end, or until something stops it; returns why it stopped.
 // The backlog is sampled on its own steps (BacklogTrace::next()), whether or not there is a series.
 Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit, Sampler& sampler,
-                Simulation& world, BacklogTrace& backlog) {
+                WorkTally& work, BacklogTrace& backlog) {
   const Time end = Time{} + s.duration;
+  const Time warm_at = Time{} + s.warmup;
   const Duration slice = std::max<Duration>(s.duration / 100, Duration{1});
   for (Time t = Time{}; t < end;) {
-    // A slice ends early where a row of the time series or a sample of the backlog is due: it
-    // sees everything up to its time and nothing after.
-    t = std::min({end, t + slice, sampler.next(), backlog.next()});
+    // A slice ends early where a row of the time series, a sample of the backlog or the end of
+    // the warm-up is due: it sees everything up to its time and nothing after.
+    t = std::min({end, t + slice, sampler.next(), backlog.next(), work.warm() ? kTimeNever : warm_at});
     for (bool more = true; more;) {
       std::uint64_t n = 0;
       kernel.take_yield();  // a request made by the last event of the previous batch is answered
@@ -96,7 +123,8 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     if (kernel.pending() == 0) return Ending::drained;
     kernel.advance_to(t);
     if (t == sampler.next()) sampler.take(t);
-    if (t == backlog.next()) backlog.take(world.work().open());
+    if (t == backlog.next()) backlog.take(work.total().open());
+    if (!work.warm() && t == warm_at) work.end_warmup(t, backlog);
   }
   return Ending::finished;
 }
@@ -124,8 +152,11 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     try {
       world = system.simulate(context);
       Sampler sampler(*world, options.series, options.series_interval, system.series().size());
-      result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *world, backlog);
+      WorkTally work(*world, s.warmup == Duration{});
+      result.ending = run_loop(kernel, s, options, result.event_limit, sampler, work, backlog);
       sampler.take(kernel.now());  // the last window, shorter than the others
+      // A run that stopped within its warm-up measured nothing.
+      if (!work.warm()) work.end_warmup(kernel.now(), backlog);
       result.run.work = world->work();
     } catch (const std::bad_alloc&) {
       result.ending = Ending::out_of_memory;
@@ -156,8 +187,9 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   if (!result.report) return result;  // the world could not even be built
 
   RunFigures& run = result.run;
-  run.seconds = to_seconds(result.end);
+  run.seconds = std::max(0.0, to_seconds(result.end) - to_seconds(s.warmup));
   run.step = backlog.step();
+  run.settle_s = to_seconds(backlog.settle_time());
   run.peak_backlog = backlog.peak();
   run.mean_backlog = backlog.mean();
   run.drains = backlog.drains(result.timeline);

@@ -102,6 +102,13 @@ class Simulation {
   // What the system has acknowledged and finished so far, from its own events: the spine samples
   // it every second of virtual time (sim/report/backlog.h), so it must cost next to nothing.
   virtual WorkCount work() = 0;
+  // The warm-up ends at `at` (Scenario::warmup): from now on, count as if the run began here.
+  // Everything the system's metrics and groups measure of the work done — counts, rates,
+  // latencies, utilisation — starts again from zero, and work() counts from zero too (the spine
+  // adds what came before); what the system's components are in (a breaker open, a pod async, a
+  // term of leadership) carries over, and the invariants are still checked over the whole run.
+  // It schedules nothing: a run's events and fingerprint do not depend on its warm-up.
+  virtual void restart_measuring(Time at) = 0;
   // The run is over at `end`. With `judged`, the end-of-run checks run (nothing lost, everything
   // finished in time); a run cut short (interrupted, out of memory) is not judged on those.
   virtual std::unique_ptr<SystemReport> finish(Time end, bool judged) = 0;

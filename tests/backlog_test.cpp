@@ -96,6 +96,36 @@ TEST(Backlog, ALongRunIsSampledMoreCoarsely) {
   EXPECT_EQ(BacklogTrace::step_for(std::chrono::hours(24 * 30)), seconds(25) + std::chrono::milliseconds(920));
 }
 
+TEST(Backlog, AfterTheWarmUpPeakAndMeanLeaveTheRampOut) {
+  BacklogTrace t(std::chrono::hours(1));
+  for (int s = 1; s <= 3600; ++s) {
+    t.take(s <= 600 ? 100 : 10);
+    if (s == 600) t.measure_from_here();
+  }
+  EXPECT_EQ(t.peak(), 10u);
+  EXPECT_DOUBLE_EQ(t.mean(), 10);
+}
+
+// MSER-5 on a made-up trace: a ramp over the first ten minutes, then a level with noise of its
+// own. The cut lands at the ramp's end (to within a few batches); a trace with no ramp is not cut.
+TEST(Backlog, SettleTimeIsWhereTheRampEnds) {
+  BacklogTrace ramp(std::chrono::hours(1));
+  BacklogTrace steady(std::chrono::hours(1));
+  std::uint64_t noise = 12345;
+  for (int s = 1; s <= 3600; ++s) {
+    noise = noise * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto wobble = static_cast<std::uint64_t>(noise >> 60);  // 0..15
+    steady.take(100 + wobble);
+    ramp.take(s < 600 ? static_cast<std::uint64_t>(s) / 6 + wobble : 100 + wobble);
+  }
+  EXPECT_GE(ramp.settle_time(), seconds(540));
+  EXPECT_LE(ramp.settle_time(), seconds(660));
+  EXPECT_LE(steady.settle_time(), seconds(60)) << "a trace with no ramp has next to nothing to cut";
+  BacklogTrace flat(std::chrono::hours(1));
+  for (int s = 1; s <= 3600; ++s) flat.take(7);
+  EXPECT_EQ(flat.settle_time(), seconds(0));
+}
+
 // On real runs: the backlog the system counts from its events is the store's open work at the
 // end, the run metrics are in the table `expect:` reads, and a fault's drain shows in the timeline.
 class EverySystemsBacklog : public ::testing::TestWithParam<const char*> {};
@@ -136,6 +166,48 @@ TEST_P(LittlesLaw, HoldsOnAWholeRun) {
   const double lambda_W = get("arrivals_per_s") * get("latency_mean_s");
   EXPECT_NEAR(L, lambda_W, 0.02 * lambda_W) << GetParam();
 }
+
+// A warm-up changes what is measured, never what happens: the run has the same events and
+// fingerprint, and what the run after the warm-up counted is what the whole run counted less what
+// a run that stops where the warm-up ends counted (a run is the same as its prefix).
+class EverySystemsWarmup : public ::testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(EverySystemsWarmup, MeasuresTheRestOfTheSameRun) {
+  const auto [name, minutes] = GetParam();
+  const Scenario whole = load_scenario(testing::scenario_path(name));
+  Scenario warm = whole;
+  warm.warmup = std::chrono::minutes(minutes);
+  Scenario prefix = whole;
+  prefix.duration = warm.warmup;
+  const RunResult a = run_scenario(whole);
+  const RunResult b = run_scenario(warm);
+  const RunResult p = run_scenario(prefix);
+  ASSERT_TRUE(a.pass()) << testing::failures(a);
+  ASSERT_EQ(b.ledger.total(), 0u) << "the invariants hold over the whole run, warm-up or not";
+  EXPECT_EQ(a.fingerprint, b.fingerprint);
+  EXPECT_EQ(a.events, b.events);
+  ASSERT_EQ(p.end, prefix.duration + Time{}) << name << " is still busy when the warm-up ends";
+  EXPECT_GT(p.run.work.opened, 0u);
+  EXPECT_GT(b.run.work.opened, 0u);
+  EXPECT_EQ(b.run.work.opened, a.run.work.opened - p.run.work.opened);
+  EXPECT_EQ(b.run.work.finished, a.run.work.finished - p.run.work.finished);
+  EXPECT_EQ(b.groups.all().finished, b.run.work.finished) << "the groups count after the warm-up too";
+  EXPECT_DOUBLE_EQ(b.run.seconds, to_seconds(a.end) - minutes * 60.0);
+  const auto metrics = b.system().metrics();
+  const auto get = [&](const RunResult& r, const char* metric) { return r.value(find_metric(metrics, metric)->index); };
+  EXPECT_DOUBLE_EQ(get(b, "arrivals_per_s"), static_cast<double>(b.run.work.opened) / b.run.seconds);
+  EXPECT_EQ(get(b, "settle_time_s"), get(a, "settle_time_s")) << "the trace MSER-5 reads is the whole run's";
+  EXPECT_LE(get(b, "peak_backlog"), get(a, "peak_backlog"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backlog, EverySystemsWarmup,
+                         ::testing::Values(std::pair{"quickstart", 10}, std::pair{"sms-provider-outage-failover", 5},
+                                           std::pair{"outbox-shards", 2}),
+                         [](const auto& param) {
+                           std::string n = param.param.first;
+                           for (char& c : n) c = c == '-' ? '_' : c;
+                           return n;
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Backlog, LittlesLaw, ::testing::Values("quickstart", "outbox-quickstart"));
 

@@ -93,6 +93,18 @@ void Metrics::on(const Finished& e) {
   if (f.status == Status::handled) latency.add(f.at - e.record.created_at);
 }
 
+void Metrics::restart(Time at) {
+  Metrics next;
+  next.believers_ = std::move(believers_);
+  next.split_since_ = std::move(split_since_);
+  for (Time& t : next.split_since_) {
+    if (t != kTimeNever) t = at;
+  }
+  next.terms = std::move(terms);
+  next.terms_dropped = terms_dropped;
+  *this = std::move(next);
+}
+
 void Metrics::close(Time end) {
   for (ShardId s = 0; s < split_since_.size(); ++s) {
     if (split_since_[s] != kTimeNever) {

@@ -80,6 +80,9 @@ class Metrics final : public SinkFor<model::OperationDone>,
 
   // Closes what is open at `end` (terms, split-brain windows).
   void close(Time end);
+  // The warm-up ends at `at`: count from zero, keeping who believes they lead which shard (a
+  // split brain then open counts from `at`) and the terms the run's timeline shows.
+  void restart(Time at);
 
   std::uint64_t operations = 0;
   std::array<std::uint64_t, 4> operation_outcomes{};  // OperationOutcome, then: no pod up

@@ -56,6 +56,7 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
     }
   }
   GroupTally take() { return std::move(tally_); }
+  void restart() { tally_.restart(); }
 
  private:
   static std::vector<std::string> shard_names(std::uint32_t shards) {
@@ -146,6 +147,11 @@ class Simulation final : public sim::Simulation {
   WorkCount work() override { return {metrics_.committed, metrics_.finals}; }
 
   GroupTally take_groups() override { return finals_->take(); }
+
+  void restart_measuring(Time at) override {
+    metrics_.restart(at);
+    finals_->restart();
+  }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;

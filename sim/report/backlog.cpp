@@ -28,14 +28,48 @@ BacklogTrace::BacklogTrace(Duration run_length) : step_(step_for(run_length)) {
 }
 
 std::uint64_t BacklogTrace::peak() const {
-  return samples_.empty() ? 0 : *std::max_element(samples_.begin(), samples_.end());
+  std::uint64_t most = 0;
+  for (std::size_t i = from_; i < samples_.size(); ++i) most = std::max(most, samples_[i]);
+  return most;
 }
 
 double BacklogTrace::mean() const {
-  if (samples_.empty()) return 0;
+  if (samples_.size() <= from_) return 0;
   double sum = 0;
-  for (std::uint64_t v : samples_) sum += static_cast<double>(v);
-  return sum / static_cast<double>(samples_.size());
+  for (std::size_t i = from_; i < samples_.size(); ++i) sum += static_cast<double>(samples_[i]);
+  return sum / static_cast<double>(samples_.size() - from_);
+}
+
+Duration BacklogTrace::settle_time() const {
+  constexpr std::size_t kBatch = 5;
+  const std::size_t k = samples_.size() / kBatch;
+  if (k < 2) return Duration{};
+  std::vector<double> z(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    double sum = 0;
+    for (std::size_t i = 0; i < kBatch; ++i) sum += static_cast<double>(samples_[j * kBatch + i]);
+    z[j] = sum / kBatch;
+  }
+  // From the back, so that each cut's sums are one addition away from the next one's. The sums
+  // of squares are taken about the last batch, which keeps a large steady backlog from
+  // cancelling itself away in floating point.
+  const double pivot = z.back();
+  double s1 = 0, s2 = 0;
+  std::size_t best = 0;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (std::size_t d = k; d-- > 0;) {
+    const double x = z[d] - pivot;
+    s1 += x;
+    s2 += x * x;
+    if (d > k / 2) continue;
+    const auto left = static_cast<double>(k - d);
+    const double score = std::max(0.0, s2 - s1 * s1 / left) / (left * left);
+    if (score <= best_score) {  // a tie goes to the shorter cut
+      best_score = score;
+      best = d;
+    }
+  }
+  return step_ * static_cast<std::int64_t>(best * kBatch);
 }
 
 std::size_t BacklogTrace::index_at(Time t) const {

@@ -45,10 +45,19 @@ class BacklogTrace {
   Time next() const { return Time{} + step_ * static_cast<std::int64_t>(samples_.size() + 1); }
   // The backlog at next().
   void take(std::uint64_t open) { samples_.push_back(open); }
+  // The warm-up ends: peak() and mean() leave out the samples taken so far (drains and
+  // settle_time() still read the whole trace).
+  void measure_from_here() { from_ = samples_.size(); }
 
+  // The most, and the time-average, over the samples measured (0 with none).
   std::uint64_t peak() const;
-  // The time-average over the samples taken (0 with none).
   double mean() const;
+  // Where the backlog settles: the warm-up MSER-5 chooses (White, 1997; the rule JMT and most
+  // simulation texts use). The trace is cut into batches of five samples, and the cut is the
+  // number of leading batches whose removal leaves the rest varying least about its mean, per
+  // batch left: argmin over d of S²(d) / (k - d), searched over the first half of the k batches.
+  // A cut near half the run means the run is too short to have settled.
+  Duration settle_time() const;
   // The drain of every fault episode whose windows (TimelineEvent::fault, with an end) lie
   // within the samples; one that begins at the run's start has no level to come back to and is
   // left out.
@@ -61,6 +70,7 @@ class BacklogTrace {
 
   Duration step_;
   std::vector<std::uint64_t> samples_;  // samples_[i]: the backlog at (i + 1) steps
+  std::size_t from_ = 0;                // the first sample after the warm-up
 };
 
 }  // namespace relaysim::sim

@@ -68,6 +68,16 @@ GroupTally::GroupTally(std::string_view dimension, const std::vector<std::string
   all_.name = "all";
 }
 
+void GroupTally::restart() {
+  const auto empty = [](Row& r) {
+    std::string name = std::move(r.name);
+    r = Row{};
+    r.name = std::move(name);
+  };
+  for (Row& r : rows_) empty(r);
+  empty(all_);
+}
+
 GroupTally::Row& GroupTally::row(std::size_t group) {
   RELAYSIM_ASSERT(!rows_.empty(), "a tally with its groups named");
   RELAYSIM_ASSERT(group == kNone || group + 1 < rows_.size(), "a group of the tally");

@@ -47,6 +47,8 @@ class GroupTally {
   void finished(std::size_t group, std::string_view outcome, bool ok);
   // An entity of `group` took `d`: what the system's latency metrics measure.
   void latency(std::size_t group, Duration d);
+  // The warm-up ends: count from zero again, in the same groups.
+  void restart();
 
   std::string_view dimension() const { return dimension_; }
   // The group's name ("" for kNone).

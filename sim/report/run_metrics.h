@@ -25,12 +25,13 @@ struct WorkCount {
 
 // What the spine measured of one run.
 struct RunFigures {
-  double seconds = 0;  // virtual time the run lasted
-  WorkCount work;
+  double seconds = 0;  // virtual time measured: from the warm-up's end to the run's
+  WorkCount work;      // after the warm-up
   std::uint64_t peak_backlog = 0;
   double mean_backlog = 0;
   std::vector<Drain> drains;
   Duration step{};  // the backlog's sampling step: the resolution of drain times
+  double settle_s = 0;  // the warm-up the backlog trace suggests (BacklogTrace::settle_time)
 
   // The longest drain (+inf when one never drained; NaN with no fault to drain from).
   double drain_time_s() const;
@@ -43,10 +44,11 @@ struct RunMetric {
 
 // clang-format off
 inline constexpr RunMetric kRunMetrics[] = {
-    {{"throughput_per_s", Unit::number, "requests or messages that reached a final state, per second of the run"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.finished), f.seconds); }},
-    {{"arrivals_per_s", Unit::number, "requests or messages acknowledged, per second of the run (λ in Little's law)"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.opened), f.seconds); }},
-    {{"peak_backlog", Unit::count, "the most requests or messages acknowledged and not final at once (sampled every second, or every 1/100000 of a longer run)"}, [](const RunFigures& f) { return metric_math::d(f.peak_backlog); }},
-    {{"mean_backlog", Unit::number, "requests or messages acknowledged and not final, on average over the run (L in Little's law)"}, [](const RunFigures& f) { return f.mean_backlog; }},
+    {{"throughput_per_s", Unit::number, "requests or messages that reached a final state, per second of the run (after the warm-up)"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.finished), f.seconds); }},
+    {{"arrivals_per_s", Unit::number, "requests or messages acknowledged, per second of the run after the warm-up (λ in Little's law)"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.opened), f.seconds); }},
+    {{"peak_backlog", Unit::count, "the most requests or messages acknowledged and not final at once after the warm-up (sampled every second, or every 1/100000 of a longer run)"}, [](const RunFigures& f) { return metric_math::d(f.peak_backlog); }},
+    {{"mean_backlog", Unit::number, "requests or messages acknowledged and not final, on average over the run after the warm-up (L in Little's law)"}, [](const RunFigures& f) { return f.mean_backlog; }},
+    {{"settle_time_s", Unit::seconds, "the warm-up the backlog suggests: MSER-5 on the whole run's backlog trace (the time from which it varies least about its mean); a `warmup` shorter than this measures part of the ramp, and half the run or more means the run is too short to settle"}, [](const RunFigures& f) { return f.settle_s; }},
     {{"drain_time_s", Unit::seconds, "after a fault window ends, the time until the backlog is back at its level before the fault; the longest over the run's faults (never: one did not drain; n/a: no fault)"}, [](const RunFigures& f) { return f.drain_time_s(); }},
 };
 // clang-format on

@@ -24,6 +24,12 @@ void print_backlog(std::ostream& out, const RunResult& r) {
   out << "  peak " << f.peak_backlog << " open,  mean " << fmt("%.1f", f.mean_backlog) << ";  "
       << fmt("%.4g", run_metric_value(f, "arrivals_per_s")) << " acknowledged and "
       << fmt("%.4g", run_metric_value(f, "throughput_per_s")) << " finished per second\n";
+  // The warm-up the figures left out, beside the one the trace suggests (MSER-5).
+  const Duration warmup = r.scenario.warmup;
+  const auto settle = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(f.settle_s));
+  out << "  " << (warmup > Duration{} ? "measured after a warm-up of " + format_duration(warmup) : std::string("measured from the start"))
+      << "; the backlog settles after about " << format_duration(settle) << " (MSER-5)"
+      << (warmup > Duration{} && settle > warmup ? ", after the warm-up: the figures include part of the ramp" : "") << "\n";
   for (const Drain& d : f.drains) {
     out << "  " << d.what << "  " << format_time(d.fault_start) << " - " << format_time(d.fault_end) << ":  peak " << d.peak
         << " open (from " << fmt("%.0f", d.level) << "), " << drain_text(d) << "\n";

@@ -259,6 +259,10 @@ const Schema<Scenario>& scenario_schema() {
           "the root seed; every component draws from its own stream derived from it", opt::always());
     s.key("duration", &Scenario::duration, duration_codec(),
           "virtual time to simulate (at most 3650d); the run stops early when nothing is left to do", opt::required());
+    s.key("warmup", &Scenario::warmup, duration_codec(),
+          "virtual time at the start that every metric, the groups and `expect:` leave out, so they measure the steady "
+          "state and not the ramp from an empty system (the metric `settle_time_s` suggests a value); invariants are "
+          "still checked over the whole run");
     s.add(system_key());
     s.key("store", &Scenario::store, choice_codec<StoreKind>({{"memory", StoreKind::memory}, {"sqlite", StoreKind::sqlite}}),
           "where the platform keeps its durable state: in memory, or in SQLite (in memory unless `--sqlite-path`)");
@@ -267,6 +271,9 @@ const Schema<Scenario>& scenario_schema() {
     s.key("oracle", &Scenario::oracle, map_codec(oracle_schema()), "options of the invariant checkers");
     s.check([](const Reader& r, const Map& m, Scenario& sc) {
       if (sc.duration <= Duration::zero()) r.fail(m["duration"], "duration", "must be positive");
+      if (sc.warmup < Duration::zero() || sc.warmup >= sc.duration) {
+        r.fail(m.has("warmup") ? m["warmup"] : m["duration"], "warmup", "must be shorter than the duration (" + write_duration(sc.duration) + ")");
+      }
     });
     return s;
   }();

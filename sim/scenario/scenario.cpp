@@ -11,6 +11,7 @@ Scenario& Scenario::operator=(const Scenario& o) {
   description = o.description;
   seed = o.seed;
   duration = o.duration;
+  warmup = o.warmup;
   system = o.system;
   store = o.store;
   crashes = o.crashes;

@@ -95,6 +95,9 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 1;
   Duration duration = std::chrono::hours(1);
+  // The start of the run that measurements leave out (the ramp from an empty system): metrics,
+  // groups and `expect:` count from here; invariants are checked over the whole run.
+  Duration warmup{};
   const System* system = nullptr;
   StoreKind store = StoreKind::memory;
   std::vector<CrashFault> crashes;

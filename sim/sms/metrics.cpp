@@ -122,7 +122,11 @@ double detail::latency_quantile_s(const Figures& f, double q) {
 
 double detail::async_seconds(const Figures& f) {
   double s = 0;
-  for (const AsyncPeriod& p : f.metrics.periods) s += to_seconds(std::min(p.left, f.end) - p.entered);
+  for (const AsyncPeriod& p : f.metrics.periods) {
+    const Time from = std::max(p.entered, f.start);
+    const Time to = std::min(p.left, f.end);
+    if (to > from) s += to_seconds(to - from);
+  }
   return s;
 }
 

@@ -60,6 +60,17 @@ class Metrics final : public SinkFor<model::Answered>,
  public:
   static constexpr std::size_t kPeriodsKept = 10'000;
 
+  // The warm-up ends: count from zero, keeping what the run's pods and campaigns are in (the
+  // async periods, the campaigns' states).
+  void restart() {
+    Metrics next;
+    next.periods = std::move(periods);
+    next.periods_dropped = periods_dropped;
+    next.campaign_states = std::move(campaign_states);
+    next.campaign_stops = std::move(campaign_stops);
+    *this = std::move(next);
+  }
+
   void on(const model::Answered& e) override;
   void on(const model::Accepted& e) override;
   void on(const model::Claimed& e) override { ++claims_by_prior[static_cast<std::size_t>(e.prior)]; }
@@ -146,6 +157,7 @@ struct Figures {
     std::uint64_t used = 0;  // in the period the run ended in
   };
   std::vector<Quota> quotas;
+  Time start{};  // the end of the warm-up
   Time end{};
 };
 
@@ -247,7 +259,7 @@ inline constexpr Metric kMetrics[] = {
     {{"limit_denied_down", Unit::count, "submits held back because Redis was down (when_down: deny)"}, [](const Figures& f, double) { return detail::limits(f, LimitVia::deny, false); }},
     {{"async_entered", Unit::count, "times a pod entered async mode"}, [](const Figures& f, double) { return detail::d(f.metrics.async_entered); }},
     {{"async_left", Unit::count, "times a pod left async mode"}, [](const Figures& f, double) { return detail::d(f.metrics.async_left); }},
-    {{"async_s", Unit::seconds, "pod-seconds spent in async mode"}, [](const Figures& f, double) { return detail::async_seconds(f); }},
+    {{"async_s", Unit::seconds, "pod-seconds spent in async mode (after the warm-up)"}, [](const Figures& f, double) { return detail::async_seconds(f); }},
     {{"sync_sends", Unit::count, "submits made in a client's request"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[0]); }},
     {{"async_sends", Unit::count, "submits made by async workers"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[1]); }},
     {{"probe_sends", Unit::count, "sync submits made in async mode as probes"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[2]); }},

@@ -51,6 +51,7 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
     }
   }
   GroupTally take() { return std::move(tally_); }
+  void restart() { tally_.restart(); }
 
  private:
   static std::vector<std::string> provider_names(const SmsSpec& spec) {
@@ -124,6 +125,12 @@ class Simulation final : public sim::Simulation {
 
   GroupTally take_groups() override { return finals_->take(); }
 
+  void restart_measuring(Time at) override {
+    metrics_.restart();
+    finals_->restart();
+    measured_from_ = at;
+  }
+
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
     if (judged) {
@@ -143,6 +150,7 @@ class Simulation final : public sim::Simulation {
     f.lost = oracle_.lost();
     f.refunds = oracle_.refunds();
     f.limit_checks = oracle_.limit_checks();
+    f.start = measured_from_;
     f.end = end;
     f.metrics = std::move(metrics_);
     std::vector<TimelineEvent> timeline;
@@ -183,6 +191,7 @@ class Simulation final : public sim::Simulation {
   Oracle oracle_;
   Metrics metrics_;
   Figures window_;  // what the current window of the time series counted
+  Time measured_from_{};  // the end of the warm-up
   std::optional<Finals> finals_;
   std::unique_ptr<World> world_;
 };

@@ -59,6 +59,16 @@ class Metrics final : public SinkFor<model::Ingested>,
     *this = std::move(next);
   }
 
+  // The warm-up ends: count from zero, as new_window() does, but keep the breaker transitions the
+  // run's timeline shows.
+  void restart() {
+    std::vector<BreakerTransition> kept = std::move(transitions);
+    const std::uint64_t dropped = transitions_dropped;
+    new_window();
+    transitions = std::move(kept);
+    transitions_dropped = dropped;
+  }
+
   void on(const model::Ingested& e) override;
   void on(const model::AttemptStarted& e) override {
     ++attempts;
@@ -123,8 +133,8 @@ struct Figures {
   OracleFigures oracle;
   std::array<std::uint64_t, kInvariantCount> violations{};
   std::uint64_t unresolved = 0;  // acknowledged, not terminal at the end
-  double busy_s = 0;  // dispatch-slot seconds spent on calls, every pod
-  double slot_s = 0;  // dispatch-slot seconds there were: every pod's slots for the whole run
+  double busy_s = 0;  // dispatch-slot seconds spent on calls, every pod, after the warm-up
+  double slot_s = 0;  // dispatch-slot seconds there were: every pod's slots from the warm-up's end
   Time end{};
 };
 
@@ -211,7 +221,7 @@ inline constexpr Metric kMetrics[] = {
     {{"latency_p99_s", Unit::seconds, "ingest-to-delivered latency, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
     {{"latency_max_s", Unit::seconds, "ingest-to-delivered latency, maximum (exact)"}, [](const Figures& f, double) { return detail::if_delivered(f, to_seconds(f.metrics.delivery_latency.max())); }},
     {{"latency_p{q}_s", Unit::seconds, "ingest-to-delivered latency, any percentile q in (0, 100]: latency_p90_s, latency_p99.9_s (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
-    {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the run"}, [](const Figures& f, double) { return metric_math::ratio(f.busy_s, f.slot_s); }},
+    {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the run (after the warm-up)"}, [](const Figures& f, double) { return metric_math::ratio(f.busy_s, f.slot_s); }},
     {{"last_terminal_s", Unit::seconds, "when the last request became terminal: the time the backlog drained, if unresolved is 0"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_terminal_at); }},
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
     // clang-format on

@@ -46,6 +46,7 @@ class Finals final : public SinkFor<relaysim::webhook::Completed> {
     sink_->record(record_);
   }
   GroupTally take() { return std::move(tally_); }
+  void restart() { tally_.restart(); }
 
  private:
   static std::vector<std::string> group_names(const WebhookSpec& spec) {
@@ -122,6 +123,13 @@ class Simulation final : public sim::Simulation {
 
   GroupTally take_groups() override { return finals_->take(); }
 
+  void restart_measuring(Time at) override {
+    metrics_.restart();
+    finals_->restart();
+    measured_from_ = at;
+    busy_at_warmup_ = world_->busy_time();
+  }
+
   std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
     Figures f;
     if (judged) {
@@ -143,8 +151,8 @@ class Simulation final : public sim::Simulation {
     f.oracle.lost = requests_->lost();
     f.end = end;
     const relaysim::webhook::PlatformConfig& platform = spec_of(ctx_.scenario).platform;
-    f.busy_s = to_seconds(world_->busy_time());
-    f.slot_s = static_cast<double>(platform.pods) * platform.concurrency_per_pod * to_seconds(end);
+    f.busy_s = to_seconds(world_->busy_time() - busy_at_warmup_);
+    f.slot_s = static_cast<double>(platform.pods) * platform.concurrency_per_pod * to_seconds(end - measured_from_);
     f.metrics = std::move(metrics_);
     // A run that drained ended early only because nothing could happen any more: a crash due
     // before the scenario's end never came. A run cut short may still have had it coming.
@@ -191,6 +199,8 @@ class Simulation final : public sim::Simulation {
   Metrics metrics_;
   Figures window_;             // what the current window of the time series counted
   Duration busy_before_{};     // the pods' busy slot-time when the window began
+  Time measured_from_{};       // the end of the warm-up
+  Duration busy_at_warmup_{};  // the pods' busy slot-time then
   std::unique_ptr<World> world_;
   std::optional<Finals> finals_;
   std::unique_ptr<RequestChecker> requests_;
