@@ -8,12 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -52,37 +50,6 @@ std::optional<std::uint64_t> parse_u64(const std::string& text) {
 }
 
 namespace {
-
-// ---- signals --------------------------------------------------------------------------------
-
-std::atomic<int> g_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
-
-extern "C" void on_stop_signal(int sig) { g_signal.store(sig); }
-
-// Ctrl-C and SIGTERM ask the run to stop and report; a second one ends the process at once
-// (SA_RESETHAND puts the default action back).
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 // ---- the JSON output ------------------------------------------------------------------------
 
@@ -362,7 +329,7 @@ struct StopWatch {
   double resident = 0;
   bool over = false;
   bool stop() {
-    if (g_signal.load() != 0) return true;
+    if (stop_requested()) return true;
     if (limit > 0 && since(started) - checked_at >= 0.2) {
       checked_at = since(started);
       resident = resident_memory();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -77,5 +78,27 @@ double resident_memory() {
   if (!(in >> size >> resident)) return 0;
   return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
 }
+
+namespace {
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
+extern "C" void on_stop_signal(int sig) { g_signal.store(sig); }
+}  // namespace
+
+StopSignals::StopSignals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, &old_int_);
+  sigaction(SIGTERM, &sa, &old_term_);
+}
+
+StopSignals::~StopSignals() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+bool stop_requested() { return g_signal.load() != 0; }
 
 }  // namespace relaysim::cli

@@ -1,7 +1,8 @@
 // The machine the command line runs on, as far as its commands need to know it: how much memory
-// there is to use, and how much this process holds.
+// there is to use, how much this process holds, and the signals that ask it to stop.
 #pragma once
 
+#include <csignal>
 #include <optional>
 #include <string>
 
@@ -21,5 +22,22 @@ double available_memory();
 double default_memory_limit();
 // This process's resident memory, in bytes; 0 when unknown.
 double resident_memory();
+
+// While one lives, Ctrl-C and SIGTERM ask the command to stop and report what it has
+// (stop_requested() turns true); a second one ends the process at once (SA_RESETHAND puts the
+// default action back).
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+// A stop signal came (and the command has not ended).
+bool stop_requested();
 
 }  // namespace relaysim::cli

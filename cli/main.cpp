@@ -137,13 +137,16 @@ int main(int argc, char** argv) {
                     "(default: most of the memory available)");
   sweep->add_option("--shard", sweep_args.shard,
                     "Run only part I of N of the sweep (I/N, such as 2/4), writing its runs to --out for `relaysim merge`");
-  sweep->add_option("--out", sweep_args.out, "Write sweep.json, runs.csv (every run), summary.csv and summary.json here");
+  sweep->add_option("--out", sweep_args.out,
+                    "Write sweep.json, runs.csv (every run), latency.csv (each point's latency pooled), summary.csv, tails.csv "
+                    "(latency percentiles of the pooled runs) and summary.json here; Ctrl-C stops the sweep and writes the "
+                    "runs it finished");
   sweep->add_option("--show", sweep_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
   sweep->add_flag("-q,--quiet", sweep_args.quiet, "Print nothing but errors");
 
   auto* merge = app.add_subcommand("merge", "Merge the --out directories of a sharded sweep into the table of the whole sweep");
   MergeArgs merge_args;
-  merge->add_option("OUT", merge_args.out, "Directory for the merged sweep.json, runs.csv, summary.csv and summary.json")->required();
+  merge->add_option("OUT", merge_args.out, "Directory for the merged sweep.json, runs.csv, latency.csv, summary.csv, tails.csv and summary.json")->required();
   merge->add_option("PARTS", merge_args.parts, "Every shard's --out directory")->required();
   merge->add_option("--show", merge_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
 

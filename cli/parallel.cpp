@@ -46,19 +46,27 @@ unsigned runs_at_once(const std::vector<RunJob>& jobs, unsigned threads, double 
 }
 
 std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what,
-                                     const std::vector<sim::MetricRef>& refs) {
+                                     const std::vector<sim::MetricRef>& refs, const EachRun& each) {
+  const StopSignals signals;
   std::vector<RunOutcome> out(jobs.size());
   std::atomic<std::size_t> next{0}, done{0};
-  std::mutex lock;  // guards `failure` and `working`
+  std::mutex lock;  // guards `failure`, `working` and the calls of `each`
   std::condition_variable finished;  // a worker is done: the last one wakes the progress loop at once
   std::string failure;
   unsigned working = 0;
   const auto work = [&] {
-    for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+    for (std::size_t k; !stop_requested() && (k = next.fetch_add(1)) < jobs.size();) {
       sim::RunOptions options;
       options.seed = jobs[k].seed;
+      options.should_stop = [] { return stop_requested(); };
       try {
         const sim::RunResult r = sim::run_scenario(*jobs[k].scenario, std::move(options));
+        if (r.ending == sim::Ending::interrupted) break;
+        if (each) {
+          const std::lock_guard guard(lock);
+          each(k, r);
+        }
+        out[k].ran = true;
         out[k].pass = r.pass();
         out[k].ending = std::string(sim::to_string(r.ending));
         out[k].values = r.values;

@@ -131,6 +131,11 @@ std::optional<std::uint32_t> count_arg(const std::optional<std::string>& text, s
 
 }  // namespace
 
+namespace {
+// Ctrl-C stopped a probe's runs: the plan has no answer to give.
+struct Interrupted {};
+}  // namespace
+
 int plan_command(const PlanArgs& args) {
   const auto reps0 = count_arg(args.replications, 5, 2, 10'000);
   if (!reps0) return fail_usage("--replications: expected a whole number from 2 to 10000");
@@ -240,6 +245,7 @@ int plan_command(const PlanArgs& args) {
       for (RunOutcome& o : run_parallel(jobs_of, threads, args.quiet, what, refs)) {
         outcomes.push_back(std::move(o));
       }
+      if (stop_requested()) throw Interrupted{};
       p.runs = reps;
       p.estimates.clear();
       p.verdict = Verdict::meets;
@@ -308,6 +314,9 @@ int plan_command(const PlanArgs& args) {
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid plan: " << e.what() << "\n";
     return kExitInvalid;
+  } catch (const Interrupted&) {
+    std::cerr << "relaysim: plan interrupted after " << order.size() << (order.size() == 1 ? " probe" : " probes") << "; no answer\n";
+    return kExitInterrupted;
   } catch (const std::exception& e) {
     std::cerr << "relaysim: the plan stopped: " << e.what() << "\n";
     return kExitIncomplete;

@@ -82,14 +82,35 @@ void print_table(std::ostream& out, const SweepPlan& plan, const System& system,
     const auto m = find_metric(infos, name);
     return m ? infos[m->index].unit : Unit::number;
   };
+  // A shown percentile of the latency is its tail estimate, when the sweep pooled the latency.
+  const std::vector<SweepPlan::Tail> tails = plan.tails();
+  const auto tail_of = [&](const SweepPoint& p, std::size_t m) -> const TailEstimate* {
+    for (std::size_t i = 0; i < p.tails.size(); ++i) {
+      if (tails[i].metric == m) return &p.tails[i];
+    }
+    return nullptr;
+  };
   for (const Axis& a : plan.axes) out << a.path << "  ";
   out << "passed";
-  for (std::size_t m : shown) out << "  |  " << plan.metrics[m] << " (mean ± 95% CI)";
+  for (std::size_t m : shown) {
+    out << "  |  " << plan.metrics[m] << (!points.empty() && tail_of(points.front(), m) ? " (pooled, 95% CI)" : " (mean ± 95% CI)");
+  }
   out << "\n";
+  bool few = false;
   for (const SweepPoint& p : points) {
     for (std::size_t a = 0; a < plan.axes.size(); ++a) out << p.values[a] << "  ";
     out << p.passed << "/" << p.runs;
     for (std::size_t m : shown) {
+      if (const TailEstimate* t = tail_of(p, m)) {
+        const auto text = [](double v) { return std::isinf(v) ? std::string("?") : format_value(Unit::seconds, v); };
+        out << "  |  " << text(t->value);
+        if (!std::isnan(t->ci_low)) out << " [" << text(t->ci_low) << ", " << text(t->ci_high) << "]";
+        if (!t->enough() && t->samples > 0) {
+          out << " (" << t->beyond << " beyond)";
+          few = true;
+        }
+        continue;
+      }
       const Estimate& e = p.metrics[m];
       const Unit u = unit_of(plan.metrics[m]);
       // A mean of counts is rarely whole: one decimal, not an exponent.
@@ -98,6 +119,7 @@ void print_table(std::ostream& out, const SweepPlan& plan, const System& system,
     }
     out << "\n";
   }
+  if (few) out << "note: a percentile with fewer than 10 durations beyond it is a guess: more replications, or a longer run.\n";
 }
 
 // A steady-state figure wants the warm-up to cover the ramp: say where the backlog settled after it
@@ -126,17 +148,30 @@ std::optional<std::string> write_summary(const fs::path& dir, const SweepPlan& p
   std::ostringstream csv;
   write_summary_csv(csv, plan, points);
   if (auto problem = write_text(dir / "summary.csv", csv.str())) return problem;
+  std::ostringstream tails;
+  write_tails_csv(tails, plan, points);
+  if (auto problem = write_text(dir / "tails.csv", tails.str())) return problem;
   return write_text(dir / "summary.json", summary_json(plan, points).dump(2) + "\n");
 }
 
-std::optional<std::string> write_runs(const fs::path& dir, const SweepPlan& plan, std::vector<SweepRun> runs) {
+// What a shard (or an interrupted sweep) leaves for `merge`: its runs, the latency it pooled, and
+// what defines the sweep.
+std::optional<std::string> write_runs(const fs::path& dir, const SweepPlan& plan, std::vector<SweepRun> runs, const PooledLatency& pooled) {
   std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
   std::ostringstream csv;
   write_runs_header(csv, plan);
   for (const SweepRun& r : runs) write_run(csv, plan, r);
   if (auto problem = write_text(dir / "runs.csv", csv.str())) return problem;
+  if (!pooled.empty()) {
+    std::ostringstream latency;
+    write_pooled(latency, pooled);
+    if (auto problem = write_text(dir / "latency.csv", latency.str())) return problem;
+  }
   return write_text(dir / "sweep.json", plan.to_json().dump(2) + "\n");
 }
+
+// The files a sweep's --out holds: a directory of anything else is not overwritten.
+constexpr std::initializer_list<const char*> kSweepFiles = {"sweep.json", "runs.csv", "latency.csv", "summary.csv", "tails.csv", "summary.json"};
 
 std::optional<std::uint32_t> parse_count(const std::optional<std::string>& text, std::uint32_t fallback, std::uint32_t max) {
   if (!text) return fallback;
@@ -217,7 +252,7 @@ int sweep_command(const SweepArgs& args) {
     return kExitInvalid;
   }
   if (args.out) {
-    if (auto bad = prepare_result_dir(*args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return fail_usage("--out: " + *bad);
+    if (auto bad = prepare_result_dir(*args.out, kSweepFiles, "sweep")) return fail_usage("--out: " + *bad);
   }
 
   std::vector<std::size_t> mine;
@@ -234,8 +269,13 @@ int sweep_command(const SweepArgs& args) {
   } catch (const std::exception& e) {
     return fail_usage(e.what());
   }
+  // Each point's latency, every run's pooled as it ends, for the tail percentiles.
+  PooledLatency pooled(plan.points() <= kMaxPooledPoints ? plan.points() : 0);
+  const EachRun pool = [&](std::size_t k, const RunResult& r) {
+    if (!pooled.empty()) pooled[plan.point_of(mine[k])].merge(r.groups.all().latency);
+  };
   try {
-    outcomes = run_parallel(jobs_of, threads, args.quiet, "sweep");
+    outcomes = run_parallel(jobs_of, threads, args.quiet, "sweep", {}, pool);
   } catch (const std::exception& e) {
     return fail_incomplete(std::string("the sweep stopped: ") + e.what());
   }
@@ -244,6 +284,7 @@ int sweep_command(const SweepArgs& args) {
   std::size_t passed = 0;
   const auto infos = base.system->metrics();
   for (std::size_t k = 0; k < mine.size(); ++k) {
+    if (!outcomes[k].ran) continue;
     SweepRun r{mine[k], outcomes[k].pass, outcomes[k].ending, {}};
     for (std::size_t i = 0; i < infos.size(); ++i) {
       if (!is_family(infos[i].name)) r.values.push_back(outcomes[k].values[i]);
@@ -253,7 +294,13 @@ int sweep_command(const SweepArgs& args) {
   }
 
   if (args.out) {
-    if (auto bad = write_runs(*args.out, plan, results)) return fail_incomplete(*bad);
+    if (auto bad = write_runs(*args.out, plan, results, pooled)) return fail_incomplete(*bad);
+  }
+  if (stop_requested()) {
+    std::cerr << "relaysim: sweep interrupted after " << results.size() << " of its " << mine.size() << " runs"
+              << (args.out ? "; the finished ones are in " + *args.out + "/runs.csv" : std::string("; give --out DIR to keep the finished runs"))
+              << "\n";
+    return kExitInterrupted;
   }
   if (plan.shards > 1) {
     if (!args.quiet) {
@@ -263,7 +310,7 @@ int sweep_command(const SweepArgs& args) {
     }
     return kExitPass;
   }
-  const std::vector<SweepPoint> table = summarize(plan, results);
+  const std::vector<SweepPoint> table = summarize(plan, results, pooled);
   if (args.out) {
     if (auto bad = write_summary(*args.out, plan, table)) return fail_incomplete(*bad);
   }
@@ -281,6 +328,7 @@ int merge_command(const MergeArgs& args) {
   std::optional<SweepPlan> plan;
   std::vector<bool> shard_seen;
   std::vector<SweepRun> runs;
+  PooledLatency pooled;
   for (const std::string& part : args.parts) {
     std::ifstream j(fs::path(part) / "sweep.json");
     if (!j) return fail_usage(part + ": no sweep.json (is it the --out of a sweep?)");
@@ -300,6 +348,12 @@ int merge_command(const MergeArgs& args) {
     shard_seen[p.shard - 1] = true;
     std::ifstream in(fs::path(part) / "runs.csv");
     try {
+      if (pooled.empty() && p.points() <= kMaxPooledPoints) pooled.resize(p.points());
+      if (!pooled.empty()) {
+        std::ifstream latency(fs::path(part) / "latency.csv");
+        if (!latency) return fail_usage(part + ": no latency.csv (a shard of a sweep of an older relaysim?)");
+        read_pooled(latency, p, part + "/latency.csv", pooled);
+      }
       for (SweepRun& r : read_runs(in, p, part + "/runs.csv")) {
         if (!p.mine(r.run)) return fail_usage(part + "/runs.csv: run " + std::to_string(r.run) + " is not one of its shard's");
         runs.push_back(std::move(r));
@@ -318,10 +372,10 @@ int merge_command(const MergeArgs& args) {
   if (runs.size() != plan->runs()) return fail_usage("the shards hold " + std::to_string(runs.size()) + " of the sweep's " + std::to_string(plan->runs()) + " runs");
   const System* system = find_system(plan->system);
   if (system == nullptr) return fail_usage("the sweep's system '" + plan->system + "' is not one this relaysim knows");
-  if (auto bad = prepare_result_dir(args.out, {"sweep.json", "runs.csv", "summary.csv", "summary.json"}, "sweep")) return fail_usage("merge: " + *bad);
+  if (auto bad = prepare_result_dir(args.out, kSweepFiles, "sweep")) return fail_usage("merge: " + *bad);
   plan->shard = plan->shards = 1;
-  if (auto bad = write_runs(args.out, *plan, runs)) return fail_incomplete(*bad);
-  const std::vector<SweepPoint> table = summarize(*plan, runs);
+  if (auto bad = write_runs(args.out, *plan, runs, pooled)) return fail_incomplete(*bad);
+  const std::vector<SweepPoint> table = summarize(*plan, runs, pooled);
   if (auto bad = write_summary(args.out, *plan, table)) return fail_incomplete(*bad);
   std::string problem;
   const std::vector<std::size_t> shown = shown_metrics(*plan, args.show, problem);

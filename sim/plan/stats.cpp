@@ -1,5 +1,6 @@
 #include "sim/plan/stats.h"
 
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
 #include <algorithm>
@@ -47,6 +48,46 @@ Estimate estimate(std::span<const double> values, double confidence) {
   e.ci_low = e.mean - half;
   e.ci_high = e.mean + half;
   return e;
+}
+
+TailEstimate tail_estimate(const LatencyHistogram& pooled, std::span<const double> per_run, double q, double confidence) {
+  RELAYSIM_ASSERT(q > 0 && q <= 1, "a quantile is in (0, 1]");
+  RELAYSIM_ASSERT(confidence > 0 && confidence < 1, "a confidence is a probability");
+  TailEstimate t;
+  t.q = q;
+  t.samples = pooled.count();
+  if (t.samples == 0) return t;
+  const double n = static_cast<double>(t.samples);
+  const auto rank = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(q * n)), 1, t.samples);
+  t.beyond = t.samples - rank;
+  t.value = to_seconds(pooled.quantile(q));
+  const Estimate spread = estimate(per_run, confidence);
+  t.runs = spread.n;
+  // No interval is narrower than the histogram knows the quantile: one bucket either side.
+  const auto width = [](double seconds) {
+    return to_seconds(LatencyHistogram::bucket_width(std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds))));
+  };
+  if (spread.n >= 2) {
+    const double half = std::hypot(spread.half_width(), width(t.value));
+    t.ci_low = std::max(0.0, t.value - half);
+    t.ci_high = t.value + half;
+    return t;
+  }
+  // The number of durations at or below the true quantile is Binomial(n, q): the ranks that
+  // many lie between, by its normal approximation, bound the quantile.
+  t.independent = true;
+  const double z = boost::math::quantile(boost::math::normal(), 0.5 + confidence / 2);
+  const double sd = std::sqrt(n * q * (1 - q));
+  const double low = std::floor(n * q - z * sd);
+  const double high = std::ceil(n * q + z * sd) + 1;
+  if (low >= 1) {
+    const double edge = to_seconds(pooled.at_rank(static_cast<std::uint64_t>(low)));  // an upper edge: its bucket starts lower
+    t.ci_low = std::max(0.0, edge - width(edge));
+  } else {
+    t.ci_low = 0.0;
+  }
+  t.ci_high = high <= n ? to_seconds(pooled.at_rank(static_cast<std::uint64_t>(high))) : std::numeric_limits<double>::infinity();
+  return t;
 }
 
 }  // namespace relaysim::sim

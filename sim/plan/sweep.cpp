@@ -201,7 +201,46 @@ std::vector<SweepRun> read_runs(std::istream& in, const SweepPlan& plan, const s
   return out;
 }
 
-std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs) {
+std::vector<SweepPlan::Tail> SweepPlan::tails() const {
+  std::vector<Tail> out;
+  constexpr std::string_view head = "latency_p", tail = "_s";
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const std::string_view name = metrics[m];
+    if (name.size() <= head.size() + tail.size() || !name.starts_with(head) || !name.ends_with(tail)) continue;
+    const std::string_view number = name.substr(head.size(), name.size() - head.size() - tail.size());
+    double percent = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), percent);
+    if (ec == std::errc{} && end == number.data() + number.size() && percent > 0 && percent <= 100) out.push_back({m, percent / 100});
+  }
+  return out;
+}
+
+void write_pooled(std::ostream& out, const PooledLatency& pooled) {
+  out << "point,latency\n";
+  for (std::size_t p = 0; p < pooled.size(); ++p) {
+    if (pooled[p].count() != 0) out << p << ',' << pooled[p].encode() << '\n';
+  }
+}
+
+void read_pooled(std::istream& in, const SweepPlan& plan, const std::string& name, PooledLatency& pooled) {
+  RELAYSIM_ASSERT(pooled.size() == plan.points(), "a pool for every point");
+  std::string line;
+  if (!std::getline(in, line) || line != "point,latency") throw std::runtime_error(name + ":1: the header is not point,latency");
+  for (std::size_t n = 2; std::getline(in, line); ++n) {
+    const auto bad = [&](const std::string& why) { return std::runtime_error(name + ":" + std::to_string(n) + ": " + why); };
+    const std::size_t comma = line.find(',');
+    long long point = 0;
+    if (comma == std::string::npos || !whole(std::string_view(line).substr(0, comma), point) || point < 0 ||
+        static_cast<std::size_t>(point) >= plan.points()) {
+      throw bad("expected a point of this sweep, a comma and its latency");
+    }
+    const auto h = LatencyHistogram::decode(std::string_view(line).substr(comma + 1));
+    if (!h) throw bad("the latency is not a histogram as relaysim writes one");
+    pooled[static_cast<std::size_t>(point)].merge(*h);
+  }
+}
+
+std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs, const PooledLatency& pooled) {
   std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
   RELAYSIM_ASSERT(runs.size() == plan.runs(), "a table of the whole sweep needs every run");
   std::vector<SweepPoint> out;
@@ -219,6 +258,12 @@ std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> r
     for (std::size_t m = 0; m < plan.metrics.size(); ++m) {
       for (std::uint32_t r = 0; r < plan.replications; ++r) column[r] = first[r].values[m];
       point.metrics.push_back(estimate(column));
+    }
+    if (!pooled.empty()) {
+      for (const SweepPlan::Tail& t : plan.tails()) {
+        for (std::uint32_t r = 0; r < plan.replications; ++r) column[r] = first[r].values[t.metric];
+        point.tails.push_back(tail_estimate(pooled.at(p), column, t.q));
+      }
     }
     out.push_back(std::move(point));
   }
@@ -241,6 +286,22 @@ void write_summary_csv(std::ostream& out, const SweepPlan& plan, const std::vect
   }
 }
 
+void write_tails_csv(std::ostream& out, const SweepPlan& plan, const std::vector<SweepPoint>& points) {
+  out << "point";
+  for (const Axis& a : plan.axes) out << ',' << csv_field(a.path);
+  out << ",metric,samples,beyond,runs,pooled,ci95_low,ci95_high,method\n";
+  const std::vector<SweepPlan::Tail> tails = plan.tails();
+  for (const SweepPoint& p : points) {
+    for (std::size_t i = 0; i < p.tails.size(); ++i) {
+      const TailEstimate& t = p.tails[i];
+      out << p.point;
+      for (const std::string& v : p.values) out << ',' << csv_field(v);
+      out << ',' << plan.metrics[tails[i].metric] << ',' << t.samples << ',' << t.beyond << ',' << t.runs << ',' << short_number(t.value)
+          << ',' << short_number(t.ci_low) << ',' << short_number(t.ci_high) << ',' << t.method() << '\n';
+    }
+  }
+}
+
 nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>& points) {
   const auto number = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   nlohmann::json j;
@@ -259,6 +320,13 @@ nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>
       jp["metrics"][plan.metrics[m]] = {{"n", e.n}, {"mean", number(e.mean)}, {"stddev", number(e.stddev)},
                                          {"ci95", {number(e.ci_low), number(e.ci_high)}}, {"min", number(e.min)},
                                          {"max", number(e.max)}};
+    }
+    const std::vector<SweepPlan::Tail> tails = plan.tails();
+    for (std::size_t i = 0; i < p.tails.size(); ++i) {
+      const TailEstimate& t = p.tails[i];
+      jp["tails"][plan.metrics[tails[i].metric]] = {{"samples", t.samples}, {"beyond", t.beyond}, {"runs", t.runs},
+                                                    {"pooled", number(t.value)}, {"ci95", {number(t.ci_low), number(t.ci_high)}},
+                                                    {"method", t.method()}};
     }
     j["points"].push_back(std::move(jp));
   }

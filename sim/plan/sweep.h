@@ -55,6 +55,14 @@ struct SweepPlan {
   // The value of each axis at `point` (the first axis varies slowest), as --set overrides.
   std::vector<Override> overrides(std::size_t point) const;
 
+  // The metrics that are a percentile of the latency every run's groups pool (latency_p99_s:
+  // the metric's index and its quantile, 0.99), which get a tail estimate besides their mean.
+  struct Tail {
+    std::size_t metric = 0;
+    double q = 0;
+  };
+  std::vector<Tail> tails() const;
+
   // sweep.json: everything that defines the sweep, and which shard this is.
   nlohmann::json to_json() const;
   static SweepPlan from_json(const nlohmann::json& j);  // throws std::runtime_error with the reason
@@ -77,6 +85,17 @@ void write_run(std::ostream& out, const SweepPlan& plan, const SweepRun& r);
 // Reads runs.csv written for `plan`; throws std::runtime_error naming the line when it is not.
 std::vector<SweepRun> read_runs(std::istream& in, const SweepPlan& plan, const std::string& name);
 
+// The latency of every run of each point, pooled: what a tail percentile is read from. A sweep
+// of more points than kMaxPooledPoints pools nothing (its tails are the runs' means alone).
+inline constexpr std::size_t kMaxPooledPoints = 20'000;
+using PooledLatency = std::vector<LatencyHistogram>;  // by point; empty: not pooled
+// latency.csv: `point,latency`, one row per point some run of it pooled into, the latency as
+// LatencyHistogram::encode writes it. Merging shards adds their rows up, point by point.
+void write_pooled(std::ostream& out, const PooledLatency& pooled);
+// Adds the rows of latency.csv written for `plan` into `pooled` (sized to the plan's points);
+// throws std::runtime_error naming the line when it is not such a file.
+void read_pooled(std::istream& in, const SweepPlan& plan, const std::string& name, PooledLatency& pooled);
+
 // One point of the grid, over its replications.
 struct SweepPoint {
   std::size_t point = 0;
@@ -84,13 +103,17 @@ struct SweepPoint {
   std::uint32_t runs = 0;
   std::uint32_t passed = 0;          // runs whose invariants and expectations all held
   std::vector<Estimate> metrics;     // in the plan's order
+  std::vector<TailEstimate> tails;   // for each of plan.tails(), when the latency was pooled
 };
 
 // The table of a whole sweep: every run of every point must be in `runs`, each once.
-std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs);
+std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs, const PooledLatency& pooled);
 // summary.csv, one row per point and metric ("tidy", as pandas and gnuplot like it): point, the
 // axes' values, metric, n, mean, stddev, ci95_low, ci95_high, min, max.
 void write_summary_csv(std::ostream& out, const SweepPlan& plan, const std::vector<SweepPoint>& points);
+// tails.csv, one row per point and tail metric: point, the axes' values, metric, samples, beyond,
+// runs, pooled, ci95_low, ci95_high, method (TailEstimate).
+void write_tails_csv(std::ostream& out, const SweepPlan& plan, const std::vector<SweepPoint>& points);
 nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>& points);
 
 }  // namespace relaysim::sim

@@ -5,6 +5,9 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/core/time.h"
@@ -18,6 +21,20 @@ class LatencyHistogram {
   // The q-quantile (0 < q <= 1), as the upper edge of its bucket, never past the maximum; zero
   // when empty.
   Duration quantile(double q) const;
+  // The duration of rank `k` (1 <= k <= count()) in increasing order, as the upper edge of its
+  // bucket, never past the maximum: an order statistic, for a quantile's interval.
+  Duration at_rank(std::uint64_t k) const;
+  // The width of the bucket `d` falls in: how finely a quantile near `d` is known (3-6 % of d).
+  static Duration bucket_width(Duration d);
+  // Adds every duration `other` holds: the pooled distribution of several runs.
+  void merge(const LatencyHistogram& other);
+  // As one line of text, "max_ns bucket:count ...": the counts and the maximum, which decode()
+  // reads back exactly. The sum is left out, as it depends on the order durations were added in
+  // (floating point), and a file must not: a histogram read back has no mean (NaN).
+  std::string encode() const;
+  static std::optional<LatencyHistogram> decode(std::string_view text);
+  // The same durations in each bucket, and the same maximum.
+  bool same_counts(const LatencyHistogram& o) const { return buckets_ == o.buckets_ && count_ == o.count_ && max_ == o.max_; }
   Duration max() const { return max_; }
   double mean_seconds() const { return count_ == 0 ? 0.0 : sum_s_ / static_cast<double>(count_); }
   // The mean as a metric shows it: no figure (NaN) when nothing was measured.

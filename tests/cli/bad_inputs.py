@@ -485,6 +485,23 @@ def _():
     interrupt(signal.SIGTERM)
 
 
+@case("signals.sigint_stops_a_sweep_and_keeps_its_finished_runs")
+def _():
+    out_dir = path("interrupted-sweep")
+    p = subprocess.Popen([RELAYSIM, "sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..4", "-r", "500", "-j", "1",
+                          "--out", out_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == EXIT_INTERRUPTED, f"exit {p.returncode}: {err.decode()[-500:]}"
+    m = re.search(rb"sweep interrupted after (\d+) of its 2000 runs; the finished ones are in", err)
+    assert m, err.decode()[-500:]
+    rows = open(os.path.join(out_dir, "runs.csv")).read().splitlines()
+    assert len(rows) == 1 + int(m.group(1)), f"{len(rows)} lines for {m.group(1)} runs"
+    assert all(",interrupted," not in r for r in rows), "a run cut short is not a finished run"
+    assert not os.path.exists(os.path.join(out_dir, "summary.csv")), "no table of a sweep not run whole"
+
+
 # ---- --set and --timeseries -----------------------------------------------------------------
 
 @case("set.overrides_are_read_as_strictly_as_the_file")
