@@ -471,6 +471,11 @@ int metrics_command(const std::optional<std::string>& only) {
       std::printf("  %-28s %-8s %s\n", std::string(m.name).c_str(), std::string(to_string(m.unit)).c_str(),
                   std::string(m.meaning).c_str());
     }
+    std::printf("  and for one %s, NAME[GROUP]:\n", std::string(s->group_dimension()).c_str());
+    for (const MetricInfo& m : group_metric_infos()) {
+      const std::string name = std::string(m.name) + "[...]";
+      std::printf("  %-28s %-8s %s\n", name.c_str(), std::string(to_string(m.unit)).c_str(), std::string(m.meaning).c_str());
+    }
   }
   return kExitPass;
 }
@@ -485,6 +490,13 @@ int reference_command() {
     std::cout << "| metric | unit | meaning |\n|---|---|---|\n";
     for (const MetricInfo& m : s->metrics()) {
       std::cout << "| `" << m.name << "` | " << to_string(m.unit) << " | " << m.meaning << " |\n";
+    }
+    std::cout << "\nAnd the figures of one " << s->group_dimension() << ", written `NAME[GROUP]` with the "
+              << s->group_dimension() << "'s name as the scenario gives it, counted as the summary's split by "
+              << s->group_dimension() << " counts them:\n\n";
+    std::cout << "| metric | unit | meaning |\n|---|---|---|\n";
+    for (const MetricInfo& m : group_metric_infos()) {
+      std::cout << "| `" << m.name << "[...]` | " << to_string(m.unit) << " | " << m.meaning << " |\n";
     }
     std::cout << "\n## Time series of the " << s->name() << " system\n\n";
     std::cout << "The columns of `series.csv` (`relaysim run --timeseries`; docs/outputs.md), after `start_s` and "

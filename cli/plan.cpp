@@ -38,8 +38,9 @@ using namespace relaysim::sim;
 struct Target {
   std::string text;  // as written
   std::string metric;
-  std::size_t index = 0;  // in the system's table
+  std::size_t index = 0;  // in the system's table, or for a group's figure in the group metrics
   double parameter = 0;   // a family's q
+  std::size_t group = MetricRef::kNoGroup;  // latency_p99_s[slow]: the group
   Unit unit = Unit::count;
   CompareOp op = CompareOp::lt;
   double value = 0;
@@ -59,16 +60,25 @@ struct Probe {
 };
 
 // A target read like a line of expect: "latency_p99_s < 30s".
-std::optional<std::string> parse_target(const System& system, const std::string& text, Target& t) {
+std::optional<std::string> parse_target(const Scenario& base, const std::string& text, Target& t) {
+  const System& system = *base.system;
   const std::size_t space = text.find_first_of(" <>=!");
   if (space == std::string::npos || space == 0) return "--target: expected METRIC OP VALUE, such as 'latency_p99_s < 30s', got '" + text + "'";
   t.text = text;
   t.metric = text.substr(0, space);
-  const auto m = find_metric(system.metrics(), t.metric);
-  if (!m) return "--target: the " + std::string(system.name()) + " system has no metric '" + t.metric + "' (see relaysim metrics)";
+  std::string unknown;
+  const auto m = resolve_metric(base, t.metric, unknown);
+  if (!m) return "--target " + t.metric + ": " + unknown + " (see relaysim metrics)";
   t.index = m->index;
   t.parameter = m->parameter;
-  t.unit = system.metrics()[m->index].unit;
+  t.group = m->group;
+  t.unit = metric_info(system, *m).unit;
+  if (t.group != MetricRef::kNoGroup) {
+    // Theory sees the station whole, not one group of its endpoints.
+    if (auto problem = parse_comparison(text.substr(space), t.unit, t.op, t.value)) return "--target " + text + ": " + *problem;
+    if (t.op == CompareOp::eq || t.op == CompareOp::ne) return "--target " + text + ": a target is a bound: <, <=, > or >=";
+    return std::nullopt;
+  }
   if (auto problem = parse_comparison(text.substr(space), t.unit, t.op, t.value)) return "--target " + text + ": " + *problem;
   if (t.op == CompareOp::eq || t.op == CompareOp::ne) return "--target " + text + ": a target is a bound: <, <=, > or >=";
   // latency_p50_s, latency_p99_s: a percentile theory can answer, named in the metric itself.
@@ -170,7 +180,7 @@ int plan_command(const PlanArgs& args) {
   const System& system = *base.system;
   std::vector<Target> targets(args.targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) {
-    if (auto problem = parse_target(system, args.targets[i], targets[i])) return fail_usage(*problem);
+    if (auto problem = parse_target(base, args.targets[i], targets[i])) return fail_usage(*problem);
   }
 
   // The scenario at each value of the resource, read when first needed (a value the scenario
@@ -219,7 +229,7 @@ int plan_command(const PlanArgs& args) {
 
   // Then simulation: probes, each decided with confidence.
   std::vector<MetricRef> refs;
-  for (const Target& t : targets) refs.push_back({t.index, t.parameter});
+  for (const Target& t : targets) refs.push_back({t.index, t.parameter, t.group});
   std::map<std::size_t, Probe> probes;
   std::vector<std::size_t> order;  // probes in the order they ran
   const auto probe = [&](std::size_t i) -> Verdict {

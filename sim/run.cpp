@@ -33,6 +33,7 @@ bool RunResult::pass() const {
 
 double RunResult::metric(const MetricRef& m) const {
   if (!report) return std::nan("");
+  if (m.group != MetricRef::kNoGroup) return group_metric_value(groups, m);
   const std::size_t own = system().metrics().size() - std::size(kRunMetrics);
   return m.index < own ? report->value(m) : run_metric_value(run, m.index - own);
 }
@@ -205,8 +206,9 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     result.values.push_back(is_family(table[i].name) ? std::nan("") : result.metric(MetricRef{i, 0}));
   }
   for (const Expectation& e : s.expect) {
-    const double actual = result.metric(MetricRef{e.metric, e.parameter});
-    result.expectations.push_back({e.name + " " + e.text, table[e.metric].unit, holds(e, actual), actual});
+    const MetricRef ref{e.metric, e.parameter, e.group};
+    const double actual = result.metric(ref);
+    result.expectations.push_back({e.name + " " + e.text, metric_info(system, ref).unit, holds(e, actual), actual});
   }
   return result;
 }

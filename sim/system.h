@@ -143,6 +143,10 @@ class System {
   // The lifecycles of its entities and components, from the model's own tables
   // (model/core/lifecycle.h), for the docs to draw.
   virtual std::vector<LifecycleDiagram> lifecycles() const { return {}; }
+  // What its runs split their figures by (GroupTally): "endpoint group", and each group's name
+  // in `s`, in the order the tally numbers them.
+  virtual std::string_view group_dimension() const = 0;
+  virtual std::vector<std::string> groups(const Scenario& s) const = 0;
   virtual std::span<const InvariantInfo> invariants() const = 0;
   // The planted bugs the system's property suite must catch (model/core/mutants.h).
   virtual std::span<const Mutant* const> mutants() const = 0;
@@ -164,5 +168,13 @@ class System {
 // Every system relaysim can run, and the one named `name` (nullptr when none is).
 std::span<const System* const> systems();
 const System* find_system(std::string_view name);
+
+// The metric `name` names in a run of `s`, as `expect:` and `relaysim plan --target` write it:
+// one of the system's metrics (latency_p99_s), or a group's figure (latency_p99_s[slow], one of
+// kGroupMetrics and one of the system's groups in `s`). Nothing, and `problem` says why, when it
+// names none.
+std::optional<MetricRef> resolve_metric(const Scenario& s, std::string_view name, std::string& problem);
+// What `m` is: its entry in the system's metrics, or in the group metrics.
+const MetricInfo& metric_info(const System& system, const MetricRef& m);
 
 }  // namespace relaysim::sim

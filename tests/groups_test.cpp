@@ -123,6 +123,31 @@ TEST_P(EverySystemsGroups, AddUpToTheSystemsOwnFigures) {
   const nlohmann::json j = to_json(r, WallStats{});
   EXPECT_EQ(j["groups"]["groups"].size(), t.rows().size());
   EXPECT_EQ(j["groups"]["all"]["finished"], finished);
+
+  // Each group's figures, named as expect: and plan --target name them, are its row's.
+  const std::vector<std::string> names = s.system->groups(s);
+  ASSERT_EQ(names.size(), t.groups()) << "the system names the groups its runs count in";
+  for (std::size_t g = 0; g < names.size(); ++g) {
+    const GroupTally::Row& row = t.group(g);
+    EXPECT_EQ(row.name, names[g]);
+    const auto figure = [&](const std::string& metric) {
+      std::string problem;
+      const std::optional<MetricRef> m = resolve_metric(s, metric + "[" + names[g] + "]", problem);
+      EXPECT_TRUE(m) << problem;
+      return m ? r.metric(*m) : std::nan("");
+    };
+    EXPECT_EQ(figure("finished"), static_cast<double>(row.finished));
+    if (row.finished > 0) {
+      EXPECT_DOUBLE_EQ(figure("success_rate"), static_cast<double>(row.succeeded) / static_cast<double>(row.finished));
+    }
+    if (row.latency.count() > 0) {
+      EXPECT_DOUBLE_EQ(figure("latency_p99_s"), to_seconds(row.latency.quantile(0.99)));
+      EXPECT_DOUBLE_EQ(figure("latency_p99.9_s"), to_seconds(row.latency.quantile(0.999)));
+      EXPECT_DOUBLE_EQ(figure("latency_max_s"), to_seconds(row.latency.max()));
+    } else {
+      EXPECT_TRUE(std::isnan(figure("latency_mean_s"))) << "no latency is no figure, not zero";
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Groups, EverySystemsGroups,

@@ -32,11 +32,19 @@ std::string path_of(const std::string& base, const std::string& suffix) {
   return path;
 }
 
+// What a run's figures are split by: a message's shard.
+constexpr std::string_view kGroupDimension = "shard";
+std::vector<std::string> shard_names(std::uint32_t shards) {
+  std::vector<std::string> out;
+  for (std::uint32_t s = 0; s < shards; ++s) out.push_back("shard-" + std::to_string(s));
+  return out;
+}
+
 // Every message's end: counted by its shard, and recorded as an entity when it failed — refused
 // by the downstream, out of attempts, or failed by the rescuer.
 class Finals final : public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
  public:
-  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_("shard", shard_names(shards)) {}
+  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_(kGroupDimension, shard_names(shards)) {}
   void on(const model::Finished& e) override {
     if (!e.applied || !model::is_final(e.finish.status)) return;
     const bool handled = e.finish.status == model::Status::handled;
@@ -59,11 +67,6 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
   void restart() { tally_.restart(); }
 
  private:
-  static std::vector<std::string> shard_names(std::uint32_t shards) {
-    std::vector<std::string> out;
-    for (std::uint32_t s = 0; s < shards; ++s) out.push_back("shard-" + std::to_string(s));
-    return out;
-  }
   void put(model::ShardId shard, model::RowId id, model::Reason reason, std::uint32_t attempts, Time created, Time at) {
     if (sink_ == nullptr) return;
     record_.group = tally_.name(shard);
@@ -240,6 +243,8 @@ class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation>
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return kMutants; }
 
+  std::string_view group_dimension() const override { return kGroupDimension; }
+  std::vector<std::string> groups(const Scenario& s) const override { return shard_names(spec_of(s).platform.shards); }
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const OutboxSpec& spec = spec_of(s);
     Footprint f;

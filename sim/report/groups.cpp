@@ -1,6 +1,7 @@
 #include "sim/report/groups.h"
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -76,6 +77,31 @@ void GroupTally::restart() {
   };
   for (Row& r : rows_) empty(r);
   empty(all_);
+}
+
+const GroupTally::Row& GroupTally::group(std::size_t group) const {
+  RELAYSIM_ASSERT(group + 1 < rows_.size(), "a group of the tally");
+  return rows_[group];
+}
+
+double detail::group_latency_quantile_s(const GroupTally::Row& r, double q) {
+  if (r.latency.count() == 0) return std::numeric_limits<double>::quiet_NaN();
+  return to_seconds(r.latency.quantile(q / 100.0));
+}
+
+std::span<const MetricInfo> group_metric_infos() { return infos_of<kGroupMetrics>(); }
+
+std::optional<std::pair<std::string_view, std::string_view>> split_group(std::string_view name) {
+  const std::size_t open = name.find('[');
+  if (open == std::string_view::npos || name.back() != ']') return std::nullopt;
+  return std::pair{name.substr(0, open), name.substr(open + 1, name.size() - open - 2)};
+}
+
+double group_metric_value(const GroupTally& t, const MetricRef& m) {
+  RELAYSIM_ASSERT(m.index < std::size(kGroupMetrics) && m.group != MetricRef::kNoGroup, "a group metric of a group");
+  // A plan probing fewer shards or providers than the group's index: the group is not in this run.
+  if (m.group >= t.groups()) return std::numeric_limits<double>::quiet_NaN();
+  return kGroupMetrics[m.index].value(t.group(m.group), m.parameter);
 }
 
 GroupTally::Row& GroupTally::row(std::size_t group) {

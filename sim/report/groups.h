@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +20,7 @@
 
 #include "model/core/time.h"
 #include "sim/report/histogram.h"
+#include "sim/report/metric.h"
 
 namespace relaysim::sim {
 
@@ -57,6 +60,9 @@ class GroupTally {
   std::vector<const Row*> rows() const;
   // Every group together.
   const Row& all() const { return all_; }
+  // How many groups were named, and the row of group `group` (an index into the names).
+  std::size_t groups() const { return rows_.empty() ? 0 : rows_.size() - 1; }
+  const Row& group(std::size_t group) const;
 
  private:
   Row& row(std::size_t group);
@@ -65,6 +71,34 @@ class GroupTally {
   std::vector<Row> rows_;  // one per group, then kNone's
   Row all_;
 };
+
+// The figures of one group, for `expect:` and `relaysim plan`: a metric of this table followed by
+// the group's name in brackets, `latency_p99_s[slow]` (the group names are the system's:
+// System::groups). Declared once here for every system, as the run metrics are.
+struct GroupMetric {
+  MetricInfo info;
+  double (*value)(const GroupTally::Row& r, double q);
+};
+
+namespace detail {
+double group_latency_quantile_s(const GroupTally::Row& r, double q);
+}  // namespace detail
+
+// clang-format off
+inline constexpr GroupMetric kGroupMetrics[] = {
+    {{"finished", Unit::count, "the group's requests or messages that reached a final state (after the warm-up)"}, [](const GroupTally::Row& r, double) { return metric_math::d(r.finished); }},
+    {{"success_rate", Unit::ratio, "of them, the share that ended in the outcome the system exists for: delivered, handled"}, [](const GroupTally::Row& r, double) { return metric_math::ratio(metric_math::d(r.succeeded), metric_math::d(r.finished)); }},
+    {{"latency_mean_s", Unit::seconds, "the group's latency, as the system's latency metrics measure it, mean"}, [](const GroupTally::Row& r, double) { return r.latency.mean_metric_s(); }},
+    {{"latency_p{q}_s", Unit::seconds, "the group's latency, any percentile q in (0, 100]: latency_p99_s[slow] (to ~4%)"}, [](const GroupTally::Row& r, double q) { return detail::group_latency_quantile_s(r, q); }},
+    {{"latency_max_s", Unit::seconds, "the group's latency, maximum (exact)"}, [](const GroupTally::Row& r, double) { return r.latency.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : to_seconds(r.latency.max()); }},
+};
+// clang-format on
+std::span<const MetricInfo> group_metric_infos();
+
+// "latency_p99_s[slow]": the metric's name and the group's; nothing when `name` names no group.
+std::optional<std::pair<std::string_view, std::string_view>> split_group(std::string_view name);
+// The value of the group metric `m` (an index into kGroupMetrics, and m.group) in the tally.
+double group_metric_value(const GroupTally& t, const MetricRef& m);
 
 // The split as the summary shows it: a table, one row per group (nothing with fewer than two groups).
 void print_groups(std::ostream& out, const GroupTally& t);

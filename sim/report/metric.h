@@ -34,8 +34,10 @@ struct MetricInfo {
 };
 
 struct MetricRef {
-  std::size_t index = 0;   // into the table
+  static constexpr std::size_t kNoGroup = static_cast<std::size_t>(-1);
+  std::size_t index = 0;   // into the table; for a group's metric, into kGroupMetrics (sim/report/groups.h)
   double parameter = 0;    // the family's q, or 0
+  std::size_t group = kNoGroup;  // the group whose figure it is (an index into the system's groups), or none
 };
 
 // The metric `name` names in `table`, or nothing.

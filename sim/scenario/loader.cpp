@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "sim/scenario/expect.h"
 #include "sim/scenario/units.h"
@@ -174,23 +175,17 @@ Schema<Scenario>::Key expect_key() {
   k.default_text = "none";
   k.read = [](const Reader& r, const YAML::Node& n, const std::string& path, Scenario& s) {
     const Map m(r, n, path, {});
-    const std::span<const MetricInfo> table = s.system->metrics();
-    std::vector<std::string> names;
-    for (const MetricInfo& mi : table) names.emplace_back(mi.name);
     s.expect.clear();
     // Each metric once: latency_p99_s and latency_p99.0_s are one metric, and two expectations of
     // it could contradict each other unseen.
-    std::map<std::pair<std::size_t, double>, std::string> seen;
+    std::map<std::tuple<std::size_t, std::size_t, double>, std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string name = it->first.Scalar();
       const std::string key = m.child(name);
-      const std::optional<MetricRef> ref = find_metric(table, name);
-      if (!ref) {
-        std::string all;
-        for (const auto& c : names) all += (all.empty() ? "" : ", ") + c;
-        r.fail(it->first, key, "unknown metric" + Reader::suggestion(name, names) + " (expected one of: " + all + ")");
-      }
-      if (const auto [at, fresh] = seen.emplace(std::pair(ref->index, ref->parameter), name); !fresh) {
+      std::string unknown;
+      const std::optional<MetricRef> ref = resolve_metric(s, name, unknown);
+      if (!ref) r.fail(it->first, key, unknown);
+      if (const auto [at, fresh] = seen.emplace(std::tuple(ref->group, ref->index, ref->parameter), name); !fresh) {
         r.fail(it->first, key, "names the same metric as " + at->second + ", given earlier");
       }
       if (it->second.IsNull()) r.fail(it->second, key, "has no value (give it a comparison, or leave the key out)");
@@ -198,8 +193,9 @@ Schema<Scenario>::Key expect_key() {
       Expectation e;
       e.metric = ref->index;
       e.parameter = ref->parameter;
+      e.group = ref->group;
       e.name = name;
-      if (const auto problem = parse_comparison(text, table[ref->index].unit, e.op, e.value)) {
+      if (const auto problem = parse_comparison(text, metric_info(*s.system, *ref).unit, e.op, e.value)) {
         r.fail(it->second, key, name + " " + *problem);
       }
       std::string_view rest = text;

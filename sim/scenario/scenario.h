@@ -65,6 +65,9 @@ enum class CompareOp : std::uint8_t { lt, le, gt, ge, eq, ne };
 struct Expectation {
   std::size_t metric = 0;  // index into the system's metric table
   double parameter = 0;    // for a metric family (latency_p99.9_s: 99.9), else 0
+  // For a group's figure (latency_p99_s[slow]): the group's index among the system's groups,
+  // and `metric` indexes the group metrics (sim/report/groups.h); else none.
+  std::size_t group = static_cast<std::size_t>(-1);
   std::string name;        // the metric's name as written
   CompareOp op = CompareOp::eq;
   double value = 0.0;      // in the metric's unit (a ratio as 0..1, seconds as seconds)

@@ -22,6 +22,14 @@ namespace {
 
 using relaysim::sms::Store;
 
+// What a run's figures are split by: the provider that last had a message.
+constexpr std::string_view kGroupDimension = "provider";
+std::vector<std::string> provider_names(const SmsSpec& spec) {
+  std::vector<std::string> out;
+  for (const ProviderSpec& p : spec.providers) out.push_back(p.name);
+  return out;
+}
+
 // Every message's end: counted by the provider that last had it (for a receipt, the one that
 // sent it), and recorded as an entity when it was not delivered — failed, undelivered,
 // unconfirmed. (A suppressed marketing message ended as its rules said, and is not recorded.)
@@ -29,7 +37,7 @@ using relaysim::sms::Store;
 class Finals final : public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
  public:
   Finals(RecordSink* sink, Store& store, const SmsSpec& spec)
-      : sink_(sink), store_(store), spec_(spec), tally_("provider", provider_names(spec)) {}
+      : sink_(sink), store_(store), spec_(spec), tally_(kGroupDimension, provider_names(spec)) {}
   void on(const model::Completed& e) override {
     if (!e.applied) return;
     const model::Status st = e.completion.status;
@@ -54,11 +62,6 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
   void restart() { tally_.restart(); }
 
  private:
-  static std::vector<std::string> provider_names(const SmsSpec& spec) {
-    std::vector<std::string> out;
-    for (const ProviderSpec& p : spec.providers) out.push_back(p.name);
-    return out;
-  }
   std::size_t group(model::ProviderId provider) const {
     return provider < spec_.providers.size() ? provider : GroupTally::kNone;
   }
@@ -236,6 +239,8 @@ class SmsSystem final : public SystemOf<SmsSpec, &spec_schema, Simulation> {
   std::span<const InvariantInfo> invariants() const override { return kInvariants; }
   std::span<const Mutant* const> mutants() const override { return kMutants; }
 
+  std::string_view group_dimension() const override { return kGroupDimension; }
+  std::vector<std::string> groups(const Scenario& s) const override { return provider_names(spec_of(s)); }
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const SmsSpec& spec = spec_of(s);
     Footprint f;

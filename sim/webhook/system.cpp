@@ -18,11 +18,19 @@ namespace {
 
 using relaysim::webhook::Store;
 
+// What a run's figures are split by: the endpoint group a request's URL points to.
+constexpr std::string_view kGroupDimension = "endpoint group";
+std::vector<std::string> group_names(const WebhookSpec& spec) {
+  std::vector<std::string> out;
+  for (const EndpointGroup& g : spec.endpoints) out.push_back(g.name);
+  return out;
+}
+
 // Every request's end: counted by the endpoint group its URL points to, and recorded as an entity
 // when it was not delivered.
 class Finals final : public SinkFor<relaysim::webhook::Completed> {
  public:
-  Finals(const World& world, RecordSink* sink) : world_(world), sink_(sink), tally_("endpoint group", group_names(world.spec())) {}
+  Finals(const World& world, RecordSink* sink) : world_(world), sink_(sink), tally_(kGroupDimension, group_names(world.spec())) {}
   void on(const relaysim::webhook::Completed& e) override {
     using relaysim::webhook::Status;
     const Status st = e.completion.status;
@@ -49,12 +57,6 @@ class Finals final : public SinkFor<relaysim::webhook::Completed> {
   void restart() { tally_.restart(); }
 
  private:
-  static std::vector<std::string> group_names(const WebhookSpec& spec) {
-    std::vector<std::string> out;
-    for (const EndpointGroup& g : spec.endpoints) out.push_back(g.name);
-    return out;
-  }
-
   const World& world_;
   RecordSink* sink_;  // nullptr: no records wanted
   GroupTally tally_;
@@ -237,6 +239,8 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
   // A webhook platform is one station: every dispatch slot of every pod is a server, and a
   // request holds it for the endpoint's answer (plus ServiceB's when there is no URL cache to
   // answer for it). Arrivals at the load's peak rate; a burst is not a rate and is left out.
+  std::string_view group_dimension() const override { return kGroupDimension; }
+  std::vector<std::string> groups(const Scenario& s) const override { return group_names(spec_of(s)); }
   std::optional<queueing::Station> station(const Scenario& s) const override {
     const WebhookSpec& spec = spec_of(s);
     queueing::Station st;

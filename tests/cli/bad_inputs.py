@@ -279,6 +279,18 @@ scenario_error("accepted.a_percentile_spelt_oddly", None, None, r"latency_p5e1_s
 scenario_error("accepted.expectation_that_can_never_hold", None, None,
                r"delivered_rate is a ratio between 0% and 100%, so '> 99' is outside it; did you mean '> 99%'\?",
                text=BASE + "expect:\n  delivered_rate: \"> 99\"\n")
+GROUPS = BASE.replace("      - {count: 20}", "      - {name: fast, count: 10}\n      - {name: slow, count: 10}")
+scenario_error("accepted.a_group_that_is_not_there", None, None,
+               r"expect.latency_p99_s\[slo\]: no endpoint group is named 'slo'; did you mean 'slow'\? \(this scenario's: fast, slow\)",
+               text=GROUPS + "expect:\n  latency_p99_s[slo]: \"< 1s\"\n")
+scenario_error("accepted.a_figure_groups_do_not_have", None, None,
+               r"expect.dlq_rate\[slow\]: 'dlq_rate' is not a figure of a group \(a group has: finished, success_rate",
+               text=GROUPS + "expect:\n  dlq_rate[slow]: \"< 1%\"\n")
+scenario_error("accepted.one_group_figure_twice", None, None,
+               r"latency_p99.0_s\[slow\]: names the same metric as latency_p99_s\[slow\]",
+               text=GROUPS + "expect:\n  latency_p99_s[slow]: \"< 1s\"\n  latency_p99_s[fast]: \"< 1s\"\n  latency_p99.0_s[slow]: \"< 1h\"\n")
+scenario_error("accepted.warmup_as_long_as_the_run", None, None, r"warmup: must be shorter than the duration \(5m\)",
+               text=BASE + "warmup: 5m\n")
 scenario_error("accepted.percent_on_a_count", None, None, r"is a count, not a percentage",
                text=BASE + "expect:\n  ingested: \">= 50%\"\n")
 
@@ -569,7 +581,8 @@ def _():
 def _():
     plan = ["plan", QUICKSTART, "--resource", "webhook.platform.pods"]
     expect(run(*plan), EXIT_INVALID, r"--target is required")
-    expect(run(*plan, "--target", "nope < 3"), EXIT_INVALID, r"no metric 'nope'")
+    expect(run(*plan, "--target", "nope < 3"), EXIT_INVALID, r"--target nope: unknown metric")
+    expect(run(*plan, "--target", "latency_p99_s[nope] < 3s"), EXIT_INVALID, r"no endpoint group is named 'nope'")
     expect(run(*plan, "--target", "latency_p99_s"), EXIT_INVALID, r"expected METRIC OP VALUE")
     expect(run(*plan, "--target", "latency_p99_s == 3s"), EXIT_INVALID, r"a target is a bound")
     expect(run(*plan, "--target", "latency_p99_s < 3 parsecs"), EXIT_INVALID, r"latency_p99_s")
