@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/report_text.h"
 #include "cli/result_dir.h"
 #include "sim/report/series.h"
 #include "sim/system.h"
@@ -36,27 +37,6 @@ std::string read_all(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// A string gnuplot reads inside single quotes.
-std::string gp_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
 }
 
 // The start of every chart's script: an SVG of one size, reading the CSV files as written.
@@ -122,16 +102,6 @@ std::optional<nlohmann::json> read_json(const fs::path& p, const std::string& wh
   }
 }
 
-// A name Graphviz reads inside double quotes.
-std::string dot_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // Writes `dot` (a Graphviz graph) to `stem`.dot and draws it as `stem`.svg; says what went wrong.
 std::optional<std::string> graphviz(const fs::path& stem, const std::string& dot) {
   const fs::path file = stem.string() + ".dot";
@@ -149,121 +119,25 @@ std::optional<std::string> graphviz_missing() {
   return "Graphviz is not installed (Debian: graphviz; ./relaysim build installs it)";
 }
 
-// j[key], or null when `j` is no object holding `key`: a result.json edited by hand must not
-// take the reader past what it holds (a missing key of a const json is undefined behaviour).
-const nlohmann::json& field(const nlohmann::json& j, const char* key) {
-  static const nlohmann::json kNull;
-  if (!j.is_object()) return kNull;
-  const auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
-// A figure as a person reads it: 1234567 as "1,234,567"; a fraction with up to 3 digits.
-std::string grouped(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  if (std::fabs(v - std::round(v)) > 1e-9 || std::fabs(v) >= 1e15) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 && std::fabs(v) < 1e15 ? "%.1f" : "%.3g", v);
-    return buf;
-  }
-  std::string digits = std::to_string(static_cast<long long>(std::llround(std::fabs(v))));
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (v < 0 ? "-" : "") + out;
-}
-
-// The latency distribution of every group and of the whole, from the JSON's `groups` (what the
-// system's latency metrics measure), as a CDF on a log scale of seconds.
+// The latency distribution of every group and of the whole (report_text.h), as a CDF on a log
+// scale of seconds.
 std::optional<std::string> latency_cdf_chart(const fs::path& dir, const nlohmann::json& result, std::vector<Chart>& charts) {
-  const nlohmann::json& g = field(result, "groups");
-  const auto cdf_of = [](const nlohmann::json& row) -> const nlohmann::json& { return field(field(row, "latency"), "cdf"); };
-  const auto has_cdf = [&](const nlohmann::json& row) { return cdf_of(row).is_array() && !cdf_of(row).empty(); };
-  std::vector<const nlohmann::json*> rows;
-  if (has_cdf(field(g, "all"))) rows.push_back(&field(g, "all"));
-  if (rows.empty()) return std::nullopt;
-  std::size_t grouped_rows = 0;
-  const nlohmann::json& groups = field(g, "groups");
-  if (groups.is_array()) {
-    for (const auto& r : groups) {
-      if (has_cdf(r) && grouped_rows < 12) {
-        rows.push_back(&r);
-        ++grouped_rows;
-      }
-    }
-  }
-  if (grouped_rows < 2) rows.resize(1);  // one group is the whole again
-  std::string data;
-  for (const nlohmann::json* r : rows) {
-    for (const auto& point : cdf_of(*r)) {
-      char line[64];
-      std::snprintf(line, sizeof line, "%.9g %.6g\n", point.at(0).get<double>(), 100 * point.at(1).get<double>());
-      data += line;
-    }
-    data += "\n\n";
-  }
+  const std::optional<LatencyCdf> cdf = latency_cdf(result);
+  if (!cdf) return std::nullopt;
   const std::string name = "latency-cdf";
   const fs::path file = dir / (name + ".dat");
-  if (auto bad = write_text(file, data)) return bad;
+  if (auto bad = write_text(file, cdf->data)) return bad;
   std::string script = chart_start(dir, name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
                        "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset yrange [0:100]\nplot ";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string title = i == 0 ? "all" : field(*rows[i], "name").is_string() ? field(*rows[i], "name").get<std::string>() : "?";
+  for (std::size_t i = 0; i < cdf->titles.size(); ++i) {
     script += std::string(i ? ", " : "") + gp_quote(file.string()) + " index " + std::to_string(i) + " using 1:2 with steps lw " +
-              (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_quote(title);
+              (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_quote(cdf->titles[i]);
   }
   script += "\n";
   if (auto bad = gnuplot(dir, name, script)) return bad;
   fs::remove(file);
-  const std::string by = field(g, "by").is_string() ? field(g, "by").get<std::string>() : "group";
-  charts.push_back({name, "Latency distribution (CDF)" + (rows.size() > 1 ? ", by " + by : std::string()), svg_body(dir / (name + ".svg"))});
+  charts.push_back({name, "Latency distribution (CDF)" + (cdf->titles.size() > 1 ? ", by " + cdf->by : std::string()), svg_body(dir / (name + ".svg"))});
   return std::nullopt;
-}
-
-// What each group finished, and how fast, from the JSON's `groups`: an HTML and a Markdown table.
-void group_tables(const nlohmann::json& result, std::string& html, std::string& md) {
-  const nlohmann::json& g = field(result, "groups");
-  const nlohmann::json& groups = field(g, "groups");
-  if (!groups.is_array() || groups.size() < 2) return;
-  std::vector<std::string> outcomes;
-  if (field(field(g, "all"), "outcomes").is_object()) {
-    for (const auto& [name, n] : field(field(g, "all"), "outcomes").items()) outcomes.push_back(name);
-  }
-  const std::string by = field(g, "by").is_string() ? field(g, "by").get<std::string>() : "group";
-  std::vector<std::string> header{by, "finished"};
-  header.insert(header.end(), outcomes.begin(), outcomes.end());
-  for (const char* h : {"succeeded", "latency p50 (s)", "p99 (s)", "mean (s)"}) header.emplace_back(h);
-  html += "<h2>By " + html_escape(by) + "</h2>\n<table><tr>";
-  md += "## By " + by + "\n\n|";
-  for (const std::string& h : header) {
-    html += "<th>" + html_escape(h) + "</th>";
-    md += " " + h + " |";
-  }
-  html += "</tr>\n";
-  md += "\n|" + [&] { std::string d; for (std::size_t i = 0; i < header.size(); ++i) d += "---|"; return d; }() + "\n";
-  const auto number = [](const nlohmann::json& v) { return v.is_number() ? grouped(v.get<double>()) : std::string("-"); };
-  for (const auto& r : groups) {
-    std::vector<std::string> cells{field(r, "name").is_string() ? field(r, "name").get<std::string>() : "?", number(field(r, "finished"))};
-    for (const std::string& o : outcomes) {
-      const nlohmann::json& n = field(field(r, "outcomes"), o.c_str());
-      cells.push_back(n.is_null() ? "0" : number(n));
-    }
-    const nlohmann::json& share = field(r, "success_rate");
-    cells.push_back(share.is_number() ? grouped(100 * share.get<double>()) + "%" : "-");
-    for (const char* k : {"p50_s", "p99_s", "mean_s"}) cells.push_back(number(field(field(r, "latency"), k)));
-    html += "<tr>";
-    md += "|";
-    for (const std::string& c : cells) {
-      html += "<td>" + html_escape(c) + "</td>";
-      md += " " + c + " |";
-    }
-    html += "</tr>\n";
-    md += "\n";
-  }
-  html += "</table>\n";
-  md += "\n";
 }
 
 // The states the timeline shows over time, one lane per subject: fault windows, an SMS pod's
@@ -365,38 +239,10 @@ std::optional<std::string> lanes_chart(const fs::path& dir, const std::vector<st
   return std::nullopt;
 }
 
-// The system's pipeline with the run's flow on each edge, drawn by Graphviz: the count, and the
-// rate per second of virtual time.
+// The system's pipeline with the run's flow on each edge (report_text.h), drawn by Graphviz.
 std::optional<std::string> pipeline_diagram(const fs::path& dir, const System& system, const nlohmann::json& result, std::string& svg) {
-  const std::span<const Flow> flows = system.pipeline();
-  if (flows.empty() || !result.contains("metrics")) return std::nullopt;
-  const double seconds = result.value("virtual_seconds", 0.0);
-  double most = 1;
-  for (const Flow& f : flows) most = std::max(most, result["metrics"].value(std::string(f.metric), 0.0));
-  std::string dot = "digraph pipeline {\n  rankdir=LR;\n  bgcolor=\"white\";\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef3fa\", fontname=\"sans\"];\n"
-                    "  edge [fontname=\"sans\", fontsize=10, color=\"#4a6fa5\"];\n";
-  std::vector<std::string_view> sources;
-  for (const Flow& f : flows) sources.push_back(f.from);
-  for (const Flow& f : flows) {
-    if (std::find(sources.begin(), sources.end(), f.to) == sources.end()) {
-      dot += "  " + dot_quote(std::string(f.to)) + " [shape=oval, fillcolor=\"#f4f4f4\"];\n";
-    }
-  }
-  for (const Flow& f : flows) {
-    const double n = result["metrics"].value(std::string(f.metric), 0.0);
-    const double width = n <= 0 ? 0.6 : 0.8 + 4.0 * std::log1p(n) / std::log1p(most);
-    std::string label = std::string(f.metric) + "\\n" + grouped(n);
-    if (seconds > 0 && n > 0) {
-      char rate[32];
-      std::snprintf(rate, sizeof rate, " (%.3g/s)", n / seconds);
-      label += rate;
-    }
-    char w[32];
-    std::snprintf(w, sizeof w, "%.2f", width);
-    dot += "  " + dot_quote(std::string(f.from)) + " -> " + dot_quote(std::string(f.to)) + " [label=" + dot_quote(label) +
-           ", penwidth=" + w + (n <= 0 ? ", style=dashed, color=\"#aaaaaa\"" : "") + "];\n";
-  }
-  dot += "}\n";
+  const std::string dot = pipeline_dot(system, result);
+  if (dot.empty()) return std::nullopt;
   if (auto bad = graphviz(dir / "pipeline", dot)) return bad;
   fs::remove(dir / "pipeline.dot");
   svg = svg_body(dir / "pipeline.svg");
@@ -551,12 +397,16 @@ int sweep_report(const fs::path& dir) {
     const std::string scale = unit == Unit::ratio ? "100*" : "";
     std::string script = chart_start(dir, name) + "set key noenhanced\nset xlabel " + gp_quote(axis) + " noenhanced\n";
     script += "set ylabel " + gp_quote(m + (unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "")) + " noenhanced\n";
-    const std::string filter = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('mean') : NaN)";
+    // A latency percentile the sweep pooled is drawn from tails.csv: the percentile of every
+    // run's durations, not the mean of the runs' own.
+    const bool pooled = fs::exists(dir / "tails.csv") && read_all(dir / "tails.csv").find("," + m + ",") != std::string::npos;
+    const std::string value = pooled ? "pooled" : "mean";
+    const std::string filter = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('" + value + "') : NaN)";
     const std::string lo = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('ci95_low') : NaN)";
     const std::string hi = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('ci95_high') : NaN)";
-    const std::string file = gp_quote((dir / "summary.csv").string());
+    const std::string file = gp_quote((dir / (pooled ? "tails.csv" : "summary.csv")).string());
     script += "plot " + file + " using (column(2)):" + lo + ":" + hi + " with filledcurves fc rgb '#c6dbef' title '95% interval', " + file +
-              " using (column(2)):" + filter + " with linespoints lw 1.6 pt 7 title 'mean'\n";
+              " using (column(2)):" + filter + " with linespoints lw 1.6 pt 7 title " + gp_quote(pooled ? "every run pooled" : "mean") + "\n";
     if (auto bad = gnuplot(dir, name, script)) return fail_incomplete(*bad);
     charts.push_back({name, m + " against " + axis, svg_body(dir / (name + ".svg"))});
   }
@@ -564,7 +414,8 @@ int sweep_report(const fs::path& dir) {
   std::string md = "# " + title + "\n\n";
   for (const Chart& c : charts) md += "## " + c.title + "\n\n![" + c.title + "](" + c.name + ".svg)\n\n";
   const std::string intro = "<p>Each point: the mean over " + std::to_string(sweep.value("replications", 0)) +
-                            " replications, with its 95% confidence interval (summary.csv).</p>\n";
+                            " replications, with its 95% confidence interval (summary.csv); a latency percentile, that of every "
+                            "run's durations pooled, with its interval (tails.csv).</p>\n";
   if (auto bad = write_text(dir / "report.html", page(title, intro, charts, ""))) return fail_incomplete(*bad);
   if (auto bad = write_text(dir / "report.md", md)) return fail_incomplete(*bad);
   std::cout << "report: " << (dir / "report.html").string() << " and report.md, with " << charts.size() << " charts\n";
