@@ -123,6 +123,7 @@ bool MemoryStore::scan(const Scan& s, std::vector<Message>& out) {
 }
 
 void MemoryStore::set_status(Row& r, Status s) {
+  RELAYSIM_ASSERT(allows(kMessageLifecycle, r.m.status, s), "a message moves by kMessageLifecycle");
   --counts_.by_status[static_cast<std::size_t>(r.m.status)];
   ++counts_.by_status[static_cast<std::size_t>(s)];
   r.m.status = s;

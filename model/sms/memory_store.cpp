@@ -73,6 +73,12 @@ void MemoryStore::charge(BusinessId business, std::uint32_t period, std::int64_t
 
 void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at, PodId pod, DueLane lane) {
   Row& r = rows_[slot];
+  // A message with no history yet is being accepted (and, to be sent at once, claimed with it).
+  const bool accepted = r.last_change == kNone;
+  RELAYSIM_ASSERT(accepted ? allows(kMessageLifecycle, std::nullopt, Status::pending) &&
+                                 (status == Status::pending || allows(kMessageLifecycle, Status::pending, status))
+                           : allows(kMessageLifecycle, r.status, status),
+                  "a message moves by kMessageLifecycle");
   --counts_.by_status[static_cast<int>(r.status)];
   ++counts_.by_status[static_cast<int>(status)];
   r.status = status;
