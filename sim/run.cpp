@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <new>
+#include <optional>
 
 #include "model/store/store_error.h"
 #include "sim/report/text.h"
@@ -150,14 +151,15 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   BacklogTrace backlog(s.duration);
   {
     std::unique_ptr<Simulation> world;
+    std::optional<WorkTally> work;
     try {
       world = system.simulate(context);
       Sampler sampler(*world, options.series, options.series_interval, system.series().size());
-      WorkTally work(*world, s.warmup == Duration{});
-      result.ending = run_loop(kernel, s, options, result.event_limit, sampler, work, backlog);
+      work.emplace(*world, s.warmup == Duration{});
+      result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *work, backlog);
       sampler.take(kernel.now());  // the last window, shorter than the others
       // A run that stopped within its warm-up measured nothing.
-      if (!work.warm()) work.end_warmup(kernel.now(), backlog);
+      if (!work->warm()) work->end_warmup(kernel.now(), backlog);
       result.run.work = world->work();
     } catch (const std::bad_alloc&) {
       result.ending = Ending::out_of_memory;
@@ -173,7 +175,7 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
     result.events = kernel.events_run();
     if (world) {
       try {
-        result.report = world->finish(result.end, result.judged());
+        result.report = world->finish(result.end, result.judged(), work ? work->total().open() : 0);
         result.groups = world->take_groups();
         scenario_timeline(s, result.end, result.timeline);
         if (result.report) result.report->timeline(result.timeline);

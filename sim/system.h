@@ -110,8 +110,10 @@ class Simulation {
   // It schedules nothing: a run's events and fingerprint do not depend on its warm-up.
   virtual void restart_measuring(Time at) = 0;
   // The run is over at `end`. With `judged`, the end-of-run checks run (nothing lost, everything
-  // finished in time); a run cut short (interrupted, out of memory) is not judged on those.
-  virtual std::unique_ptr<SystemReport> finish(Time end, bool judged) = 0;
+  // finished in time); a run cut short (interrupted, out of memory) is not judged on those, and
+  // reports `open` as its unresolved work: what the spine counted acknowledged and not final
+  // over the whole run (work() alone counts from the warm-up's end), as the store may be unusable.
+  virtual std::unique_ptr<SystemReport> finish(Time end, bool judged, std::uint64_t open) = 0;
   // What the run finished, split by group (sim/report/groups.h); called once, after finish.
   virtual GroupTally take_groups() = 0;
   // Fills one row of the time series (System::series() gives its columns) for the window that

@@ -198,6 +198,22 @@ TEST_P(EverySystemsWarmup, MeasuresTheRestOfTheSameRun) {
   EXPECT_DOUBLE_EQ(get(b, "arrivals_per_s"), static_cast<double>(b.run.work.opened) / b.run.seconds);
   EXPECT_EQ(get(b, "settle_time_s"), get(a, "settle_time_s")) << "the trace MSER-5 reads is the whole run's";
   EXPECT_LE(get(b, "peak_backlog"), get(a, "peak_backlog"));
+
+  // Cut short a minute after the warm-up, a run reports the same unresolved work with or without
+  // it: what was acknowledged before the warm-up's end is still open.
+  const Time stop_at = Time{} + std::chrono::minutes(minutes + 1);
+  const auto cut = [&](const Scenario& sc) {
+    Time now{};
+    RunOptions o;
+    o.progress = [&now](Time t, std::uint64_t) { now = t; };
+    o.should_stop = [&now, &stop_at] { return now > stop_at; };
+    return run_scenario(sc, std::move(o));
+  };
+  const RunResult cold_cut = cut(whole);
+  const RunResult warm_cut = cut(warm);
+  ASSERT_EQ(warm_cut.ending, Ending::interrupted);
+  EXPECT_EQ(warm_cut.end, cold_cut.end);
+  EXPECT_EQ(get(warm_cut, "unresolved"), get(cold_cut, "unresolved"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backlog, EverySystemsWarmup,

@@ -156,7 +156,7 @@ class Simulation final : public sim::Simulation {
     finals_->restart();
   }
 
-  std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
+  std::unique_ptr<SystemReport> finish(Time end, bool judged, std::uint64_t /*open: its shards' stores count it*/) override {
     Figures f;
     if (judged) oracle_.finish(end, shards_);
     f.unresolved = unresolved();

@@ -134,7 +134,7 @@ class Simulation final : public sim::Simulation {
     measured_from_ = at;
   }
 
-  std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
+  std::unique_ptr<SystemReport> finish(Time end, bool judged, std::uint64_t open) override {
     Figures f;
     if (judged) {
       oracle_.finish(end, *store_);
@@ -145,7 +145,7 @@ class Simulation final : public sim::Simulation {
         f.quotas.push_back({spec.businesses[i].name, spec.businesses[i].quota, store_->quota_used(World::business_id(i), period)});
       }
     } else {
-      f.unresolved = work().open();
+      f.unresolved = open;
     }
     for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
     for (int c = 0; c < kDuplicateCauseCount; ++c) f.duplicates[static_cast<std::size_t>(c)] = oracle_.duplicates(static_cast<DuplicateCause>(c));

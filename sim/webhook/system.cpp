@@ -132,7 +132,7 @@ class Simulation final : public sim::Simulation {
     busy_at_warmup_ = world_->busy_time();
   }
 
-  std::unique_ptr<SystemReport> finish(Time end, bool judged) override {
+  std::unique_ptr<SystemReport> finish(Time end, bool judged, std::uint64_t open) override {
     Figures f;
     if (judged) {
       const relaysim::webhook::StoreCounts counts = store_->counts();
@@ -142,7 +142,7 @@ class Simulation final : public sim::Simulation {
     } else {
       // A run cut short may have left the store unusable (out of memory, a failed database):
       // count from what the platform reported instead.
-      f.unresolved = work().open();
+      f.unresolved = open;
     }
     for (std::size_t i = 0; i < kInvariantCount; ++i) f.violations[i] = ctx_.ledger.count(i);
     for (int c = 0; c < kDuplicateCauseCount; ++c) f.oracle.duplicates[static_cast<std::size_t>(c)] = requests_->duplicates(static_cast<DuplicateCause>(c));
