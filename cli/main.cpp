@@ -36,7 +36,7 @@ const char* kFooter = R"(Commands of the ./relaysim driver (it installs packages
   ./relaysim mutants           run the property suite against every planted bug
   ./relaysim soak [SEEDS [CASES [FIRST]]]
                                the whole property suite from many seeds (default 10 x 1000 cases)
-  ./relaysim fuzz [SECONDS]    the fuzz targets: scenario reader, SMS tokens, campaign filters, report input
+  ./relaysim fuzz [SECONDS]    the fuzz targets: scenario reader, SMS tokens, campaign filters, report input, webhook signatures
   ./relaysim build             just build
 
 Exit status:
