@@ -73,14 +73,9 @@ std::optional<std::string> parse_target(const Scenario& base, const std::string&
   t.parameter = m->parameter;
   t.group = m->group;
   t.unit = metric_info(system, *m).unit;
-  if (t.group != MetricRef::kNoGroup) {
-    // Theory sees the station whole, not one group of its endpoints.
-    if (auto problem = parse_comparison(text.substr(space), t.unit, t.op, t.value)) return "--target " + text + ": " + *problem;
-    if (t.op == CompareOp::eq || t.op == CompareOp::ne) return "--target " + text + ": a target is a bound: <, <=, > or >=";
-    return std::nullopt;
-  }
   if (auto problem = parse_comparison(text.substr(space), t.unit, t.op, t.value)) return "--target " + text + ": " + *problem;
   if (t.op == CompareOp::eq || t.op == CompareOp::ne) return "--target " + text + ": a target is a bound: <, <=, > or >=";
+  if (t.group != MetricRef::kNoGroup) return std::nullopt;  // theory sees the station whole, not one group of it
   // latency_p50_s, latency_p99_s: a percentile theory can answer, named in the metric itself.
   const std::string_view name = t.metric;
   if (name.starts_with("latency_p") && name.ends_with("_s") && name.size() > 11) {

@@ -388,6 +388,7 @@ int sweep_report(const fs::path& dir) {
   if (metrics.empty()) metrics = {"latency_p99_s"};
   const System* system = find_system(sweep.value("system", ""));
   std::vector<Chart> charts;
+  const std::string tails = fs::exists(dir / "tails.csv") ? read_all(dir / "tails.csv") : std::string();
   for (const std::string& m : metrics) {
     Unit unit = Unit::number;
     if (system != nullptr) {
@@ -399,7 +400,7 @@ int sweep_report(const fs::path& dir) {
     script += "set ylabel " + gp_quote(m + (unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "")) + " noenhanced\n";
     // A latency percentile the sweep pooled is drawn from tails.csv: the percentile of every
     // run's durations, not the mean of the runs' own.
-    const bool pooled = fs::exists(dir / "tails.csv") && read_all(dir / "tails.csv").find("," + m + ",") != std::string::npos;
+    const bool pooled = tails.find("," + m + ",") != std::string::npos;
     const std::string value = pooled ? "pooled" : "mean";
     const std::string filter = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('" + value + "') : NaN)";
     const std::string lo = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('ci95_low') : NaN)";

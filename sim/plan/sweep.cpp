@@ -243,6 +243,7 @@ void read_pooled(std::istream& in, const SweepPlan& plan, const std::string& nam
 std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs, const PooledLatency& pooled) {
   std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
   RELAYSIM_ASSERT(runs.size() == plan.runs(), "a table of the whole sweep needs every run");
+  const std::vector<SweepPlan::Tail> tails = plan.tails();
   std::vector<SweepPoint> out;
   std::vector<double> column(plan.replications);
   for (std::size_t p = 0; p < plan.points(); ++p) {
@@ -260,7 +261,7 @@ std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> r
       point.metrics.push_back(estimate(column));
     }
     if (!pooled.empty()) {
-      for (const SweepPlan::Tail& t : plan.tails()) {
+      for (const SweepPlan::Tail& t : tails) {
         for (std::uint32_t r = 0; r < plan.replications; ++r) column[r] = first[r].values[t.metric];
         point.tails.push_back(tail_estimate(pooled.at(p), column, t.q));
       }
