@@ -30,7 +30,7 @@ void Dispatcher::pump() {
   do {
     repump_ = false;
     // After a failed store call, the store is left alone until store_retry has passed.
-    while (!free_.empty() && now >= store_retry_at_) {
+    while (!stopped_ && !free_.empty() && now >= store_retry_at_) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
       bool claimed = false;
@@ -64,7 +64,7 @@ void Dispatcher::store_failed(StoreOp op, StoreFailure failure) {
 }
 
 void Dispatcher::arm_wake(Time now) {
-  if (free_.empty()) return;  // a completion will pump
+  if (free_.empty() || stopped_) return;  // a completion will pump
   std::optional<Time> next;
   if (now >= store_retry_at_) {
     try {

@@ -37,6 +37,9 @@ class Dispatcher {
   void start() { pump(); }
   // New work may be due now.
   void nudge() { pump(); }
+  // Claims nothing more; the attempts in flight finish and complete as usual (a shell draining
+  // before it exits). Cannot be undone.
+  void stop() { stopped_ = true; }
 
   std::uint32_t in_flight() const { return busy_.busy(); }
   // Slot-time spent busy since the pod started (its utilisation, over any window).
@@ -73,6 +76,7 @@ class Dispatcher {
   std::vector<std::uint32_t> free_;
   BusyMeter busy_;  // slots taken, integrated over time
   bool pumping_ = false;
+  bool stopped_ = false;
   bool repump_ = false;
   Time store_retry_at_{};  // after a failed store call: not before this
   DueWaker waker_;

@@ -306,4 +306,13 @@ StoreCounts MemoryStore::counts() {
   return c;
 }
 
+std::vector<RequestId> MemoryStore::with_status(Status status, RequestId after, std::size_t limit) {
+  std::vector<RequestId> out;
+  for (RequestId id = after + 1; id < next_id_ && out.size() < limit; ++id) {
+    const Row* r = row(id);
+    if (r != nullptr && r->status == status) out.push_back(id);
+  }
+  return out;
+}
+
 }  // namespace relaysim::webhook

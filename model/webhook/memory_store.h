@@ -50,6 +50,7 @@ class MemoryStore final : public Store {
   std::optional<RequestRow> get(RequestId id) override;
   std::vector<AttemptRow> attempts(RequestId id) override;
   StoreCounts counts() override;
+  std::vector<RequestId> with_status(Status status, RequestId after, std::size_t limit) override;
   std::optional<Duration> retention() const override { return retention_.keep(); }
 
   // Requests held in memory now (open ones plus terminal ones not yet forgotten).

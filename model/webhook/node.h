@@ -40,6 +40,10 @@ class Node {
 
   // Starts delivering: claims what is due now and sleeps until the next due time.
   void start() { dispatcher_.start(); }
+  // Work may be due that this node was not told of: another process sharing the store created it.
+  void nudge() { dispatcher_.nudge(); }
+  // Claims nothing more; what is in flight finishes (see Dispatcher::stop).
+  void stop() { dispatcher_.stop(); }
 
   Ingest& ingest() { return ingest_; }
   const UrlResolver& resolver() const { return resolver_; }

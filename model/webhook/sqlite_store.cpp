@@ -103,6 +103,7 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
       " net_error, http_status FROM attempts WHERE request = ?1 ORDER BY number");
   count_status_ = std::make_unique<Statement>(db_, "SELECT status, COUNT(*) FROM requests GROUP BY status");
   count_attempts_ = std::make_unique<Statement>(db_, "SELECT COUNT(*) FROM attempts");
+  with_status_ = std::make_unique<Statement>(db_, "SELECT id FROM requests WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3");
 }
 
 SqliteStore::~SqliteStore() = default;
@@ -309,6 +310,14 @@ StoreCounts SqliteStore::counts() {
   ResetOnExit guard(*count_attempts_);
   if (count_attempts_->step()) c.attempts = static_cast<std::uint64_t>(count_attempts_->i64(0));
   return c;
+}
+
+std::vector<RequestId> SqliteStore::with_status(Status status, RequestId after, std::size_t limit) {
+  std::vector<RequestId> out;
+  ResetOnExit guard(*with_status_);
+  with_status_->bind(1, static_cast<int>(status)).bind(2, after).bind(3, static_cast<std::uint64_t>(limit));
+  while (with_status_->step()) out.push_back(static_cast<RequestId>(with_status_->i64(0)));
+  return out;
 }
 
 }  // namespace relaysim::webhook

@@ -35,6 +35,7 @@ class SqliteStore final : public Store {
   std::optional<RequestRow> get(RequestId id) override;
   std::vector<AttemptRow> attempts(RequestId id) override;
   StoreCounts counts() override;
+  std::vector<RequestId> with_status(Status status, RequestId after, std::size_t limit) override;
 
   Db& db() { return db_; }
 
@@ -44,7 +45,7 @@ class SqliteStore final : public Store {
 
   Db db_;
   std::unique_ptr<Statement> insert_, find_key_, claim_, claim_expired_, probe_expired_, complete_,
-      add_attempt_, next_due_, replay_, get_, attempts_, count_status_, count_attempts_;
+      add_attempt_, next_due_, replay_, get_, attempts_, count_status_, count_attempts_, with_status_;
   // Test builds only (see model/webhook/mutants.h): prepared on first use by a planted bug.
   std::unique_ptr<Statement> claim_no_rescue_, next_due_no_rescue_, complete_any_token_, add_attempt_or_ignore_;
 };

@@ -17,6 +17,8 @@
 //    expiry never waits behind a backlog of due work.
 //  - next_due() is the earliest time claim_due() could return something, found without a scan.
 //  - replay() puts a terminal request back to pending with a new deadline; its history is kept.
+//  - with_status() lists the ids of requests in one status, in increasing order, from after `after`
+//    (a page of an operator's listing: the dead letters).
 // Every method is synchronous. A failed call (busy, disk full, I/O) throws StoreError and changes
 // nothing.
 #pragma once
@@ -76,6 +78,7 @@ class Store {
   virtual std::optional<RequestRow> get(RequestId id) = 0;
   virtual std::vector<AttemptRow> attempts(RequestId id) = 0;
   virtual StoreCounts counts() = 0;
+  virtual std::vector<RequestId> with_status(Status status, RequestId after, std::size_t limit) = 0;
   // How long after it finishes a request is forgotten (get, replay and a create of its key no
   // longer find it); std::nullopt: never.
   virtual std::optional<Duration> retention() const { return std::nullopt; }

@@ -25,6 +25,9 @@ class PodStore final : public GuardedStore<relaysim::webhook::Store> {
   std::optional<relaysim::webhook::RequestRow> get(RequestId id) override { return store_.get(id); }
   std::vector<relaysim::webhook::AttemptRow> attempts(RequestId id) override { return store_.attempts(id); }
   relaysim::webhook::StoreCounts counts() override { return store_.counts(); }
+  std::vector<RequestId> with_status(relaysim::webhook::Status status, RequestId after, std::size_t limit) override {
+    return store_.with_status(status, after, limit);
+  }
   std::optional<Duration> retention() const override { return store_.retention(); }
 };
 

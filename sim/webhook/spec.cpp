@@ -136,47 +136,6 @@ void check_platform(const Reader&, const Map& m, model::PlatformConfig& p) {
   }
 }
 
-const Schema<model::PlatformConfig>& platform_schema() {
-  using model::PlatformConfig;
-  static const Schema<PlatformConfig> schema = [] {
-    Schema<PlatformConfig> s(Style::block, "The platform's policies: what is under test.");
-    s.key("pods", &PlatformConfig::pods, integer_codec<std::uint32_t>(1, 1024),
-          "platform pods, named `pod-0`, `pod-1`, ...");
-    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec<std::uint32_t>(1, 100'000),
-          "requests a pod works on at once");
-    s.key("lease", &PlatformConfig::lease, duration_codec(),
-          "how long a claim lasts; must be longer than `lookup_timeout + http_timeout`, or a second pod could start a "
-          "duplicate delivery while the first attempt is still in flight (the scenario is refused)");
-    s.key("allow_unsafe_lease", &PlatformConfig::allow_unsafe_lease, flag_codec(),
-          "`true` skips the lease check above, to reproduce the duplicate-delivery bug on purpose");
-    s.key("lookup_timeout", &PlatformConfig::lookup_timeout, duration_codec(), "timeout of one ServiceB lookup");
-    s.key("http_timeout", &PlatformConfig::http_timeout, duration_codec(), "timeout of one delivery attempt");
-    s.key("retry", &PlatformConfig::retry, map_codec(retry_schema()), "the delivery retry policy");
-    s.key("dependency_backoff", &PlatformConfig::dependency_backoff, map_codec(backoff_schema()),
-          "how requests blocked on ServiceB are deferred; deferrals are not attempts and still end at the deadline");
-    s.section("url_cache", url_cache_schema(), "the per-pod cache of ServiceB's answers");
-    s.key("serviceb_breaker", &PlatformConfig::serviceb_breaker, map_codec(breaker_schema()),
-          "the circuit breaker around ServiceB, per pod");
-    s.key("store_retry", &PlatformConfig::store_retry, duration_codec(),
-          "after a store call fails (busy, full, an I/O error), how long a pod leaves the store alone before it "
-          "asks again (at least " + write_duration(model::kMinRetryInterval) + ")");
-    s.key("classification", &PlatformConfig::classification, classification_codec(),
-          "overrides of how results are classified. Default: 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal "
-          "(reason `gone`); other 4xx terminal (reason `client_error`); 1xx and 3xx retry (a redirect is not "
-          "followed); timeouts, refused connections and DNS errors retry. A status beats a class; a terminal "
-          "verdict for anything but a 4xx has reason `rejected`",
-          opt::shown("see meaning"));
-    s.key("max_payload_bytes", &PlatformConfig::max_payload_bytes, integer_codec<std::size_t>(model::kMinPayloadLimit, 64u << 20),
-          "the largest payload ingest accepts");
-    s.key("retention", &PlatformConfig::retention, retention_codec(),
-          "how long a finished request and its idempotency key stay in the in-memory store; a create repeated after "
-          "that makes a new request. Long runs set it so memory follows the open requests; the oracle forgets "
-          "finished requests after the same time. The SQLite store keeps everything (and so does the oracle then)");
-    s.check(check_platform);
-    return s;
-  }();
-  return schema;
-}
 
 const Schema<ServiceBSpec>& serviceb_schema() {
   static const Schema<UrlChange> change = [] {
@@ -320,6 +279,48 @@ const Schema<ReplayBatch>& replay_schema() {
 }
 
 }  // namespace
+
+const Schema<model::PlatformConfig>& platform_schema() {
+  using model::PlatformConfig;
+  static const Schema<PlatformConfig> schema = [] {
+    Schema<PlatformConfig> s(Style::block, "The platform's policies: what is under test.");
+    s.key("pods", &PlatformConfig::pods, integer_codec<std::uint32_t>(1, 1024),
+          "platform pods, named `pod-0`, `pod-1`, ...");
+    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec<std::uint32_t>(1, 100'000),
+          "requests a pod works on at once");
+    s.key("lease", &PlatformConfig::lease, duration_codec(),
+          "how long a claim lasts; must be longer than `lookup_timeout + http_timeout`, or a second pod could start a "
+          "duplicate delivery while the first attempt is still in flight (the scenario is refused)");
+    s.key("allow_unsafe_lease", &PlatformConfig::allow_unsafe_lease, flag_codec(),
+          "`true` skips the lease check above, to reproduce the duplicate-delivery bug on purpose");
+    s.key("lookup_timeout", &PlatformConfig::lookup_timeout, duration_codec(), "timeout of one ServiceB lookup");
+    s.key("http_timeout", &PlatformConfig::http_timeout, duration_codec(), "timeout of one delivery attempt");
+    s.key("retry", &PlatformConfig::retry, map_codec(retry_schema()), "the delivery retry policy");
+    s.key("dependency_backoff", &PlatformConfig::dependency_backoff, map_codec(backoff_schema()),
+          "how requests blocked on ServiceB are deferred; deferrals are not attempts and still end at the deadline");
+    s.section("url_cache", url_cache_schema(), "the per-pod cache of ServiceB's answers");
+    s.key("serviceb_breaker", &PlatformConfig::serviceb_breaker, map_codec(breaker_schema()),
+          "the circuit breaker around ServiceB, per pod");
+    s.key("store_retry", &PlatformConfig::store_retry, duration_codec(),
+          "after a store call fails (busy, full, an I/O error), how long a pod leaves the store alone before it "
+          "asks again (at least " + write_duration(model::kMinRetryInterval) + ")");
+    s.key("classification", &PlatformConfig::classification, classification_codec(),
+          "overrides of how results are classified. Default: 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal "
+          "(reason `gone`); other 4xx terminal (reason `client_error`); 1xx and 3xx retry (a redirect is not "
+          "followed); timeouts, refused connections and DNS errors retry. A status beats a class; a terminal "
+          "verdict for anything but a 4xx has reason `rejected`",
+          opt::shown("see meaning"));
+    s.key("max_payload_bytes", &PlatformConfig::max_payload_bytes, integer_codec<std::size_t>(model::kMinPayloadLimit, 64u << 20),
+          "the largest payload ingest accepts");
+    s.key("retention", &PlatformConfig::retention, retention_codec(),
+          "how long a finished request and its idempotency key stay in the in-memory store; a create repeated after "
+          "that makes a new request. Long runs set it so memory follows the open requests; the oracle forgets "
+          "finished requests after the same time. The SQLite store keeps everything (and so does the oracle then)");
+    s.check(check_platform);
+    return s;
+  }();
+  return schema;
+}
 
 const Schema<WebhookSpec>& spec_schema() {
   static const Schema<WebhookSpec> schema = [] {

@@ -106,6 +106,9 @@ struct WebhookSpec final : SystemSpec {
 
 // The section's keys, for reading, writing and the docs.
 const Schema<WebhookSpec>& spec_schema();
+// The platform's keys (`webhook.platform`), also the `platform:` section of `relaysim serve`'s
+// configuration.
+const Schema<relaysim::webhook::PlatformConfig>& platform_schema();
 
 // The webhook section of a scenario of the webhook system.
 const WebhookSpec& spec_of(const Scenario& s);

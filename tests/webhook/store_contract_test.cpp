@@ -213,6 +213,24 @@ TEST_P(StoreContract, CountsByStatus) {
   EXPECT_EQ(c.by_status[static_cast<int>(Status::in_flight)], 1u);
 }
 
+TEST_P(StoreContract, ListsOneStatusPageByPageInIdOrder) {
+  for (int i = 0; i < 5; ++i) create("cx", "r" + std::to_string(i));
+  std::vector<RequestId> failed;
+  for (int i = 0; i < 5; ++i) {
+    RequestRow row;
+    ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
+    const Completion c = i % 2 == 0 ? Completion{nullptr, Status::failed, Reason::no_url, t0, {}, {}, {}}
+                                    : retry_at(t0, t0 + std::chrono::hours(1));
+    ASSERT_TRUE(store->complete(row.id, row.claim_token, c));
+    if (i % 2 == 0) failed.push_back(row.id);
+  }
+  EXPECT_EQ(store->with_status(Status::failed, 0, 10), failed);
+  EXPECT_EQ(store->with_status(Status::failed, 0, 2), (std::vector<RequestId>{failed[0], failed[1]}));
+  EXPECT_EQ(store->with_status(Status::failed, failed[1], 2), (std::vector<RequestId>{failed[2]}));
+  EXPECT_EQ(store->with_status(Status::pending, 0, 10).size(), 2u);
+  EXPECT_TRUE(store->with_status(Status::dead_lettered, 0, 10).empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Stores, StoreContract,
     ::testing::Values(StoreFactory{"memory", [] { return std::unique_ptr<Store>(new MemoryStore()); }},
