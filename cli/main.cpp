@@ -17,6 +17,9 @@
 #include "sim/scenario/loader.h"
 #include "sim/scenario/units.h"
 #include "sim/system.h"
+#ifdef RELAYSIM_LIVE_CLI
+#include "cli/live.h"
+#endif
 #ifdef RELAYSIM_MUTANTS_CLI
 #include "cli/mutants.h"
 #include "model/core/mutants.h"
@@ -207,6 +210,23 @@ int main(int argc, char** argv) {
   mmc->add_option("--seed", mmc_args.seed, "Seed (0 to 18446744073709551615)");
   mmc->add_flag("--json", mmc_args.json, "Print the result as JSON");
 
+#ifdef RELAYSIM_LIVE_CLI
+  auto* serve = app.add_subcommand("serve", "Serve the webhook platform for real: the HTTP API, deliveries, SQLite "
+                                            "(docs/live.md); SIGTERM drains and exits");
+  ServeArgs serve_args;
+  serve->add_option("CONFIG", serve_args.config, "The configuration file (serve: and platform: sections)")->required();
+  serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
+  serve->add_option("--database", serve_args.database, "Use this database file instead");
+  serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
+  auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "
+                                            "the scenario says, for `serve` to deliver to (docs/live.md)");
+  WorldArgs world_args;
+  world->add_option("SCENARIO", world_args.scenario, "A webhook scenario file")->required();
+  world->add_option("--listen", world_args.listen, "Where to listen (HOST:PORT; port 0: any free port)")->capture_default_str();
+  world->add_option("--receipts", world_args.receipts, "Append every request an endpoint processes to this file, one JSON line each");
+  world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
+  world->add_option("--hold", world_args.hold, "How long an unanswered request keeps its connection (default 5m)");
+#endif
   if (argc >= 2 && argv[1][0] != '-') {
     const std::string word = argv[1];
     bool known = false;
@@ -244,6 +264,10 @@ int main(int argc, char** argv) {
     mutants::active() = found;
     std::cerr << "relaysim: running with the planted bug '" << mutant_name << "'\n";
   }
+#endif
+#ifdef RELAYSIM_LIVE_CLI
+  if (*serve) return serve_command(serve_args);
+  if (*world) return world_command(world_args);
 #endif
   if (*run) return run_command(run_args);
   if (*validate) return validate_command(files);

@@ -1,0 +1,27 @@
+// `relaysim serve` and `relaysim world`: the live shell's commands (live/).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace relaysim::cli {
+
+struct ServeArgs {
+  std::string config;
+  std::optional<std::string> listen;    // over the file's serve.listen
+  std::optional<std::string> database;  // over the file's serve.database
+  bool check = false;                   // read and check the file, then exit
+};
+
+struct WorldArgs {
+  std::string scenario;
+  std::string listen = "127.0.0.1:8081";
+  std::string receipts;
+  std::string signing_secret;
+  std::optional<std::string> hold;
+};
+
+int serve_command(const ServeArgs& args);
+int world_command(const WorldArgs& args);
+
+}  // namespace relaysim::cli

@@ -1,0 +1,290 @@
+#include "live/api.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <ctime>
+#include <optional>
+
+#include "model/core/short_text.h"
+#include "model/store/store_error.h"
+#include "model/webhook/types.h"
+
+namespace relaysim::live {
+
+using nlohmann::json;
+using webhook::RequestId;
+
+namespace {
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+Response ok(int status, const json& body) {
+  Response r;
+  r.status = status;
+  r.body = dump(body);
+  return r;
+}
+
+std::optional<std::uint64_t> whole_number(std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// How deeply the text's arrays and objects nest, strings skipped; stops counting past `limit`.
+int nesting(std::string_view text, int limit) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+bool is_json_media_type(std::string_view content_type) {
+  const std::string_view media = content_type.substr(0, content_type.find(';'));
+  std::string lower;
+  for (const char c : media) {
+    if (c != ' ' && c != '\t') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return lower == "application/json";
+}
+
+Response method_not_allowed(std::string_view allowed) {
+  Response r = error_response(405, "this endpoint takes " + std::string(allowed));
+  r.headers.emplace_back("Allow", std::string(allowed));
+  return r;
+}
+
+Response store_failed(const StoreError& e) {
+  Response r = error_response(503, "the store failed (" + std::string(e.what()) + "); try again");
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
+}  // namespace
+
+std::string format_utc(Time t) {
+  const std::int64_t ns = to_ns(t);
+  const std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char text[48];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  ShortText<64> out;
+  out << std::string_view(text, n) << ".";
+  const auto millis = static_cast<std::uint64_t>((ns % 1'000'000'000) / 1'000'000);
+  out << (millis < 100 ? "0" : "") << (millis < 10 ? "0" : "") << millis << "Z";
+  return std::string(out.view());
+}
+
+Response Api::handle(const Incoming& in) {
+  const std::size_t question = in.target.find('?');
+  const std::string_view path = in.target.substr(0, question);
+  const std::string_view query = question == std::string_view::npos ? std::string_view{} : in.target.substr(question + 1);
+  const auto only = [&](std::string_view method) { return in.method == method; };
+  try {
+    if (path == "/healthz") {
+      if (!only("GET")) return method_not_allowed("GET");
+      return ok(draining_ ? 503 : 200, json{{"status", draining_ ? "draining" : "ok"}});
+    }
+    if (path == "/metrics") {
+      if (!only("GET")) return method_not_allowed("GET");
+      Response r;
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      r.body = metrics_ ? metrics_() : std::string{};
+      return r;
+    }
+    if (path == "/v1/webhooks") {
+      if (!only("POST")) return method_not_allowed("POST");
+      if (!query.empty()) return error_response(400, "POST /v1/webhooks takes no query");
+      return create(in);
+    }
+    if (path == "/v1/dead-letters") {
+      if (!only("GET")) return method_not_allowed("GET");
+      return dead_letters(query);
+    }
+    constexpr std::string_view kPrefix = "/v1/webhooks/";
+    if (path.substr(0, kPrefix.size()) == kPrefix) {
+      std::string_view rest = path.substr(kPrefix.size());
+      const bool is_replay = rest.size() > 7 && rest.substr(rest.size() - 7) == "/replay";
+      if (is_replay) rest = rest.substr(0, rest.size() - 7);
+      const std::optional<std::uint64_t> id = whole_number(rest);
+      if (!id || *id == 0) return error_response(404, "no such request: '" + std::string(rest) + "' is not a request id");
+      if (is_replay) return only("POST") ? replay(*id) : method_not_allowed("POST");
+      return only("GET") ? show(*id) : method_not_allowed("GET");
+    }
+    return error_response(404, "no such endpoint: " + std::string(path) +
+                                   " (the API has /v1/webhooks, /v1/webhooks/{id}, /v1/webhooks/{id}/replay, "
+                                   "/v1/dead-letters, /healthz and /metrics)");
+  } catch (const StoreError& e) {
+    return store_failed(e);
+  }
+}
+
+Response Api::create(const Incoming& in) {
+  if (draining_) {
+    Response r = error_response(503, "this server is shutting down; send it to another");
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  if (!is_json_media_type(in.header("content-type"))) {
+    return error_response(415, "the body must be JSON, sent with Content-Type: application/json");
+  }
+  if (nesting(in.body, kMaxJsonDepth) > kMaxJsonDepth) {
+    return error_response(400, "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  json body;
+  try {
+    body = json::parse(in.body);
+  } catch (const json::exception& e) {
+    return error_response(400, std::string("the body is not JSON: ") + e.what());
+  }
+  if (!body.is_object()) return error_response(400, "the body must be a JSON object {\"cxid\", \"request_id\", \"payload\"}");
+  for (const auto& [key, value] : body.items()) {
+    if (key != "cxid" && key != "request_id" && key != "payload") {
+      return error_response(400, "unknown field '" + key + "' (the fields are cxid, request_id and payload)");
+    }
+  }
+  for (const char* key : {"cxid", "request_id"}) {
+    const auto it = body.find(key);
+    if (it == body.end()) return error_response(400, std::string("missing field '") + key + "'");
+    if (!it->is_string()) return error_response(400, std::string("field '") + key + "' must be a string");
+  }
+  const auto payload = body.find("payload");
+  if (payload == body.end()) return error_response(400, "missing field 'payload'");
+  const std::string& cxid = body["cxid"].get_ref<const std::string&>();
+  const std::string& request_id = body["request_id"].get_ref<const std::string&>();
+  // The payload is stored as JSON written one way, so that a repeat with the same JSON written
+  // with other spacing or key order is the same payload (a duplicate, not a conflict).
+  const std::string stored = payload->dump(-1, ' ', false, json::error_handler_t::replace);
+  const webhook::IngestResult r = ingest_.create(cxid, request_id, stored);
+  switch (r.status) {
+    case webhook::IngestStatus::created:
+    case webhook::IngestStatus::duplicate:
+      return ok(202, json{{"id", r.id},
+                          {"webhook_id", webhook::webhook_id_for(r.id)},
+                          {"duplicate", r.status == webhook::IngestStatus::duplicate}});
+    case webhook::IngestStatus::conflict: {
+      Response c = error_response(409, "request_id '" + request_id + "' of cxid '" + cxid +
+                                           "' was already sent with another payload (request " + std::to_string(r.id) + ")");
+      return c;
+    }
+    case webhook::IngestStatus::invalid: return error_response(400, r.problem);
+    case webhook::IngestStatus::unavailable: {
+      Response u = error_response(503, r.problem);
+      u.headers.emplace_back("Retry-After", "1");
+      return u;
+    }
+  }
+  return error_response(500, "unknown ingest status");
+}
+
+Response Api::show(RequestId id) {
+  const std::optional<webhook::RequestRow> row = store_.get(id);
+  if (!row) return error_response(404, "no request " + std::to_string(id));
+  json attempts = json::array();
+  for (const webhook::AttemptRow& a : store_.attempts(id)) {
+    json j{{"number", a.number},
+           {"pod", a.pod},
+           {"started_at", format_utc(a.started_at)},
+           {"finished_at", format_utc(a.finished_at)},
+           {"resolved_url", a.resolved_url},
+           {"serviceb_version", a.serviceb_version}};
+    if (a.error == NetError::none) {
+      j["status_code"] = a.http_status;
+    } else {
+      j["error"] = to_string(a.error);
+    }
+    attempts.push_back(std::move(j));
+  }
+  json payload = json::parse(row->payload, nullptr, false);
+  json out{{"id", row->id},
+           {"webhook_id", webhook::webhook_id_for(row->id)},
+           {"cxid", row->cxid},
+           {"request_id", row->request_id},
+           {"status", to_string(row->status)},
+           {"created_at", format_utc(row->created_at)},
+           {"deadline_at", format_utc(row->deadline_at)},
+           {"deferrals", row->deferrals},
+           {"replays", row->replays},
+           {"attempts", std::move(attempts)},
+           {"payload", payload.is_discarded() ? json(row->payload) : std::move(payload)}};
+  if (webhook::is_terminal(row->status)) {
+    out["reason"] = to_string(row->reason);
+    out["finished_at"] = format_utc(row->terminal_at);
+  } else if (row->status != webhook::Status::in_flight) {
+    out["next_attempt_at"] = format_utc(row->due_at);
+  }
+  return ok(200, out);
+}
+
+Response Api::replay(RequestId id) {
+  switch (ingest_.replay(id)) {
+    case webhook::ReplayOutcome::replayed: return ok(202, json{{"id", id}, {"status", "pending"}});
+    case webhook::ReplayOutcome::not_found: return error_response(404, "no request " + std::to_string(id));
+    case webhook::ReplayOutcome::not_terminal:
+      return error_response(409, "request " + std::to_string(id) + " is not finished: only a delivered, failed or "
+                                 "dead-lettered request can be replayed");
+    case webhook::ReplayOutcome::unavailable: {
+      Response u = error_response(503, "the store failed; nothing was replayed: try again");
+      u.headers.emplace_back("Retry-After", "1");
+      return u;
+    }
+  }
+  return error_response(500, "unknown replay outcome");
+}
+
+Response Api::dead_letters(std::string_view query) {
+  std::uint64_t after = 0;
+  std::uint64_t limit = 100;
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    const std::size_t eq = pair.find('=');
+    const std::string_view key = pair.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    const std::optional<std::uint64_t> n = whole_number(value);
+    if (key == "after" && n) {
+      after = *n;
+    } else if (key == "limit" && n && *n >= 1 && *n <= 1000) {
+      limit = *n;
+    } else {
+      return error_response(400, "bad query '" + std::string(pair) + "': it takes after=ID and limit=1..1000");
+    }
+  }
+  json items = json::array();
+  const std::vector<RequestId> ids = store_.with_status(webhook::Status::dead_lettered, after, limit);
+  for (const RequestId id : ids) {
+    const std::optional<webhook::RequestRow> row = store_.get(id);
+    if (!row) continue;
+    items.push_back(json{{"id", id},
+                         {"cxid", row->cxid},
+                         {"request_id", row->request_id},
+                         {"attempts", row->attempts},
+                         {"finished_at", format_utc(row->terminal_at)}});
+  }
+  json out{{"dead_letters", std::move(items)}};
+  if (ids.size() == limit) out["next"] = "/v1/dead-letters?after=" + std::to_string(ids.back()) + "&limit=" + std::to_string(limit);
+  return ok(200, out);
+}
+
+}  // namespace relaysim::live

@@ -1,0 +1,54 @@
+// Api: the live service's HTTP API, as a function from a request to its response. It holds no
+// sockets (live/http_server.h reads and writes them) so that the fuzz target and the tests call it
+// directly, and no policy: what a create or a replay does is the model's Ingest.
+//
+//   POST /v1/webhooks               {"cxid", "request_id", "payload"} -> 202 {"id", "webhook_id", "duplicate"}
+//   GET  /v1/webhooks/{id}          the request, its status and its attempts
+//   POST /v1/webhooks/{id}/replay   a terminal request back to pending with a fresh deadline
+//   GET  /v1/dead-letters           ids of dead-lettered requests, a page at a time (?after=&limit=)
+//   GET  /healthz                   200 while serving, 503 while draining
+//   GET  /metrics                   Prometheus text format
+//
+// Every refusal is a 4xx (or a 503 when the store failed) with {"error": reason}. docs/live.md
+// is the reference.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "live/http_server.h"
+#include "model/webhook/ingest.h"
+#include "model/webhook/store.h"
+
+namespace relaysim::live {
+
+class Api {
+ public:
+  using MetricsText = std::function<std::string()>;
+  Api(webhook::Ingest& ingest, webhook::Store& store, MetricsText metrics)
+      : ingest_(ingest), store_(store), metrics_(std::move(metrics)) {}
+
+  Response handle(const Incoming& in);
+  // While draining, /healthz answers 503 (a load balancer stops sending) and creates are refused.
+  void set_draining(bool draining) { draining_ = draining; }
+
+ private:
+  Response create(const Incoming& in);
+  Response show(webhook::RequestId id);
+  Response replay(webhook::RequestId id);
+  Response dead_letters(std::string_view query);
+
+  webhook::Ingest& ingest_;
+  webhook::Store& store_;
+  MetricsText metrics_;
+  bool draining_ = false;
+};
+
+// The deepest JSON nesting a create's body may have (parsing and printing JSON recurse).
+inline constexpr int kMaxJsonDepth = 64;
+
+// "2026-11-26T02:11:18.123Z": a live Time (Unix nanoseconds) as RFC 3339 UTC.
+std::string format_utc(Time t);
+
+}  // namespace relaysim::live

@@ -1,0 +1,52 @@
+#include "live/clock.h"
+
+#include <utility>
+
+#include "model/core/assert.h"
+
+namespace relaysim::live {
+
+LiveClock::LiveClock()
+    : wall_at_start_(time_from_ns(std::chrono::duration_cast<Duration>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count())),
+      steady_at_start_(std::chrono::steady_clock::now()) {}
+
+Time LiveClock::now() const {
+  return wall_at_start_ + std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - steady_at_start_);
+}
+
+std::chrono::steady_clock::time_point LiveClock::steady(Time t) const {
+  return steady_at_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(t - wall_at_start_);
+}
+
+AsioTimers::~AsioTimers() {
+  for (auto& [id, entry] : timers_) entry->timer.cancel();
+}
+
+TimerId AsioTimers::schedule_at(Time at, TimerCallback cb) {
+  const std::uint64_t id = next_++;
+  auto entry = std::make_unique<Entry>(io_);
+  entry->cb = std::move(cb);
+  // A time already past still waits for the loop: the port promises never to run inline.
+  entry->timer.expires_at(at == kTimeNever ? std::chrono::steady_clock::time_point::max() : clock_.steady(at));
+  entry->timer.async_wait([this, id](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled: its entry is gone
+    const auto it = timers_.find(id);
+    if (it == timers_.end()) return;
+    TimerCallback run = std::move(it->second->cb);
+    timers_.erase(it);
+    run();
+  });
+  timers_.emplace(id, std::move(entry));
+  return TimerId{id};
+}
+
+void AsioTimers::cancel(TimerId id) {
+  const auto it = timers_.find(id.value);
+  if (it == timers_.end()) return;
+  it->second->timer.cancel();
+  timers_.erase(it);
+}
+
+}  // namespace relaysim::live

@@ -1,0 +1,58 @@
+// The time ports on Boost.Asio: the live shell's Clock and Timers.
+//
+// Time in the live shell is Unix time in nanoseconds, read as the wall clock at start-up plus the
+// steady clock's progress since: it never goes backwards while the process runs (a wall-clock
+// step does not reach it), and it carries on across restarts, so the deadlines and due times the
+// database holds keep their meaning when another process, or the same one restarted, reads them.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+#include "model/core/ports.h"
+
+namespace relaysim::live {
+
+class LiveClock final : public Clock {
+ public:
+  LiveClock();
+  Time now() const override;
+  // The steady clock's time point at `t`, for Asio's timers.
+  std::chrono::steady_clock::time_point steady(Time t) const;
+
+ private:
+  Time wall_at_start_;
+  std::chrono::steady_clock::time_point steady_at_start_;
+};
+
+// Timers on the io_context's steady timers. A callback runs on the loop, never inline.
+class AsioTimers final : public Timers {
+ public:
+  AsioTimers(boost::asio::io_context& io, const LiveClock& clock) : io_(io), clock_(clock) {}
+  ~AsioTimers() override;
+  AsioTimers(const AsioTimers&) = delete;
+  AsioTimers& operator=(const AsioTimers&) = delete;
+
+  TimerId schedule_at(Time at, TimerCallback cb) override;
+  void cancel(TimerId id) override;
+  std::size_t pending() const { return timers_.size(); }
+
+ private:
+  struct Entry {
+    explicit Entry(boost::asio::io_context& io) : timer(io) {}
+    boost::asio::steady_timer timer;
+    TimerCallback cb;
+  };
+  boost::asio::io_context& io_;
+  const LiveClock& clock_;
+  std::uint64_t next_ = 1;
+  // A cancelled timer's entry goes at once; its wait then completes as aborted and finds nothing.
+  std::unordered_map<std::uint64_t, std::unique_ptr<Entry>> timers_;
+};
+
+}  // namespace relaysim::live

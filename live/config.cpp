@@ -1,0 +1,118 @@
+#include "live/config.h"
+
+#include "live/http_call.h"
+#include "live/http_server.h"
+#include "model/webhook/signature.h"
+#include "sim/scenario/loader.h"
+#include "sim/scenario/yaml_reader.h"
+#include "sim/webhook/spec.h"
+
+namespace relaysim::live {
+
+namespace {
+
+using sim::Codec;
+using sim::Map;
+using sim::Reader;
+using sim::Schema;
+
+struct ServeFile {
+  ServeConfig config;
+  bool operator==(const ServeFile&) const = default;
+};
+
+void check_serve(const Reader&, const Map& m, ServeConfig& c) {
+  std::string problem;
+  if (!parse_listen(c.listen, problem)) m.fail_at("listen", problem);
+  const std::optional<Url> u = parse_url(c.serviceb, problem);
+  if (!u) m.fail_at("serviceb", problem);
+  if (u->scheme != "http") m.fail_at("serviceb", "only http is supported yet");
+  if (!c.serviceb.empty() && c.serviceb.back() == '/') m.fail_at("serviceb", "give the base URL without the last '/'");
+  if (!c.signing_secret.empty() && !webhook::SigningKey::parse(c.signing_secret)) {
+    m.fail_at("signing_secret", "not a signing key: expected whsec_ followed by base64 of 24 to 64 bytes");
+  }
+  if (c.database.empty()) m.fail_at("database", "must not be empty");
+}
+
+const Schema<ServeConfig>& serve_schema() {
+  static const Schema<ServeConfig> schema = [] {
+    Schema<ServeConfig> s(sim::Style::block, "Where the service listens, what it stores in, and what it calls.");
+    s.key("listen", &ServeConfig::listen, sim::text_codec(),
+          "the API's address, `HOST:PORT` (`127.0.0.1:0`: any free port, printed at start)");
+    s.key("database", &ServeConfig::database, sim::text_codec(),
+          "the SQLite database file (WAL); several `serve` processes may share one on one machine");
+    s.key("durability", &ServeConfig::durability,
+          sim::choice_codec<Durability>({{"full", Durability::full}, {"normal", Durability::normal}, {"off", Durability::off}}),
+          "`full` (synchronous=FULL): an acknowledged request survives a power loss. `normal`: it survives the "
+          "process's crash, but a power loss may take the last commits; a higher ingest rate (reports/performance.md). "
+          "`off`: commits in batches, so a crash loses acknowledged requests; it exists to show that the kill -9 test "
+          "catches a loss, never for use");
+    s.key("serviceb", &ServeConfig::serviceb, sim::text_codec(),
+          "ServiceB's base URL; a lookup is `GET {serviceb}/v1/urls/{cxid}`");
+    s.key("signing_secret", &ServeConfig::signing_secret, sim::text_codec(),
+          "the Standard Webhooks key deliveries are signed with (`whsec_` + base64); empty: unsigned",
+          sim::opt::shown("none"));
+    s.key("allow_addresses", &ServeConfig::allow_addresses,
+          sim::list_codec(sim::choice_codec<AddressKind>({{"loopback", AddressKind::loopback},
+                                                          {"private", AddressKind::private_network},
+                                                          {"link_local", AddressKind::link_local}})),
+          "the kinds of non-public address a URL may resolve to. Refused by default: a URL that ServiceB holds must "
+          "not reach the platform's own network or a cloud's metadata service");
+    s.key("pod", &ServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
+          "this process's pod number, recorded with its claims and attempts");
+    s.key("poll", &ServeConfig::poll, sim::duration_codec(),
+          "how often to look for work other processes sharing the database created");
+    s.key("drain_timeout", &ServeConfig::drain_timeout, sim::duration_codec(),
+          "on SIGTERM, how long to wait for the attempts in flight before exiting");
+    s.check(check_serve);
+    return s;
+  }();
+  return schema;
+}
+
+const Schema<ServeFile>& file_schema() {
+  static const Schema<ServeFile> schema = [] {
+    Schema<ServeFile> s(sim::Style::block, "A `relaysim serve` configuration file.");
+    s.key("serve", &ServeFile::config, sim::map_codec(serve_schema()), "the service itself");
+    s.key("platform", &ServeFile::config,
+          Codec<ServeConfig>{"mapping, as a scenario's `webhook.platform`",
+                             [](const Reader& r, const YAML::Node& n, const std::string& p, ServeConfig& c) {
+                               sim::webhook::platform_schema().read(r, n, p, c.platform);
+                             },
+                             [](YAML::Emitter& e, const ServeConfig& v, const ServeConfig& d) {
+                               sim::webhook::platform_schema().emit(e, v.platform, d.platform);
+                             },
+                             {}},
+          "the platform's policies: the keys of a scenario's `webhook.platform` (docs/scenario-format.md)");
+    return s;
+  }();
+  return schema;
+}
+
+}  // namespace
+
+ServeConfig parse_serve_config(std::string_view text, const std::string& file) {
+  const YAML::Node root = sim::parse_yaml(text, file);
+  const Reader r(file);
+  ServeFile out;
+  try {
+    file_schema().read(r, root, "", out);
+  } catch (const YAML::Exception& e) {
+    r.fail_mark(e.mark, "", e.msg);
+  }
+  return out.config;
+}
+
+ServeConfig read_serve_config(const std::string& path) {
+  const sim::ScenarioText t = sim::read_scenario_file(path);
+  return parse_serve_config(t.text, t.name);
+}
+
+std::vector<sim::DocTable> serve_config_reference() {
+  std::vector<sim::DocTable> tables;
+  static const ServeConfig defaults;
+  serve_schema().document(tables, "serve", defaults);
+  return tables;
+}
+
+}  // namespace relaysim::live

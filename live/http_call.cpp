@@ -1,0 +1,302 @@
+#include "live/http_call.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace relaysim::live {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+std::optional<Url> parse_url(std::string_view text, std::string& problem) {
+  Url u;
+  const std::size_t scheme_end = text.find("://");
+  if (scheme_end == std::string_view::npos) {
+    problem = "not an absolute URL (no scheme://)";
+    return std::nullopt;
+  }
+  u.scheme = std::string(text.substr(0, scheme_end));
+  if (u.scheme != "http" && u.scheme != "https") {
+    problem = "the scheme '" + u.scheme + "' is not http or https";
+    return std::nullopt;
+  }
+  std::string_view rest = text.substr(scheme_end + 3);
+  const std::size_t path_start = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, path_start);
+  std::string_view target = path_start == std::string_view::npos ? std::string_view{} : rest.substr(path_start);
+  if (const std::size_t hash = target.find('#'); hash != std::string_view::npos) target = target.substr(0, hash);
+  if (authority.find('@') != std::string_view::npos) {
+    problem = "credentials in a URL are not accepted";
+    return std::nullopt;
+  }
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {
+    const std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) {
+      problem = "an IPv6 address without its closing ']'";
+      return std::nullopt;
+    }
+    u.host = std::string(authority.substr(1, close - 1));
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') {
+        problem = "text after the IPv6 address";
+        return std::nullopt;
+      }
+      port = after.substr(1);
+    }
+  } else {
+    const std::size_t colon = authority.rfind(':');
+    u.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+  }
+  if (u.host.empty()) {
+    problem = "no host";
+    return std::nullopt;
+  }
+  for (const char c : u.host) {
+    if (c <= ' ' || c == '/' || c == '\\' || c == '%' || c == '[' || c == ']' || static_cast<unsigned char>(c) >= 0x7f) {
+      problem = "the host has a character a host name cannot have";
+      return std::nullopt;
+    }
+  }
+  if (port.empty()) {
+    u.port = u.scheme == "https" ? "443" : "80";
+  } else {
+    unsigned value = 0;
+    const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (ec != std::errc{} || end != port.data() + port.size() || value == 0 || value > 65535) {
+      problem = "the port '" + std::string(port) + "' is not a number from 1 to 65535";
+      return std::nullopt;
+    }
+    u.port = std::string(port);
+  }
+  u.target = target.empty() ? "/" : (target.front() == '?' ? "/" + std::string(target) : std::string(target));
+  for (const char c : u.target) {
+    if (c <= ' ' || static_cast<unsigned char>(c) >= 0x7f) {
+      problem = "the path has a space or a control character";
+      return std::nullopt;
+    }
+  }
+  return u;
+}
+
+std::string_view to_string(AddressKind k) {
+  switch (k) {
+    case AddressKind::global: return "global";
+    case AddressKind::loopback: return "loopback";
+    case AddressKind::private_network: return "private-network";
+    case AddressKind::link_local: return "link-local";
+    case AddressKind::other_reserved: return "reserved";
+  }
+  return "?";
+}
+
+bool AddressPolicy::allows(AddressKind k) const {
+  switch (k) {
+    case AddressKind::global: return true;
+    case AddressKind::loopback: return loopback;
+    case AddressKind::private_network: return private_network;
+    case AddressKind::link_local: return link_local;
+    case AddressKind::other_reserved: return false;
+  }
+  return false;
+}
+
+namespace {
+
+AddressKind kind_of_v4(std::uint32_t a) {
+  const auto in = [a](std::uint32_t net, int bits) { return (a >> (32 - bits)) == (net >> (32 - bits)); };
+  if (in(0x7f000000, 8)) return AddressKind::loopback;
+  if (in(0x0a000000, 8) || in(0xac100000, 12) || in(0xc0a80000, 16) || in(0x64400000, 10)) {
+    return AddressKind::private_network;  // RFC 1918, and carrier-grade NAT (RFC 6598)
+  }
+  if (in(0xa9fe0000, 16)) return AddressKind::link_local;
+  // "This network", IETF protocol assignments, the documentation and benchmarking ranges,
+  // multicast and the reserved rest.
+  if (in(0x00000000, 8) || in(0xc0000000, 24) || in(0xc0000200, 24) || in(0xc6120000, 15) || in(0xc6336400, 24) ||
+      in(0xcb007100, 24) || in(0xe0000000, 4) || in(0xf0000000, 4)) {
+    return AddressKind::other_reserved;
+  }
+  return AddressKind::global;
+}
+
+AddressKind kind_of(const asio::ip::address& address) {
+  if (address.is_v4()) return kind_of_v4(address.to_v4().to_uint());
+  const asio::ip::address_v6 v6 = address.to_v6();
+  const std::array<unsigned char, 16> b = v6.to_bytes();
+  if (v6.is_v4_mapped()) return kind_of(asio::ip::make_address_v4(asio::ip::v4_mapped, v6));
+  // NAT64 (64:ff9b::/96) reaches the IPv4 address in its last four bytes.
+  if (b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b &&
+      std::all_of(b.begin() + 4, b.begin() + 12, [](unsigned char c) { return c == 0; })) {
+    return kind_of_v4(std::uint32_t{b[12]} << 24 | std::uint32_t{b[13]} << 16 | std::uint32_t{b[14]} << 8 | b[15]);
+  }
+  if (v6.is_loopback()) return AddressKind::loopback;
+  if (v6.is_link_local()) return AddressKind::link_local;
+  if ((b[0] & 0xfe) == 0xfc) return AddressKind::private_network;  // unique local, fc00::/7
+  if (v6.is_unspecified() || v6.is_multicast() || v6.is_site_local() ||
+      std::all_of(b.begin(), b.begin() + 12, [](unsigned char c) { return c == 0; }) ||  // IPv4-compatible, deprecated
+      (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)) {  // documentation, 2001:db8::/32
+    return AddressKind::other_reserved;
+  }
+  return AddressKind::global;
+}
+
+// One exchange. It owns everything the operations use and lives until the last of them ends.
+class Call : public std::enable_shared_from_this<Call> {
+ public:
+  Call(asio::io_context& io, AddressPolicy policy, Url url, HttpCaller::Done done)
+      : resolver_(io), socket_(io), deadline_(io), policy_(policy), url_(std::move(url)), done_(std::move(done)) {}
+
+  http::request<http::string_body>& request() { return request_; }
+
+  void start(Duration timeout) {
+    auto self = shared_from_this();
+    deadline_.expires_after(timeout);
+    deadline_.async_wait([self](const error_code& ec) {
+      if (ec || self->finished_) return;
+      self->timed_out_ = true;
+      self->resolver_.cancel();
+      error_code ignored;
+      self->socket_.cancel(ignored);
+    });
+    resolver_.async_resolve(url_.host, url_.port, [self](const error_code& ec, const tcp::resolver::results_type& r) {
+      self->on_resolved(ec, r);
+    });
+  }
+
+ private:
+  void fail(NetError error, std::string problem, bool refused = false) {
+    HttpReply reply;
+    reply.error = timed_out_ ? NetError::timeout : error;
+    reply.problem = timed_out_ ? "timed out" : std::move(problem);
+    reply.refused = refused && !timed_out_;
+    finish(std::move(reply));
+  }
+  void finish(HttpReply&& reply) {
+    if (finished_) return;
+    finished_ = true;
+    deadline_.cancel();
+    error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    HttpCaller::Done done = std::move(done_);
+    done(std::move(reply));
+  }
+
+  void on_resolved(const error_code& ec, const tcp::resolver::results_type& results) {
+    if (timed_out_ || ec) return fail(NetError::dns_error, "cannot resolve " + url_.host + ": " + ec.message());
+    std::string refused;
+    for (const auto& entry : results) {
+      const asio::ip::address a = entry.endpoint().address();
+      const AddressKind k = kind_of(a);
+      if (policy_.allows(k)) {
+        endpoints_.push_back(entry.endpoint());
+      } else if (refused.empty()) {
+        refused = "refused: " + a.to_string() + " is a " + std::string(to_string(k)) + " address";
+      }
+    }
+    if (endpoints_.empty()) return fail(NetError::connect_error, refused, true);
+    auto self = shared_from_this();
+    asio::async_connect(socket_, endpoints_, [self](const error_code& e, const tcp::endpoint&) {
+      if (self->timed_out_ || e) return self->fail(NetError::connect_error, "cannot connect: " + e.message());
+      http::async_write(self->socket_, self->request_, [self](const error_code& w, std::size_t) {
+        // Once any of the request has gone, the endpoint may have acted on it: whatever goes wrong
+        // from here is "no answer", as a timeout is, never "not sent".
+        if (self->timed_out_ || w) return self->fail(NetError::timeout, "no answer: " + w.message());
+        self->parser_.emplace();
+        self->parser_->body_limit(kMaxReplyBody);
+        http::async_read(self->socket_, self->buffer_, *self->parser_, [self](const error_code& r, std::size_t) {
+          self->on_read(r);
+        });
+      });
+    });
+  }
+
+  void on_read(const error_code& ec) {
+    // A reply whose body was too long still has its status line: that is the answer.
+    if (timed_out_ || (ec && !(ec == http::error::body_limit && parser_->is_header_done()))) {
+      return fail(NetError::timeout, "no answer: " + ec.message());
+    }
+    const auto& message = parser_->get();
+    HttpReply reply;
+    reply.status = static_cast<int>(message.result_int());
+    if (const auto it = message.find(http::field::retry_after); it != message.end()) {
+      reply.retry_after = std::string(it->value());
+    }
+    if (!ec) reply.body = message.body();
+    finish(std::move(reply));
+  }
+
+  tcp::resolver resolver_;
+  tcp::socket socket_;
+  asio::steady_timer deadline_;
+  AddressPolicy policy_;
+  Url url_;
+  HttpCaller::Done done_;
+  http::request<http::string_body> request_;
+  std::vector<tcp::endpoint> endpoints_;
+  beast::flat_buffer buffer_;
+  std::optional<http::response_parser<http::string_body>> parser_;
+  bool timed_out_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+std::optional<AddressKind> address_kind(std::string_view text) {
+  error_code ec;
+  const asio::ip::address a = asio::ip::make_address(std::string(text), ec);
+  if (ec) return std::nullopt;
+  return kind_of(a);
+}
+
+void HttpCaller::call(std::string_view method, std::string_view url, std::span<const OutgoingHeader> headers,
+                      std::string_view body, Duration timeout, Done done) {
+  std::string problem;
+  std::optional<Url> u = parse_url(url, problem);
+  if (u && u->scheme == "https") {
+    problem = "https is not supported yet";
+    u.reset();
+  }
+  if (!u) {
+    HttpReply reply;
+    reply.error = NetError::connect_error;
+    reply.problem = "bad URL: " + problem;
+    asio::post(io_, [done = std::move(done), reply = std::move(reply)]() mutable { done(std::move(reply)); });
+    return;
+  }
+  auto call = std::make_shared<Call>(io_, policy_, *u, std::move(done));
+  http::request<http::string_body>& req = call->request();
+  req.method_string(method);
+  req.target(u->target);
+  req.version(11);
+  req.set(http::field::host, u->port == "80" ? u->host : u->host + ":" + u->port);
+  req.set(http::field::user_agent, "relaysim/" RELAYSIM_VERSION);
+  req.set(http::field::connection, "close");
+  for (const OutgoingHeader& h : headers) req.set(h.name, h.value);
+  if (method != "GET") {
+    req.set(http::field::content_type, "application/json");
+    req.body() = std::string(body);
+    req.prepare_payload();
+  }
+  call->start(timeout);
+}
+
+}  // namespace relaysim::live

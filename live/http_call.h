@@ -1,0 +1,83 @@
+// HttpCaller: one HTTP/1.1 exchange on Beast, with a deadline over the whole of it (name lookup,
+// connect, write, read), and a guard on the addresses it may connect to.
+//
+// The ports that call out (the delivery client, the ServiceB directory) are built on it. It knows
+// HTTP only: TLS is not built yet, and an https URL is refused as a connect error.
+//
+// The address guard is the live shell's defence against server-side request forgery: a URL held
+// in ServiceB is the tenant's to choose, and must not make the platform call its own loopback,
+// private network or a cloud's metadata address. The name is resolved first and every address it
+// resolves to is checked; a URL whose addresses are all refused is not called at all.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/core/function.h"
+#include "model/core/http.h"
+#include "model/core/time.h"
+
+namespace relaysim::live {
+
+struct Url {
+  std::string scheme;  // "http" or "https"
+  std::string host;    // a name, an IPv4 address, or an IPv6 address without its brackets
+  std::string port;    // "80" when not written
+  std::string target;  // the path and query, "/" when not written
+};
+// Parses an absolute http(s) URL; nullopt, with `problem` set, when it is not one.
+std::optional<Url> parse_url(std::string_view text, std::string& problem);
+
+// The kinds of address the guard tells apart.
+enum class AddressKind : std::uint8_t { global, loopback, private_network, link_local, other_reserved };
+std::string_view to_string(AddressKind k);
+// `text` is a numeric IPv4 or IPv6 address; nullopt when it is not one.
+std::optional<AddressKind> address_kind(std::string_view text);
+
+// Which non-global addresses calls may reach. Global addresses are always allowed; the reserved
+// rest (unspecified, multicast, broadcast, documentation) never.
+struct AddressPolicy {
+  bool loopback = false;
+  bool private_network = false;
+  bool link_local = false;  // 169.254.0.0/16 holds the clouds' metadata service
+  bool allows(AddressKind k) const;
+};
+
+struct HttpReply {
+  NetError error = NetError::none;
+  int status = 0;
+  std::string retry_after;  // the header as sent, or empty
+  std::string body;         // at most kMaxReplyBody bytes are read
+  // Why it failed, for logs: "refused: 10.0.0.7 is a private-network address", "timed out".
+  std::string problem;
+  bool refused = false;     // the guard refused every address of the URL
+};
+
+inline constexpr std::size_t kMaxReplyBody = 64 * 1024;
+
+struct OutgoingHeader {
+  std::string_view name;
+  std::string_view value;
+};
+
+class HttpCaller {
+ public:
+  using Done = InplaceFunction<void(HttpReply&&), 96>;
+  HttpCaller(boost::asio::io_context& io, AddressPolicy policy) : io_(io), policy_(policy) {}
+
+  // Sends `method` (GET or POST) to `url`; `done` runs on the loop, never inline, exactly once.
+  // The views are copied before the call returns.
+  void call(std::string_view method, std::string_view url, std::span<const OutgoingHeader> headers,
+            std::string_view body, Duration timeout, Done done);
+
+ private:
+  boost::asio::io_context& io_;
+  AddressPolicy policy_;
+};
+
+}  // namespace relaysim::live

@@ -1,0 +1,234 @@
+#include "live/http_server.h"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <stdexcept>
+#include <optional>
+
+namespace relaysim::live {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+
+std::string_view Incoming::header(std::string_view name) const {
+  for (const auto& [n, v] : headers) {
+    if (n.size() == name.size() && std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return v;
+    }
+  }
+  return {};
+}
+
+Response error_response(int status, std::string_view reason) {
+  Response r;
+  r.status = status;
+  r.body = nlohmann::json{{"error", reason}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return r;
+}
+
+struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
+  State(asio::io_context& io, const tcp::endpoint& at, Handler h, ServerLimits l)
+      : acceptor(io, at), retry(io), handler(std::move(h)), limits(l) {}
+  void accept();
+
+  tcp::acceptor acceptor;
+  asio::steady_timer retry;  // after a failed accept (out of file descriptors): try again soon
+  Handler handler;
+  ServerLimits limits;
+  bool stopped = false;
+};
+
+namespace {
+
+using Request = http::request<http::string_body>;
+
+// What a connection answers when it cannot read a request.
+Response refusal(const error_code& ec, const ServerLimits& limits) {
+  if (ec == http::error::body_limit) {
+    return error_response(413, "the body is longer than " + std::to_string(limits.max_body) + " bytes");
+  }
+  if (ec == http::error::header_limit) {
+    return error_response(431, "the headers are longer than " + std::to_string(limits.max_header) + " bytes");
+  }
+  return error_response(400, "not a readable HTTP/1.1 request: " + ec.message());
+}
+
+Incoming incoming(const Request& request) {
+  Incoming in;
+  in.method = request.method_string();
+  in.target = request.target();
+  in.body = request.body();
+  for (const auto& field : request) in.headers.emplace_back(field.name_string(), field.value());
+  return in;
+}
+
+void limit(http::request_parser<http::string_body>& parser, const ServerLimits& limits) {
+  parser.body_limit(limits.max_body);
+  parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, std::shared_ptr<HttpServer::State> state)
+      : stream_(std::move(socket)), state_(std::move(state)) {}
+
+  void read() {
+    parser_.emplace();
+    limit(*parser_, state_->limits);
+    stream_.expires_after(state_->limits.idle);
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_read(ec); });
+  }
+
+ private:
+  void on_read(const error_code& ec) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == asio::error::connection_reset ||
+        ec == asio::error::operation_aborted || ec == asio::error::eof) {
+      return close();
+    }
+    keep_alive_ = false;
+    if (ec) return write(refusal(ec, state_->limits));
+    request_ = parser_->release();
+    keep_alive_ = request_.keep_alive() && !state_->stopped;
+    const Incoming in = incoming(request_);
+    // While the handler works on an answer, the connection waits for it, not for its reader.
+    stream_.expires_never();
+    answered_ = false;
+    state_->handler(in, [self = shared_from_this()](Response&& r) { self->write(std::move(r)); });
+  }
+
+  void write(Response&& r) {
+    if (answered_) return;
+    answered_ = true;
+    if (r.drop) return close();
+    response_ = {};
+    response_.version(11);
+    response_.result(static_cast<unsigned>(r.status));
+    response_.set(http::field::server, "relaysim/" RELAYSIM_VERSION);
+    response_.set(http::field::content_type, r.content_type);
+    for (const auto& [name, value] : r.headers) response_.set(name, value);
+    response_.body() = std::move(r.body);
+    response_.keep_alive(keep_alive_);
+    response_.prepare_payload();
+    stream_.expires_after(state_->limits.idle);
+    http::async_write(stream_, response_, [self = shared_from_this()](const error_code& ec, std::size_t) {
+      if (ec || !self->keep_alive_) return self->close();
+      self->read();
+    });
+  }
+
+  void close() {
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  std::shared_ptr<HttpServer::State> state_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  Request request_;
+  http::response<http::string_body> response_;
+  bool keep_alive_ = false;
+  bool answered_ = true;
+};
+
+}  // namespace
+
+Response answer_bytes(std::string_view bytes, const ServerLimits& limits,
+                      const std::function<Response(const Incoming&)>& answer) {
+  http::request_parser<http::string_body> parser;
+  limit(parser, limits);
+  error_code ec;
+  while (!ec && !bytes.empty() && !parser.is_done()) {
+    const std::size_t used = parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
+    if (ec == http::error::need_more) {
+      ec = {};
+      if (used == 0) break;
+    }
+    bytes.remove_prefix(used);
+  }
+  if (!ec && !parser.is_done() && parser.got_some()) parser.put_eof(ec);
+  if (ec) return refusal(ec, limits);
+  if (!parser.is_done()) return error_response(400, "an incomplete request");
+  const Request request = parser.release();
+  return answer(incoming(request));
+}
+
+void HttpServer::State::accept() {
+  acceptor.async_accept([self = shared_from_this()](const error_code& ec, tcp::socket socket) {
+    if (self->stopped) return;
+    if (ec) {
+      if (ec == asio::error::operation_aborted) return;
+      self->retry.expires_after(std::chrono::milliseconds(100));
+      self->retry.async_wait([self](const error_code& e) {
+        if (!e && !self->stopped) self->accept();
+      });
+      return;
+    }
+    std::make_shared<Session>(std::move(socket), self)->read();
+    self->accept();
+  });
+}
+
+HttpServer::HttpServer(asio::io_context& io, const tcp::endpoint& at, Handler handler, ServerLimits limits)
+    : state_(std::make_shared<State>(io, at, std::move(handler), limits)) {
+  state_->accept();
+}
+
+HttpServer::~HttpServer() { stop_accepting(); }
+
+unsigned short HttpServer::port() const { return state_->acceptor.local_endpoint().port(); }
+
+void HttpServer::stop_accepting() {
+  if (state_->stopped) return;
+  state_->stopped = true;
+  error_code ignored;
+  state_->acceptor.close(ignored);
+  state_->retry.cancel();
+}
+
+tcp::endpoint listen_endpoint(std::string_view text, std::string_view what) {
+  std::string problem;
+  const std::optional<tcp::endpoint> at = parse_listen(text, problem);
+  if (!at) throw std::invalid_argument(std::string(what) + ": " + problem);
+  return *at;
+}
+
+std::optional<tcp::endpoint> parse_listen(std::string_view text, std::string& problem) {
+  const std::size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) {
+    problem = "expected HOST:PORT, such as 127.0.0.1:8080";
+    return std::nullopt;
+  }
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port_text = text.substr(colon + 1);
+  unsigned port = 0;
+  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc{} || end != port_text.data() + port_text.size() || port > 65535) {
+    problem = "the port '" + std::string(port_text) + "' is not a number from 0 to 65535";
+    return std::nullopt;
+  }
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "0.0.0.0";
+  if (host == "localhost") host = "127.0.0.1";
+  error_code bad;
+  const asio::ip::address address = asio::ip::make_address(std::string(host), bad);
+  if (bad) {
+    problem = "'" + std::string(host) + "' is not an IP address (or localhost)";
+    return std::nullopt;
+  }
+  return tcp::endpoint(address, static_cast<unsigned short>(port));
+}
+
+}  // namespace relaysim::live

@@ -1,0 +1,142 @@
+#include "live/metrics.h"
+
+#include <cstdio>
+
+#include "model/store/store_error.h"
+
+namespace relaysim::live {
+
+namespace {
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+void head(std::string& out, const std::string& name, const char* type, const std::string& help) {
+  out += "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+void sample(std::string& out, const std::string& name, const std::string& labels, double value) {
+  out += name;
+  if (!labels.empty()) out += "{" + labels + "}";
+  out += " " + number(value) + "\n";
+}
+
+}  // namespace
+
+void PromHistogram::observe(double seconds) {
+  ++count_;
+  sum_ += seconds;
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
+    if (seconds <= bounds_[i]) {
+      ++counts_[i];
+      return;
+    }
+  }
+}
+
+void PromHistogram::write(std::string& out, const std::string& name, const std::string& help) const {
+  head(out, name, "histogram", help);
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
+    cumulative += counts_[i];
+    sample(out, name + "_bucket", "le=\"" + number(bounds_[i]) + "\"", static_cast<double>(cumulative));
+  }
+  sample(out, name + "_bucket", "le=\"+Inf\"", static_cast<double>(count_));
+  sample(out, name + "_sum", "", sum_);
+  sample(out, name + "_count", "", static_cast<double>(count_));
+}
+
+LiveMetrics::LiveMetrics(webhook::Store& store)
+    : store_(store),
+      ingest_seconds_({0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}),
+      attempt_seconds_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}),
+      delivery_seconds_({0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600}) {}
+
+void LiveMetrics::on(const webhook::Ingested& e) { ++ingests_[static_cast<std::size_t>(e.result.outcome)]; }
+
+void LiveMetrics::on(const webhook::AttemptFinished& e) {
+  std::string result;
+  if (e.result.error != NetError::none) {
+    result = std::string(to_string(e.result.error));
+  } else {
+    result = std::to_string(e.result.status / 100) + "xx";
+  }
+  ++attempts_[result];
+  attempt_seconds_.observe(to_seconds(e.attempt.finished_at - e.attempt.started_at));
+}
+
+void LiveMetrics::on(const webhook::Completed& e) {
+  if (!e.applied) {
+    ++fenced_;
+    return;
+  }
+  ++completions_[static_cast<std::size_t>(e.completion.status)];
+  if (e.completion.status == webhook::Status::delivered) {
+    delivery_seconds_.observe(to_seconds(e.completion.at - e.row.created_at));
+  }
+}
+
+void LiveMetrics::on(const webhook::UrlLookedUp& e) { ++(e.cache_hit ? cache_hits_ : cache_misses_); }
+
+void LiveMetrics::on(const webhook::BreakerChanged& e) {
+  breaker_ = e.to;
+  ++breaker_transitions_;
+}
+
+void LiveMetrics::on(const webhook::StoreFailed&) { ++store_failures_; }
+
+void LiveMetrics::on(const webhook::Replayed& e) {
+  if (e.outcome == webhook::ReplayOutcome::replayed) ++replays_;
+}
+
+std::string LiveMetrics::text() {
+  std::string out;
+  try {
+    const webhook::StoreCounts counts = store_.counts();
+    head(out, "relaysim_requests", "gauge", "Requests in the store, by status.");
+    for (int s = 0; s < webhook::kStatusCount; ++s) {
+      sample(out, "relaysim_requests", "status=\"" + std::string(to_string(static_cast<webhook::Status>(s))) + "\"",
+             static_cast<double>(counts.by_status[static_cast<std::size_t>(s)]));
+    }
+  } catch (const StoreError&) {
+    // The rest is still worth serving; the store's failures have a counter of their own.
+  }
+  head(out, "relaysim_ingests_total", "counter", "Create calls answered by this process, by outcome.");
+  for (std::size_t o = 0; o < ingests_.size(); ++o) {
+    sample(out, "relaysim_ingests_total",
+           "outcome=\"" + std::string(to_string(static_cast<webhook::CreateOutcome>(o))) + "\"",
+           static_cast<double>(ingests_[o]));
+  }
+  head(out, "relaysim_attempts_total", "counter", "Delivery attempts made by this process, by result.");
+  for (const auto& [result, n] : attempts_) sample(out, "relaysim_attempts_total", "result=\"" + result + "\"", static_cast<double>(n));
+  head(out, "relaysim_completions_total", "counter", "Claims this process completed, by the status they left.");
+  for (int s = 0; s < webhook::kStatusCount; ++s) {
+    if (s == static_cast<int>(webhook::Status::in_flight)) continue;
+    sample(out, "relaysim_completions_total", "status=\"" + std::string(to_string(static_cast<webhook::Status>(s))) + "\"",
+           static_cast<double>(completions_[static_cast<std::size_t>(s)]));
+  }
+  head(out, "relaysim_fenced_completions_total", "counter",
+       "Completions refused because the claim's lease had passed to another claimant.");
+  sample(out, "relaysim_fenced_completions_total", "", static_cast<double>(fenced_));
+  head(out, "relaysim_url_lookups_total", "counter", "ServiceB URL lookups, by whether the cache answered.");
+  sample(out, "relaysim_url_lookups_total", "cache=\"hit\"", static_cast<double>(cache_hits_));
+  sample(out, "relaysim_url_lookups_total", "cache=\"miss\"", static_cast<double>(cache_misses_));
+  head(out, "relaysim_serviceb_breaker_state", "gauge", "The ServiceB breaker: 0 closed, 1 open, 2 half-open.");
+  sample(out, "relaysim_serviceb_breaker_state", "state=\"" + std::string(to_string(breaker_)) + "\"",
+         static_cast<double>(static_cast<int>(breaker_)));
+  head(out, "relaysim_serviceb_breaker_transitions_total", "counter", "ServiceB breaker state changes.");
+  sample(out, "relaysim_serviceb_breaker_transitions_total", "", static_cast<double>(breaker_transitions_));
+  head(out, "relaysim_store_failures_total", "counter", "Store calls that failed (busy, full, I/O).");
+  sample(out, "relaysim_store_failures_total", "", static_cast<double>(store_failures_));
+  head(out, "relaysim_replays_total", "counter", "Terminal requests replayed.");
+  sample(out, "relaysim_replays_total", "", static_cast<double>(replays_));
+  ingest_seconds_.write(out, "relaysim_ingest_seconds", "Time from a create call read to its answer.");
+  attempt_seconds_.write(out, "relaysim_attempt_seconds", "Time one delivery attempt took.");
+  delivery_seconds_.write(out, "relaysim_delivery_seconds", "Time from a request's creation to its delivery.");
+  return out;
+}
+
+}  // namespace relaysim::live

@@ -1,0 +1,71 @@
+// LiveMetrics: what `GET /metrics` serves, in the Prometheus text format (version 0.0.4), counted
+// from the model's own events — the same events the simulator's metrics and oracle take — plus
+// the store's counts by status, read when scraped.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/webhook/events.h"
+#include "model/webhook/store.h"
+
+namespace relaysim::live {
+
+// A Prometheus histogram with fixed bucket bounds (seconds).
+class PromHistogram {
+ public:
+  explicit PromHistogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size(), 0) {}
+  void observe(double seconds);
+  void write(std::string& out, const std::string& name, const std::string& help) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<std::uint64_t> counts_;  // per bucket, not cumulative
+  std::uint64_t count_ = 0;
+  double sum_ = 0;
+};
+
+class LiveMetrics final : public SinkFor<webhook::Ingested>,
+                          public SinkFor<webhook::AttemptFinished>,
+                          public SinkFor<webhook::Completed>,
+                          public SinkFor<webhook::UrlLookedUp>,
+                          public SinkFor<webhook::BreakerChanged>,
+                          public SinkFor<webhook::StoreFailed>,
+                          public SinkFor<webhook::Replayed> {
+ public:
+  explicit LiveMetrics(webhook::Store& store);
+
+  void on(const webhook::Ingested& e) override;
+  void on(const webhook::AttemptFinished& e) override;
+  void on(const webhook::Completed& e) override;
+  void on(const webhook::UrlLookedUp& e) override;
+  void on(const webhook::BreakerChanged& e) override;
+  void on(const webhook::StoreFailed& e) override;
+  void on(const webhook::Replayed& e) override;
+  // The time an ingest call took, from its request read to its answer written.
+  void observe_ingest(Duration d) { ingest_seconds_.observe(to_seconds(d)); }
+
+  // The exposition; reads the store's counts (a store failure leaves them out).
+  std::string text();
+
+ private:
+  webhook::Store& store_;
+  std::array<std::uint64_t, 3> ingests_{};  // by CreateOutcome
+  std::map<std::string, std::uint64_t> attempts_;  // by result: "2xx", "timeout", ...
+  std::array<std::uint64_t, webhook::kStatusCount> completions_{};
+  std::uint64_t fenced_ = 0;
+  std::uint64_t cache_hits_ = 0;
+  std::uint64_t cache_misses_ = 0;
+  BreakerState breaker_ = BreakerState::closed;
+  std::uint64_t breaker_transitions_ = 0;
+  std::uint64_t store_failures_ = 0;
+  std::uint64_t replays_ = 0;
+  PromHistogram ingest_seconds_;
+  PromHistogram attempt_seconds_;
+  PromHistogram delivery_seconds_;
+};
+
+}  // namespace relaysim::live

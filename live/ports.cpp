@@ -1,0 +1,85 @@
+#include "live/ports.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "model/webhook/types.h"
+
+namespace relaysim::live {
+
+std::optional<Duration> parse_retry_after(std::string_view text) {
+  std::uint32_t seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return std::chrono::seconds(seconds);
+}
+
+std::optional<webhook::SigningKey> signing_key(const std::string& secret, std::string_view what) {
+  if (secret.empty()) return std::nullopt;
+  std::optional<webhook::SigningKey> key = webhook::SigningKey::parse(secret);
+  if (!key) throw std::invalid_argument(std::string(what) + ": not a key (whsec_ followed by base64 of 24 to 64 bytes)");
+  return key;
+}
+
+void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
+  std::vector<OutgoingHeader> headers;
+  headers.reserve(request.headers.size() + 2);
+  for (const HttpHeader& h : request.headers) headers.push_back({h.name, h.value});
+  std::string timestamp;
+  std::string signature;
+  if (key_) {
+    const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
+    timestamp = std::to_string(now_s);
+    signature = webhook::sign(*key_, request.header(webhook::kWebhookIdHeader), now_s, request.payload);
+    headers.push_back({webhook::kWebhookTimestampHeader, timestamp});
+    headers.push_back({webhook::kWebhookSignatureHeader, signature});
+  }
+  caller_.call("POST", request.url, headers, request.payload, timeout, [done = std::move(done)](HttpReply&& reply) mutable {
+    HttpResult result;
+    result.error = reply.error;
+    result.status = reply.status;
+    if (reply.error == NetError::none) result.retry_after = parse_retry_after(reply.retry_after).value_or(Duration{-1});
+    done(result);
+  });
+}
+
+void HttpDirectory::lookup(std::string_view cxid, Duration timeout, webhook::LookupCallback done) {
+  std::string url = base_ + "/v1/urls/";
+  // The cxid goes into a path segment: everything but unreserved characters is percent-encoded.
+  for (const char c : cxid) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      url += c;
+    } else {
+      constexpr char kHex[] = "0123456789ABCDEF";
+      url += '%';
+      url += kHex[u >> 4];
+      url += kHex[u & 15];
+    }
+  }
+  caller_.call("GET", url, {}, {}, timeout, [done = std::move(done)](HttpReply&& reply) mutable {
+    webhook::LookupResult result;
+    result.status = webhook::LookupStatus::error;
+    std::string held;
+    if (reply.error == NetError::none && reply.status == 404) {
+      result.status = webhook::LookupStatus::not_found;
+    } else if (reply.error == NetError::none && reply.status == 200) {
+      const nlohmann::json body = nlohmann::json::parse(reply.body, nullptr, false);
+      if (body.is_object() && body.contains("url") && body["url"].is_string() && body.contains("version") &&
+          body["version"].is_number_unsigned()) {
+        held = body["url"].get<std::string>();
+        result.status = webhook::LookupStatus::found;
+        result.url = held;
+        result.version = body["version"].get<std::uint64_t>();
+      }
+    }
+    done(result);
+  });
+}
+
+}  // namespace relaysim::live

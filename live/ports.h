@@ -1,0 +1,53 @@
+// The webhook platform's outward ports on HTTP: deliveries (HttpClient) and ServiceB's directory
+// of URLs (UrlDirectory). They carry what the model decided and report what happened; what a
+// result means (a retry, a terminal failure, an open breaker) is decided in model/, as it is in
+// the simulator.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "live/http_call.h"
+#include "model/core/http.h"
+#include "model/core/ports.h"
+#include "model/webhook/ports.h"
+#include "model/webhook/signature.h"
+
+namespace relaysim::live {
+
+// Sends deliveries, signed (Standard Webhooks: webhook-timestamp and webhook-signature beside the
+// dispatcher's webhook-id) when a key is configured.
+class DeliveryClient final : public HttpClient {
+ public:
+  DeliveryClient(HttpCaller& caller, const Clock& clock, std::optional<webhook::SigningKey> key)
+      : caller_(caller), clock_(clock), key_(std::move(key)) {}
+  void send(const HttpRequest& request, Duration timeout, HttpCallback done) override;
+
+ private:
+  HttpCaller& caller_;
+  const Clock& clock_;
+  std::optional<webhook::SigningKey> key_;
+};
+
+// ServiceB over HTTP: GET {base}/v1/urls/{cxid} answers 200 {"url": ..., "version": n} when it
+// holds a URL, 404 when it holds none; anything else (another status, a body that is not that,
+// no answer in time) is an error: ServiceB could not answer.
+class HttpDirectory final : public webhook::UrlDirectory {
+ public:
+  HttpDirectory(HttpCaller& caller, std::string base) : caller_(caller), base_(std::move(base)) {}
+  void lookup(std::string_view cxid, Duration timeout, webhook::LookupCallback done) override;
+
+ private:
+  HttpCaller& caller_;
+  std::string base_;
+};
+
+// The key a secret names, nothing for an empty secret, or std::invalid_argument saying what `what`
+// ("signing_secret", "--signing-secret") got wrong.
+std::optional<webhook::SigningKey> signing_key(const std::string& secret, std::string_view what);
+
+// Retry-After as delta-seconds ("120"); nullopt for anything else (an HTTP date is not read: the
+// retry policy then decides alone).
+std::optional<Duration> parse_retry_after(std::string_view text);
+
+}  // namespace relaysim::live

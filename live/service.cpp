@@ -1,0 +1,100 @@
+#include "live/service.h"
+
+#include <random>
+#include <stdexcept>
+
+namespace relaysim::live {
+
+namespace {
+
+std::uint64_t fresh_seed() {
+  // Live randomness (backoff jitter) need not repeat: the simulator is where runs repeat.
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device();
+}
+
+}  // namespace
+
+AddressPolicy ServeConfig::address_policy() const {
+  AddressPolicy p;
+  for (const AddressKind k : allow_addresses) {
+    p.loopback |= k == AddressKind::loopback;
+    p.private_network |= k == AddressKind::private_network;
+    p.link_local |= k == AddressKind::link_local;
+  }
+  return p;
+}
+
+Service::Service(boost::asio::io_context& io, const ServeConfig& config)
+    : io_(io),
+      config_(config),
+      timers_(io, clock_),
+      rng_(fresh_seed()),
+      caller_(io, config.address_policy()),
+      delivery_(caller_, clock_, signing_key(config.signing_secret, "signing_secret")),
+      directory_(caller_, config.serviceb),
+      store_(config.database, config.durability),
+      metrics_(store_),
+      node_(config.pod, config.platform, webhook::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_}),
+      api_(node_.ingest(), store_, [this] { return metrics_.text(); }),
+      poll_timer_(io),
+      drain_timer_(io) {
+  events_.attach(metrics_);
+  ServerLimits limits;
+  // The body holds the payload and the two keys, in JSON (escapes may double a payload's length).
+  limits.max_body = 2 * config.platform.max_payload_bytes + 2 * config.platform.max_key_bytes + 4096;
+  server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
+                                         [this](const Incoming& in, Respond respond) { handle(in, std::move(respond)); },
+                                         limits);
+}
+
+Service::~Service() = default;
+
+void Service::start() {
+  node_.start();
+  poll();
+}
+
+void Service::poll() {
+  poll_timer_.expires_after(config_.poll);
+  poll_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || draining_) return;
+    node_.nudge();
+    poll();
+  });
+}
+
+void Service::handle(const Incoming& in, Respond respond) {
+  const Time began = clock_.now();
+  Response r = api_.handle(in);
+  if (in.method == "POST" && in.target == "/v1/webhooks") metrics_.observe_ingest(clock_.now() - began);
+  respond(std::move(r));
+}
+
+void Service::drain(std::function<void(std::uint32_t)> done) {
+  if (draining_) return;
+  draining_ = true;
+  api_.set_draining(true);
+  server_->stop_accepting();
+  node_.stop();
+  poll_timer_.cancel();
+  drain_until_ = clock_.now() + config_.drain_timeout;
+  drained_ = std::move(done);
+  check_drained();
+}
+
+void Service::check_drained() {
+  // Polls in small steps: completions arrive on this loop, and nothing tells the shell of the last.
+  const std::uint32_t left = node_.dispatcher().in_flight();
+  if (left == 0 || clock_.now() >= drain_until_) {
+    std::function<void(std::uint32_t)> done = std::move(drained_);
+    if (done) done(left);
+    return;
+  }
+  drain_timer_.expires_after(std::chrono::milliseconds(20));
+  drain_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_drained();
+  });
+}
+
+}  // namespace relaysim::live

@@ -1,0 +1,95 @@
+// Service: `relaysim serve` — one pod of the webhook platform, live. It is the model's Node (the
+// same ingest, resolver and dispatcher the simulator's pods run), wired to ports on Boost.Asio:
+// the steady clock and timers, deliveries and ServiceB over HTTP, the SQLite store in WAL, and the
+// HTTP API in front.
+//
+// One process is one pod. Several processes may share one database on one machine: each claims
+// under claim tokens the database hands out, and each looks for work the others created every
+// `poll`. A request is acknowledged (202) only after its row is committed; with
+// `durability: full` (synchronous=FULL) that commit has reached the disk, and survives a power
+// loss as well as a kill -9.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "live/api.h"
+#include "live/clock.h"
+#include "live/http_call.h"
+#include "live/http_server.h"
+#include "live/metrics.h"
+#include "live/ports.h"
+#include "model/core/random.h"
+#include "model/store/sqlite_db.h"
+#include "model/webhook/config.h"
+#include "model/webhook/node.h"
+#include "model/webhook/sqlite_store.h"
+
+namespace relaysim::live {
+
+struct ServeConfig {
+  webhook::PlatformConfig platform{};
+  std::string listen = "127.0.0.1:8080";
+  std::string database = "relaysim.db";
+  Durability durability = Durability::full;
+  std::string serviceb = "http://127.0.0.1:8081/serviceb";
+  std::string signing_secret;  // empty: deliveries go unsigned
+  std::vector<AddressKind> allow_addresses;  // besides global ones
+  std::uint32_t pod = 1;
+  Duration poll = std::chrono::seconds(1);
+  Duration drain_timeout = std::chrono::seconds(30);
+  bool operator==(const ServeConfig&) const = default;
+
+  AddressPolicy address_policy() const;
+};
+
+class Service {
+ public:
+  // Opens the database and binds the listening address. Throws StoreError or
+  // boost::system::system_error, whose messages say what failed.
+  Service(boost::asio::io_context& io, const ServeConfig& config);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  unsigned short port() const { return server_->port(); }
+  // Starts delivering what is due.
+  void start();
+  // Stops accepting and claiming; `done` runs when the attempts in flight have completed, or
+  // when drain_timeout has passed (their leases then bring them back for another process).
+  void drain(std::function<void(std::uint32_t unfinished)> done);
+
+ private:
+  void poll();
+  void check_drained();
+  void handle(const Incoming& in, Respond respond);
+
+  boost::asio::io_context& io_;
+  const ServeConfig& config_;
+  LiveClock clock_;
+  AsioTimers timers_;
+  Rng rng_;
+  HttpCaller caller_;
+  DeliveryClient delivery_;
+  HttpDirectory directory_;
+  webhook::SqliteStore store_;
+  webhook::Events events_;
+  LiveMetrics metrics_;
+  webhook::Node node_;
+  Api api_;
+  std::unique_ptr<HttpServer> server_;
+  boost::asio::steady_timer poll_timer_;
+  boost::asio::steady_timer drain_timer_;
+  bool draining_ = false;
+  Time drain_until_{};
+  std::function<void(std::uint32_t)> drained_;
+};
+
+}  // namespace relaysim::live

@@ -1,0 +1,165 @@
+#include "live/world.h"
+
+#include <boost/asio/steady_timer.hpp>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <stdexcept>
+
+#include "live/ports.h"
+#include "sim/webhook/spec.h"
+
+namespace relaysim::live {
+
+namespace {
+
+const sim::webhook::WebhookSpec& webhook_spec(const sim::Scenario& s) {
+  const auto* w = dynamic_cast<const sim::webhook::WebhookSpec*>(&s.spec());
+  if (w == nullptr) throw std::invalid_argument("relaysim world serves webhook scenarios (system: webhook)");
+  return *w;
+}
+
+std::optional<std::uint32_t> number_after(std::string_view text, std::string_view prefix, std::string_view& rest) {
+  if (text.substr(0, prefix.size()) != prefix) return std::nullopt;
+  text.remove_prefix(prefix.size());
+  std::uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end == text.data()) return std::nullopt;
+  rest = text.substr(static_cast<std::size_t>(end - text.data()));
+  return n;
+}
+
+}  // namespace
+
+WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scenario, WorldOptions options)
+    : io_(io),
+      scenario_(scenario),
+      options_(std::move(options)),
+      started_(clock_.now()),
+      cxids_(webhook_spec(scenario).cxid_count()),
+      serviceb_(webhook_spec(scenario).serviceb, cxids_, webhook_spec(scenario).endpoint_count(), scenario.seed),
+      endpoints_(webhook_spec(scenario).endpoints, scenario.seed),
+      key_(signing_key(options_.signing_secret, "--signing-secret")) {
+  if (!options_.receipts.empty()) {
+    receipts_.open(options_.receipts, std::ios::out | std::ios::app);
+    if (!receipts_) throw std::invalid_argument("--receipts: cannot open " + options_.receipts + " for writing");
+  }
+  serviceb_.install(kernel_);
+  server_ = std::make_unique<HttpServer>(io, listen_endpoint(options_.listen, "--listen"),
+                                         [this](const Incoming& in, Respond respond) { handle(in, std::move(respond)); });
+  const auto at = listen_endpoint(options_.listen, "--listen");
+  const std::string host = at.address().is_v6() ? "[" + at.address().to_string() + "]" : at.address().to_string();
+  base_ = "http://" + (at.address().is_unspecified() ? std::string("127.0.0.1") : host) + ":" + std::to_string(port());
+}
+
+WorldServer::~WorldServer() = default;
+
+Time WorldServer::world_now() {
+  const Time now = kTimeZero + (clock_.now() - started_);
+  kernel_.run_until(now);  // the URL changes due by now
+  return now;
+}
+
+void WorldServer::later(Duration delay, Response response, Respond respond) {
+  if (delay <= Duration::zero()) {
+    respond(std::move(response));
+    return;
+  }
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_);
+  timer->expires_after(delay);
+  timer->async_wait([timer, response = std::move(response), respond = std::move(respond)](const boost::system::error_code&) mutable {
+    respond(std::move(response));
+  });
+}
+
+void WorldServer::handle(const Incoming& in, Respond respond) {
+  const std::string_view path = in.target.substr(0, in.target.find('?'));
+  constexpr std::string_view kLookup = "/serviceb/v1/urls/";
+  if (path == "/healthz" && in.method == "GET") return respond(Response{200, "application/json", "{\"status\":\"ok\"}\n", {}, false});
+  if (path.substr(0, kLookup.size()) == kLookup && in.method == "GET") return lookup(path.substr(kLookup.size()), std::move(respond));
+  if (path.substr(0, 3) == "/ep" && in.method == "POST") return deliver(in, path, std::move(respond));
+  respond(error_response(404, "no such endpoint in this world: " + std::string(in.method) + " " + std::string(path)));
+}
+
+void WorldServer::lookup(std::string_view cxid, Respond respond) {
+  const Time now = world_now();
+  const std::int64_t index = sim::webhook::ServiceB::cxid_index(cxid);
+  const auto c = index < 0 ? UINT32_MAX : static_cast<std::uint32_t>(index);
+  const sim::webhook::ServiceB::Answer a = serviceb_.lookup(c, now, options_.hold);
+  Response r;
+  switch (a.status) {
+    case sim::webhook::LookupStatus::found: {
+      // The simulator's URL for this cxid, its host turned into a path on this server:
+      // http://ep3.sim/hooks/cx7/v2 -> http://127.0.0.1:8081/ep3/hooks/cx7/v2.
+      std::string url(sim::webhook::ServiceB::url(c, serviceb_.endpoint_of(c), a.version).view());
+      url.erase(0, std::string_view("http://").size());
+      url.erase(url.find(".sim"), 4);
+      r.body = nlohmann::json{{"url", base_ + "/" + url}, {"version", a.version}}.dump() + "\n";
+      break;
+    }
+    case sim::webhook::LookupStatus::not_found: r = error_response(404, "ServiceB holds no URL for this cxid"); break;
+    case sim::webhook::LookupStatus::error:
+      r = error_response(503, "ServiceB failed");
+      r.drop = a.latency >= options_.hold;  // an outage that times out: no answer at all
+      break;
+  }
+  later(a.latency, std::move(r), std::move(respond));
+}
+
+void WorldServer::deliver(const Incoming& in, std::string_view path, Respond respond) {
+  std::string_view rest;
+  const std::optional<std::uint32_t> endpoint = number_after(path, "/ep", rest);
+  if (!endpoint || *endpoint >= endpoints_.count()) {
+    return respond(error_response(404, "no such endpoint in this world: " + std::string(path)));
+  }
+  // The rest is /hooks/{cxid}/v{version}, as the URL ServiceB handed out.
+  const std::size_t v = rest.rfind("/v");
+  std::string_view cxid = rest.substr(0, v);
+  if (cxid.substr(0, 7) == "/hooks/") cxid.remove_prefix(7);
+  std::uint64_t version = 0;
+  if (v != std::string_view::npos) std::from_chars(rest.data() + v + 2, rest.data() + rest.size(), version);
+  const Time now = world_now();
+  Duration retry_after{-1};
+  const sim::webhook::SendFate fate = endpoints_.send(*endpoint, now, options_.hold, retry_after);
+  Response r;
+  if (!fate.processed) {
+    // Not processed: a DNS failure or a refused connection (closed at once), or a black hole.
+    r.drop = true;
+    return later(fate.client_error == NetError::timeout ? options_.hold : Duration::zero(), std::move(r), std::move(respond));
+  }
+  std::string signature = "unchecked";
+  const std::string_view id = in.header(webhook::kWebhookIdHeader);
+  if (key_) {
+    const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
+    signature = std::string(to_string(webhook::verify(*key_, id, in.header(webhook::kWebhookTimestampHeader),
+                                                      in.header(webhook::kWebhookSignatureHeader), in.body, now_s)));
+    if (signature == "none") signature = "valid";
+  }
+  ++receipt_count_;
+  if (receipts_.is_open()) {
+    const std::uint32_t group = endpoints_.group_of(*endpoint);
+    nlohmann::json line{{"at", to_seconds(clock_.now())},
+                        {"endpoint", *endpoint},
+                        {"group", webhook_spec(scenario_).endpoints[group].name},
+                        {"cxid", cxid},
+                        {"version", version},
+                        {"webhook_id", id},
+                        {"status", fate.status},
+                        {"answered", !fate.response_lost},
+                        {"signature", signature}};
+    receipts_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    receipts_.flush();
+  }
+  if (fate.response_lost) {
+    r.drop = true;
+    return later(options_.hold, std::move(r), std::move(respond));
+  }
+  r.status = fate.status;
+  r.body = fate.status < 300 ? "{\"ok\":true}\n" : "{\"error\":\"simulated\"}\n";
+  if (retry_after >= Duration::zero()) {
+    r.headers.emplace_back("Retry-After", std::to_string(std::chrono::duration_cast<std::chrono::seconds>(retry_after).count()));
+  }
+  later(fate.result_at - now, std::move(r), std::move(respond));
+}
+
+}  // namespace relaysim::live

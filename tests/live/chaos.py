@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""The live service survives kill -9: no acknowledged request is lost, and every duplicate delivery
+is explained by a kill.
+
+Starts `relaysim world` with tests/live/chaos-world.yaml and `relaysim serve` against it on
+loopback, sends requests from several clients (each retrying its request, with the same key, until
+it is acknowledged), and kill -9s the service at random moments, restarting it each time. Then it
+waits until every acknowledged request is finished and holds the world's receipts against them:
+
+  - every acknowledged request was delivered, and an endpoint has a 2xx receipt of it;
+  - every receipt is of an acknowledged request, and carries a valid signature;
+  - a request delivered twice (two 2xx receipts) had a kill between them: the service died after
+    the endpoint answered and before it recorded the answer, and its lease brought the request
+    back. Any other duplicate is a failure.
+
+Finally SIGTERM must drain the service and exit 0. Bounded: requests are sent while the kills go
+on (at least --requests), eight kills by default, under a minute. Usage: chaos.py RELAYSIM [--requests N] [--kills K] [--seed S]
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+
+def fail(message):
+    print("chaos: FAIL: " + message, flush=True)
+    sys.exit(1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def first_line(process, what, timeout=20):
+    """The process's first line of standard output (its address), or a failure."""
+    result = []
+    reader = threading.Thread(target=lambda: result.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not result or not result[0]:
+        process.kill()
+        fail(f"{what} did not start: {process.stderr.read() if process.stderr else ''}")
+    return result[0]
+
+
+def call(port, method, path, body=None, timeout=5):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read() or b"null")
+    finally:
+        conn.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("relaysim")
+    parser.add_argument("--requests", type=int, default=300, help="at least this many; more while the kills go on")
+    parser.add_argument("--kills", type=int, default=8)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=int(time.time()))
+    parser.add_argument("--durability", default="full", help="off: the unsafe setting this test must catch")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    print(f"chaos: seed {args.seed} (rerun with --seed {args.seed})", flush=True)
+
+    tmp = tempfile.mkdtemp(prefix="relaysim-chaos-")
+    receipts_path = os.path.join(tmp, "receipts.jsonl")
+    world = subprocess.Popen([args.relaysim, "world", os.path.join(HERE, "chaos-world.yaml"), "--listen", "127.0.0.1:0",
+                              "--receipts", receipts_path, "--signing-secret", SECRET, "--hold", "5s"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    world_port = int(re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(world, "relaysim world")).group(1))
+    serve_port = free_port()
+    config = os.path.join(tmp, "serve.yaml")
+    with open(config, "w") as f:
+        f.write(f"""serve:
+  listen: 127.0.0.1:{serve_port}
+  database: {os.path.join(tmp, 'live.db')}
+  durability: {args.durability}
+  serviceb: http://127.0.0.1:{world_port}/serviceb
+  signing_secret: {SECRET}
+  allow_addresses: [loopback]
+  drain_timeout: 10s
+platform:
+  concurrency_per_pod: 16
+  lookup_timeout: 1s
+  http_timeout: 2s
+  lease: 4s
+  retry: {{backoff: exponential, initial: 100ms, multiplier: 2, max_interval: 1s, jitter: full, deadline: 1h}}
+""")
+
+    serve_log = open(os.path.join(tmp, "serve.log"), "w")
+
+    def start_serve():
+        p = subprocess.Popen([args.relaysim, "serve", config], stdout=subprocess.PIPE, stderr=serve_log, text=True)
+        first_line(p, "relaysim serve")
+        return p
+
+    serve = start_serve()
+    acked = {}  # request number -> (id, time acknowledged)
+    lock = threading.Lock()
+    next_request = [0]
+    retries = [0]
+    killing = [True]
+
+    def client():
+        while True:
+            with lock:
+                n = next_request[0]
+                if n >= args.requests and not killing[0]:
+                    return
+                next_request[0] += 1
+            body = {"cxid": f"cx{n % 25}", "request_id": f"chaos-{n}", "payload": {"n": n, "kind": "chaos"}}
+            while True:
+                try:
+                    status, answer = call(serve_port, "POST", "/v1/webhooks", body)
+                    if status == 202:
+                        with lock:
+                            acked[n] = (answer["id"], time.time())
+                        break
+                    if status != 503:
+                        fail(f"request {n} was refused with {status}: {answer}")
+                except (OSError, http.client.HTTPException):
+                    pass  # the service is down (killed): try again, with the same key
+                with lock:
+                    retries[0] += 1
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0, 0.02))
+
+    clients = [threading.Thread(target=client) for _ in range(args.clients)]
+    for c in clients:
+        c.start()
+    kills = []
+    for _ in range(args.kills):
+        time.sleep(rng.uniform(0.3, 1.5))
+        serve.send_signal(signal.SIGKILL)
+        serve.wait()
+        kills.append(time.time())
+        serve = start_serve()
+    killing[0] = False
+    for c in clients:
+        c.join()
+
+    # Every acknowledged request must finish: the leases of what the kills left in flight expire
+    # after 4 s, then it is delivered again.
+    deadline = time.time() + 60
+    pending = {number: id for number, (id, _) in acked.items()}
+    statuses = {}
+    while pending and time.time() < deadline:
+        for number, id in list(pending.items()):
+            status, row = call(serve_port, "GET", f"/v1/webhooks/{id}")
+            if status != 200:
+                fail(f"acknowledged request {id} (chaos-{number}) is gone: GET answered {status} {row}")
+            if row["status"] in ("delivered", "failed", "dead_lettered"):
+                statuses[id] = row
+                del pending[number]
+        if pending:
+            time.sleep(0.2)
+    if pending:
+        fail(f"{len(pending)} acknowledged requests did not finish within a minute: ids {sorted(pending.values())[:10]}")
+
+    serve.send_signal(signal.SIGTERM)
+    try:
+        code = serve.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+        fail("SIGTERM did not stop the service within 20 s")
+    if code != 0:
+        fail(f"the service exited {code} after SIGTERM")
+    world.send_signal(signal.SIGTERM)
+    world.wait(timeout=10)
+
+    receipts = [json.loads(line) for line in open(receipts_path)]
+    ids = {id for id, _ in acked.values()}
+    delivered_at = {}
+    for r in receipts:
+        if not r["webhook_id"].startswith("msg_") or int(r["webhook_id"][4:]) not in ids:
+            fail(f"a receipt of a request that was never acknowledged: {r}")
+        if r["signature"] != "valid":
+            fail(f"a delivery whose signature did not verify ({r['signature']}): {r}")
+        if 200 <= r["status"] < 300:
+            delivered_at.setdefault(int(r["webhook_id"][4:]), []).append(r["at"])
+    duplicates = 0
+    for id in sorted(ids):
+        row = statuses[id]
+        if row["status"] != "delivered":
+            fail(f"request {id} ended {row['status']} ({row.get('reason')}), not delivered")
+        times = sorted(delivered_at.get(id, []))
+        if not times:
+            fail(f"request {id} is delivered, but no endpoint received it")
+        for first, second in zip(times, times[1:]):
+            duplicates += 1
+            if not any(first <= k <= second for k in kills):
+                fail(f"request {id} was delivered twice ({first:.3f}, {second:.3f}) with no kill between")
+    print(f"chaos: {len(acked)} requests acknowledged, {args.kills} kills, {retries[0]} client retries, "
+          f"{len(receipts)} receipts; every acknowledged request delivered; {duplicates} duplicate deliveries, "
+          f"each after a kill; SIGTERM drained and exited 0", flush=True)
+
+
+if __name__ == "__main__":
+    main()

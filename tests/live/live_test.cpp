@@ -1,0 +1,279 @@
+// The live shell's pure parts: URLs and the address guard, the API's answers to every endpoint
+// (good and bad requests), the request reader's refusals, and the configuration's errors.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "live/api.h"
+#include "live/config.h"
+#include "live/http_call.h"
+#include "live/http_server.h"
+#include "live/ports.h"
+#include "model/webhook/ingest.h"
+#include "model/webhook/memory_store.h"
+#include "sim/scenario/yaml_reader.h"
+
+namespace relaysim::live {
+namespace {
+
+using nlohmann::json;
+
+TEST(Url, ReadsTheAuthorityAndTheTarget) {
+  std::string problem;
+  const auto u = parse_url("http://127.0.0.1:8081/serviceb/v1/urls/cx1?x=1#frag", problem);
+  ASSERT_TRUE(u) << problem;
+  EXPECT_EQ(u->host, "127.0.0.1");
+  EXPECT_EQ(u->port, "8081");
+  EXPECT_EQ(u->target, "/serviceb/v1/urls/cx1?x=1");
+  const auto v6 = parse_url("https://[::1]/hook", problem);
+  ASSERT_TRUE(v6) << problem;
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, "443");
+  EXPECT_EQ(parse_url("http://example.com", problem)->target, "/");
+  for (const char* bad : {"example.com/x", "ftp://example.com/", "http://user:pw@example.com/", "http://:80/",
+                          "http://example.com:0/", "http://example.com:99999/", "http://[::1/", "http://exa mple.com/",
+                          "http://example.com/a b"}) {
+    EXPECT_FALSE(parse_url(bad, problem)) << bad;
+    EXPECT_FALSE(problem.empty()) << bad;
+  }
+}
+
+TEST(AddressGuard, TellsPublicAddressesFromTheRest) {
+  EXPECT_EQ(address_kind("93.184.216.34"), AddressKind::global);
+  EXPECT_EQ(address_kind("2606:2800:220:1::1"), AddressKind::global);
+  EXPECT_EQ(address_kind("127.0.0.1"), AddressKind::loopback);
+  EXPECT_EQ(address_kind("127.8.9.10"), AddressKind::loopback);
+  EXPECT_EQ(address_kind("::1"), AddressKind::loopback);
+  EXPECT_EQ(address_kind("::ffff:127.0.0.1"), AddressKind::loopback);  // IPv4-mapped
+  EXPECT_EQ(address_kind("10.1.2.3"), AddressKind::private_network);
+  EXPECT_EQ(address_kind("172.16.0.1"), AddressKind::private_network);
+  EXPECT_EQ(address_kind("172.31.255.255"), AddressKind::private_network);
+  EXPECT_EQ(address_kind("172.32.0.1"), AddressKind::global);
+  EXPECT_EQ(address_kind("192.168.1.1"), AddressKind::private_network);
+  EXPECT_EQ(address_kind("100.64.0.1"), AddressKind::private_network);
+  EXPECT_EQ(address_kind("fd00:ec2::254"), AddressKind::private_network);  // a cloud's IPv6 metadata address
+  EXPECT_EQ(address_kind("169.254.169.254"), AddressKind::link_local);     // and its IPv4 one
+  EXPECT_EQ(address_kind("fe80::1"), AddressKind::link_local);
+  EXPECT_EQ(address_kind("64:ff9b::a9fe:a9fe"), AddressKind::link_local);  // NAT64 of 169.254.169.254
+  EXPECT_EQ(address_kind("0.0.0.0"), AddressKind::other_reserved);
+  EXPECT_EQ(address_kind("::"), AddressKind::other_reserved);
+  EXPECT_EQ(address_kind("224.0.0.1"), AddressKind::other_reserved);
+  EXPECT_EQ(address_kind("255.255.255.255"), AddressKind::other_reserved);
+  EXPECT_FALSE(address_kind("localhost"));
+  AddressPolicy policy;
+  EXPECT_TRUE(policy.allows(AddressKind::global));
+  EXPECT_FALSE(policy.allows(AddressKind::loopback));
+  policy.loopback = true;
+  EXPECT_TRUE(policy.allows(AddressKind::loopback));
+  EXPECT_FALSE(policy.allows(AddressKind::link_local));
+  EXPECT_FALSE(policy.allows(AddressKind::other_reserved));
+}
+
+TEST(RetryAfter, ReadsDeltaSecondsOnly) {
+  EXPECT_EQ(parse_retry_after("120"), std::chrono::seconds(120));
+  EXPECT_EQ(parse_retry_after("0"), std::chrono::seconds(0));
+  EXPECT_FALSE(parse_retry_after(""));
+  EXPECT_FALSE(parse_retry_after("-1"));
+  EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+}
+
+class FixedClock final : public Clock {
+ public:
+  Time now() const override { return time_from_ns(1'795'659'718'000'000'000); }
+};
+
+class ApiTest : public ::testing::Test {
+ protected:
+  FixedClock clock;
+  webhook::Events events;
+  webhook::PlatformConfig config = [] {
+    webhook::PlatformConfig c;
+    c.max_payload_bytes = 100;
+    return c;
+  }();
+  webhook::MemoryStore store;
+  webhook::Ingest ingest{1, config, store, clock, events};
+  Api api{ingest, store, [] { return std::string("relaysim_up 1\n"); }};
+
+  Response call(std::string_view method, std::string_view target, std::string_view body = {},
+                std::string_view content_type = "application/json") {
+    Incoming in;
+    in.method = method;
+    in.target = target;
+    in.body = body;
+    if (!content_type.empty()) in.headers.emplace_back("Content-Type", content_type);
+    return api.handle(in);
+  }
+  static std::string error_of(const Response& r) { return json::parse(r.body).at("error").get<std::string>(); }
+};
+
+TEST_F(ApiTest, CreatesOnceAndAnswersARepeatWithTheOriginal) {
+  const Response created = call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":{"a":1,"b":2}})");
+  ASSERT_EQ(created.status, 202) << created.body;
+  EXPECT_EQ(json::parse(created.body), json::parse(R"({"id":1,"webhook_id":"msg_1","duplicate":false})"));
+  // The same JSON written another way is the same payload.
+  const Response again = call("POST", "/v1/webhooks", R"({ "payload": {"b":2, "a":1}, "request_id":"r1", "cxid":"cx1" })",
+                              "application/json; charset=utf-8");
+  ASSERT_EQ(again.status, 202) << again.body;
+  EXPECT_TRUE(json::parse(again.body)["duplicate"].get<bool>());
+  const Response conflict = call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":{"a":2}})");
+  EXPECT_EQ(conflict.status, 409);
+  EXPECT_NE(error_of(conflict).find("another payload"), std::string::npos);
+  const Response shown = call("GET", "/v1/webhooks/1");
+  ASSERT_EQ(shown.status, 200);
+  const json row = json::parse(shown.body);
+  EXPECT_EQ(row["status"], "pending");
+  EXPECT_EQ(row["payload"], json::parse(R"({"a":1,"b":2})"));
+  EXPECT_EQ(row["created_at"], "2026-11-26T02:21:58.000Z");
+  EXPECT_TRUE(row["attempts"].empty());
+}
+
+TEST_F(ApiTest, RefusesBadCreatesWithAReason) {
+  const struct {
+    const char* body;
+    const char* content_type;
+    int status;
+    const char* says;
+  } cases[] = {
+      {R"({"cxid":"cx1","request_id":"r1","payload":1})", "text/plain", 415, "Content-Type: application/json"},
+      {R"({"cxid":"cx1","request_id":"r1","payload":1})", "", 415, "Content-Type"},
+      {"{bad", "application/json", 400, "not JSON"},
+      {"[1,2]", "application/json", 400, "JSON object"},
+      {R"({"cxid":"cx1","payload":1})", "application/json", 400, "missing field 'request_id'"},
+      {R"({"cxid":"cx1","request_id":"r1"})", "application/json", 400, "missing field 'payload'"},
+      {R"({"cxid":7,"request_id":"r1","payload":1})", "application/json", 400, "'cxid' must be a string"},
+      {R"({"cxid":"cx1","request_id":"r1","payload":1,"extra":1})", "application/json", 400, "unknown field 'extra'"},
+      {R"({"cxid":"","request_id":"r1","payload":1})", "application/json", 400, "cxid is empty"},
+      {R"({"cxid":"cx1","request_id":"r1","payload":"this payload is longer than the hundred bytes this test's platform takes: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})",
+       "application/json", 400, "payload is too large"},
+  };
+  for (const auto& c : cases) {
+    const Response r = call("POST", "/v1/webhooks", c.body, c.content_type);
+    EXPECT_EQ(r.status, c.status) << c.body;
+    EXPECT_NE(error_of(r).find(c.says), std::string::npos) << error_of(r);
+  }
+  const std::string deep = std::string(100, '[') + std::string(100, ']');
+  const Response r = call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":)" + deep + "}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(error_of(r).find("deeper"), std::string::npos);
+  EXPECT_EQ(store.counts().by_status[0], 0u);  // nothing was stored
+}
+
+TEST_F(ApiTest, EveryOtherEndpointRefusesWhatItCannotDo) {
+  ASSERT_EQ(call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":{}})").status, 202);
+  EXPECT_EQ(call("GET", "/v1/webhooks/2").status, 404);
+  EXPECT_EQ(call("GET", "/v1/webhooks/abc").status, 404);
+  EXPECT_EQ(call("GET", "/v1/webhooks/0").status, 404);
+  EXPECT_EQ(call("GET", "/v1/webhooks/99999999999999999999999").status, 404);
+  const Response wrong = call("DELETE", "/v1/webhooks/1");
+  EXPECT_EQ(wrong.status, 405);
+  ASSERT_EQ(wrong.headers.size(), 1u);
+  EXPECT_EQ(wrong.headers[0], (std::pair<std::string, std::string>{"Allow", "GET"}));
+  EXPECT_EQ(call("GET", "/v1/webhooks").status, 405);
+  EXPECT_EQ(call("POST", "/v1/webhooks?x=1", "{}").status, 400);
+  EXPECT_EQ(call("GET", "/v1/webhooks/1/replay").status, 405);
+  EXPECT_EQ(call("POST", "/v1/webhooks/9/replay").status, 404);
+  const Response open = call("POST", "/v1/webhooks/1/replay");
+  EXPECT_EQ(open.status, 409);
+  EXPECT_NE(error_of(open).find("not finished"), std::string::npos);
+  EXPECT_EQ(call("GET", "/v1/dead-letters").status, 200);
+  EXPECT_EQ(call("GET", "/v1/dead-letters?after=0&limit=1000").status, 200);
+  for (const char* q : {"?limit=0", "?limit=1001", "?after=x", "?sort=id", "?after"}) {
+    EXPECT_EQ(call("GET", std::string("/v1/dead-letters") + q).status, 400) << q;
+  }
+  EXPECT_EQ(call("POST", "/v1/dead-letters").status, 405);
+  EXPECT_EQ(call("GET", "/nowhere").status, 404);
+  EXPECT_EQ(call("POST", "/healthz").status, 405);
+  EXPECT_EQ(call("POST", "/metrics").status, 405);
+  EXPECT_EQ(call("GET", "/healthz").status, 200);
+  const Response metrics = call("GET", "/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_EQ(metrics.body, "relaysim_up 1\n");
+  EXPECT_EQ(metrics.content_type.substr(0, 10), "text/plain");
+  api.set_draining(true);
+  EXPECT_EQ(call("GET", "/healthz").status, 503);
+  EXPECT_EQ(call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r2","payload":{}})").status, 503);
+}
+
+TEST_F(ApiTest, ListsDeadLettersAPageAtATimeAndReplaysThem) {
+  EXPECT_EQ(json::parse(call("GET", "/v1/dead-letters").body), json::parse(R"({"dead_letters":[]})"));
+  for (int i = 0; i < 3; ++i) {
+    const std::string body = R"({"cxid":"cx1","request_id":"r)" + std::to_string(i) + R"(","payload":{}})";
+    ASSERT_EQ(call("POST", "/v1/webhooks", body).status, 202);
+    webhook::RequestRow row;
+    ASSERT_TRUE(store.claim_due(clock.now(), 1, std::chrono::minutes(2), row));
+    const webhook::Completion dead{nullptr, webhook::Status::dead_lettered, webhook::Reason::deadline, clock.now(), {}, {}, {}};
+    ASSERT_TRUE(store.complete(row.id, row.claim_token, dead));
+  }
+  const json first = json::parse(call("GET", "/v1/dead-letters?limit=2").body);
+  ASSERT_EQ(first["dead_letters"].size(), 2u);
+  EXPECT_EQ(first["dead_letters"][0]["id"], 1);
+  EXPECT_EQ(first["next"], "/v1/dead-letters?after=2&limit=2");
+  const json rest = json::parse(call("GET", first["next"].get<std::string>()).body);
+  ASSERT_EQ(rest["dead_letters"].size(), 1u);
+  EXPECT_EQ(rest["dead_letters"][0]["id"], 3);
+  EXPECT_FALSE(rest.contains("next"));
+  EXPECT_EQ(call("POST", "/v1/webhooks/2/replay").status, 202);
+  EXPECT_EQ(json::parse(call("GET", "/v1/webhooks/2").body)["status"], "pending");
+  EXPECT_EQ(json::parse(call("GET", "/v1/webhooks/2").body)["replays"], 1);
+  EXPECT_EQ(json::parse(call("GET", "/v1/dead-letters").body)["dead_letters"].size(), 2u);
+}
+
+TEST(RequestReader, RefusesWhatIsNotAReadableRequest) {
+  ServerLimits limits;
+  limits.max_body = 10;
+  limits.max_header = 200;
+  const auto echo = [](const Incoming& in) {
+    Response r;
+    r.body = std::string(in.method) + " " + std::string(in.target) + " " + std::string(in.header("x-a")) + " " + std::string(in.body);
+    return r;
+  };
+  EXPECT_EQ(answer_bytes("POST /x HTTP/1.1\r\nHost: h\r\nX-A: v\r\nContent-Length: 2\r\n\r\nhi", limits, echo).body, "POST /x v hi");
+  EXPECT_EQ(answer_bytes("POST /x HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world", limits, echo).status, 413);
+  EXPECT_EQ(answer_bytes("GET /x HTTP/1.1\r\nX-Long: " + std::string(300, 'a') + "\r\n\r\n", limits, echo).status, 431);
+  EXPECT_EQ(answer_bytes("GARBAGE\r\n\r\n", limits, echo).status, 400);
+  EXPECT_EQ(answer_bytes("GET /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", limits, echo).status, 400);
+  EXPECT_EQ(answer_bytes("", limits, echo).status, 400);
+}
+
+TEST(ServeConfig, ReadsTheFileAndTheSamePlatformKeysAsAScenario) {
+  const ServeConfig c = parse_serve_config(R"(serve:
+  listen: 127.0.0.1:0
+  database: x.db
+  durability: normal
+  allow_addresses: [loopback, private]
+platform:
+  concurrency_per_pod: 8
+  lease: 40s
+)",
+                                           "serve.yaml");
+  EXPECT_EQ(c.listen, "127.0.0.1:0");
+  EXPECT_EQ(c.durability, Durability::normal);
+  EXPECT_EQ(c.platform.concurrency_per_pod, 8u);
+  EXPECT_EQ(c.platform.lease, std::chrono::seconds(40));
+  EXPECT_TRUE(c.address_policy().loopback);
+  EXPECT_TRUE(c.address_policy().private_network);
+  EXPECT_FALSE(c.address_policy().link_local);
+}
+
+TEST(ServeConfig, ATypoIsNamedWithItsPlace) {
+  const auto error_of = [](const char* text) {
+    try {
+      parse_serve_config(text, "serve.yaml");
+    } catch (const sim::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("platform:\n  retyr: {}\n").find("serve.yaml:2:3: platform.retyr: unknown key; did you mean 'retry'?"), 0u);
+  EXPECT_NE(error_of("serve:\n  lisen: 1\n").find("serve.yaml:2:3: serve.lisen: unknown key; did you mean 'listen'?"),
+            std::string::npos);
+  EXPECT_NE(error_of("serve:\n  listen: nowhere\n").find("serve.listen"), std::string::npos);
+  EXPECT_NE(error_of("serve:\n  serviceb: ftp://x\n").find("serve.serviceb"), std::string::npos);
+  EXPECT_NE(error_of("serve:\n  signing_secret: whsec_short\n").find("not a signing key"), std::string::npos);
+  EXPECT_NE(error_of("serve:\n  allow_addresses: [everything]\n").find("expected one of loopback, private, link_local"),
+            std::string::npos);
+  EXPECT_NE(error_of("platform:\n  lease: 1s\n").find("platform.lease"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace relaysim::live
