@@ -56,8 +56,10 @@ const Schema<ServeConfig>& serve_schema() {
           sim::list_codec(sim::choice_codec<AddressKind>({{"loopback", AddressKind::loopback},
                                                           {"private", AddressKind::private_network},
                                                           {"link_local", AddressKind::link_local}})),
-          "the kinds of non-public address a URL may resolve to. Refused by default: a URL that ServiceB holds must "
-          "not reach the platform's own network or a cloud's metadata service");
+          "the kinds of non-public address a delivery's URL may resolve to. Refused by default: a URL that ServiceB "
+          "holds is the tenant's to choose, and must not reach the platform's own network or a cloud's metadata "
+          "service; such a request fails at once with reason `forbidden_address`. ServiceB's own address is not "
+          "checked");
     s.key("pod", &ServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
           "this process's pod number, recorded with its claims and attempts");
     s.key("poll", &ServeConfig::poll, sim::duration_codec(),

@@ -41,7 +41,7 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
   }
   caller_.call("POST", request.url, headers, request.payload, timeout, [done = std::move(done)](HttpReply&& reply) mutable {
     HttpResult result;
-    result.error = reply.error;
+    result.error = reply.refused ? NetError::forbidden_address : reply.error;
     result.status = reply.status;
     if (reply.error == NetError::none) result.retry_after = parse_retry_after(reply.retry_after).value_or(Duration{-1});
     done(result);

@@ -76,7 +76,8 @@ class Service {
   LiveClock clock_;
   AsioTimers timers_;
   Rng rng_;
-  HttpCaller caller_;
+  HttpCaller caller_;          // deliveries: to the tenants' URLs, behind the address guard
+  HttpCaller serviceb_caller_; // ServiceB: the operator's own address, trusted
   DeliveryClient delivery_;
   HttpDirectory directory_;
   webhook::SqliteStore store_;

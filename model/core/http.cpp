@@ -8,6 +8,7 @@ std::string_view to_string(NetError e) {
     case NetError::timeout: return "timeout";
     case NetError::connect_error: return "connect_error";
     case NetError::dns_error: return "dns_error";
+    case NetError::forbidden_address: return "forbidden_address";
   }
   return "?";
 }

@@ -11,8 +11,10 @@
 
 namespace relaysim {
 
-// What went wrong below HTTP. `none` means a status line arrived.
-enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error };
+// What went wrong below HTTP. `none` means a status line arrived. `forbidden_address`: the URL
+// resolves only to addresses the shell may not call (loopback, a private network, a cloud's
+// metadata service: the live shell's guard against server-side request forgery); nothing was sent.
+enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address };
 
 std::string_view to_string(NetError e);
 

@@ -28,6 +28,9 @@ Classification classify(const ClassificationTable& table, const HttpResult& r) {
     case NetError::timeout: return with_reason(table.timeout, r);
     case NetError::connect_error: return with_reason(table.connect_error, r);
     case NetError::dns_error: return with_reason(table.dns_error, r);
+    // Asking again would reach the same address: the tenant must change the URL (and may then
+    // replay the request).
+    case NetError::forbidden_address: return {Verdict::terminal, Reason::forbidden_address};
     case NetError::none: break;
   }
   // The overrides are few and clustered (408, 425, 429 by default): most statuses fall outside

@@ -26,11 +26,14 @@ void Dispatcher::pump() {
     return;
   }
   pumping_ = true;
-  const Time now = clock_.now();  // virtual time does not move while the model runs
+  // The clock is read again for each claim: virtual time stands still while the model runs, but
+  // a live clock moves on during a claim and its attempt's first steps, and a time read before
+  // them would be older than what those steps recorded.
+  Time now = clock_.now();
   do {
     repump_ = false;
     // After a failed store call, the store is left alone until store_retry has passed.
-    while (!stopped_ && !free_.empty() && now >= store_retry_at_) {
+    while (!stopped_ && !free_.empty() && (now = clock_.now()) >= store_retry_at_) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
       bool claimed = false;
@@ -49,7 +52,7 @@ void Dispatcher::pump() {
     }
   } while (repump_);
   pumping_ = false;
-  arm_wake(now);
+  arm_wake(clock_.now());
 }
 
 Duration Dispatcher::lease() const {

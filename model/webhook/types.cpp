@@ -25,6 +25,7 @@ std::string_view to_string(Reason r) {
     case Reason::client_error: return "client_error";
     case Reason::gone: return "gone";
     case Reason::rejected: return "rejected";
+    case Reason::forbidden_address: return "forbidden_address";
     case Reason::no_url: return "no_url";
     case Reason::deadline: return "deadline";
   }

@@ -31,8 +31,9 @@ enum class Reason : std::uint8_t {
   rejected,     // failed: another status classified terminal by configuration
   no_url,       // failed: ServiceB does not know the cxid
   deadline,     // dead_lettered: the deadline passed before delivery
+  forbidden_address,  // failed: the URL points at an address the platform may not call
 };
-inline constexpr int kReasonCount = 7;
+inline constexpr int kReasonCount = 8;
 
 constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
 std::string_view to_string(Status s);

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The live service end to end, on loopback, against `relaysim world`:
+
+  readme   the README's commands: world with scenarios/quickstart.yaml, serve with
+           config/serve-local.yaml (on free ports and a fresh database), one request; it is
+           delivered, signed, visible at GET /v1/webhooks/{id} with its resolved URL and in /metrics.
+  ssrf     the same, but without allowing loopback: the request fails at once, with reason
+           forbidden_address, and the endpoint never sees it.
+  outage   ServiceB fails every lookup for four seconds (tests/live/outage-world.yaml): the
+           breaker opens, requests wait blocked on ServiceB instead of failing, and every one is
+           delivered after the outage.
+
+Each part stops by itself within a minute. Usage: e2e.py RELAYSIM [PART...]
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+
+def fail(message):
+    print("e2e: FAIL: " + message, flush=True)
+    sys.exit(1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def first_line(process, what, timeout=20):
+    result = []
+    reader = threading.Thread(target=lambda: result.append(process.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not result or not result[0]:
+        process.kill()
+        fail(f"{what} did not start: {process.stderr.read() if process.stderr else ''}")
+    return result[0]
+
+
+def call(port, method, path, body=None, raw=False):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = conn.getresponse()
+        data = response.read()
+        return response.status, (data.decode() if raw else json.loads(data or b"null"))
+    finally:
+        conn.close()
+
+
+class Live:
+    """A world and a service against it, stopped on leaving."""
+
+    def __init__(self, scenario, serve_yaml, relaysim):
+        self.tmp = tempfile.mkdtemp(prefix="relaysim-e2e-")
+        self.receipts = os.path.join(self.tmp, "receipts.jsonl")
+        self.world = subprocess.Popen([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
+                                       self.receipts, "--signing-secret", SECRET, "--hold", "5s"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.world_started = time.time()
+        world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(self.world, "relaysim world")).group(1)
+        self.port = free_port()
+        config = os.path.join(self.tmp, "serve.yaml")
+        text = serve_yaml.replace("127.0.0.1:8081", "127.0.0.1:" + world_port)
+        text = text.replace("127.0.0.1:8080", f"127.0.0.1:{self.port}")
+        text = text.replace("relaysim-live.db", os.path.join(self.tmp, "live.db"))
+        with open(config, "w") as f:
+            f.write(text)
+        self.serve = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first_line(self.serve, "relaysim serve")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.serve.send_signal(signal.SIGTERM)
+        code = self.serve.wait(timeout=20)
+        self.world.send_signal(signal.SIGTERM)
+        self.world.wait(timeout=10)
+        if exc[0] is None and code != 0:
+            fail(f"serve exited {code} after SIGTERM: {self.serve.stderr.read()}")
+
+    def create(self, cxid, request_id, payload):
+        status, answer = call(self.port, "POST", "/v1/webhooks", {"cxid": cxid, "request_id": request_id, "payload": payload})
+        if status != 202:
+            fail(f"create answered {status}: {answer}")
+        return answer["id"]
+
+    def finished(self, ids, within):
+        deadline = time.time() + within
+        rows = {}
+        while time.time() < deadline:
+            for id in ids:
+                if id not in rows:
+                    status, row = call(self.port, "GET", f"/v1/webhooks/{id}")
+                    if status == 200 and row["status"] in ("delivered", "failed", "dead_lettered"):
+                        rows[id] = row
+            if len(rows) == len(ids):
+                return rows
+            time.sleep(0.1)
+        fail(f"{len(ids) - len(rows)} requests not finished after {within} s")
+
+    def metric(self, name, labels=""):
+        _, text = call(self.port, "GET", "/metrics", raw=True)
+        match = re.search("^" + re.escape(name + labels) + r" (\S+)$", text, re.M)
+        if not match:
+            fail(f"/metrics has no {name}{labels}")
+        return float(match.group(1))
+
+    def receipts_of(self, id):
+        if not os.path.exists(self.receipts):
+            return []
+        return [r for r in map(json.loads, open(self.receipts)) if r["webhook_id"] == f"msg_{id}"]
+
+
+def readme(relaysim):
+    serve_yaml = open(os.path.join(ROOT, "config", "serve-local.yaml")).read()
+    with Live(os.path.join(ROOT, "scenarios", "quickstart.yaml"), serve_yaml, relaysim) as live:
+        id = live.create("cx7", "order-1001", {"event": "order.paid", "amount": 42})
+        row = live.finished([id], 20)[id]
+        if row["status"] != "delivered":
+            fail(f"the README's request ended {row['status']}: {row}")
+        url = row["attempts"][-1]["resolved_url"]
+        if not re.fullmatch(r"http://127\.0\.0\.1:\d+/ep7/hooks/cx7/v1", url) or row["attempts"][-1]["serviceb_version"] != 1:
+            fail(f"the attempt's resolved_url or serviceb_version is not ServiceB's: {row['attempts'][-1]}")
+        receipts = live.receipts_of(id)
+        if not receipts or receipts[-1]["signature"] != "valid" or receipts[-1]["status"] != 200:
+            fail(f"the endpoint's receipt is missing or unsigned: {receipts}")
+        if live.metric("relaysim_requests", '{status="delivered"}') != 1 or live.metric("relaysim_attempts_total", '{result="2xx"}') < 1:
+            fail("/metrics does not count the delivery")
+        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics", flush=True)
+
+
+def ssrf(relaysim):
+    serve_yaml = open(os.path.join(ROOT, "config", "serve-local.yaml")).read()
+    serve_yaml = re.sub(r"\n\s*allow_addresses:.*", "", serve_yaml)
+    with Live(os.path.join(ROOT, "scenarios", "quickstart.yaml"), serve_yaml, relaysim) as live:
+        id = live.create("cx7", "internal-1", {"event": "probe"})
+        row = live.finished([id], 10)[id]
+        if row["status"] != "failed" or row["reason"] != "forbidden_address" or row["attempts"][-1].get("error") != "forbidden_address":
+            fail(f"a URL on loopback was not refused as forbidden_address: {row}")
+        if live.receipts_of(id):
+            fail("the endpoint on loopback received the request the guard refused")
+        print(f"e2e: ssrf: request {id} to a loopback URL failed at once (forbidden_address); the endpoint saw nothing", flush=True)
+
+
+def outage(relaysim):
+    serve_yaml = open(os.path.join(ROOT, "config", "serve-local.yaml")).read()
+    serve_yaml = serve_yaml[:serve_yaml.index("\nplatform:")] + """
+platform:
+  concurrency_per_pod: 16
+  lookup_timeout: 500ms
+  url_cache: {ttl: 1s}
+  serviceb_breaker: {window: 10s, min_calls: 5, failure_rate: 50%, open_for: 1s, half_open_probes: 1}
+  dependency_backoff: {backoff: exponential, initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full}
+"""
+    with Live(os.path.join(HERE, "outage-world.yaml"), serve_yaml, relaysim) as live:
+        time.sleep(max(0.0, live.world_started + 2.5 - time.time()))  # inside the outage
+        ids = [live.create(f"cx{n}", f"outage-{n}", {"n": n}) for n in range(40)]
+        blocked = 0
+        while time.time() < live.world_started + 5.5:
+            blocked = max(blocked, live.metric("relaysim_requests", '{status="blocked_on_dependency"}'))
+            time.sleep(0.1)
+        opened = live.metric("relaysim_serviceb_breaker_transitions_total")
+        rows = live.finished(ids, 30)
+        undelivered = [r for r in rows.values() if r["status"] != "delivered"]
+        if undelivered:
+            fail(f"{len(undelivered)} requests were not delivered after the outage: {undelivered[0]}")
+        if opened < 1 or blocked < 1:
+            fail(f"the breaker did not open ({opened} transitions) or nothing waited blocked ({blocked})")
+        deferred = sum(1 for r in rows.values() if r["deferrals"] > 0)
+        print(f"e2e: outage: the breaker changed state {int(opened)} times, up to {int(blocked)} requests waited "
+              f"blocked, {deferred} were deferred; all {len(ids)} delivered after the outage", flush=True)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    parts = sys.argv[2:] or ["readme", "ssrf", "outage"]
+    for part in parts:
+        {"readme": readme, "ssrf": ssrf, "outage": outage}[part](sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()
