@@ -11,6 +11,7 @@ struct ServeArgs {
   std::optional<std::string> listen;    // over the file's serve.listen
   std::optional<std::string> database;  // over the file's serve.database
   bool check = false;                   // read and check the file, then exit
+  bool reference = false;               // print the format's reference as Markdown
 };
 
 struct WorldArgs {

@@ -214,10 +214,11 @@ int main(int argc, char** argv) {
   auto* serve = app.add_subcommand("serve", "Serve the webhook platform for real: the HTTP API, deliveries, SQLite "
                                             "(docs/live.md); SIGTERM drains and exits");
   ServeArgs serve_args;
-  serve->add_option("CONFIG", serve_args.config, "The configuration file (serve: and platform: sections)")->required();
+  serve->add_option("CONFIG", serve_args.config, "The configuration file (serve: and platform: sections)");
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
+  serve->add_flag("--reference", serve_args.reference, "Print the reference of the serve: section as Markdown (docs/live.md)");
   auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "
                                             "the scenario says, for `serve` to deliver to (docs/live.md)");
   WorldArgs world_args;

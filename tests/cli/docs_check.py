@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""docs/scenario-format.md's reference section must be what `relaysim reference` prints.
+"""A doc's generated section must be what the program prints: docs/scenario-format.md's is
+`relaysim reference`, docs/live.md's is `relaysim serve --reference`.
 
-    docs_check.py RELAYSIM DOC [--write]
+    docs_check.py RELAYSIM DOC [--command "serve --reference"] [--write]
 
 With --write, the section is replaced instead (./relaysim docs does that).
 """
@@ -11,7 +12,8 @@ import sys
 
 BEGIN, END = "<!-- BEGIN relaysim reference -->\n", "<!-- END relaysim reference -->\n"
 relaysim, doc = sys.argv[1], sys.argv[2]
-generated = subprocess.run([relaysim, "reference"], capture_output=True, text=True, check=True).stdout
+command = sys.argv[sys.argv.index("--command") + 1].split() if "--command" in sys.argv else ["reference"]
+generated = subprocess.run([relaysim] + command, capture_output=True, text=True, check=True).stdout
 text = open(doc, encoding="utf-8").read()
 head, rest = text.split(BEGIN, 1)
 current, tail = rest.split(END, 1)
@@ -20,7 +22,7 @@ if "--write" in sys.argv:
     sys.exit(0)
 if current != generated:
     sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), generated.splitlines(True),
-                                               doc + " (as it is)", "relaysim reference (as it should be)"))
-    print(f"\n{doc} differs from `relaysim reference`: run ./relaysim docs")
+                                               doc + " (as it is)", "relaysim " + " ".join(command) + " (as it should be)"))
+    print(f"\n{doc} differs from `relaysim {' '.join(command)}`: run ./relaysim docs")
     sys.exit(1)
-print(f"{doc}: the reference section is what the program prints")
+print(f"{doc}: the generated section is what the program prints")
