@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""The live service under load, on loopback: acknowledged ingests per second and their latency
+with synchronous=FULL and NORMAL, and deliveries per second to a fast local endpoint, next to the
+simulator's SQLite store figure (relaysim_bench's store/sqlite/create) from the same sitting.
+
+    live_load.py BUILD_DIR [--seconds 10] [--clients 16]
+
+Clients are processes, each with one keep-alive connection, sending creates back to back. The
+ingest latency is the client's (request written to answer read); deliveries per second is the
+growth of relaysim_requests{status="delivered"} over the window. A benchmark, not a test: it
+judges nothing. reports/performance.md keeps its figures.
+"""
+import argparse
+import http.client
+import json
+import multiprocessing
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def first_line(process):
+    line = process.stdout.readline()
+    if not line:
+        sys.exit(f"live_load: a process did not start: {process.stderr.read()}")
+    return line
+
+
+def client(port, seconds, index, out):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    latencies = []
+    end = time.time() + seconds
+    n = 0
+    while time.time() < end:
+        body = json.dumps({"cxid": f"cx{(index * 7919 + n) % 1000}", "request_id": f"load-{index}-{n}",
+                           "payload": {"n": n, "order": "A-1001", "amount": 42}})
+        began = time.perf_counter()
+        conn.request("POST", "/v1/webhooks", body=body, headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        latencies.append(time.perf_counter() - began)
+        if response.status != 202:
+            sys.exit(f"live_load: a create answered {response.status}")
+        n += 1
+    out.put(latencies)
+
+
+def delivered(port):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    return float(re.search(r'^relaysim_requests\{status="delivered"\} (\S+)$', text, re.M).group(1))
+
+
+def percentile(sorted_values, q):
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def run(relaysim, world_port, durability, seconds, clients):
+    tmp = tempfile.mkdtemp(prefix="relaysim-load-")
+    port = free_port()
+    config = os.path.join(tmp, "serve.yaml")
+    with open(config, "w") as f:
+        f.write(f"""serve:
+  listen: 127.0.0.1:{port}
+  database: {os.path.join(tmp, 'load.db')}
+  durability: {durability}
+  serviceb: http://127.0.0.1:{world_port}/serviceb
+  allow_addresses: [loopback]
+platform:
+  concurrency_per_pod: 64
+""")
+    serve = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first_line(serve)
+    out = multiprocessing.Queue()
+    workers = [multiprocessing.Process(target=client, args=(port, seconds, i, out)) for i in range(clients)]
+    before = delivered(port)
+    began = time.time()
+    for w in workers:
+        w.start()
+    latencies = []
+    for _ in workers:
+        latencies += out.get()
+    for w in workers:
+        w.join()
+    took = time.time() - began
+    after = delivered(port)
+    serve.send_signal(signal.SIGTERM)
+    serve.wait(timeout=60)
+    latencies.sort()
+    return {"durability": durability, "acks": len(latencies), "acks_per_s": len(latencies) / took,
+            "p50_ms": percentile(latencies, 0.5) * 1e3, "p99_ms": percentile(latencies, 0.99) * 1e3,
+            "delivered_per_s": (after - before) / took}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--clients", type=int, default=16)
+    args = parser.parse_args()
+    relaysim = os.path.join(args.build, "relaysim")
+    bench = os.path.join(args.build, "relaysim_bench")
+    simulated = subprocess.run([bench, "--benchmark_filter=^store/sqlite/create", "--benchmark_format=json"],
+                               capture_output=True, text=True, check=True)
+    creates = json.loads(simulated.stdout)["benchmarks"][0]["items_per_second"]
+    world = subprocess.Popen([relaysim, "world", os.path.join(HERE, "scenarios", "live-fast-world.yaml"), "--listen",
+                              "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(world)).group(1)
+    rows = [run(relaysim, world_port, d, args.seconds, args.clients) for d in ("full", "normal")]
+    world.send_signal(signal.SIGTERM)
+    world.wait(timeout=10)
+    print(f"{args.clients} clients, {args.seconds:g} s each, one serve process, loopback")
+    print(f"{'':34} {'acks/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'delivered/s':>12}")
+    for r in rows:
+        print(f"live, synchronous={r['durability'].upper():6} {'':14} {r['acks_per_s']:9.0f} {r['p50_ms']:8.2f} "
+              f"{r['p99_ms']:8.2f} {r['delivered_per_s']:12.0f}")
+    print(f"simulator's SQLite store, create (in memory, no sync) {creates:9.0f}")
+
+
+if __name__ == "__main__":
+    main()
