@@ -4,6 +4,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -161,8 +163,14 @@ AddressKind kind_of(const asio::ip::address& address) {
 // One exchange. It owns everything the operations use and lives until the last of them ends.
 class Call : public std::enable_shared_from_this<Call> {
  public:
-  Call(asio::io_context& io, AddressPolicy policy, Url url, HttpCaller::Done done)
-      : resolver_(io), socket_(io), deadline_(io), policy_(policy), url_(std::move(url)), done_(std::move(done)) {}
+  Call(asio::io_context& io, AddressPolicy policy, asio::ssl::context* tls, Url url, HttpCaller::Done done)
+      : resolver_(io),
+        socket_(io),
+        deadline_(io),
+        policy_(policy),
+        tls_context_(tls),
+        url_(std::move(url)),
+        done_(std::move(done)) {}
 
   http::request<http::string_body>& request() { return request_; }
 
@@ -174,7 +182,7 @@ class Call : public std::enable_shared_from_this<Call> {
       self->timed_out_ = true;
       self->resolver_.cancel();
       error_code ignored;
-      self->socket_.cancel(ignored);
+      self->socket().cancel(ignored);
     });
     resolver_.async_resolve(url_.host, url_.port, [self](const error_code& ec, const tcp::resolver::results_type& r) {
       self->on_resolved(ec, r);
@@ -194,8 +202,8 @@ class Call : public std::enable_shared_from_this<Call> {
     finished_ = true;
     deadline_.cancel();
     error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+    socket().shutdown(tcp::socket::shutdown_both, ignored);
+    socket().close(ignored);
     HttpCaller::Done done = std::move(done_);
     done(std::move(reply));
   }
@@ -216,16 +224,36 @@ class Call : public std::enable_shared_from_this<Call> {
     auto self = shared_from_this();
     asio::async_connect(socket_, endpoints_, [self](const error_code& e, const tcp::endpoint&) {
       if (self->timed_out_ || e) return self->fail(NetError::connect_error, "cannot connect: " + e.message());
-      http::async_write(self->socket_, self->request_, [self](const error_code& w, std::size_t) {
-        // Once any of the request has gone, the endpoint may have acted on it: whatever goes wrong
-        // from here is "no answer", as a timeout is, never "not sent".
-        if (self->timed_out_ || w) return self->fail(NetError::timeout, "no answer: " + w.message());
-        self->parser_.emplace();
-        self->parser_->body_limit(kMaxReplyBody);
-        http::async_read(self->socket_, self->buffer_, *self->parser_, [self](const error_code& r, std::size_t) {
-          self->on_read(r);
-        });
-      });
+      if (self->tls_context_ == nullptr) return self->exchange(self->socket_);
+      self->handshake();
+    });
+  }
+
+  // TLS: the server's certificate must chain to a trusted authority and name the URL's host
+  // (SNI tells the server which host that is).
+  void handshake() {
+    tls_.emplace(std::move(socket_), *tls_context_);
+    // SSL_set_tlsext_host_name, without its macro's C cast.
+    SSL_ctrl(tls_->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+             const_cast<char*>(url_.host.c_str()));
+    tls_->set_verify_mode(asio::ssl::verify_peer);
+    tls_->set_verify_callback(asio::ssl::host_name_verification(url_.host));
+    tls_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this()](const error_code& e) {
+      if (self->timed_out_ || e) return self->fail(NetError::connect_error, "TLS handshake failed: " + e.message());
+      self->exchange(*self->tls_);
+    });
+  }
+
+  template <class Stream>
+  void exchange(Stream& stream) {
+    auto self = shared_from_this();
+    http::async_write(stream, request_, [self, &stream](const error_code& w, std::size_t) {
+      // Once any of the request has gone, the endpoint may have acted on it: whatever goes wrong
+      // from here is "no answer", as a timeout is, never "not sent".
+      if (self->timed_out_ || w) return self->fail(NetError::timeout, "no answer: " + w.message());
+      self->parser_.emplace();
+      self->parser_->body_limit(kMaxReplyBody);
+      http::async_read(stream, self->buffer_, *self->parser_, [self](const error_code& r, std::size_t) { self->on_read(r); });
     });
   }
 
@@ -244,10 +272,14 @@ class Call : public std::enable_shared_from_this<Call> {
     finish(std::move(reply));
   }
 
+  tcp::socket& socket() { return tls_ ? tls_->next_layer() : socket_; }
+
   tcp::resolver resolver_;
-  tcp::socket socket_;
+  tcp::socket socket_;  // moved into tls_ for https
+  std::optional<asio::ssl::stream<tcp::socket>> tls_;
   asio::steady_timer deadline_;
   AddressPolicy policy_;
+  asio::ssl::context* tls_context_;  // for https; nullptr for http
   Url url_;
   HttpCaller::Done done_;
   http::request<http::string_body> request_;
@@ -260,6 +292,15 @@ class Call : public std::enable_shared_from_this<Call> {
 
 }  // namespace
 
+HttpCaller::HttpCaller(asio::io_context& io, AddressPolicy policy, const std::string& ca_file)
+    : io_(io), policy_(policy), tls_(asio::ssl::context::tls_client) {
+  tls_.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+  // The system's authorities, and the operator's own when given (a private CA, a test's).
+  tls_.set_default_verify_paths();
+  if (!ca_file.empty()) tls_.load_verify_file(ca_file);
+}
+
 std::optional<AddressKind> address_kind(std::string_view text) {
   error_code ec;
   const asio::ip::address a = asio::ip::make_address(std::string(text), ec);
@@ -270,11 +311,7 @@ std::optional<AddressKind> address_kind(std::string_view text) {
 void HttpCaller::call(std::string_view method, std::string_view url, std::span<const OutgoingHeader> headers,
                       std::string_view body, Duration timeout, Done done) {
   std::string problem;
-  std::optional<Url> u = parse_url(url, problem);
-  if (u && u->scheme == "https") {
-    problem = "https is not supported yet";
-    u.reset();
-  }
+  const std::optional<Url> u = parse_url(url, problem);
   if (!u) {
     HttpReply reply;
     reply.error = NetError::connect_error;
@@ -282,12 +319,14 @@ void HttpCaller::call(std::string_view method, std::string_view url, std::span<c
     asio::post(io_, [done = std::move(done), reply = std::move(reply)]() mutable { done(std::move(reply)); });
     return;
   }
-  auto call = std::make_shared<Call>(io_, policy_, *u, std::move(done));
+  auto call = std::make_shared<Call>(io_, policy_, u->scheme == "https" ? &tls_ : nullptr, *u, std::move(done));
   http::request<http::string_body>& req = call->request();
   req.method_string(method);
   req.target(u->target);
   req.version(11);
-  req.set(http::field::host, u->port == "80" ? u->host : u->host + ":" + u->port);
+  const bool default_port = u->port == (u->scheme == "https" ? "443" : "80");
+  const std::string host = u->host.find(':') != std::string::npos ? "[" + u->host + "]" : u->host;
+  req.set(http::field::host, default_port ? host : host + ":" + u->port);
   req.set(http::field::user_agent, "relaysim/" RELAYSIM_VERSION);
   req.set(http::field::connection, "close");
   for (const OutgoingHeader& h : headers) req.set(h.name, h.value);

@@ -1,8 +1,10 @@
 // HttpCaller: one HTTP/1.1 exchange on Beast, with a deadline over the whole of it (name lookup,
 // connect, write, read), and a guard on the addresses it may connect to.
 //
-// The ports that call out (the delivery client, the ServiceB directory) are built on it. It knows
-// HTTP only: TLS is not built yet, and an https URL is refused as a connect error.
+// The ports that call out (the delivery client, the ServiceB directory) are built on it. An https
+// URL is called over TLS 1.2 or later (OpenSSL), and the server's certificate must chain to an
+// authority the system trusts (or `ca_file` names) and be valid for the URL's host; a handshake
+// that fails is a connect error.
 //
 // The address guard is the live shell's defence against server-side request forgery: a URL held
 // in ServiceB is the tenant's to choose, and must not make the platform call its own loopback,
@@ -11,6 +13,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -68,7 +71,8 @@ struct OutgoingHeader {
 class HttpCaller {
  public:
   using Done = InplaceFunction<void(HttpReply&&), 96>;
-  HttpCaller(boost::asio::io_context& io, AddressPolicy policy) : io_(io), policy_(policy) {}
+  // Throws boost::system::system_error when `ca_file` cannot be read.
+  HttpCaller(boost::asio::io_context& io, AddressPolicy policy, const std::string& ca_file = {});
 
   // Sends `method` (GET or POST) to `url`; `done` runs on the loop, never inline, exactly once.
   // The views are copied before the call returns.
@@ -78,6 +82,7 @@ class HttpCaller {
  private:
   boost::asio::io_context& io_;
   AddressPolicy policy_;
+  boost::asio::ssl::context tls_;
 };
 
 }  // namespace relaysim::live
