@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "live/config.h"
+#include "live/http_server.h"
 #include "live/service.h"
 #include "live/world.h"
 #include "model/store/store_error.h"
@@ -43,8 +44,13 @@ int serve_command(const ServeArgs& args) {
   } catch (const sim::ScenarioError& e) {
     return fail_usage(std::string("invalid configuration: ") + e.what());
   }
-  if (args.listen) config.listen = *args.listen;
+  if (args.listen) {
+    std::string problem;
+    if (!live::parse_listen(*args.listen, problem)) return fail_usage("--listen: " + problem);
+    config.listen = *args.listen;
+  }
   if (args.database) config.database = *args.database;
+  if (args.pod) config.pod = *args.pod;
   if (config.platform.pods != 1) {
     std::cerr << "relaysim serve: one process is one pod (platform.pods: " << config.platform.pods
               << " is for the simulator); start more processes on the same database for more\n";

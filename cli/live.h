@@ -1,6 +1,7 @@
 // `relaysim serve` and `relaysim world`: the live shell's commands (live/).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -10,6 +11,7 @@ struct ServeArgs {
   std::string config;
   std::optional<std::string> listen;    // over the file's serve.listen
   std::optional<std::string> database;  // over the file's serve.database
+  std::optional<std::uint32_t> pod;     // over the file's serve.pod
   bool check = false;                   // read and check the file, then exit
   bool reference = false;               // print the format's reference as Markdown
 };

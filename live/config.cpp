@@ -1,5 +1,10 @@
 #include "live/config.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "model/webhook/signature.h"
@@ -21,17 +26,37 @@ struct ServeFile {
   bool operator==(const ServeFile&) const = default;
 };
 
+void check_tenant(const Reader&, const Map& m, ServeConfig::TenantSecret& t) {
+  if (!webhook::SigningKey::parse(t.secret)) {
+    m.fail_at("secret", "not a signing key: expected whsec_ followed by base64 of 24 to 64 bytes");
+  }
+}
+
+const Schema<ServeConfig::TenantSecret>& tenant_schema() {
+  static const Schema<ServeConfig::TenantSecret> schema = [] {
+    Schema<ServeConfig::TenantSecret> s(sim::Style::flow, "A tenant's own signing key.");
+    s.key("cxid", &ServeConfig::TenantSecret::cxid, sim::name_codec(), "the tenant", sim::opt::required());
+    s.key("secret", &ServeConfig::TenantSecret::secret, sim::text_codec(), "its key, `whsec_` + base64",
+          sim::opt::required());
+    s.check(check_tenant);
+    return s;
+  }();
+  return schema;
+}
+
 void check_serve(const Reader&, const Map& m, ServeConfig& c) {
   std::string problem;
   if (!parse_listen(c.listen, problem)) m.fail_at("listen", problem);
   const std::optional<Url> u = parse_url(c.serviceb, problem);
   if (!u) m.fail_at("serviceb", problem);
-  if (u->scheme != "http") m.fail_at("serviceb", "only http is supported yet");
   if (!c.serviceb.empty() && c.serviceb.back() == '/') m.fail_at("serviceb", "give the base URL without the last '/'");
   if (!c.signing_secret.empty() && !webhook::SigningKey::parse(c.signing_secret)) {
     m.fail_at("signing_secret", "not a signing key: expected whsec_ followed by base64 of 24 to 64 bytes");
   }
   if (c.database.empty()) m.fail_at("database", "must not be empty");
+  if (!c.ca_file.empty() && ::access(c.ca_file.c_str(), R_OK) != 0) {
+    m.fail_at("ca_file", "cannot read " + c.ca_file + ": " + std::strerror(errno));
+  }
 }
 
 const Schema<ServeConfig>& serve_schema() {
@@ -52,6 +77,8 @@ const Schema<ServeConfig>& serve_schema() {
     s.key("signing_secret", &ServeConfig::signing_secret, sim::text_codec(),
           "the Standard Webhooks key deliveries are signed with (`whsec_` + base64); empty: unsigned",
           sim::opt::shown("none"));
+    s.key("tenant_secrets", &ServeConfig::tenant_secrets, sim::list_codec(sim::map_codec(tenant_schema())),
+          "tenants with keys of their own: their deliveries are signed with it instead of `signing_secret`");
     s.key("allow_addresses", &ServeConfig::allow_addresses,
           sim::list_codec(sim::choice_codec<AddressKind>({{"loopback", AddressKind::loopback},
                                                           {"private", AddressKind::private_network},
@@ -60,6 +87,9 @@ const Schema<ServeConfig>& serve_schema() {
           "holds is the tenant's to choose, and must not reach the platform's own network or a cloud's metadata "
           "service; such a request fails at once with reason `forbidden_address`. ServiceB's own address is not "
           "checked");
+    s.key("ca_file", &ServeConfig::ca_file, sim::text_codec(),
+          "a PEM file of certificate authorities to trust for https, beside the system's (a private CA)",
+          sim::opt::shown("none"));
     s.key("pod", &ServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
           "this process's pod number, recorded with its claims and attempts");
     s.key("poll", &ServeConfig::poll, sim::duration_codec(),

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <stdexcept>
 #include <optional>
+#include <vector>
 
 namespace relaysim::live {
 
@@ -97,13 +98,16 @@ class Session : public std::enable_shared_from_this<Session> {
       return close();
     }
     keep_alive_ = false;
-    if (ec) return write(refusal(ec, state_->limits));
+    answered_ = false;
+    if (ec) {
+      unread_ = true;  // what the client is still sending must be read away, or its answer is lost
+      return write(refusal(ec, state_->limits));
+    }
     request_ = parser_->release();
     keep_alive_ = request_.keep_alive() && !state_->stopped;
     const Incoming in = incoming(request_);
     // While the handler works on an answer, the connection waits for it, not for its reader.
     stream_.expires_never();
-    answered_ = false;
     state_->handler(in, [self = shared_from_this()](Response&& r) { self->write(std::move(r)); });
   }
 
@@ -122,8 +126,26 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.prepare_payload();
     stream_.expires_after(state_->limits.idle);
     http::async_write(stream_, response_, [self = shared_from_this()](const error_code& ec, std::size_t) {
+      if (!ec && self->unread_) return self->linger();
       if (ec || !self->keep_alive_) return self->close();
       self->read();
+    });
+  }
+
+  // After refusing a request it did not read whole: closing at once, with the client's bytes
+  // unread, would reset the connection, and the client could lose the answer before reading it.
+  // So stop sending, read and drop what comes for a moment, then close.
+  void linger() {
+    error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(2));
+    drain_.emplace(kDrainChunk);
+    discard();
+  }
+  void discard() {
+    stream_.async_read_some(asio::buffer(*drain_), [self = shared_from_this()](const error_code& ec, std::size_t) {
+      if (ec) return self->close();
+      self->discard();
     });
   }
 
@@ -139,6 +161,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   Request request_;
   http::response<http::string_body> response_;
+  static constexpr std::size_t kDrainChunk = 16 * 1024;
+  std::optional<std::vector<char>> drain_;
+  bool unread_ = false;
   bool keep_alive_ = false;
   bool answered_ = true;
 };

@@ -26,16 +26,23 @@ std::optional<webhook::SigningKey> signing_key(const std::string& secret, std::s
   return key;
 }
 
+const webhook::SigningKey* DeliveryClient::key_for(std::string_view tenant) const {
+  if (!tenants_.empty()) {
+    if (const auto it = tenants_.find(std::string(tenant)); it != tenants_.end()) return &it->second;
+  }
+  return key_ ? &*key_ : nullptr;
+}
+
 void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
   std::vector<OutgoingHeader> headers;
   headers.reserve(request.headers.size() + 2);
   for (const HttpHeader& h : request.headers) headers.push_back({h.name, h.value});
   std::string timestamp;
   std::string signature;
-  if (key_) {
+  if (const webhook::SigningKey* key = key_for(request.tenant)) {
     const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
     timestamp = std::to_string(now_s);
-    signature = webhook::sign(*key_, request.header(webhook::kWebhookIdHeader), now_s, request.payload);
+    signature = webhook::sign(*key, request.header(webhook::kWebhookIdHeader), now_s, request.payload);
     headers.push_back({webhook::kWebhookTimestampHeader, timestamp});
     headers.push_back({webhook::kWebhookSignatureHeader, signature});
   }

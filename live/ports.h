@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "live/http_call.h"
 #include "model/core/http.h"
@@ -16,17 +17,21 @@
 namespace relaysim::live {
 
 // Sends deliveries, signed (Standard Webhooks: webhook-timestamp and webhook-signature beside the
-// dispatcher's webhook-id) when a key is configured.
+// dispatcher's webhook-id) with the tenant's own key, or the default key, when there is one.
 class DeliveryClient final : public HttpClient {
  public:
-  DeliveryClient(HttpCaller& caller, const Clock& clock, std::optional<webhook::SigningKey> key)
-      : caller_(caller), clock_(clock), key_(std::move(key)) {}
+  using TenantKeys = std::unordered_map<std::string, webhook::SigningKey>;
+  DeliveryClient(HttpCaller& caller, const Clock& clock, std::optional<webhook::SigningKey> key, TenantKeys tenants = {})
+      : caller_(caller), clock_(clock), key_(std::move(key)), tenants_(std::move(tenants)) {}
   void send(const HttpRequest& request, Duration timeout, HttpCallback done) override;
 
  private:
+  const webhook::SigningKey* key_for(std::string_view tenant) const;
+
   HttpCaller& caller_;
   const Clock& clock_;
   std::optional<webhook::SigningKey> key_;
+  TenantKeys tenants_;
 };
 
 // ServiceB over HTTP: GET {base}/v1/urls/{cxid} answers 200 {"url": ..., "version": n} when it

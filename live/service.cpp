@@ -13,6 +13,14 @@ std::uint64_t fresh_seed() {
   return (std::uint64_t{device()} << 32) ^ device();
 }
 
+DeliveryClient::TenantKeys tenant_keys(const ServeConfig& config) {
+  DeliveryClient::TenantKeys keys;
+  for (const ServeConfig::TenantSecret& t : config.tenant_secrets) {
+    keys.emplace(t.cxid, *signing_key(t.secret, "tenant_secrets"));
+  }
+  return keys;
+}
+
 }  // namespace
 
 AddressPolicy ServeConfig::address_policy() const {
@@ -30,9 +38,9 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       config_(config),
       timers_(io, clock_),
       rng_(fresh_seed()),
-      caller_(io, config.address_policy()),
-      serviceb_caller_(io, AddressPolicy{true, true, true}),
-      delivery_(caller_, clock_, signing_key(config.signing_secret, "signing_secret")),
+      caller_(io, config.address_policy(), config.ca_file),
+      serviceb_caller_(io, AddressPolicy{true, true, true}, config.ca_file),
+      delivery_(caller_, clock_, signing_key(config.signing_secret, "signing_secret"), tenant_keys(config)),
       directory_(serviceb_caller_, config.serviceb),
       store_(config.database, config.durability),
       metrics_(store_),

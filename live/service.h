@@ -41,7 +41,14 @@ struct ServeConfig {
   Durability durability = Durability::full;
   std::string serviceb = "http://127.0.0.1:8081/serviceb";
   std::string signing_secret;  // empty: deliveries go unsigned
+  struct TenantSecret {
+    std::string cxid;
+    std::string secret;
+    bool operator==(const TenantSecret&) const = default;
+  };
+  std::vector<TenantSecret> tenant_secrets;  // a tenant's own key, instead of signing_secret
   std::vector<AddressKind> allow_addresses;  // besides global ones
+  std::string ca_file;  // more trusted authorities for https, beside the system's
   std::uint32_t pod = 1;
   Duration poll = std::chrono::seconds(1);
   Duration drain_timeout = std::chrono::seconds(30);

@@ -27,6 +27,7 @@ struct HttpRequest {
   std::string_view url;
   std::span<const HttpHeader> headers;
   std::string_view payload;  // the body (JSON)
+  std::string_view tenant;   // whose request this is (a webhook's cxid): a live client signs with its key
 
   // The value of the header `name` (exact, case-sensitive), or empty.
   std::string_view header(std::string_view name) const {

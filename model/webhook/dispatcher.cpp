@@ -120,7 +120,7 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   job.webhook_id = webhook_id_for(planted(mutant::webhook_id_per_attempt) ? job.row.id * 1000 + a.number : job.row.id);
   events_.emit(AttemptStarted{pod_, job.row, a.number, r.url, r.version, now});
   const HttpHeader headers[] = {{kWebhookIdHeader, job.webhook_id}};
-  http_.send(HttpRequest{a.resolved_url, headers, job.row.payload}, config_.http_timeout,
+  http_.send(HttpRequest{a.resolved_url, headers, job.row.payload, job.row.cxid}, config_.http_timeout,
              [this, slot](const HttpResult& h) { on_response(slot, h); });
 }
 

@@ -593,6 +593,56 @@ def _():
     expect(run(*plan, "--target", "latency_p99_s < 3s", "--memory-limit", "lots"), EXIT_INVALID, r"--memory-limit")
 
 
+# ---- serve and world (the live service) -------------------------------------------------------
+
+@case("serve.bad_configurations")
+def _():
+    expect(run("serve"), EXIT_INVALID, r"serve needs a configuration file")
+    expect(run("serve", path("no-such.yaml")), EXIT_INVALID, r"no-such\.yaml.*cannot open the file")
+    good = open(os.path.join(SRC, "config", "serve-local.yaml")).read()
+    expect(run("serve", write("serve-good.yaml", good), "--check"), 0, r"valid", where="stdout")
+    for name, change, pattern in (
+            ("typo", ("platform:", "platfrom:"), r"serve-typo\.yaml:\d+:1: platfrom: unknown key; did you mean 'platform'\?"),
+            ("platform-typo", ("  retry:", "  retyr:"), r"platform\.retyr: unknown key; did you mean 'retry'\?"),
+            ("listen", ("127.0.0.1:8080", "127.0.0.1:http"), r"serve\.listen: the port 'http'"),
+            ("serviceb", ("http://127.0.0.1:8081/serviceb", "127.0.0.1:8081"), r"serve\.serviceb: not an absolute URL"),
+            ("secret", ("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_short"), r"serve\.signing_secret: not a signing key"),
+            ("allow", ("[loopback]", "[everything]"), r"expected one of loopback, private, link_local"),
+            ("durability", ("durability: full", "durability: paranoid"), r"expected one of full, normal, off"),
+            ("lease", ("  url_cache:", "  lease: 1s\n  url_cache:"), r"platform\.lease")):
+        body = good.replace(*change)
+        assert body != good, name
+        expect(run("serve", write(f"serve-{name}.yaml", body), "--check"), EXIT_INVALID, pattern)
+    expect(run("serve", write("serve-ok.yaml", good), "--listen", "256.0.0.1:1"), EXIT_INVALID, r"not an IP address")
+    expect(run("serve", write("serve-ok.yaml", good), "--database", WORK, "--listen", "127.0.0.1:0"), EXIT_INCOMPLETE,
+           r"cannot open the database")
+
+
+@case("serve.address_in_use")
+def _():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        good = open(os.path.join(SRC, "config", "serve-local.yaml")).read()
+        expect(run("serve", write("serve-busy.yaml", good), "--listen", f"127.0.0.1:{port}", "--database",
+                   path("busy.db")), EXIT_INCOMPLETE, r"cannot listen on 127\.0\.0\.1:\d+: Address already in use")
+        expect(run("world", QUICKSTART, "--listen", f"127.0.0.1:{port}"), EXIT_INCOMPLETE, r"Address already in use")
+
+
+@case("world.bad_inputs")
+def _():
+    expect(run("world"), EXIT_INVALID, r"SCENARIO is required")
+    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID, r"serves webhook scenarios")
+    expect(run("world", write("world-typo.yaml", BASE.replace("platform:", "platfrom:"))), EXIT_INVALID,
+           r"did you mean 'platform'")
+    expect(run("world", QUICKSTART, "--listen", "nowhere"), EXIT_INVALID, r"--listen: expected HOST:PORT")
+    expect(run("world", QUICKSTART, "--signing-secret", "nope"), EXIT_INVALID, r"--signing-secret: not a key")
+    expect(run("world", QUICKSTART, "--hold", "soon"), EXIT_INVALID, r"--hold")
+    expect(run("world", QUICKSTART, "--receipts", WORK, "--listen", "127.0.0.1:0"), EXIT_INVALID, r"--receipts: cannot open")
+
+
 # ---- mmc --------------------------------------------------------------------------------------
 
 @case("mmc.bad_rates")

@@ -2,9 +2,10 @@
 """The live service survives kill -9: no acknowledged request is lost, and every duplicate delivery
 is explained by a kill.
 
-Starts `relaysim world` with tests/live/chaos-world.yaml and `relaysim serve` against it on
-loopback, sends requests from several clients (each retrying its request, with the same key, until
-it is acknowledged), and kill -9s the service at random moments, restarting it each time. Then it
+Starts `relaysim world` with tests/live/chaos-world.yaml and two `relaysim serve` processes
+sharing one database against it on loopback, sends requests from several clients to either (each
+retrying its request, with the same key, until it is acknowledged), and kill -9s one of the
+processes at random moments, restarting it each time. Then it
 waits until every acknowledged request is finished and holds the world's receipts against them:
 
   - every acknowledged request was delivered, and an endpoint has a 2xx receipt of it;
@@ -74,6 +75,7 @@ def main():
     parser.add_argument("--requests", type=int, default=300, help="at least this many; more while the kills go on")
     parser.add_argument("--kills", type=int, default=8)
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--processes", type=int, default=2, help="serve processes sharing one database")
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--durability", default="full", help="off: the unsafe setting this test must catch")
     args = parser.parse_args()
@@ -86,11 +88,10 @@ def main():
                               "--receipts", receipts_path, "--signing-secret", SECRET, "--hold", "5s"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     world_port = int(re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(world, "relaysim world")).group(1))
-    serve_port = free_port()
+    ports = [free_port() for _ in range(args.processes)]
     config = os.path.join(tmp, "serve.yaml")
     with open(config, "w") as f:
         f.write(f"""serve:
-  listen: 127.0.0.1:{serve_port}
   database: {os.path.join(tmp, 'live.db')}
   durability: {args.durability}
   serviceb: http://127.0.0.1:{world_port}/serviceb
@@ -107,12 +108,13 @@ platform:
 
     serve_log = open(os.path.join(tmp, "serve.log"), "w")
 
-    def start_serve():
-        p = subprocess.Popen([args.relaysim, "serve", config], stdout=subprocess.PIPE, stderr=serve_log, text=True)
+    def start_serve(i):
+        p = subprocess.Popen([args.relaysim, "serve", config, "--listen", f"127.0.0.1:{ports[i]}", "--pod", str(i + 1)],
+                             stdout=subprocess.PIPE, stderr=serve_log, text=True)
         first_line(p, "relaysim serve")
         return p
 
-    serve = start_serve()
+    serves = [start_serve(i) for i in range(args.processes)]
     acked = {}  # request number -> (id, time acknowledged)
     lock = threading.Lock()
     next_request = [0]
@@ -129,7 +131,7 @@ platform:
             body = {"cxid": f"cx{n % 25}", "request_id": f"chaos-{n}", "payload": {"n": n, "kind": "chaos"}}
             while True:
                 try:
-                    status, answer = call(serve_port, "POST", "/v1/webhooks", body)
+                    status, answer = call(rng.choice(ports), "POST", "/v1/webhooks", body)
                     if status == 202:
                         with lock:
                             acked[n] = (answer["id"], time.time())
@@ -149,10 +151,11 @@ platform:
     kills = []
     for _ in range(args.kills):
         time.sleep(rng.uniform(0.3, 1.5))
-        serve.send_signal(signal.SIGKILL)
-        serve.wait()
+        victim = rng.randrange(args.processes)
+        serves[victim].send_signal(signal.SIGKILL)
+        serves[victim].wait()
         kills.append(time.time())
-        serve = start_serve()
+        serves[victim] = start_serve(victim)
     killing[0] = False
     for c in clients:
         c.join()
@@ -164,7 +167,7 @@ platform:
     statuses = {}
     while pending and time.time() < deadline:
         for number, id in list(pending.items()):
-            status, row = call(serve_port, "GET", f"/v1/webhooks/{id}")
+            status, row = call(ports[0], "GET", f"/v1/webhooks/{id}")
             if status != 200:
                 fail(f"acknowledged request {id} (chaos-{number}) is gone: GET answered {status} {row}")
             if row["status"] in ("delivered", "failed", "dead_lettered"):
@@ -175,14 +178,16 @@ platform:
     if pending:
         fail(f"{len(pending)} acknowledged requests did not finish within a minute: ids {sorted(pending.values())[:10]}")
 
-    serve.send_signal(signal.SIGTERM)
-    try:
-        code = serve.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        serve.kill()
-        fail("SIGTERM did not stop the service within 20 s")
-    if code != 0:
-        fail(f"the service exited {code} after SIGTERM")
+    for serve in serves:
+        serve.send_signal(signal.SIGTERM)
+    for serve in serves:
+        try:
+            code = serve.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            fail("SIGTERM did not stop the service within 20 s")
+        if code != 0:
+            fail(f"the service exited {code} after SIGTERM")
     world.send_signal(signal.SIGTERM)
     world.wait(timeout=10)
 
@@ -208,7 +213,8 @@ platform:
             duplicates += 1
             if not any(first <= k <= second for k in kills):
                 fail(f"request {id} was delivered twice ({first:.3f}, {second:.3f}) with no kill between")
-    print(f"chaos: {len(acked)} requests acknowledged, {args.kills} kills, {retries[0]} client retries, "
+    print(f"chaos: {args.processes} serve processes on one database, {len(acked)} requests acknowledged, "
+          f"{args.kills} kills, {retries[0]} client retries, "
           f"{len(receipts)} receipts; every acknowledged request delivered; {duplicates} duplicate deliveries, "
           f"each after a kill; SIGTERM drained and exited 0", flush=True)
 

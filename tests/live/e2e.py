@@ -9,6 +9,8 @@
   outage   ServiceB fails every lookup for four seconds (tests/live/outage-world.yaml): the
            breaker opens, requests wait blocked on ServiceB instead of failing, and every one is
            delivered after the outage.
+  tls      an https endpoint with a certificate of the test's own authority: delivered when
+           `ca_file` names that authority; a connect error, and nothing delivered, when it does not.
 
 Each part stops by itself within a minute. Usage: e2e.py RELAYSIM [PART...]
 """
@@ -143,7 +145,26 @@ def readme(relaysim):
             fail(f"the endpoint's receipt is missing or unsigned: {receipts}")
         if live.metric("relaysim_requests", '{status="delivered"}') != 1 or live.metric("relaysim_attempts_total", '{result="2xx"}') < 1:
             fail("/metrics does not count the delivery")
-        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics", flush=True)
+        # A body over the limit is refused with 413 and its reason, and the client gets to read it
+        # although it is still sending.
+        with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
+            s.sendall(b"POST /v1/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 3000000\r\n\r\n" + b" " * 65536)
+            answer = s.recv(4096).decode()
+            if not answer.startswith("HTTP/1.1 413") or "longer than" not in answer:
+                fail(f"an oversized body was not answered 413 with a reason: {answer!r}")
+        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413", flush=True)
+    # A tenant with a key of its own: its deliveries are signed with that key, which the world
+    # (knowing only the default key) does not accept; another tenant's still verify.
+    own = "whsec_" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0MjQyNDI="
+    tenant_yaml = serve_yaml.replace("  allow_addresses:", f"  tenant_secrets: [{{cxid: cx7, secret: {own}}}]\n  allow_addresses:")
+    with Live(os.path.join(ROOT, "scenarios", "quickstart.yaml"), tenant_yaml, relaysim) as live:
+        ids = [live.create("cx7", "own-key", {}), live.create("cx8", "default-key", {})]
+        live.finished(ids, 20)
+        verdicts = [live.receipts_of(id)[-1]["signature"] for id in ids]
+        if verdicts != ["no_match", "valid"]:
+            fail(f"cx7 (own key) and cx8 (default key) were signed as {verdicts}, not ['no_match', 'valid']")
+        print("e2e: readme: a tenant with its own key is signed with it, the others with the default", flush=True)
 
 
 def ssrf(relaysim):
@@ -188,12 +209,107 @@ platform:
               f"blocked, {deferred} were deferred; all {len(ids)} delivered after the outage", flush=True)
 
 
+def tls(relaysim):
+    """A ServiceB stub handing out an https URL, and an https endpoint, both in this process."""
+    import http.server
+    import ssl
+    tmp = tempfile.mkdtemp(prefix="relaysim-tls-")
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    received = []
+
+    class Endpoint(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append((self.headers.get("webhook-id"), self.headers.get("webhook-signature")))
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    endpoint = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endpoint)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    endpoint.socket = context.wrap_socket(endpoint.socket, server_side=True)
+    url = f"https://127.0.0.1:{endpoint.server_address[1]}/hooks/tls"
+
+    class ServiceB(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = json.dumps({"url": url, "version": 1}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    serviceb = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ServiceB)
+    for server in (endpoint, serviceb):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    def serve_with(ca_line):
+        port = free_port()
+        config = os.path.join(tmp, f"serve-{port}.yaml")
+        with open(config, "w") as f:
+            f.write(f"""serve:
+  listen: 127.0.0.1:{port}
+  database: {os.path.join(tmp, f'{port}.db')}
+  serviceb: http://127.0.0.1:{serviceb.server_address[1]}
+  signing_secret: {SECRET}
+  allow_addresses: [loopback]
+{ca_line}platform:
+  http_timeout: 2s
+  retry: {{backoff: fixed, initial: 10s, jitter: none, deadline: 1h}}
+""")
+        p = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first_line(p, "relaysim serve")
+        return p, port
+
+    trusted, port = serve_with(f"  ca_file: {cert}\n")
+    try:
+        status, answer = call(port, "POST", "/v1/webhooks", {"cxid": "cx1", "request_id": "tls-1", "payload": {"secure": True}})
+        deadline = time.time() + 10
+        row = None
+        while time.time() < deadline:
+            _, row = call(port, "GET", f"/v1/webhooks/{answer['id']}")
+            if row["status"] == "delivered":
+                break
+            time.sleep(0.1)
+        if row["status"] != "delivered" or not received or not received[-1][1]:
+            fail(f"an https endpoint trusted through ca_file was not delivered to, signed: {row}")
+    finally:
+        trusted.send_signal(signal.SIGTERM)
+        trusted.wait(timeout=20)
+    untrusted, port = serve_with("")
+    try:
+        status, answer = call(port, "POST", "/v1/webhooks", {"cxid": "cx1", "request_id": "tls-2", "payload": {}})
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            _, row = call(port, "GET", f"/v1/webhooks/{answer['id']}")
+            if row["attempts"]:
+                break
+            time.sleep(0.1)
+        if row["status"] == "delivered" or not row["attempts"] or row["attempts"][0].get("error") != "connect_error":
+            fail(f"an https endpoint with an untrusted certificate was not refused as a connect error: {row}")
+        if len(received) != 1:
+            fail("the endpoint with an untrusted certificate received the request")
+    finally:
+        untrusted.send_signal(signal.SIGTERM)
+        untrusted.wait(timeout=20)
+    print(f"e2e: tls: delivered over https when ca_file trusts the endpoint's authority; a connect error without it", flush=True)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    parts = sys.argv[2:] or ["readme", "ssrf", "outage"]
+    parts = sys.argv[2:] or ["readme", "ssrf", "outage", "tls"]
     for part in parts:
-        {"readme": readme, "ssrf": ssrf, "outage": outage}[part](sys.argv[1])
+        {"readme": readme, "ssrf": ssrf, "outage": outage, "tls": tls}[part](sys.argv[1])
 
 
 if __name__ == "__main__":
