@@ -83,7 +83,7 @@ int serve_command(const ServeArgs& args) {
   });
   service->start();
   std::printf("relaysim serve: listening on http://%s:%u (pod %u, database %s, %s, ServiceB %s)\n",
-              config.listen.substr(0, config.listen.rfind(':')).c_str(), static_cast<unsigned>(service->port()),
+              live::url_host(live::listen_endpoint(config.listen, "listen")).c_str(), static_cast<unsigned>(service->port()),
               static_cast<unsigned>(config.pod), config.database.c_str(), std::string(durability_name(config.durability)).c_str(),
               config.serviceb.c_str());
   std::fflush(stdout);
@@ -132,7 +132,7 @@ int world_command(const WorldArgs& args) {
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) io.stop();
   });
-  const std::string host = args.listen.substr(0, args.listen.rfind(':'));
+  const std::string host = live::url_host(live::listen_endpoint(args.listen, "--listen"));
   std::printf("relaysim world: %s on http://%s:%u; ServiceB at http://%s:%u/serviceb; %u endpoints; cxids cx0..cx%u%s%s\n",
               scenario.name.c_str(), host.c_str(), static_cast<unsigned>(world->port()), host.c_str(),
               static_cast<unsigned>(world->port()), world->endpoints(), world->cxids() - 1,

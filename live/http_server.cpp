@@ -223,6 +223,11 @@ void HttpServer::stop_accepting() {
   state_->retry.cancel();
 }
 
+std::string url_host(const tcp::endpoint& at) {
+  if (at.address().is_unspecified()) return "127.0.0.1";
+  return at.address().is_v6() ? "[" + at.address().to_string() + "]" : at.address().to_string();
+}
+
 tcp::endpoint listen_endpoint(std::string_view text, std::string_view what) {
   std::string problem;
   const std::optional<tcp::endpoint> at = parse_listen(text, problem);

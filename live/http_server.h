@@ -82,6 +82,9 @@ Response answer_bytes(std::string_view bytes, const ServerLimits& limits,
 
 // "127.0.0.1:8080", "[::1]:8080", ":8080" (every address); nullopt, with `problem`, otherwise.
 std::optional<boost::asio::ip::tcp::endpoint> parse_listen(std::string_view text, std::string& problem);
+// How a listening address is written in a URL: "127.0.0.1", "[::1]"; every address (0.0.0.0, ::)
+// as the machine's own loopback, where a client on it reaches the server.
+std::string url_host(const boost::asio::ip::tcp::endpoint& at);
 // parse_listen, or std::invalid_argument saying what `what` ("listen", "--listen") got wrong.
 boost::asio::ip::tcp::endpoint listen_endpoint(std::string_view text, std::string_view what);
 

@@ -47,9 +47,7 @@ WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scena
   serviceb_.install(kernel_);
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(options_.listen, "--listen"),
                                          [this](const Incoming& in, Respond respond) { handle(in, std::move(respond)); });
-  const auto at = listen_endpoint(options_.listen, "--listen");
-  const std::string host = at.address().is_v6() ? "[" + at.address().to_string() + "]" : at.address().to_string();
-  base_ = "http://" + (at.address().is_unspecified() ? std::string("127.0.0.1") : host) + ":" + std::to_string(port());
+  base_ = "http://" + url_host(listen_endpoint(options_.listen, "--listen")) + ":" + std::to_string(port());
 }
 
 WorldServer::~WorldServer() = default;

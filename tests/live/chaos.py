@@ -24,49 +24,15 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
+from livetest import call, fail, first_line, free_port
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-
-
-def fail(message):
-    print("chaos: FAIL: " + message, flush=True)
-    sys.exit(1)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def first_line(process, what, timeout=20):
-    """The process's first line of standard output (its address), or a failure."""
-    result = []
-    reader = threading.Thread(target=lambda: result.append(process.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if not result or not result[0]:
-        process.kill()
-        fail(f"{what} did not start: {process.stderr.read() if process.stderr else ''}")
-    return result[0]
-
-
-def call(port, method, path, body=None, timeout=5):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        headers = {"Content-Type": "application/json"} if body is not None else {}
-        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = conn.getresponse()
-        return response.status, json.loads(response.read() or b"null")
-    finally:
-        conn.close()
 
 
 def main():

@@ -9,12 +9,15 @@
   outage   ServiceB fails every lookup for four seconds (tests/live/outage-world.yaml): the
            breaker opens, requests wait blocked on ServiceB instead of failing, and every one is
            delivered after the outage.
+  deadline an endpoint that always answers 503 and a three-second deadline: the requests are
+           retried, never attempted after their deadline, dead-lettered by it (plus a bound),
+           listed at /v1/dead-letters, and a replay makes one pending again with a fresh deadline.
   tls      an https endpoint with a certificate of the test's own authority: delivered when
            `ca_file` names that authority; a connect error, and nothing delivered, when it does not.
 
 Each part stops by itself within a minute. Usage: e2e.py RELAYSIM [PART...]
 """
-import http.client
+import calendar
 import json
 import os
 import re
@@ -26,43 +29,11 @@ import tempfile
 import threading
 import time
 
+from livetest import call, fail, first_line, free_port
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
-
-
-def fail(message):
-    print("e2e: FAIL: " + message, flush=True)
-    sys.exit(1)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def first_line(process, what, timeout=20):
-    result = []
-    reader = threading.Thread(target=lambda: result.append(process.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if not result or not result[0]:
-        process.kill()
-        fail(f"{what} did not start: {process.stderr.read() if process.stderr else ''}")
-    return result[0]
-
-
-def call(port, method, path, body=None, raw=False):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        headers = {"Content-Type": "application/json"} if body is not None else {}
-        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = conn.getresponse()
-        data = response.read()
-        return response.status, (data.decode() if raw else json.loads(data or b"null"))
-    finally:
-        conn.close()
 
 
 class Live:
@@ -209,6 +180,46 @@ platform:
               f"blocked, {deferred} were deferred; all {len(ids)} delivered after the outage", flush=True)
 
 
+def deadline(relaysim):
+    serve_yaml = open(os.path.join(ROOT, "config", "serve-local.yaml")).read()
+    serve_yaml = serve_yaml[:serve_yaml.index("\nplatform:")] + """
+platform:
+  http_timeout: 1s
+  lookup_timeout: 500ms
+  lease: 5s
+  retry: {backoff: exponential, initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full, deadline: 3s}
+"""
+    bound = 1.5  # seconds past the deadline a request may take to be dead-lettered: a due time and a claim
+    with Live(os.path.join(HERE, "failing-world.yaml"), serve_yaml, relaysim) as live:
+        ids = [live.create(f"cx{n}", f"doomed-{n}", {"n": n}) for n in range(5)]
+        rows = live.finished(ids, 15)
+        parse = lambda text: calendar.timegm(time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")) + float(text[19:-1] or 0)
+        for id, row in rows.items():
+            if row["status"] != "dead_lettered" or row["reason"] != "deadline":
+                fail(f"request {id} ended {row['status']} ({row.get('reason')}), not dead-lettered by its deadline")
+            limit = parse(row["deadline_at"])
+            late = [a for a in row["attempts"] if parse(a["started_at"]) > limit]
+            if late:
+                fail(f"request {id} was attempted after its deadline {row['deadline_at']}: {late}")
+            if len(row["attempts"]) < 2:
+                fail(f"request {id} was not retried: {row['attempts']}")
+            if parse(row["finished_at"]) > limit + bound:
+                fail(f"request {id} was dead-lettered at {row['finished_at']}, more than {bound} s after {row['deadline_at']}")
+        status, page = call(live.port, "GET", "/v1/dead-letters?limit=3")
+        listed = [d["id"] for d in page["dead_letters"]]
+        status, rest = call(live.port, "GET", page["next"])
+        listed += [d["id"] for d in rest["dead_letters"]]
+        if sorted(listed) != sorted(ids):
+            fail(f"/v1/dead-letters listed {listed}, not {ids}")
+        status, answer = call(live.port, "POST", f"/v1/webhooks/{ids[0]}/replay")
+        status, row = call(live.port, "GET", f"/v1/webhooks/{ids[0]}")
+        if row["status"] == "dead_lettered" and row["replays"] == 0 or parse(row["deadline_at"]) <= parse(rows[ids[0]]["deadline_at"]):
+            fail(f"the replay did not revive the request with a fresh deadline: {answer} {row}")
+        attempts = sum(len(r["attempts"]) for r in rows.values())
+        print(f"e2e: deadline: {len(ids)} requests retried ({attempts} attempts), none after its deadline, all dead-lettered "
+              f"within {bound} s of it, listed a page at a time; a replay revived one", flush=True)
+
+
 def tls(relaysim):
     """A ServiceB stub handing out an https URL, and an https endpoint, both in this process."""
     import http.server
@@ -307,9 +318,9 @@ def tls(relaysim):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    parts = sys.argv[2:] or ["readme", "ssrf", "outage", "tls"]
+    parts = sys.argv[2:] or ["readme", "ssrf", "outage", "deadline", "tls"]
     for part in parts:
-        {"readme": readme, "ssrf": ssrf, "outage": outage, "tls": tls}[part](sys.argv[1])
+        {"readme": readme, "ssrf": ssrf, "outage": outage, "deadline": deadline, "tls": tls}[part](sys.argv[1])
 
 
 if __name__ == "__main__":
