@@ -18,7 +18,7 @@
 #include "sim/scenario/units.h"
 #include "sim/system.h"
 #ifdef RELAYSIM_LIVE_CLI
-#include "cli/live.h"
+#include "live/webhook/commands.h"
 #endif
 #ifdef RELAYSIM_MUTANTS_CLI
 #include "cli/mutants.h"
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
 #ifdef RELAYSIM_LIVE_CLI
   auto* serve = app.add_subcommand("serve", "Serve the webhook platform for real: the HTTP API, deliveries, SQLite "
                                             "(docs/live.md); SIGTERM drains and exits");
-  ServeArgs serve_args;
+  live::ServeArgs serve_args;
   serve->add_option("CONFIG", serve_args.config, "The configuration file (serve: and platform: sections)");
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
   serve->add_flag("--reference", serve_args.reference, "Print the reference of the serve: section as Markdown (docs/live.md)");
   auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "
                                             "the scenario says, for `serve` to deliver to (docs/live.md)");
-  WorldArgs world_args;
+  live::WorldArgs world_args;
   world->add_option("SCENARIO", world_args.scenario, "A webhook scenario file")->required();
   world->add_option("--listen", world_args.listen, "Where to listen (HOST:PORT; port 0: any free port)")->capture_default_str();
   world->add_option("--receipts", world_args.receipts, "Append every request an endpoint processes to this file, one JSON line each");
@@ -269,8 +269,8 @@ int main(int argc, char** argv) {
   }
 #endif
 #ifdef RELAYSIM_LIVE_CLI
-  if (*serve) return serve_command(serve_args);
-  if (*world) return world_command(world_args);
+  if (*serve) return live::serve_command(serve_args);
+  if (*world) return live::world_command(world_args);
 #endif
   if (*run) return run_command(run_args);
   if (*validate) return validate_command(files);

@@ -1,4 +1,4 @@
-// libFuzzer target: the live service's request parser and API (live/http_server.h, live/api.h).
+// libFuzzer target: the live service's request parser and API (live/http_server.h, live/webhook/api.h).
 // The input is the raw bytes of one HTTP request as a client would send them; it is read as a
 // connection reads it and answered by the API over an in-memory store. Whatever the bytes, the
 // answer is a status the API promises (never a 500), every 4xx says why in JSON, and nothing
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "live/api.h"
+#include "live/webhook/api.h"
 #include "live/http_server.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // One store for the whole run: requests from earlier inputs are there to be read and replayed.
   static webhook::MemoryStore store;
   static webhook::Ingest ingest(1, config, store, clock, events);
-  static live::Api api(ingest, store, [] { return std::string("# metrics\n"); });
+  static live::webhook::Api api(ingest, store, [] { return std::string("# metrics\n"); });
   live::ServerLimits limits;
   limits.max_body = 16 * 1024;
   limits.max_header = 4096;

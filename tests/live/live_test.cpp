@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "live/api.h"
-#include "live/config.h"
+#include "live/webhook/api.h"
+#include "live/webhook/config.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
-#include "live/ports.h"
+#include "live/webhook/ports.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
 #include "sim/scenario/yaml_reader.h"
@@ -16,6 +16,11 @@ namespace relaysim::live {
 namespace {
 
 using nlohmann::json;
+namespace model = relaysim::webhook;
+using webhook::Api;
+using webhook::parse_retry_after;
+using webhook::parse_serve_config;
+using webhook::ServeConfig;
 
 TEST(Url, ReadsTheAuthorityAndTheTarget) {
   std::string problem;
@@ -68,12 +73,17 @@ TEST(AddressGuard, TellsPublicAddressesFromTheRest) {
   EXPECT_FALSE(policy.allows(AddressKind::other_reserved));
 }
 
-TEST(RetryAfter, ReadsDeltaSecondsOnly) {
-  EXPECT_EQ(parse_retry_after("120"), std::chrono::seconds(120));
-  EXPECT_EQ(parse_retry_after("0"), std::chrono::seconds(0));
-  EXPECT_FALSE(parse_retry_after(""));
-  EXPECT_FALSE(parse_retry_after("-1"));
-  EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+TEST(RetryAfter, ReadsDeltaSecondsAndHttpDates) {
+  const Time now = time_from_ns(1'445'412'480'000'000'000);  // Wed, 21 Oct 2015 07:28:00 GMT
+  EXPECT_EQ(parse_retry_after("120", now), std::chrono::seconds(120));
+  EXPECT_EQ(parse_retry_after("0", now), std::chrono::seconds(0));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:30:00 GMT", now), std::chrono::seconds(120));
+  EXPECT_EQ(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), std::chrono::seconds(0));  // already past
+  EXPECT_FALSE(parse_retry_after("", now));
+  EXPECT_FALSE(parse_retry_after("-1", now));
+  EXPECT_FALSE(parse_retry_after("soon", now));
+  EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT trailing", now));
+  EXPECT_FALSE(parse_retry_after("Wednesday, 21-Oct-15 07:28:00 GMT", now));  // the obsolete form
 }
 
 class FixedClock final : public Clock {
@@ -84,14 +94,14 @@ class FixedClock final : public Clock {
 class ApiTest : public ::testing::Test {
  protected:
   FixedClock clock;
-  webhook::Events events;
-  webhook::PlatformConfig config = [] {
-    webhook::PlatformConfig c;
+  model::Events events;
+  model::PlatformConfig config = [] {
+    model::PlatformConfig c;
     c.max_payload_bytes = 100;
     return c;
   }();
-  webhook::MemoryStore store;
-  webhook::Ingest ingest{1, config, store, clock, events};
+  model::MemoryStore store;
+  model::Ingest ingest{1, config, store, clock, events};
   Api api{ingest, store, [] { return std::string("relaysim_up 1\n"); }};
 
   Response call(std::string_view method, std::string_view target, std::string_view body = {},
@@ -199,9 +209,9 @@ TEST_F(ApiTest, ListsDeadLettersAPageAtATimeAndReplaysThem) {
   for (int i = 0; i < 3; ++i) {
     const std::string body = R"({"cxid":"cx1","request_id":"r)" + std::to_string(i) + R"(","payload":{}})";
     ASSERT_EQ(call("POST", "/v1/webhooks", body).status, 202);
-    webhook::RequestRow row;
+    model::RequestRow row;
     ASSERT_TRUE(store.claim_due(clock.now(), 1, std::chrono::minutes(2), row));
-    const webhook::Completion dead{nullptr, webhook::Status::dead_lettered, webhook::Reason::deadline, clock.now(), {}, {}, {}};
+    const model::Completion dead{nullptr, model::Status::dead_lettered, model::Reason::deadline, clock.now(), {}, {}, {}};
     ASSERT_TRUE(store.complete(row.id, row.claim_token, dead));
   }
   const json first = json::parse(call("GET", "/v1/dead-letters?limit=2").body);

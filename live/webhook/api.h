@@ -21,12 +21,14 @@
 #include "model/webhook/ingest.h"
 #include "model/webhook/store.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 class Api {
  public:
   using MetricsText = std::function<std::string()>;
-  Api(webhook::Ingest& ingest, webhook::Store& store, MetricsText metrics)
+  Api(model::Ingest& ingest, model::Store& store, MetricsText metrics)
       : ingest_(ingest), store_(store), metrics_(std::move(metrics)) {}
 
   Response handle(const Incoming& in);
@@ -35,12 +37,12 @@ class Api {
 
  private:
   Response create(const Incoming& in);
-  Response show(webhook::RequestId id);
-  Response replay(webhook::RequestId id);
+  Response show(model::RequestId id);
+  Response replay(model::RequestId id);
   Response dead_letters(std::string_view query);
 
-  webhook::Ingest& ingest_;
-  webhook::Store& store_;
+  model::Ingest& ingest_;
+  model::Store& store_;
   MetricsText metrics_;
   bool draining_ = false;
 };
@@ -51,4 +53,4 @@ inline constexpr int kMaxJsonDepth = 64;
 // "2026-11-26T02:11:18.123Z": a live Time (Unix nanoseconds) as RFC 3339 UTC.
 std::string format_utc(Time t);
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

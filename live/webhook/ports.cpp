@@ -1,8 +1,10 @@
-#include "live/ports.h"
+#include "live/webhook/ports.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <ctime>
 #include <charconv>
 #include <stdexcept>
 #include <utility>
@@ -10,23 +12,31 @@
 
 #include "model/webhook/types.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
 
-std::optional<Duration> parse_retry_after(std::string_view text) {
+namespace model = relaysim::webhook;
+
+std::optional<Duration> parse_retry_after(std::string_view text, Time now) {
   std::uint32_t seconds = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return std::chrono::seconds(seconds);
+  if (!text.empty() && ec == std::errc{} && end == text.data() + text.size()) return std::chrono::seconds(seconds);
+  // The IMF-fixdate form, the only one a sender may generate.
+  std::tm tm{};
+  const std::string date(text.substr(0, 64));
+  const char* rest = strptime(date.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (rest == nullptr || *rest != '\0') return std::nullopt;
+  const Duration at = std::chrono::seconds(timegm(&tm));
+  return std::max(Duration::zero(), at - now.time_since_epoch());
 }
 
-std::optional<webhook::SigningKey> signing_key(const std::string& secret, std::string_view what) {
+std::optional<model::SigningKey> signing_key(const std::string& secret, std::string_view what) {
   if (secret.empty()) return std::nullopt;
-  std::optional<webhook::SigningKey> key = webhook::SigningKey::parse(secret);
+  std::optional<model::SigningKey> key = model::SigningKey::parse(secret);
   if (!key) throw std::invalid_argument(std::string(what) + ": not a key (whsec_ followed by base64 of 24 to 64 bytes)");
   return key;
 }
 
-const webhook::SigningKey* DeliveryClient::key_for(std::string_view tenant) const {
+const model::SigningKey* DeliveryClient::key_for(std::string_view tenant) const {
   if (!tenants_.empty()) {
     if (const auto it = tenants_.find(std::string(tenant)); it != tenants_.end()) return &it->second;
   }
@@ -39,23 +49,26 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
   for (const HttpHeader& h : request.headers) headers.push_back({h.name, h.value});
   std::string timestamp;
   std::string signature;
-  if (const webhook::SigningKey* key = key_for(request.tenant)) {
+  if (const model::SigningKey* key = key_for(request.tenant)) {
     const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
     timestamp = std::to_string(now_s);
-    signature = webhook::sign(*key, request.header(webhook::kWebhookIdHeader), now_s, request.payload);
-    headers.push_back({webhook::kWebhookTimestampHeader, timestamp});
-    headers.push_back({webhook::kWebhookSignatureHeader, signature});
+    signature = model::sign(*key, request.header(model::kWebhookIdHeader), now_s, request.payload);
+    headers.push_back({model::kWebhookTimestampHeader, timestamp});
+    headers.push_back({model::kWebhookSignatureHeader, signature});
   }
-  caller_.call("POST", request.url, headers, request.payload, timeout, [done = std::move(done)](HttpReply&& reply) mutable {
+  caller_.call("POST", request.url, headers, request.payload, timeout,
+               [this, done = std::move(done)](HttpReply&& reply) mutable {
     HttpResult result;
     result.error = reply.refused ? NetError::forbidden_address : reply.error;
     result.status = reply.status;
-    if (reply.error == NetError::none) result.retry_after = parse_retry_after(reply.retry_after).value_or(Duration{-1});
+    if (reply.error == NetError::none && !reply.retry_after.empty()) {
+      result.retry_after = parse_retry_after(reply.retry_after, clock_.now()).value_or(Duration{-1});
+    }
     done(result);
   });
 }
 
-void HttpDirectory::lookup(std::string_view cxid, Duration timeout, webhook::LookupCallback done) {
+void HttpDirectory::lookup(std::string_view cxid, Duration timeout, model::LookupCallback done) {
   std::string url = base_ + "/v1/urls/";
   // The cxid goes into a path segment: everything but unreserved characters is percent-encoded.
   for (const char c : cxid) {
@@ -70,17 +83,17 @@ void HttpDirectory::lookup(std::string_view cxid, Duration timeout, webhook::Loo
     }
   }
   caller_.call("GET", url, {}, {}, timeout, [done = std::move(done)](HttpReply&& reply) mutable {
-    webhook::LookupResult result;
-    result.status = webhook::LookupStatus::error;
+    model::LookupResult result;
+    result.status = model::LookupStatus::error;
     std::string held;
     if (reply.error == NetError::none && reply.status == 404) {
-      result.status = webhook::LookupStatus::not_found;
+      result.status = model::LookupStatus::not_found;
     } else if (reply.error == NetError::none && reply.status == 200) {
       const nlohmann::json body = nlohmann::json::parse(reply.body, nullptr, false);
       if (body.is_object() && body.contains("url") && body["url"].is_string() && body.contains("version") &&
           body["version"].is_number_unsigned()) {
         held = body["url"].get<std::string>();
-        result.status = webhook::LookupStatus::found;
+        result.status = model::LookupStatus::found;
         result.url = held;
         result.version = body["version"].get<std::uint64_t>();
       }
@@ -89,4 +102,4 @@ void HttpDirectory::lookup(std::string_view cxid, Duration timeout, webhook::Loo
   });
 }
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

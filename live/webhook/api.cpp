@@ -1,4 +1,4 @@
-#include "live/api.h"
+#include "live/webhook/api.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,10 +10,12 @@
 #include "model/store/store_error.h"
 #include "model/webhook/types.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 using nlohmann::json;
-using webhook::RequestId;
+using model::RequestId;
 
 namespace {
 
@@ -175,20 +177,20 @@ Response Api::create(const Incoming& in) {
   // The payload is stored as JSON written one way, so that a repeat with the same JSON written
   // with other spacing or key order is the same payload (a duplicate, not a conflict).
   const std::string stored = payload->dump(-1, ' ', false, json::error_handler_t::replace);
-  const webhook::IngestResult r = ingest_.create(cxid, request_id, stored);
+  const model::IngestResult r = ingest_.create(cxid, request_id, stored);
   switch (r.status) {
-    case webhook::IngestStatus::created:
-    case webhook::IngestStatus::duplicate:
+    case model::IngestStatus::created:
+    case model::IngestStatus::duplicate:
       return ok(202, json{{"id", r.id},
-                          {"webhook_id", webhook::webhook_id_for(r.id)},
-                          {"duplicate", r.status == webhook::IngestStatus::duplicate}});
-    case webhook::IngestStatus::conflict: {
+                          {"webhook_id", model::webhook_id_for(r.id)},
+                          {"duplicate", r.status == model::IngestStatus::duplicate}});
+    case model::IngestStatus::conflict: {
       Response c = error_response(409, "request_id '" + request_id + "' of cxid '" + cxid +
                                            "' was already sent with another payload (request " + std::to_string(r.id) + ")");
       return c;
     }
-    case webhook::IngestStatus::invalid: return error_response(400, r.problem);
-    case webhook::IngestStatus::unavailable: {
+    case model::IngestStatus::invalid: return error_response(400, r.problem);
+    case model::IngestStatus::unavailable: {
       Response u = error_response(503, r.problem);
       u.headers.emplace_back("Retry-After", "1");
       return u;
@@ -198,10 +200,10 @@ Response Api::create(const Incoming& in) {
 }
 
 Response Api::show(RequestId id) {
-  const std::optional<webhook::RequestRow> row = store_.get(id);
+  const std::optional<model::RequestRow> row = store_.get(id);
   if (!row) return error_response(404, "no request " + std::to_string(id));
   json attempts = json::array();
-  for (const webhook::AttemptRow& a : store_.attempts(id)) {
+  for (const model::AttemptRow& a : store_.attempts(id)) {
     json j{{"number", a.number},
            {"pod", a.pod},
            {"started_at", format_utc(a.started_at)},
@@ -217,7 +219,7 @@ Response Api::show(RequestId id) {
   }
   json payload = json::parse(row->payload, nullptr, false);
   json out{{"id", row->id},
-           {"webhook_id", webhook::webhook_id_for(row->id)},
+           {"webhook_id", model::webhook_id_for(row->id)},
            {"cxid", row->cxid},
            {"request_id", row->request_id},
            {"status", to_string(row->status)},
@@ -227,10 +229,10 @@ Response Api::show(RequestId id) {
            {"replays", row->replays},
            {"attempts", std::move(attempts)},
            {"payload", payload.is_discarded() ? json(row->payload) : std::move(payload)}};
-  if (webhook::is_terminal(row->status)) {
+  if (model::is_terminal(row->status)) {
     out["reason"] = to_string(row->reason);
     out["finished_at"] = format_utc(row->terminal_at);
-  } else if (row->status != webhook::Status::in_flight) {
+  } else if (row->status != model::Status::in_flight) {
     out["next_attempt_at"] = format_utc(row->due_at);
   }
   return ok(200, out);
@@ -238,12 +240,12 @@ Response Api::show(RequestId id) {
 
 Response Api::replay(RequestId id) {
   switch (ingest_.replay(id)) {
-    case webhook::ReplayOutcome::replayed: return ok(202, json{{"id", id}, {"status", "pending"}});
-    case webhook::ReplayOutcome::not_found: return error_response(404, "no request " + std::to_string(id));
-    case webhook::ReplayOutcome::not_terminal:
+    case model::ReplayOutcome::replayed: return ok(202, json{{"id", id}, {"status", "pending"}});
+    case model::ReplayOutcome::not_found: return error_response(404, "no request " + std::to_string(id));
+    case model::ReplayOutcome::not_terminal:
       return error_response(409, "request " + std::to_string(id) + " is not finished: only a delivered, failed or "
                                  "dead-lettered request can be replayed");
-    case webhook::ReplayOutcome::unavailable: {
+    case model::ReplayOutcome::unavailable: {
       Response u = error_response(503, "the store failed; nothing was replayed: try again");
       u.headers.emplace_back("Retry-After", "1");
       return u;
@@ -272,9 +274,9 @@ Response Api::dead_letters(std::string_view query) {
     }
   }
   json items = json::array();
-  const std::vector<RequestId> ids = store_.with_status(webhook::Status::dead_lettered, after, limit);
+  const std::vector<RequestId> ids = store_.with_status(model::Status::dead_lettered, after, limit);
   for (const RequestId id : ids) {
-    const std::optional<webhook::RequestRow> row = store_.get(id);
+    const std::optional<model::RequestRow> row = store_.get(id);
     if (!row) continue;
     items.push_back(json{{"id", id},
                          {"cxid", row->cxid},
@@ -287,4 +289,4 @@ Response Api::dead_letters(std::string_view query) {
   return ok(200, out);
 }
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

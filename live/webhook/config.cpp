@@ -1,4 +1,4 @@
-#include "live/config.h"
+#include "live/webhook/config.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,9 @@
 #include "sim/scenario/yaml_reader.h"
 #include "sim/webhook/spec.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 namespace {
 
@@ -27,7 +29,7 @@ struct ServeFile {
 };
 
 void check_tenant(const Reader&, const Map& m, ServeConfig::TenantSecret& t) {
-  if (!webhook::SigningKey::parse(t.secret)) {
+  if (!model::SigningKey::parse(t.secret)) {
     m.fail_at("secret", "not a signing key: expected whsec_ followed by base64 of 24 to 64 bytes");
   }
 }
@@ -50,7 +52,7 @@ void check_serve(const Reader&, const Map& m, ServeConfig& c) {
   const std::optional<Url> u = parse_url(c.serviceb, problem);
   if (!u) m.fail_at("serviceb", problem);
   if (!c.serviceb.empty() && c.serviceb.back() == '/') m.fail_at("serviceb", "give the base URL without the last '/'");
-  if (!c.signing_secret.empty() && !webhook::SigningKey::parse(c.signing_secret)) {
+  if (!c.signing_secret.empty() && !model::SigningKey::parse(c.signing_secret)) {
     m.fail_at("signing_secret", "not a signing key: expected whsec_ followed by base64 of 24 to 64 bytes");
   }
   if (c.database.empty()) m.fail_at("database", "must not be empty");
@@ -147,4 +149,4 @@ std::vector<sim::DocTable> serve_config_reference() {
   return tables;
 }
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

@@ -12,7 +12,9 @@
 #include "model/webhook/events.h"
 #include "model/webhook/store.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 // A Prometheus histogram with fixed bucket bounds (seconds).
 class PromHistogram {
@@ -28,23 +30,23 @@ class PromHistogram {
   double sum_ = 0;
 };
 
-class LiveMetrics final : public SinkFor<webhook::Ingested>,
-                          public SinkFor<webhook::AttemptFinished>,
-                          public SinkFor<webhook::Completed>,
-                          public SinkFor<webhook::UrlLookedUp>,
-                          public SinkFor<webhook::BreakerChanged>,
-                          public SinkFor<webhook::StoreFailed>,
-                          public SinkFor<webhook::Replayed> {
+class LiveMetrics final : public SinkFor<model::Ingested>,
+                          public SinkFor<model::AttemptFinished>,
+                          public SinkFor<model::Completed>,
+                          public SinkFor<model::UrlLookedUp>,
+                          public SinkFor<model::BreakerChanged>,
+                          public SinkFor<model::StoreFailed>,
+                          public SinkFor<model::Replayed> {
  public:
-  explicit LiveMetrics(webhook::Store& store);
+  explicit LiveMetrics(model::Store& store);
 
-  void on(const webhook::Ingested& e) override;
-  void on(const webhook::AttemptFinished& e) override;
-  void on(const webhook::Completed& e) override;
-  void on(const webhook::UrlLookedUp& e) override;
-  void on(const webhook::BreakerChanged& e) override;
-  void on(const webhook::StoreFailed& e) override;
-  void on(const webhook::Replayed& e) override;
+  void on(const model::Ingested& e) override;
+  void on(const model::AttemptFinished& e) override;
+  void on(const model::Completed& e) override;
+  void on(const model::UrlLookedUp& e) override;
+  void on(const model::BreakerChanged& e) override;
+  void on(const model::StoreFailed& e) override;
+  void on(const model::Replayed& e) override;
   // The time an ingest call took, from its request read to its answer written.
   void observe_ingest(Duration d) { ingest_seconds_.observe(to_seconds(d)); }
 
@@ -52,10 +54,10 @@ class LiveMetrics final : public SinkFor<webhook::Ingested>,
   std::string text();
 
  private:
-  webhook::Store& store_;
+  model::Store& store_;
   std::array<std::uint64_t, 3> ingests_{};  // by CreateOutcome
   std::map<std::string, std::uint64_t> attempts_;  // by result: "2xx", "timeout", ...
-  std::array<std::uint64_t, webhook::kStatusCount> completions_{};
+  std::array<std::uint64_t, model::kStatusCount> completions_{};
   std::uint64_t fenced_ = 0;
   std::uint64_t cache_hits_ = 0;
   std::uint64_t cache_misses_ = 0;
@@ -68,4 +70,4 @@ class LiveMetrics final : public SinkFor<webhook::Ingested>,
   PromHistogram delivery_seconds_;
 };
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

@@ -1,9 +1,11 @@
-#include "live/service.h"
+#include "live/webhook/service.h"
 
 #include <random>
 #include <stdexcept>
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 namespace {
 
@@ -44,7 +46,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       directory_(serviceb_caller_, config.serviceb),
       store_(config.database, config.durability),
       metrics_(store_),
-      node_(config.pod, config.platform, webhook::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_}),
+      node_(config.pod, config.platform, model::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_}),
       api_(node_.ingest(), store_, [this] { return metrics_.text(); }),
       poll_timer_(io),
       drain_timer_(io) {
@@ -106,4 +108,4 @@ void Service::check_drained() {
   });
 }
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

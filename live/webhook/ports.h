@@ -14,33 +14,35 @@
 #include "model/webhook/ports.h"
 #include "model/webhook/signature.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 // Sends deliveries, signed (Standard Webhooks: webhook-timestamp and webhook-signature beside the
 // dispatcher's webhook-id) with the tenant's own key, or the default key, when there is one.
 class DeliveryClient final : public HttpClient {
  public:
-  using TenantKeys = std::unordered_map<std::string, webhook::SigningKey>;
-  DeliveryClient(HttpCaller& caller, const Clock& clock, std::optional<webhook::SigningKey> key, TenantKeys tenants = {})
+  using TenantKeys = std::unordered_map<std::string, model::SigningKey>;
+  DeliveryClient(HttpCaller& caller, const Clock& clock, std::optional<model::SigningKey> key, TenantKeys tenants = {})
       : caller_(caller), clock_(clock), key_(std::move(key)), tenants_(std::move(tenants)) {}
   void send(const HttpRequest& request, Duration timeout, HttpCallback done) override;
 
  private:
-  const webhook::SigningKey* key_for(std::string_view tenant) const;
+  const model::SigningKey* key_for(std::string_view tenant) const;
 
   HttpCaller& caller_;
   const Clock& clock_;
-  std::optional<webhook::SigningKey> key_;
+  std::optional<model::SigningKey> key_;
   TenantKeys tenants_;
 };
 
 // ServiceB over HTTP: GET {base}/v1/urls/{cxid} answers 200 {"url": ..., "version": n} when it
 // holds a URL, 404 when it holds none; anything else (another status, a body that is not that,
 // no answer in time) is an error: ServiceB could not answer.
-class HttpDirectory final : public webhook::UrlDirectory {
+class HttpDirectory final : public model::UrlDirectory {
  public:
   HttpDirectory(HttpCaller& caller, std::string base) : caller_(caller), base_(std::move(base)) {}
-  void lookup(std::string_view cxid, Duration timeout, webhook::LookupCallback done) override;
+  void lookup(std::string_view cxid, Duration timeout, model::LookupCallback done) override;
 
  private:
   HttpCaller& caller_;
@@ -49,10 +51,11 @@ class HttpDirectory final : public webhook::UrlDirectory {
 
 // The key a secret names, nothing for an empty secret, or std::invalid_argument saying what `what`
 // ("signing_secret", "--signing-secret") got wrong.
-std::optional<webhook::SigningKey> signing_key(const std::string& secret, std::string_view what);
+std::optional<model::SigningKey> signing_key(const std::string& secret, std::string_view what);
 
-// Retry-After as delta-seconds ("120"); nullopt for anything else (an HTTP date is not read: the
-// retry policy then decides alone).
-std::optional<Duration> parse_retry_after(std::string_view text);
+// Retry-After (RFC 9110): delta-seconds ("120"), or an HTTP date ("Wed, 21 Oct 2015 07:28:00 GMT"),
+// read against `now` (a date already past is 0); nullopt for anything else: the retry policy
+// then decides alone.
+std::optional<Duration> parse_retry_after(std::string_view text, Time now);
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

@@ -32,7 +32,9 @@
 #include "sim/webhook/endpoints.h"
 #include "sim/webhook/serviceb.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 struct WorldOptions {
   std::string listen = "127.0.0.1:8081";
@@ -74,11 +76,11 @@ class WorldServer {
   std::uint32_t cxids_;
   sim::webhook::ServiceB serviceb_;
   sim::webhook::Endpoints endpoints_;
-  std::optional<webhook::SigningKey> key_;
+  std::optional<model::SigningKey> key_;
   std::ofstream receipts_;
   std::uint64_t receipt_count_ = 0;
   std::string base_;  // "http://127.0.0.1:8081"
   std::unique_ptr<HttpServer> server_;
 };
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

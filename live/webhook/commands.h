@@ -1,11 +1,13 @@
-// `relaysim serve` and `relaysim world`: the live shell's commands (live/).
+// `relaysim serve` and `relaysim world`: the live shell's commands. They serve the webhook platform
+// (the only system the live shell runs so far), so they live with it; cli/main.cpp parses their
+// arguments.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-namespace relaysim::cli {
+namespace relaysim::live {
 
 struct ServeArgs {
   std::string config;
@@ -27,4 +29,4 @@ struct WorldArgs {
 int serve_command(const ServeArgs& args);
 int world_command(const WorldArgs& args);
 
-}  // namespace relaysim::cli
+}  // namespace relaysim::live

@@ -1,4 +1,4 @@
-#include "live/world.h"
+#include "live/webhook/world.h"
 
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
@@ -6,10 +6,12 @@
 #include <charconv>
 #include <stdexcept>
 
-#include "live/ports.h"
+#include "live/webhook/ports.h"
 #include "sim/webhook/spec.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 namespace {
 
@@ -126,11 +128,11 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
     return later(fate.client_error == NetError::timeout ? options_.hold : Duration::zero(), std::move(r), std::move(respond));
   }
   std::string signature = "unchecked";
-  const std::string_view id = in.header(webhook::kWebhookIdHeader);
+  const std::string_view id = in.header(model::kWebhookIdHeader);
   if (key_) {
     const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
-    signature = std::string(to_string(webhook::verify(*key_, id, in.header(webhook::kWebhookTimestampHeader),
-                                                      in.header(webhook::kWebhookSignatureHeader), in.body, now_s)));
+    signature = std::string(to_string(model::verify(*key_, id, in.header(model::kWebhookTimestampHeader),
+                                                      in.header(model::kWebhookSignatureHeader), in.body, now_s)));
     if (signature == "none") signature = "valid";
   }
   ++receipt_count_;
@@ -160,4 +162,4 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
   later(fate.result_at - now, std::move(r), std::move(respond));
 }
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "live/service.h"
+#include "live/webhook/service.h"
 #include "sim/scenario/schema.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 // Reads and checks the file. Throws sim::ScenarioError naming the file, line, column and key.
 ServeConfig read_serve_config(const std::string& path);
@@ -19,4 +21,4 @@ ServeConfig parse_serve_config(std::string_view text, const std::string& file);
 // The reference tables of the format (docs/live.md).
 std::vector<sim::DocTable> serve_config_reference();
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

@@ -1,10 +1,12 @@
-#include "live/metrics.h"
+#include "live/webhook/metrics.h"
 
 #include <cstdio>
 
 #include "model/store/store_error.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 namespace {
 
@@ -49,15 +51,15 @@ void PromHistogram::write(std::string& out, const std::string& name, const std::
   sample(out, name + "_count", "", static_cast<double>(count_));
 }
 
-LiveMetrics::LiveMetrics(webhook::Store& store)
+LiveMetrics::LiveMetrics(model::Store& store)
     : store_(store),
       ingest_seconds_({0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}),
       attempt_seconds_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}),
       delivery_seconds_({0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600}) {}
 
-void LiveMetrics::on(const webhook::Ingested& e) { ++ingests_[static_cast<std::size_t>(e.result.outcome)]; }
+void LiveMetrics::on(const model::Ingested& e) { ++ingests_[static_cast<std::size_t>(e.result.outcome)]; }
 
-void LiveMetrics::on(const webhook::AttemptFinished& e) {
+void LiveMetrics::on(const model::AttemptFinished& e) {
   std::string result;
   if (e.result.error != NetError::none) {
     result = std::string(to_string(e.result.error));
@@ -68,37 +70,37 @@ void LiveMetrics::on(const webhook::AttemptFinished& e) {
   attempt_seconds_.observe(to_seconds(e.attempt.finished_at - e.attempt.started_at));
 }
 
-void LiveMetrics::on(const webhook::Completed& e) {
+void LiveMetrics::on(const model::Completed& e) {
   if (!e.applied) {
     ++fenced_;
     return;
   }
   ++completions_[static_cast<std::size_t>(e.completion.status)];
-  if (e.completion.status == webhook::Status::delivered) {
+  if (e.completion.status == model::Status::delivered) {
     delivery_seconds_.observe(to_seconds(e.completion.at - e.row.created_at));
   }
 }
 
-void LiveMetrics::on(const webhook::UrlLookedUp& e) { ++(e.cache_hit ? cache_hits_ : cache_misses_); }
+void LiveMetrics::on(const model::UrlLookedUp& e) { ++(e.cache_hit ? cache_hits_ : cache_misses_); }
 
-void LiveMetrics::on(const webhook::BreakerChanged& e) {
+void LiveMetrics::on(const model::BreakerChanged& e) {
   breaker_ = e.to;
   ++breaker_transitions_;
 }
 
-void LiveMetrics::on(const webhook::StoreFailed&) { ++store_failures_; }
+void LiveMetrics::on(const model::StoreFailed&) { ++store_failures_; }
 
-void LiveMetrics::on(const webhook::Replayed& e) {
-  if (e.outcome == webhook::ReplayOutcome::replayed) ++replays_;
+void LiveMetrics::on(const model::Replayed& e) {
+  if (e.outcome == model::ReplayOutcome::replayed) ++replays_;
 }
 
 std::string LiveMetrics::text() {
   std::string out;
   try {
-    const webhook::StoreCounts counts = store_.counts();
+    const model::StoreCounts counts = store_.counts();
     head(out, "relaysim_requests", "gauge", "Requests in the store, by status.");
-    for (int s = 0; s < webhook::kStatusCount; ++s) {
-      sample(out, "relaysim_requests", "status=\"" + std::string(to_string(static_cast<webhook::Status>(s))) + "\"",
+    for (int s = 0; s < model::kStatusCount; ++s) {
+      sample(out, "relaysim_requests", "status=\"" + std::string(to_string(static_cast<model::Status>(s))) + "\"",
              static_cast<double>(counts.by_status[static_cast<std::size_t>(s)]));
     }
   } catch (const StoreError&) {
@@ -107,15 +109,15 @@ std::string LiveMetrics::text() {
   head(out, "relaysim_ingests_total", "counter", "Create calls answered by this process, by outcome.");
   for (std::size_t o = 0; o < ingests_.size(); ++o) {
     sample(out, "relaysim_ingests_total",
-           "outcome=\"" + std::string(to_string(static_cast<webhook::CreateOutcome>(o))) + "\"",
+           "outcome=\"" + std::string(to_string(static_cast<model::CreateOutcome>(o))) + "\"",
            static_cast<double>(ingests_[o]));
   }
   head(out, "relaysim_attempts_total", "counter", "Delivery attempts made by this process, by result.");
   for (const auto& [result, n] : attempts_) sample(out, "relaysim_attempts_total", "result=\"" + result + "\"", static_cast<double>(n));
   head(out, "relaysim_completions_total", "counter", "Claims this process completed, by the status they left.");
-  for (int s = 0; s < webhook::kStatusCount; ++s) {
-    if (s == static_cast<int>(webhook::Status::in_flight)) continue;
-    sample(out, "relaysim_completions_total", "status=\"" + std::string(to_string(static_cast<webhook::Status>(s))) + "\"",
+  for (int s = 0; s < model::kStatusCount; ++s) {
+    if (s == static_cast<int>(model::Status::in_flight)) continue;
+    sample(out, "relaysim_completions_total", "status=\"" + std::string(to_string(static_cast<model::Status>(s))) + "\"",
            static_cast<double>(completions_[static_cast<std::size_t>(s)]));
   }
   head(out, "relaysim_fenced_completions_total", "counter",
@@ -139,4 +141,4 @@ std::string LiveMetrics::text() {
   return out;
 }
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook

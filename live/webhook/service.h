@@ -20,22 +20,24 @@
 #include <string>
 #include <vector>
 
-#include "live/api.h"
+#include "live/webhook/api.h"
 #include "live/clock.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
-#include "live/metrics.h"
-#include "live/ports.h"
+#include "live/webhook/metrics.h"
+#include "live/webhook/ports.h"
 #include "model/core/random.h"
 #include "model/store/sqlite_db.h"
 #include "model/webhook/config.h"
 #include "model/webhook/node.h"
 #include "model/webhook/sqlite_store.h"
 
-namespace relaysim::live {
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
 
 struct ServeConfig {
-  webhook::PlatformConfig platform{};
+  model::PlatformConfig platform{};
   std::string listen = "127.0.0.1:8080";
   std::string database = "relaysim.db";
   Durability durability = Durability::full;
@@ -87,10 +89,10 @@ class Service {
   HttpCaller serviceb_caller_; // ServiceB: the operator's own address, trusted
   DeliveryClient delivery_;
   HttpDirectory directory_;
-  webhook::SqliteStore store_;
-  webhook::Events events_;
+  model::SqliteStore store_;
+  model::Events events_;
   LiveMetrics metrics_;
-  webhook::Node node_;
+  model::Node node_;
   Api api_;
   std::unique_ptr<HttpServer> server_;
   boost::asio::steady_timer poll_timer_;
@@ -100,4 +102,4 @@ class Service {
   std::function<void(std::uint32_t)> drained_;
 };
 
-}  // namespace relaysim::live
+}  // namespace relaysim::live::webhook
