@@ -105,6 +105,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     request_ = parser_->release();
     keep_alive_ = request_.keep_alive() && !state_->stopped;
+    head_ = request_.method() == http::verb::head;
     const Incoming in = incoming(request_);
     // While the handler works on an answer, the connection waits for it, not for its reader.
     stream_.expires_never();
@@ -124,6 +125,13 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.body() = std::move(r.body);
     response_.keep_alive(keep_alive_);
     response_.prepare_payload();
+    if (head_) {
+      // A HEAD answer says what a GET would carry, and carries nothing: a body here would be read
+      // as the start of the next answer on this connection.
+      const std::size_t length = response_.body().size();
+      response_.body().clear();
+      response_.content_length(length);
+    }
     stream_.expires_after(state_->limits.idle);
     http::async_write(stream_, response_, [self = shared_from_this()](const error_code& ec, std::size_t) {
       if (!ec && self->unread_) return self->linger();
@@ -164,6 +172,7 @@ class Session : public std::enable_shared_from_this<Session> {
   static constexpr std::size_t kDrainChunk = 16 * 1024;
   std::optional<std::vector<char>> drain_;
   bool unread_ = false;
+  bool head_ = false;
   bool keep_alive_ = false;
   bool answered_ = true;
 };

@@ -5,6 +5,8 @@
 #include <charconv>
 #include <ctime>
 #include <optional>
+#include <unordered_set>
+#include <vector>
 
 #include "model/core/short_text.h"
 #include "model/store/store_error.h"
@@ -59,6 +61,50 @@ int nesting(std::string_view text, int limit) {
   }
   return deepest;
 }
+
+// Reads JSON as the parser would, and refuses what it would read without complaint but change: a
+// name given twice in one object (the parser keeps the last, so the payload stored and delivered
+// would differ from the one sent) and an integer beyond 64 bits (read as a double, it loses digits,
+// and two different numbers would compare equal). `problem` says which, or why it is not JSON.
+class StrictJson final : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t& text) override {
+    if (text.find_first_of(".eE") != string_t::npos) return true;  // a fraction: a double by nature
+    problem = "the integer " + text.substr(0, 40) + (text.size() > 40 ? "..." : "") +
+              " does not fit in 64 bits: send it as a string";
+    return false;
+  }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    names_.emplace_back();
+    return true;
+  }
+  bool key(string_t& name) override {
+    if (names_.back().insert(name).second) return true;
+    problem = "the name \"" + name.substr(0, 80) + "\" is given twice in one object";
+    return false;
+  }
+  bool end_object() override {
+    names_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    problem = std::string("the body is not JSON: ") + e.what();
+    return false;
+  }
+
+  std::string problem;
+
+ private:
+  std::vector<std::unordered_set<std::string>> names_;
+};
 
 bool is_json_media_type(std::string_view content_type) {
   const std::string_view media = content_type.substr(0, content_type.find(';'));
@@ -153,6 +199,8 @@ Response Api::create(const Incoming& in) {
   if (nesting(in.body, kMaxJsonDepth) > kMaxJsonDepth) {
     return error_response(400, "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
+  StrictJson strict;
+  if (!json::sax_parse(in.body, &strict)) return error_response(400, strict.problem);
   json body;
   try {
     body = json::parse(in.body);

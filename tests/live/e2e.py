@@ -124,7 +124,17 @@ def readme(relaysim):
             answer = s.recv(4096).decode()
             if not answer.startswith("HTTP/1.1 413") or "longer than" not in answer:
                 fail(f"an oversized body was not answered 413 with a reason: {answer!r}")
-        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413", flush=True)
+        # A HEAD answer carries no body, so the next answer on the connection reads cleanly.
+        with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
+            s.sendall(b"HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            answer = b""
+            while chunk := s.recv(4096):
+                answer += chunk
+            first, _, rest = answer.decode().partition("\r\n\r\n")
+            if not first.startswith("HTTP/1.1 405") or not rest.startswith("HTTP/1.1 200"):
+                fail(f"a HEAD answer carried a body, or the next answer was lost: {answer!r}")
+        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413; "
+              f"HEAD answers carry no body", flush=True)
     # A tenant with a key of its own: its deliveries are signed with that key, which the world
     # (knowing only the default key) does not accept; another tenant's still verify.
     own = "whsec_" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0MjQyNDI="

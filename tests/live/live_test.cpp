@@ -161,11 +161,24 @@ TEST_F(ApiTest, RefusesBadCreatesWithAReason) {
     EXPECT_EQ(r.status, c.status) << c.body;
     EXPECT_NE(error_of(r).find(c.says), std::string::npos) << error_of(r);
   }
+  // What the parser would read without complaint but change: a name twice (the last would win),
+  // an integer beyond 64 bits (it would lose digits, and two different ones would be equal).
+  for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"cxid":"a","cxid":"b","request_id":"r1","payload":1})", "\"cxid\" is given twice"},
+           {R"({"cxid":"cx1","request_id":"r1","payload":{"a":1,"a":2}})", "\"a\" is given twice"},
+           {R"({"cxid":"cx1","request_id":"r1","payload":123456789012345678901234567890})", "does not fit in 64 bits"},
+           {R"({"cxid":"cx1","request_id":"r1","payload":[-99999999999999999999]})", "does not fit in 64 bits"}}) {
+    const Response r = call("POST", "/v1/webhooks", body);
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_NE(error_of(r).find(says), std::string::npos) << error_of(r);
+  }
+  // Names may repeat in different objects, and numbers that fit are kept as sent.
+  EXPECT_EQ(call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"n1","payload":{"a":{"a":18446744073709551615},"b":-9223372036854775808,"c":1.5e300}})").status, 202);
   const std::string deep = std::string(100, '[') + std::string(100, ']');
   const Response r = call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":)" + deep + "}");
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(error_of(r).find("deeper"), std::string::npos);
-  EXPECT_EQ(store.counts().by_status[0], 0u);  // nothing was stored
+  EXPECT_EQ(store.counts().by_status[0], 1u);  // only the last good one was stored
 }
 
 TEST_F(ApiTest, EveryOtherEndpointRefusesWhatItCannotDo) {
@@ -243,6 +256,7 @@ TEST(RequestReader, RefusesWhatIsNotAReadableRequest) {
   EXPECT_EQ(answer_bytes("GARBAGE\r\n\r\n", limits, echo).status, 400);
   EXPECT_EQ(answer_bytes("GET /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", limits, echo).status, 400);
   EXPECT_EQ(answer_bytes("", limits, echo).status, 400);
+  EXPECT_EQ(answer_bytes("HEAD /x HTTP/1.1\r\n\r\n", limits, echo).body, "HEAD /x  ");
 }
 
 TEST(ServeConfig, ReadsTheFileAndTheSamePlatformKeysAsAScenario) {
