@@ -37,35 +37,11 @@ std::optional<std::uint64_t> whole_number(std::string_view text) {
   return v;
 }
 
-// How deeply the text's arrays and objects nest, strings skipped; stops counting past `limit`.
-int nesting(std::string_view text, int limit) {
-  int depth = 0;
-  int deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-// Reads JSON as the parser would, and refuses what it would read without complaint but change: a
-// name given twice in one object (the parser keeps the last, so the payload stored and delivered
-// would differ from the one sent) and an integer beyond 64 bits (read as a double, it loses digits,
-// and two different numbers would compare equal). `problem` says which, or why it is not JSON.
+// Reads JSON as the parser would (without building anything), and refuses what it would read
+// without complaint but change: a name given twice in one object (the parser keeps the last, so the
+// payload stored and delivered would differ from the one sent) and an integer beyond 64 bits (read
+// as a double, it loses digits, and two different numbers would compare equal); and nesting deeper
+// than kMaxJsonDepth (printing and freeing JSON recurse). `problem` says which, or why it is not JSON.
 class StrictJson final : public nlohmann::json_sax<json> {
  public:
   bool null() override { return true; }
@@ -82,7 +58,7 @@ class StrictJson final : public nlohmann::json_sax<json> {
   bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override {
     names_.emplace_back();
-    return true;
+    return deeper();
   }
   bool key(string_t& name) override {
     if (names_.back().insert(name).second) return true;
@@ -91,10 +67,14 @@ class StrictJson final : public nlohmann::json_sax<json> {
   }
   bool end_object() override {
     names_.pop_back();
+    --depth_;
     return true;
   }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
+  bool start_array(std::size_t) override { return deeper(); }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
     problem = std::string("the body is not JSON: ") + e.what();
     return false;
@@ -103,6 +83,13 @@ class StrictJson final : public nlohmann::json_sax<json> {
   std::string problem;
 
  private:
+  bool deeper() {
+    if (++depth_ <= kMaxJsonDepth) return true;
+    problem = "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return false;
+  }
+
+  int depth_ = 0;
   std::vector<std::unordered_set<std::string>> names_;
 };
 
@@ -195,9 +182,6 @@ Response Api::create(const Incoming& in) {
   }
   if (!is_json_media_type(in.header("content-type"))) {
     return error_response(415, "the body must be JSON, sent with Content-Type: application/json");
-  }
-  if (nesting(in.body, kMaxJsonDepth) > kMaxJsonDepth) {
-    return error_response(400, "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   StrictJson strict;
   if (!json::sax_parse(in.body, &strict)) return error_response(400, strict.problem);

@@ -47,7 +47,7 @@ class Api {
   bool draining_ = false;
 };
 
-// The deepest JSON nesting a create's body may have (parsing and printing JSON recurse).
+// The deepest JSON nesting a create's body may have (printing and freeing JSON recurse).
 inline constexpr int kMaxJsonDepth = 64;
 
 // "2026-11-26T02:11:18.123Z": a live Time (Unix nanoseconds) as RFC 3339 UTC.

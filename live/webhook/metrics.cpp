@@ -1,5 +1,6 @@
 #include "live/webhook/metrics.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "model/store/store_error.h"
@@ -60,13 +61,11 @@ LiveMetrics::LiveMetrics(model::Store& store)
 void LiveMetrics::on(const model::Ingested& e) { ++ingests_[static_cast<std::size_t>(e.result.outcome)]; }
 
 void LiveMetrics::on(const model::AttemptFinished& e) {
-  std::string result;
-  if (e.result.error != NetError::none) {
-    result = std::string(to_string(e.result.error));
-  } else {
-    result = std::to_string(e.result.status / 100) + "xx";
-  }
-  ++attempts_[result];
+  // A network error, or a status class: one counter each, no text built per attempt.
+  const std::size_t at = e.result.error != NetError::none
+                             ? kStatusClasses + static_cast<std::size_t>(e.result.error)
+                             : static_cast<std::size_t>(std::clamp(e.result.status / 100, 0, int{kStatusClasses} - 1));
+  ++attempts_[at];
   attempt_seconds_.observe(to_seconds(e.attempt.finished_at - e.attempt.started_at));
 }
 
@@ -113,7 +112,11 @@ std::string LiveMetrics::text() {
            static_cast<double>(ingests_[o]));
   }
   head(out, "relaysim_attempts_total", "counter", "Delivery attempts made by this process, by result.");
-  for (const auto& [result, n] : attempts_) sample(out, "relaysim_attempts_total", "result=\"" + result + "\"", static_cast<double>(n));
+  for (std::size_t i = 0; i < attempts_.size(); ++i) {
+    if (attempts_[i] == 0) continue;  // as before: only the results seen
+    const std::string result = i < kStatusClasses ? std::to_string(i) + "xx" : std::string(to_string(static_cast<NetError>(i - kStatusClasses)));
+    sample(out, "relaysim_attempts_total", "result=\"" + result + "\"", static_cast<double>(attempts_[i]));
+  }
   head(out, "relaysim_completions_total", "counter", "Claims this process completed, by the status they left.");
   for (int s = 0; s < model::kStatusCount; ++s) {
     if (s == static_cast<int>(model::Status::in_flight)) continue;

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -56,7 +55,10 @@ class LiveMetrics final : public SinkFor<model::Ingested>,
  private:
   model::Store& store_;
   std::array<std::uint64_t, 3> ingests_{};  // by CreateOutcome
-  std::map<std::string, std::uint64_t> attempts_;  // by result: "2xx", "timeout", ...
+  // Attempts by result: a status class (0xx..9xx), then each NetError (`none` unused).
+  static constexpr std::size_t kStatusClasses = 10;
+  static constexpr std::size_t kNetErrors = static_cast<std::size_t>(NetError::forbidden_address) + 1;
+  std::array<std::uint64_t, kStatusClasses + kNetErrors> attempts_{};
   std::array<std::uint64_t, model::kStatusCount> completions_{};
   std::uint64_t fenced_ = 0;
   std::uint64_t cache_hits_ = 0;

@@ -35,12 +35,12 @@ std::optional<std::uint32_t> number_after(std::string_view text, std::string_vie
 
 WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scenario, WorldOptions options)
     : io_(io),
-      scenario_(scenario),
+      spec_(webhook_spec(scenario)),
       options_(std::move(options)),
       started_(clock_.now()),
-      cxids_(webhook_spec(scenario).cxid_count()),
-      serviceb_(webhook_spec(scenario).serviceb, cxids_, webhook_spec(scenario).endpoint_count(), scenario.seed),
-      endpoints_(webhook_spec(scenario).endpoints, scenario.seed),
+      cxids_(spec_.cxid_count()),
+      serviceb_(spec_.serviceb, cxids_, spec_.endpoint_count(), scenario.seed),
+      endpoints_(spec_.endpoints, scenario.seed),
       key_(signing_key(options_.signing_secret, "--signing-secret")) {
   if (!options_.receipts.empty()) {
     receipts_.open(options_.receipts, std::ios::out | std::ios::app);
@@ -140,7 +140,7 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
     const std::uint32_t group = endpoints_.group_of(*endpoint);
     nlohmann::json line{{"at", to_seconds(clock_.now())},
                         {"endpoint", *endpoint},
-                        {"group", webhook_spec(scenario_).endpoints[group].name},
+                        {"group", spec_.endpoints[group].name},
                         {"cxid", cxid},
                         {"version", version},
                         {"webhook_id", id},

@@ -31,6 +31,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/webhook/endpoints.h"
 #include "sim/webhook/serviceb.h"
+#include "sim/webhook/spec.h"
 
 namespace relaysim::live::webhook {
 
@@ -68,7 +69,7 @@ class WorldServer {
   Time world_now();
 
   boost::asio::io_context& io_;
-  const sim::Scenario& scenario_;
+  const sim::webhook::WebhookSpec& spec_;
   WorldOptions options_;
   LiveClock clock_;
   Time started_;
