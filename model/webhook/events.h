@@ -8,6 +8,7 @@
 #include "model/core/events.h"
 #include "model/resilience/breaker.h"
 #include "model/webhook/classifier.h"
+#include "model/webhook/ports.h"
 #include "model/webhook/store.h"
 #include "model/webhook/types.h"
 
@@ -125,6 +126,18 @@ struct UrlLookedUp {
   Time at;
 };
 
+// A ServiceB lookup sent at `sent_at` ended at `at` (the moment the breaker recorded its result):
+// found (with the URL's `version`), not found, or an error (a failure or a timeout). The simulator
+// knows this from its world; the live shell logs it so that a live run can be judged the same way.
+struct LookupFinished {
+  PodId pod;
+  std::string_view cxid;
+  LookupStatus status;
+  std::uint64_t version;
+  Time sent_at;
+  Time at;
+};
+
 struct BreakerChanged {
   PodId pod;
   BreakerState from;
@@ -139,6 +152,6 @@ struct BreakerChanged {
 };
 
 using Events = EventBus<Ingested, Claimed, AttemptStarted, AttemptFinished, Completed, TenantNotified, UrlLookedUp,
-                        BreakerChanged, StoreFailed, Replayed>;
+                        LookupFinished, BreakerChanged, StoreFailed, Replayed>;
 
 }  // namespace relaysim::webhook

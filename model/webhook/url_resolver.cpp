@@ -49,6 +49,7 @@ void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
   Lookup& l = lookups_[slot];
   RELAYSIM_ASSERT(l.busy, "a lookup answered twice");
   const Time now = clock_.now();
+  events_.emit(LookupFinished{pod_, l.cxid, r.status, r.version, l.started_at, now});
   breaker_.record(l.permit, r.status != LookupStatus::error, now);
   ResolveCallback done = std::move(l.done);
   l.busy = false;
