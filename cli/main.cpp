@@ -219,6 +219,8 @@ int main(int argc, char** argv) {
   serve->add_option("--database", serve_args.database, "Use this database file instead");
   serve->add_option("--pod", serve_args.pod, "This process's pod number instead (several processes on one database)")
       ->check(CLI::Range(1u, 1'000'000u));
+  serve->add_option("--events", serve_args.events,
+                    "Append the model's events to this file, one JSON line each, for `relaysim judge` (docs/live.md)");
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
   serve->add_flag("--reference", serve_args.reference, "Print the reference of the serve: section as Markdown (docs/live.md)");
   auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "

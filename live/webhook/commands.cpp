@@ -55,6 +55,7 @@ int serve_command(const ServeArgs& args) {
   }
   if (args.database) config.database = *args.database;
   if (args.pod) config.pod = *args.pod;
+  config.events = args.events;
   if (config.platform.pods != 1) {
     std::cerr << "relaysim serve: one process is one pod (platform.pods: " << config.platform.pods
               << " is for the simulator); start more processes on the same database for more\n";
@@ -96,6 +97,7 @@ int serve_command(const ServeArgs& args) {
   } catch (const StoreError& e) {
     return fail_incomplete(std::string("the store failed: ") + e.what());
   }
+  service->stopped();
   if (unfinished > 0) {
     std::cerr << "relaysim serve: stopped with " << unfinished
               << " attempts unfinished; their leases bring them back to another process\n";

@@ -14,6 +14,7 @@ struct ServeArgs {
   std::optional<std::string> listen;    // over the file's serve.listen
   std::optional<std::string> database;  // over the file's serve.database
   std::optional<std::uint32_t> pod;     // over the file's serve.pod
+  std::string events;                   // log the model's events here (for `relaysim judge`)
   bool check = false;                   // read and check the file, then exit
   bool reference = false;               // print the format's reference as Markdown
 };

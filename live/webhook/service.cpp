@@ -51,6 +51,10 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       poll_timer_(io),
       drain_timer_(io) {
   events_.attach(metrics_);
+  if (!config.events.empty()) {
+    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod);
+    events_.attach(*event_log_);
+  }
   ServerLimits limits;
   // The body holds the payload and the two keys, in JSON (escapes may double a payload's length).
   limits.max_body = 2 * config.platform.max_payload_bytes + 2 * config.platform.max_key_bytes + 4096;
@@ -62,6 +66,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
 Service::~Service() = default;
 
 void Service::start() {
+  if (event_log_) event_log_->started(clock_.now());
   node_.start();
   poll();
 }
@@ -92,6 +97,10 @@ void Service::drain(std::function<void(std::uint32_t)> done) {
   drain_until_ = clock_.now() + config_.drain_timeout;
   drained_ = std::move(done);
   check_drained();
+}
+
+void Service::stopped() {
+  if (event_log_) event_log_->stopped(clock_.now());
 }
 
 void Service::check_drained() {

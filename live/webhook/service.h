@@ -24,6 +24,7 @@
 #include "live/clock.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
+#include "live/webhook/event_log.h"
 #include "live/webhook/metrics.h"
 #include "live/webhook/ports.h"
 #include "model/core/random.h"
@@ -54,6 +55,9 @@ struct ServeConfig {
   std::uint32_t pod = 1;
   Duration poll = std::chrono::seconds(1);
   Duration drain_timeout = std::chrono::seconds(30);
+  // Not a key of the file: `serve --events FILE` appends the model's events there, for
+  // `relaysim judge` (live/webhook/event_log.h). Empty: no log.
+  std::string events;
   bool operator==(const ServeConfig&) const = default;
 
   AddressPolicy address_policy() const;
@@ -74,6 +78,8 @@ class Service {
   // Stops accepting and claiming; `done` runs when the attempts in flight have completed, or
   // when drain_timeout has passed (their leases then bring them back for another process).
   void drain(std::function<void(std::uint32_t unfinished)> done);
+  // Logs the end of the process (when it logs events): after drain, before it exits.
+  void stopped();
 
  private:
   void poll();
@@ -92,6 +98,7 @@ class Service {
   model::SqliteStore store_;
   model::Events events_;
   LiveMetrics metrics_;
+  std::unique_ptr<EventLogWriter> event_log_;
   model::Node node_;
   Api api_;
   std::unique_ptr<HttpServer> server_;

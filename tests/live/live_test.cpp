@@ -5,6 +5,7 @@
 
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
+#include "live/webhook/event_log.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "live/webhook/ports.h"
@@ -297,6 +298,66 @@ TEST(ServeConfig, ATypoIsNamedWithItsPlace) {
   EXPECT_NE(error_of("serve:\n  allow_addresses: [everything]\n").find("expected one of loopback, private, link_local"),
             std::string::npos);
   EXPECT_NE(error_of("platform:\n  lease: 1s\n").find("platform.lease"), std::string::npos);
+}
+
+// The event log: every kind writes a line that reads back as the same record; a line that is
+// not a record is refused with the field at fault named.
+TEST(EventLog, EveryKindReadsBackAsWritten) {
+  using webhook::LogKind;
+  using webhook::LogRecord;
+  for (int k = 0; k < webhook::kLogKindCount; ++k) {
+    LogRecord r;
+    r.kind = static_cast<LogKind>(k);
+    r.pod = 2;
+    r.at = time_from_ns(1'795'659'718'123'456'789);
+    r.id = 41;
+    r.cxid = "cx7";
+    r.request_id = "order-1";
+    r.url = "http://127.0.0.1:8081/ep7/hooks/cx7/v2";
+    r.outcome = model::CreateOutcome::conflict;
+    r.deadline_at = r.at + std::chrono::hours(24);
+    r.created_at = r.at;
+    r.due_at = r.at + std::chrono::seconds(3);
+    r.sent_at = r.at - std::chrono::milliseconds(2);
+    r.token = 9;
+    r.number = 3;
+    r.version = 2;
+    r.error = NetError::timeout;
+    r.http_status = 429;
+    r.retry_after = std::chrono::seconds(5);
+    r.status = model::Status::dead_lettered;
+    r.reason = model::Reason::deadline;
+    r.applied = true;
+    r.failed = true;
+    r.replay = model::ReplayOutcome::not_terminal;
+    r.lookup = model::LookupStatus::not_found;
+    r.from = BreakerState::half_open;
+    r.to = BreakerState::open;
+    const std::string line = webhook::write_record(r);
+    std::string problem;
+    const std::optional<LogRecord> back = webhook::read_record(line, problem);
+    ASSERT_TRUE(back.has_value()) << line << ": " << problem;
+    EXPECT_EQ(back->kind, r.kind);
+    EXPECT_EQ(back->at, r.at);
+    EXPECT_EQ(webhook::write_record(*back), line);
+  }
+}
+
+TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
+  auto problem_of = [](std::string_view line) {
+    std::string problem;
+    EXPECT_FALSE(webhook::read_record(line, problem).has_value()) << line;
+    return problem;
+  };
+  EXPECT_EQ(problem_of("not json"), "not a JSON object");
+  EXPECT_NE(problem_of(R"({"event":"teleported","pod":1,"at":5})").find("no known 'event'"), std::string::npos);
+  EXPECT_EQ(problem_of(R"({"event":"claimed","pod":1,"at":5,"id":3,"token":1})"), "claimed: no field 'deadline_at'");
+  EXPECT_EQ(problem_of(R"({"event":"breaker","pod":1,"at":5,"from":"closed","to":"ajar"})"),
+            "breaker: field 'to' is not a valid value: \"ajar\"");
+  EXPECT_EQ(problem_of(R"({"event":"started","pod":-1,"at":5})"), "started: field 'pod' is not a valid value: -1");
+  EXPECT_EQ(problem_of(R"({"event":"started","pod":4294967296,"at":5})"),
+            "started: field 'pod' is not a valid value: 4294967296");
+  EXPECT_EQ(problem_of(R"({"event":"started","pod":1,"at":1.5})"), "started: field 'at' is not a valid value: 1.5");
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+// The event log: what one `relaysim serve` process's model did, as JSON lines (`serve --events
+// FILE`), for `relaysim judge` to read back and hand to the simulator's own oracle.
+//
+// One line per model event, with every field the oracle's checkers read, times in Unix
+// nanoseconds (the live clock's); plus a `started` line when the process starts and a `stopped`
+// line when it has drained. Each line is written whole and flushed as the event happens, so a log
+// ends at the last event its process lived to see.
+//
+//   {"event":"claimed","pod":1,"at":1764133200000000000,"id":12,"deadline_at":...,"token":77}
+//
+// The record's fields are declared once (LogRecord::fields), for writing and for reading.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "model/core/http.h"
+#include "model/resilience/breaker.h"
+#include "model/webhook/events.h"
+
+namespace relaysim::live::webhook {
+
+namespace model = relaysim::webhook;
+
+enum class LogKind : std::uint8_t {
+  started, stopped, ingested, claimed, attempt_started, attempt_finished, completed, notified, replayed, lookup, breaker
+};
+inline constexpr int kLogKindCount = 11;
+std::string_view to_string(LogKind k);
+
+// One line of the log: the union of the events' fields (a kind uses some of them).
+struct LogRecord {
+  LogKind kind = LogKind::started;
+  model::PodId pod = 0;
+  Time at{};
+  model::RequestId id = 0;
+  std::string cxid;
+  std::string request_id;
+  std::string url;
+  model::CreateOutcome outcome = model::CreateOutcome::created;
+  Time created_at{};
+  Time deadline_at{};
+  Time due_at{};
+  Time sent_at{};
+  model::ClaimToken token = 0;
+  std::uint32_t number = 0;  // the attempt's; completed: 0 when the claim made no attempt
+  std::uint64_t version = 0;
+  NetError error = NetError::none;
+  int http_status = 0;
+  Duration retry_after{-1};
+  model::Status status = model::Status::pending;
+  model::Reason reason = model::Reason::none;
+  bool applied = false;
+  bool failed = false;
+  model::ReplayOutcome replay = model::ReplayOutcome::replayed;
+  model::LookupStatus lookup = model::LookupStatus::error;
+  BreakerState from = BreakerState::closed;
+  BreakerState to = BreakerState::closed;
+
+  // Visits the kind's fields of `r` (a LogRecord, const to write, not to read) as
+  // io(name, member): the one list both directions use.
+  template <class Self, class Io>
+  static void fields(Self& r, Io& io);
+};
+
+// The line for `r` (no newline).
+std::string write_record(const LogRecord& r);
+// Reads one line back; nullopt with `problem` set (naming the field) when it is not a record.
+std::optional<LogRecord> read_record(std::string_view line, std::string& problem);
+
+// The sink that writes a process's log.
+class EventLogWriter final : public SinkFor<model::Ingested>,
+                             public SinkFor<model::Claimed>,
+                             public SinkFor<model::AttemptStarted>,
+                             public SinkFor<model::AttemptFinished>,
+                             public SinkFor<model::Completed>,
+                             public SinkFor<model::TenantNotified>,
+                             public SinkFor<model::Replayed>,
+                             public SinkFor<model::LookupFinished>,
+                             public SinkFor<model::BreakerChanged> {
+ public:
+  // Appends to `path`; throws std::invalid_argument when it cannot be opened.
+  EventLogWriter(const std::string& path, model::PodId pod);
+  ~EventLogWriter();
+  EventLogWriter(const EventLogWriter&) = delete;
+  EventLogWriter& operator=(const EventLogWriter&) = delete;
+
+  void started(Time at);
+  void stopped(Time at);
+
+  void on(const model::Ingested& e) override;
+  void on(const model::Claimed& e) override;
+  void on(const model::AttemptStarted& e) override;
+  void on(const model::AttemptFinished& e) override;
+  void on(const model::Completed& e) override;
+  void on(const model::TenantNotified& e) override;
+  void on(const model::Replayed& e) override;
+  void on(const model::LookupFinished& e) override;
+  void on(const model::BreakerChanged& e) override;
+
+ private:
+  void write(const LogRecord& r);
+
+  std::FILE* file_;
+  model::PodId pod_;
+};
+
+}  // namespace relaysim::live::webhook
