@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "live/webhook/ports.h"
+#include "model/core/random.h"
+#include "sim/webhook/load.h"
 #include "sim/webhook/spec.h"
 
 namespace relaysim::live::webhook {
@@ -45,6 +47,11 @@ WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scena
   if (!options_.receipts.empty()) {
     receipts_.open(options_.receipts, std::ios::out | std::ios::app);
     if (!receipts_) throw std::invalid_argument("--receipts: cannot open " + options_.receipts + " for writing");
+    // The first line says which world the receipts after it are of, and when its clock started:
+    // `relaysim judge` reads the world's times from it.
+    receipts_ << nlohmann::json{{"world", {{"scenario", scenario.name}, {"seed", scenario.seed}, {"started_ns", to_ns(started_)}}}}.dump()
+              << '\n';
+    receipts_.flush();
   }
   serviceb_.install(kernel_);
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(options_.listen, "--listen"),
@@ -138,7 +145,9 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
   ++receipt_count_;
   if (receipts_.is_open()) {
     const std::uint32_t group = endpoints_.group_of(*endpoint);
-    nlohmann::json line{{"at", to_seconds(clock_.now())},
+    const Time wall = clock_.now();
+    nlohmann::json line{{"at", to_seconds(wall)},
+                        {"at_ns", to_ns(wall)},
                         {"endpoint", *endpoint},
                         {"group", spec_.endpoints[group].name},
                         {"cxid", cxid},
@@ -146,7 +155,10 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
                         {"webhook_id", id},
                         {"status", fate.status},
                         {"answered", !fate.response_lost},
-                        {"signature", signature}};
+                        {"signature", signature},
+                        // What the payload is, for the judge: the load's key number in it, its digest.
+                        {"key", sim::webhook::LoadGenerator::key_in(in.body)},
+                        {"payload_digest", hash_bytes(in.body)}};
     receipts_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     receipts_.flush();
   }

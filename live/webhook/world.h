@@ -13,7 +13,8 @@
 //
 // Every request an endpoint processes is a receipt, written as one JSON line to the receipts file:
 // when, which endpoint and group, the webhook-id, the status answered, whether the answer was sent,
-// and whether the signature verified.
+// whether the signature verified, and the payload's key number and digest. The file starts with a
+// line naming the world and when its clock started ({"world": {...}}).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, fail, first_line, free_port
+from livetest import call, fail, first_line, free_port, read_receipts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -157,7 +157,7 @@ platform:
     world.send_signal(signal.SIGTERM)
     world.wait(timeout=10)
 
-    receipts = [json.loads(line) for line in open(receipts_path)]
+    receipts = read_receipts(receipts_path)
     ids = {id for id, _ in acked.values()}
     delivered_at = {}
     for r in receipts:

@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, fail, first_line, free_port
+from livetest import call, fail, first_line, free_port, read_receipts
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -96,9 +96,7 @@ class Live:
         return float(match.group(1))
 
     def receipts_of(self, id):
-        if not os.path.exists(self.receipts):
-            return []
-        return [r for r in map(json.loads, open(self.receipts)) if r["webhook_id"] == f"msg_{id}"]
+        return [r for r in read_receipts(self.receipts) if r["webhook_id"] == f"msg_{id}"]
 
 
 def readme(relaysim):

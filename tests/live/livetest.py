@@ -44,3 +44,10 @@ def call(port, method, path, body=None, raw=False, timeout=10):
         return response.status, (data.decode() if raw else json.loads(data or b"null"))
     finally:
         conn.close()
+
+
+def read_receipts(path):
+    """The receipts a `relaysim world` wrote (its first line, {"world": ...}, names the world)."""
+    if not os.path.exists(path):
+        return []
+    return [r for r in map(json.loads, open(path)) if "world" not in r]
