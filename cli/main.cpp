@@ -231,6 +231,15 @@ int main(int argc, char** argv) {
   world->add_option("--receipts", world_args.receipts, "Append every request an endpoint processes to this file, one JSON line each");
   world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
   world->add_option("--hold", world_args.hold, "How long an unanswered request keeps its connection (default 5m)");
+  auto* judge = app.add_subcommand("judge", "Judge a live run (serve's event logs, world's receipts, the client's calls) "
+                                            "with the simulator's own invariant checkers (docs/live.md)");
+  live::JudgeArgs judge_args;
+  judge->add_option("SCENARIO", judge_args.scenario, "The scenario the world served")->required();
+  judge->add_option("CONFIG", judge_args.config, "The configuration serve ran with")->required();
+  judge->add_option("--events", judge_args.events, "A serve process's event log (serve --events); one per process")->required();
+  judge->add_option("--receipts", judge_args.receipts, "The world's receipts (world --receipts)")->required();
+  judge->add_option("--calls", judge_args.calls, "The client's create calls, one JSON line each (docs/live.md)")->required();
+  judge->add_option("--database", judge_args.database, "The database the processes shared, after the run")->required();
 #endif
   if (argc >= 2 && argv[1][0] != '-') {
     const std::string word = argv[1];
@@ -273,6 +282,7 @@ int main(int argc, char** argv) {
 #ifdef RELAYSIM_LIVE_CLI
   if (*serve) return live::serve_command(serve_args);
   if (*world) return live::world_command(world_args);
+  if (*judge) return live::judge_command(judge_args);
 #endif
   if (*run) return run_command(run_args);
   if (*validate) return validate_command(files);

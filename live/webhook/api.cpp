@@ -19,6 +19,8 @@ namespace model = relaysim::webhook;
 using nlohmann::json;
 using model::RequestId;
 
+std::string stored_payload(const json& payload) { return payload.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 namespace {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
@@ -206,9 +208,8 @@ Response Api::create(const Incoming& in) {
   if (payload == body.end()) return error_response(400, "missing field 'payload'");
   const std::string& cxid = body["cxid"].get_ref<const std::string&>();
   const std::string& request_id = body["request_id"].get_ref<const std::string&>();
-  // The payload is stored as JSON written one way, so that a repeat with the same JSON written
-  // with other spacing or key order is the same payload (a duplicate, not a conflict).
-  const std::string stored = payload->dump(-1, ' ', false, json::error_handler_t::replace);
+  // A repeat with the same JSON written otherwise is a duplicate, not a conflict.
+  const std::string stored = stored_payload(*payload);
   const model::IngestResult r = ingest_.create(cxid, request_id, stored);
   switch (r.status) {
     case model::IngestStatus::created:

@@ -13,6 +13,8 @@
 // is the reference.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <functional>
 #include <string>
 #include <string_view>
@@ -24,6 +26,10 @@
 namespace relaysim::live::webhook {
 
 namespace model = relaysim::webhook;
+
+// The payload as the store keeps and endpoints receive it: the JSON written one way (no spaces,
+// keys in order), so that a repeat written with other spacing or key order is the same payload.
+std::string stored_payload(const nlohmann::json& payload);
 
 class Api {
  public:

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "live/webhook/config.h"
+#include "live/webhook/judge.h"
 #include "live/http_server.h"
 #include "live/webhook/service.h"
 #include "live/webhook/world.h"
@@ -146,6 +147,42 @@ int world_command(const WorldArgs& args) {
   std::fflush(stdout);
   io.run();
   std::cerr << "relaysim world: stopped after " << world->receipts() << " receipts\n";
+  return kExitPass;
+}
+
+int judge_command(const JudgeArgs& args) {
+  webhook::Judgement j;
+  try {
+    j = webhook::judge({args.scenario, args.config, args.events, args.receipts, args.calls, args.database});
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("invalid input: ") + e.what());
+  } catch (const std::invalid_argument& e) {
+    return fail_usage(e.what());
+  } catch (const StoreError& e) {
+    return fail_usage(std::string("cannot read the database: ") + e.what());
+  }
+  std::printf("judge: %llu requests acknowledged, %llu client calls, %llu attempts, %llu receipts, %llu ServiceB lookups, "
+              "%llu crashes\n",
+              static_cast<unsigned long long>(j.acknowledged), static_cast<unsigned long long>(j.calls),
+              static_cast<unsigned long long>(j.attempts), static_cast<unsigned long long>(j.receipts),
+              static_cast<unsigned long long>(j.lookups), static_cast<unsigned long long>(j.crashes));
+  std::string duplicates;
+  for (const auto& [cause, n] : j.duplicates) duplicates += (duplicates.empty() ? "" : ", ") + std::to_string(n) + " " + cause;
+  std::printf("judge: duplicate deliveries: %s; retries that honoured a Retry-After: %llu; terminal by %s\n",
+              duplicates.empty() ? "none" : duplicates.c_str(), static_cast<unsigned long long>(j.retry_after_honoured),
+              j.terminal_bound.c_str());
+  const auto invariants = j.ledger.invariants();
+  for (std::size_t i = 0; i < invariants.size(); ++i) {
+    std::printf("  %-12s %-8s %s\n", std::string(invariants[i].id).c_str(),
+                j.ledger.count(i) == 0 ? "holds" : (std::to_string(j.ledger.count(i)) + " broken").c_str(),
+                std::string(invariants[i].title).c_str());
+  }
+  for (const sim::Violation& v : j.ledger.examples()) std::printf("  %s\n", j.ledger.describe(v).c_str());
+  if (j.ledger.total() > 0) {
+    std::printf("judge: FAIL: %llu violations\n", static_cast<unsigned long long>(j.ledger.total()));
+    return cli::kExitFail;
+  }
+  std::printf("judge: every invariant holds\n");
   return kExitPass;
 }
 

@@ -1,4 +1,4 @@
-// `relaysim serve` and `relaysim world`: the live shell's commands. They serve the webhook platform
+// `relaysim serve`, `relaysim world` and `relaysim judge`: the live shell's commands. They serve the webhook platform
 // (the only system the live shell runs so far), so they live with it; cli/main.cpp parses their
 // arguments.
 #pragma once
@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace relaysim::live {
 
@@ -27,7 +28,17 @@ struct WorldArgs {
   std::optional<std::string> hold;
 };
 
+struct JudgeArgs {
+  std::string scenario;
+  std::string config;
+  std::vector<std::string> events;
+  std::string receipts;
+  std::string calls;
+  std::string database;
+};
+
 int serve_command(const ServeArgs& args);
 int world_command(const WorldArgs& args);
+int judge_command(const JudgeArgs& args);
 
 }  // namespace relaysim::live

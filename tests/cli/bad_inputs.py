@@ -643,6 +643,37 @@ def _():
     expect(run("world", QUICKSTART, "--receipts", WORK, "--listen", "127.0.0.1:0"), EXIT_INVALID, r"--receipts: cannot open")
 
 
+@case("judge.bad_inputs")
+def _():
+    expect(run("judge"), EXIT_INVALID, r"SCENARIO is required")
+    config = write("judge-serve.yaml", open(os.path.join(SRC, "config", "serve-local.yaml")).read())
+    world = '{"world": {"scenario": "quickstart", "seed": 1, "started_ns": 1000}}\n'
+    started = '{"event":"started","pod":1,"at":2000}\n'
+    database = write("judge.db", "")
+
+    def judge(scenario=QUICKSTART, events=started, receipts=world, calls=""):
+        return run("judge", scenario, config, "--events", write("judge-events.jsonl", events), "--receipts",
+                   write("judge-receipts.jsonl", receipts), "--calls", write("judge-calls.jsonl", calls), "--database", database)
+    expect(judge(), 0, r"judge: every invariant holds", where="stdout")  # a run that did nothing
+    expect(judge(scenario=os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID, r"judges webhook runs")
+    expect(judge(receipts=""), EXIT_INVALID, r"judge-receipts\.jsonl: no \{\"world\": \.\.\.\} line")
+    expect(judge(receipts=world + "[1]\n"), EXIT_INVALID, r"judge-receipts\.jsonl:2: not a JSON object")
+    expect(judge(receipts=world + '{"at_ns": 5}\n'), EXIT_INVALID, r"judge-receipts\.jsonl:2: no field 'endpoint'")
+    expect(judge(events=""), EXIT_INVALID, r"does not start with a 'started' line")
+    expect(judge(events=started + '{"event":"claimed","pod":1,"at":3000,"id":3,"token":1}\n'), EXIT_INVALID,
+           r"judge-events\.jsonl:2: claimed: no field 'deadline_at'")
+    expect(judge(events=started + '{"event":"claimed","pod":1,"at":3000,"id":0,"token":1,"deadline_at":9}\n'),
+           EXIT_INVALID, r"judge-events\.jsonl:2: a claimed of request 0")
+    expect(judge(calls='{"cxid": "cx1", "request_id": "r1"}\n'), EXIT_INVALID, r"judge-calls\.jsonl:1: no field 'key'")
+    expect(judge(calls='{"cxid": "cx1", "request_id": "r1", "key": "one"}\n'), EXIT_INVALID,
+           r"judge-calls\.jsonl:1: field 'key' is not a valid value")
+    expect(run("judge", QUICKSTART, config, "--events", path("no-such.jsonl"), "--receipts", path("no-such.jsonl"),
+               "--calls", path("no-such.jsonl"), "--database", database), EXIT_INVALID, r"cannot open .*no-such\.jsonl")
+    expect(run("judge", QUICKSTART, config, "--events", write("judge-events.jsonl", started), "--receipts",
+               write("judge-receipts.jsonl", world), "--calls", write("judge-calls.jsonl", ""), "--database",
+               path("no-such.db")), EXIT_INVALID, r"--database: .*no-such\.db is not a database file")
+
+
 # ---- mmc --------------------------------------------------------------------------------------
 
 @case("mmc.bad_rates")

@@ -12,6 +12,11 @@
   deadline an endpoint that always answers 503 and a three-second deadline: the requests are
            retried, never attempted after their deadline, dead-lettered by it (plus a bound),
            listed at /v1/dead-letters, and a replay makes one pending again with a fresh deadline.
+  judged   four clients create for five seconds while the world misbehaves every way it can
+           (tests/live/judged-world.yaml); `relaysim judge` then finds every invariant held, judged
+           by the simulator's own oracle from serve's event log, the world's receipts and the
+           clients' calls — and finds W-retry broken against another retry policy, and W-noloss
+           broken with a completion left out of the log.
   tls      an https endpoint with a certificate of the test's own authority: delivered when
            `ca_file` names that authority; a connect error, and nothing delivered, when it does not.
 
@@ -20,6 +25,7 @@ Each part stops by itself within a minute. Usage: e2e.py RELAYSIM [PART...]
 import calendar
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -39,7 +45,7 @@ SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 class Live:
     """A world and a service against it, stopped on leaving."""
 
-    def __init__(self, scenario, serve_yaml, relaysim):
+    def __init__(self, scenario, serve_yaml, relaysim, events=False):
         self.tmp = tempfile.mkdtemp(prefix="relaysim-e2e-")
         self.receipts = os.path.join(self.tmp, "receipts.jsonl")
         self.world = subprocess.Popen([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
@@ -48,13 +54,16 @@ class Live:
         self.world_started = time.time()
         world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(self.world, "relaysim world")).group(1)
         self.port = free_port()
-        config = os.path.join(self.tmp, "serve.yaml")
+        config = self.config = os.path.join(self.tmp, "serve.yaml")
+        self.database = os.path.join(self.tmp, "live.db")
+        self.events = os.path.join(self.tmp, "events.jsonl")
         text = serve_yaml.replace("127.0.0.1:8081", "127.0.0.1:" + world_port)
         text = text.replace("127.0.0.1:8080", f"127.0.0.1:{self.port}")
-        text = text.replace("relaysim-live.db", os.path.join(self.tmp, "live.db"))
+        text = text.replace("relaysim-live.db", self.database)
         with open(config, "w") as f:
             f.write(text)
-        self.serve = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.serve = subprocess.Popen([relaysim, "serve", config] + (["--events", self.events] if events else []),
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first_line(self.serve, "relaysim serve")
 
     def __enter__(self):
@@ -323,12 +332,112 @@ def tls(relaysim):
     print(f"e2e: tls: delivered over https when ca_file trusts the endpoint's authority; a connect error without it", flush=True)
 
 
+JUDGED_PLATFORM = """
+platform:
+  concurrency_per_pod: 16
+  http_timeout: 1s
+  lookup_timeout: 500ms
+  lease: 5s
+  url_cache: {ttl: 1s}
+  serviceb_breaker: {window: 4s, min_calls: 5, failure_rate: 50%, open_for: 500ms, half_open_probes: 1}
+  dependency_backoff: {backoff: exponential, initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full}
+  retry: {backoff: exponential, initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full, deadline: 6s}
+"""
+
+
+def judge(relaysim, scenario, config, events, live, calls):
+    return subprocess.run([relaysim, "judge", scenario, config, "--events", events, "--receipts", live.receipts,
+                           "--calls", calls, "--database", live.database], capture_output=True, text=True, timeout=60)
+
+
+def judged(relaysim):
+    """Clients create keys (some twice, some again with another payload) for five seconds while the
+    world misbehaves every way it can; once all are finished, `relaysim judge` must find every
+    invariant held — and must not when it is told another retry policy, or when a completion is
+    missing from the log."""
+    serve_yaml = open(os.path.join(ROOT, "config", "serve-local.yaml")).read()
+    serve_yaml = serve_yaml[:serve_yaml.index("\nplatform:")] + JUDGED_PLATFORM
+    scenario = os.path.join(HERE, "judged-world.yaml")
+    seed = int(os.environ.get("RELAYSIM_SEED", random.randrange(1 << 30)))
+    with Live(scenario, serve_yaml, relaysim, events=True) as live:
+        calls_path = os.path.join(live.tmp, "calls.jsonl")
+        lock = threading.Lock()
+        lines, acked = [], set()
+
+        def client(number):
+            rng = random.Random(seed * 8 + number)
+            sent = []  # (key, payload) this client has created
+            stop = time.time() + 5
+            while time.time() < stop:
+                if sent and rng.random() < 0.15:
+                    key, payload = rng.choice(sent)
+                    if rng.random() < 0.3:
+                        payload = {"seq": key, "v": payload["v"] + 1}  # the same key, another payload: 409
+                else:
+                    with lock:
+                        key = 1 + len(lines) * 8 + number
+                    payload = {"seq": key, "v": rng.randrange(1000)}
+                    sent.append((key, payload))
+                request = {"cxid": f"cx{key % 60}", "request_id": f"r{key}", "payload": payload}
+                sent_ns = time.time_ns()
+                try:
+                    status, answer = call(live.port, "POST", "/v1/webhooks", request)
+                except OSError:
+                    status, answer = 0, None
+                line = dict(request, key=key, sent_ns=sent_ns, answered_ns=time.time_ns(), status=status,
+                            id=answer.get("id") if isinstance(answer, dict) else None,
+                            duplicate=bool(answer.get("duplicate")) if isinstance(answer, dict) else False)
+                with lock:
+                    lines.append(line)
+                    if status == 202:
+                        acked.add(answer["id"])
+                time.sleep(rng.uniform(0, 0.05))
+
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        with open(calls_path, "w") as f:
+            for line in lines:
+                f.write(json.dumps(line) + "\n")
+        rows = live.finished(sorted(acked), 40)
+    ended = {}
+    for row in rows.values():
+        ended[row["status"]] = ended.get(row["status"], 0) + 1
+    result = judge(relaysim, scenario, live.config, live.events, live, calls_path)
+    if result.returncode != 0 or "every invariant holds" not in result.stdout:
+        fail(f"the oracle judged the live run (seed {seed}) and found:\n{result.stdout}{result.stderr}")
+    # The same run, judged against a retry policy it did not run with: W-retry must say so.
+    other = os.path.join(live.tmp, "other.yaml")
+    with open(other, "w") as f:
+        f.write(open(live.config).read().replace("initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full, deadline",
+                                               "initial: 20ms, multiplier: 2, max_interval: 50ms, jitter: full, deadline"))
+    wrong = judge(relaysim, scenario, other, live.events, live, calls_path)
+    if wrong.returncode != 1 or not re.search(r"W-retry +\d+ broken", wrong.stdout):
+        fail(f"judged against another retry policy, the oracle did not find W-retry broken:\n{wrong.stdout}{wrong.stderr}")
+    # The same run with one delivery's completion left out of the log: W-noloss must say so.
+    events = open(live.events).read().splitlines(keepends=True)
+    dropped = next(i for i, line in enumerate(events) if '"event":"completed"' in line and '"status":"delivered"' in line)
+    cut = os.path.join(live.tmp, "cut.jsonl")
+    with open(cut, "w") as f:
+        f.writelines(events[:dropped] + events[dropped + 1:])
+    missing = judge(relaysim, scenario, live.config, cut, live, calls_path)
+    if missing.returncode != 1 or not re.search(r"W-noloss +\d+ broken", missing.stdout):
+        fail(f"with a completion missing from the log, the oracle did not find W-noloss broken:\n{missing.stdout}{missing.stderr}")
+    summary = [line for line in result.stdout.splitlines() if line.startswith("judge:")]
+    print(f"e2e: judged (seed {seed}): {len(lines)} client calls, {len(acked)} requests acknowledged, ended "
+          f"{', '.join(f'{n} {s}' for s, n in sorted(ended.items()))}; the simulator's oracle: "
+          + "; ".join(line[len("judge: "):] for line in summary)
+          + "; it finds W-retry broken against another policy and W-noloss with a completion left out", flush=True)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    parts = sys.argv[2:] or ["readme", "ssrf", "outage", "deadline", "tls"]
+    parts = sys.argv[2:] or ["readme", "ssrf", "outage", "deadline", "tls", "judged"]
     for part in parts:
-        {"readme": readme, "ssrf": ssrf, "outage": outage, "deadline": deadline, "tls": tls}[part](sys.argv[1])
+        {"readme": readme, "ssrf": ssrf, "outage": outage, "deadline": deadline, "tls": tls, "judged": judged}[part](sys.argv[1])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,463 @@
+#include "live/webhook/judge.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+#include "live/webhook/api.h"
+#include "live/webhook/config.h"
+#include "live/webhook/event_log.h"
+#include "model/core/random.h"
+#include "model/webhook/sqlite_store.h"
+#include "sim/scenario/loader.h"
+#include "sim/webhook/invariants.h"
+#include "sim/webhook/oracle.h"
+#include "sim/webhook/serviceb.h"
+#include "sim/webhook/spec.h"
+#include "sim/world/store_faults.h"
+
+namespace relaysim::live::webhook {
+
+namespace {
+
+using nlohmann::json;
+namespace sw = sim::webhook;
+
+// Reads a file of JSON lines, calling `line(text, where)` with "file:N" for messages.
+template <class F>
+void each_line(const std::string& path, const char* what, F&& line) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(std::string(what) + ": cannot open " + path);
+  std::string text;
+  for (std::size_t n = 1; std::getline(in, text); ++n) {
+    if (text.empty()) continue;
+    line(text, path + ":" + std::to_string(n));
+  }
+}
+
+json parse_object(const std::string& text, const std::string& where) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw std::invalid_argument(where + ": not a JSON object");
+  return j;
+}
+
+template <class T>
+T field(const json& j, const char* name, const std::string& where) {
+  const auto it = j.find(name);
+  if (it == j.end()) throw std::invalid_argument(where + ": no field '" + name + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument(where + ": field '" + name + "' is not a valid value: " + it->dump());
+  }
+}
+
+// The simulator's form of a URL the world handed out: http://127.0.0.1:8081/ep3/hooks/cx7/v2 is
+// http://ep3.sim/hooks/cx7/v2 (live/webhook/world.cpp makes the one from the other). Anything
+// else is left as it is, and is no URL ServiceB gave.
+std::string sim_url(std::string_view live) {
+  const std::size_t scheme = live.find("://");
+  if (scheme == std::string_view::npos) return std::string(live);
+  const std::size_t path = live.find('/', scheme + 3);
+  if (path == std::string_view::npos || live.substr(path, 3) != "/ep") return std::string(live);
+  const std::size_t host_end = live.find('/', path + 1);
+  if (host_end == std::string_view::npos) return std::string(live);
+  return "http://" + std::string(live.substr(path + 1, host_end - path - 1)) + ".sim" + std::string(live.substr(host_end));
+}
+
+std::uint32_t cxid_index(std::string_view cxid) {
+  const std::int64_t c = sw::ServiceB::cxid_index(cxid);
+  return c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
+}
+
+struct Receipt {
+  Time at{};
+  std::uint32_t endpoint = 0;
+  std::string url;  // the simulator's form
+  std::string webhook_id;
+  int status = 0;
+  bool answered = true;
+  std::uint64_t key = 0;
+  std::uint64_t payload = 0;
+};
+
+struct Call {
+  sw::ClientKey key;
+  std::string cxid;
+  std::string request_id;
+  Time sent{};
+  Time answered{};
+  int status = 0;  // 0: no answer
+  bool duplicate = false;
+  model::RequestId id = 0;
+};
+
+// One event of the merged stream, in the order it is handed to the checkers: by time, then the
+// serve record it hangs on (a client call just before its create; after it, the receipt of the
+// attempt it started, a crash, a lookup sent then), then its place.
+struct Item {
+  enum class What : std::uint8_t { record, calling, sent, crashed, lookup, created };
+  Time key{};
+  std::uint32_t log = 0;     // the serve log it hangs on; kFree: none
+  std::uint64_t seq = 0;     // the record it hangs on, in that log
+  int sub = 0;               // -1 before that record, 0 the record, 1.. after it (by What)
+  What what = What::record;
+  std::uint32_t index = 0;   // into the records, lookups, receipts or calls
+  std::uint64_t finish = 0;  // sent: the seq of its attempt's attempt_finished, or UINT64_MAX
+  static constexpr std::uint32_t kFree = UINT32_MAX;
+  bool operator<(const Item& o) const { return std::tie(key, log, seq, sub) < std::tie(o.key, o.log, o.seq, o.sub); }
+};
+
+}  // namespace
+
+Judgement judge(const JudgeInputs& in) {
+  sim::Scenario scenario = sim::load_scenario(in.scenario);
+  const ServeConfig config = read_serve_config(in.config);
+  if (dynamic_cast<const sw::WebhookSpec*>(&scenario.spec()) == nullptr) {
+    throw std::invalid_argument(in.scenario + ": relaysim judge judges webhook runs (system: webhook)");
+  }
+  // The platform as it ran: the serve configuration's policies. The world's own faults of the
+  // store and crashes are the simulator's; a live run's crashes are read from its logs.
+  sw::WebhookSpec& spec = sw::spec_of(scenario);
+  spec.platform = config.platform;
+  scenario.crashes.clear();
+  scenario.store_faults.clear();
+
+  // The world's receipts, and its start: every time becomes world time.
+  std::optional<Time> world_start;
+  std::vector<Receipt> receipts;
+  each_line(in.receipts, "--receipts", [&](const std::string& text, const std::string& where) {
+    const json j = parse_object(text, where);
+    if (const auto w = j.find("world"); w != j.end()) {
+      world_start = Time{Duration{field<std::int64_t>(*w, "started_ns", where)}};
+      receipts.clear();  // the file is appended to: the last world's receipts are this run's
+      return;
+    }
+    Receipt r;
+    r.at = Time{Duration{field<std::int64_t>(j, "at_ns", where)}};
+    r.endpoint = field<std::uint32_t>(j, "endpoint", where);
+    r.url = "http://ep" + std::to_string(r.endpoint) + ".sim/hooks/" + field<std::string>(j, "cxid", where) + "/v" +
+            std::to_string(field<std::uint64_t>(j, "version", where));
+    r.webhook_id = field<std::string>(j, "webhook_id", where);
+    r.status = field<int>(j, "status", where);
+    r.answered = field<bool>(j, "answered", where);
+    r.key = field<std::uint64_t>(j, "key", where);
+    r.payload = field<std::uint64_t>(j, "payload_digest", where);
+    receipts.push_back(std::move(r));
+  });
+  if (!world_start) throw std::invalid_argument(in.receipts + ": no {\"world\": ...} line: not the receipts of a relaysim world");
+  const Duration shift = world_start->time_since_epoch();
+  for (Receipt& r : receipts) r.at -= shift;
+
+  // The serve logs.
+  std::vector<std::vector<LogRecord>> logs;
+  model::PodId max_pod = 0;
+  for (const std::string& path : in.events) {
+    std::vector<LogRecord>& log = logs.emplace_back();
+    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
+      std::string problem;
+      std::optional<LogRecord> r = read_record(text, problem);
+      if (!r) throw std::invalid_argument(where + ": " + problem);
+      for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) *t -= shift;
+      if (r->kind != LogKind::started && r->kind != LogKind::stopped && r->kind != LogKind::lookup && r->kind != LogKind::breaker &&
+          r->id == 0) {
+        throw std::invalid_argument(where + ": a " + std::string(to_string(r->kind)) + " of request 0");
+      }
+      max_pod = std::max(max_pod, r->pod);
+      log.push_back(std::move(*r));
+    });
+    if (log.empty() || log.front().kind != LogKind::started) {
+      throw std::invalid_argument(path + ": does not start with a 'started' line: not the event log of relaysim serve --events");
+    }
+  }
+  if (max_pod >= 1024) throw std::invalid_argument("pod numbers above 1023 are not judged");
+  spec.platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
+
+  // The client's calls.
+  std::vector<Call> calls;
+  each_line(in.calls, "--calls", [&](const std::string& text, const std::string& where) {
+    const json j = parse_object(text, where);
+    Call c;
+    c.cxid = field<std::string>(j, "cxid", where);
+    c.request_id = field<std::string>(j, "request_id", where);
+    c.key.cxid = cxid_index(c.cxid);
+    c.key.request = field<std::uint64_t>(j, "key", where);
+    c.key.name = c.key.request;
+    const auto payload = j.find("payload");
+    if (payload == j.end()) throw std::invalid_argument(where + ": no field 'payload'");
+    c.key.payload = hash_bytes(stored_payload(*payload));
+    c.sent = Time{Duration{field<std::int64_t>(j, "sent_ns", where)}} - shift;
+    c.answered = Time{Duration{field<std::int64_t>(j, "answered_ns", where)}} - shift;
+    c.status = field<int>(j, "status", where);
+    if (j.contains("duplicate")) c.duplicate = field<bool>(j, "duplicate", where);
+    if (j.contains("id") && !j["id"].is_null()) c.id = field<model::RequestId>(j, "id", where);
+    calls.push_back(std::move(c));
+  });
+
+  // The merged stream.
+  std::vector<Item> items;
+  std::vector<Time> keys_of_log;  // per record of the current log: its place in time
+  // The attempts of each request, by where they started: (log, seq of attempt_started, seq of
+  // its attempt_finished or kUnfinished).
+  struct Attempt {
+    std::uint32_t log;
+    std::uint64_t start;
+    std::uint64_t finish;
+  };
+  constexpr std::uint64_t kUnfinished = UINT64_MAX;
+  std::unordered_map<model::RequestId, std::vector<Attempt>> attempts_of;
+  std::unordered_map<std::string, std::vector<std::size_t>> calls_of;  // cxid + '\n' + request_id -> calls, in order sent
+  for (std::size_t i = 0; i < calls.size(); ++i) calls_of[calls[i].cxid + '\n' + calls[i].request_id].push_back(i);
+  std::vector<bool> call_bound(calls.size(), false);
+  std::vector<Time> created_after(calls.size(), Time::min());
+  std::vector<std::vector<Time>> keys(logs.size());
+  Judgement out{sim::Ledger(sw::kInvariants), 0, 0, 0, 0, calls.size(), 0, {}, 0, {}};
+  for (std::uint32_t l = 0; l < logs.size(); ++l) {
+    const std::vector<LogRecord>& log = logs[l];
+    Time running = Time::min();
+    bool up = false;
+    std::map<std::pair<model::RequestId, std::uint32_t>, std::size_t> open;  // (id, number) -> its attempts_of entry
+    for (std::uint64_t s = 0; s < log.size(); ++s) {
+      const LogRecord& r = log[s];
+      running = std::max(running, r.at);  // a log is in the order things happened; keep it so
+      keys[l].push_back(running);
+      if (r.kind == LogKind::started && up && s > 0) {
+        items.push_back({keys[l][s - 1], l, s - 1, 2, Item::What::crashed, static_cast<std::uint32_t>(s - 1)});
+        ++out.crashes;
+      }
+      if (r.kind == LogKind::started) {
+        up = true;
+        open.clear();  // what the dead process had in flight never finished
+      }
+      if (r.kind == LogKind::stopped) up = false;
+      if (r.kind == LogKind::lookup) {
+        // Logged when answered, judged when sent (the breaker's state then is what admitted it):
+        // after the last record of this log made by then.
+        const auto first_later = std::upper_bound(keys[l].begin(), keys[l].begin() + static_cast<std::ptrdiff_t>(s), r.sent_at);
+        const auto before = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(first_later - keys[l].begin(), 1) - 1);
+        items.push_back({keys[l][before], l, before, 3, Item::What::lookup, static_cast<std::uint32_t>(s)});
+        ++out.lookups;
+        continue;
+      }
+      items.push_back({running, l, s, 0, Item::What::record, static_cast<std::uint32_t>(s)});
+      if (r.kind == LogKind::attempt_started) {
+        std::vector<Attempt>& a = attempts_of[r.id];
+        open[{r.id, r.number}] = a.size();
+        a.push_back({l, s, kUnfinished});
+        ++out.attempts;
+      }
+      if (r.kind == LogKind::attempt_finished) {
+        if (const auto it = open.find({r.id, r.number}); it != open.end()) {
+          attempts_of[r.id][it->second].finish = s;
+          open.erase(it);
+        }
+      }
+      if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) {
+        ++out.acknowledged;
+        // The client call this create answers: the earliest of its key not yet bound.
+        const auto it = calls_of.find(r.cxid + '\n' + r.request_id);
+        if (it != calls_of.end()) {
+          for (const std::size_t c : it->second) {
+            if (call_bound[c]) continue;
+            call_bound[c] = true;
+            created_after[c] = running;
+            items.push_back({running, l, s, -1, Item::What::calling, static_cast<std::uint32_t>(c)});
+            break;
+          }
+        }
+      }
+    }
+  }
+  for (std::uint32_t c = 0; c < calls.size(); ++c) {
+    if (calls[c].status == 0) continue;  // never answered: nothing was said to the client
+    items.push_back({std::max(calls[c].answered, created_after[c]), Item::kFree, c, 0, Item::What::created, c});
+  }
+  // Each receipt hangs on the attempt that carried it: one of its request's whose start and
+  // finish it lies between — the processes and the world read one wall clock, allow them a
+  // little skew — the latest started by then, else the first.
+  constexpr Duration kSkew = std::chrono::milliseconds(20);
+  for (std::uint32_t i = 0; i < receipts.size(); ++i) {
+    const Time at = receipts[i].at;
+    const auto it = attempts_of.find(model::request_id_from_webhook_id(receipts[i].webhook_id));
+    const Attempt* carrier = nullptr;
+    if (it != attempts_of.end()) {
+      for (const Attempt& a : it->second) {
+        const Time started = logs[a.log][a.start].at;
+        const Time finished = a.finish == kUnfinished ? kTimeNever : logs[a.log][a.finish].at;
+        if (at + kSkew < started || finished + kSkew < at) continue;
+        if (carrier == nullptr || (started <= at && started > logs[carrier->log][carrier->start].at)) carrier = &a;
+      }
+    }
+    if (carrier == nullptr) {
+      // Sent by nobody who logged it: judged as it arrived, from a pod of its own.
+      items.push_back({at, Item::kFree, i, 0, Item::What::sent, i, kUnfinished});
+    } else {
+      items.push_back({keys[carrier->log][carrier->start], carrier->log, carrier->start, 1, Item::What::sent, i, carrier->finish});
+    }
+  }
+  out.receipts = receipts.size();
+  std::sort(items.begin(), items.end());
+
+  // The world as the simulator knows it, and the checkers.
+  sw::ServiceB serviceb(spec.serviceb, spec.cxid_count(), spec.endpoint_count(), scenario.seed);
+  sim::Kernel kernel;
+  serviceb.install(kernel);
+  const sim::StoreFaults no_faults(scenario);
+  sw::RequestChecker requests(scenario, serviceb, no_faults, std::nullopt, out.ledger);
+  sw::BreakerChecker breakers(scenario, serviceb, out.ledger);
+  std::vector<BreakerState> final_breakers(spec.platform.pods, BreakerState::closed);
+  Time end = kTimeZero;
+
+  for (const Item& item : items) {
+    switch (item.what) {
+      case Item::What::record: {
+        const LogRecord& r = logs[item.log][item.index];
+        end = std::max(end, r.at);
+        switch (r.kind) {
+          case LogKind::started: requests.on(sim::ProcessStarted{r.pod, r.at}); break;
+          case LogKind::stopped: break;
+          case LogKind::ingested: {
+            const model::NewRequest request{r.cxid, r.request_id, {}, r.created_at, r.deadline_at};
+            const model::CreateResult result{r.outcome, r.id};
+            requests.on(model::Ingested{r.pod, request, result, r.at});
+            break;
+          }
+          case LogKind::claimed: {
+            model::RequestRow row;
+            row.id = r.id;
+            row.deadline_at = r.deadline_at;
+            row.claim_token = r.token;
+            requests.on(model::Claimed{r.pod, row, r.at});
+            break;
+          }
+          case LogKind::attempt_started: {
+            model::RequestRow row;
+            row.id = r.id;
+            requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url), r.version, r.at});
+            break;
+          }
+          case LogKind::attempt_finished: {
+            model::AttemptRow attempt;
+            attempt.request = r.id;
+            attempt.number = r.number;
+            attempt.pod = r.pod;
+            attempt.finished_at = r.at;
+            const HttpResult result{r.error, r.http_status, r.retry_after};
+            requests.on(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
+            break;
+          }
+          case LogKind::completed: {
+            model::RequestRow row;
+            row.id = r.id;
+            row.claim_token = r.token;
+            model::AttemptRow attempt;
+            attempt.request = r.id;
+            attempt.number = r.number;
+            model::Completion c;
+            c.attempt = r.number != 0 ? &attempt : nullptr;
+            c.status = r.status;
+            c.reason = r.reason;
+            c.at = r.at;
+            c.due_at = r.due_at;
+            requests.on(model::Completed{r.pod, row, c, r.applied, r.failed});
+            break;
+          }
+          case LogKind::notified: {
+            model::RequestRow row;
+            row.id = r.id;
+            requests.on(model::TenantNotified{row, r.status, r.reason, r.at});
+            break;
+          }
+          case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
+          case LogKind::breaker:
+            breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
+            final_breakers[r.pod] = r.to;
+            break;
+          case LogKind::lookup: break;  // a lookup item
+        }
+        break;
+      }
+      case Item::What::lookup: {
+        const LogRecord& r = logs[item.log][item.index];
+        end = std::max(end, r.at);
+        const sw::ServiceBCalled called{r.pod, cxid_index(r.cxid), r.sent_at, r.at, r.lookup != model::LookupStatus::error,
+                                        serviceb.in_outage(r.sent_at), r.lookup == model::LookupStatus::found ? r.version : 0};
+        requests.on(called);
+        breakers.on(called);
+        break;
+      }
+      case Item::What::crashed: {
+        const LogRecord& r = logs[item.log][item.index];
+        const sim::ProcessCrashed crashed{r.pod, r.at};
+        requests.on(crashed);
+        breakers.on(crashed);
+        final_breakers[r.pod] = BreakerState::closed;
+        break;
+      }
+      case Item::What::calling: requests.on(sw::ClientCalling{calls[item.index].key, item.key}); break;
+      case Item::What::created: {
+        const Call& c = calls[item.index];
+        end = std::max(end, c.answered);
+        model::IngestResult result;
+        result.id = c.id;
+        result.status = c.status == 202 ? (c.duplicate ? model::IngestStatus::duplicate : model::IngestStatus::created)
+                        : c.status == 200 ? model::IngestStatus::duplicate
+                        : c.status == 409 ? model::IngestStatus::conflict
+                        : c.status == 503 ? model::IngestStatus::unavailable
+                                          : model::IngestStatus::invalid;
+        requests.on(sw::ClientCreated{c.key, result, item.key});
+        break;
+      }
+      case Item::What::sent: {
+        const Receipt& rc = receipts[item.index];
+        end = std::max(end, rc.at);
+        sw::SendFate fate;
+        fate.endpoint = rc.endpoint;
+        fate.processed = true;
+        fate.status = rc.status;
+        fate.received_at = rc.at;
+        fate.result_at = rc.at;
+        fate.response_lost = !rc.answered;
+        std::uint32_t pod = 0;
+        Time at = rc.at;
+        if (item.log != Item::kFree) {
+          const LogRecord& start = logs[item.log][item.seq];
+          pod = start.pod;
+          at = start.at;
+          if (item.finish != UINT64_MAX) {
+            const LogRecord& f = logs[item.log][item.finish];
+            fate.result_at = f.at;
+            fate.client_error = f.error;
+          } else {
+            fate.result_at = rc.at + spec.platform.http_timeout;  // its sender died waiting
+          }
+        }
+        requests.on(sw::HttpSent{pod, model::request_id_from_webhook_id(rc.webhook_id), fate, at, rc.url, rc.webhook_id,
+                                 rc.key, rc.payload});
+        break;
+      }
+    }
+  }
+  kernel.run_until(std::max(end, kTimeZero));
+  if (!std::filesystem::is_regular_file(in.database)) {
+    throw std::invalid_argument("--database: " + in.database + " is not a database file the run left");
+  }
+  model::SqliteStore store(in.database);
+  requests.finish(end, store.counts());
+  breakers.finish(end, final_breakers);
+  for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {
+    const auto cause = static_cast<sw::DuplicateCause>(c);
+    if (requests.duplicates(cause) > 0) out.duplicates.emplace_back(std::string(sw::to_string(cause)), requests.duplicates(cause));
+  }
+  out.retry_after_honoured = requests.retry_after_honoured();
+  out.terminal_bound = requests.terminal_bound_text();
+  return out;
+}
+
+}  // namespace relaysim::live::webhook
