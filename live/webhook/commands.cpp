@@ -162,10 +162,11 @@ int judge_command(const JudgeArgs& args) {
     return fail_usage(std::string("cannot read the database: ") + e.what());
   }
   std::printf("judge: %llu requests acknowledged, %llu client calls, %llu attempts, %llu receipts, %llu ServiceB lookups, "
-              "%llu crashes\n",
+              "%llu breaker changes, %llu crashes (%llu store changes they left unlogged)\n",
               static_cast<unsigned long long>(j.acknowledged), static_cast<unsigned long long>(j.calls),
               static_cast<unsigned long long>(j.attempts), static_cast<unsigned long long>(j.receipts),
-              static_cast<unsigned long long>(j.lookups), static_cast<unsigned long long>(j.crashes));
+              static_cast<unsigned long long>(j.lookups), static_cast<unsigned long long>(j.breaker_changes),
+              static_cast<unsigned long long>(j.crashes), static_cast<unsigned long long>(j.recovered));
   std::string duplicates;
   for (const auto& [cause, n] : j.duplicates) duplicates += (duplicates.empty() ? "" : ", ") + std::to_string(n) + " " + cause;
   std::printf("judge: duplicate deliveries: %s; retries that honoured a Retry-After: %llu; terminal by %s\n",

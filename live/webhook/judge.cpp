@@ -9,10 +9,12 @@
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
+#include "model/core/assert.h"
 #include "model/core/random.h"
 #include "model/webhook/sqlite_store.h"
 #include "sim/scenario/loader.h"
@@ -76,6 +78,13 @@ std::uint32_t cxid_index(std::string_view cxid) {
   return c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
 }
 
+constexpr std::uint64_t kNone = UINT64_MAX;         // no such record
+constexpr std::uint32_t kNoAttempt = UINT32_MAX;
+// A killed process died after the last line it logged: the least time after. What it had in
+// flight was still in flight then.
+constexpr Duration kAfter{1};
+Time died_after(const LogRecord& last) { return last.at + kAfter; }
+
 struct Receipt {
   Time at{};
   std::uint32_t endpoint = 0;
@@ -100,23 +109,70 @@ struct Call {
 
 // One event of the merged stream, in the order it is handed to the checkers: by time, then the
 // serve record it hangs on (a client call just before its create; after it, the receipt of the
-// attempt it started, a crash, a lookup sent then), then its place.
+// attempt it started, a completion recovered from the store, a crash, a lookup sent then), then
+// its place.
 struct Item {
-  enum class What : std::uint8_t { record, calling, sent, crashed, lookup, created };
+  enum class What : std::uint8_t { record, recovered, calling, sent, crashed, lookup, created };
   Time key{};
   std::uint32_t log = 0;     // the serve log it hangs on; kFree: none
   std::uint64_t seq = 0;     // the record it hangs on, in that log
   int sub = 0;               // -1 before that record, 0 the record, 1.. after it (by What)
   What what = What::record;
-  std::uint32_t index = 0;   // into the records, lookups, receipts or calls
-  std::uint64_t finish = 0;  // sent: the seq of its attempt's attempt_finished, or UINT64_MAX
+  std::uint32_t index = 0;    // into the records, lookups, receipts or calls
+  std::uint32_t attempt = 0;  // sent: the attempt that carried it, or kNoAttempt
   static constexpr std::uint32_t kFree = UINT32_MAX;
   bool operator<(const Item& o) const { return std::tie(key, log, seq, sub) < std::tie(o.key, o.log, o.seq, o.sub); }
 };
 
+// Where each record of each log goes in the merged stream: its time, never before an earlier
+// record of its own log (a process logs in the order things happened to it) — and creates in the
+// order of their ids. The database hands ids out in the order creates commit, but a create's
+// time is read before its commit: two processes creating at once may commit in the other order.
+// So a create is placed no earlier than the create of the id before it, and what its process
+// logged after it moves along.
+std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogRecord>>& logs) {
+  struct Create {
+    model::RequestId id;
+    std::uint32_t log;
+    std::uint64_t seq;
+    bool operator<(const Create& o) const { return id < o.id; }
+  };
+  std::vector<Create> creates;
+  for (std::uint32_t l = 0; l < logs.size(); ++l) {
+    for (std::uint64_t s = 0; s < logs[l].size(); ++s) {
+      const LogRecord& r = logs[l][s];
+      if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) creates.push_back({r.id, l, s});
+    }
+  }
+  std::sort(creates.begin(), creates.end());
+  std::vector<std::vector<Time>> keys(logs.size());
+  // Places the records of log l up to and including `until`; `floor` holds for the last of them.
+  auto place = [&](std::uint32_t l, std::uint64_t until, Time floor) {
+    std::vector<Time>& k = keys[l];
+    while (k.size() <= until) {
+      const Time previous = k.empty() ? Time::min() : k.back();
+      k.push_back(std::max(previous, logs[l][k.size()].at));
+    }
+    k[until] = std::max(k[until], floor);
+  };
+  Time last_create = Time::min();
+  for (const Create& c : creates) {
+    // Ids grow within a log, so its records before this create are placed once, here.
+    if (c.seq > 0) place(c.log, c.seq - 1, Time::min());
+    place(c.log, c.seq, last_create == Time::min() ? Time::min() : last_create + Duration{1});
+    last_create = keys[c.log][c.seq];
+  }
+  for (std::uint32_t l = 0; l < logs.size(); ++l) {
+    if (!logs[l].empty()) place(l, logs[l].size() - 1, Time::min());
+  }
+  return keys;
+}
+
 }  // namespace
 
 Judgement judge(const JudgeInputs& in) {
+  Judgement out;
+  out.ledger = sim::Ledger(sw::kInvariants);
   sim::Scenario scenario = sim::load_scenario(in.scenario);
   const ServeConfig config = read_serve_config(in.config);
   if (dynamic_cast<const sw::WebhookSpec*>(&scenario.spec()) == nullptr) {
@@ -179,6 +235,46 @@ Judgement judge(const JudgeInputs& in) {
   if (max_pod >= 1024) throw std::invalid_argument("pod numbers above 1023 are not judged");
   spec.platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
 
+  // The store the processes shared: the truth of what was committed.
+  if (!std::filesystem::is_regular_file(in.database)) {
+    throw std::invalid_argument("--database: " + in.database + " is not a database file the run left");
+  }
+  model::SqliteStore store(in.database);
+  // A process killed between a create's commit and its log line leaves a request no log created.
+  // Its create joins the stream from the store, as a log of no process's, in its place by id.
+  {
+    std::unordered_set<model::RequestId> logged;
+    for (const std::vector<LogRecord>& log : logs) {
+      for (const LogRecord& r : log) {
+        if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) logged.insert(r.id);
+      }
+    }
+    std::vector<LogRecord>& from_store = logs.emplace_back();
+    for (int status = 0; status < model::kStatusCount; ++status) {
+      for (model::RequestId after = 0;;) {
+        const std::vector<model::RequestId> ids = store.with_status(static_cast<model::Status>(status), after, 1024);
+        for (const model::RequestId id : ids) {
+          if (logged.contains(id)) continue;
+          const std::optional<model::RequestRow> row = store.get(id);
+          RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
+          LogRecord r;
+          r.kind = LogKind::ingested;
+          r.at = row->created_at - shift;
+          r.id = id;
+          r.cxid = row->cxid;
+          r.request_id = row->request_id;
+          r.created_at = row->created_at - shift;
+          r.deadline_at = row->deadline_at - shift;
+          from_store.push_back(std::move(r));
+        }
+        if (ids.size() < 1024) break;
+        after = ids.back();
+      }
+    }
+    std::sort(from_store.begin(), from_store.end(), [](const LogRecord& a, const LogRecord& b) { return a.id < b.id; });
+    out.recovered += from_store.size();
+  }
+
   // The client's calls.
   std::vector<Call> calls;
   each_line(in.calls, "--calls", [&](const std::string& text, const std::string& where) {
@@ -202,59 +298,71 @@ Judgement judge(const JudgeInputs& in) {
 
   // The merged stream.
   std::vector<Item> items;
-  std::vector<Time> keys_of_log;  // per record of the current log: its place in time
-  // The attempts of each request, by where they started: (log, seq of attempt_started, seq of
-  // its attempt_finished or kUnfinished).
+  // Every attempt: where it started, and how its claim ended — the attempt_finished (the HTTP
+  // result) and the completed (the result recorded) that followed in its process, or the crash
+  // of that process before them.
   struct Attempt {
     std::uint32_t log;
     std::uint64_t start;
-    std::uint64_t finish;
+    std::uint64_t finish = kNone;
+    std::uint64_t complete = kNone;
+    model::ClaimToken token = 0;  // of the claim it was made under
+    std::uint64_t crashed = kNone;  // its process died with it unrecorded, after this record
   };
-  constexpr std::uint64_t kUnfinished = UINT64_MAX;
-  std::unordered_map<model::RequestId, std::vector<Attempt>> attempts_of;
+  std::vector<Attempt> attempts;
+  std::unordered_map<model::RequestId, std::vector<std::uint32_t>> attempts_of;  // in attempts
   std::unordered_map<std::string, std::vector<std::size_t>> calls_of;  // cxid + '\n' + request_id -> calls, in order sent
   for (std::size_t i = 0; i < calls.size(); ++i) calls_of[calls[i].cxid + '\n' + calls[i].request_id].push_back(i);
   std::vector<bool> call_bound(calls.size(), false);
   std::vector<Time> created_after(calls.size(), Time::min());
-  std::vector<std::vector<Time>> keys(logs.size());
-  Judgement out{sim::Ledger(sw::kInvariants), 0, 0, 0, 0, calls.size(), 0, {}, 0, {}};
+  const std::vector<std::vector<Time>> keys = places_in_time(logs);
+  out.calls = calls.size();
   for (std::uint32_t l = 0; l < logs.size(); ++l) {
     const std::vector<LogRecord>& log = logs[l];
-    Time running = Time::min();
     bool up = false;
-    std::map<std::pair<model::RequestId, std::uint32_t>, std::size_t> open;  // (id, number) -> its attempts_of entry
+    std::map<std::pair<model::RequestId, std::uint32_t>, std::uint32_t> open;  // (id, number) -> attempt
+    std::unordered_map<model::RequestId, model::ClaimToken> claims;              // the latest claim of each
+    // A process that starts again without having stopped, or whose log just ends, was killed:
+    // after the last line it wrote. What it had in flight died with it.
+    auto crash_after = [&](std::uint64_t last) {
+      items.push_back({keys[l][last], l, last, 3, Item::What::crashed, static_cast<std::uint32_t>(last)});
+      ++out.crashes;
+      for (const auto& [key, a] : open) attempts[a].crashed = last;
+      open.clear();
+      claims.clear();
+    };
     for (std::uint64_t s = 0; s < log.size(); ++s) {
       const LogRecord& r = log[s];
-      running = std::max(running, r.at);  // a log is in the order things happened; keep it so
-      keys[l].push_back(running);
-      if (r.kind == LogKind::started && up && s > 0) {
-        items.push_back({keys[l][s - 1], l, s - 1, 2, Item::What::crashed, static_cast<std::uint32_t>(s - 1)});
-        ++out.crashes;
+      const Time running = keys[l][s];
+      if (r.kind == LogKind::started && up) crash_after(s - 1);
+      if (r.kind == LogKind::started) up = true;
+      if (r.kind == LogKind::stopped) {
+        up = false;
+        open.clear();  // a drain may leave attempts unrecorded: their leases bring them back
       }
-      if (r.kind == LogKind::started) {
-        up = true;
-        open.clear();  // what the dead process had in flight never finished
-      }
-      if (r.kind == LogKind::stopped) up = false;
       if (r.kind == LogKind::lookup) {
         // Logged when answered, judged when sent (the breaker's state then is what admitted it):
         // after the last record of this log made by then.
         const auto first_later = std::upper_bound(keys[l].begin(), keys[l].begin() + static_cast<std::ptrdiff_t>(s), r.sent_at);
         const auto before = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(first_later - keys[l].begin(), 1) - 1);
-        items.push_back({keys[l][before], l, before, 3, Item::What::lookup, static_cast<std::uint32_t>(s)});
+        items.push_back({keys[l][before], l, before, 4, Item::What::lookup, static_cast<std::uint32_t>(s)});
         ++out.lookups;
         continue;
       }
       items.push_back({running, l, s, 0, Item::What::record, static_cast<std::uint32_t>(s)});
+      if (r.kind == LogKind::claimed) claims[r.id] = r.token;
       if (r.kind == LogKind::attempt_started) {
-        std::vector<Attempt>& a = attempts_of[r.id];
-        open[{r.id, r.number}] = a.size();
-        a.push_back({l, s, kUnfinished});
+        open[{r.id, r.number}] = static_cast<std::uint32_t>(attempts.size());
+        attempts_of[r.id].push_back(static_cast<std::uint32_t>(attempts.size()));
+        attempts.push_back({l, s, kNone, kNone, claims[r.id], kNone});
         ++out.attempts;
       }
       if (r.kind == LogKind::attempt_finished) {
+        if (const auto it = open.find({r.id, r.number}); it != open.end()) attempts[it->second].finish = s;
+      }
+      if (r.kind == LogKind::completed && r.number != 0) {
         if (const auto it = open.find({r.id, r.number}); it != open.end()) {
-          attempts_of[r.id][it->second].finish = s;
+          attempts[it->second].complete = s;
           open.erase(it);
         }
       }
@@ -273,7 +381,32 @@ Judgement judge(const JudgeInputs& in) {
         }
       }
     }
+    if (up && !log.empty()) crash_after(log.size() - 1);
   }
+  // A process killed between a completion's commit and its log line: the store holds the
+  // request terminal under the claim the dead process made. That completion joins the stream
+  // from the store, just before the crash.
+  std::vector<LogRecord> recovered;
+  for (const Attempt& a : attempts) {
+    if (a.crashed == kNone || a.complete != kNone) continue;
+    const LogRecord& start = logs[a.log][a.start];
+    const std::optional<model::RequestRow> row = store.get(start.id);
+    if (!row || !model::is_terminal(row->status) || row->claim_token != a.token) continue;
+    LogRecord r;
+    r.kind = LogKind::completed;
+    r.pod = start.pod;
+    r.at = row->terminal_at - shift;
+    r.id = start.id;
+    r.token = a.token;
+    r.number = start.number;
+    r.status = row->status;
+    r.reason = row->reason;
+    r.due_at = row->due_at - shift;
+    r.applied = true;
+    items.push_back({keys[a.log][a.crashed], a.log, a.crashed, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
+    recovered.push_back(std::move(r));
+  }
+  out.recovered += recovered.size();
   for (std::uint32_t c = 0; c < calls.size(); ++c) {
     if (calls[c].status == 0) continue;  // never answered: nothing was said to the client
     items.push_back({std::max(calls[c].answered, created_after[c]), Item::kFree, c, 0, Item::What::created, c});
@@ -285,24 +418,33 @@ Judgement judge(const JudgeInputs& in) {
   for (std::uint32_t i = 0; i < receipts.size(); ++i) {
     const Time at = receipts[i].at;
     const auto it = attempts_of.find(model::request_id_from_webhook_id(receipts[i].webhook_id));
-    const Attempt* carrier = nullptr;
+    std::uint32_t carrier = kNoAttempt;
     if (it != attempts_of.end()) {
-      for (const Attempt& a : it->second) {
-        const Time started = logs[a.log][a.start].at;
-        const Time finished = a.finish == kUnfinished ? kTimeNever : logs[a.log][a.finish].at;
-        if (at + kSkew < started || finished + kSkew < at) continue;
-        if (carrier == nullptr || (started <= at && started > logs[carrier->log][carrier->start].at)) carrier = &a;
+      for (const std::uint32_t a : it->second) {
+        const Time started = logs[attempts[a].log][attempts[a].start].at;
+        const Time finished = attempts[a].finish == kNone ? kTimeNever : logs[attempts[a].log][attempts[a].finish].at;
+        if (at + kSkew < started || at - kSkew > finished) continue;
+        if (carrier == kNoAttempt || (started <= at && started > logs[attempts[carrier].log][attempts[carrier].start].at)) {
+          carrier = a;
+        }
       }
     }
-    if (carrier == nullptr) {
+    if (carrier == kNoAttempt) {
       // Sent by nobody who logged it: judged as it arrived, from a pod of its own.
-      items.push_back({at, Item::kFree, i, 0, Item::What::sent, i, kUnfinished});
+      items.push_back({at, Item::kFree, i, 0, Item::What::sent, i, kNoAttempt});
     } else {
-      items.push_back({keys[carrier->log][carrier->start], carrier->log, carrier->start, 1, Item::What::sent, i, carrier->finish});
+      const Attempt& a = attempts[carrier];
+      items.push_back({keys[a.log][a.start], a.log, a.start, 1, Item::What::sent, i, carrier});
     }
   }
   out.receipts = receipts.size();
   std::sort(items.begin(), items.end());
+
+  // The checkers allow a run with crashes the lease on top of their deadline bound (what a dead
+  // pod had in flight waits for its lease to run out): this run's crashes are what its logs show.
+  for (const Item& item : items) {
+    if (item.what == Item::What::crashed) scenario.crashes.push_back({died_after(logs[item.log][item.index]), 0, Duration{}, false});
+  }
 
   // The world as the simulator knows it, and the checkers.
   sw::ServiceB serviceb(spec.serviceb, spec.cxid_count(), spec.endpoint_count(), scenario.seed);
@@ -315,9 +457,12 @@ Judgement judge(const JudgeInputs& in) {
   Time end = kTimeZero;
 
   for (const Item& item : items) {
+    // ServiceB's URL versions as of now, for the checkers' messages.
+    if (item.key > kernel.now()) kernel.run_until(item.key);
     switch (item.what) {
-      case Item::What::record: {
-        const LogRecord& r = logs[item.log][item.index];
+      case Item::What::record:
+      case Item::What::recovered: {
+        const LogRecord& r = item.what == Item::What::record ? logs[item.log][item.index] : recovered[item.index];
         end = std::max(end, r.at);
         switch (r.kind) {
           case LogKind::started: requests.on(sim::ProcessStarted{r.pod, r.at}); break;
@@ -378,6 +523,7 @@ Judgement judge(const JudgeInputs& in) {
           case LogKind::breaker:
             breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
             final_breakers[r.pod] = r.to;
+            ++out.breaker_changes;
             break;
           case LogKind::lookup: break;  // a lookup item
         }
@@ -394,7 +540,7 @@ Judgement judge(const JudgeInputs& in) {
       }
       case Item::What::crashed: {
         const LogRecord& r = logs[item.log][item.index];
-        const sim::ProcessCrashed crashed{r.pod, r.at};
+        const sim::ProcessCrashed crashed{r.pod, died_after(r)};
         requests.on(crashed);
         breakers.on(crashed);
         final_breakers[r.pod] = BreakerState::closed;
@@ -426,17 +572,18 @@ Judgement judge(const JudgeInputs& in) {
         fate.response_lost = !rc.answered;
         std::uint32_t pod = 0;
         Time at = rc.at;
-        if (item.log != Item::kFree) {
-          const LogRecord& start = logs[item.log][item.seq];
-          pod = start.pod;
-          at = start.at;
-          if (item.finish != UINT64_MAX) {
-            const LogRecord& f = logs[item.log][item.finish];
-            fate.result_at = f.at;
-            fate.client_error = f.error;
-          } else {
-            fate.result_at = rc.at + spec.platform.http_timeout;  // its sender died waiting
-          }
+        if (item.attempt != kNoAttempt) {
+          // The attempt is in flight until its result is recorded (or its process dies first):
+          // a pod that dies after the answer came and before it recorded it leaves it ambiguous.
+          const Attempt& a = attempts[item.attempt];
+          const std::vector<LogRecord>& log = logs[a.log];
+          pod = log[a.start].pod;
+          at = log[a.start].at;
+          if (a.finish != kNone) fate.client_error = log[a.finish].error;
+          fate.result_at = a.complete != kNone ? log[a.complete].at
+                           : a.crashed != kNone ? died_after(log[a.crashed]) + kAfter
+                           : a.finish != kNone ? log[a.finish].at
+                                               : rc.at + spec.platform.http_timeout;
         }
         requests.on(sw::HttpSent{pod, model::request_id_from_webhook_id(rc.webhook_id), fate, at, rc.url, rc.webhook_id,
                                  rc.key, rc.payload});
@@ -444,11 +591,6 @@ Judgement judge(const JudgeInputs& in) {
       }
     }
   }
-  kernel.run_until(std::max(end, kTimeZero));
-  if (!std::filesystem::is_regular_file(in.database)) {
-    throw std::invalid_argument("--database: " + in.database + " is not a database file the run left");
-  }
-  model::SqliteStore store(in.database);
   requests.finish(end, store.counts());
   breakers.finish(end, final_breakers);
   for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {

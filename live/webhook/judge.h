@@ -15,8 +15,9 @@
 // end-of-run checks. The policies come from the serve configuration (what the platform ran with),
 // ServiceB's outages and URLs from the world's scenario.
 //
-// A process that logged `started` again without `stopped` was killed: it is taken to have crashed
-// just after the last event it logged.
+// A process that logged `started` again without `stopped` (or whose log ends without it) was
+// killed: it is taken to have crashed just after the last event it logged. What it committed and
+// died before logging — a create, a terminal completion — the judge takes from the store.
 #pragma once
 
 #include <iosfwd>
@@ -44,6 +45,8 @@ struct Judgement {
   std::uint64_t lookups = 0;
   std::uint64_t calls = 0;
   std::uint64_t crashes = 0;
+  std::uint64_t breaker_changes = 0;
+  std::uint64_t recovered = 0;  // creates and completions a killed process committed but never logged
   std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // by cause
   std::uint64_t retry_after_honoured = 0;
   std::string terminal_bound;

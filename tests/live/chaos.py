@@ -14,7 +14,10 @@ waits until every acknowledged request is finished and holds the world's receipt
     the endpoint answered and before it recorded the answer, and its lease brought the request
     back. Any other duplicate is a failure.
 
-Finally SIGTERM must drain the service and exit 0. Bounded: requests are sent while the kills go
+Finally SIGTERM must drain the service and exit 0, and `relaysim judge` must find every invariant
+held when the simulator's own oracle judges the run from the processes' event logs (a process
+killed between a commit and its log line is read from the database), the receipts and the clients'
+calls — each duplicate delivery attributed to a crash. Bounded: requests are sent while the kills go
 on (at least --requests), eight kills by default, under a minute. Usage: chaos.py RELAYSIM [--requests N] [--kills K] [--seed S]
 """
 import argparse
@@ -73,9 +76,11 @@ platform:
 """)
 
     serve_log = open(os.path.join(tmp, "serve.log"), "w")
+    events = [os.path.join(tmp, f"events-{i + 1}.jsonl") for i in range(args.processes)]
 
     def start_serve(i):
-        p = subprocess.Popen([args.relaysim, "serve", config, "--listen", f"127.0.0.1:{ports[i]}", "--pod", str(i + 1)],
+        p = subprocess.Popen([args.relaysim, "serve", config, "--listen", f"127.0.0.1:{ports[i]}", "--pod", str(i + 1),
+                              "--events", events[i]],
                              stdout=subprocess.PIPE, stderr=serve_log, text=True)
         first_line(p, "relaysim serve")
         return p
@@ -85,6 +90,7 @@ platform:
     lock = threading.Lock()
     next_request = [0]
     retries = [0]
+    calls = []  # every create call and its answer, for the judge
     killing = [True]
 
     def client():
@@ -94,8 +100,11 @@ platform:
                 if n >= args.requests and not killing[0]:
                     return
                 next_request[0] += 1
-            body = {"cxid": f"cx{n % 25}", "request_id": f"chaos-{n}", "payload": {"n": n, "kind": "chaos"}}
+            # The payload names its key (n + 1) as the simulator's load does, so receipts name it too.
+            body = {"cxid": f"cx{n % 25}", "request_id": f"chaos-{n}", "payload": {"seq": n + 1, "v": "chaos"}}
             while True:
+                sent_ns = time.time_ns()
+                status, answer = 0, None
                 try:
                     status, answer = call(rng.choice(ports), "POST", "/v1/webhooks", body)
                     if status == 202:
@@ -106,6 +115,12 @@ platform:
                         fail(f"request {n} was refused with {status}: {answer}")
                 except (OSError, http.client.HTTPException):
                     pass  # the service is down (killed): try again, with the same key
+                finally:
+                    answered = isinstance(answer, dict)
+                    with lock:
+                        calls.append(dict(body, key=n + 1, sent_ns=sent_ns, answered_ns=time.time_ns(), status=status,
+                                          id=answer.get("id") if answered else None,
+                                          duplicate=bool(answer.get("duplicate")) if answered else False))
                 with lock:
                     retries[0] += 1
                 time.sleep(0.05)
@@ -179,10 +194,24 @@ platform:
             duplicates += 1
             if not any(first <= k <= second for k in kills):
                 fail(f"request {id} was delivered twice ({first:.3f}, {second:.3f}) with no kill between")
+
+    # The same run, judged by the simulator's own oracle from the processes' event logs, the
+    # receipts and the clients' calls: every invariant, and every duplicate attributed to a crash.
+    calls_path = os.path.join(tmp, "calls.jsonl")
+    with open(calls_path, "w") as f:
+        f.writelines(json.dumps(c) + "\n" for c in calls)
+    judged = subprocess.run([args.relaysim, "judge", os.path.join(HERE, "chaos-world.yaml"), config, "--events", *events,
+                             "--receipts", receipts_path, "--calls", calls_path, "--database", os.path.join(tmp, "live.db")],
+                            capture_output=True, text=True, timeout=120)
+    if judged.returncode != 0 or "every invariant holds" not in judged.stdout:
+        fail(f"the simulator's oracle judged the run and found:\n{judged.stdout}{judged.stderr}")
+    attributed = re.search(r"duplicate deliveries: ([^;]*);", judged.stdout).group(1)
+    unlogged = re.search(r"\((\d+) store changes they left unlogged\)", judged.stdout).group(1)
     print(f"chaos: {args.processes} serve processes on one database, {len(acked)} requests acknowledged, "
           f"{args.kills} kills, {retries[0]} client retries, "
           f"{len(receipts)} receipts; every acknowledged request delivered; {duplicates} duplicate deliveries, "
-          f"each after a kill; SIGTERM drained and exited 0", flush=True)
+          f"each after a kill; SIGTERM drained and exited 0; the simulator's oracle finds every invariant held, "
+          f"duplicates attributed: {attributed} ({unlogged} commits the kills left unlogged, read from the database)", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@
   deadline an endpoint that always answers 503 and a three-second deadline: the requests are
            retried, never attempted after their deadline, dead-lettered by it (plus a bound),
            listed at /v1/dead-letters, and a replay makes one pending again with a fresh deadline.
-  judged   four clients create for five seconds while the world misbehaves every way it can
-           (tests/live/judged-world.yaml); `relaysim judge` then finds every invariant held, judged
-           by the simulator's own oracle from serve's event log, the world's receipts and the
-           clients' calls — and finds W-retry broken against another retry policy, and W-noloss
+  judged   four clients create for five seconds through two serve processes on one database while
+           the world misbehaves every way it can (tests/live/judged-world.yaml); `relaysim judge`
+           then finds every invariant held, judged by the simulator's own oracle from the processes'
+           event logs, the world's receipts and the clients' calls — and finds W-retry broken against another retry policy, and W-noloss
            broken with a completion left out of the log.
   tls      an https endpoint with a certificate of the test's own authority: delivered when
            `ca_file` names that authority; a connect error, and nothing delivered, when it does not.
@@ -45,7 +45,7 @@ SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 class Live:
     """A world and a service against it, stopped on leaving."""
 
-    def __init__(self, scenario, serve_yaml, relaysim, events=False):
+    def __init__(self, scenario, serve_yaml, relaysim, events=False, processes=1):
         self.tmp = tempfile.mkdtemp(prefix="relaysim-e2e-")
         self.receipts = os.path.join(self.tmp, "receipts.jsonl")
         self.world = subprocess.Popen([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
@@ -53,29 +53,37 @@ class Live:
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.world_started = time.time()
         world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(self.world, "relaysim world")).group(1)
-        self.port = free_port()
+        self.ports = [free_port() for _ in range(processes)]
+        self.port = self.ports[0]
         config = self.config = os.path.join(self.tmp, "serve.yaml")
         self.database = os.path.join(self.tmp, "live.db")
-        self.events = os.path.join(self.tmp, "events.jsonl")
+        # Several processes (pods 1, 2, ...) share the database, each on its own port and event log.
+        self.events = [os.path.join(self.tmp, f"events-{pod}.jsonl") for pod in range(1, processes + 1)]
         text = serve_yaml.replace("127.0.0.1:8081", "127.0.0.1:" + world_port)
         text = text.replace("127.0.0.1:8080", f"127.0.0.1:{self.port}")
         text = text.replace("relaysim-live.db", self.database)
         with open(config, "w") as f:
             f.write(text)
-        self.serve = subprocess.Popen([relaysim, "serve", config] + (["--events", self.events] if events else []),
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        first_line(self.serve, "relaysim serve")
+        self.serves = []
+        for pod, port in enumerate(self.ports, start=1):
+            self.serves.append(subprocess.Popen(
+                [relaysim, "serve", config, "--pod", str(pod), "--listen", f"127.0.0.1:{port}"]
+                + (["--events", self.events[pod - 1]] if events else []),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            first_line(self.serves[-1], "relaysim serve")
+        self.serve = self.serves[0]
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.serve.send_signal(signal.SIGTERM)
-        code = self.serve.wait(timeout=20)
+        for serve in self.serves:
+            serve.send_signal(signal.SIGTERM)
+        codes = [serve.wait(timeout=20) for serve in self.serves]
         self.world.send_signal(signal.SIGTERM)
         self.world.wait(timeout=10)
-        if exc[0] is None and code != 0:
-            fail(f"serve exited {code} after SIGTERM: {self.serve.stderr.read()}")
+        if exc[0] is None and any(codes):
+            fail(f"serve exited {codes} after SIGTERM: {[serve.stderr.read() for serve in self.serves]}")
 
     def create(self, cxid, request_id, payload):
         status, answer = call(self.port, "POST", "/v1/webhooks", {"cxid": cxid, "request_id": request_id, "payload": payload})
@@ -346,20 +354,20 @@ platform:
 
 
 def judge(relaysim, scenario, config, events, live, calls):
-    return subprocess.run([relaysim, "judge", scenario, config, "--events", events, "--receipts", live.receipts,
+    return subprocess.run([relaysim, "judge", scenario, config, "--events", *events, "--receipts", live.receipts,
                            "--calls", calls, "--database", live.database], capture_output=True, text=True, timeout=60)
 
 
 def judged(relaysim):
-    """Clients create keys (some twice, some again with another payload) for five seconds while the
-    world misbehaves every way it can; once all are finished, `relaysim judge` must find every
+    """Clients create keys (some twice, some again with another payload) for five seconds, through two
+    serve processes on one database, while the world misbehaves every way it can; once all are finished, `relaysim judge` must find every
     invariant held — and must not when it is told another retry policy, or when a completion is
     missing from the log."""
     serve_yaml = open(os.path.join(ROOT, "config", "serve-local.yaml")).read()
     serve_yaml = serve_yaml[:serve_yaml.index("\nplatform:")] + JUDGED_PLATFORM
     scenario = os.path.join(HERE, "judged-world.yaml")
     seed = int(os.environ.get("RELAYSIM_SEED", random.randrange(1 << 30)))
-    with Live(scenario, serve_yaml, relaysim, events=True) as live:
+    with Live(scenario, serve_yaml, relaysim, events=True, processes=2) as live:
         calls_path = os.path.join(live.tmp, "calls.jsonl")
         lock = threading.Lock()
         lines, acked = [], set()
@@ -381,7 +389,7 @@ def judged(relaysim):
                 request = {"cxid": f"cx{key % 60}", "request_id": f"r{key}", "payload": payload}
                 sent_ns = time.time_ns()
                 try:
-                    status, answer = call(live.port, "POST", "/v1/webhooks", request)
+                    status, answer = call(live.ports[number % 2], "POST", "/v1/webhooks", request)
                 except OSError:
                     status, answer = 0, None
                 line = dict(request, key=key, sent_ns=sent_ns, answered_ns=time.time_ns(), status=status,
@@ -417,16 +425,16 @@ def judged(relaysim):
     if wrong.returncode != 1 or not re.search(r"W-retry +\d+ broken", wrong.stdout):
         fail(f"judged against another retry policy, the oracle did not find W-retry broken:\n{wrong.stdout}{wrong.stderr}")
     # The same run with one delivery's completion left out of the log: W-noloss must say so.
-    events = open(live.events).read().splitlines(keepends=True)
+    events = open(live.events[0]).read().splitlines(keepends=True)
     dropped = next(i for i, line in enumerate(events) if '"event":"completed"' in line and '"status":"delivered"' in line)
     cut = os.path.join(live.tmp, "cut.jsonl")
     with open(cut, "w") as f:
         f.writelines(events[:dropped] + events[dropped + 1:])
-    missing = judge(relaysim, scenario, live.config, cut, live, calls_path)
+    missing = judge(relaysim, scenario, live.config, [cut] + live.events[1:], live, calls_path)
     if missing.returncode != 1 or not re.search(r"W-noloss +\d+ broken", missing.stdout):
         fail(f"with a completion missing from the log, the oracle did not find W-noloss broken:\n{missing.stdout}{missing.stderr}")
     summary = [line for line in result.stdout.splitlines() if line.startswith("judge:")]
-    print(f"e2e: judged (seed {seed}): {len(lines)} client calls, {len(acked)} requests acknowledged, ended "
+    print(f"e2e: judged (seed {seed}): 2 serve processes on one database, {len(lines)} client calls, {len(acked)} requests acknowledged, ended "
           f"{', '.join(f'{n} {s}' for s, n in sorted(ended.items()))}; the simulator's oracle: "
           + "; ".join(line[len("judge: "):] for line in summary)
           + "; it finds W-retry broken against another policy and W-noloss with a completion left out", flush=True)

@@ -1,16 +1,23 @@
 // The live shell's pure parts: URLs and the address guard, the API's answers to every endpoint
-// (good and bad requests), the request reader's refusals, and the configuration's errors.
+// (good and bad requests), the request reader's refusals, the configuration's errors, the event
+// log's lines, and the judge's reading of what a killed process left unlogged.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <tuple>
 
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
+#include "live/webhook/judge.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "live/webhook/ports.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
+#include "model/webhook/sqlite_store.h"
 #include "sim/scenario/yaml_reader.h"
 
 namespace relaysim::live {
@@ -358,6 +365,126 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
   EXPECT_EQ(problem_of(R"({"event":"started","pod":4294967296,"at":5})"),
             "started: field 'pod' is not a valid value: 4294967296");
   EXPECT_EQ(problem_of(R"({"event":"started","pod":1,"at":1.5})"), "started: field 'at' is not a valid value: 1.5");
+}
+
+// A killed process can commit and die before it logs: here one dies between a delivery's commit
+// and its `completed` line, and the next between a create's commit and its `ingested` line. The
+// judge takes both from the store and finds every invariant held; the deliveries the dead
+// process left in flight are attributed to its crash. Without the store's word it could not.
+TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
+  using namespace std::chrono;
+  using webhook::LogKind;
+  using webhook::LogRecord;
+  const std::string dir = testing::TempDir() + "judge-recovery";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const Time t0 = time_from_ns(1'795'000'000'000'000'000);
+  auto at = [&](int ms) { return t0 + milliseconds(ms); };
+  const Time deadline = t0 + hours(24);
+  const std::string p1 = R"({"seq":1,"v":1})";
+  const std::string p2 = R"({"seq":2,"v":2})";
+  // The store as the processes left it.
+  {
+    model::SqliteStore store(dir + "/live.db");
+    ASSERT_EQ(store.create({"cx1", "r1", p1, at(10), deadline}).id, 1u);
+    model::RequestRow row;
+    ASSERT_TRUE(store.claim_due(at(11), 1, seconds(5), row));
+    model::AttemptRow attempt{1, 1, 1, row.claim_token, at(12), at(20), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::none, 200};
+    ASSERT_TRUE(store.complete(1, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(21), at(21), {}, {}}));
+    ASSERT_EQ(store.create({"cx2", "r2", p2, at(100), deadline}).id, 2u);
+    ASSERT_TRUE(store.claim_due(at(200), 1, seconds(5), row));
+    attempt = {2, 1, 1, row.claim_token, at(202), at(210), "http://127.0.0.1:9/ep2/hooks/cx2/v1", 1, NetError::none, 200};
+    ASSERT_TRUE(store.complete(2, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(211), at(211), {}, {}}));
+  }
+  // The log: pod 1 three times, killed twice.
+  std::ofstream events(dir + "/events.jsonl");
+  auto log = [&](LogRecord r) { events << webhook::write_record(r) << '\n'; };
+  auto record = [&](LogKind kind, int ms, model::RequestId id) {
+    LogRecord r;
+    r.kind = kind;
+    r.pod = 1;
+    r.at = at(ms);
+    r.id = id;
+    return r;
+  };
+  auto delivery = [&](model::RequestId id, int ms, model::ClaimToken token, bool completed) {
+    const std::string cxid = "cx" + std::to_string(id);
+    LogRecord lookup = record(LogKind::lookup, ms + 1, 0);
+    lookup.cxid = cxid;
+    lookup.lookup = model::LookupStatus::found;
+    lookup.version = 1;
+    lookup.sent_at = at(ms);
+    log(lookup);
+    LogRecord claim = record(LogKind::claimed, ms, id);
+    claim.deadline_at = deadline;
+    claim.token = token;
+    log(claim);
+    LogRecord start = record(LogKind::attempt_started, ms + 2, id);
+    start.number = 1;
+    start.url = "http://127.0.0.1:9/ep" + std::to_string(id) + "/hooks/" + cxid + "/v1";
+    start.version = 1;
+    log(start);
+    LogRecord finish = record(LogKind::attempt_finished, ms + 10, id);
+    finish.number = 1;
+    finish.http_status = 200;
+    log(finish);
+    if (!completed) return;
+    LogRecord done = record(LogKind::completed, ms + 11, id);
+    done.token = token;
+    done.number = 1;
+    done.status = model::Status::delivered;
+    done.reason = model::Reason::ok;
+    done.due_at = at(ms + 11);
+    done.applied = true;
+    log(done);
+  };
+  log(record(LogKind::started, 0, 0));
+  LogRecord create = record(LogKind::ingested, 10, 1);
+  create.cxid = "cx1";
+  create.request_id = "r1";
+  create.created_at = at(10);
+  create.deadline_at = deadline;
+  log(create);
+  delivery(1, 11, 1, false);  // killed after the delivery's commit, before its line
+  log(record(LogKind::started, 50, 0));
+  log(record(LogKind::started, 150, 0));  // killed after r2's create committed, before its line
+  delivery(2, 200, 2, true);
+  log(record(LogKind::stopped, 300, 0));
+  events.close();
+  // What the endpoints saw, and what the client sent and heard.
+  std::ofstream receipts(dir + "/receipts.jsonl");
+  receipts << json{{"world", {{"scenario", "chaos-world"}, {"seed", 7}, {"started_ns", to_ns(t0)}}}}.dump() << '\n';
+  for (const auto& [id, ms, payload] : {std::tuple{1, 15, p1}, std::tuple{2, 205, p2}}) {
+    receipts << json{{"at_ns", to_ns(at(ms))}, {"endpoint", id}, {"cxid", "cx" + std::to_string(id)}, {"version", 1},
+                     {"webhook_id", model::webhook_id_for(static_cast<model::RequestId>(id))}, {"status", 200}, {"answered", true},
+                     {"key", id}, {"payload_digest", hash_bytes(payload)}}
+                    .dump()
+             << '\n';
+  }
+  receipts.close();
+  std::ofstream calls(dir + "/calls.jsonl");
+  auto call = [&](int key, int sent, int answered, int status, bool duplicate) {
+    calls << json{{"cxid", "cx" + std::to_string(key)}, {"request_id", "r" + std::to_string(key)}, {"key", key},
+                  {"payload", json{{"seq", key}, {"v", key}}}, {"sent_ns", to_ns(at(sent))}, {"answered_ns", to_ns(at(answered))},
+                  {"status", status}, {"id", status == 0 ? json(nullptr) : json(key)}, {"duplicate", duplicate}}
+                 .dump()
+          << '\n';
+  };
+  call(1, 9, 10, 202, false);
+  call(2, 99, 150, 0, false);     // no answer: the process died
+  call(2, 160, 161, 202, true);   // the retry finds it stored
+  calls.close();
+  std::ofstream config(dir + "/serve.yaml");
+  config << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s}\n";
+  config.close();
+
+  webhook::JudgeInputs in{std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml",
+                          {dir + "/events.jsonl"}, dir + "/receipts.jsonl", dir + "/calls.jsonl", dir + "/live.db"};
+  const webhook::Judgement j = webhook::judge(in);
+  for (const sim::Violation& v : j.ledger.examples()) ADD_FAILURE() << j.ledger.describe(v);
+  EXPECT_EQ(j.acknowledged, 2u);
+  EXPECT_EQ(j.crashes, 2u);
+  EXPECT_EQ(j.recovered, 2u);
 }
 
 }  // namespace
