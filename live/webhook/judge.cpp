@@ -121,7 +121,9 @@ struct Item {
   std::uint32_t index = 0;    // into the records, lookups, receipts or calls
   std::uint32_t attempt = 0;  // sent: the attempt that carried it, or kNoAttempt
   static constexpr std::uint32_t kFree = UINT32_MAX;
-  bool operator<(const Item& o) const { return std::tie(key, log, seq, sub) < std::tie(o.key, o.log, o.seq, o.sub); }
+  bool operator<(const Item& o) const {
+    return std::tie(key, log, seq, sub, what, index) < std::tie(o.key, o.log, o.seq, o.sub, o.what, o.index);
+  }
 };
 
 // Where each record of each log goes in the merged stream: its time, never before an earlier
@@ -168,31 +170,16 @@ std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogR
   return keys;
 }
 
-}  // namespace
 
-Judgement judge(const JudgeInputs& in) {
-  Judgement out;
-  out.ledger = sim::Ledger(sw::kInvariants);
-  sim::Scenario scenario = sim::load_scenario(in.scenario);
-  const ServeConfig config = read_serve_config(in.config);
-  if (dynamic_cast<const sw::WebhookSpec*>(&scenario.spec()) == nullptr) {
-    throw std::invalid_argument(in.scenario + ": relaysim judge judges webhook runs (system: webhook)");
-  }
-  // The platform as it ran: the serve configuration's policies. The world's own faults of the
-  // store and crashes are the simulator's; a live run's crashes are read from its logs.
-  sw::WebhookSpec& spec = sw::spec_of(scenario);
-  spec.platform = config.platform;
-  scenario.crashes.clear();
-  scenario.store_faults.clear();
-
-  // The world's receipts, and its start: every time becomes world time.
+// The world's receipts (the last world's, in a file appended to), on the world's clock; returns
+// the world's start, by which every time of the run is shifted.
+Duration read_receipts(const std::string& path, std::vector<Receipt>& receipts) {
   std::optional<Time> world_start;
-  std::vector<Receipt> receipts;
-  each_line(in.receipts, "--receipts", [&](const std::string& text, const std::string& where) {
+  each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     if (const auto w = j.find("world"); w != j.end()) {
       world_start = Time{Duration{field<std::int64_t>(*w, "started_ns", where)}};
-      receipts.clear();  // the file is appended to: the last world's receipts are this run's
+      receipts.clear();
       return;
     }
     Receipt r;
@@ -207,14 +194,16 @@ Judgement judge(const JudgeInputs& in) {
     r.payload = field<std::uint64_t>(j, "payload_digest", where);
     receipts.push_back(std::move(r));
   });
-  if (!world_start) throw std::invalid_argument(in.receipts + ": no {\"world\": ...} line: not the receipts of a relaysim world");
+  if (!world_start) throw std::invalid_argument(path + ": no {\"world\": ...} line: not the receipts of a relaysim world");
   const Duration shift = world_start->time_since_epoch();
   for (Receipt& r : receipts) r.at -= shift;
+  return shift;
+}
 
-  // The serve logs.
+// The serve processes' event logs, on the world's clock.
+std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& paths, Duration shift) {
   std::vector<std::vector<LogRecord>> logs;
-  model::PodId max_pod = 0;
-  for (const std::string& path : in.events) {
+  for (const std::string& path : paths) {
     std::vector<LogRecord>& log = logs.emplace_back();
     each_line(path, "--events", [&](const std::string& text, const std::string& where) {
       std::string problem;
@@ -225,59 +214,20 @@ Judgement judge(const JudgeInputs& in) {
           r->id == 0) {
         throw std::invalid_argument(where + ": a " + std::string(to_string(r->kind)) + " of request 0");
       }
-      max_pod = std::max(max_pod, r->pod);
+      if (r->pod >= 1024) throw std::invalid_argument(where + ": pod numbers above 1023 are not judged");
       log.push_back(std::move(*r));
     });
     if (log.empty() || log.front().kind != LogKind::started) {
       throw std::invalid_argument(path + ": does not start with a 'started' line: not the event log of relaysim serve --events");
     }
   }
-  if (max_pod >= 1024) throw std::invalid_argument("pod numbers above 1023 are not judged");
-  spec.platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
+  return logs;
+}
 
-  // The store the processes shared: the truth of what was committed.
-  if (!std::filesystem::is_regular_file(in.database)) {
-    throw std::invalid_argument("--database: " + in.database + " is not a database file the run left");
-  }
-  model::SqliteStore store(in.database);
-  // A process killed between a create's commit and its log line leaves a request no log created.
-  // Its create joins the stream from the store, as a log of no process's, in its place by id.
-  {
-    std::unordered_set<model::RequestId> logged;
-    for (const std::vector<LogRecord>& log : logs) {
-      for (const LogRecord& r : log) {
-        if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) logged.insert(r.id);
-      }
-    }
-    std::vector<LogRecord>& from_store = logs.emplace_back();
-    for (int status = 0; status < model::kStatusCount; ++status) {
-      for (model::RequestId after = 0;;) {
-        const std::vector<model::RequestId> ids = store.with_status(static_cast<model::Status>(status), after, 1024);
-        for (const model::RequestId id : ids) {
-          if (logged.contains(id)) continue;
-          const std::optional<model::RequestRow> row = store.get(id);
-          RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
-          LogRecord r;
-          r.kind = LogKind::ingested;
-          r.at = row->created_at - shift;
-          r.id = id;
-          r.cxid = row->cxid;
-          r.request_id = row->request_id;
-          r.created_at = row->created_at - shift;
-          r.deadline_at = row->deadline_at - shift;
-          from_store.push_back(std::move(r));
-        }
-        if (ids.size() < 1024) break;
-        after = ids.back();
-      }
-    }
-    std::sort(from_store.begin(), from_store.end(), [](const LogRecord& a, const LogRecord& b) { return a.id < b.id; });
-    out.recovered += from_store.size();
-  }
-
-  // The client's calls.
+// The client's create calls, on the world's clock.
+std::vector<Call> read_calls(const std::string& path, Duration shift) {
   std::vector<Call> calls;
-  each_line(in.calls, "--calls", [&](const std::string& text, const std::string& where) {
+  each_line(path, "--calls", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     Call c;
     c.cxid = field<std::string>(j, "cxid", where);
@@ -295,28 +245,74 @@ Judgement judge(const JudgeInputs& in) {
     if (j.contains("id") && !j["id"].is_null()) c.id = field<model::RequestId>(j, "id", where);
     calls.push_back(std::move(c));
   });
+  return calls;
+}
 
-  // The merged stream.
-  std::vector<Item> items;
-  // Every attempt: where it started, and how its claim ended — the attempt_finished (the HTTP
-  // result) and the completed (the result recorded) that followed in its process, or the crash
-  // of that process before them.
-  struct Attempt {
-    std::uint32_t log;
-    std::uint64_t start;
-    std::uint64_t finish = kNone;
-    std::uint64_t complete = kNone;
-    model::ClaimToken token = 0;  // of the claim it was made under
-    std::uint64_t crashed = kNone;  // its process died with it unrecorded, after this record
-  };
+// A process killed between a create's commit and its log line leaves a request no log created:
+// its create, from the store, in id order.
+std::vector<LogRecord> creates_from_store(model::Store& store, const std::vector<std::vector<LogRecord>>& logs, Duration shift) {
+  std::unordered_set<model::RequestId> logged;
+  for (const std::vector<LogRecord>& log : logs) {
+    for (const LogRecord& r : log) {
+      if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) logged.insert(r.id);
+    }
+  }
+  std::vector<LogRecord> creates;
+  for (int status = 0; status < model::kStatusCount; ++status) {
+    for (model::RequestId after = 0;;) {
+      const std::vector<model::RequestId> ids = store.with_status(static_cast<model::Status>(status), after, 1024);
+      for (const model::RequestId id : ids) {
+        if (logged.contains(id)) continue;
+        const std::optional<model::RequestRow> row = store.get(id);
+        RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
+        LogRecord r;
+        r.kind = LogKind::ingested;
+        r.at = row->created_at - shift;
+        r.id = id;
+        r.cxid = row->cxid;
+        r.request_id = row->request_id;
+        r.created_at = row->created_at - shift;
+        r.deadline_at = row->deadline_at - shift;
+        creates.push_back(std::move(r));
+      }
+      if (ids.size() < 1024) break;
+      after = ids.back();
+    }
+  }
+  std::sort(creates.begin(), creates.end(), [](const LogRecord& a, const LogRecord& b) { return a.id < b.id; });
+  return creates;
+}
+
+// Every attempt: where it started, and how its claim ended — the attempt_finished (the HTTP
+// result) and the completed (the result recorded) that followed in its process, or the crash of
+// that process before them.
+struct Attempt {
+  std::uint32_t log;
+  std::uint64_t start;
+  std::uint64_t finish = kNone;
+  std::uint64_t complete = kNone;
+  model::ClaimToken token = 0;    // of the claim it was made under
+  std::uint64_t crashed = kNone;  // its process died with it unrecorded, after this record
+};
+
+// The run as one stream of the simulator's events (as Items), with what they refer to.
+struct Stream {
+  std::vector<Item> items;  // sorted
   std::vector<Attempt> attempts;
+  std::vector<LogRecord> recovered;  // completions taken from the store
+};
+
+Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<Receipt>& receipts,
+             const std::vector<Call>& calls, model::Store& store, Duration shift, Judgement& out) {
+  Stream stream;
+  std::vector<Item>& items = stream.items;
+  std::vector<Attempt>& attempts = stream.attempts;
   std::unordered_map<model::RequestId, std::vector<std::uint32_t>> attempts_of;  // in attempts
   std::unordered_map<std::string, std::vector<std::size_t>> calls_of;  // cxid + '\n' + request_id -> calls, in order sent
   for (std::size_t i = 0; i < calls.size(); ++i) calls_of[calls[i].cxid + '\n' + calls[i].request_id].push_back(i);
   std::vector<bool> call_bound(calls.size(), false);
   std::vector<Time> created_after(calls.size(), Time::min());
   const std::vector<std::vector<Time>> keys = places_in_time(logs);
-  out.calls = calls.size();
   for (std::uint32_t l = 0; l < logs.size(); ++l) {
     const std::vector<LogRecord>& log = logs[l];
     bool up = false;
@@ -386,7 +382,7 @@ Judgement judge(const JudgeInputs& in) {
   // A process killed between a completion's commit and its log line: the store holds the
   // request terminal under the claim the dead process made. That completion joins the stream
   // from the store, just before the crash.
-  std::vector<LogRecord> recovered;
+  std::vector<LogRecord>& recovered = stream.recovered;
   for (const Attempt& a : attempts) {
     if (a.crashed == kNone || a.complete != kNone) continue;
     const LogRecord& start = logs[a.log][a.start];
@@ -439,7 +435,51 @@ Judgement judge(const JudgeInputs& in) {
   }
   out.receipts = receipts.size();
   std::sort(items.begin(), items.end());
+  return stream;
+}
 
+
+}  // namespace
+
+Judgement judge(const JudgeInputs& in) {
+  Judgement out;
+  out.ledger = sim::Ledger(sw::kInvariants);
+  sim::Scenario scenario = sim::load_scenario(in.scenario);
+  const ServeConfig config = read_serve_config(in.config);
+  if (dynamic_cast<const sw::WebhookSpec*>(&scenario.spec()) == nullptr) {
+    throw std::invalid_argument(in.scenario + ": relaysim judge judges webhook runs (system: webhook)");
+  }
+  // The platform as it ran: the serve configuration's policies. The world's own faults of the
+  // store and crashes are the simulator's; a live run's crashes are read from its logs.
+  sw::WebhookSpec& spec = sw::spec_of(scenario);
+  spec.platform = config.platform;
+  scenario.crashes.clear();
+  scenario.store_faults.clear();
+
+  std::vector<Receipt> receipts;
+  const Duration shift = read_receipts(in.receipts, receipts);  // the world's clock
+  std::vector<std::vector<LogRecord>> logs = read_logs(in.events, shift);
+  model::PodId max_pod = 0;
+  for (const std::vector<LogRecord>& log : logs) {
+    for (const LogRecord& r : log) max_pod = std::max(max_pod, r.pod);
+  }
+  spec.platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
+
+  // The store the processes shared: the truth of what was committed.
+  if (!std::filesystem::is_regular_file(in.database)) {
+    throw std::invalid_argument("--database: " + in.database + " is not a database file the run left");
+  }
+  model::SqliteStore store(in.database);
+  // What a killed process committed and never logged joins the stream from the store: its
+  // creates as a log of no process's (placed by id), its completions (in merge) before its crash.
+  logs.push_back(creates_from_store(store, logs, shift));
+  out.recovered += logs.back().size();
+  const std::vector<Call> calls = read_calls(in.calls, shift);
+  out.calls = calls.size();
+  const Stream stream = merge(logs, receipts, calls, store, shift, out);
+  const std::vector<Item>& items = stream.items;
+  const std::vector<Attempt>& attempts = stream.attempts;
+  const std::vector<LogRecord>& recovered = stream.recovered;
   // The checkers allow a run with crashes the lease on top of their deadline bound (what a dead
   // pod had in flight waits for its lease to run out): this run's crashes are what its logs show.
   for (const Item& item : items) {
