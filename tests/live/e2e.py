@@ -20,7 +20,8 @@
   tls      an https endpoint with a certificate of the test's own authority: delivered when
            `ca_file` names that authority; a connect error, and nothing delivered, when it does not.
 
-Each part stops by itself within a minute. Usage: e2e.py RELAYSIM [PART...]
+The outage, deadline and judged parts also hand their run to `relaysim judge`: the simulator's own
+oracle must find every invariant held. Each part stops by itself within a minute. Usage: e2e.py RELAYSIM [PART...]
 """
 import calendar
 import json
@@ -72,6 +73,10 @@ class Live:
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
             first_line(self.serves[-1], "relaysim serve")
         self.serve = self.serves[0]
+        self.judged = events
+        self.keys = {}   # (cxid, request_id) -> the key's number, when judged
+        self.calls = []  # every create call and its answer, for the judge
+        self.lock = threading.Lock()
 
     def __enter__(self):
         return self
@@ -86,10 +91,42 @@ class Live:
             fail(f"serve exited {codes} after SIGTERM: {[serve.stderr.read() for serve in self.serves]}")
 
     def create(self, cxid, request_id, payload):
-        status, answer = call(self.port, "POST", "/v1/webhooks", {"cxid": cxid, "request_id": request_id, "payload": payload})
+        if self.judged:
+            # The payload names its key as the simulator's load writes it: "seq" first, as stored.
+            assert all(k > "seq" for k in payload), payload
+            self.keys.setdefault((cxid, request_id), len(self.keys) + 1)
+            payload = dict(payload, seq=self.keys[(cxid, request_id)])
+        request = {"cxid": cxid, "request_id": request_id, "payload": payload}
+        sent_ns = time.time_ns()
+        status, answer = call(self.port, "POST", "/v1/webhooks", request)
+        self.log_call(request, self.keys.get((cxid, request_id), 0), sent_ns, status, answer)
         if status != 202:
             fail(f"create answered {status}: {answer}")
         return answer["id"]
+
+    def log_call(self, request, key, sent_ns, status, answer):
+        """Keeps a create call and its answer for the judge (docs/live.md: the client's calls)."""
+        answered = isinstance(answer, dict)
+        with self.lock:
+            self.calls.append(dict(request, key=key, sent_ns=sent_ns, answered_ns=time.time_ns(), status=status,
+                                   id=answer.get("id") if answered else None,
+                                   duplicate=bool(answer.get("duplicate")) if answered else False))
+
+    def judge(self, relaysim, scenario, config=None, events=None):
+        """`relaysim judge` on this run (once it has stopped): the completed process."""
+        calls = os.path.join(self.tmp, "calls.jsonl")
+        with open(calls, "w") as f:
+            f.writelines(json.dumps(c) + "\n" for c in self.calls)
+        return subprocess.run([relaysim, "judge", scenario, config or self.config, "--events", *(events or self.events),
+                               "--receipts", self.receipts, "--calls", calls, "--database", self.database],
+                              capture_output=True, text=True, timeout=60)
+
+    def judged_by_the_oracle(self, relaysim, scenario):
+        """Fails unless the simulator's oracle finds every invariant held; returns its summary."""
+        result = self.judge(relaysim, scenario)
+        if result.returncode != 0 or "every invariant holds" not in result.stdout:
+            fail(f"the simulator's oracle judged the live run and found:\n{result.stdout}{result.stderr}")
+        return "; ".join(line[len("judge: "):] for line in result.stdout.splitlines() if line.startswith("judge:"))
 
     def finished(self, ids, within):
         deadline = time.time() + within
@@ -186,9 +223,10 @@ platform:
   serviceb_breaker: {window: 10s, min_calls: 5, failure_rate: 50%, open_for: 1s, half_open_probes: 1}
   dependency_backoff: {backoff: exponential, initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full}
 """
-    with Live(os.path.join(HERE, "outage-world.yaml"), serve_yaml, relaysim) as live:
+    scenario = os.path.join(HERE, "outage-world.yaml")
+    with Live(scenario, serve_yaml, relaysim, events=True) as live:
         time.sleep(max(0.0, live.world_started + 2.5 - time.time()))  # inside the outage
-        ids = [live.create(f"cx{n}", f"outage-{n}", {"n": n}) for n in range(40)]
+        ids = [live.create(f"cx{n}", f"outage-{n}", {"v": n}) for n in range(40)]
         blocked = 0
         while time.time() < live.world_started + 5.5:
             blocked = max(blocked, live.metric("relaysim_requests", '{status="blocked_on_dependency"}'))
@@ -201,8 +239,10 @@ platform:
         if opened < 1 or blocked < 1:
             fail(f"the breaker did not open ({opened} transitions) or nothing waited blocked ({blocked})")
         deferred = sum(1 for r in rows.values() if r["deferrals"] > 0)
-        print(f"e2e: outage: the breaker changed state {int(opened)} times, up to {int(blocked)} requests waited "
-              f"blocked, {deferred} were deferred; all {len(ids)} delivered after the outage", flush=True)
+    summary = live.judged_by_the_oracle(relaysim, scenario)
+    print(f"e2e: outage: the breaker changed state {int(opened)} times, up to {int(blocked)} requests waited "
+          f"blocked, {deferred} were deferred; all {len(ids)} delivered after the outage; the simulator's oracle: {summary}",
+          flush=True)
 
 
 def deadline(relaysim):
@@ -215,8 +255,9 @@ platform:
   retry: {backoff: exponential, initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full, deadline: 3s}
 """
     bound = 1.5  # seconds past the deadline a request may take to be dead-lettered: a due time and a claim
-    with Live(os.path.join(HERE, "failing-world.yaml"), serve_yaml, relaysim) as live:
-        ids = [live.create(f"cx{n}", f"doomed-{n}", {"n": n}) for n in range(5)]
+    scenario = os.path.join(HERE, "failing-world.yaml")
+    with Live(scenario, serve_yaml, relaysim, events=True) as live:
+        ids = [live.create(f"cx{n}", f"doomed-{n}", {"v": n}) for n in range(5)]
         rows = live.finished(ids, 15)
         parse = lambda text: calendar.timegm(time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")) + float(text[19:-1] or 0)
         for id, row in rows.items():
@@ -241,8 +282,10 @@ platform:
         if row["status"] == "dead_lettered" and row["replays"] == 0 or parse(row["deadline_at"]) <= parse(rows[ids[0]]["deadline_at"]):
             fail(f"the replay did not revive the request with a fresh deadline: {answer} {row}")
         attempts = sum(len(r["attempts"]) for r in rows.values())
-        print(f"e2e: deadline: {len(ids)} requests retried ({attempts} attempts), none after its deadline, all dead-lettered "
-              f"within {bound} s of it, listed a page at a time; a replay revived one", flush=True)
+    summary = live.judged_by_the_oracle(relaysim, scenario)
+    print(f"e2e: deadline: {len(ids)} requests retried ({attempts} attempts), none after its deadline, all dead-lettered "
+          f"within {bound} s of it, listed a page at a time; a replay revived one; the simulator's oracle: {summary}",
+          flush=True)
 
 
 def tls(relaysim):
@@ -353,11 +396,6 @@ platform:
 """
 
 
-def judge(relaysim, scenario, config, events, live, calls):
-    return subprocess.run([relaysim, "judge", scenario, config, "--events", *events, "--receipts", live.receipts,
-                           "--calls", calls, "--database", live.database], capture_output=True, text=True, timeout=60)
-
-
 def judged(relaysim):
     """Clients create keys (some twice, some again with another payload) for five seconds, through two
     serve processes on one database, while the world misbehaves every way it can; once all are finished, `relaysim judge` must find every
@@ -368,9 +406,7 @@ def judged(relaysim):
     scenario = os.path.join(HERE, "judged-world.yaml")
     seed = int(os.environ.get("RELAYSIM_SEED", random.randrange(1 << 30)))
     with Live(scenario, serve_yaml, relaysim, events=True, processes=2) as live:
-        calls_path = os.path.join(live.tmp, "calls.jsonl")
-        lock = threading.Lock()
-        lines, acked = [], set()
+        acked = set()
 
         def client(number):
             rng = random.Random(seed * 8 + number)
@@ -382,8 +418,8 @@ def judged(relaysim):
                     if rng.random() < 0.3:
                         payload = {"seq": key, "v": payload["v"] + 1}  # the same key, another payload: 409
                 else:
-                    with lock:
-                        key = 1 + len(lines) * 8 + number
+                    with live.lock:
+                        key = 1 + len(live.calls) * 8 + number
                     payload = {"seq": key, "v": rng.randrange(1000)}
                     sent.append((key, payload))
                 request = {"cxid": f"cx{key % 60}", "request_id": f"r{key}", "payload": payload}
@@ -392,12 +428,9 @@ def judged(relaysim):
                     status, answer = call(live.ports[number % 2], "POST", "/v1/webhooks", request)
                 except OSError:
                     status, answer = 0, None
-                line = dict(request, key=key, sent_ns=sent_ns, answered_ns=time.time_ns(), status=status,
-                            id=answer.get("id") if isinstance(answer, dict) else None,
-                            duplicate=bool(answer.get("duplicate")) if isinstance(answer, dict) else False)
-                with lock:
-                    lines.append(line)
-                    if status == 202:
+                live.log_call(request, key, sent_ns, status, answer)
+                if status == 202:
+                    with live.lock:
                         acked.add(answer["id"])
                 time.sleep(rng.uniform(0, 0.05))
 
@@ -406,22 +439,17 @@ def judged(relaysim):
             t.start()
         for t in threads:
             t.join()
-        with open(calls_path, "w") as f:
-            for line in lines:
-                f.write(json.dumps(line) + "\n")
         rows = live.finished(sorted(acked), 40)
     ended = {}
     for row in rows.values():
         ended[row["status"]] = ended.get(row["status"], 0) + 1
-    result = judge(relaysim, scenario, live.config, live.events, live, calls_path)
-    if result.returncode != 0 or "every invariant holds" not in result.stdout:
-        fail(f"the oracle judged the live run (seed {seed}) and found:\n{result.stdout}{result.stderr}")
+    summary = live.judged_by_the_oracle(relaysim, scenario)
     # The same run, judged against a retry policy it did not run with: W-retry must say so.
     other = os.path.join(live.tmp, "other.yaml")
     with open(other, "w") as f:
         f.write(open(live.config).read().replace("initial: 200ms, multiplier: 2, max_interval: 1s, jitter: full, deadline",
                                                "initial: 20ms, multiplier: 2, max_interval: 50ms, jitter: full, deadline"))
-    wrong = judge(relaysim, scenario, other, live.events, live, calls_path)
+    wrong = live.judge(relaysim, scenario, config=other)
     if wrong.returncode != 1 or not re.search(r"W-retry +\d+ broken", wrong.stdout):
         fail(f"judged against another retry policy, the oracle did not find W-retry broken:\n{wrong.stdout}{wrong.stderr}")
     # The same run with one delivery's completion left out of the log: W-noloss must say so.
@@ -430,14 +458,12 @@ def judged(relaysim):
     cut = os.path.join(live.tmp, "cut.jsonl")
     with open(cut, "w") as f:
         f.writelines(events[:dropped] + events[dropped + 1:])
-    missing = judge(relaysim, scenario, live.config, [cut] + live.events[1:], live, calls_path)
+    missing = live.judge(relaysim, scenario, events=[cut] + live.events[1:])
     if missing.returncode != 1 or not re.search(r"W-noloss +\d+ broken", missing.stdout):
         fail(f"with a completion missing from the log, the oracle did not find W-noloss broken:\n{missing.stdout}{missing.stderr}")
-    summary = [line for line in result.stdout.splitlines() if line.startswith("judge:")]
-    print(f"e2e: judged (seed {seed}): 2 serve processes on one database, {len(lines)} client calls, {len(acked)} requests acknowledged, ended "
-          f"{', '.join(f'{n} {s}' for s, n in sorted(ended.items()))}; the simulator's oracle: "
-          + "; ".join(line[len("judge: "):] for line in summary)
-          + "; it finds W-retry broken against another policy and W-noloss with a completion left out", flush=True)
+    print(f"e2e: judged (seed {seed}): 2 serve processes on one database, {len(live.calls)} client calls, {len(acked)} "
+          f"requests acknowledged, ended {', '.join(f'{n} {s}' for s, n in sorted(ended.items()))}; the simulator's oracle: "
+          f"{summary}; it finds W-retry broken against another policy and W-noloss with a completion left out", flush=True)
 
 
 def main():
