@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The live service under load, on loopback: acknowledged ingests per second and their latency
-with synchronous=FULL and NORMAL, deliveries per second to a fast local endpoint while ingesting and
+with synchronous=FULL and NORMAL (and NORMAL with the event log `relaysim judge` reads), deliveries per second to a fast local endpoint while ingesting and
 from a backlog, next to the simulator's SQLite store figure (relaysim_bench's store/sqlite/create)
 from the same sitting.
 
@@ -73,7 +73,7 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platform=""):
+def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platform="", events=False):
     port = free_port()
     config = os.path.join(tmp, f"serve-{pod}.yaml")
     with open(config, "w") as f:
@@ -87,7 +87,8 @@ def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platf
 platform:
   concurrency_per_pod: {concurrency}
 {platform}""")
-    serve = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = ["--events", os.path.join(tmp, f"events-{pod}.jsonl")] if events else []
+    serve = subprocess.Popen([relaysim, "serve", config] + log, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first_line(serve)
     return serve, port
 
@@ -112,14 +113,14 @@ def stop(serve):
     serve.wait(timeout=60)
 
 
-def run(relaysim, world_port, durability, seconds, clients):
+def run(relaysim, world_port, durability, seconds, clients, events=False):
     tmp = tempfile.mkdtemp(prefix="relaysim-load-")
-    serve, port = start_serve(relaysim, tmp, world_port, durability, 64)
+    serve, port = start_serve(relaysim, tmp, world_port, durability, 64, events=events)
     before = delivered(port)
     latencies, took = ingest(port, seconds, clients)
     after = delivered(port)
     stop(serve)
-    return {"durability": durability, "acks": len(latencies), "acks_per_s": len(latencies) / took,
+    return {"durability": durability, "events": events, "acks": len(latencies), "acks_per_s": len(latencies) / took,
             "p50_ms": percentile(latencies, 0.5) * 1e3, "p99_ms": percentile(latencies, 0.99) * 1e3,
             "delivered_per_s": (after - before) / took}
 
@@ -167,7 +168,8 @@ def main():
     world = subprocess.Popen([relaysim, "world", os.path.join(HERE, "scenarios", "live-fast-world.yaml"), "--listen",
                               "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(world)).group(1)
-    rows = [run(relaysim, world_port, d, args.seconds, args.clients) for d in ("full", "normal")]
+    rows = [run(relaysim, world_port, d, args.seconds, args.clients, events) for d, events in
+            (("full", False), ("normal", False), ("normal", True))]
     stuck = subprocess.Popen([relaysim, "world", os.path.join(HERE, "scenarios", "live-stuck-serviceb.yaml"), "--listen",
                               "127.0.0.1:0", "--hold", "2s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     stuck_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(stuck)).group(1)
@@ -178,7 +180,7 @@ def main():
     print(f"{args.clients} clients, {args.seconds:g} s each, one serve process, loopback")
     print(f"{'':34} {'acks/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'delivered/s':>12}")
     for r in rows:
-        print(f"live, synchronous={r['durability'].upper():6} {'':14} {r['acks_per_s']:9.0f} {r['p50_ms']:8.2f} "
+        print(f"live, synchronous={r['durability'].upper():6} {'--events' if r['events'] else '':14} {r['acks_per_s']:9.0f} {r['p50_ms']:8.2f} "
               f"{r['p99_ms']:8.2f} {r['delivered_per_s']:12.0f}")
     print(f"simulator's SQLite store, create (in memory, no sync) {creates:9.0f}")
     print(f"live, synchronous=NORMAL, nothing delivered meanwhile {backlog['ingest_per_s']:9.0f} {'':8} "
