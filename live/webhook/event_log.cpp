@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
+#include "live/json_integer.h"
 #include "model/core/assert.h"
 
 namespace relaysim::live::webhook {
@@ -78,8 +78,9 @@ struct Reader {
     const json& j = *it;
     bool ok = true;
     if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
-      ok = j.is_number_integer();
-      if (ok) v = T{Duration{j.get<std::int64_t>()}};
+      const std::optional<std::int64_t> ns = json_integer<std::int64_t>(j);
+      ok = ns.has_value();
+      if (ok) v = T{Duration{*ns}};
     } else if constexpr (std::is_enum_v<T>) {
       const std::optional<T> e = j.is_string() ? enum_named<T>(j.get_ref<const std::string&>()) : std::nullopt;
       ok = e.has_value();
@@ -91,14 +92,9 @@ struct Reader {
       ok = j.is_string();
       if (ok) v = j.get<std::string>();
     } else {
-      static_assert(std::is_integral_v<T>);
-      if constexpr (std::is_signed_v<T>) {
-        ok = j.is_number_integer() && j.get<std::int64_t>() >= std::numeric_limits<T>::min() &&
-             j.get<std::int64_t>() <= std::numeric_limits<T>::max();
-      } else {
-        ok = j.is_number_unsigned() && j.get<std::uint64_t>() <= std::numeric_limits<T>::max();
-      }
-      if (ok) v = j.get<T>();
+      const std::optional<T> n = json_integer<T>(j);
+      ok = n.has_value();
+      if (ok) v = *n;
     }
     if (!ok) problem = std::string("field '") + name + "' is not a valid value: " + j.dump();
   }

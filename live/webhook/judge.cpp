@@ -8,14 +8,17 @@
 #include <map>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "live/json_integer.h"
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
 #include "model/core/assert.h"
 #include "model/core/random.h"
+#include "model/store/sqlite_db.h"
 #include "model/webhook/sqlite_store.h"
 #include "sim/scenario/loader.h"
 #include "sim/webhook/invariants.h"
@@ -34,6 +37,7 @@ namespace sw = sim::webhook;
 // Reads a file of JSON lines, calling `line(text, where)` with "file:N" for messages.
 template <class F>
 void each_line(const std::string& path, const char* what, F&& line) {
+  if (std::filesystem::is_directory(path)) throw std::invalid_argument(std::string(what) + ": " + path + " is a directory");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(std::string(what) + ": cannot open " + path);
   std::string text;
@@ -53,11 +57,30 @@ template <class T>
 T field(const json& j, const char* name, const std::string& where) {
   const auto it = j.find(name);
   if (it == j.end()) throw std::invalid_argument(where + ": no field '" + name + "'");
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw std::invalid_argument(where + ": field '" + name + "' is not a valid value: " + it->dump());
+  auto bad = [&] { return std::invalid_argument(where + ": field '" + name + "' is not a valid value: " + it->dump()); };
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const std::optional<T> n = json_integer<T>(*it);
+    if (!n) throw bad();
+    return *n;
+  } else {
+    try {
+      return it->get<T>();
+    } catch (const json::exception&) {
+      throw bad();
+    }
   }
+}
+
+// A Unix time in nanoseconds, on the world's clock (`shift`: the world's start). Nothing of the
+// run happens before the world starts: a process started earlier would be judged against a world
+// that was not there yet.
+Time world_time(const json& j, const char* name, Duration shift, const std::string& where) {
+  const Time t = Time{Duration{field<std::int64_t>(j, name, where)}} - shift;
+  if (t < kTimeZero) {
+    throw std::invalid_argument(where + ": '" + name + "' is " + format_duration(kTimeZero - t) +
+                                " before the world started: start relaysim world first");
+  }
+  return t;
 }
 
 // The simulator's form of a URL the world handed out: http://127.0.0.1:8081/ep3/hooks/cx7/v2 is
@@ -75,7 +98,7 @@ std::string sim_url(std::string_view live) {
 
 std::uint32_t cxid_index(std::string_view cxid) {
   const std::int64_t c = sw::ServiceB::cxid_index(cxid);
-  return c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
+  return c < 0 || c >= std::int64_t{UINT32_MAX} ? UINT32_MAX : static_cast<std::uint32_t>(c);
 }
 
 constexpr std::uint64_t kNone = UINT64_MAX;         // no such record
@@ -171,19 +194,28 @@ std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogR
 }
 
 
-// The world's receipts (the last world's, in a file appended to), on the world's clock; returns
-// the world's start, by which every time of the run is shifted.
-Duration read_receipts(const std::string& path, std::vector<Receipt>& receipts) {
-  std::optional<Time> world_start;
+// The world's receipts, on the world's clock; returns the world's start, by which every time of
+// the run is shifted.
+Duration read_receipts(const std::string& path, const sim::Scenario& scenario, std::vector<Receipt>& receipts) {
+  std::optional<Duration> shift;
   each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     if (const auto w = j.find("world"); w != j.end()) {
-      world_start = Time{Duration{field<std::int64_t>(*w, "started_ns", where)}};
-      receipts.clear();
+      // A world restarted on the same file is another world (its clock, outages and URL versions
+      // start again): one run is one world's.
+      if (shift) throw std::invalid_argument(where + ": a second world's receipts in the file: judge one world's run");
+      const std::string name = field<std::string>(*w, "scenario", where);
+      const auto seed = field<std::uint64_t>(*w, "seed", where);
+      if (name != scenario.name || seed != scenario.seed) {
+        throw std::invalid_argument(where + ": these are the receipts of world '" + name + "' (seed " + std::to_string(seed) +
+                                    "), not of the scenario '" + scenario.name + "' (seed " + std::to_string(scenario.seed) + ")");
+      }
+      shift = Duration{field<std::int64_t>(*w, "started_ns", where)};
       return;
     }
+    if (!shift) throw std::invalid_argument(where + ": a receipt before the {\"world\": ...} line: not the receipts of a relaysim world");
     Receipt r;
-    r.at = Time{Duration{field<std::int64_t>(j, "at_ns", where)}};
+    r.at = world_time(j, "at_ns", *shift, where);
     r.endpoint = field<std::uint32_t>(j, "endpoint", where);
     r.url = "http://ep" + std::to_string(r.endpoint) + ".sim/hooks/" + field<std::string>(j, "cxid", where) + "/v" +
             std::to_string(field<std::uint64_t>(j, "version", where));
@@ -191,13 +223,15 @@ Duration read_receipts(const std::string& path, std::vector<Receipt>& receipts) 
     r.status = field<int>(j, "status", where);
     r.answered = field<bool>(j, "answered", where);
     r.key = field<std::uint64_t>(j, "key", where);
+    if (r.key == 0) {
+      throw std::invalid_argument(where + ": the payload names no key: the judge needs payloads whose first key, as stored "
+                                  "(keys sorted), is \"seq\" with the client's key number (docs/live.md)");
+    }
     r.payload = field<std::uint64_t>(j, "payload_digest", where);
     receipts.push_back(std::move(r));
   });
-  if (!world_start) throw std::invalid_argument(path + ": no {\"world\": ...} line: not the receipts of a relaysim world");
-  const Duration shift = world_start->time_since_epoch();
-  for (Receipt& r : receipts) r.at -= shift;
-  return shift;
+  if (!shift) throw std::invalid_argument(path + ": no {\"world\": ...} line: not the receipts of a relaysim world");
+  return *shift;
 }
 
 // The serve processes' event logs, on the world's clock.
@@ -210,6 +244,10 @@ std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& pa
       std::optional<LogRecord> r = read_record(text, problem);
       if (!r) throw std::invalid_argument(where + ": " + problem);
       for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) *t -= shift;
+      if (r->at < kTimeZero) {
+        throw std::invalid_argument(where + ": '" + std::string(to_string(r->kind)) + "' " + format_duration(kTimeZero - r->at) +
+                                    " before the world started: start relaysim world first");
+      }
       if (r->kind != LogKind::started && r->kind != LogKind::stopped && r->kind != LogKind::lookup && r->kind != LogKind::breaker &&
           r->id == 0) {
         throw std::invalid_argument(where + ": a " + std::string(to_string(r->kind)) + " of request 0");
@@ -238,9 +276,12 @@ std::vector<Call> read_calls(const std::string& path, Duration shift) {
     const auto payload = j.find("payload");
     if (payload == j.end()) throw std::invalid_argument(where + ": no field 'payload'");
     c.key.payload = hash_bytes(stored_payload(*payload));
-    c.sent = Time{Duration{field<std::int64_t>(j, "sent_ns", where)}} - shift;
-    c.answered = Time{Duration{field<std::int64_t>(j, "answered_ns", where)}} - shift;
+    c.sent = world_time(j, "sent_ns", shift, where);
+    c.answered = world_time(j, "answered_ns", shift, where);
     c.status = field<int>(j, "status", where);
+    if (c.status != 0 && (c.status < 100 || c.status > 599)) {
+      throw std::invalid_argument(where + ": field 'status' is not an HTTP status (0: no answer): " + std::to_string(c.status));
+    }
     if (j.contains("duplicate")) c.duplicate = field<bool>(j, "duplicate", where);
     if (j.contains("id") && !j["id"].is_null()) c.id = field<model::RequestId>(j, "id", where);
     calls.push_back(std::move(c));
@@ -457,7 +498,7 @@ Judgement judge(const JudgeInputs& in) {
   scenario.store_faults.clear();
 
   std::vector<Receipt> receipts;
-  const Duration shift = read_receipts(in.receipts, receipts);  // the world's clock
+  const Duration shift = read_receipts(in.receipts, scenario, receipts);  // the world's clock
   std::vector<std::vector<LogRecord>> logs = read_logs(in.events, shift);
   model::PodId max_pod = 0;
   for (const std::vector<LogRecord>& log : logs) {
@@ -466,8 +507,11 @@ Judgement judge(const JudgeInputs& in) {
   spec.platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
 
   // The store the processes shared: the truth of what was committed.
-  if (!std::filesystem::is_regular_file(in.database)) {
-    throw std::invalid_argument("--database: " + in.database + " is not a database file the run left");
+  const DbInspection db = inspect_database(in.database);
+  const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
+  if (!db.exists || db.is_directory || !db.is_sqlite || !has("requests") || !has("attempts")) {
+    throw std::invalid_argument("--database: " + in.database + " is not a database relaysim serve left" +
+                                (!db.exists ? ": no such file" : db.is_directory ? ": a directory" : !db.is_sqlite ? " (" + db.error + ")" : ""));
   }
   model::SqliteStore store(in.database);
   // What a killed process committed and never logged joins the stream from the store: its
@@ -476,6 +520,10 @@ Judgement judge(const JudgeInputs& in) {
   out.recovered += logs.back().size();
   const std::vector<Call> calls = read_calls(in.calls, shift);
   out.calls = calls.size();
+  if (calls.empty() && store.counts().by_status != decltype(model::StoreCounts::by_status){}) {
+    throw std::invalid_argument("--calls: " + in.calls + " holds no calls, but the store holds requests: the judge needs "
+                                "the client's calls (docs/live.md)");
+  }
   const Stream stream = merge(logs, receipts, calls, store, shift, out);
   const std::vector<Item>& items = stream.items;
   const std::vector<Attempt>& attempts = stream.attempts;

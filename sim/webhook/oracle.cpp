@@ -101,8 +101,9 @@ void RequestChecker::on(const Ingested& e) {
   Req& q = reqs_[slot];
   q.id = r.id;
   q.deadline_at = e.request.deadline_at;
+  // A cxid that is none of ServiceB's (the live shell's requests may name any) is UINT32_MAX.
   const std::int64_t c = ServiceB::cxid_index(e.request.cxid);
-  q.cxid = c < 0 ? UINT32_MAX : static_cast<std::uint32_t>(c);
+  q.cxid = c < 0 || c >= std::int64_t{spec_.cxid_count()} ? UINT32_MAX : static_cast<std::uint32_t>(c);
   ++acked_;
   // What the platform stores during a client's call is that call's key (ground truth the
   // platform cannot see); bound now, before the request can be delivered. A key that already
@@ -250,7 +251,7 @@ void RequestChecker::on(const AttemptStarted& e) {
             "attempt used " + std::string(e.url) + " (version " + std::to_string(e.serviceb_version) +
                 "), not an answer of pod " + std::to_string(e.pod) + "'s own lookups younger than the TTL (" +
                 format_duration(spec_.platform.url_cache_ttl) + "); current version is " +
-                std::to_string(serviceb_.version(q->cxid)));
+                std::to_string(q->cxid == UINT32_MAX ? 0 : serviceb_.version(q->cxid)));
   }
 }
 

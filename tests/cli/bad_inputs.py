@@ -647,31 +647,63 @@ def _():
 def _():
     expect(run("judge"), EXIT_INVALID, r"SCENARIO is required")
     config = write("judge-serve.yaml", open(os.path.join(SRC, "config", "serve-local.yaml")).read())
-    world = '{"world": {"scenario": "quickstart", "seed": 1, "started_ns": 1000}}\n'
+    world = '{"world": {"scenario": "quickstart", "seed": 42, "started_ns": 1000}}\n'
     started = '{"event":"started","pod":1,"at":2000}\n'
-    database = write("judge.db", "")
+    # A database as serve leaves it: serve started on it, then stopped.
+    database = path("judge.db")
+    serve = subprocess.Popen([RELAYSIM, "serve", config, "--listen", "127.0.0.1:0", "--database", database],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    serve.stdout.readline()
+    serve.terminate()
+    serve.wait(timeout=30)
 
-    def judge(scenario=QUICKSTART, events=started, receipts=world, calls=""):
+    def judge(scenario=QUICKSTART, events=started, receipts=world, calls="", db=database):
         return run("judge", scenario, config, "--events", write("judge-events.jsonl", events), "--receipts",
-                   write("judge-receipts.jsonl", receipts), "--calls", write("judge-calls.jsonl", calls), "--database", database)
+                   write("judge-receipts.jsonl", receipts), "--calls", write("judge-calls.jsonl", calls), "--database", db)
     expect(judge(), 0, r"judge: every invariant holds", where="stdout")  # a run that did nothing
     expect(judge(scenario=os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID, r"judges webhook runs")
     expect(judge(receipts=""), EXIT_INVALID, r"judge-receipts\.jsonl: no \{\"world\": \.\.\.\} line")
     expect(judge(receipts=world + "[1]\n"), EXIT_INVALID, r"judge-receipts\.jsonl:2: not a JSON object")
-    expect(judge(receipts=world + '{"at_ns": 5}\n'), EXIT_INVALID, r"judge-receipts\.jsonl:2: no field 'endpoint'")
+    expect(judge(receipts=world + '{"at_ns": 5000}\n'), EXIT_INVALID, r"judge-receipts\.jsonl:2: no field 'endpoint'")
+    expect(judge(receipts=world + world), EXIT_INVALID, r"judge-receipts\.jsonl:2: a second world's receipts")
+    expect(judge(receipts=world.replace("42", "43")), EXIT_INVALID, r"receipts of world 'quickstart' \(seed 43\), not of")
+    receipt = ('{"at_ns": 5000, "endpoint": 7, "cxid": "cx7", "version": 1, "webhook_id": "msg_1", "status": 200, '
+               '"answered": true, "key": 0, "payload_digest": 1}\n')
+    expect(judge(receipts=world + receipt), EXIT_INVALID, r"judge-receipts\.jsonl:2: the payload names no key")
+    expect(judge(receipts=world + receipt.replace('"at_ns": 5000', '"at_ns": 18446744073709551615')), EXIT_INVALID,
+           r"field 'at_ns' is not a valid value")
     expect(judge(events=""), EXIT_INVALID, r"does not start with a 'started' line")
+    expect(judge(events=started.replace("2000", "500")), EXIT_INVALID, r"judge-events\.jsonl:1: 'started' .* before the world started")
     expect(judge(events=started + '{"event":"claimed","pod":1,"at":3000,"id":3,"token":1}\n'), EXIT_INVALID,
            r"judge-events\.jsonl:2: claimed: no field 'deadline_at'")
     expect(judge(events=started + '{"event":"claimed","pod":1,"at":3000,"id":0,"token":1,"deadline_at":9}\n'),
            EXIT_INVALID, r"judge-events\.jsonl:2: a claimed of request 0")
+    expect(judge(events=started.replace("2000", "18446744073709551615")), EXIT_INVALID, r"field 'at' is not a valid value")
+    # Requests of cxids ServiceB does not have (the live API takes any): judged, not a crash.
+    for cxid in ("foo", "", "cx4294967296", "cx200"):
+        events = started + "".join(json.dumps(line) + "\n" for line in (
+            {"event": "ingested", "pod": 1, "at": 3000, "id": 1, "cxid": cxid, "request_id": "r1", "outcome": "created",
+             "created_at": 3000, "deadline_at": 9000},
+            {"event": "claimed", "pod": 1, "at": 4000, "id": 1, "deadline_at": 9000, "token": 1},
+            {"event": "attempt_started", "pod": 1, "at": 5000, "id": 1, "number": 1, "url": "http://x/ep1/hooks/cx1/v1",
+             "version": 1}))
+        expect(judge(events=events), 1, r"W-url at .* attempt used http://ep1\.sim/hooks/cx1/v1 ", where="stdout")
     expect(judge(calls='{"cxid": "cx1", "request_id": "r1"}\n'), EXIT_INVALID, r"judge-calls\.jsonl:1: no field 'key'")
     expect(judge(calls='{"cxid": "cx1", "request_id": "r1", "key": "one"}\n'), EXIT_INVALID,
            r"judge-calls\.jsonl:1: field 'key' is not a valid value")
+    call = '{"cxid": "cx1", "request_id": "r1", "key": 1, "payload": {"seq": 1}, "sent_ns": 3000, "answered_ns": 4000, "status": 202}\n'
+    expect(judge(calls=call.replace('"key": 1', '"key": 18446744073709551616')), EXIT_INVALID, r"field 'key' is not a valid value")
+    expect(judge(calls=call.replace("202", "99999")), EXIT_INVALID, r"field 'status' is not an HTTP status")
+    expect(judge(calls=call.replace("3000", "10")), EXIT_INVALID, r"'sent_ns' is .* before the world started")
     expect(run("judge", QUICKSTART, config, "--events", path("no-such.jsonl"), "--receipts", path("no-such.jsonl"),
                "--calls", path("no-such.jsonl"), "--database", database), EXIT_INVALID, r"cannot open .*no-such\.jsonl")
-    expect(run("judge", QUICKSTART, config, "--events", write("judge-events.jsonl", started), "--receipts",
-               write("judge-receipts.jsonl", world), "--calls", write("judge-calls.jsonl", ""), "--database",
-               path("no-such.db")), EXIT_INVALID, r"--database: .*no-such\.db is not a database file")
+    expect(run("judge", QUICKSTART, config, "--events", WORK, "--receipts", write("judge-receipts.jsonl", world),
+               "--calls", write("judge-calls.jsonl", ""), "--database", database), EXIT_INVALID, r"--events: .* is a directory")
+    for db, pattern in ((path("no-such.db"), r"no such file"), (WORK, r"a directory"),
+                        (write("judge-empty.db", ""), r"is not a database relaysim serve left"),
+                        (QUICKSTART, r"is not a database relaysim serve left")):
+        expect(judge(db=db), EXIT_INVALID, "--database: .*" + pattern)
+    assert os.path.getsize(path("judge-empty.db")) == 0, "the judge wrote into an empty file given as --database"
 
 
 # ---- mmc --------------------------------------------------------------------------------------
