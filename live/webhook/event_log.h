@@ -3,8 +3,8 @@
 //
 // One line per model event, with every field the oracle's checkers read, times in Unix
 // nanoseconds (the live clock's); plus a `started` line when the process starts and a `stopped`
-// line when it has drained. Each line is written whole and flushed as the event happens, so a log
-// ends at the last event its process lived to see.
+// line when it has drained. Each line is written whole, in one write(2), as the event happens, so
+// a log ends at the last event its process lived to see.
 //
 //   {"event":"claimed","pod":1,"at":1764133200000000000,"id":12,"deadline_at":...,"token":77}
 //
@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -104,7 +103,7 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
  private:
   void write(const LogRecord& r);
 
-  std::FILE* file_;
+  int fd_;
   model::PodId pod_;
 };
 

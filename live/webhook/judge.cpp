@@ -83,17 +83,16 @@ Time world_time(const json& j, const char* name, Duration shift, const std::stri
   return t;
 }
 
-// The simulator's form of a URL the world handed out: http://127.0.0.1:8081/ep3/hooks/cx7/v2 is
-// http://ep3.sim/hooks/cx7/v2 (live/webhook/world.cpp makes the one from the other). Anything
-// else is left as it is, and is no URL ServiceB gave.
-std::string sim_url(std::string_view live) {
-  const std::size_t scheme = live.find("://");
-  if (scheme == std::string_view::npos) return std::string(live);
-  const std::size_t path = live.find('/', scheme + 3);
-  if (path == std::string_view::npos || live.substr(path, 3) != "/ep") return std::string(live);
-  const std::size_t host_end = live.find('/', path + 1);
+// The simulator's form of a URL the world handed out: with the world at `base`
+// (http://127.0.0.1:8081), base/ep3/hooks/cx7/v2 is http://ep3.sim/hooks/cx7/v2 (world.cpp makes
+// the one from the other). Anything else — another host, scheme or port — is left as it is, and
+// is no URL ServiceB gave.
+std::string sim_url(std::string_view live, std::string_view base) {
+  if (live.substr(0, base.size()) != base || live.substr(base.size(), 3) != "/ep") return std::string(live);
+  const std::string_view rest = live.substr(base.size() + 1);  // ep3/hooks/cx7/v2
+  const std::size_t host_end = rest.find('/');
   if (host_end == std::string_view::npos) return std::string(live);
-  return "http://" + std::string(live.substr(path + 1, host_end - path - 1)) + ".sim" + std::string(live.substr(host_end));
+  return "http://" + std::string(rest.substr(0, host_end)) + ".sim" + std::string(rest.substr(host_end));
 }
 
 std::uint32_t cxid_index(std::string_view cxid) {
@@ -106,6 +105,9 @@ constexpr std::uint32_t kNoAttempt = UINT32_MAX;
 // A killed process died after the last line it logged: the least time after. What it had in
 // flight was still in flight then.
 constexpr Duration kAfter{1};
+// The processes and the world read one wall clock, each from its own start: allow them this much
+// disagreement.
+constexpr Duration kSkew = std::chrono::milliseconds(20);
 Time died_after(const LogRecord& last) { return last.at + kAfter; }
 
 struct Receipt {
@@ -135,7 +137,7 @@ struct Call {
 // attempt it started, a completion recovered from the store, a crash, a lookup sent then), then
 // its place.
 struct Item {
-  enum class What : std::uint8_t { record, recovered, calling, sent, crashed, lookup, created };
+  enum class What : std::uint8_t { record, recovered, calling, sent, crashed, stopped, lookup, created };
   Time key{};
   std::uint32_t log = 0;     // the serve log it hangs on; kFree: none
   std::uint64_t seq = 0;     // the record it hangs on, in that log
@@ -195,8 +197,9 @@ std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogR
 
 
 // The world's receipts, on the world's clock; returns the world's start, by which every time of
-// the run is shifted.
-Duration read_receipts(const std::string& path, const sim::Scenario& scenario, std::vector<Receipt>& receipts) {
+// the run is shifted, and sets `base`, where the world served.
+Duration read_receipts(const std::string& path, const sim::Scenario& scenario, std::vector<Receipt>& receipts,
+                       std::string& base) {
   std::optional<Duration> shift;
   each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
@@ -211,14 +214,15 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
                                     "), not of the scenario '" + scenario.name + "' (seed " + std::to_string(scenario.seed) + ")");
       }
       shift = Duration{field<std::int64_t>(*w, "started_ns", where)};
+      if (*shift < Duration::zero()) throw std::invalid_argument(where + ": field 'started_ns' is negative");
+      base = field<std::string>(*w, "base", where);
       return;
     }
     if (!shift) throw std::invalid_argument(where + ": a receipt before the {\"world\": ...} line: not the receipts of a relaysim world");
     Receipt r;
     r.at = world_time(j, "at_ns", *shift, where);
     r.endpoint = field<std::uint32_t>(j, "endpoint", where);
-    r.url = "http://ep" + std::to_string(r.endpoint) + ".sim/hooks/" + field<std::string>(j, "cxid", where) + "/v" +
-            std::to_string(field<std::uint64_t>(j, "version", where));
+    r.url = sim_url(base + field<std::string>(j, "target", where), base);  // what was asked of the world, whole
     r.webhook_id = field<std::string>(j, "webhook_id", where);
     r.status = field<int>(j, "status", where);
     r.answered = field<bool>(j, "answered", where);
@@ -243,7 +247,10 @@ std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& pa
       std::string problem;
       std::optional<LogRecord> r = read_record(text, problem);
       if (!r) throw std::invalid_argument(where + ": " + problem);
-      for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) *t -= shift;
+      for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) {
+        if (*t < kTimeZero) throw std::invalid_argument(where + ": a time before 1970 (Unix nanoseconds are never negative)");
+        *t -= shift;
+      }
       if (r->at < kTimeZero) {
         throw std::invalid_argument(where + ": '" + std::string(to_string(r->kind)) + "' " + format_duration(kTimeZero - r->at) +
                                     " before the world started: start relaysim world first");
@@ -253,6 +260,18 @@ std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& pa
         throw std::invalid_argument(where + ": a " + std::string(to_string(r->kind)) + " of request 0");
       }
       if (r->pod >= 1024) throw std::invalid_argument(where + ": pod numbers above 1023 are not judged");
+      // A log is one pod's (the checkers keep a breaker and a cache per pod); a pod is one log's.
+      if (!log.empty() && r->pod != log.front().pod) {
+        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " in the log of pod " + std::to_string(log.front().pod));
+      }
+      if (log.empty()) {
+        for (std::size_t other = 0; other + 1 < logs.size(); ++other) {
+          if (!logs[other].empty() && logs[other].front().pod == r->pod) {
+            throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " is also the pod of " + paths[other] +
+                                        ": each serve process needs its own --pod");
+          }
+        }
+      }
       log.push_back(std::move(*r));
     });
     if (log.empty() || log.front().kind != LogKind::started) {
@@ -354,94 +373,120 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
   std::vector<bool> call_bound(calls.size(), false);
   std::vector<Time> created_after(calls.size(), Time::min());
   const std::vector<std::vector<Time>> keys = places_in_time(logs);
+  std::vector<LogRecord>& recovered = stream.recovered;
   for (std::uint32_t l = 0; l < logs.size(); ++l) {
     const std::vector<LogRecord>& log = logs[l];
     bool up = false;
-    std::map<std::pair<model::RequestId, std::uint32_t>, std::uint32_t> open;  // (id, number) -> attempt
-    std::unordered_map<model::RequestId, model::ClaimToken> claims;              // the latest claim of each
-    // A process that starts again without having stopped, or whose log just ends, was killed:
-    // after the last line it wrote. What it had in flight died with it.
-    auto crash_after = [&](std::uint64_t last) {
+    // The claims this process holds, not completed yet: the token, and its attempt if it made one.
+    struct Claim {
+      model::ClaimToken token;
+      std::uint32_t attempt;
+    };
+    std::unordered_map<model::RequestId, Claim> claims;
+    std::uint64_t stopped_at = kNone;  // the clean stop of the process before, when it left nothing open
+    // The process ends after record `last`: killed (it starts again without having stopped, or its
+    // log just ends), or stopped with claims still open (a drain that timed out). What it had in
+    // flight stays in flight: the checkers hear of it as of a crash. A claim the store holds
+    // terminal under its token was completed and the process died before logging it: that
+    // completion joins the stream from the store, just before the end.
+    auto end_after = [&](std::uint64_t last, bool killed) {
+      if (!killed && claims.empty()) return;
       items.push_back({keys[l][last], l, last, 3, Item::What::crashed, static_cast<std::uint32_t>(last)});
-      ++out.crashes;
-      for (const auto& [key, a] : open) attempts[a].crashed = last;
-      open.clear();
+      if (killed) ++out.crashes;
+      for (const auto& [id, claim] : claims) {
+        if (claim.attempt != kNoAttempt) attempts[claim.attempt].crashed = last;
+        const std::optional<model::RequestRow> row = killed ? store.get(id) : std::nullopt;
+        if (!row || !model::is_terminal(row->status) || row->claim_token != claim.token) continue;
+        LogRecord r;
+        r.kind = LogKind::completed;
+        r.pod = log[last].pod;
+        r.at = row->terminal_at - shift;
+        r.id = id;
+        r.token = claim.token;
+        r.number = claim.attempt != kNoAttempt ? logs[attempts[claim.attempt].log][attempts[claim.attempt].start].number : 0;
+        r.status = row->status;
+        r.reason = row->reason;
+        r.due_at = row->due_at - shift;
+        r.applied = true;
+        items.push_back({keys[l][last], l, last, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
+        recovered.push_back(std::move(r));
+      }
       claims.clear();
     };
     for (std::uint64_t s = 0; s < log.size(); ++s) {
       const LogRecord& r = log[s];
       const Time running = keys[l][s];
-      if (r.kind == LogKind::started && up) crash_after(s - 1);
-      if (r.kind == LogKind::started) up = true;
-      if (r.kind == LogKind::stopped) {
-        up = false;
-        open.clear();  // a drain may leave attempts unrecorded: their leases bring them back
+      if (r.kind == LogKind::started && up) end_after(s - 1, true);
+      if (r.kind == LogKind::started && !up && stopped_at != kNone) {
+        // Started again after a clean stop: a new process, with a fresh breaker and cache.
+        items.push_back({keys[l][stopped_at], l, stopped_at, 3, Item::What::stopped, static_cast<std::uint32_t>(stopped_at)});
+      }
+      if (r.kind == LogKind::started) {
+        up = true;
+        stopped_at = kNone;
       }
       if (r.kind == LogKind::lookup) {
         // Logged when answered, judged when sent (the breaker's state then is what admitted it):
-        // after the last record of this log made by then.
+        // after the last record of this log made by then, and at its own time.
         const auto first_later = std::upper_bound(keys[l].begin(), keys[l].begin() + static_cast<std::ptrdiff_t>(s), r.sent_at);
         const auto before = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(first_later - keys[l].begin(), 1) - 1);
-        items.push_back({keys[l][before], l, before, 4, Item::What::lookup, static_cast<std::uint32_t>(s)});
+        items.push_back({std::max(keys[l][before], r.sent_at), l, before, 4, Item::What::lookup, static_cast<std::uint32_t>(s)});
         ++out.lookups;
         continue;
       }
       items.push_back({running, l, s, 0, Item::What::record, static_cast<std::uint32_t>(s)});
-      if (r.kind == LogKind::claimed) claims[r.id] = r.token;
-      if (r.kind == LogKind::attempt_started) {
-        open[{r.id, r.number}] = static_cast<std::uint32_t>(attempts.size());
-        attempts_of[r.id].push_back(static_cast<std::uint32_t>(attempts.size()));
-        attempts.push_back({l, s, kNone, kNone, claims[r.id], kNone});
-        ++out.attempts;
-      }
-      if (r.kind == LogKind::attempt_finished) {
-        if (const auto it = open.find({r.id, r.number}); it != open.end()) attempts[it->second].finish = s;
-      }
-      if (r.kind == LogKind::completed && r.number != 0) {
-        if (const auto it = open.find({r.id, r.number}); it != open.end()) {
-          attempts[it->second].complete = s;
-          open.erase(it);
-        }
-      }
-      if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) {
-        ++out.acknowledged;
-        // The client call this create answers: the earliest of its key not yet bound.
-        const auto it = calls_of.find(r.cxid + '\n' + r.request_id);
-        if (it != calls_of.end()) {
-          for (const std::size_t c : it->second) {
-            if (call_bound[c]) continue;
-            call_bound[c] = true;
-            created_after[c] = running;
-            items.push_back({running, l, s, -1, Item::What::calling, static_cast<std::uint32_t>(c)});
-            break;
+      switch (r.kind) {
+        case LogKind::stopped:
+          up = false;
+          stopped_at = claims.empty() ? s : kNone;
+          end_after(s, false);
+          break;
+        case LogKind::claimed: claims[r.id] = {r.token, kNoAttempt}; break;
+        case LogKind::attempt_started:
+          if (const auto c = claims.find(r.id); c != claims.end()) c->second.attempt = static_cast<std::uint32_t>(attempts.size());
+          attempts_of[r.id].push_back(static_cast<std::uint32_t>(attempts.size()));
+          attempts.push_back({l, s, kNone, kNone, claims.contains(r.id) ? claims[r.id].token : 0, kNone});
+          ++out.attempts;
+          break;
+        case LogKind::attempt_finished:
+          if (const auto c = claims.find(r.id); c != claims.end() && c->second.attempt != kNoAttempt) attempts[c->second.attempt].finish = s;
+          break;
+        case LogKind::completed:
+          if (const auto c = claims.find(r.id); c != claims.end() && c->second.token == r.token) {
+            if (c->second.attempt != kNoAttempt) attempts[c->second.attempt].complete = s;
+            claims.erase(c);
           }
+          break;
+        case LogKind::ingested: {
+          if (r.outcome != model::CreateOutcome::created) break;
+          ++out.acknowledged;
+          // The client call this create answers: the one told so (202, not a duplicate, this
+          // id); else one never answered that was under way then; else the first of its key.
+          const auto it = calls_of.find(r.cxid + '\n' + r.request_id);
+          if (it == calls_of.end()) break;
+          std::size_t bound = SIZE_MAX;
+          for (int pass = 0; pass < 3 && bound == SIZE_MAX; ++pass) {
+            for (const std::size_t c : it->second) {
+              const Call& call = calls[c];
+              const bool fits = pass == 0   ? call.status == 202 && !call.duplicate && call.id == r.id
+                                : pass == 1 ? call.status == 0 && call.sent <= r.at + kSkew
+                                            : true;
+              if (!call_bound[c] && fits) {
+                bound = c;
+                break;
+              }
+            }
+          }
+          if (bound == SIZE_MAX) break;
+          call_bound[bound] = true;
+          created_after[bound] = running;
+          items.push_back({running, l, s, -1, Item::What::calling, static_cast<std::uint32_t>(bound)});
+          break;
         }
+        default: break;
       }
     }
-    if (up && !log.empty()) crash_after(log.size() - 1);
-  }
-  // A process killed between a completion's commit and its log line: the store holds the
-  // request terminal under the claim the dead process made. That completion joins the stream
-  // from the store, just before the crash.
-  std::vector<LogRecord>& recovered = stream.recovered;
-  for (const Attempt& a : attempts) {
-    if (a.crashed == kNone || a.complete != kNone) continue;
-    const LogRecord& start = logs[a.log][a.start];
-    const std::optional<model::RequestRow> row = store.get(start.id);
-    if (!row || !model::is_terminal(row->status) || row->claim_token != a.token) continue;
-    LogRecord r;
-    r.kind = LogKind::completed;
-    r.pod = start.pod;
-    r.at = row->terminal_at - shift;
-    r.id = start.id;
-    r.token = a.token;
-    r.number = start.number;
-    r.status = row->status;
-    r.reason = row->reason;
-    r.due_at = row->due_at - shift;
-    r.applied = true;
-    items.push_back({keys[a.log][a.crashed], a.log, a.crashed, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
-    recovered.push_back(std::move(r));
+    if (up && !log.empty()) end_after(log.size() - 1, true);
   }
   out.recovered += recovered.size();
   for (std::uint32_t c = 0; c < calls.size(); ++c) {
@@ -451,7 +496,6 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
   // Each receipt hangs on the attempt that carried it: one of its request's whose start and
   // finish it lies between — the processes and the world read one wall clock, allow them a
   // little skew — the latest started by then, else the first.
-  constexpr Duration kSkew = std::chrono::milliseconds(20);
   for (std::uint32_t i = 0; i < receipts.size(); ++i) {
     const Time at = receipts[i].at;
     const auto it = attempts_of.find(model::request_id_from_webhook_id(receipts[i].webhook_id));
@@ -498,7 +542,8 @@ Judgement judge(const JudgeInputs& in) {
   scenario.store_faults.clear();
 
   std::vector<Receipt> receipts;
-  const Duration shift = read_receipts(in.receipts, scenario, receipts);  // the world's clock
+  std::string base;
+  const Duration shift = read_receipts(in.receipts, scenario, receipts, base);  // the world's clock
   std::vector<std::vector<LogRecord>> logs = read_logs(in.events, shift);
   model::PodId max_pod = 0;
   for (const std::vector<LogRecord>& log : logs) {
@@ -518,8 +563,22 @@ Judgement judge(const JudgeInputs& in) {
   // creates as a log of no process's (placed by id), its completions (in merge) before its crash.
   logs.push_back(creates_from_store(store, logs, shift));
   out.recovered += logs.back().size();
-  const std::vector<Call> calls = read_calls(in.calls, shift);
+  std::vector<Call> calls = read_calls(in.calls, shift);
   out.calls = calls.size();
+  // The checkers index client keys densely, as the simulator's load numbers them: the client's
+  // own numbers are renumbered in their order (a gap in them would cost memory, not meaning).
+  // `name` keeps the client's number, for messages. A receipt's key no call sent is none of them.
+  {
+    std::map<std::uint64_t, std::uint64_t> dense;
+    for (const Call& c : calls) dense.emplace(c.key.request, 0);
+    std::uint64_t n = 0;
+    for (auto& [key, number] : dense) number = ++n;
+    for (Call& c : calls) c.key.request = dense[c.key.request];
+    for (Receipt& r : receipts) {
+      const auto it = dense.find(r.key);
+      r.key = it != dense.end() ? it->second : ++n;
+    }
+  }
   if (calls.empty() && store.counts().by_status != decltype(model::StoreCounts::by_status){}) {
     throw std::invalid_argument("--calls: " + in.calls + " holds no calls, but the store holds requests: the judge needs "
                                 "the client's calls (docs/live.md)");
@@ -572,7 +631,7 @@ Judgement judge(const JudgeInputs& in) {
           case LogKind::attempt_started: {
             model::RequestRow row;
             row.id = r.id;
-            requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url), r.version, r.at});
+            requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url, base), r.version, r.at});
             break;
           }
           case LogKind::attempt_finished: {
@@ -626,7 +685,8 @@ Judgement judge(const JudgeInputs& in) {
         breakers.on(called);
         break;
       }
-      case Item::What::crashed: {
+      case Item::What::crashed:
+      case Item::What::stopped: {  // to the checkers, a process that ends is a pod that dies
         const LogRecord& r = logs[item.log][item.index];
         const sim::ProcessCrashed crashed{r.pod, died_after(r)};
         requests.on(crashed);

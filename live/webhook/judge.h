@@ -17,7 +17,9 @@
 //
 // A process that logged `started` again without `stopped` (or whose log ends without it) was
 // killed: it is taken to have crashed just after the last event it logged. What it committed and
-// died before logging — a create, a terminal completion — the judge takes from the store.
+// died before logging — a create, a terminal completion — the judge takes from the store. Inputs
+// that do not fit together (another scenario's receipts, a second world, events before the
+// world's start, two logs of one pod, payloads that name no key) are refused, not judged.
 #pragma once
 
 #include <iosfwd>

@@ -44,19 +44,21 @@ WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scena
       serviceb_(spec_.serviceb, cxids_, spec_.endpoint_count(), scenario.seed),
       endpoints_(spec_.endpoints, scenario.seed),
       key_(signing_key(options_.signing_secret, "--signing-secret")) {
-  if (!options_.receipts.empty()) {
-    receipts_.open(options_.receipts, std::ios::out | std::ios::app);
-    if (!receipts_) throw std::invalid_argument("--receipts: cannot open " + options_.receipts + " for writing");
-    // The first line says which world the receipts after it are of, and when its clock started:
-    // `relaysim judge` reads the world's times from it.
-    receipts_ << nlohmann::json{{"world", {{"scenario", scenario.name}, {"seed", scenario.seed}, {"started_ns", to_ns(started_)}}}}.dump()
-              << '\n';
-    receipts_.flush();
-  }
   serviceb_.install(kernel_);
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(options_.listen, "--listen"),
                                          [this](const Incoming& in, Respond respond) { handle(in, std::move(respond)); });
   base_ = "http://" + url_host(listen_endpoint(options_.listen, "--listen")) + ":" + std::to_string(port());
+  if (!options_.receipts.empty()) {
+    receipts_.open(options_.receipts, std::ios::out | std::ios::app);
+    if (!receipts_) throw std::invalid_argument("--receipts: cannot open " + options_.receipts + " for writing");
+    // The first line says which world the receipts after it are of, where it serves and when its
+    // clock started: `relaysim judge` reads the world's times and URLs from it.
+    receipts_ << nlohmann::json{{"world", {{"scenario", scenario.name}, {"seed", scenario.seed}, {"base", base_},
+                                           {"started_ns", to_ns(started_)}}}}
+                     .dump()
+              << '\n';
+    receipts_.flush();
+  }
 }
 
 WorldServer::~WorldServer() = default;
@@ -156,6 +158,7 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
                         {"status", fate.status},
                         {"answered", !fate.response_lost},
                         {"signature", signature},
+                        {"target", in.target},
                         // What the payload is, for the judge: the load's key number in it, its digest.
                         {"key", sim::webhook::LoadGenerator::key_in(in.body)},
                         {"payload_digest", hash_bytes(in.body)}};

@@ -647,7 +647,7 @@ def _():
 def _():
     expect(run("judge"), EXIT_INVALID, r"SCENARIO is required")
     config = write("judge-serve.yaml", open(os.path.join(SRC, "config", "serve-local.yaml")).read())
-    world = '{"world": {"scenario": "quickstart", "seed": 42, "started_ns": 1000}}\n'
+    world = '{"world": {"scenario": "quickstart", "seed": 42, "base": "http://127.0.0.1:9", "started_ns": 1000}}\n'
     started = '{"event":"started","pod":1,"at":2000}\n'
     # A database as serve leaves it: serve started on it, then stopped.
     database = path("judge.db")
@@ -667,12 +667,16 @@ def _():
     expect(judge(receipts=world + '{"at_ns": 5000}\n'), EXIT_INVALID, r"judge-receipts\.jsonl:2: no field 'endpoint'")
     expect(judge(receipts=world + world), EXIT_INVALID, r"judge-receipts\.jsonl:2: a second world's receipts")
     expect(judge(receipts=world.replace("42", "43")), EXIT_INVALID, r"receipts of world 'quickstart' \(seed 43\), not of")
-    receipt = ('{"at_ns": 5000, "endpoint": 7, "cxid": "cx7", "version": 1, "webhook_id": "msg_1", "status": 200, '
+    receipt = ('{"at_ns": 5000, "endpoint": 7, "cxid": "cx7", "version": 1, "target": "/ep7/hooks/cx7/v1", "webhook_id": "msg_1", "status": 200, '
                '"answered": true, "key": 0, "payload_digest": 1}\n')
     expect(judge(receipts=world + receipt), EXIT_INVALID, r"judge-receipts\.jsonl:2: the payload names no key")
     expect(judge(receipts=world + receipt.replace('"at_ns": 5000', '"at_ns": 18446744073709551615')), EXIT_INVALID,
            r"field 'at_ns' is not a valid value")
     expect(judge(events=""), EXIT_INVALID, r"does not start with a 'started' line")
+    expect(run("judge", QUICKSTART, config, "--events", write("judge-a.jsonl", started), write("judge-b.jsonl", started),
+               "--receipts", write("judge-receipts.jsonl", world), "--calls", write("judge-calls.jsonl", ""),
+               "--database", database), EXIT_INVALID, r"judge-b\.jsonl:1: pod 1 is also the pod of .*judge-a\.jsonl")
+    expect(judge(events=started + started.replace('"pod":1', '"pod":2')), EXIT_INVALID, r":2: pod 2 in the log of pod 1")
     expect(judge(events=started.replace("2000", "500")), EXIT_INVALID, r"judge-events\.jsonl:1: 'started' .* before the world started")
     expect(judge(events=started + '{"event":"claimed","pod":1,"at":3000,"id":3,"token":1}\n'), EXIT_INVALID,
            r"judge-events\.jsonl:2: claimed: no field 'deadline_at'")
@@ -687,7 +691,7 @@ def _():
             {"event": "claimed", "pod": 1, "at": 4000, "id": 1, "deadline_at": 9000, "token": 1},
             {"event": "attempt_started", "pod": 1, "at": 5000, "id": 1, "number": 1, "url": "http://x/ep1/hooks/cx1/v1",
              "version": 1}))
-        expect(judge(events=events), 1, r"W-url at .* attempt used http://ep1\.sim/hooks/cx1/v1 ", where="stdout")
+        expect(judge(events=events), 1, r"W-url at .* attempt used http://x/ep1/hooks/cx1/v1 ", where="stdout")
     expect(judge(calls='{"cxid": "cx1", "request_id": "r1"}\n'), EXIT_INVALID, r"judge-calls\.jsonl:1: no field 'key'")
     expect(judge(calls='{"cxid": "cx1", "request_id": "r1", "key": "one"}\n'), EXIT_INVALID,
            r"judge-calls\.jsonl:1: field 'key' is not a valid value")

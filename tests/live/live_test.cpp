@@ -371,6 +371,8 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
 // and its `completed` line, and the next between a create's commit and its `ingested` line. The
 // judge takes both from the store and finds every invariant held; the deliveries the dead
 // process left in flight are attributed to its crash. Without the store's word it could not.
+// Then a process stops cleanly with its breaker open and starts again: a new pod, not the old one
+// calling ServiceB through an open breaker.
 TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   using namespace std::chrono;
   using webhook::LogKind;
@@ -449,13 +451,33 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   log(record(LogKind::started, 50, 0));
   log(record(LogKind::started, 150, 0));  // killed after r2's create committed, before its line
   delivery(2, 200, 2, true);
+  // A failed lookup opens the breaker (min_calls 1); the process stops cleanly with it open and
+  // starts again: a new process, whose breaker is closed, looks up at once.
+  auto lookup = [&](int sent, int answered, model::LookupStatus status) {
+    LogRecord r = record(LogKind::lookup, answered, 0);
+    r.cxid = "cx5";
+    r.lookup = status;
+    r.version = status == model::LookupStatus::found ? 1 : 0;
+    r.sent_at = at(sent);
+    log(r);
+  };
+  lookup(250, 260, model::LookupStatus::error);
+  LogRecord opened = record(LogKind::breaker, 260, 0);
+  opened.from = BreakerState::closed;
+  opened.to = BreakerState::open;
+  log(opened);
   log(record(LogKind::stopped, 300, 0));
+  log(record(LogKind::started, 400, 0));
+  lookup(410, 411, model::LookupStatus::found);
+  log(record(LogKind::stopped, 500, 0));
   events.close();
   // What the endpoints saw, and what the client sent and heard.
   std::ofstream receipts(dir + "/receipts.jsonl");
-  receipts << json{{"world", {{"scenario", "chaos-world"}, {"seed", 7}, {"started_ns", to_ns(t0)}}}}.dump() << '\n';
+  receipts << json{{"world", {{"scenario", "chaos-world"}, {"seed", 7}, {"base", "http://127.0.0.1:9"}, {"started_ns", to_ns(t0)}}}}.dump()
+           << '\n';
   for (const auto& [id, ms, payload] : {std::tuple{1, 15, p1}, std::tuple{2, 205, p2}}) {
     receipts << json{{"at_ns", to_ns(at(ms))}, {"endpoint", id}, {"cxid", "cx" + std::to_string(id)}, {"version", 1},
+                     {"target", "/ep" + std::to_string(id) + "/hooks/cx" + std::to_string(id) + "/v1"},
                      {"webhook_id", model::webhook_id_for(static_cast<model::RequestId>(id))}, {"status", 200}, {"answered", true},
                      {"key", id}, {"payload_digest", hash_bytes(payload)}}
                     .dump()
@@ -475,7 +497,7 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   call(2, 160, 161, 202, true);   // the retry finds it stored
   calls.close();
   std::ofstream config(dir + "/serve.yaml");
-  config << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s}\n";
+  config << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s, serviceb_breaker: {min_calls: 1}}\n";
   config.close();
 
   webhook::JudgeInputs in{std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml",
