@@ -351,7 +351,6 @@ struct Attempt {
   std::uint64_t start;
   std::uint64_t finish = kNone;
   std::uint64_t complete = kNone;
-  model::ClaimToken token = 0;    // of the claim it was made under
   std::uint64_t crashed = kNone;  // its process died with it unrecorded, after this record
 };
 
@@ -445,7 +444,7 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
         case LogKind::attempt_started:
           if (const auto c = claims.find(r.id); c != claims.end()) c->second.attempt = static_cast<std::uint32_t>(attempts.size());
           attempts_of[r.id].push_back(static_cast<std::uint32_t>(attempts.size()));
-          attempts.push_back({l, s, kNone, kNone, claims.contains(r.id) ? claims[r.id].token : 0, kNone});
+          attempts.push_back({l, s, kNone, kNone, kNone});
           ++out.attempts;
           break;
         case LogKind::attempt_finished:
