@@ -39,7 +39,8 @@ const char* kFooter = R"(Commands of the ./relaysim driver (it installs packages
   ./relaysim mutants           run the property suite against every planted bug
   ./relaysim soak [SEEDS [CASES [FIRST]]]
                                the whole property suite from many seeds (default 10 x 1000 cases)
-  ./relaysim fuzz [SECONDS]    the fuzz targets: scenario reader, SMS tokens, campaign filters, report input, webhook signatures
+  ./relaysim fuzz [SECONDS]    the fuzz targets: scenario reader, SMS tokens, campaign filters, report input, webhook
+                               signatures, the live API's requests, the live event log
   ./relaysim build             just build
 
 Exit status:
