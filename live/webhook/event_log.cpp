@@ -11,7 +11,6 @@
 #include <type_traits>
 
 #include "live/json_integer.h"
-#include "model/core/assert.h"
 
 namespace relaysim::live::webhook {
 
@@ -224,6 +223,18 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 
 // ---- EventLogWriter ---------------------------------------------------------------------------
 
+namespace {
+
+LogRecord record(LogKind kind, model::PodId pod, Time at) {
+  LogRecord r;
+  r.kind = kind;
+  r.pod = pod;
+  r.at = at;
+  return r;
+}
+
+}  // namespace
+
 EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod)
     : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)), pod_(pod) {
   if (fd_ < 0) throw std::invalid_argument("--events: cannot open " + path + ": " + std::strerror(errno));
@@ -245,27 +256,12 @@ void EventLogWriter::write(const LogRecord& r) {
   }
 }
 
-void EventLogWriter::started(Time at) {
-  LogRecord r;
-  r.kind = LogKind::started;
-  r.pod = pod_;
-  r.at = at;
-  write(r);
-}
+void EventLogWriter::started(Time at) { write(record(LogKind::started, pod_, at)); }
 
-void EventLogWriter::stopped(Time at) {
-  LogRecord r;
-  r.kind = LogKind::stopped;
-  r.pod = pod_;
-  r.at = at;
-  write(r);
-}
+void EventLogWriter::stopped(Time at) { write(record(LogKind::stopped, pod_, at)); }
 
 void EventLogWriter::on(const model::Ingested& e) {
-  LogRecord r;
-  r.kind = LogKind::ingested;
-  r.pod = e.pod;
-  r.at = e.at;
+  LogRecord r = record(LogKind::ingested, e.pod, e.at);
   r.id = e.result.id;
   r.cxid = e.request.cxid;
   r.request_id = e.request.request_id;
@@ -276,10 +272,7 @@ void EventLogWriter::on(const model::Ingested& e) {
 }
 
 void EventLogWriter::on(const model::Claimed& e) {
-  LogRecord r;
-  r.kind = LogKind::claimed;
-  r.pod = e.pod;
-  r.at = e.at;
+  LogRecord r = record(LogKind::claimed, e.pod, e.at);
   r.id = e.row.id;
   r.deadline_at = e.row.deadline_at;
   r.token = e.row.claim_token;
@@ -287,10 +280,7 @@ void EventLogWriter::on(const model::Claimed& e) {
 }
 
 void EventLogWriter::on(const model::AttemptStarted& e) {
-  LogRecord r;
-  r.kind = LogKind::attempt_started;
-  r.pod = e.pod;
-  r.at = e.at;
+  LogRecord r = record(LogKind::attempt_started, e.pod, e.at);
   r.id = e.row.id;
   r.number = e.number;
   r.url = e.url;
@@ -299,10 +289,7 @@ void EventLogWriter::on(const model::AttemptStarted& e) {
 }
 
 void EventLogWriter::on(const model::AttemptFinished& e) {
-  LogRecord r;
-  r.kind = LogKind::attempt_finished;
-  r.pod = e.pod;
-  r.at = e.attempt.finished_at;
+  LogRecord r = record(LogKind::attempt_finished, e.pod, e.attempt.finished_at);
   r.id = e.attempt.request;
   r.number = e.attempt.number;
   r.error = e.result.error;
@@ -312,10 +299,7 @@ void EventLogWriter::on(const model::AttemptFinished& e) {
 }
 
 void EventLogWriter::on(const model::Completed& e) {
-  LogRecord r;
-  r.kind = LogKind::completed;
-  r.pod = e.pod;
-  r.at = e.completion.at;
+  LogRecord r = record(LogKind::completed, e.pod, e.completion.at);
   r.id = e.row.id;
   r.token = e.row.claim_token;
   r.number = e.completion.attempt != nullptr ? e.completion.attempt->number : 0;
@@ -328,10 +312,7 @@ void EventLogWriter::on(const model::Completed& e) {
 }
 
 void EventLogWriter::on(const model::TenantNotified& e) {
-  LogRecord r;
-  r.kind = LogKind::notified;
-  r.pod = pod_;
-  r.at = e.at;
+  LogRecord r = record(LogKind::notified, pod_, e.at);
   r.id = e.row.id;
   r.status = e.status;
   r.reason = e.reason;
@@ -339,10 +320,7 @@ void EventLogWriter::on(const model::TenantNotified& e) {
 }
 
 void EventLogWriter::on(const model::Replayed& e) {
-  LogRecord r;
-  r.kind = LogKind::replayed;
-  r.pod = e.pod;
-  r.at = e.at;
+  LogRecord r = record(LogKind::replayed, e.pod, e.at);
   r.id = e.id;
   r.replay = e.outcome;
   r.deadline_at = e.deadline_at;
@@ -350,10 +328,7 @@ void EventLogWriter::on(const model::Replayed& e) {
 }
 
 void EventLogWriter::on(const model::LookupFinished& e) {
-  LogRecord r;
-  r.kind = LogKind::lookup;
-  r.pod = e.pod;
-  r.at = e.at;
+  LogRecord r = record(LogKind::lookup, e.pod, e.at);
   r.cxid = e.cxid;
   r.lookup = e.status;
   r.version = e.version;
@@ -362,10 +337,7 @@ void EventLogWriter::on(const model::LookupFinished& e) {
 }
 
 void EventLogWriter::on(const model::BreakerChanged& e) {
-  LogRecord r;
-  r.kind = LogKind::breaker;
-  r.pod = e.pod;
-  r.at = e.at;
+  LogRecord r = record(LogKind::breaker, e.pod, e.at);
   r.from = e.from;
   r.to = e.to;
   write(r);

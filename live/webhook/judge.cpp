@@ -16,6 +16,7 @@
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
+#include "live/webhook/world.h"
 #include "model/core/assert.h"
 #include "model/core/random.h"
 #include "model/store/sqlite_db.h"
@@ -81,18 +82,6 @@ Time world_time(const json& j, const char* name, Duration shift, const std::stri
                                 " before the world started: start relaysim world first");
   }
   return t;
-}
-
-// The simulator's form of a URL the world handed out: with the world at `base`
-// (http://127.0.0.1:8081), base/ep3/hooks/cx7/v2 is http://ep3.sim/hooks/cx7/v2 (world.cpp makes
-// the one from the other). Anything else — another host, scheme or port — is left as it is, and
-// is no URL ServiceB gave.
-std::string sim_url(std::string_view live, std::string_view base) {
-  if (live.substr(0, base.size()) != base || live.substr(base.size(), 3) != "/ep") return std::string(live);
-  const std::string_view rest = live.substr(base.size() + 1);  // ep3/hooks/cx7/v2
-  const std::size_t host_end = rest.find('/');
-  if (host_end == std::string_view::npos) return std::string(live);
-  return "http://" + std::string(rest.substr(0, host_end)) + ".sim" + std::string(rest.substr(host_end));
 }
 
 std::uint32_t cxid_index(std::string_view cxid) {
@@ -578,7 +567,8 @@ Judgement judge(const JudgeInputs& in) {
       r.key = it != dense.end() ? it->second : ++n;
     }
   }
-  if (calls.empty() && store.counts().by_status != decltype(model::StoreCounts::by_status){}) {
+  const model::StoreCounts stored = store.counts();  // what the run left: the judge reads, never writes
+  if (calls.empty() && stored.by_status != decltype(model::StoreCounts::by_status){}) {
     throw std::invalid_argument("--calls: " + in.calls + " holds no calls, but the store holds requests: the judge needs "
                                 "the client's calls (docs/live.md)");
   }
@@ -610,6 +600,11 @@ Judgement judge(const JudgeInputs& in) {
       case Item::What::recovered: {
         const LogRecord& r = item.what == Item::What::record ? logs[item.log][item.index] : recovered[item.index];
         end = std::max(end, r.at);
+        // The row the platform's event carried, as far as the checkers read it.
+        model::RequestRow row;
+        row.id = r.id;
+        row.deadline_at = r.deadline_at;
+        row.claim_token = r.token;
         switch (r.kind) {
           case LogKind::started: requests.on(sim::ProcessStarted{r.pod, r.at}); break;
           case LogKind::stopped: break;
@@ -619,20 +614,10 @@ Judgement judge(const JudgeInputs& in) {
             requests.on(model::Ingested{r.pod, request, result, r.at});
             break;
           }
-          case LogKind::claimed: {
-            model::RequestRow row;
-            row.id = r.id;
-            row.deadline_at = r.deadline_at;
-            row.claim_token = r.token;
-            requests.on(model::Claimed{r.pod, row, r.at});
-            break;
-          }
-          case LogKind::attempt_started: {
-            model::RequestRow row;
-            row.id = r.id;
+          case LogKind::claimed: requests.on(model::Claimed{r.pod, row, r.at}); break;
+          case LogKind::attempt_started:
             requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url, base), r.version, r.at});
             break;
-          }
           case LogKind::attempt_finished: {
             model::AttemptRow attempt;
             attempt.request = r.id;
@@ -644,9 +629,6 @@ Judgement judge(const JudgeInputs& in) {
             break;
           }
           case LogKind::completed: {
-            model::RequestRow row;
-            row.id = r.id;
-            row.claim_token = r.token;
             model::AttemptRow attempt;
             attempt.request = r.id;
             attempt.number = r.number;
@@ -659,12 +641,7 @@ Judgement judge(const JudgeInputs& in) {
             requests.on(model::Completed{r.pod, row, c, r.applied, r.failed});
             break;
           }
-          case LogKind::notified: {
-            model::RequestRow row;
-            row.id = r.id;
-            requests.on(model::TenantNotified{row, r.status, r.reason, r.at});
-            break;
-          }
+          case LogKind::notified: requests.on(model::TenantNotified{row, r.status, r.reason, r.at}); break;
           case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
           case LogKind::breaker:
             breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
@@ -738,7 +715,7 @@ Judgement judge(const JudgeInputs& in) {
       }
     }
   }
-  requests.finish(end, store.counts());
+  requests.finish(end, stored);
   breakers.finish(end, final_breakers);
   for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {
     const auto cause = static_cast<sw::DuplicateCause>(c);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "live/webhook/ports.h"
+#include "model/core/assert.h"
 #include "model/core/random.h"
 #include "sim/webhook/load.h"
 #include "sim/webhook/spec.h"
@@ -34,6 +35,22 @@ std::optional<std::uint32_t> number_after(std::string_view text, std::string_vie
 }
 
 }  // namespace
+
+std::string live_url(std::string_view sim_url, std::string_view base) {
+  constexpr std::string_view kScheme = "http://";
+  const std::size_t host_end = sim_url.find(".sim/");
+  RELAYSIM_ASSERT(sim_url.substr(0, kScheme.size()) == kScheme && host_end != std::string_view::npos, "a URL of the simulator's ServiceB");
+  return std::string(base) + "/" + std::string(sim_url.substr(kScheme.size(), host_end - kScheme.size())) +
+         std::string(sim_url.substr(host_end + 4));
+}
+
+std::string sim_url(std::string_view live_url, std::string_view base) {
+  if (live_url.substr(0, base.size()) != base || live_url.substr(base.size(), 3) != "/ep") return std::string(live_url);
+  const std::string_view rest = live_url.substr(base.size() + 1);  // ep3/hooks/cx7/v2
+  const std::size_t host_end = rest.find('/');
+  if (host_end == std::string_view::npos) return std::string(live_url);
+  return "http://" + std::string(rest.substr(0, host_end)) + ".sim" + std::string(rest.substr(host_end));
+}
 
 WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scenario, WorldOptions options)
     : io_(io),
@@ -98,12 +115,8 @@ void WorldServer::lookup(std::string_view cxid, Respond respond) {
   Response r;
   switch (a.status) {
     case sim::webhook::LookupStatus::found: {
-      // The simulator's URL for this cxid, its host turned into a path on this server:
-      // http://ep3.sim/hooks/cx7/v2 -> http://127.0.0.1:8081/ep3/hooks/cx7/v2.
-      std::string url(sim::webhook::ServiceB::url(c, serviceb_.endpoint_of(c), a.version).view());
-      url.erase(0, std::string_view("http://").size());
-      url.erase(url.find(".sim"), 4);
-      r.body = nlohmann::json{{"url", base_ + "/" + url}, {"version", a.version}}.dump() + "\n";
+      const std::string url = live_url(sim::webhook::ServiceB::url(c, serviceb_.endpoint_of(c), a.version).view(), base_);
+      r.body = nlohmann::json{{"url", url}, {"version", a.version}}.dump() + "\n";
       break;
     }
     case sim::webhook::LookupStatus::not_found: r = error_response(404, "ServiceB holds no URL for this cxid"); break;

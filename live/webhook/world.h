@@ -38,6 +38,13 @@ namespace relaysim::live::webhook {
 
 namespace model = relaysim::webhook;
 
+// The world serves the simulator's URLs on its own address `base` (http://127.0.0.1:8081): the
+// simulator's http://ep3.sim/hooks/cx7/v2 is base/ep3/hooks/cx7/v2. Both directions, in one place.
+std::string live_url(std::string_view sim_url, std::string_view base);
+// The inverse; anything not on `base` (another scheme, host or port) is left as it is, and is no
+// URL ServiceB gave.
+std::string sim_url(std::string_view live_url, std::string_view base);
+
 struct WorldOptions {
   std::string listen = "127.0.0.1:8081";
   std::string receipts;        // a file of JSON lines; empty: none kept

@@ -15,6 +15,7 @@
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "live/webhook/ports.h"
+#include "live/webhook/world.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
 #include "model/webhook/sqlite_store.h"
@@ -48,6 +49,16 @@ TEST(Url, ReadsTheAuthorityAndTheTarget) {
     EXPECT_FALSE(parse_url(bad, problem)) << bad;
     EXPECT_FALSE(problem.empty()) << bad;
   }
+}
+
+TEST(Url, TheWorldServesTheSimulatorsUrlsOnItsOwnAddress) {
+  const std::string base = "http://127.0.0.1:8081";
+  EXPECT_EQ(webhook::live_url("http://ep3.sim/hooks/cx7/v2", base), "http://127.0.0.1:8081/ep3/hooks/cx7/v2");
+  EXPECT_EQ(webhook::sim_url("http://127.0.0.1:8081/ep3/hooks/cx7/v2", base), "http://ep3.sim/hooks/cx7/v2");
+  // Not on the world's address: left as it is, no URL ServiceB gave.
+  EXPECT_EQ(webhook::sim_url("http://127.0.0.1:9/ep3/hooks/cx7/v2", base), "http://127.0.0.1:9/ep3/hooks/cx7/v2");
+  EXPECT_EQ(webhook::sim_url("https://127.0.0.1:8081/ep3/hooks/cx7/v2", base), "https://127.0.0.1:8081/ep3/hooks/cx7/v2");
+  EXPECT_EQ(webhook::sim_url("http://127.0.0.1:8081/other", base), "http://127.0.0.1:8081/other");
 }
 
 TEST(AddressGuard, TellsPublicAddressesFromTheRest) {
