@@ -104,6 +104,7 @@ void Oracle::moved(MessageRef m, Tracked& t, const Message& now, Time at, const 
     violate(Invariant::retry, at, m,
             "failed as exhausted after " + std::to_string(now.attempt) + " attempts of " + std::to_string(max_attempts(t.type)));
   }
+  if (!is_final(t.status) && is_final(now.status)) t.final_at = at;
   t.status = now.status;
   t.reason = now.reason;
   t.attempt = now.attempt;
@@ -334,16 +335,40 @@ void Oracle::finish(Time end, std::span<Store* const> shards) {
               std::to_string(messages_[s].size() - c.messages) + " committed messages are missing from shard " +
                   std::to_string(s));
     }
+    // per_key: a message may move only once every earlier message of its entity is final, so it
+    // is due from the later of its own next attempt and the moment the last of those became final;
+    // behind one not final, it is not stuck (the one ahead of it is judged). An entity's messages
+    // are all in one shard. (A hot entity's queue drains one message at a time, each through all
+    // of its attempts when they fail: that is slow, and no violation.)
+    struct Ahead {
+      Time final_at{};
+      bool open = false;  // an earlier message of the entity is not final
+    };
+    std::unordered_map<EntityKey, Ahead> ahead;
+    const bool per_key = spec_.platform.ordering == Ordering::per_key;
     for (RowId id = 1; id <= messages_[s].size(); ++id) {
       Tracked& t = messages_[s][id - 1];
       const MessageRef ref{s, id};
       if (t.status == Status::handled && t.effects == 0) {
         violate(Invariant::once, end, ref, "handled, but its effect was never applied");
       }
-      if (!is_final(t.status) && t.next_attempt + settle_ < end) {
+      Time due = t.next_attempt;
+      bool blocked = false;
+      if (per_key) {
+        Ahead& a = ahead[t.key];
+        blocked = a.open;
+        due = std::max(due, a.final_at);
+        if (is_final(t.status)) {
+          a.final_at = std::max(a.final_at, t.final_at);
+        } else {
+          a.open = true;
+        }
+      }
+      if (!is_final(t.status) && !blocked && due + settle_ < end) {
         ++stuck_;
         violate(Invariant::final, end, ref,
-                "still " + std::string(to_string(t.status)) + " at the end, due since " + format_time(t.next_attempt) +
+                "still " + std::string(to_string(t.status)) + " at the end, due since " + format_time(due) +
+                    (due > t.next_attempt ? " (when the message of its entity before it became final)" : "") +
                     " (more than " + format_duration(settle_) + " before)");
       }
     }

@@ -75,6 +75,7 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
     relaysim::outbox::EntityKey key = 0;
     std::uint64_t version = 0;
     Time next_attempt{};
+    Time final_at{};  // when it became handled or failed
     std::uint32_t type = 0;
     std::uint16_t attempt = 0;
     std::uint16_t appended_attempt = 0;  // the highest attempt the log holds a record of

@@ -32,6 +32,14 @@ KeySampler::KeySampler(std::uint64_t n, double skew) : n_(n), s_(skew) {
   threshold_ = 2.0 - h_integral_inverse(h_integral(2.5) - h(2.0));
 }
 
+double KeySampler::hottest_share() const {
+  if (s_ <= 0) return 1.0 / static_cast<double>(n_);
+  if (n_ == 1) return 1.0;
+  const double share = 1.0 / (1.0 + h_n_ - h_integral(1.5));
+  RELAYSIM_ASSERT(share > 0 && share <= 1, "a share of the draws");
+  return share;
+}
+
 double KeySampler::h(double x) const { return std::exp(-s_ * std::log(x)); }
 
 double KeySampler::h_integral(double x) const {

@@ -32,6 +32,9 @@ class KeySampler {
  public:
   KeySampler(std::uint64_t n, double skew);
   std::uint64_t operator()(Rng& rng) const;
+  // The share of draws that pick the hottest entity (entity 1): 1 / sum of k^-skew for k in 1..n,
+  // the sum taken as 1 + its integral from 1.5 to n + 0.5 (within a few percent).
+  double hottest_share() const;
 
  private:
   double h(double x) const;

@@ -1,9 +1,12 @@
 #include "sim/outbox/props/generators.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
+#include "model/outbox/consumer.h"
 #include "sim/outbox/spec.h"
+#include "sim/outbox/world.h"
 #include "sim/props/draw.h"
 #include "sim/system.h"
 
@@ -137,6 +140,30 @@ rc::Gen<Scenario> scenarios() {
     const Duration one =
         per_key ? d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * (d.lost_answers + d.deaths)) : wave;
     const double capacity = parallel / std::max(duration<double>(one).count(), 0.001) * (1.0 - d.error_rate);
+    // Per-key ordering: an entity's messages go one at a time, the next one scanned only once the
+    // one before it is final, so the hottest entity drains one message per `per_message`: a scan,
+    // the publish and the handling — and each failed attempt costs its backoff or, for a record let
+    // go or an answer lost, the rescuer's timeout. Under publish_then_mark a consumer that gives up
+    // sooner than its leader's mark can land lets the record go: with a relock_wait that short any
+    // attempt may end that way, so every message may take all of its attempts. The load keeps the
+    // hottest entity's queue within a few minutes of draining, and the heal phase waits for it.
+    const bool marks_late = p.order == relaysim::outbox::PublishOrder::publish_then_mark &&
+                            p.relock_wait < log.latency.p99 * 2 + relaysim::outbox::Consumer::kRelockEvery;
+    Duration longest_backoff{};
+    std::int64_t most_attempts = 1;
+    for (const relaysim::outbox::TypePolicy& t : p.types) {
+      longest_backoff = std::max(longest_backoff, t.backoff.max_interval);
+      most_attempts = std::max<std::int64_t>(most_attempts, t.max_attempts);
+    }
+    const Duration attempt = p.scan_every + log.latency.p99 * 2 + d.latency.p99 * 2;
+    const Duration failure = p.publish_timeout * static_cast<std::int64_t>(p.publish_retries + 1) + p.processing_timeout +
+                             p.rescue_every + longest_backoff;
+    const double fails = std::min(0.75, log.lost_acks + d.lost_answers + d.deaths + d.error_rate);
+    const Duration per_message =
+        marks_late ? (attempt + failure) * most_attempts
+                   : duration_cast<Duration>((attempt + failure * fails) * (2 / (1 - fails)));
+    constexpr Duration kQueueMost = minutes(5);
+    double hottest = 0;  // messages expected on the hottest entity, over all segments
     for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
       LoadSegment l;
       l.messages = on[kSeveralMessages] ? *rc::gen::inRange(1U, 5U) : 1U;
@@ -149,9 +176,18 @@ rc::Gen<Scenario> scenarios() {
       l.type = *rc::gen::inRange<std::uint32_t>(0, static_cast<std::uint32_t>(p.types.size()));
       l.type_name = p.types[l.type].name;
       if (on[kRollbacks]) l.rollbacks = percent(1, 30);
+      if (per_key) {
+        const double hot_per_s = l.arrivals.rate_per_s * l.messages * KeySampler(l.keys, l.skew).hottest_share();
+        const double longest_s = duration<double>(kQueueMost).count() / duration<double>(per_message).count() / hot_per_s;
+        l.arrivals.to = std::min(l.arrivals.to, l.arrivals.from + std::max<Duration>(
+                                                    duration_cast<milliseconds>(duration<double>(longest_s)), seconds(1)));
+        hottest += hot_per_s * duration<double>(l.arrivals.to - l.arrivals.from).count();
+      }
       fault_ends(l.arrivals.to);
       m.load.push_back(std::move(l));
     }
+    const Duration queue =
+        per_key ? per_message * static_cast<std::int64_t>(std::ceil(hottest + 4 * std::sqrt(hottest) + 2)) : Duration{};
 
     if (on[kCrash]) {
       // Every crashed pod comes back: the heal phase needs a relay to heal.
@@ -207,7 +243,7 @@ rc::Gen<Scenario> scenarios() {
       retries = std::max(retries, t.backoff.max_interval * static_cast<std::int64_t>(t.max_attempts) * 2);
     }
     s.duration = (last_fault - Time{}) + p.lease * 3 + p.processing_timeout * 2 + p.rescue_every * 2 +
-                 log.session_timeout + retries + minutes(2);
+                 log.session_timeout + retries + queue + minutes(2);
     return s;
   });
 }
