@@ -3,13 +3,22 @@
 // SVG files). The charts are drawn by gnuplot from the CSV files as they are, so what a chart
 // shows is what the files say; which chart a column goes in is declared with the column
 // (SeriesColumn::panel).
+//
+// Everything in a result directory is data, whoever wrote it: the files are checked before
+// anything is drawn, every name reaches gnuplot and Graphviz only as a quoted literal
+// (cli/report_text.h), the programs run without a shell in a directory of the report's own, and
+// each output replaces what was there (a planted symbolic link is replaced, never written
+// through: write_text).
 #include "cli/report.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -17,11 +26,17 @@
 #include <sstream>
 #include <vector>
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/report_text.h"
 #include "cli/result_dir.h"
+#include "model/core/assert.h"
 #include "sim/report/series.h"
 #include "sim/system.h"
 
@@ -39,15 +54,60 @@ std::string read_all(const fs::path& p) {
   return s.str();
 }
 
-// The start of every chart's script: an SVG of one size, reading the CSV files as written.
-std::string chart_start(const fs::path& dir, const std::string& name) {
-  return "set terminal svg size 960,340 dynamic font 'sans,11' background '#ffffff'\nset output " +
-         gp_quote((dir / (name + ".svg")).string()) + "\nset datafile separator ','\nset datafile missing ''\nset grid\n";
+// Runs `argv` (no shell: every argument is one string) in `cwd`, its standard error to `log`;
+// says what went wrong.
+std::optional<std::string> run_tool(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& log) {
+  RELAYSIM_ASSERT(!argv.empty(), "a program to run");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // The files first: they are named as the caller sees them, before the move into `cwd`.
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return argv[0] + " could not be started: " + std::strerror(spawned);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return argv[0] + ": " + std::strerror(errno);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return std::nullopt;
+  std::string said = read_all(log);
+  if (said.size() > 2000) said = said.substr(0, 2000) + "...";
+  return argv[0] + (WIFEXITED(status) ? " exited with " + std::to_string(WEXITSTATUS(status)) : std::string(" was killed")) +
+         (said.empty() ? std::string() : ": " + printable(said));
 }
 
-struct Shade {
-  double from = 0, to = 0;
-  std::string label;
+// Whether `program` can be run at all.
+bool installed(const std::string& program, const std::string& version_flag) {
+  return !run_tool({program, version_flag}, fs::temp_directory_path(), "/dev/null");
+}
+
+// A directory of the report's own, made new inside the result directory (the charts' scripts,
+// data and drawings are made there, away from anything the result directory holds) and removed
+// with everything in it when the report is done.
+class WorkDir {
+ public:
+  explicit WorkDir(const fs::path& in) {
+    std::string t = (in / ".relaysim-report-XXXXXX").string();
+    if (::mkdtemp(t.data()) != nullptr) path_ = t;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  bool made() const { return !path_.empty(); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
 };
 
 struct Chart {
@@ -56,22 +116,53 @@ struct Chart {
   std::string svg;    // as gnuplot drew it
 };
 
-// Runs gnuplot on `script`; says what went wrong.
-std::optional<std::string> gnuplot(const fs::path& dir, const std::string& name, const std::string& script) {
-  const fs::path file = dir / (name + ".gp");
-  if (auto bad = write_text(file, script)) return bad;
-  const std::string cmd = "gnuplot " + gp_quote(file.string()) + " 2> " + gp_quote((dir / (name + ".log")).string());
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) return "gnuplot failed on " + file.string() + ": " + read_all(dir / (name + ".log"));
-  fs::remove(dir / (name + ".log"));
-  fs::remove(file);
+std::string svg_body(const std::string& s) {
+  const std::size_t start = s.find("<svg");
+  return start == std::string::npos ? s : s.substr(start);
+}
+
+// Draws `chart` with gnuplot in `work` and puts its SVG into `dir` (replacing, never writing
+// through, whatever was there); says what went wrong. `what`: the input it was drawn from.
+std::optional<std::string> draw(const fs::path& work, const fs::path& dir, const GnuplotChart& chart, const std::string& what,
+                                std::vector<Chart>& charts) {
+  // The last line of defence: a script with anything in it but the charts' own commands and
+  // quoted literals is a bug of the report, never handed to gnuplot.
+  RELAYSIM_ASSERT(gp_inert(chart.script), "a chart's script holds nothing gnuplot would run");
+  for (const auto& [name, content] : chart.data) {
+    if (auto bad = write_text(work / name, content)) return bad;
+  }
+  if (auto bad = write_text(work / (chart.name + ".gp"), chart.script)) return bad;
+  if (auto bad = run_tool({"gnuplot", chart.name + ".gp"}, work, work / (chart.name + ".log"))) {
+    return "the chart '" + chart.title + "' could not be drawn from " + what + ": " + *bad;
+  }
+  const std::string svg = read_all(work / (chart.name + ".svg"));
+  if (auto bad = write_text(dir / (chart.name + ".svg"), svg)) return bad;
+  charts.push_back({chart.name, chart.title, svg_body(svg)});
   return std::nullopt;
 }
 
-std::string svg_body(const fs::path& p) {
-  std::string s = read_all(p);
-  const std::size_t start = s.find("<svg");
-  return start == std::string::npos ? s : s.substr(start);
+// Draws the Graphviz graph `dot` in `work` as `stem`.svg, and puts it (and the graph, with
+// `keep_dot`) into `dir`; says what went wrong.
+std::optional<std::string> graphviz(const fs::path& work, const fs::path& dir, const std::string& stem, const std::string& dot,
+                                    bool keep_dot, std::string* svg_out = nullptr) {
+  RELAYSIM_ASSERT(file_stem(stem) == stem, "a drawing's file is a plain name of its own");
+  if (auto bad = write_text(work / (stem + ".dot"), dot)) return bad;
+  if (auto bad = run_tool({"dot", "-Tsvg", stem + ".dot", "-o", stem + ".svg"}, work, work / (stem + ".log"))) {
+    return "Graphviz could not draw " + stem + ": " + *bad;
+  }
+  const std::string svg = read_all(work / (stem + ".svg"));
+  if (auto bad = write_text(dir / (stem + ".svg"), svg)) return bad;
+  if (keep_dot) {
+    if (auto bad = write_text(dir / (stem + ".dot"), dot)) return bad;
+  }
+  if (svg_out != nullptr) *svg_out = svg_body(svg);
+  return std::nullopt;
+}
+
+// Nothing when Graphviz is installed, else the refusal to print.
+std::optional<std::string> graphviz_missing() {
+  if (installed("dot", "-V")) return std::nullopt;
+  return "Graphviz is not installed (Debian: graphviz; ./relaysim build installs it)";
 }
 
 const char* kPanelTitles[] = {"What arrived and what finished, per window", "Backlog: what waits or is in flight, at each window's end",
@@ -102,151 +193,76 @@ std::optional<nlohmann::json> read_json(const fs::path& p, const std::string& wh
   }
 }
 
-// Writes `dot` (a Graphviz graph) to `stem`.dot and draws it as `stem`.svg; says what went wrong.
-std::optional<std::string> graphviz(const fs::path& stem, const std::string& dot) {
-  const fs::path file = stem.string() + ".dot";
-  const fs::path log = stem.string() + ".log";
-  if (auto bad = write_text(file, dot)) return bad;
-  const std::string cmd = "dot -Tsvg " + gp_quote(file.string()) + " -o " + gp_quote(stem.string() + ".svg") + " 2> " + gp_quote(log.string());
-  if (std::system(cmd.c_str()) != 0) return "Graphviz failed on " + file.string() + ": " + read_all(log);
-  fs::remove(log);
-  return std::nullopt;
-}
-
-// Nothing when Graphviz is installed, else the refusal to print.
-std::optional<std::string> graphviz_missing() {
-  if (std::system("dot -V > /dev/null 2>&1") == 0) return std::nullopt;
-  return "Graphviz is not installed (Debian: graphviz; ./relaysim build installs it)";
-}
-
-// The latency distribution of every group and of the whole (report_text.h), as a CDF on a log
-// scale of seconds.
-std::optional<std::string> latency_cdf_chart(const fs::path& dir, const nlohmann::json& result, std::vector<Chart>& charts) {
-  const std::optional<LatencyCdf> cdf = latency_cdf(result);
-  if (!cdf) return std::nullopt;
-  const std::string name = "latency-cdf";
-  const fs::path file = dir / (name + ".dat");
-  if (auto bad = write_text(file, cdf->data)) return bad;
-  std::string script = chart_start(dir, name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
-                       "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset yrange [0:100]\nplot ";
-  for (std::size_t i = 0; i < cdf->titles.size(); ++i) {
-    script += std::string(i ? ", " : "") + gp_quote(file.string()) + " index " + std::to_string(i) + " using 1:2 with steps lw " +
-              (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_quote(cdf->titles[i]);
+// A CSV file as rows of fields, or why it is not what `what` says: every row as many fields as
+// the header, a finite number (or nothing) in every column whose header `numeric` names, and
+// nothing `row_problem` (if given) finds wrong with a row.
+using RowCheck = std::function<std::optional<std::string>(const std::vector<std::string>&)>;
+std::optional<std::vector<std::vector<std::string>>> read_csv(const fs::path& p, const std::string& what,
+                                                               const std::function<bool(const std::string&)>& numeric,
+                                                               std::string& problem, const RowCheck& row_problem = {}) {
+  std::ifstream in(p);
+  if (!in) {
+    problem = p.string() + ": cannot be read";
+    return std::nullopt;
   }
-  script += "\n";
-  if (auto bad = gnuplot(dir, name, script)) return bad;
-  fs::remove(file);
-  charts.push_back({name, "Latency distribution (CDF)" + (cdf->titles.size() > 1 ? ", by " + cdf->by : std::string()), svg_body(dir / (name + ".svg"))});
-  return std::nullopt;
-}
-
-// The states the timeline shows over time, one lane per subject: fault windows, an SMS pod's
-// async periods, an outbox shard's leader terms, a backlog's drain, and the states a transition
-// ("closed -> open") leaves a subject in until its next one — every state but the one it rests
-// in (a breaker's closed), which is the lane left empty.
-std::optional<std::string> lanes_chart(const fs::path& dir, const std::vector<std::vector<std::string>>& events, double end_s, bool hours,
-                                       std::vector<Chart>& charts) {
-  struct Bar {
-    double from, to;
-    std::size_t lane, category;
-    bool fault;
-  };
-  std::vector<std::string> lanes, categories, colours;
-  std::size_t next_fault = 0, next_other = 0;
-  std::vector<Bar> bars;
-  const auto index_of = [](std::vector<std::string>& v, const std::string& s) {
-    const auto it = std::find(v.begin(), v.end(), s);
-    if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
-    v.push_back(s);
-    return v.size() - 1;
-  };
-  constexpr std::size_t kLanes = 32, kBars = 20000;
-  struct Open {
-    std::string state;
-    double since = 0;
-    std::string kind;
-    std::string rest;  // the state the subject rests in: the first transition's origin
-  };
-  std::map<std::string, Open> open;
-  const auto add = [&](double from, double to, const std::string& lane, const std::string& category, bool fault) {
-    if (to <= from || bars.size() >= kBars) return;
-    if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end() && lanes.size() >= kLanes) return;
-    const std::size_t known = categories.size();
-    const std::size_t c = index_of(categories, category);
-    if (c == known) {  // a new category's colour: faults in reds, a drain green, the rest in turn
-      static const char* kFaults[] = {"#d62728", "#e377c2", "#8c564b"};
-      static const char* kOthers[] = {"#ff7f0e", "#1f77b4", "#9467bd", "#bcbd22", "#17becf", "#7f7f7f"};
-      std::size_t& next = fault ? next_fault : next_other;
-      colours.push_back(category == "drain" ? "#2ca02c" : fault ? kFaults[next++ % std::size(kFaults)] : kOthers[next++ % std::size(kOthers)]);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> f;
+  std::size_t lines = 0;
+  while (true) {
+    const std::size_t first_line = lines + 1;
+    if (!read_csv_record(in, f, lines)) break;
+    const std::string where = p.string() + ":" + std::to_string(first_line) + ": ";
+    if (!rows.empty() && f.size() != rows.front().size()) {
+      problem = where + "not " + what + ": " + std::to_string(f.size()) + " fields where the header has " +
+                std::to_string(rows.front().size());
+      return std::nullopt;
     }
-    bars.push_back({from, to, index_of(lanes, lane), c, fault});
-  };
-  for (const auto& f : events) {
-    const double from = std::atof(f[0].c_str());
-    const std::string& kind = f[2];
-    const std::string& subject = f[3];
-    const std::string& detail = f[4];
-    const std::size_t arrow = detail.find(" -> ");
-    if (arrow != std::string::npos && (f[1].empty() || std::atof(f[1].c_str()) == from)) {
-      Open& o = open[kind + "\n" + subject];
-      if (o.kind.empty()) {
-        o.kind = kind;
-        o.rest = detail.substr(0, arrow);
-        o.state = o.rest;
+    for (std::size_t i = 0; !rows.empty() && i < f.size(); ++i) {
+      if (f[i].empty() || !numeric(rows.front()[i])) continue;
+      char* end = nullptr;
+      const double v = std::strtod(f[i].c_str(), &end);
+      if (end != f[i].c_str() + f[i].size() || !std::isfinite(v)) {
+        problem = where + "not " + what + ": the " + printable(rows.front()[i]) + " field is '" + printable(f[i]) +
+                  "', not a number";
+        return std::nullopt;
       }
-      if (o.state != o.rest) add(o.since, from, subject, kind + " " + o.state, false);
-      o.state = detail.substr(arrow + 4);
-      o.since = from;
-      continue;
     }
-    const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
-    std::string category = kind;
-    if (kind == "leader") category += " " + detail.substr(0, detail.find(','));
-    add(from, to, kind == "drain" ? "backlog" : subject, category, f[5] == "1");
+    if (!rows.empty() && row_problem) {
+      if (auto bad = row_problem(f)) {
+        problem = where + "not " + what + ": " + *bad;
+        return std::nullopt;
+      }
+    }
+    rows.push_back(f);
   }
-  for (const auto& [key, o] : open) {
-    if (o.state != o.rest) add(o.since, end_s, key.substr(key.find('\n') + 1), o.kind + " " + o.state, false);
+  if (rows.empty()) {
+    problem = p.string() + ": not " + what + ": empty";
+    return std::nullopt;
   }
-  if (bars.empty()) return std::nullopt;
-  const double div = hours ? 3600 : 60;
-  std::string data;
-  for (const Bar& b : bars) {
-    const double h = b.fault ? 0.42 : 0.28;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%.8g %.8g %zu %.2f %zu\n", (b.from + b.to) / 2 / div, (b.to - b.from) / 2 / div, b.lane, h, b.category);
-    data += buf;
-  }
-  const std::string name = "lanes";
-  const fs::path file = dir / (name + ".dat");
-  if (auto bad = write_text(file, data)) return bad;
-  std::string ytics = "set ytics (";
-  for (std::size_t i = 0; i < lanes.size(); ++i) ytics += std::string(i ? ", " : "") + gp_quote(lanes[i]) + " " + std::to_string(i);
-  ytics += ")\n";
-  std::string script = "set terminal svg size 960," + std::to_string(std::max<std::size_t>(220, 90 + 22 * lanes.size())) +
-           " dynamic font 'sans,11' background '#ffffff'\nset output " + gp_quote((dir / (name + ".svg")).string()) +
-           "\nset grid xtics\nset key outside right top noenhanced\n" + ytics + "set yrange [" + std::to_string(lanes.size()) +
-           "-0.3:-0.7]\nset xrange [0:" + std::to_string(end_s / div) + "]\nset xlabel 'virtual time (" + (hours ? "hours" : "minutes") +
-           ")'\nset style fill solid 0.85 noborder\nplot ";
-  for (std::size_t c = 0; c < categories.size(); ++c) {
-    const std::string& colour = colours[c];
-    script += std::string(c ? ", " : "") + gp_quote(file.string()) + " using 1:(column(5) == " + std::to_string(c) + " ? column(3) : NaN):2:4 with boxxyerror lc rgb '" +
-              colour + "' title " + gp_quote(categories[c]);
-  }
-  script += "\n";
-  if (auto bad = gnuplot(dir, name, script)) return bad;
-  fs::remove(file);
-  charts.push_back({name, "Timeline: faults, breakers, modes and leaders, by subject", svg_body(dir / (name + ".svg"))});
-  return std::nullopt;
+  return rows;
 }
 
-// The system's pipeline with the run's flow on each edge (report_text.h), drawn by Graphviz.
-std::optional<std::string> pipeline_diagram(const fs::path& dir, const System& system, const nlohmann::json& result, std::string& svg) {
-  const std::string dot = pipeline_dot(system, result);
-  if (dot.empty()) return std::nullopt;
-  if (auto bad = graphviz(dir / "pipeline", dot)) return bad;
-  fs::remove(dir / "pipeline.dot");
-  svg = svg_body(dir / "pipeline.svg");
-  return std::nullopt;
+// The timeline's rows (timeline.csv, if there is one): start, end (empty: to the end), what, of,
+// detail, fault (0 or 1); or why it is not a timeline.
+std::optional<std::vector<std::vector<std::string>>> read_timeline(const fs::path& dir, std::string& problem) {
+  const fs::path p = dir / "timeline.csv";
+  if (!fs::exists(p)) return std::vector<std::vector<std::string>>{};
+  auto rows = read_csv(
+      p, "a timeline", [](const std::string& c) { return c == "start_s" || c == "end_s"; }, problem,
+      [](const std::vector<std::string>& f) -> std::optional<std::string> {
+        if (f.size() != 6) return std::string("a row needs 6 fields");
+        if (f[0].empty()) return "a row needs its start";
+        if (f[5] != "0" && f[5] != "1") return "the fault field is '" + printable(f[5]) + "', not 0 or 1";
+        return std::nullopt;
+      });
+  if (!rows) return std::nullopt;
+  const std::vector<std::string> header{"start_s", "end_s", "kind", "subject", "detail", "fault"};
+  if (rows->front() != header) {
+    problem = p.string() + ":1: not a timeline: the header is not start_s,end_s,kind,subject,detail,fault";
+    return std::nullopt;
+  }
+  rows->erase(rows->begin());
+  return rows;
 }
 
 int run_report(const fs::path& dir) {
@@ -256,83 +272,78 @@ int run_report(const fs::path& dir) {
   const nlohmann::json& result = *read;
   const std::string system_name = result.value("system", "");
   const System* system = find_system(system_name);
-  if (system == nullptr) return fail_usage((dir / "result.json").string() + ": no system named '" + system_name + "'");
-  std::ifstream series(dir / "series.csv");
-  std::string header;
-  std::getline(series, header);
-  const std::vector<std::string> names = csv_fields(header);
-  if (names.size() < 3 || names[0] != "start_s") return fail_usage((dir / "series.csv").string() + ": not a time series");
+  if (system == nullptr) return fail_usage((dir / "result.json").string() + ": no system named '" + printable(system_name) + "'");
   const double end_s = result.value("virtual_seconds", 0.0);
+  if (!std::isfinite(end_s) || end_s < 0) return fail_usage((dir / "result.json").string() + ": virtual_seconds is not a time");
+  std::ifstream series_in(dir / "series.csv");
+  std::string header;
+  std::getline(series_in, header);
+  const std::vector<std::string> names = csv_fields(header);
+  if (names.size() < 3 || names[0] != "start_s" || names[1] != "end_s") {
+    return fail_usage((dir / "series.csv").string() + ":1: not a time series: the header does not start with start_s,end_s");
+  }
+  const auto rows = read_csv(dir / "series.csv", "a time series", [](const std::string&) { return true; }, problem);
+  if (!rows) return fail_usage(problem);
+  const auto events = read_timeline(dir, problem);
+  if (!events) return fail_usage(problem);
   const bool hours = end_s > 3 * 3600;
-  const std::string x = hours ? "(column('end_s')/3600)" : "(column('end_s')/60)";
+
+  // What gnuplot reads is numbers alone: each of the system's columns the file has, after the
+  // windows' ends, NaN where a window had nothing to measure.
+  const auto columns = system->series();
+  std::vector<std::size_t> drawn;  // series.csv's field of each column of series.dat after the first
+  for (const SeriesColumn& c : columns) {
+    const auto at = std::find(names.begin(), names.end(), std::string(c.name));
+    drawn.push_back(at == names.end() ? 0 : static_cast<std::size_t>(at - names.begin()));
+  }
+  std::string numbers;
+  for (std::size_t r = 1; r < rows->size(); ++r) {
+    const std::vector<std::string>& f = (*rows)[r];
+    numbers += f[1].empty() ? "NaN" : f[1];
+    for (std::size_t field : drawn) {
+      if (field != 0) numbers += " " + (f[field].empty() ? std::string("NaN") : f[field]);
+    }
+    numbers += "\n";
+  }
+  WorkDir work(dir);
+  if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
+  if (auto bad = write_text(work.path() / "series.dat", numbers)) return fail_incomplete(*bad);
 
   // Fault windows, shaded in every chart.
   std::vector<Shade> shades;
-  std::vector<std::vector<std::string>> events;
-  {
-    std::ifstream t(dir / "timeline.csv");
-    std::string line;
-    std::getline(t, line);
-    while (std::getline(t, line)) {
-      std::vector<std::string> f = csv_fields(line);
-      if (f.size() < 6) continue;
-      events.push_back(f);
-      const double from = std::atof(f[0].c_str());
-      const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
-      if (to > from && f[5] == "1" && shades.size() < 40) {
-        shades.push_back({from, to, f[2] + " " + f[3]});
-      }
-    }
-  }
-  std::string shade_cmds;
-  for (std::size_t i = 0; i < shades.size(); ++i) {
-    const double div = hours ? 3600 : 60;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "set object %zu rect from %.6g, graph 0 to %.6g, graph 1 behind fc rgb '#f6d5d5' fs solid 0.7 noborder\n",
-                  i + 1, shades[i].from / div, shades[i].to / div);
-    shade_cmds += buf;
+  for (const auto& f : *events) {
+    const double from = std::atof(f[0].c_str());
+    const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
+    if (to > from && f[5] == "1" && shades.size() < 40) shades.push_back({from, to});
   }
 
   std::vector<Chart> charts;
-  {
+  if (const std::string dot = pipeline_dot(*system, result); !dot.empty()) {
     std::string svg;
-    if (auto bad = pipeline_diagram(dir, *system, result, svg)) return fail_incomplete(*bad);
-    if (!svg.empty()) charts.push_back({"pipeline", "Pipeline: what flowed along each edge over the run", svg});
+    if (auto bad = graphviz(work.path(), dir, "pipeline", dot, false, &svg)) return fail_incomplete(*bad);
+    charts.push_back({"pipeline", "Pipeline: what flowed along each edge over the run", svg});
   }
-  const auto columns = system->series();
+  const std::string series_name = (dir / "series.csv").string();
   for (int panel = 0; panel <= static_cast<int>(Panel::health); ++panel) {
-    std::vector<const SeriesColumn*> in;
-    for (const SeriesColumn& c : columns) {
-      const bool present = std::find(names.begin(), names.end(), std::string(c.name)) != names.end();
-      if (present && static_cast<int>(c.panel) == panel) in.push_back(&c);
+    std::vector<SeriesCurve> curves;
+    std::size_t column = 1;  // of series.dat
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (drawn[i] == 0) continue;
+      ++column;
+      if (static_cast<int>(columns[i].panel) != panel) continue;
+      curves.push_back({column, std::string(columns[i].name), columns[i].unit == Unit::ratio});
     }
-    if (in.empty()) continue;
-    const std::string name = "panel-" + std::string(to_string(static_cast<Panel>(panel)));
-    std::string script = chart_start(dir, name) + "set key outside right top\n";
-    script += std::string("set xlabel 'virtual time (") + (hours ? "hours" : "minutes") + ")'\n";
-    script += shade_cmds;
-    const bool latency = panel == static_cast<int>(Panel::latency);
-    if (latency) script += "set logscale y\nset ylabel 'seconds'\n";
-    bool ratio_axis = false;
-    std::string plot = "plot ";
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const SeriesColumn& c = *in[i];
-      const bool ratio = c.unit == Unit::ratio;
-      ratio_axis = ratio_axis || ratio;
-      // An empty field (a window with nothing to measure) breaks the line: joined across, a line
-      // would draw figures no window had.
-      const std::string col = "column('" + std::string(c.name) + "')";
-      const std::string y = "(strcol('" + std::string(c.name) + "') eq '' ? NaN : " + (ratio ? "100*" + col : col) + ")";
-      plot += std::string(i ? ", " : "") + gp_quote((dir / "series.csv").string()) + " using " + x + ":" + y +
-              " with lines lw 1.6" + (ratio ? " axes x1y2" : "") + " title " + gp_quote(std::string(c.name) + (ratio ? " (%)" : ""));
-    }
-    if (ratio_axis) script += "set y2tics\nset y2range [0:100]\nset y2label '%'\n";
-    script += "set key noenhanced\n" + plot + "\n";
-    if (auto bad = gnuplot(dir, name, script)) return fail_incomplete(*bad);
-    charts.push_back({name, kPanelTitles[panel], svg_body(dir / (name + ".svg"))});
+    if (curves.empty()) continue;
+    const GnuplotChart chart = panel_chart("panel-" + std::string(to_string(static_cast<Panel>(panel))), kPanelTitles[panel], curves,
+                                           shades, hours, panel == static_cast<int>(Panel::latency));
+    if (auto bad = draw(work.path(), dir, chart, series_name, charts)) return fail_incomplete(*bad);
   }
-  if (auto bad = lanes_chart(dir, events, end_s, hours, charts)) return fail_incomplete(*bad);
-  if (auto bad = latency_cdf_chart(dir, result, charts)) return fail_incomplete(*bad);
+  if (const auto lanes = lanes_chart(*events, end_s, hours)) {
+    if (auto bad = draw(work.path(), dir, *lanes, (dir / "timeline.csv").string(), charts)) return fail_incomplete(*bad);
+  }
+  if (const auto cdf = latency_cdf(result)) {
+    if (auto bad = draw(work.path(), dir, cdf_chart(*cdf), (dir / "result.json").string(), charts)) return fail_incomplete(*bad);
+  }
 
   // The tables: the verdict, expectations, a few figures, the timeline.
   const std::string title = "relaysim run: " + result.value("scenario", std::string("?")) + " (" + system_name + ")";
@@ -341,7 +352,8 @@ int run_report(const fs::path& dir) {
                       std::to_string(static_cast<long long>(end_s)) + " s; seed " + std::to_string(result.value("seed", 0ull)) +
                       ", store " + html_escape(result.value("store", "")) + ", fingerprint " + html_escape(result.value("fingerprint", "")) +
                       ". Shaded: fault windows (outages, store faults, pauses, crashes until their restart).</p>\n";
-  std::string md = "# " + title + "\n\nVerdict: **" + result.value("verdict", "?") + "**. Shaded in the charts: fault windows.\n\n";
+  std::string md = "# " + md_escape(title) + "\n\nVerdict: **" + md_escape(result.value("verdict", "?")) +
+                   "**. Shaded in the charts: fault windows.\n\n";
   std::string tables;
   if (result.contains("expectations") && !result["expectations"].empty()) {
     tables += "<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>actual</th></tr>\n";
@@ -351,25 +363,26 @@ int run_report(const fs::path& dir) {
       const std::string actual = e.contains("actual") && !e["actual"].is_null() ? e["actual"].dump() : "n/a";
       tables += std::string("<tr><td class=\"") + (ok ? "ok\">ok" : "fail\">FAIL") + "</td><td>" + html_escape(e.value("expr", "")) +
                 "</td><td>" + html_escape(actual) + "</td></tr>\n";
-      md += std::string("| ") + (ok ? "ok" : "FAIL") + " | " + e.value("expr", "") + " | " + actual + " |\n";
+      md += std::string("| ") + (ok ? "ok" : "FAIL") + " | " + md_escape(e.value("expr", "")) + " | " + md_escape(actual) + " |\n";
     }
     tables += "</table>\n";
     md += "\n";
   }
-  for (const Chart& c : charts) md += "## " + c.title + "\n\n![" + c.title + "](" + c.name + ".svg)\n\n";
+  for (const Chart& c : charts) md += "## " + md_escape(c.title) + "\n\n![" + md_escape(c.title) + "](" + c.name + ".svg)\n\n";
   group_tables(result, tables, md);
-  if (!events.empty()) {
+  if (!events->empty()) {
     tables += "<h2>Timeline</h2>\n<table><tr><th>from (s)</th><th>to (s)</th><th>what</th><th>of</th><th>detail</th></tr>\n";
     md += "## Timeline\n\n| from (s) | to (s) | what | of | detail |\n|---|---|---|---|---|\n";
     std::size_t shown = 0;
-    for (const auto& f : events) {
+    for (const auto& f : *events) {
       if (++shown > 200) break;
       tables += "<tr><td>" + html_escape(f[0]) + "</td><td>" + html_escape(f[1]) + "</td><td>" + html_escape(f[2]) + "</td><td>" +
                 html_escape(f[3]) + "</td><td>" + html_escape(f[4]) + "</td></tr>\n";
-      md += "| " + f[0] + " | " + f[1] + " | " + f[2] + " | " + f[3] + " | " + f[4] + " |\n";
+      md += "| " + md_escape(f[0]) + " | " + md_escape(f[1]) + " | " + md_escape(f[2]) + " | " + md_escape(f[3]) + " | " +
+            md_escape(f[4]) + " |\n";
     }
     tables += "</table>\n";
-    if (events.size() > 200) tables += "<p>… and " + std::to_string(events.size() - 200) + " more in timeline.csv.</p>\n";
+    if (events->size() > 200) tables += "<p>… and " + std::to_string(events->size() - 200) + " more in timeline.csv.</p>\n";
   }
   if (auto bad = write_text(dir / "report.html", page(title, intro, charts, tables))) return fail_incomplete(*bad);
   if (auto bad = write_text(dir / "report.md", md)) return fail_incomplete(*bad);
@@ -387,33 +400,60 @@ int sweep_report(const fs::path& dir) {
   std::vector<std::string> metrics = sweep.value("expected", std::vector<std::string>{});
   if (metrics.empty()) metrics = {"latency_p99_s"};
   const System* system = find_system(sweep.value("system", ""));
+  // summary.csv (and tails.csv): the point, the axes' values, the metric, then its figures (and
+  // tails.csv's method), which are numbers.
+  const auto numeric = [](const std::string& column) {
+    for (const char* n : {"point", "n", "mean", "stddev", "ci95_low", "ci95_high", "min", "max", "samples", "beyond", "runs", "pooled"}) {
+      if (column == n) return true;
+    }
+    return false;
+  };
+  const auto summary = read_csv(dir / "summary.csv", "a sweep's summary", numeric, problem);
+  if (!summary) return fail_usage(problem);
+  std::optional<std::vector<std::vector<std::string>>> tails;
+  if (fs::exists(dir / "tails.csv")) {
+    tails = read_csv(dir / "tails.csv", "a sweep's pooled tails", numeric, problem);
+    if (!tails) return fail_usage(problem);
+  }
+  // Each metric's points, from the file that has it: tails.csv for a pooled percentile.
+  const auto points_of = [](const std::vector<std::vector<std::string>>& rows, const std::string& metric,
+                            const char* value) -> std::optional<std::vector<SweepChartPoint>> {
+    const std::vector<std::string>& h = rows.front();
+    const auto col = [&h](const char* name) { return static_cast<std::size_t>(std::find(h.begin(), h.end(), name) - h.begin()); };
+    const std::size_t m = col("metric"), v = col(value), lo = col("ci95_low"), hi = col("ci95_high");
+    if (h.size() < 2 || m == h.size() || v == h.size() || lo == h.size() || hi == h.size()) return std::nullopt;
+    std::vector<SweepChartPoint> points;
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+      const auto& f = rows[r];
+      if (f[m] != metric) continue;
+      const auto num = [](const std::string& t) { return t.empty() ? std::nan("") : std::strtod(t.c_str(), nullptr); };
+      points.push_back({f[1], num(f[lo]), num(f[hi]), num(f[v])});
+    }
+    return points;
+  };
+
+  WorkDir work(dir);
+  if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
   std::vector<Chart> charts;
-  const std::string tails = fs::exists(dir / "tails.csv") ? read_all(dir / "tails.csv") : std::string();
-  for (const std::string& m : metrics) {
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const std::string& m = metrics[i];
     Unit unit = Unit::number;
     if (system != nullptr) {
       if (const auto ref = find_metric(system->metrics(), m)) unit = system->metrics()[ref->index].unit;
     }
-    const std::string name = "sweep-" + m;
-    const std::string scale = unit == Unit::ratio ? "100*" : "";
-    std::string script = chart_start(dir, name) + "set key noenhanced\nset xlabel " + gp_quote(axis) + " noenhanced\n";
-    script += "set ylabel " + gp_quote(m + (unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "")) + " noenhanced\n";
-    // A latency percentile the sweep pooled is drawn from tails.csv: the percentile of every
-    // run's durations, not the mean of the runs' own.
-    const bool pooled = tails.find("," + m + ",") != std::string::npos;
-    const std::string value = pooled ? "pooled" : "mean";
-    const std::string filter = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('" + value + "') : NaN)";
-    const std::string lo = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('ci95_low') : NaN)";
-    const std::string hi = "(strcol('metric') eq " + gp_quote(m) + " ? " + scale + "column('ci95_high') : NaN)";
-    const std::string file = gp_quote((dir / (pooled ? "tails.csv" : "summary.csv")).string());
-    script += "plot " + file + " using (column(2)):" + lo + ":" + hi + " with filledcurves fc rgb '#c6dbef' title '95% interval', " + file +
-              " using (column(2)):" + filter + " with linespoints lw 1.6 pt 7 title " + gp_quote(pooled ? "every run pooled" : "mean") + "\n";
-    if (auto bad = gnuplot(dir, name, script)) return fail_incomplete(*bad);
-    charts.push_back({name, m + " against " + axis, svg_body(dir / (name + ".svg"))});
+    std::optional<std::vector<SweepChartPoint>> points = tails ? points_of(*tails, m, "pooled") : std::nullopt;
+    const bool pooled = points && !points->empty();
+    if (!pooled) points = points_of(*summary, m, "mean");
+    if (!points) return fail_usage((dir / "summary.csv").string() + ":1: not a sweep's summary: it lacks the metric, mean or ci95 columns");
+    const GnuplotChart chart =
+        sweep_chart(i, m, unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "", axis, pooled, *points);
+    if (auto bad = draw(work.path(), dir, chart, (dir / (pooled ? "tails.csv" : "summary.csv")).string(), charts)) {
+      return fail_incomplete(*bad);
+    }
   }
   const std::string title = "relaysim sweep: " + sweep.value("file", std::string("?"));
-  std::string md = "# " + title + "\n\n";
-  for (const Chart& c : charts) md += "## " + c.title + "\n\n![" + c.title + "](" + c.name + ".svg)\n\n";
+  std::string md = "# " + md_escape(title) + "\n\n";
+  for (const Chart& c : charts) md += "## " + md_escape(c.title) + "\n\n![" + md_escape(c.title) + "](" + c.name + ".svg)\n\n";
   const std::string intro = "<p>Each point: the mean over " + std::to_string(sweep.value("replications", 0)) +
                             " replications, with its 95% confidence interval (summary.csv); a latency percentile, that of every "
                             "run's durations pooled, with its interval (tails.csv).</p>\n";
@@ -433,6 +473,8 @@ int lifecycles_command(const std::string& dir) {
   fs::create_directories(pictures, ec);
   if (ec) return fail_usage(pictures.string() + ": " + ec.message());
   if (auto missing = graphviz_missing()) return fail_usage(*missing);
+  WorkDir work(pictures);
+  if (!work.made()) return fail_incomplete("cannot make a directory for the drawings' work in " + pictures.string());
   std::string md =
       "# Lifecycles\n\n"
       "Generated by `relaysim lifecycles docs` from the model's own tables (model/core/lifecycle.h); do not edit.\n"
@@ -452,7 +494,7 @@ int lifecycles_command(const std::string& dir) {
         md += "| " + (e.from.empty() ? std::string("(created)") : "`" + e.from + "`") + " | `" + e.to + "` | " + e.on + " |\n";
       }
       dot += "}\n";
-      if (auto bad = graphviz(pictures / d.name, dot)) return fail_incomplete(*bad);
+      if (auto bad = graphviz(work.path(), pictures, d.name, dot, true)) return fail_incomplete(*bad);
       ++drawn;
     }
   }
@@ -465,8 +507,14 @@ int report_command(const std::string& dir) {
   const fs::path d(dir);
   std::error_code ec;
   if (!fs::is_directory(d, ec)) return fail_usage(dir + " is not a directory (give what run --timeseries DIR or sweep --out DIR wrote)");
-  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) return fail_usage("gnuplot is not installed (Debian: gnuplot-nox; ./relaysim build installs it)");
+  if (!installed("gnuplot", "--version")) return fail_usage("gnuplot is not installed (Debian: gnuplot-nox; ./relaysim build installs it)");
   if (auto missing = graphviz_missing()) return fail_usage(*missing);
+  const bool run = fs::exists(d / "series.csv") || fs::exists(d / "result.json");
+  const bool sweep = fs::exists(d / "summary.csv") || fs::exists(d / "sweep.json");
+  if (run && sweep) {
+    return fail_usage(dir + " holds both a run's files (series.csv, result.json) and a sweep's (summary.csv, sweep.json); "
+                      "give a directory that one command wrote");
+  }
   try {
     if (fs::exists(d / "series.csv") && fs::exists(d / "result.json")) return run_report(d);
     if (fs::exists(d / "summary.csv") && fs::exists(d / "sweep.json")) return sweep_report(d);
@@ -474,6 +522,8 @@ int report_command(const std::string& dir) {
     // A field of the right name and the wrong type: a file edited by hand, or by another tool.
     return fail_usage(dir + ": a JSON file does not hold what run --timeseries or sweep --out writes: " + e.what());
   }
+  if (run) return fail_usage(dir + " holds part of a run's files: it needs both series.csv and result.json");
+  if (sweep) return fail_usage(dir + " holds part of a sweep's files: it needs both summary.csv and sweep.json");
   return fail_usage(dir + " holds neither a run's series.csv and result.json nor a sweep's summary.csv and sweep.json");
 }
 

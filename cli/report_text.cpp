@@ -2,8 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <string_view>
+
+#include "model/core/assert.h"
+#include "model/core/utf8.h"
 
 namespace relaysim::cli {
 
@@ -36,33 +43,183 @@ std::string grouped(double v) {
   return (v < 0 ? "-" : "") + out;
 }
 
-std::string html_escape(const std::string& s) {
+std::string printable(std::string_view s) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
   std::string out;
-  for (char c : s) {
+  out.reserve(s.size());
+  for (std::size_t at = 0; at < s.size();) {
+    const std::size_t n = utf8_length(s, at);
+    // Control characters, C0 and C1 (U+0080..U+009F) alike, are shown as the replacement too.
+    const std::uint32_t cp = n == 0 ? 0 : utf8_code_point(s, at);
+    if (n == 0 || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
+      out += kReplacement;
+      at += n == 0 ? 1 : n;
+    } else {
+      out.append(s.substr(at, n));
+      at += n;
+    }
+  }
+  return out;
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  for (char c : printable(s)) {
     switch (c) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
       case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
       default: out += c;
     }
   }
   return out;
 }
 
-std::string gp_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string dot_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '\\';
+std::string md_escape(std::string_view s) {
+  std::string out;
+  for (char c : printable(s)) {
+    if (std::ispunct(static_cast<unsigned char>(c))) out += '\\';
     out += c;
   }
+  return out;
+}
+
+std::string gp_string(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : printable(s)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || std::string_view(" ._,:%()+=/-").find(static_cast<char>(c)) != std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "\\%03o", c);
+      out += octal;
+    }
+  }
   return out + "\"";
+}
+
+std::string dot_quote(std::string_view s) {
+  std::string out = "\"";
+  std::size_t line = 0;
+  // Each line of `s` on its own, so a newline is Graphviz's line break and nothing else.
+  while (line <= s.size()) {
+    const std::size_t end = std::min(s.find('\n', line), s.size());
+    if (line != 0) out += "\\n";
+    for (char c : printable(s.substr(line, end - line))) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    line = end + 1;
+  }
+  return out + "\"";
+}
+
+namespace {
+
+// The words the report's scripts are made of, outside their literals: nothing else may appear
+// there (an allow-list, so a word gnuplot runs something with is refused whether or not it is
+// known here).
+constexpr std::string_view kGnuplotWords[] = {
+    "set", "unset", "plot", "terminal", "svg", "size", "dynamic", "font", "background", "output", "datafile",
+    "separator", "missing", "whitespace", "grid", "xtics", "ytics", "y2tics", "key", "outside", "right", "top",
+    "noenhanced", "termoption", "logscale", "x", "y", "xlabel", "ylabel", "y2label", "xrange", "yrange", "y2range",
+    "object", "rect", "from", "to", "graph", "behind", "fc", "rgb", "fs", "solid", "noborder", "style", "fill",
+    "using", "with", "lines", "linespoints", "steps", "filledcurves", "boxxyerror", "lw", "lc", "pt", "title",
+    "axes", "x1y2", "index", "column", "NaN", "notitle"};
+
+bool plain_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return false;
+  }
+  return s.front() != '.' && s.front() != '-';
+}
+
+}  // namespace
+
+bool gp_inert(std::string_view script) {
+  std::size_t at = 0;
+  while (at < script.size()) {
+    const std::size_t end = std::min(script.find('\n', at), script.size());
+    const std::string_view line = script.substr(at, end - at);
+    at = end + 1;
+    if (line.empty()) continue;
+    if (line.find('`') != std::string_view::npos) return false;  // run even inside double quotes
+    // Split the line into what is outside the literals (each literal there as `S`) and the
+    // literals' values; gnuplot's own escapes decoded (\ooo, \x).
+    std::string outside;
+    std::vector<std::pair<std::size_t, std::string>> literals;  // where in `outside`, the value
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c != '"' && c != '\'') {
+        outside += c;
+        continue;
+      }
+      std::string value;
+      bool closed = false;
+      for (++i; i < line.size(); ++i) {
+        if (line[i] == c) {
+          if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {  // '' in a single-quoted one
+            value += '\'';
+            ++i;
+            continue;
+          }
+          closed = true;
+          break;
+        }
+        if (c == '"' && (line[i] == '@' || line[i] == '$')) return false;  // gp_string escapes these
+        if (c == '"' && line[i] == '\\' && i + 1 < line.size()) {
+          std::size_t k = i + 1;
+          int octal = 0, digits = 0;
+          while (k < line.size() && digits < 3 && line[k] >= '0' && line[k] <= '7') octal = octal * 8 + (line[k++] - '0'), ++digits;
+          value += digits > 0 ? static_cast<char>(octal) : line[k++];
+          i = k - 1;
+          continue;
+        }
+        value += line[i];
+      }
+      if (!closed) return false;
+      literals.emplace_back(outside.size(), std::move(value));
+      outside += 'S';
+    }
+    // A file gnuplot reads or writes is named by a plain name of the chart's own: a data file's
+    // name that starts with '<' is a command gnuplot runs.
+    for (const auto& [where, value] : literals) {
+      std::string_view before = std::string_view(outside).substr(0, where);
+      while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
+      int depth = 0;
+      for (char c : before) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      const bool names_a_file = before.ends_with("set output") || before == "plot" || (depth == 0 && before.ends_with(","));
+      if (names_a_file && !plain_name(value)) return false;
+    }
+    // Outside the literals: only the scripts' words, numbers and operators.
+    if (!outside.starts_with("set ") && !outside.starts_with("unset ") && !outside.starts_with("plot ")) return false;
+    if (outside.find_first_of("@;!#\\$|&`{}") != std::string::npos) return false;
+    for (std::size_t i = 0; i < outside.size();) {
+      if (!std::isalpha(static_cast<unsigned char>(outside[i]))) {
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < outside.size() && (std::isalnum(static_cast<unsigned char>(outside[j])) || outside[j] == '_')) ++j;
+      const std::string_view word = std::string_view(outside).substr(i, j - i);
+      const bool number_exponent = word == "e" && i > 0 && std::isdigit(static_cast<unsigned char>(outside[i - 1]));
+      if (word != "S" && !number_exponent && std::find(std::begin(kGnuplotWords), std::end(kGnuplotWords), word) == std::end(kGnuplotWords)) {
+        return false;
+      }
+      i = j;
+    }
+  }
+  return true;
+}
+
+std::string file_stem(std::string_view s) {
+  std::string out;
+  for (char c : s.substr(0, 60)) out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
+  return out.empty() ? "_" : out;
 }
 
 std::optional<LatencyCdf> latency_cdf(const nlohmann::json& result) {
@@ -113,10 +270,10 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
   header.insert(header.end(), outcomes.begin(), outcomes.end());
   for (const char* h : {"succeeded", "latency p50 (s)", "p99 (s)", "mean (s)"}) header.emplace_back(h);
   html += "<h2>By " + html_escape(by) + "</h2>\n<table><tr>";
-  md += "## By " + by + "\n\n|";
+  md += "## By " + md_escape(by) + "\n\n|";
   for (const std::string& h : header) {
     html += "<th>" + html_escape(h) + "</th>";
-    md += " " + h + " |";
+    md += " " + md_escape(h) + " |";
   }
   html += "</tr>\n";
   md += "\n|" + [&] { std::string d; for (std::size_t i = 0; i < header.size(); ++i) d += "---|"; return d; }() + "\n";
@@ -134,7 +291,7 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
     md += "|";
     for (const std::string& c : cells) {
       html += "<td>" + html_escape(c) + "</td>";
-      md += " " + c + " |";
+      md += " " + md_escape(c) + " |";
     }
     html += "</tr>\n";
     md += "\n";
@@ -161,7 +318,7 @@ std::string pipeline_dot(const System& system, const nlohmann::json& result) {
   for (const Flow& f : flows) {
     const double n = number_or_zero(field(field(result, "metrics"), std::string(f.metric).c_str()));
     const double width = n <= 0 ? 0.6 : 0.8 + 4.0 * std::log1p(n) / std::log1p(most);
-    std::string label = std::string(f.metric) + "\\n" + grouped(n);
+    std::string label = std::string(f.metric) + "\n" + grouped(n);
     if (seconds > 0 && n > 0) {
       char rate[32];
       std::snprintf(rate, sizeof rate, " (%.3g/s)", n / seconds);
@@ -174,6 +331,195 @@ std::string pipeline_dot(const System& system, const nlohmann::json& result) {
   }
   dot += "}\n";
   return dot;
+}
+
+std::string chart_start(const std::string& name, int height) {
+  RELAYSIM_ASSERT(plain_name(name), "a chart's file is a plain name of its own");
+  return "set terminal svg size 960," + std::to_string(height) + " dynamic font 'sans,11' background '#ffffff'\nset output " +
+         gp_string(name + ".svg") + "\nset termoption noenhanced\nset datafile separator ','\nset datafile missing ''\nset grid\n";
+}
+
+GnuplotChart cdf_chart(const LatencyCdf& cdf) {
+  RELAYSIM_ASSERT(!cdf.titles.empty(), "a CDF has a curve");
+  GnuplotChart c;
+  c.name = "latency-cdf";
+  c.title = "Latency distribution (CDF)" + (cdf.titles.size() > 1 ? ", by " + cdf.by : std::string());
+  c.data.emplace_back("latency-cdf.dat", cdf.data);
+  c.script = chart_start(c.name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
+             "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset yrange [0:100]\nplot ";
+  for (std::size_t i = 0; i < cdf.titles.size(); ++i) {
+    c.script += std::string(i ? ", " : "") + "'latency-cdf.dat' index " + std::to_string(i) + " using 1:2 with steps lw " +
+                (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_string(cdf.titles[i]);
+  }
+  c.script += "\n";
+  return c;
+}
+
+namespace {
+
+std::string number(double v) {
+  RELAYSIM_ASSERT(std::isfinite(v), "a chart's numbers are finite");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.8g", v);
+  return buf;
+}
+
+// A value of a data file: NaN (gnuplot's undefined) where there is none.
+std::string datum(double v) { return std::isfinite(v) ? number(v) : std::string("NaN"); }
+
+const char* time_axis(bool hours) { return hours ? "set xlabel 'virtual time (hours)'\n" : "set xlabel 'virtual time (minutes)'\n"; }
+
+}  // namespace
+
+GnuplotChart panel_chart(const std::string& name, const std::string& title, const std::vector<SeriesCurve>& curves,
+                         const std::vector<Shade>& shades, bool hours, bool log_y) {
+  RELAYSIM_ASSERT(!curves.empty(), "a panel draws a column");
+  GnuplotChart c;
+  c.name = name;
+  c.title = title;
+  c.script = chart_start(name) + "set datafile separator whitespace\nset key outside right top noenhanced\n" + time_axis(hours);
+  const double div = hours ? 3600 : 60;
+  for (std::size_t i = 0; i < shades.size(); ++i) {
+    c.script += "set object " + std::to_string(i + 1) + " rect from " + number(shades[i].from / div) + ", graph 0 to " +
+                number(shades[i].to / div) + ", graph 1 behind fc rgb '#f6d5d5' fs solid 0.7 noborder\n";
+  }
+  if (log_y) c.script += "set logscale y\nset ylabel 'seconds'\n";
+  bool ratio_axis = false;
+  std::string plot = "plot ";
+  const std::string x = std::string("(column(1)/") + (hours ? "3600" : "60") + ")";
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const SeriesCurve& s = curves[i];
+    RELAYSIM_ASSERT(s.column >= 2, "series.dat's first column is the windows' ends");
+    ratio_axis = ratio_axis || s.ratio;
+    // A window with nothing to measure is NaN in series.dat, which breaks the line: joined
+    // across, a line would draw figures no window had.
+    const std::string col = "column(" + std::to_string(s.column) + ")";
+    plot += std::string(i ? ", " : "") + "'series.dat' using " + x + ":" + (s.ratio ? "(100*" + col + ")" : std::to_string(s.column)) + " with lines lw 1.6" +
+            (s.ratio ? " axes x1y2" : "") + " title " + gp_string(s.title + (s.ratio ? " (%)" : ""));
+  }
+  if (ratio_axis) c.script += "set y2tics\nset y2range [0:100]\nset y2label '%'\n";
+  c.script += plot + "\n";
+  return c;
+}
+
+std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::string>>& events, double end_s, bool hours) {
+  struct Bar {
+    double from, to;
+    std::size_t lane, category;
+    bool fault;
+  };
+  std::vector<std::string> lanes, categories, colours;
+  std::size_t next_fault = 0, next_other = 0;
+  std::vector<Bar> bars;
+  const auto index_of = [](std::vector<std::string>& v, const std::string& s) {
+    const auto it = std::find(v.begin(), v.end(), s);
+    if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
+    v.push_back(s);
+    return v.size() - 1;
+  };
+  constexpr std::size_t kLanes = 32, kBars = 20000;
+  struct Open {
+    std::string state;
+    double since = 0;
+    std::string kind;
+    std::string rest;  // the state the subject rests in: the first transition's origin
+  };
+  std::map<std::string, Open> open;
+  const auto add = [&](double from, double to, const std::string& lane, const std::string& category, bool fault) {
+    if (!(to > from) || bars.size() >= kBars) return;
+    if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end() && lanes.size() >= kLanes) return;
+    const std::size_t known = categories.size();
+    const std::size_t c = index_of(categories, category);
+    if (c == known) {  // a new category's colour: faults in reds, a drain green, the rest in turn
+      static const char* kFaults[] = {"#d62728", "#e377c2", "#8c564b"};
+      static const char* kOthers[] = {"#ff7f0e", "#1f77b4", "#9467bd", "#bcbd22", "#17becf", "#7f7f7f"};
+      std::size_t& next = fault ? next_fault : next_other;
+      colours.push_back(category == "drain" ? "#2ca02c" : fault ? kFaults[next++ % std::size(kFaults)] : kOthers[next++ % std::size(kOthers)]);
+    }
+    bars.push_back({from, to, index_of(lanes, lane), c, fault});
+  };
+  for (const auto& f : events) {
+    RELAYSIM_ASSERT(f.size() >= 6, "a timeline row has its six fields");
+    const double from = std::atof(f[0].c_str());
+    const std::string& kind = f[2];
+    const std::string& subject = f[3];
+    const std::string& detail = f[4];
+    const std::size_t arrow = detail.find(" -> ");
+    if (arrow != std::string::npos && (f[1].empty() || std::atof(f[1].c_str()) == from)) {
+      Open& o = open[kind + "\n" + subject];
+      if (o.kind.empty()) {
+        o.kind = kind;
+        o.rest = detail.substr(0, arrow);
+        o.state = o.rest;
+      }
+      if (o.state != o.rest) add(o.since, from, subject, kind + " " + o.state, false);
+      o.state = detail.substr(arrow + 4);
+      o.since = from;
+      continue;
+    }
+    const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
+    std::string category = kind;
+    if (kind == "leader") category += " " + detail.substr(0, detail.find(','));
+    add(from, to, kind == "drain" ? "backlog" : subject, category, f[5] == "1");
+  }
+  for (const auto& [key, o] : open) {
+    if (o.state != o.rest) add(o.since, end_s, key.substr(key.find('\n') + 1), o.kind + " " + o.state, false);
+  }
+  if (bars.empty()) return std::nullopt;
+  const double div = hours ? 3600 : 60;
+  GnuplotChart c;
+  c.name = "lanes";
+  c.title = "Timeline: faults, breakers, modes and leaders, by subject";
+  std::string& data = c.data.emplace_back("lanes.dat", std::string()).second;
+  for (const Bar& b : bars) {
+    const double h = b.fault ? 0.42 : 0.28;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%.8g %.8g %zu %.2f %zu\n", (b.from + b.to) / 2 / div, (b.to - b.from) / 2 / div, b.lane, h, b.category);
+    data += buf;
+  }
+  std::string ytics = "set ytics (";
+  for (std::size_t i = 0; i < lanes.size(); ++i) ytics += std::string(i ? ", " : "") + gp_string(lanes[i]) + " " + std::to_string(i);
+  ytics += ")\n";
+  c.script = chart_start(c.name, static_cast<int>(std::max<std::size_t>(220, 90 + 22 * lanes.size()))) +
+             "set grid xtics\nset key outside right top noenhanced\n" + ytics + "set yrange [" + std::to_string(lanes.size()) +
+             "-0.3:-0.7]\nset xrange [0:" + number(end_s / div) + "]\n" + time_axis(hours) + "set style fill solid 0.85 noborder\nplot ";
+  for (std::size_t k = 0; k < categories.size(); ++k) {
+    c.script += std::string(k ? ", " : "") + "'lanes.dat' using 1:(column(5) == " + std::to_string(k) +
+                " ? column(3) : NaN):2:4 with boxxyerror lc rgb '" + colours[k] + "' title " + gp_string(categories[k]);
+  }
+  c.script += "\n";
+  return c;
+}
+
+GnuplotChart sweep_chart(std::size_t index, const std::string& metric, const std::string& unit_suffix, const std::string& axis,
+                         bool pooled, const std::vector<SweepChartPoint>& points) {
+  GnuplotChart c;
+  c.name = "sweep-" + file_stem(metric) + (index > 0 ? "-" + std::to_string(index + 1) : std::string());
+  c.title = metric + " against " + axis;
+  const double scale = unit_suffix == " (%)" ? 100 : 1;
+  // The axis' values where every one is a number; otherwise the points in order, named by them.
+  bool numeric = true;
+  for (const SweepChartPoint& p : points) {
+    char* end = nullptr;
+    const double v = std::strtod(p.x.c_str(), &end);
+    numeric = numeric && !p.x.empty() && end == p.x.c_str() + p.x.size() && std::isfinite(v);
+  }
+  std::string& data = c.data.emplace_back(c.name + ".dat", std::string()).second;
+  std::string xtics;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const SweepChartPoint& p = points[i];
+    const double x = numeric ? std::strtod(p.x.c_str(), nullptr) : static_cast<double>(i + 1);
+    if (!numeric) xtics += std::string(xtics.empty() ? "set xtics (" : ", ") + gp_string(p.x) + " " + std::to_string(i + 1);
+    data += number(x) + " " + datum(p.low * scale) + " " + datum(p.high * scale) + " " + datum(p.value * scale) + "\n";
+  }
+  c.script = chart_start(c.name) + "set datafile separator whitespace\nset key noenhanced\nset xlabel " + gp_string(axis) +
+             "\nset ylabel " + gp_string(metric + unit_suffix) + "\n" + (xtics.empty() ? std::string() : xtics + ")\n");
+  // A latency percentile the sweep pooled is the percentile of every run's durations, not the
+  // mean of the runs' own.
+  const std::string file = "'" + c.name + ".dat'";
+  c.script += "plot " + file + " using 1:2:3 with filledcurves fc rgb '#c6dbef' title '95% interval', " + file +
+              " using 1:4 with linespoints lw 1.6 pt 7 title " + (pooled ? "'every run pooled'" : "'mean'") + "\n";
+  return c;
 }
 
 }  // namespace relaysim::cli

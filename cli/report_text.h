@@ -8,6 +8,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/system.h"
@@ -19,11 +21,28 @@ namespace relaysim::cli {
 const nlohmann::json& field(const nlohmann::json& j, const char* key);
 // A figure as a person reads it: 1234567 as "1,234,567"; a fraction with up to 3 digits.
 std::string grouped(double v);
-std::string html_escape(const std::string& s);
-// A string gnuplot reads inside single quotes.
-std::string gp_quote(const std::string& s);
-// A name Graphviz reads inside double quotes.
-std::string dot_quote(const std::string& s);
+
+// Text from a file, made fit to show: valid UTF-8, with every invalid byte and every control
+// character (a newline too) shown as U+FFFD. Every name a report shows passes through here first.
+std::string printable(std::string_view s);
+// Text for HTML element content or a quoted attribute.
+std::string html_escape(std::string_view s);
+// Text for a Markdown table cell or heading: one line, every ASCII punctuation mark escaped.
+std::string md_escape(std::string_view s);
+// A gnuplot string literal of `s` (printable): in double quotes, every byte but letters, digits,
+// a space and ._,:%()+=/- written as an octal escape — so no backtick (which gnuplot runs as a
+// shell command even inside double quotes), quote, newline, '@' or '$' ever reaches its parser.
+std::string gp_string(std::string_view s);
+// A Graphviz string literal of `s`: quotes and backslashes escaped, a newline Graphviz's line
+// break, any other control character (and invalid UTF-8) U+FFFD.
+std::string dot_quote(std::string_view s);
+// Whether `script` holds nothing gnuplot would run but what the report's charts say: every line
+// one of the commands they use (set, unset, plot), every string literal closed on its line, and
+// no backtick, '@', ';', '!', or the name of a function that reads or runs something (system,
+// load, call, eval) outside a literal. A chart's script is checked before gnuplot sees it.
+bool gp_inert(std::string_view script);
+// A file name made of `s`: letters, digits, '-' and '_' kept, the rest '_', at most 60 long.
+std::string file_stem(std::string_view s);
 
 // The latency distribution of the whole and of each group (up to 12; none when there is one),
 // from the JSON's `groups` (what the system's latency metrics measure): gnuplot data, one block
@@ -42,5 +61,48 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
 // The system's pipeline with the run's flow on each edge, as a Graphviz graph: the count, and the
 // rate per second of virtual time ("" when the system declares no pipeline or there are no metrics).
 std::string pipeline_dot(const sim::System& system, const nlohmann::json& result);
+
+// A chart for gnuplot, as text: `script` reads the files of `data` (name, content) and those the
+// caller puts beside them (series.csv, summary.csv, tails.csv), and writes `name`.svg, all in the
+// directory gnuplot runs in; every text in it is a gp_string literal, every file one of these.
+struct GnuplotChart {
+  std::string name;   // file stem: panel-flow
+  std::string title;  // for the page, as it is (escaped where shown)
+  std::string script;
+  std::vector<std::pair<std::string, std::string>> data;
+};
+
+// The start of every chart's script: an SVG of the given height, text taken literally.
+std::string chart_start(const std::string& name, int height = 340);
+
+// The latency CDF chart of `cdf`: one curve per title.
+GnuplotChart cdf_chart(const LatencyCdf& cdf);
+
+// A window of virtual time to shade in every chart (a fault), in seconds.
+struct Shade {
+  double from = 0, to = 0;
+};
+// One panel of the time series, from series.dat: whitespace-separated numbers (NaN where a
+// window had nothing to measure), a row per window, the window's end in its first column.
+struct SeriesCurve {
+  std::size_t column = 0;  // of series.dat, from 1 (2 or more: the first is the end)
+  std::string title;
+  bool ratio = false;      // a fraction, drawn in % on the right axis
+};
+GnuplotChart panel_chart(const std::string& name, const std::string& title, const std::vector<SeriesCurve>& curves,
+                         const std::vector<Shade>& shades, bool hours, bool log_y);
+
+// The timeline's lanes: `events` are timeline.csv's rows (from, to, kind, subject, detail, fault),
+// drawn as bars, one lane per subject; nothing when there is nothing to draw.
+std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::string>>& events, double end_s, bool hours);
+
+// One expected metric of a sweep against its first axis: a point per value of the axis, with its
+// 95% band (the mean's, or the pooled percentile's when `pooled`).
+struct SweepChartPoint {
+  std::string x;  // the axis' value, as the sweep wrote it
+  double low = 0, high = 0, value = 0;
+};
+GnuplotChart sweep_chart(std::size_t index, const std::string& metric, const std::string& unit_suffix, const std::string& axis,
+                         bool pooled, const std::vector<SweepChartPoint>& points);
 
 }  // namespace relaysim::cli

@@ -1,6 +1,11 @@
 #include "cli/result_dir.h"
 
-#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <system_error>
 
 namespace relaysim::cli {
@@ -23,10 +28,32 @@ std::optional<std::string> prepare_result_dir(const std::string& path, std::init
 }
 
 std::optional<std::string> write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::out | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return "cannot write " + p.string();
+  // A new file beside `p`, renamed over it once whole: rename(2) replaces a symbolic link at `p`
+  // instead of following it, and a reader never sees half a file.
+  std::string temp = (p.parent_path().empty() ? fs::path(".") : p.parent_path()) / ("." + p.filename().string() + ".XXXXXX");
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return "cannot write " + p.string() + ": " + std::strerror(errno);
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return "cannot write " + p.string() + ": " + why;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  // mkstemp makes the file 0600; an output is as readable as any file the user makes.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  if (::close(fd) != 0 || ::rename(temp.c_str(), p.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temp.c_str());
+    return "cannot write " + p.string() + ": " + why;
+  }
   return std::nullopt;
 }
 

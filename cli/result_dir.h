@@ -13,7 +13,8 @@ namespace relaysim::cli {
 // `ours` (`who`: "run", "sweep", for the message).
 std::optional<std::string> prepare_result_dir(const std::string& path, std::initializer_list<const char*> ours, const std::string& who);
 
-// Writes `text` to `p` whole; says what went wrong.
+// Writes `text` to `p` whole, as a new file that replaces `p` (a symbolic link there is replaced,
+// never written through); says what went wrong.
 std::optional<std::string> write_text(const std::filesystem::path& p, const std::string& text);
 
 }  // namespace relaysim::cli

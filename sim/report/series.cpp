@@ -95,6 +95,21 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return out;
 }
 
+bool read_csv_record(std::istream& in, std::vector<std::string>& fields, std::size_t& lines) {
+  std::string record, line;
+  if (!std::getline(in, record)) return false;
+  ++lines;
+  // An odd number of quotes so far: a quoted field goes on past the line break.
+  const auto open_quote = [](const std::string& s) { return std::count(s.begin(), s.end(), '"') % 2 == 1; };
+  while (open_quote(record) && std::getline(in, line)) {
+    ++lines;
+    record += '\n';
+    record += line;
+  }
+  fields = csv_fields(record);
+  return true;
+}
+
 void write_series_header(std::ostream& out, std::span<const SeriesColumn> columns) {
   out << "start_s,end_s";
   for (const SeriesColumn& c : columns) out << ',' << c.name;

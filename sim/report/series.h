@@ -168,5 +168,9 @@ void write_record(std::ostream& out, const EntityRecord& r);
 // A CSV field, quoted when it must be; and a line's fields, unquoted (the inverse).
 std::string csv_field(std::string_view text);
 std::vector<std::string> csv_fields(const std::string& line);
+// Reads the next record of a CSV file into `fields` — one line, or several where a quoted field
+// holds a line break (csv_field writes one so) — and adds the lines it took to `lines`; false at
+// the end of the file.
+bool read_csv_record(std::istream& in, std::vector<std::string>& fields, std::size_t& lines);
 
 }  // namespace relaysim::sim

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "model/core/utf8.h"
+
 namespace relaysim::sim {
 
 std::string write_duration(Duration d) {
@@ -89,6 +91,15 @@ Codec<std::string> name_codec() {
           [](const Reader& r, const YAML::Node& n, const std::string& p, std::string& v) {
             v = r.scalar(n, p, "a name");
             if (v.find_first_not_of(" \t") == std::string::npos) r.fail(n, p, "must not be empty");
+            // A name reaches CSV headers, reports, metric names (latency_p99_s[NAME]) and log
+            // lines: one line of text, nothing that closes a bracket.
+            if (v.size() > 200) r.fail(n, p, "must be at most 200 bytes long");
+            for (char c : v) {
+              const auto u = static_cast<unsigned char>(c);
+              if (u < 0x20 || u == 0x7F) r.fail(n, p, "must not hold a control character (a newline, a tab)");
+              if (c == '[' || c == ']') r.fail(n, p, "must not hold '[' or ']' (they delimit a name in a metric's name)");
+            }
+            if (!relaysim::valid_utf8(v)) r.fail(n, p, "must be valid UTF-8");
           },
           [](YAML::Emitter& e, const std::string& v, const std::string&) { e << YAML::DoubleQuoted << v; },
           {}};

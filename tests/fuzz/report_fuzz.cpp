@@ -1,17 +1,46 @@
 // libFuzzer target: the result.json `relaysim report` reads (cli/report_text.h). Whatever the
 // bytes, reading them ends in text or in a json exception (the report then refuses the file
 // with exit 2) and never crashes; the CDF's data has a curve for each title, and every table row
-// has as many cells as its header.
+// has as many cells as its header. And every gnuplot script the report would make of the file's
+// texts — each string in it as a chart's title, a lane, a sweep's metric and axis — is inert
+// (gp_inert: nothing but the charts' own commands and quoted literals), and escaped HTML holds
+// no tag of its own.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "cli/report_text.h"
 #include "sim/system.h"
 
 namespace {
+
+// Every string value of `j` (and every key), up to `most`.
+void strings_of(const nlohmann::json& j, std::vector<std::string>& out, std::size_t most) {
+  if (out.size() >= most) return;
+  if (j.is_string()) {
+    out.push_back(j.get<std::string>());
+  } else if (j.is_object()) {
+    for (const auto& [key, value] : j.items()) {
+      out.push_back(key);
+      strings_of(value, out, most);
+    }
+  } else if (j.is_array()) {
+    for (const auto& value : j) strings_of(value, out, most);
+  }
+}
+
+void inert(const relaysim::cli::GnuplotChart& chart) {
+  if (!relaysim::cli::gp_inert(chart.script)) {
+    std::fprintf(stderr, "report: a script gnuplot would run something in:\n%s\n", chart.script.c_str());
+    std::abort();
+  }
+  for (const auto& [name, content] : chart.data) {
+    if (relaysim::cli::file_stem(name.substr(0, name.rfind('.'))) != name.substr(0, name.rfind('.'))) std::abort();
+  }
+}
 
 std::size_t count(const std::string& s, const std::string& what) {
   std::size_t n = 0;
@@ -39,6 +68,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::string dot = relaysim::cli::pipeline_dot(*s, result);
       if (!dot.empty() && dot.rfind("digraph pipeline {", 0) != 0) std::abort();
     }
+    // The texts of the file as every name a chart shows.
+    std::vector<std::string> texts;
+    strings_of(result, texts, 64);
+    if (texts.empty()) texts.push_back("");
+    using namespace relaysim::cli;
+    std::vector<std::vector<std::string>> events;
+    std::vector<SeriesCurve> curves;
+    std::vector<SweepChartPoint> points;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string& t = texts[i];
+      const std::string& u = texts[(i + 1) % texts.size()];
+      events.push_back({std::to_string(i), i % 3 ? std::to_string(i + 2) : "", t, u, i % 2 ? u + " -> " + t : t, i % 2 ? "1" : "0"});
+      curves.push_back({i + 2, t, i % 2 == 1});
+      points.push_back({i % 4 ? std::to_string(i) : t, 1, 2, 1.5});
+      inert(sweep_chart(i, t, i % 2 ? " (%)" : "", u, i % 2 == 0, points));
+      const std::string html = html_escape(t);
+      if (html.find('<') != std::string::npos || html.find('>') != std::string::npos) std::abort();
+      if (md_escape(t).find('\n') != std::string::npos) std::abort();
+      const std::string dot = dot_quote(t);
+      // A Graphviz literal: quoted, and every quote inside it escaped.
+      for (std::size_t k = 1; k + 1 < dot.size(); ++k) {
+        if (dot[k] == '\\') ++k;
+        else if (dot[k] == '"' || dot[k] == '\n') std::abort();
+      }
+    }
+    inert(panel_chart("panel-flow", texts[0], curves, {{0, 60}, {120, 3600}}, texts.size() % 2 == 0, texts.size() % 3 == 0));
+    if (const auto lanes = lanes_chart(events, 100000, true)) inert(*lanes);
+    LatencyCdf cdf;
+    cdf.titles = texts;
+    cdf.by = texts.back();
+    inert(cdf_chart(cdf));
   } catch (const nlohmann::json::exception&) {
     // A value of the wrong type: the report refuses the file.
   }
