@@ -161,7 +161,7 @@ int plan_command(const PlanArgs& args) {
     file = read_scenario_file(args.file);
     for (const std::string& s : args.sets) sets.push_back(parse_override(s));
     base = parse_scenario(file.text, file.name, sets);
-    range = parse_axis(args.resource + "=" + args.range.value_or("1..1024"));
+    range = parse_axis(args.resource + "=" + args.range.value_or("1..1024"), "--range");
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid plan: " << e.what() << "\n";
     return kExitInvalid;
@@ -185,7 +185,7 @@ int plan_command(const PlanArgs& args) {
     auto it = at.find(i);
     if (it == at.end()) {
       std::vector<Override> o = sets;
-      o.push_back({args.resource, range.values[i]});
+      o.push_back({args.resource, range.values[i], "--range"});
       Scenario s = parse_scenario(file.text, file.name, o);
       s.seed = base.seed;
       it = at.emplace(i, std::move(s)).first;

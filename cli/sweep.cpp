@@ -5,6 +5,7 @@
 #include "cli/sweep.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "cli/commands.h"
 #include "cli/machine.h"
@@ -194,10 +196,17 @@ int sweep_command(const SweepArgs& args) {
   const std::optional<double> memory_limit = memory_limit_of(args.memory_limit, memory_problem);
   if (!memory_limit) return fail_usage(memory_problem);
   if (args.shard) {
-    unsigned i = 0, n = 0;
-    char tail = 0;
-    if (std::sscanf(args.shard->c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i == 0 || i > n) {
-      return fail_usage("--shard: expected I/N with 1 <= I <= N, such as 2/4, got '" + *args.shard + "'");
+    // Whole numbers exactly as written: sscanf's %u would wrap 4294967297 to 1.
+    const std::string& text = *args.shard;
+    const std::size_t slash = text.find('/');
+    std::uint32_t i = 0, n = 0;
+    const auto whole = [](std::string_view t, std::uint32_t& out) {
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+      return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+    };
+    if (slash == std::string::npos || !whole(std::string_view(text).substr(0, slash), i) ||
+        !whole(std::string_view(text).substr(slash + 1), n) || n == 0 || i == 0 || i > n) {
+      return fail_usage("--shard: expected I/N with 1 <= I <= N <= 4294967295, such as 2/4, got '" + text + "'");
     }
     plan.shard = i;
     plan.shards = n;
@@ -210,14 +219,23 @@ int sweep_command(const SweepArgs& args) {
   ScenarioText file;
   try {
     file = read_scenario_file(args.file);
-    for (const std::string& v : args.vary) plan.axes.push_back(parse_axis(v));
+    for (const std::string& v : args.vary) {
+      plan.axes.push_back(parse_axis(v));
+      // A key varied twice: the later axis would override the earlier at every point, and the
+      // table would label rows with values no run used.
+      for (std::size_t i = 0; i + 1 < plan.axes.size(); ++i) {
+        if (plan.axes[i].path == plan.axes.back().path) {
+          throw ScenarioError("--vary", 0, 0, plan.axes.back().path, "is varied twice; give all its values in one --vary");
+        }
+      }
+    }
     for (const std::string& s : args.sets) sets.push_back(parse_override(s));
     base = parse_scenario(file.text, file.name, sets);
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
     return kExitInvalid;
   }
-  if (plan.points() > 1'000'000 || plan.runs() > 10'000'000) return fail_usage("the sweep has more than a million points or ten million runs");
+  if (plan.points() > kMaxPoints || plan.runs() > kMaxRuns) return fail_usage("the sweep has more than a million points or ten million runs");
   if (args.seed) {
     const auto seed = parse_u64(*args.seed);
     if (!seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615");
@@ -250,6 +268,22 @@ int sweep_command(const SweepArgs& args) {
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
     return kExitInvalid;
+  }
+  // Two points that run the same scenario (an axis whose key another --vary or a --set inside
+  // it overrides, values that mean the same) would be two rows with different labels for one
+  // configuration.
+  {
+    std::unordered_map<std::uint64_t, std::size_t> seen;
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      const auto [at, fresh] = seen.emplace(hash_bytes(write_scenario(points[p])), p);
+      if (fresh) continue;
+      std::string a, b;
+      for (const Override& o : plan.overrides(at->second)) a += (a.empty() ? "" : ", ") + to_string(o);
+      for (const Override& o : plan.overrides(p)) b += (b.empty() ? "" : ", ") + to_string(o);
+      return fail_usage("the sweep's points " + a + " and " + b +
+                        " run the same scenario (one value overrides another, or two values mean the same); "
+                        "every point must differ");
+    }
   }
   if (args.out) {
     if (auto bad = prepare_result_dir(*args.out, kSweepFiles, "sweep")) return fail_usage("--out: " + *bad);
@@ -325,6 +359,14 @@ int sweep_command(const SweepArgs& args) {
 
 int merge_command(const MergeArgs& args) {
   if (args.parts.empty()) return fail_usage("merge needs the shards' directories");
+  // OUT is written; a shard is read: one directory as both would be overwritten while it is read
+  // (`merge p1 p1 p2`, OUT forgotten).
+  for (const std::string& part : args.parts) {
+    std::error_code ec;
+    if (fs::exists(args.out, ec) && fs::equivalent(args.out, part, ec)) {
+      return fail_usage("merge OUT PARTS...: " + args.out + " is also given as a shard; the merged table needs a directory of its own");
+    }
+  }
   std::optional<SweepPlan> plan;
   std::vector<bool> shard_seen;
   std::vector<SweepRun> runs;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <istream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <ostream>
@@ -17,9 +18,6 @@
 namespace relaysim::sim {
 
 namespace {
-
-// The most points one sweep may have: a grid beyond this is a typo (2..2000000).
-constexpr std::size_t kMaxPoints = 1'000'000;
 
 bool whole(std::string_view s, long long& out) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -43,10 +41,10 @@ std::string short_number(double v) {
 
 }  // namespace
 
-Axis parse_axis(std::string_view text) {
+Axis parse_axis(std::string_view text, const std::string& origin) {
   const std::size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == text.size()) {
-    throw ScenarioError("--vary", 0, 0, "", "expected key.path=values (2..16, 2..16:2, or a,b,c), got '" + std::string(text) + "'");
+    throw ScenarioError(origin, 0, 0, "", "expected key.path=values (2..16, 2..16:2, or a,b,c), got '" + std::string(text) + "'");
   }
   Axis a{std::string(text.substr(0, eq)), {}};
   parse_override(a.path + "=x");  // the path's own checks
@@ -59,12 +57,12 @@ Axis parse_axis(std::string_view text) {
                     whole(spec.substr(dots + 2, colon == std::string_view::npos ? std::string_view::npos : colon - dots - 2), to) &&
                     (colon == std::string_view::npos || whole(spec.substr(colon + 1), step));
     if (!ok || step <= 0 || to < from) {
-      throw ScenarioError("--vary", 0, 0, a.path,
+      throw ScenarioError(origin, 0, 0, a.path,
                           "a range is FROM..TO or FROM..TO:STEP in whole numbers with FROM <= TO and STEP > 0, got '" +
                               std::string(spec) + "'");
     }
     if (static_cast<unsigned long long>((to - from) / step) >= kMaxPoints) {
-      throw ScenarioError("--vary", 0, 0, a.path, "the range '" + std::string(spec) + "' has more than a million values");
+      throw ScenarioError(origin, 0, 0, a.path, "the range '" + std::string(spec) + "' has more than a million values");
     }
     for (long long v = from; v <= to; v += step) a.values.push_back(std::to_string(v));
     return a;
@@ -83,8 +81,21 @@ Axis parse_axis(std::string_view text) {
     }
   }
   a.values.push_back(cur);
-  for (const std::string& v : a.values) {
-    if (v.empty()) throw ScenarioError("--vary", 0, 0, a.path, "an empty value in the list '" + std::string(spec) + "'");
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    const std::string& v = a.values[i];
+    if (v.empty()) throw ScenarioError(origin, 0, 0, a.path, "an empty value in the list '" + std::string(spec) + "'");
+    // Two rows of the table would be one point, each labelled as if it were another.
+    if (std::find(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(i), v) != a.values.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw ScenarioError(origin, 0, 0, a.path, "the value '" + v + "' is given twice in '" + std::string(spec) + "'");
+    }
+  }
+  // "2-4" reads as one value that no whole-number key takes: say what a range is.
+  long long from = 0, to = 0;
+  const std::size_t dash = spec.find('-', 1);
+  if (a.values.size() == 1 && dash != std::string_view::npos && whole(spec.substr(0, dash), from) && whole(spec.substr(dash + 1), to)) {
+    throw ScenarioError(origin, 0, 0, a.path,
+                        "'" + std::string(spec) + "' is not a range; did you mean " + std::string(spec.substr(0, dash)) + ".." +
+                            std::string(spec.substr(dash + 1)) + "?");
   }
   return a;
 }
@@ -100,7 +111,7 @@ std::vector<Override> SweepPlan::overrides(std::size_t point) const {
   std::vector<Override> out(axes.size());
   for (std::size_t i = axes.size(); i-- > 0;) {
     const Axis& a = axes[i];
-    out[i] = {a.path, a.values[point % a.values.size()]};
+    out[i] = {a.path, a.values[point % a.values.size()], "--vary"};
     point /= a.values.size();
   }
   return out;
@@ -135,7 +146,10 @@ SweepPlan SweepPlan::from_json(const nlohmann::json& j) {
     p.shard = j.at("shard").get<std::uint32_t>();
     p.shards = j.at("shards").get<std::uint32_t>();
     for (const auto& a : j.at("axes")) p.axes.push_back({a.at("path").get<std::string>(), a.at("values").get<std::vector<std::string>>()});
-    if (p.replications == 0 || p.shards == 0 || p.shard == 0 || p.shard > p.shards) throw std::runtime_error("its numbers do not add up");
+    if (p.replications == 0 || p.shards == 0 || p.shard == 0 || p.shard > p.shards || p.points() > kMaxPoints ||
+        p.shards > kMaxRuns || p.runs() > kMaxRuns) {
+      throw std::runtime_error("its numbers do not add up");
+    }
     return p;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("not a sweep's description: ") + e.what());
@@ -191,9 +205,17 @@ std::vector<SweepRun> read_runs(std::istream& in, const SweepPlan& plan, const s
         r.values.push_back(std::nan(""));
         continue;
       }
+      // What exact() writes: a finite number, or "inf" for a figure that never came (a drain that
+      // never ended); nothing else strtod would take (nan, -inf, infinity, hex).
+      if (text == "inf") {
+        r.values.push_back(std::numeric_limits<double>::infinity());
+        continue;
+      }
       char* end = nullptr;
       const double v = std::strtod(text.c_str(), &end);
-      if (end != text.c_str() + text.size()) throw bad(plan.metrics[m] + " is not a number: '" + text + "'");
+      if (end != text.c_str() + text.size() || !std::isfinite(v) || text.find_first_of("xXpP") != std::string::npos) {
+        throw bad(plan.metrics[m] + " is not a number this sweep writes: '" + text + "'");
+      }
       r.values.push_back(v);
     }
     out.push_back(std::move(r));

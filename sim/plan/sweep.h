@@ -25,14 +25,20 @@
 namespace relaysim::sim {
 
 // One dimension of the grid: a key path of the scenario and the values it takes, as written.
+// The largest sweep: points of the grid (a grid beyond this is a typo: 2..2000000), and runs
+// (points x replications).
+inline constexpr std::size_t kMaxPoints = 1'000'000;
+inline constexpr std::size_t kMaxRuns = 10'000'000;
+
 struct Axis {
   std::string path;
   std::vector<std::string> values;
   bool operator==(const Axis&) const = default;
 };
 // "path=2..16" (whole numbers, step 1), "path=2..16:2" (a step), "path=1m,5m,15m" (a list of YAML
-// values). Throws ScenarioError (file "--vary") when it is none of these.
-Axis parse_axis(std::string_view text);
+// values, each once). Throws ScenarioError (file `origin`: "--vary", or plan's "--range") when it
+// is none of these.
+Axis parse_axis(std::string_view text, const std::string& origin = "--vary");
 
 struct SweepPlan {
   std::string file;                 // the scenario file, as named

@@ -341,8 +341,11 @@ std::string to_string(const Override& o) { return o.path + "=" + o.value; }
 namespace {
 
 // Sets `o` in the document `root`, making the mappings its path passes through.
+// How an error names the override `o` of `file`.
+std::string named(const Override& o, const std::string& file) { return file + " (" + o.origin + " " + to_string(o) + ")"; }
+
 void apply(YAML::Node& root, const Override& o, const std::string& file) {
-  const std::string where = file + " (--set " + to_string(o) + ")";
+  const std::string where = named(o, file);
   YAML::Node value;
   try {
     value = YAML::Load(o.value);
@@ -397,11 +400,21 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
       r.fail_mark(e.mark, "", e.msg);
     }
   } catch (const ScenarioError& e) {
-    // A value an override put there has no line in the file: name the override instead.
-    if (e.line() != 0) throw;
+    // A value an override put there is not the file's: name the override instead, the last one
+    // that set the key or a mapping around it (a line and column would count in its own text).
+    // A rule between keys that names a key around the override's, without a line in the file,
+    // is laid at the override's door too.
+    if (e.key().empty()) throw;
+    const auto under = [](const std::string& key, const std::string& path) {
+      return key == path || key.rfind(path + ".", 0) == 0 || key.rfind(path + "[", 0) == 0;
+    };
     for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
-      const bool inside = e.key().rfind(o->path, 0) == 0 || o->path.rfind(e.key() + ".", 0) == 0;
-      if (inside && !e.key().empty()) throw ScenarioError(file + " (--set " + to_string(*o) + ")", 0, 0, e.key(), e.problem());
+      const bool inside = under(e.key(), o->path) || (e.line() == 0 && o->path.rfind(e.key() + ".", 0) == 0);
+      if (!inside) continue;
+      const std::string at = e.line() > 0 && !under(e.key(), o->path)
+                                 ? std::string()
+                                 : (e.line() == 1 && e.column() > 1 ? " (at column " + std::to_string(e.column()) + " of the value)" : "");
+      throw ScenarioError(named(*o, file), 0, 0, e.key(), e.problem() + at);
     }
     throw;
   }

@@ -26,6 +26,9 @@ inline constexpr std::size_t kMaxScenarioBytes = 1u << 20;
 struct Override {
   std::string path;
   std::string value;
+  // Where it came from, as an error names it: "--set", or "--vary"/"--range" for a sweep's or a
+  // plan's value (an error in the value is the command line's, not the file's).
+  std::string origin = "--set";
 };
 // "key.path=value" as an Override; throws ScenarioError (file "--set") when it is not one.
 Override parse_override(std::string_view text);

@@ -523,6 +523,11 @@ def _():
     expect(run("run", QUICKSTART, "--set", "webhook.platform.pods"), EXIT_INVALID, r"expected key.path=value")
     expect(run("run", QUICKSTART, "--set", "webhook.platform.pods=[1"), EXIT_INVALID, r"the value is not YAML")
     expect(run("run", QUICKSTART, "--set", "webhook.world.endpoints.7.count=1"), EXIT_INVALID, r"not one of its indices")
+    # An error in the value names the --set, not the file's first line.
+    expect(run("run", QUICKSTART, "--set", "webhook.platform.pods=abc"), EXIT_INVALID,
+           r"quickstart.yaml \(--set webhook.platform.pods=abc\): webhook.platform.pods: expected a whole number")
+    expect(run("run", QUICKSTART, "--set", "webhook.load=[{rate: 5/s, from: 0s, to: 1m, bogus: 1}]"), EXIT_INVALID,
+           r"\(--set webhook.load=.*\): webhook.load\[0\].bogus: unknown key .*\(at column 32 of the value\)")
     code, out, _ = run("run", QUICKSTART, "--set", "duration=2m", "--set", "webhook.platform.pods=3", "--json", "-", "-q")
     assert code in (0, 1), out
 
@@ -571,6 +576,35 @@ def _():
     r = run(*pods, "-j", "2", "-r", "1", "--memory-limit", "60MiB")
     expect(r, 0, r"running 1 at once")
     expect(r, 0, r"on 1 thread;", where="stdout")
+    # A table whose rows are labelled with values no run used is refused before anything runs.
+    expect(run(*pods, "--vary", "webhook.platform.pods=8"), EXIT_INVALID, r"--vary: webhook.platform.pods: is varied twice")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=2,4,2"), EXIT_INVALID, r"the value '2' is given twice")
+    expect(run("sweep", QUICKSTART, "--vary", "duration=60s,1m"), EXIT_INVALID,
+           r"points duration=60s and duration=1m run the same scenario")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=2-4"), EXIT_INVALID, r"did you mean 2\.\.4\?")
+    # An error in a value of the grid names the --vary it came from, not the file's first line.
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=0,1"), EXIT_INVALID,
+           r"\(--vary webhook.platform.pods=0\): webhook.platform.pods: must be between 1 and 1024")
+    expect(run("sweep", QUICKSTART, "--vary", "webhook.platform.pods=1..2", "--shard", "4294967297/4294967298", "--out", path("sw")),
+           EXIT_INVALID, r"--shard: expected I/N")
+    # merge's OUT is written: given as a shard too, it would be overwritten while read.
+    shard = path("shard-1")
+    shutil.rmtree(shard, ignore_errors=True)
+    assert run("sweep", "-q", QUICKSTART, "--set", "duration=1m", "--vary", "webhook.platform.pods=1..2", "-r", "2",
+               "--shard", "1/2", "--out", shard)[0] == 0
+    runs_before = open(os.path.join(shard, "runs.csv")).read()
+    expect(run("merge", shard, shard, path("shard-2")), EXIT_INVALID, r"is also given as a shard")
+    assert open(os.path.join(shard, "runs.csv")).read() == runs_before, "merge wrote into its input shard"
+    # A value no sweep writes in a shard's runs.csv (nan, -inf) is refused, never merged.
+    for bad in ("nan", "-inf", "infinity", "0x1p3"):
+        lines = runs_before.splitlines()
+        fields = lines[1].split(",")
+        fields[-1] = bad
+        with open(os.path.join(shard, "runs.csv"), "w") as f:
+            f.write("\n".join([lines[0], ",".join(fields)] + lines[2:]) + "\n")
+        expect(run("merge", path("merged-bad"), shard), EXIT_INVALID, r"runs.csv:2: .* is not a number this sweep writes")
+    with open(os.path.join(shard, "runs.csv"), "w") as f:
+        f.write(runs_before)
     expect(run("merge", path("merged"), path("no-such-dir")), EXIT_INVALID, r"no sweep.json")
     os.makedirs(path("not-a-sweep"), exist_ok=True)
     write("not-a-sweep/sweep.json", "{}")
@@ -591,6 +625,8 @@ def _():
     expect(run("plan", QUICKSTART, "--resource", "webhook.platform.podz", "--target", "latency_p99_s < 3s", "--range", "1..2"),
            EXIT_INVALID, r"did you mean 'pods'")
     expect(run(*plan, "--target", "latency_p99_s < 3s", "--memory-limit", "lots"), EXIT_INVALID, r"--memory-limit")
+    expect(run(*plan, "--target", "latency_p99_s < 3s", "--range", "0..4"), EXIT_INVALID,
+           r"\(--range webhook.platform.pods=0\): webhook.platform.pods: must be between 1 and 1024")
 
 
 # ---- serve and world (the live service) -------------------------------------------------------
