@@ -339,6 +339,16 @@ struct StopWatch {
   }
 };
 
+// Whether two paths name one file: the same file if both exist, else the same place.
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
+  const fs::path x = fs::weakly_canonical(a, ec);
+  const fs::path y = fs::weakly_canonical(b, ec);
+  return !x.empty() && x == y;
+}
+
 int exit_status(const RunResult& r) {
   switch (r.ending) {
     case Ending::out_of_memory:
@@ -372,6 +382,28 @@ int run_command(const RunArgs& args) {
   // Every refusal comes before prepare_database, which with --overwrite removes the earlier run.
   const Footprint footprint = as_run.system->footprint(as_run, database == ":memory:");
   if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
+  // No two outputs (nor an output and the scenario file) are one file: one would replace the
+  // other without a word.
+  {
+    std::vector<std::pair<std::string, std::string>> files;  // what, path
+    if (args.file != "-") files.emplace_back("the scenario file", args.file);
+    if (database != ":memory:") files.emplace_back("--sqlite-path", database);
+    if (args.json_path && *args.json_path != "-") files.emplace_back("--json", *args.json_path);
+    if (args.timeseries) {
+      files.emplace_back("--timeseries", *args.timeseries);
+      for (const std::string& f : RunOutputs::files_of(*args.timeseries)) {
+        if (f != *args.timeseries) files.emplace_back("--timeseries (" + f + ")", f);
+      }
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      for (std::size_t j = i + 1; j < files.size(); ++j) {
+        if (same_file(files[i].second, files[j].second)) {
+          return fail_usage(files[j].first + " " + files[j].second + " is the same file as " + files[i].first +
+                            "; one would overwrite the other");
+        }
+      }
+    }
+  }
   JsonOutput json;
   if (args.json_path) {
     if (const auto problem = json.open(*args.json_path, args.file, database)) return fail_usage(*problem);
@@ -381,7 +413,8 @@ int run_command(const RunArgs& args) {
     options.series = &outputs;
     if (outputs.directory()) options.records = &outputs;
   }
-  if (const auto problem = prepare_database(database, args.overwrite)) return fail_usage(*problem);
+  DatabaseLock database_lock;  // held until the run's last write
+  if (const auto problem = prepare_database(database, args.overwrite, database_lock)) return fail_usage(*problem);
   try {
     record_run_start(database, as_run);
   } catch (const StoreError& e) {

@@ -24,6 +24,15 @@ std::optional<std::string> open_file(std::ofstream& out, const fs::path& p) {
 
 }  // namespace
 
+constexpr std::initializer_list<const char*> kRunFiles = {"series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"};
+
+std::vector<std::string> RunOutputs::files_of(const std::string& path) {
+  if (ends_with(path, ".csv")) return {path};
+  std::vector<std::string> out;
+  for (const char* f : kRunFiles) out.push_back((fs::path(path) / f).string());
+  return out;
+}
+
 std::optional<std::string> RunOutputs::open(const std::string& path, const sim::System& system) {
   if (path.empty()) return "--timeseries needs a path: a .csv file, or a directory for every output";
   path_ = path;
@@ -31,7 +40,7 @@ std::optional<std::string> RunOutputs::open(const std::string& path, const sim::
   if (!directory_) {
     if (auto problem = open_file(series_, path)) return problem;
   } else {
-    if (auto problem = prepare_result_dir(path, {"series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"}, "run")) {
+    if (auto problem = prepare_result_dir(path, kRunFiles, "run")) {
       return "--timeseries: " + *problem + (problem->find("is a file") != std::string::npos
                                                  ? " for every output, or a path ending in .csv for the time series alone"
                                                  : "");

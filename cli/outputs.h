@@ -20,6 +20,8 @@ namespace relaysim::cli {
 
 class RunOutputs final : public sim::SeriesSink, public sim::RecordSink {
  public:
+  // The files `--timeseries path` writes: path itself when it ends in .csv, else the directory's.
+  static std::vector<std::string> files_of(const std::string& path);
   // Opens everything the run will write as it goes; says what is wrong when it cannot.
   std::optional<std::string> open(const std::string& path, const sim::System& system);
   bool directory() const { return directory_; }

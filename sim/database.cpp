@@ -1,5 +1,11 @@
 #include "sim/database.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -36,30 +42,78 @@ void put(Db& db, const std::string& key, const std::string& value) {
 }
 }  // namespace
 
-std::optional<std::string> prepare_database(const std::string& path, bool overwrite) {
+DatabaseLock::~DatabaseLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the file lets go of its lock
+}
+
+DatabaseLock& DatabaseLock::operator=(DatabaseLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+namespace {
+
+// Opens `path` (making it when `create`) and takes its lock; -1 when another process holds it or
+// it cannot be opened (`busy` says which).
+int lock_file(const std::string& path, bool create, bool& busy) {
+  busy = false;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  if (fd < 0) return -1;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    busy = errno == EWOULDBLOCK;
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::optional<std::string> prepare_database(const std::string& path, bool overwrite, DatabaseLock& lock) {
   if (path == ":memory:") return std::nullopt;
+  const auto in_use = [&path] { return "'" + path + "' is in use by another relaysim run; choose another path, or wait for it to end"; };
   const DbInspection d = inspect_database(path);
-  if (!d.exists) return std::nullopt;
-  if (d.is_directory) return "'" + path + "' is a directory; give the path of a database file";
-  if (!d.is_sqlite) return "'" + path + "' is not an SQLite database (" + d.error + "); relaysim will not touch it";
-  if (d.tables.empty()) return std::nullopt;
-  bool ours = false;
-  std::string names;
-  for (const auto& t : d.tables) {
-    ours = ours || t == kTable;
-    names += (names.empty() ? "" : ", ") + t;
+  if (d.exists) {
+    if (d.is_directory) return "'" + path + "' is a directory; give the path of a database file";
+    if (!d.is_sqlite) return "'" + path + "' is not an SQLite database (" + d.error + "); relaysim will not touch it";
+    if (!d.tables.empty()) {
+      bool ours = false;
+      std::string names;
+      for (const auto& t : d.tables) {
+        ours = ours || t == kTable;
+        names += (names.empty() ? "" : ", ") + t;
+      }
+      if (!ours) {
+        return "'" + path + "' is not a relaysim database (it holds the tables " + names +
+               "); relaysim will not touch it: choose another path";
+      }
+      if (!overwrite) {
+        return "'" + path + "' holds an earlier run (" + describe_run(path) +
+               "); pass --overwrite to replace it, or choose another path";
+      }
+      // Removed only while held: a run still writing it holds its lock.
+      bool busy = false;
+      const int held = lock_file(path, false, busy);
+      if (held < 0) return busy ? in_use() : "cannot open '" + path + "': " + std::strerror(errno);
+      std::error_code ec;
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
+      ::close(held);
+      if (ec) return "cannot remove '" + path + "': " + ec.message();
+    }
   }
-  if (!ours) {
-    return "'" + path + "' is not a relaysim database (it holds the tables " + names +
-           "); relaysim will not touch it: choose another path";
+  bool busy = false;
+  const int fd = lock_file(path, true, busy);
+  if (fd < 0) return busy ? in_use() : "cannot write '" + path + "': " + std::strerror(errno);
+  lock.fd_ = fd;
+  // Another run may have made and filled it between the look above and the lock.
+  if (!inspect_database(path).tables.empty()) {
+    lock = DatabaseLock();
+    return "'" + path + "' was just written by another run; choose another path";
   }
-  if (!overwrite) {
-    return "'" + path + "' holds an earlier run (" + describe_run(path) +
-           "); pass --overwrite to replace it, or choose another path";
-  }
-  std::error_code ec;
-  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) std::filesystem::remove(path + suffix, ec);
-  if (ec) return "cannot remove '" + path + "': " + ec.message();
   return std::nullopt;
 }
 

@@ -15,9 +15,26 @@
 
 namespace relaysim::sim {
 
-// Returns why `path` cannot take a new run, or nothing. With `overwrite`, a database that holds
-// an earlier relaysim run is removed (with its -wal and -shm files) to make room.
-std::optional<std::string> prepare_database(const std::string& path, bool overwrite);
+// A run's hold on its database file for as long as it lives (an advisory lock of the file, which
+// SQLite's own locks do not see): a second run cannot --overwrite a database a run still writes.
+class DatabaseLock {
+ public:
+  DatabaseLock() = default;
+  ~DatabaseLock();
+  DatabaseLock(DatabaseLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  DatabaseLock& operator=(DatabaseLock&& other) noexcept;
+  DatabaseLock(const DatabaseLock&) = delete;
+  DatabaseLock& operator=(const DatabaseLock&) = delete;
+
+ private:
+  friend std::optional<std::string> prepare_database(const std::string& path, bool overwrite, DatabaseLock& lock);
+  int fd_ = -1;
+};
+
+// Returns why `path` cannot take a new run, or nothing and `lock` holding the file (made if it
+// was missing). With `overwrite`, a database that holds an earlier relaysim run, and that no
+// running relaysim holds, is removed (with its -wal and -shm files) to make room.
+std::optional<std::string> prepare_database(const std::string& path, bool overwrite, DatabaseLock& lock);
 // Labels the database before the run: the scenario, and "finished: no".
 void record_run_start(const std::string& path, const Scenario& s);
 // After the run: whether it finished, its verdict, fingerprint and ending.

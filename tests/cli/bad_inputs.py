@@ -112,6 +112,43 @@ def _():
     expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), 0)
 
 
+@case("database.overwrite_never_replaces_a_database_a_run_still_writes")
+def _():
+    db = path("busy.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    long_run = subprocess.Popen([RELAYSIM, "run", "-q", QUICKSTART, "--set", "duration=100h", "--set",
+                                 "webhook.load=[{rate: 20/s, from: 0s, to: 100h}]", "--sqlite-path", db],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):  # until it has written its label
+            if os.path.exists(db) and os.path.getsize(db) > 0:
+                break
+            time.sleep(0.1)
+        expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), EXIT_INVALID,
+               r"is in use by another relaysim run")
+        assert long_run.poll() is None, "the running run was disturbed"
+    finally:
+        long_run.kill()
+        long_run.wait()
+    # Once it has ended (killed: the label says it did not finish), --overwrite replaces it.
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), EXIT_INVALID, r"did not finish")
+    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), 0)
+
+
+@case("files.two_outputs_of_one_run_are_never_one_file")
+def _():
+    short = ["run", "-q", QUICKSTART, "--set", "duration=1m"]
+    expect(run(*short, "--json", path("o.csv"), "--timeseries", path("o.csv")), EXIT_INVALID,
+           r"--timeseries .*o.csv is the same file as --json")
+    expect(run(*short, "--json", path("tsd"), "--timeseries", path("tsd")), EXIT_INVALID, r"is the same file as --json")
+    expect(run(*short, "--json", path("tsd2/result.json"), "--timeseries", path("tsd2")), EXIT_INVALID,
+           r"tsd2/result.json is the same file as --json")
+    expect(run(*short, "--json", path("one.db"), "--sqlite-path", path("one.db")), EXIT_INVALID,
+           r"is the same file as --sqlite-path")
+
+
 @case("database.foreign_database_is_never_touched")
 def _():
     db = path("foreign.db")
