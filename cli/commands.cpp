@@ -339,10 +339,17 @@ struct StopWatch {
   }
 };
 
-// Whether two paths name one file: the same file if both exist, else the same place.
+// Whether two paths name one file: the same file if both exist, else the same place. A FIFO, a
+// device or a descriptor of this process (/dev/stdout) is written through, never replaced: such
+// a path is no file of its own (JsonOutput judges those).
 bool same_file(const std::string& a, const std::string& b) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  for (const std::string& p : {a, b}) {
+    if (own_descriptor(p) >= 0) return false;
+    const fs::file_status st = fs::status(p, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) return false;
+  }
   if (fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec)) return true;
   const fs::path x = fs::weakly_canonical(a, ec);
   const fs::path y = fs::weakly_canonical(b, ec);
@@ -387,20 +394,18 @@ int run_command(const RunArgs& args) {
   {
     std::vector<std::pair<std::string, std::string>> files;  // what, path
     if (args.file != "-") files.emplace_back("the scenario file", args.file);
-    if (database != ":memory:") files.emplace_back("--sqlite-path", database);
-    if (args.json_path && *args.json_path != "-") files.emplace_back("--json", *args.json_path);
+    if (database != ":memory:") files.emplace_back("the database (--sqlite-path)", database);
+    if (args.json_path && *args.json_path != "-") files.emplace_back("the --json output", *args.json_path);
     if (args.timeseries) {
-      files.emplace_back("--timeseries", *args.timeseries);
+      files.emplace_back("the --timeseries output", *args.timeseries);
       for (const std::string& f : RunOutputs::files_of(*args.timeseries)) {
-        if (f != *args.timeseries) files.emplace_back("--timeseries (" + f + ")", f);
+        if (f != *args.timeseries) files.emplace_back("a --timeseries output", f);
       }
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
       for (std::size_t j = i + 1; j < files.size(); ++j) {
-        if (same_file(files[i].second, files[j].second)) {
-          return fail_usage(files[j].first + " " + files[j].second + " is the same file as " + files[i].first +
-                            "; one would overwrite the other");
-        }
+        if (!same_file(files[i].second, files[j].second)) continue;
+        return fail_usage(files[j].first + " " + files[j].second + " is " + files[i].first + "; one would overwrite the other");
       }
     }
   }
@@ -472,10 +477,10 @@ int run_command(const RunArgs& args) {
   return status;
 }
 
-int validate_command(const std::vector<std::string>& files) {
+int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets) {
   int status = kExitPass;
   for (const auto& f : files) {
-    const std::optional<Scenario> s = load(f);
+    const std::optional<Scenario> s = load(f, sets);
     if (!s) {
       status = kExitInvalid;
       continue;

@@ -44,7 +44,7 @@ int fail_usage(const std::string& message);
 int fail_incomplete(const std::string& message);
 
 int run_command(const RunArgs& args);
-int validate_command(const std::vector<std::string>& files);
+int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets = {});
 int metrics_command(const std::optional<std::string>& system);
 int reference_command();
 int mmc_command(MmcArgs args);

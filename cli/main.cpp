@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   plan->add_option("--memory-limit", plan_args.memory_limit,
                    "What the runs at once may hold together, as estimated from the scenario: a size (4GiB) or 'none' "
                    "(default: most of the memory available)");
-  plan->add_option("--json", plan_args.json_path, "Also write the probes and the answer as JSON here");
+  plan->add_option("--json", plan_args.json_path, "Also write the probes and the answer as JSON here ('-': standard output, the text then going to standard error)");
   plan->add_flag("-q,--quiet", plan_args.quiet, "Print only the answer");
 
   auto* report = app.add_subcommand(
@@ -185,6 +185,8 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
   std::vector<std::string> files;
   validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
+  std::vector<std::string> validate_sets;
+  validate->add_option("--set", validate_sets, "Set a value over each file's own, as key.path=value (repeatable), as run does");
 
   auto* metrics = app.add_subcommand("metrics", "List the metrics an expect: block may name, with their units");
   std::optional<std::string> metrics_system;
@@ -286,7 +288,7 @@ int main(int argc, char** argv) {
   if (*judge) return live::judge_command(judge_args);
 #endif
   if (*run) return run_command(run_args);
-  if (*validate) return validate_command(files);
+  if (*validate) return validate_command(files, validate_sets);
   if (*sweep) return sweep_command(sweep_args);
   if (*plan) return plan_command(plan_args);
   if (*report) return report_command(report_dir);

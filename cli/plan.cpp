@@ -21,6 +21,7 @@
 #include "cli/commands.h"
 #include "cli/machine.h"
 #include "cli/parallel.h"
+#include "cli/result_dir.h"
 #include "sim/plan/stats.h"
 #include "sim/plan/sweep.h"
 #include "sim/queueing/erlang.h"
@@ -152,6 +153,9 @@ int plan_command(const PlanArgs& args) {
   const std::optional<double> memory_limit = memory_limit_of(args.memory_limit, memory_problem);
   if (!memory_limit) return fail_usage(memory_problem);
   if (args.targets.empty()) return fail_usage("plan needs at least one --target, such as --target 'latency_p99_s < 30s'");
+  if (args.json_path && *args.json_path != "-") {
+    if (auto bad = check_writable(*args.json_path, "--json")) return fail_usage(*bad);
+  }
 
   std::vector<Override> sets;
   Scenario base;
@@ -328,7 +332,7 @@ int plan_command(const PlanArgs& args) {
   }
 
   // The report.
-  std::ostream& out = std::cout;
+  std::ostream& out = args.json_path && *args.json_path == "-" ? std::cerr : std::cout;
   std::string targets_text;
   for (const Target& t : targets) targets_text += (targets_text.empty() ? "" : " and ") + t.text;
   out << "plan: the least " << args.resource << " in " << range.values.front() << ".." << range.values.back() << " for "
@@ -382,9 +386,11 @@ int plan_command(const PlanArgs& args) {
       }
       j["probes"].push_back(jp);
     }
-    std::ofstream f(*args.json_path);
-    f << j.dump(2) << "\n";
-    if (!f) return fail_usage("cannot write --json " + *args.json_path);
+    if (*args.json_path == "-") {
+      std::cout << j.dump(2) << "\n";
+    } else if (auto bad = write_text(*args.json_path, j.dump(2) + "\n")) {
+      return fail_incomplete(*bad);
+    }
   }
   return answer ? kExitPass : kExitFail;
 }

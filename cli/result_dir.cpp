@@ -27,6 +27,17 @@ std::optional<std::string> prepare_result_dir(const std::string& path, std::init
   return std::nullopt;
 }
 
+std::optional<std::string> check_writable(const fs::path& p, const std::string& what) {
+  std::error_code ec;
+  if (p.empty()) return what + " needs a path";
+  if (fs::is_directory(p, ec)) return what + " " + p.string() + " is a directory; give a file name";
+  const fs::path parent = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  if (!fs::is_directory(parent, ec)) return what + " " + p.string() + ": there is no directory " + parent.string();
+  // write_text makes a new file in the directory and renames it over `p`.
+  if (::access(parent.c_str(), W_OK) != 0) return what + " " + p.string() + ": cannot write in " + parent.string() + ": " + std::strerror(errno);
+  return std::nullopt;
+}
+
 std::optional<std::string> write_text(const fs::path& p, const std::string& text) {
   // A new file beside `p`, renamed over it once whole: rename(2) replaces a symbolic link at `p`
   // instead of following it, and a reader never sees half a file.

@@ -13,6 +13,10 @@ namespace relaysim::cli {
 // `ours` (`who`: "run", "sweep", for the message).
 std::optional<std::string> prepare_result_dir(const std::string& path, std::initializer_list<const char*> ours, const std::string& who);
 
+// Says why `p` cannot be written as a file (`what`: "--json"), or nothing: checked before a long
+// piece of work, so a mistyped path is not found only at its end.
+std::optional<std::string> check_writable(const std::filesystem::path& p, const std::string& what);
+
 // Writes `text` to `p` whole, as a new file that replaces `p` (a symbolic link there is replaced,
 // never written through); says what went wrong.
 std::optional<std::string> write_text(const std::filesystem::path& p, const std::string& text);

@@ -405,11 +405,26 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
     // A rule between keys that names a key around the override's, without a line in the file,
     // is laid at the override's door too.
     if (e.key().empty()) throw;
-    const auto under = [](const std::string& key, const std::string& path) {
-      return key == path || key.rfind(path + ".", 0) == 0 || key.rfind(path + "[", 0) == 0;
+    // An override's path names a list's item by its index between dots (endpoints.0.count); an
+    // error's key, in brackets (endpoints[0].count).
+    const auto as_key = [](const std::string& path) {
+      std::string out;
+      std::size_t start = 0;
+      while (start <= path.size()) {
+        const std::size_t dot = std::min(path.find('.', start), path.size());
+        const std::string part = path.substr(start, dot - start);
+        const bool index = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+        out += index ? "[" + part + "]" : (out.empty() ? "" : ".") + part;
+        start = dot + 1;
+      }
+      return out;
+    };
+    const auto under = [&as_key](const std::string& key, const std::string& path) {
+      const std::string p = as_key(path);
+      return key == p || key.rfind(p + ".", 0) == 0 || key.rfind(p + "[", 0) == 0;
     };
     for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
-      const bool inside = under(e.key(), o->path) || (e.line() == 0 && o->path.rfind(e.key() + ".", 0) == 0);
+      const bool inside = under(e.key(), o->path) || (e.line() == 0 && as_key(o->path).rfind(e.key() + ".", 0) == 0);
       if (!inside) continue;
       const std::string at = e.line() > 0 && !under(e.key(), o->path)
                                  ? std::string()

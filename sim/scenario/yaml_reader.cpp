@@ -116,6 +116,10 @@ namespace {
 std::string what_it_is(const YAML::Node& n) {
   if (n.IsMap()) return "a mapping";
   if (n.IsSequence()) return "a list";
+  if (n.IsScalar()) {
+    const std::string v = n.Scalar();
+    return "the single value '" + (v.size() > 60 ? v.substr(0, 60) + "..." : v) + "'";
+  }
   return "nothing";
 }
 std::string format_number(double v) {

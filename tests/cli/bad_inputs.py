@@ -141,12 +141,12 @@ def _():
 def _():
     short = ["run", "-q", QUICKSTART, "--set", "duration=1m"]
     expect(run(*short, "--json", path("o.csv"), "--timeseries", path("o.csv")), EXIT_INVALID,
-           r"--timeseries .*o.csv is the same file as --json")
-    expect(run(*short, "--json", path("tsd"), "--timeseries", path("tsd")), EXIT_INVALID, r"is the same file as --json")
+           r"the --timeseries output .*o.csv is the --json output")
+    expect(run(*short, "--json", path("tsd"), "--timeseries", path("tsd")), EXIT_INVALID, r"is the --json output")
     expect(run(*short, "--json", path("tsd2/result.json"), "--timeseries", path("tsd2")), EXIT_INVALID,
-           r"tsd2/result.json is the same file as --json")
+           r"a --timeseries output .*tsd2/result.json is the --json output")
     expect(run(*short, "--json", path("one.db"), "--sqlite-path", path("one.db")), EXIT_INVALID,
-           r"is the same file as --sqlite-path")
+           r"one.db is the database \(--sqlite-path\)")
 
 
 @case("database.foreign_database_is_never_touched")
