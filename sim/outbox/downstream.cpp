@@ -26,6 +26,12 @@ const Schema<DownstreamSpec>& downstream_schema() {
           "`error`: every handling refused at once; `timeout`: swallowed", opt::shown("none"));
     s.key("slowdowns", &DownstreamSpec::slowdowns, list_codec(map_codec(slowdown_schema()), "list of windows with a factor"),
           "windows when its latency is multiplied", opt::shown("none"));
+    s.check([](const Reader& r, const Map& m, DownstreamSpec& d) {
+      // One draw decides a handling's fate: shares past 100% would silently shrink the later ones.
+      if (d.error_rate + d.rejection_rate + d.deaths + d.lost_answers > 1.0) {
+        r.fail(m.node(), m.path(), "error_rate + rejection_rate + deaths + lost_answers must not exceed 100%");
+      }
+    });
     return s;
   }();
   return schema;

@@ -65,6 +65,9 @@ const Schema<RelayConfig>& platform_schema() {
           "message types with their retry policies (the first is the default)");
     s.key("store_retry", &RelayConfig::store_retry, duration_codec(),
           "after a shard's call fails, how long a pod leaves that shard alone");
+    s.check([](const Reader& r, const Map& m, RelayConfig& c) {
+      unique_names(r, m, "types", c.types, [](const model::TypePolicy& t) -> const std::string& { return t.name; }, "message type");
+    });
     return s;
   }();
   return schema;

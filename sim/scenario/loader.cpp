@@ -431,6 +431,12 @@ Scenario parse_scenario(std::string_view text, const std::string& file, const st
                                  : (e.line() == 1 && e.column() > 1 ? " (at column " + std::to_string(e.column()) + " of the value)" : "");
       throw ScenarioError(named(*o, file), 0, 0, e.key(), e.problem() + at);
     }
+    // A rule between keys, found at a line of the file, that overrides took part in: say which.
+    std::string given;
+    for (const Override& o : overrides) {
+      if (as_key(o.path).rfind(e.key() + ".", 0) == 0) given += (given.empty() ? "" : ", ") + o.origin + " " + to_string(o);
+    }
+    if (!given.empty()) throw ScenarioError(e.file(), e.line(), e.column(), e.key(), e.problem() + " (given " + given + ")");
     throw;
   }
 }

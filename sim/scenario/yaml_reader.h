@@ -119,6 +119,23 @@ class Map {
   std::vector<std::string> known_;
 };
 
+// Fails at the second of two items of the list `list` of `m` that have one name (`name_of(item)`;
+// `what`: "provider"): a name is how a report, a metric (latency_p99_s[NAME]) or another key
+// finds its item, so two alike would be one.
+template <class T, class F>
+void unique_names(const Reader& r, const Map& m, const std::string& list, const std::vector<T>& items, F&& name_of,
+                  const std::string& what) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (name_of(items[j]) != name_of(items[i])) continue;
+      const YAML::Node item = m[list][i];
+      const bool keyed = item.IsMap() && item["name"].IsDefined();
+      r.fail(keyed ? item["name"] : item, m.child(list) + "[" + std::to_string(i) + "]" + (keyed ? ".name" : ""),
+             "names " + what + " '" + std::string(name_of(items[i])) + "' a second time (item " + std::to_string(j) + " has it)");
+    }
+  }
+}
+
 // Calls f(item, path) for each item of a YAML list.
 template <class F>
 void each(const Reader& r, const YAML::Node& n, const std::string& path, F&& f) {

@@ -106,6 +106,14 @@ const Schema<ProviderSpec>& provider_schema() {
     s.key("slowdowns", &ProviderSpec::slowdowns, list_codec(map_codec(slowdown_schema()), "list, below"),
           "windows when its latency is multiplied", opt::shown("none"));
     s.key("receipts", &ProviderSpec::receipts, map_codec(receipt_schema()), "its delivery receipts");
+    s.check([](const Reader& r, const Map& m, ProviderSpec& p) {
+      // One draw decides: refused for now, refused for good, or read; shares past 100% would
+      // silently shrink the second.
+      if (p.error_rate + p.refusal_rate > 1.0) {
+        r.fail(m["refusal_rate"].IsDefined() ? m["refusal_rate"] : m["error_rate"], m.child("refusal_rate"),
+               "error_rate + refusal_rate must not exceed 100%");
+      }
+    });
     return s;
   }();
   return schema;
@@ -283,6 +291,9 @@ const Schema<DirectorySpec>& directory_schema() {
       if (d.regions.size() > relaysim::sms::kMaxDirectoryNames) r.fail(m["regions"], m.child("regions"), "at most 64 regions");
       if (d.tags.size() > relaysim::sms::kMaxDirectoryNames) r.fail(m["tags"], m.child("tags"), "at most 64 tags");
       if (d.utc_offsets.empty()) r.fail(m["utc_offsets"], m.child("utc_offsets"), "needs at least one offset");
+      const auto itself = [](const std::string& name) -> const std::string& { return name; };
+      unique_names(r, m, "regions", d.regions, itself, "region");
+      unique_names(r, m, "tags", d.tags, itself, "tag");
     });
     return s;
   }();
@@ -433,14 +444,8 @@ const Schema<SmsSpec>& spec_schema() {
       for (std::size_t i = 0; i < spec.providers.size(); ++i) {
         if (spec.providers[i].name.empty()) spec.providers[i].name = "provider-" + std::to_string(i);
       }
-      for (std::size_t i = 0; i < spec.businesses.size(); ++i) {
-        for (std::size_t j = 0; j < i; ++j) {
-          if (spec.businesses[j].name == spec.businesses[i].name) {
-            r.fail(m["businesses"][i]["name"], m.child("businesses") + "[" + std::to_string(i) + "].name",
-                   "names business '" + spec.businesses[i].name + "' a second time");
-          }
-        }
-      }
+      unique_names(r, m, "providers", spec.providers, [](const ProviderSpec& p) -> const std::string& { return p.name; }, "provider");
+      unique_names(r, m, "businesses", spec.businesses, [](const BusinessSpec& b) -> const std::string& { return b.name; }, "business");
       // A business named by a load segment or an admin event: its index.
       auto business_named = [&](const std::string& name, const char* list, std::size_t i) {
         const auto it = std::find_if(spec.businesses.begin(), spec.businesses.end(),
@@ -464,6 +469,17 @@ const Schema<SmsSpec>& spec_schema() {
                  "a marketing segment needs users in the directory (directory.users)");
         }
         if (l.kind == model::Kind::marketing) check_filter(r, m["load"][i]["filter"], m.child("load") + "[" + std::to_string(i) + "].filter", l.filter, spec.directory);
+        // A key the segment's kind never reads is a mistake the run would not show.
+        const auto only_for = [&](const char* key, bool read) {
+          if (!read && m["load"][i].IsMap() && m["load"][i][key].IsDefined()) {
+            r.fail(m["load"][i][key], m.child("load") + "[" + std::to_string(i) + "]." + key,
+                   "is not read by a " + std::string(to_string(l.kind)) + " segment (size: bulk; lead: scheduled and "
+                   "marketing; filter: marketing)");
+          }
+        };
+        only_for("size", l.kind == model::Kind::bulk);
+        only_for("lead", l.kind == model::Kind::scheduled || l.kind == model::Kind::marketing);
+        only_for("filter", l.kind == model::Kind::marketing);
       }
       for (const model::ConfigError& e : model::validate(spec.platform, spec.providers.size())) {
         m.fail_at(e.key, e.message);

@@ -222,6 +222,8 @@ const Schema<WebhookSpec>& world_schema() {
         }
         if (w.endpoints[i].name.empty()) w.endpoints[i].name = "group-" + std::to_string(i);
       }
+      unique_names(r, m, "endpoints", w.endpoints, [](const EndpointGroup& g) -> const std::string& { return g.name; },
+                   "endpoint group");
       // Cxid i delivers to endpoint i mod the endpoints: with fewer cxids than endpoints, the
       // groups past the last cxid would never get a request, and what they test would not happen.
       std::uint64_t first = 0;

@@ -569,6 +569,33 @@ def _():
     assert code in (0, 1), out
 
 
+@case("names_and_shares.what_one_item_would_hide_is_refused")
+def _():
+    sms = os.path.join(SRC, "scenarios", "sms-quickstart.yaml")
+    outbox = os.path.join(SRC, "scenarios", "outbox-quickstart.yaml")
+    # Two items of one name: a report, a metric (latency_p99_s[NAME]) or another key could not
+    # tell them apart.
+    expect(run("validate", sms, "--set", "sms.providers.1.name=alpha"), EXIT_INVALID,
+           r"sms.providers\[1\].name: names provider 'alpha' a second time")
+    expect(run("validate", QUICKSTART, "--set", "webhook.world.endpoints.1.name=healthy"), EXIT_INVALID,
+           r"names endpoint group 'healthy' a second time")
+    expect(run("validate", sms, "--set", "sms.directory={users: 10, regions: [north, north], utc_offsets: ['+00:00']}"),
+           EXIT_INVALID, r"names region 'north' a second time")
+    expect(run("validate", outbox, "--set", "outbox.platform.types=[{name: a}, {name: a}]"), EXIT_INVALID,
+           r"names message type 'a' a second time")
+    # A key the segment's kind never reads.
+    for key, value in (("size", "5"), ("lead", "1m"), ("filter", "opt_in")):
+        expect(run("validate", sms, "--set", f"sms.load=[{{business: shop, kind: single, rate: 1/s, from: 0s, to: 1m, {key}: {value}}}]"),
+               EXIT_INVALID, rf"sms.load\[0\].{key}: is not read by a single segment")
+    # Shares of one draw that add up past 100%.
+    expect(run("validate", sms, "--set", "sms.providers.0.error_rate=60%", "--set", "sms.providers.0.refusal_rate=50%"),
+           EXIT_INVALID, r"error_rate \+ refusal_rate must not exceed 100%")
+    expect(run("validate", outbox, "--set", "outbox.downstream.error_rate=60%", "--set", "outbox.downstream.deaths=50%"),
+           EXIT_INVALID, r"must not exceed 100% \(given --set outbox.downstream.error_rate=60%, --set outbox.downstream.deaths=50%\)")
+    # A single value where a mapping belongs says what it got.
+    expect(run("validate", sms, "--set", "sms.platform.routing=3"), EXIT_INVALID, r"got the single value '3'")
+
+
 @case("timeseries.a_directory_of_outputs_and_bad_paths")
 def _():
     d = path("series-out")
