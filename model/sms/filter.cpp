@@ -100,7 +100,18 @@ class FilterParser {
     next();
   }
 
-  void emit(Filter::Op op, std::uint64_t mask = 0, Duration age = {}) { out_->push_back({op, mask, age}); }
+  void emit(Filter::Op op, std::uint64_t mask = 0, Duration age = {}) {
+    // The evaluation's stack as the program grows: a test pushes an answer, `and`/`or` take two
+    // and leave one, `not` changes the top.
+    if (op == Filter::Op::both || op == Filter::Op::either) {
+      RELAYSIM_ASSERT(pending_ >= 2, "a binary step has two answers");
+      --pending_;
+    } else if (op != Filter::Op::negate && ++pending_ > Filter::kMaxPending) {
+      fail(start_, "too deeply nested to evaluate: more than " + std::to_string(Filter::kMaxPending) +
+                       " answers pending at once (write the nested groups first)");
+    }
+    out_->push_back({op, mask, age});
+  }
 
   void parse_or() {
     parse_and();
@@ -229,6 +240,7 @@ class FilterParser {
   Token kind_ = Token::end;
   std::string_view token_;
   int depth_ = 0;
+  int pending_ = 0;  // answers the program so far leaves on the evaluation's stack
 };
 
 std::variant<Filter, FilterError> Filter::parse(std::string_view text, const Vocabulary& vocabulary) {
@@ -242,7 +254,7 @@ std::variant<Filter, FilterError> Filter::parse(std::string_view text, const Voc
 }
 
 bool Filter::matches(const UserRecord& user, Time now) const {
-  // The program is postfix; nesting is bounded (kMaxDepth), so the stack fits 64 bits.
+  // The program is postfix; the parser bounds its stack (kMaxPending), so it fits 64 bits.
   std::uint64_t stack = 0;
   int depth = 0;
   for (const Step& s : program_) {
@@ -268,7 +280,7 @@ bool Filter::matches(const UserRecord& user, Time now) const {
         continue;
       }
     }
-    RELAYSIM_ASSERT(depth < 64, "a filter's stack fits 64 bits");
+    RELAYSIM_ASSERT(depth < kMaxPending, "a filter's stack fits 64 bits (the parser refuses more)");
     stack = stack << 1 | (v ? 1U : 0U);
     ++depth;
   }

@@ -42,6 +42,12 @@ class Filter {
  public:
   // The deepest nesting of parentheses and `not` a filter may have.
   static constexpr int kMaxDepth = 32;
+  // The most answers its evaluation holds at once (matches() keeps them as the bits of a word).
+  // A level of `a or b and (c or d and (...))` leaves at most two pending, so kMaxDepth keeps
+  // every filter the parser takes within it; the parser also counts them as it emits the program,
+  // and refuses a filter that would need more where it would.
+  static constexpr int kMaxPending = 64;
+  static_assert(2 * kMaxDepth <= kMaxPending, "the nesting a filter may have fits the evaluator's stack");
   static constexpr std::size_t kMaxLength = 4096;
 
   static std::variant<Filter, FilterError> parse(std::string_view text, const Vocabulary& vocabulary);

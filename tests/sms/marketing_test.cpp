@@ -95,6 +95,25 @@ TEST(Filter, ErrorsSayWhatAndWhere) {
   EXPECT_NE(error_of(long_text).message.find("at most"), std::string::npos);
 }
 
+// Two answers pending per level of `a or b and (...)`: the deepest such filter the parser takes
+// is evaluated (63 pending, within the evaluator's 64), and one level more is refused where it
+// starts, never handed to the evaluator.
+TEST(Filter, TheDeepestNestingTheParserTakesFitsTheEvaluatorsStack) {
+  const auto nested = [](int levels) {
+    std::string text;
+    for (int i = 0; i < levels; ++i) text += "opt_in or region = north and (";
+    text += "all";
+    for (int i = 0; i < levels; ++i) text += ")";
+    return text;
+  };
+  const UserRecord u = user(0, 0, false, hours(1));
+  EXPECT_TRUE(parsed(nested(Filter::kMaxDepth - 1)).matches(u, kNoon));
+  const std::string too_deep = nested(Filter::kMaxDepth);
+  const FilterError e = error_of(too_deep);
+  EXPECT_NE(e.message.find("nested more than"), std::string::npos) << e.message;
+  EXPECT_LT(e.offset, too_deep.size());
+}
+
 TEST(QuietHours, AreTheRecipientsAndMayWrapMidnight) {
   const QuietHours night{21 * 60, 8 * 60};
   const Time day = Time{} + hours(24 * 3);
