@@ -42,4 +42,19 @@ std::string format_duration(Duration d) {
   return out + buf;
 }
 
+std::string write_duration(Duration d) {
+  const std::int64_t ns = d.count();
+  if (ns == 0) return "0s";
+  struct Unit {
+    std::int64_t ns;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{86'400'000'000'000, "d"}, {3'600'000'000'000, "h"}, {60'000'000'000, "m"},
+                                    {1'000'000'000, "s"},      {1'000'000, "ms"},         {1'000, "us"}};
+  for (const Unit& u : kUnits) {
+    if (ns % u.ns == 0) return std::to_string(ns / u.ns) + u.name;
+  }
+  return std::to_string(ns) + "ns";
+}
+
 }  // namespace relaysim

@@ -39,5 +39,8 @@ Duration scale(Duration d, double factor);
 // "1h02m03.5s"-style rendering for summaries and error messages.
 std::string format_duration(Duration d);
 inline std::string format_time(Time t) { return format_duration(t.time_since_epoch()); }
+// A duration as a scenario writes it, in the largest unit that states it exactly: "2h", "90s",
+// "1500ms", "7ns" (the scenario reader reads it back as the same duration).
+std::string write_duration(Duration d);
 
 }  // namespace relaysim

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/bounds.h"
 #include "model/core/config_error.h"
 #include "model/core/time.h"
 #include "model/outbox/types.h"
@@ -18,6 +19,8 @@ struct TypePolicy {
   BackoffPolicy backoff{BackoffKind::exponential, std::chrono::seconds(1), 2.0, std::chrono::minutes(5), Jitter::full};
   std::uint16_t max_attempts = 10;  // handlings in all; then failed as exhausted
   bool operator==(const TypePolicy&) const = default;
+
+  static constexpr Bounds<std::uint16_t> kMaxAttempts{1, 10'000};
 };
 
 struct RelayConfig {
@@ -55,6 +58,24 @@ struct RelayConfig {
   // How long a pod leaves a failing shard alone after a call failed (busy, full, I/O).
   Duration store_retry = std::chrono::seconds(1);
   bool operator==(const RelayConfig&) const = default;
+
+  // The bounds of each field, read by validate() and by the scenario schema.
+  static constexpr Bounds<std::uint32_t> kPods = relaysim::kPods;
+  static constexpr Bounds<std::uint32_t> kShards{1, 256};
+  static constexpr Bounds<std::uint32_t> kBuckets{1, 1'000'000};  // and at least shards
+  static constexpr Bounds<Duration> kLease = kPositiveDuration;
+  static constexpr Bounds<Duration> kRenewEvery = kPeriod;        // and shorter than the lease
+  static constexpr Bounds<Duration> kScanEvery = kPeriod;
+  static constexpr Bounds<std::uint32_t> kBatch{1, 100'000};
+  static constexpr Bounds<Duration> kPublishTimeout = kCallTimeout;
+  static constexpr Bounds<std::uint32_t> kPublishRetries{0, 100};
+  static constexpr Bounds<Duration> kProcessingTimeout = kPositiveDuration;
+  static constexpr Bounds<Duration> kRescueEvery = kPeriod;
+  static constexpr Bounds<std::uint32_t> kConcurrency = relaysim::kConcurrency;
+  static constexpr Bounds<std::uint32_t> kMaxPollRecords{1, 100'000};
+  static constexpr Bounds<Duration> kHandleTimeout = kCallTimeout;
+  static constexpr Bounds<Duration> kRelockWait{Duration::zero(), std::chrono::hours(24)};
+  static constexpr Bounds<Duration> kStoreRetry = kPeriod;
 };
 
 using relaysim::ConfigError;

@@ -20,9 +20,9 @@ CircuitBreaker::CircuitBreaker(const BreakerConfig& config, OnChange on_change)
     : config_(config),
       on_change_(std::move(on_change)),
       window_(config.window) {
-  RELAYSIM_ASSERT(config.window > Duration::zero(), "breaker window must be positive");
-  RELAYSIM_ASSERT(config.half_open_probes >= 1, "half-open needs at least one probe");
-  RELAYSIM_ASSERT(config.failure_rate > 0.0 && config.failure_rate <= 1.0, "failure rate in (0, 1]");
+  RELAYSIM_ASSERT(BreakerConfig::kWindow.holds(config.window), "breaker window within its bounds");
+  RELAYSIM_ASSERT(BreakerConfig::kHalfOpenProbes.holds(config.half_open_probes), "half-open needs at least one probe");
+  RELAYSIM_ASSERT(BreakerConfig::kFailureRate.holds(config.failure_rate), "failure rate in (0, 1]");
 }
 
 Permit CircuitBreaker::acquire(Time now) {
@@ -94,6 +94,14 @@ void CircuitBreaker::transition(BreakerState to, Time now) {
   if (to == BreakerState::open) open_until_ = now + config_.open_for;
   if (to == BreakerState::closed) window_.clear();  // judge the recovered service afresh
   if (on_change_) on_change_(from, to, now);
+}
+
+void validate(const BreakerConfig& c, const std::string& key, std::vector<ConfigError>& out) {
+  check(c.window, BreakerConfig::kWindow, key + ".window", out);
+  check(c.min_calls, BreakerConfig::kMinCalls, key + ".min_calls", out);
+  check_share(c.failure_rate, BreakerConfig::kFailureRate, key + ".failure_rate", out);
+  check(c.open_for, BreakerConfig::kOpenFor, key + ".open_for", out);
+  check(c.half_open_probes, BreakerConfig::kHalfOpenProbes, key + ".half_open_probes", out);
 }
 
 }  // namespace relaysim

@@ -12,8 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "model/core/bounds.h"
 #include "model/core/function.h"
 #include "model/core/lifecycle.h"
 #include "model/core/time.h"
@@ -24,11 +27,20 @@ namespace relaysim {
 struct BreakerConfig {
   Duration window = std::chrono::seconds(30);
   std::uint32_t min_calls = 20;
-  double failure_rate = 0.5;  // opens when failures / calls >= this, in (0, 1]
+  double failure_rate = 0.5;  // opens when failures / calls >= this
   Duration open_for = std::chrono::seconds(30);
   std::uint32_t half_open_probes = 3;
   bool operator==(const BreakerConfig&) const = default;
+
+  static constexpr Bounds<Duration> kWindow = kPositiveDuration;
+  static constexpr Bounds<std::uint32_t> kMinCalls{1, 1'000'000};
+  static constexpr Bounds<double> kFailureRate = kPositiveShare;
+  static constexpr Bounds<Duration> kOpenFor = kPositiveDuration;
+  static constexpr Bounds<std::uint32_t> kHalfOpenProbes{1, 10'000};
 };
+
+// Every field against its bounds, each error at `key`.field ("platform.serviceb_breaker.window").
+void validate(const BreakerConfig& c, const std::string& key, std::vector<ConfigError>& out);
 
 enum class BreakerState : std::uint8_t { closed, open, half_open };
 std::string_view to_string(BreakerState s);

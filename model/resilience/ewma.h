@@ -14,8 +14,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/bounds.h"
 #include "model/core/time.h"
 
 namespace relaysim {
@@ -25,12 +28,24 @@ struct EwmaConfig {
   Duration default_rtt = std::chrono::milliseconds(100);
   Duration failure_penalty = std::chrono::seconds(5);
   bool operator==(const EwmaConfig&) const = default;
+
+  // The decay divides the elapsed time: it must be positive.
+  static constexpr Bounds<Duration> kDecay = kPositiveDuration;
+  static constexpr Bounds<Duration> kDefaultRtt = kAnyDuration;
+  static constexpr Bounds<Duration> kFailurePenalty = kAnyDuration;
 };
+
+// Every field against its bounds, each error at `key`.field.
+inline void validate(const EwmaConfig& c, const std::string& key, std::vector<ConfigError>& out) {
+  check(c.decay, EwmaConfig::kDecay, key + ".decay", out);
+  check(c.default_rtt, EwmaConfig::kDefaultRtt, key + ".default_rtt", out);
+  check(c.failure_penalty, EwmaConfig::kFailurePenalty, key + ".failure_penalty", out);
+}
 
 class PeakEwma {
  public:
   explicit PeakEwma(const EwmaConfig& config) : config_(config), estimate_ns_(to_ns(config.default_rtt)) {
-    RELAYSIM_ASSERT(config.decay > Duration::zero(), "the decay must be positive");
+    RELAYSIM_ASSERT(EwmaConfig::kDecay.holds(config.decay), "the decay must be positive");
   }
 
   void observe(Time now, Duration rtt) {

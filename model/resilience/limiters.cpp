@@ -12,10 +12,6 @@ namespace relaysim {
 namespace {
 __extension__ using u128 = unsigned __int128;
 
-constexpr std::int64_t kMinWindowNs = 1'000'000;               // 1 ms
-constexpr std::int64_t kMaxWindowNs = 86'400'000'000'000;      // 1 day
-constexpr std::uint32_t kMaxCount = 1'000'000;
-
 u128 ceil_div(u128 a, u128 b) { return (a + b - 1) / b; }
 Duration ns(u128 v) { return Duration{static_cast<std::int64_t>(v)}; }
 }  // namespace
@@ -48,11 +44,14 @@ std::string_view to_string(LimitOp op) {
   return "?";
 }
 
-std::string_view invalid_reason(const LimiterSpec& spec) {
-  if (spec.limit < 1 || spec.limit > kMaxCount) return "the limit must be in [1, 1000000]";
-  if (to_ns(spec.window) < kMinWindowNs || to_ns(spec.window) > kMaxWindowNs) return "the window must be in [1ms, 1d]";
-  if (spec.burst > kMaxCount) return "the burst must be at most 1000000";
-  return {};
+void validate(const LimiterSpec& spec, const std::string& key, std::vector<ConfigError>& out) {
+  check(spec.limit, LimiterSpec::kLimit, key + ".limit", out);
+  check(spec.window, LimiterSpec::kWindow, key + ".window", out);
+  check(spec.burst, LimiterSpec::kBurst, key + ".burst", out);
+}
+
+bool valid(const LimiterSpec& spec) {
+  return LimiterSpec::kLimit.holds(spec.limit) && LimiterSpec::kWindow.holds(spec.window) && LimiterSpec::kBurst.holds(spec.burst);
 }
 
 std::uint64_t LimiterSpec::bound(Duration span) const {
@@ -90,7 +89,7 @@ LimiterSpec LimiterSpec::share(std::uint32_t n) const {
 }
 
 Limiter::Limiter(const LimiterSpec& spec) : spec_(spec), window_ns_(to_ns(spec.window)) {
-  RELAYSIM_ASSERT(invalid_reason(spec).empty(), "a limiter needs a valid spec");
+  RELAYSIM_ASSERT(valid(spec), "a limiter needs a spec within its bounds");
   reset();
 }
 

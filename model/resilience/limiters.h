@@ -26,9 +26,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/core/bounds.h"
 #include "model/core/flat_index.h"
 #include "model/core/time.h"
 
@@ -39,9 +41,15 @@ std::string_view to_string(LimiterAlgorithm a);
 
 struct LimiterSpec {
   LimiterAlgorithm algorithm = LimiterAlgorithm::gcra;
-  std::uint32_t limit = 100;                  // in [1, 1e6]
-  Duration window = std::chrono::seconds(1);  // in [1 ms, 1 day]
-  std::uint32_t burst = 0;                    // token bucket and GCRA; 0 means `limit`; at most 1e6
+  std::uint32_t limit = 100;
+  Duration window = std::chrono::seconds(1);
+  std::uint32_t burst = 0;  // token bucket and GCRA; 0 means `limit`
+
+  // A window past a day or a count past a million is a typo, and keeps the limiters' arithmetic
+  // (count x window in nanoseconds) far inside 128 bits; below 1 ms a window is no rate limit.
+  static constexpr Bounds<std::uint32_t> kLimit{1, 1'000'000};
+  static constexpr Bounds<Duration> kWindow{std::chrono::milliseconds(1), std::chrono::hours(24)};
+  static constexpr Bounds<std::uint32_t> kBurst{0, 1'000'000};
 
   std::uint32_t effective_burst() const { return burst == 0 ? limit : burst; }
   // The most that can be admitted in a closed interval of length `span` (see above).
@@ -54,8 +62,9 @@ struct LimiterSpec {
   bool operator==(const LimiterSpec&) const = default;
 };
 
-// Why a spec is unusable, or empty when it is fine.
-std::string_view invalid_reason(const LimiterSpec& spec);
+// Every field against its bounds, each error at `key`.field ("platform.limit.window").
+void validate(const LimiterSpec& spec, const std::string& key, std::vector<ConfigError>& out);
+bool valid(const LimiterSpec& spec);
 
 struct LimitDecision {
   bool admitted = false;

@@ -36,7 +36,7 @@ SharedLimiter::SharedLimiter(std::string key, const SharedLimitConfig& config, K
       local_(config.spec.share(config.pods)),
       spacing_(config.spec.window * config.pods / config.spec.limit) {
   RELAYSIM_ASSERT(config.pods >= 1, "a limit is shared among at least one pod");
-  RELAYSIM_ASSERT(config.timeout > Duration::zero(), "store calls have a timeout");
+  RELAYSIM_ASSERT(SharedLimitConfig::kTimeout.holds(config.timeout), "store calls have a timeout");
 }
 
 Duration SharedLimiter::turn(Time now, Duration earliest) {
@@ -115,6 +115,12 @@ void SharedLimiter::fall_back(std::uint32_t cost, std::uint64_t member, KvStatus
       return;
     }
   }
+}
+
+void validate(const SharedLimitConfig& c, const std::string& key, std::vector<ConfigError>& out) {
+  validate(c.spec, key, out);
+  check(c.timeout, SharedLimitConfig::kTimeout, key + ".timeout", out);
+  validate(c.breaker, key + ".breaker", out);
 }
 
 }  // namespace relaysim

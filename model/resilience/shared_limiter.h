@@ -49,7 +49,13 @@ struct SharedLimitConfig {
   Duration timeout = std::chrono::milliseconds(50);
   BreakerConfig breaker{std::chrono::seconds(10), 5, 0.5, std::chrono::seconds(5), 1};
   bool operator==(const SharedLimitConfig&) const = default;
+
+  static constexpr Bounds<Duration> kTimeout = kPositiveDuration;
 };
+
+// The spec, the timeout and the breaker against their bounds, each error at `key`.field (the
+// spec's fields directly under `key`, as a scenario writes them).
+void validate(const SharedLimitConfig& c, const std::string& key, std::vector<ConfigError>& out);
 
 // How a decision was made.
 enum class LimitVia : std::uint8_t { store, local, allow, deny };

@@ -12,10 +12,8 @@ void positive(Duration d, const char* key, std::vector<ConfigError>& out) {
 
 std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers) {
   std::vector<ConfigError> out;
-  if (c.pods < 1 || c.pods > 1024) out.push_back({"platform.pods", "must be between 1 and 1024"});
-  if (c.concurrency_per_pod < 1 || c.concurrency_per_pod > 100'000) {
-    out.push_back({"platform.concurrency_per_pod", "must be between 1 and 100000"});
-  }
+  check(c.pods, PlatformConfig::kPods, "platform.pods", out);
+  check(c.concurrency_per_pod, PlatformConfig::kConcurrencyPerPod, "platform.concurrency_per_pod", out);
   positive(c.send_timeout, "platform.send_timeout", out);
   // A claim submits at most once per provider before it retries: the lease must outlast that, or
   // a second pod rescues a message whose submit is still in flight and sends it twice.
@@ -31,9 +29,10 @@ std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers
     out.push_back({"platform.store_retry", "must be at least 1ms (a shorter wait asks a failing store again in a busy loop)"});
   }
   positive(c.quota_period, "platform.quota_period", out);
-  positive(c.token_lifetime, "platform.token_lifetime", out);
+  check(c.token_lifetime, PlatformConfig::kTokenLifetime, "platform.token_lifetime", out);
   if (providers > kMaxProviders) out.push_back({"providers", "at most 64 providers"});
   const RoutingConfig& r = c.routing;
+  validate(r.ewma, "platform.routing", out);
   positive(r.window, "platform.routing.window", out);
   positive(r.eject_for, "platform.routing.eject_for", out);
   if (!(r.max_error_rate > 0.0 && r.max_error_rate <= 1.0)) {
@@ -42,7 +41,7 @@ std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers
   const SyncAsyncConfig& s = c.sync_to_async;
   positive(s.latency.window, "platform.sync_to_async.latency.window", out);
   positive(s.error_rate.window, "platform.sync_to_async.error_rate.window", out);
-  if (s.exit == SyncAsyncConfig::Exit::after) positive(s.after, "platform.sync_to_async.exit.after", out);
+  if (s.exit == SyncAsyncConfig::Exit::after) positive(s.after, "platform.sync_to_async.after", out);
   if (s.probe_every < 1) out.push_back({"platform.sync_to_async.exit.probe_every", "must be at least 1"});
   if (s.min_probes < 1) out.push_back({"platform.sync_to_async.exit.min_probes", "must be at least 1"});
   const MarketingConfig& m = c.marketing;
@@ -53,11 +52,7 @@ std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers
   if (m.cap.count > 0) positive(m.cap.per, "platform.marketing.frequency_cap.per", out);
   if (m.chunk < 1 || m.chunk > 100'000) out.push_back({"platform.marketing.chunk", "must be between 1 and 100000"});
   positive(m.every, "platform.marketing.every", out);
-  if (c.cluster_limit) {
-    const std::string_view why = invalid_reason(c.cluster_limit->spec);
-    if (!why.empty()) out.push_back({"platform.limit", std::string(why)});
-    positive(c.cluster_limit->timeout, "platform.limit.timeout", out);
-  }
+  if (c.cluster_limit) validate(*c.cluster_limit, "platform.limit", out);
   return out;
 }
 
@@ -65,10 +60,7 @@ std::vector<ConfigError> validate(const BusinessPolicy& b, const std::string& ke
   std::vector<ConfigError> out;
   check_backoff(b.retry.backoff, key + ".retry", out);
   if (b.retry.max_attempts < 1) out.push_back({key + ".retry.max_attempts", "must be at least 1"});
-  if (b.limit) {
-    const std::string_view why = invalid_reason(*b.limit);
-    if (!why.empty()) out.push_back({key + ".limit", std::string(why)});
-  }
+  if (b.limit) validate(*b.limit, key + ".limit", out);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/bounds.h"
 #include "model/core/config_error.h"
 #include "model/core/time.h"
 #include "model/resilience/shared_limiter.h"
@@ -46,6 +47,14 @@ struct PlatformConfig {
   // Quiet hours, the frequency cap and how campaigns are expanded (model/sms/marketing.h).
   MarketingConfig marketing{};
   bool operator==(const PlatformConfig&) const = default;
+
+  // The bounds of fields validate() and the scenario schema both read.
+  static constexpr Bounds<std::uint32_t> kPods = relaysim::kPods;
+  static constexpr Bounds<std::uint32_t> kConcurrencyPerPod = kConcurrency;
+  // A token's expiry claim counts whole seconds (a JWT's NumericDate): a shorter lifetime makes
+  // every token expired when it is issued.
+  static constexpr Bounds<Duration> kTokenLifetime{std::chrono::seconds(1), kLongestDuration, false,
+                                                   "a token's expiry counts whole seconds"};
 };
 
 // A business's own policies.

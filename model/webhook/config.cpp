@@ -9,10 +9,8 @@ static std::string min_interval() {
 
 std::vector<ConfigError> validate(const PlatformConfig& c) {
   std::vector<ConfigError> out;
-  if (c.pods < 1 || c.pods > 1024) out.push_back({"platform.pods", "must be between 1 and 1024"});
-  if (c.concurrency_per_pod < 1 || c.concurrency_per_pod > 100'000) {
-    out.push_back({"platform.concurrency_per_pod", "must be between 1 and 100000"});
-  }
+  check(c.pods, PlatformConfig::kPods, "platform.pods", out);
+  check(c.concurrency_per_pod, PlatformConfig::kConcurrencyPerPod, "platform.concurrency_per_pod", out);
   if (c.lookup_timeout <= Duration::zero()) out.push_back({"platform.lookup_timeout", "must be positive"});
   if (c.http_timeout <= Duration::zero()) out.push_back({"platform.http_timeout", "must be positive"});
   if (!c.allow_unsafe_lease && c.lease <= c.lookup_timeout + c.http_timeout) {
@@ -31,16 +29,7 @@ std::vector<ConfigError> validate(const PlatformConfig& c) {
   }
   if (c.url_cache_ttl < Duration::zero()) out.push_back({"platform.url_cache.ttl", "must not be negative"});
   if (c.url_cache_max_entries < 1) out.push_back({"platform.url_cache.max_entries", "must be at least 1"});
-  const BreakerConfig& b = c.serviceb_breaker;
-  if (b.window <= Duration::zero()) out.push_back({"platform.serviceb_breaker.window", "must be positive"});
-  if (!(b.failure_rate > 0.0 && b.failure_rate <= 1.0)) {
-    out.push_back({"platform.serviceb_breaker.failure_rate", "must be in (0%, 100%]"});
-  }
-  if (b.min_calls < 1) out.push_back({"platform.serviceb_breaker.min_calls", "must be at least 1"});
-  if (b.open_for <= Duration::zero()) out.push_back({"platform.serviceb_breaker.open_for", "must be positive"});
-  if (b.half_open_probes < 1) {
-    out.push_back({"platform.serviceb_breaker.half_open_probes", "must be at least 1"});
-  }
+  validate(c.serviceb_breaker, "platform.serviceb_breaker", out);
   if (c.store_retry < kMinRetryInterval) {
     out.push_back({"platform.store_retry", "must be at least " + min_interval() +
                                                " (a shorter wait asks a failing store again in a busy loop)"});

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/bounds.h"
 #include "model/core/config_error.h"
 #include "model/core/time.h"
 #include "model/resilience/backoff.h"
@@ -48,6 +49,10 @@ struct PlatformConfig {
   // repeated create makes a new request. Long runs set it so memory follows the open requests.
   std::optional<Duration> retention;
   bool operator==(const PlatformConfig&) const = default;
+
+  // The bounds of fields validate() and the scenario schema both read.
+  static constexpr Bounds<std::uint32_t> kPods = relaysim::kPods;
+  static constexpr Bounds<std::uint32_t> kConcurrencyPerPod = kConcurrency;
 };
 
 using relaysim::ConfigError;

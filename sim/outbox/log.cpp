@@ -21,14 +21,10 @@ const Schema<LogSpec>& log_schema() {
           "share of written produces whose acknowledgement never arrives (the producer times out, though it is written)");
     s.key("outages", &LogSpec::outages, list_codec(map_codec(outage_schema()), "list of windows with a mode"),
           "when the broker refuses produces (`error`) or swallows them (`timeout`)", opt::shown("none"));
-    s.key("max_poll_interval", &LogSpec::max_poll_interval, duration_codec(),
+    s.key("max_poll_interval", &LogSpec::max_poll_interval, duration_codec(LogSpec::kMaxPollInterval),
           "a consumer that does not poll again within this is evicted; its records go to others");
-    s.key("session_timeout", &LogSpec::session_timeout, duration_codec(),
+    s.key("session_timeout", &LogSpec::session_timeout, duration_codec(LogSpec::kSessionTimeout),
           "a consumer whose process died is evicted after this");
-    s.check([](const Reader& r, const Map& m, LogSpec& l) {
-      if (l.max_poll_interval <= Duration::zero()) r.fail(m["max_poll_interval"], m.child("max_poll_interval"), "must be positive");
-      if (l.session_timeout <= Duration::zero()) r.fail(m["session_timeout"], m.child("session_timeout"), "must be positive");
-    });
     return s;
   }();
   return schema;

@@ -46,6 +46,12 @@ struct LogSpec {
   Duration max_poll_interval = std::chrono::minutes(5);
   Duration session_timeout = std::chrono::seconds(10);
   bool operator==(const LogSpec&) const = default;
+
+  // Below a second, a consumer is evicted for the time any handling takes, and the group does
+  // nothing but rebalance (Kafka's own floor for sessions is seconds).
+  static constexpr Bounds<Duration> kMaxPollInterval{std::chrono::seconds(1), kLongestDuration, false,
+                                                     "a shorter one evicts consumers for handling at all"};
+  static constexpr Bounds<Duration> kSessionTimeout = kPeriod;
 };
 const Schema<LogSpec>& log_schema();
 

@@ -17,7 +17,7 @@ const Schema<TypePolicy>& type_schema() {
     Schema<TypePolicy> s(Style::flow, "A message type and how its failed handlings are retried.");
     s.key("name", &TypePolicy::name, name_codec(), "its name", opt::required());
     s.include(&TypePolicy::backoff, backoff_schema());
-    s.key("max_attempts", &TypePolicy::max_attempts, integer_codec<std::uint16_t>(1, 10'000),
+    s.key("max_attempts", &TypePolicy::max_attempts, integer_codec(model::TypePolicy::kMaxAttempts),
           "handlings in all; then the message fails as `exhausted`");
     return s;
   }();
@@ -27,35 +27,35 @@ const Schema<TypePolicy>& type_schema() {
 const Schema<RelayConfig>& platform_schema() {
   static const Schema<RelayConfig> schema = [] {
     Schema<RelayConfig> s(Style::block, "The relay's policies: what is under test.");
-    s.key("pods", &RelayConfig::pods, integer_codec<std::uint32_t>(1, 1024),
+    s.key("pods", &RelayConfig::pods, integer_codec(RelayConfig::kPods),
           "pods of the service, named `pod-0`, ...; each may lead shards and each consumes");
-    s.key("shards", &RelayConfig::shards, integer_codec<std::uint32_t>(1, 256),
+    s.key("shards", &RelayConfig::shards, integer_codec(RelayConfig::kShards),
           "database shards; bucket b lives on shard b mod shards, and each shard has its own leader");
-    s.key("buckets", &RelayConfig::buckets, integer_codec<std::uint32_t>(1, 1'000'000), "buckets entities are hashed to");
-    s.key("lease", &RelayConfig::lease, duration_codec(), "a shard leader's lease at the coordinator");
-    s.key("renew_every", &RelayConfig::renew_every, duration_codec(),
+    s.key("buckets", &RelayConfig::buckets, integer_codec(RelayConfig::kBuckets), "buckets entities are hashed to");
+    s.key("lease", &RelayConfig::lease, duration_codec(RelayConfig::kLease), "a shard leader's lease at the coordinator");
+    s.key("renew_every", &RelayConfig::renew_every, duration_codec(RelayConfig::kRenewEvery),
           "how often a leader renews its lease (and others ask for it)");
-    s.key("scan_every", &RelayConfig::scan_every, duration_codec(),
+    s.key("scan_every", &RelayConfig::scan_every, duration_codec(RelayConfig::kScanEvery),
           "how often a leader scans its shard for due pending messages (at once again after a full scan)");
-    s.key("batch", &RelayConfig::batch, integer_codec<std::uint32_t>(1, 100'000), "messages per scan (and per rescue)");
+    s.key("batch", &RelayConfig::batch, integer_codec(RelayConfig::kBatch), "messages per scan (and per rescue)");
     s.key("order", &RelayConfig::order,
           choice_codec<model::PublishOrder>({{"publish_then_mark", model::PublishOrder::publish_then_mark},
                                              {"mark_then_publish", model::PublishOrder::mark_then_publish}}),
           "`publish_then_mark` (the seed's: a leader dying between the two leaves duplicate records) or "
           "`mark_then_publish` (it leaves messages processing until the rescuer returns them)");
-    s.key("publish_timeout", &RelayConfig::publish_timeout, duration_codec(), "one produce's timeout");
-    s.key("publish_retries", &RelayConfig::publish_retries, integer_codec<std::uint32_t>(0, 100),
+    s.key("publish_timeout", &RelayConfig::publish_timeout, duration_codec(RelayConfig::kPublishTimeout), "one produce's timeout");
+    s.key("publish_retries", &RelayConfig::publish_retries, integer_codec(RelayConfig::kPublishRetries),
           "times a timed-out produce is repeated in the same producer session (the log writes it once)");
-    s.key("processing_timeout", &RelayConfig::processing_timeout, duration_codec(),
+    s.key("processing_timeout", &RelayConfig::processing_timeout, duration_codec(RelayConfig::kProcessingTimeout),
           "a processing message not finished by then is returned to pending by the rescuer; must outlast "
           "handle_timeout + relock_wait");
-    s.key("rescue_every", &RelayConfig::rescue_every, duration_codec(), "how often each leader runs the rescuer");
-    s.key("concurrency", &RelayConfig::concurrency, integer_codec<std::uint32_t>(1, 100'000),
+    s.key("rescue_every", &RelayConfig::rescue_every, duration_codec(RelayConfig::kRescueEvery), "how often each leader runs the rescuer");
+    s.key("concurrency", &RelayConfig::concurrency, integer_codec(RelayConfig::kConcurrency),
           "records a pod's consumer handles at once");
-    s.key("max_poll_records", &RelayConfig::max_poll_records, integer_codec<std::uint32_t>(1, 100'000),
+    s.key("max_poll_records", &RelayConfig::max_poll_records, integer_codec(RelayConfig::kMaxPollRecords),
           "records one poll returns at most");
-    s.key("handle_timeout", &RelayConfig::handle_timeout, duration_codec(), "one handling's timeout");
-    s.key("relock_wait", &RelayConfig::relock_wait, duration_codec(),
+    s.key("handle_timeout", &RelayConfig::handle_timeout, duration_codec(RelayConfig::kHandleTimeout), "one handling's timeout");
+    s.key("relock_wait", &RelayConfig::relock_wait, duration_codec(RelayConfig::kRelockWait),
           "how long a consumer waits for a message its leader has published and not yet marked");
     s.key("ordering", &RelayConfig::ordering,
           choice_codec<model::Ordering>({{"none", model::Ordering::none}, {"per_key", model::Ordering::per_key}}),
@@ -63,7 +63,7 @@ const Schema<RelayConfig>& platform_schema() {
           "its entity's later ones); `none`: no promise");
     s.key("types", &RelayConfig::types, list_codec(map_codec(type_schema()), "list, below"),
           "message types with their retry policies (the first is the default)");
-    s.key("store_retry", &RelayConfig::store_retry, duration_codec(),
+    s.key("store_retry", &RelayConfig::store_retry, duration_codec(RelayConfig::kStoreRetry),
           "after a shard's call fails, how long a pod leaves that shard alone");
     s.check([](const Reader& r, const Map& m, RelayConfig& c) {
       unique_names(r, m, "types", c.types, [](const model::TypePolicy& t) -> const std::string& { return t.name; }, "message type");

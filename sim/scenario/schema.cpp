@@ -7,21 +7,6 @@
 
 namespace relaysim::sim {
 
-std::string write_duration(Duration d) {
-  const std::int64_t ns = d.count();
-  if (ns == 0) return "0s";
-  struct Unit {
-    std::int64_t ns;
-    const char* name;
-  };
-  static constexpr Unit kUnits[] = {{86'400'000'000'000, "d"}, {3'600'000'000'000, "h"}, {60'000'000'000, "m"},
-                                    {1'000'000'000, "s"},      {1'000'000, "ms"},         {1'000, "us"}};
-  for (const Unit& u : kUnits) {
-    if (ns % u.ns == 0) return std::to_string(ns / u.ns) + u.name;
-  }
-  return std::to_string(ns) + "ns";
-}
-
 std::string write_number(double v) {
   if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 && v < 1e15) {
     return std::to_string(static_cast<long long>(v));
@@ -70,6 +55,49 @@ Codec<double> number_codec(double lo, double hi) {
           [lo, hi](const Reader& r, const YAML::Node& n, const std::string& p, double& v) { v = r.number(n, p, lo, hi); },
           [](YAML::Emitter& e, const double& v, const double&) { e << write_number(v); },
           {}};
+}
+
+namespace {
+
+// `c` with its values held to `b`: the kind says the range, a value outside is refused at its node.
+template <class T>
+Codec<T> bounded(Codec<T> c, const Bounds<T>& b, std::string range, std::string (*must)(const Bounds<T>&)) {
+  c.kind += ", " + range;
+  auto read = c.read;
+  c.read = [read, b, must](const Reader& r, const YAML::Node& n, const std::string& p, T& v) {
+    read(r, n, p, v);
+    if (!b.holds(v)) r.fail(n, p, must(b) + ", got " + r.scalar(n, p, "a value"));
+  };
+  return c;
+}
+
+// The range as the reference's kind column says it: "1ms to 1d", "over 0s, up to 3650d".
+std::string range_text(const std::string& lo, const std::string& hi, bool lo_open) {
+  return lo_open ? "over " + lo + ", up to " + hi : lo + " to " + hi;
+}
+
+std::string must_duration(const Bounds<Duration>& b) { return must_text(b); }
+std::string must_number(const Bounds<double>& b) { return must_text(b); }
+std::string must_share(const Bounds<double>& b) { return must_text_share(b); }
+std::string must_rate(const Bounds<double>& b) { return must_text_rate(b); }
+
+}  // namespace
+
+Codec<Duration> duration_codec(const Bounds<Duration>& b) {
+  return bounded(duration_codec(), b, range_text(write_duration(b.lo), write_duration(b.hi), b.lo_open), &must_duration);
+}
+
+Codec<double> rate_codec(const Bounds<double>& b) {
+  return bounded(rate_codec(), b, range_text(write_number(b.lo) + "/s", write_number(b.hi) + "/s", b.lo_open), &must_rate);
+}
+
+Codec<double> fraction_codec(const Bounds<double>& b) {
+  return bounded(fraction_codec(), b, range_text(write_number(b.lo * 100) + "%", write_number(b.hi * 100) + "%", b.lo_open),
+                 &must_share);
+}
+
+Codec<double> number_codec(const Bounds<double>& b) {
+  return bounded(number_codec(b.lo, b.hi), b, b.lo_open ? "over " + write_number(b.lo) : std::string(), &must_number);
 }
 
 Codec<bool> flag_codec() {

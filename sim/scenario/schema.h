@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/bounds.h"
 #include "sim/scenario/yaml_reader.h"
 
 namespace relaysim::sim {
@@ -257,6 +258,13 @@ Codec<std::string> text_codec();
 // Text that says something: not empty, not only spaces.
 Codec<std::string> name_codec();
 
+// The same, for values that must lie in `b` (model/core/bounds.h: declared beside the model's
+// field, which its validate() reads too): a value outside is refused where the file writes it.
+Codec<Duration> duration_codec(const Bounds<Duration>& b);
+Codec<double> rate_codec(const Bounds<double>& b);
+Codec<double> fraction_codec(const Bounds<double>& b);
+Codec<double> number_codec(const Bounds<double>& b);
+
 template <class I>
 Codec<I> integer_codec(I lo, I hi) {
   return {"whole number, " + std::to_string(lo) + " to " + std::to_string(hi),
@@ -265,6 +273,11 @@ Codec<I> integer_codec(I lo, I hi) {
           },
           [](YAML::Emitter& e, const I& v, const I&) { e << std::to_string(v); },
           {}};
+}
+
+template <class I>
+Codec<I> integer_codec(const Bounds<I>& b) {
+  return integer_codec<I>(b.lo_open ? static_cast<I>(b.lo + 1) : b.lo, b.hi);
 }
 
 template <class E>
@@ -321,8 +334,6 @@ Codec<std::vector<V>> list_codec(Codec<V> item, std::string kind = {}) {
 
 // ---- formatting -------------------------------------------------------------------------------
 
-// A duration in the largest unit that states it exactly: "2h", "90s", "1500ms", "7ns".
-std::string write_duration(Duration d);
 // The shortest text that reads back as the same double.
 std::string write_number(double v);
 

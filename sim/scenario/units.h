@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/core/bounds.h"
 #include "model/core/time.h"
 
 namespace relaysim::sim {
@@ -13,7 +14,7 @@ namespace relaysim::sim {
 // The longest duration (and the latest time) a scenario may name: ten years. Every sum the
 // simulator forms of a few scenario durations (a creation time plus a deadline plus timeouts)
 // then stays far inside Duration's range.
-inline constexpr Duration kMaxDuration = std::chrono::hours(24 * 3650);
+inline constexpr Duration kMaxDuration = kLongestDuration;
 
 // Accepts only what is at most kMaxDuration.
 bool parse_duration(std::string_view text, Duration& out);

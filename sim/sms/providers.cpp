@@ -15,6 +15,7 @@ constexpr double kRefusalShare = 0.1;
 std::optional<Limiter> rate_of(const ProviderSpec& p) {
   if (p.mps <= 0) return std::nullopt;
   // A token bucket of one second's worth, refilled at mps (an integer limit per second).
+  RELAYSIM_ASSERT(ProviderSpec::kMps.holds(p.mps), "mps within its bounds");
   const auto per_second = static_cast<std::uint32_t>(std::max(1.0, std::ceil(p.mps)));
   return Limiter(LimiterSpec{LimiterAlgorithm::token_bucket, per_second, std::chrono::seconds(1), per_second});
 }

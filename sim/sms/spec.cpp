@@ -92,7 +92,7 @@ const Schema<ProviderSpec>& provider_schema() {
     Schema<ProviderSpec> s(Style::flow, "An SMS provider the gateway submits to.");
     s.key("name", &ProviderSpec::name, name_codec(), "its name", opt::shown("`provider-N`"));
     s.key("latency", &ProviderSpec::latency, latency_codec(), "time to answer a submit");
-    s.key("mps", &ProviderSpec::mps, rate_codec(),
+    s.key("mps", &ProviderSpec::mps, rate_codec(ProviderSpec::kMps),
           "messages per second it takes; above it, submits are answered 429 (`throttled`); 0: no limit");
     s.key("error_rate", &ProviderSpec::error_rate, fraction_codec(),
           "share refused before the provider reads them (`unavailable`): certainly not sent, so another may take it");
@@ -127,9 +127,10 @@ const std::vector<std::pair<std::string, model::RoutingPolicy>> kRoutings = {
 const Schema<RoutingConfig>& routing_schema() {
   static const Schema<EwmaConfig> ewma = [] {
     Schema<EwmaConfig> s(Style::flow);
-    s.key("decay", &EwmaConfig::decay, duration_codec(), "ewma: how fast old response times fade");
-    s.key("default_rtt", &EwmaConfig::default_rtt, duration_codec(), "ewma: assumed for a provider with no history");
-    s.key("failure_penalty", &EwmaConfig::failure_penalty, duration_codec(),
+    s.key("decay", &EwmaConfig::decay, duration_codec(EwmaConfig::kDecay), "ewma: how fast old response times fade");
+    s.key("default_rtt", &EwmaConfig::default_rtt, duration_codec(EwmaConfig::kDefaultRtt),
+          "ewma: assumed for a provider with no history");
+    s.key("failure_penalty", &EwmaConfig::failure_penalty, duration_codec(EwmaConfig::kFailurePenalty),
           "ewma: what a failed submit counts as, so a provider that fails fast does not attract the traffic");
     return s;
   }();
@@ -323,8 +324,8 @@ const std::vector<std::pair<std::string, model::OnUnknown>> kOnUnknown = {{"rese
 const Schema<PlatformConfig>& platform_schema() {
   static const Schema<PlatformConfig> schema = [] {
     Schema<PlatformConfig> s(Style::block, "The gateway's policies: what is under test.");
-    s.key("pods", &PlatformConfig::pods, integer_codec<std::uint32_t>(1, 1024), "gateway pods, named `pod-0`, ...");
-    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec<std::uint32_t>(1, 100'000),
+    s.key("pods", &PlatformConfig::pods, integer_codec(PlatformConfig::kPods), "gateway pods, named `pod-0`, ...");
+    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec(PlatformConfig::kConcurrencyPerPod),
           "messages a pod's async workers submit at once");
     s.key("send_timeout", &PlatformConfig::send_timeout, duration_codec(),
           "one submit's timeout; past it the outcome is ambiguous (`unknown`)");
@@ -343,7 +344,8 @@ const Schema<PlatformConfig>& platform_schema() {
               write_duration(kMinRetryInterval) + ")");
     s.key("quota_period", &PlatformConfig::quota_period, duration_codec(),
           "quotas are per period of this length from the start of the run");
-    s.key("token_lifetime", &PlatformConfig::token_lifetime, duration_codec(), "how long a token is valid");
+    s.key("token_lifetime", &PlatformConfig::token_lifetime, duration_codec(PlatformConfig::kTokenLifetime),
+          "how long a token is valid");
     s.key("routing", &PlatformConfig::routing, map_codec(routing_schema()), "provider choice and failover");
     s.key("sync_to_async", &PlatformConfig::sync_to_async, map_codec(sync_async_schema()), "the sync-to-async switch");
     s.key("limit", &PlatformConfig::cluster_limit, optional_codec(shared_limit_schema()),

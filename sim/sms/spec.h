@@ -42,6 +42,9 @@ struct ProviderSpec {
   std::string name;
   LatencySpec latency{std::chrono::milliseconds(100), std::chrono::milliseconds(500)};
   double mps = 0.0;           // messages per second it takes; above it, 429 (throttled). 0: no limit
+  // mps becomes a token bucket of a second's worth (sim/sms/providers.cpp): at most the most a
+  // limiter counts in a window.
+  static constexpr Bounds<double> kMps{0.0, static_cast<double>(LimiterSpec::kLimit.hi)};
   double error_rate = 0.0;    // share refused before reading (503, unavailable): another may take it
   double refusal_rate = 0.0;  // share refused for good (a bad number): failed
   double lost_answers = 0.0;  // share accepted whose answer never arrives: a timeout, and it went out

@@ -286,9 +286,9 @@ const Schema<model::PlatformConfig>& platform_schema() {
   using model::PlatformConfig;
   static const Schema<PlatformConfig> schema = [] {
     Schema<PlatformConfig> s(Style::block, "The platform's policies: what is under test.");
-    s.key("pods", &PlatformConfig::pods, integer_codec<std::uint32_t>(1, 1024),
+    s.key("pods", &PlatformConfig::pods, integer_codec(PlatformConfig::kPods),
           "platform pods, named `pod-0`, `pod-1`, ...");
-    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec<std::uint32_t>(1, 100'000),
+    s.key("concurrency_per_pod", &PlatformConfig::concurrency_per_pod, integer_codec(PlatformConfig::kConcurrencyPerPod),
           "requests a pod works on at once");
     s.key("lease", &PlatformConfig::lease, duration_codec(),
           "how long a claim lasts; must be longer than `lookup_timeout + http_timeout`, or a second pod could start a "

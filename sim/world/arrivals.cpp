@@ -17,7 +17,9 @@ double ArrivalSpec::low_rate_per_s() const {
 }
 
 Duration ArrivalSpec::low_spell() const {
-  return Duration{static_cast<std::int64_t>(static_cast<double>(spell.count()) * (1.0 - high_share) / high_share)};
+  const double ns = static_cast<double>(spell.count()) * (1.0 - high_share) / high_share;
+  RELAYSIM_ASSERT(ns > 0 && ns <= static_cast<double>(kLongestDuration.count()), "a low spell the reader let through fits");
+  return Duration{static_cast<std::int64_t>(ns)};
 }
 
 double ArrivalSpec::scv() const {
@@ -95,7 +97,16 @@ const Schema<ArrivalSpec>& arrival_schema() {
         if (a.high_share <= 0 || a.high_share >= 1) {
           r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"), "must be above 0% and below 100%");
         }
-        if (a.spell <= Duration{}) r.fail(m.has("spell") ? m["spell"] : m.node(), m.child("spell"), "must be longer than 0s");
+        if (!ArrivalSpec::kSpell.holds(a.spell)) {
+          r.fail(m.has("spell") ? m["spell"] : m.node(), m.child("spell"), must_text(ArrivalSpec::kSpell));
+        }
+        // The low spell's mean length, in double first: in nanoseconds it may not fit.
+        const double low_ns = static_cast<double>(a.spell.count()) * (1.0 - a.high_share) / a.high_share;
+        if (!(low_ns <= static_cast<double>(kLongestDuration.count()))) {
+          r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"),
+                 "makes the low spells (spell x (1 - high_share) / high_share) longer than " + write_duration(kLongestDuration) +
+                     "; raise high_share or shorten spell");
+        }
         if (a.peak * a.high_share > 1.0 + 1e-12) {
           r.fail(m.has("peak") ? m["peak"] : m.node(), m.child("peak"),
                  "peak x high_share must be at most 1, or the rate between high spells would be negative (here " +
@@ -151,13 +162,24 @@ void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
   if (gap.count() < remaining) kernel.after(gap, [this, &kernel, segment] { arrive(kernel, segment); });
 }
 
+namespace {
+
+// A spell's length drawn with mean `mean`: at least 1 ns, and at most the longest duration there
+// is (a draw far in an exponential's tail would not fit 64-bit nanoseconds).
+Duration spell_length(Rng& rng, Duration mean) {
+  const double ns = rng.exponential(to_seconds(mean)) * 1e9;
+  return Duration{static_cast<std::int64_t>(std::clamp(ns, 1.0, static_cast<double>(kLongestDuration.count())))};
+}
+
+}  // namespace
+
 Time Arrivals::next_bursty(std::uint32_t segment, Time now) {
   const ArrivalSpec& s = segments_[segment];
   Spell& spell = spells_[segment];
   if (spell.ends == Time{}) {
     // The first call, at `from`: the spell it falls in, drawn from the long run's shares.
     spell.high = rng_.uniform01() < s.high_share;
-    spell.ends = now + Duration{std::max<std::int64_t>(1, static_cast<std::int64_t>(rng_.exponential(to_seconds(spell.high ? s.spell : s.low_spell())) * 1e9))};
+    spell.ends = now + spell_length(rng_, spell.high ? s.spell : s.low_spell());
   }
   // Poisson within a spell; a gap that outlasts the spell starts over at its end (memoryless).
   Time t = now;
@@ -169,7 +191,7 @@ Time Arrivals::next_bursty(std::uint32_t segment, Time now) {
     }
     t = spell.ends;
     spell.high = !spell.high;
-    spell.ends = t + Duration{std::max<std::int64_t>(1, static_cast<std::int64_t>(rng_.exponential(to_seconds(spell.high ? s.spell : s.low_spell())) * 1e9))};
+    spell.ends = t + spell_length(rng_, spell.high ? s.spell : s.low_spell());
   }
   return kTimeNever;
 }

@@ -34,6 +34,12 @@ struct ArrivalSpec {
   Duration spell = std::chrono::seconds(30);
   bool operator==(const ArrivalSpec&) const = default;
 
+  // A spell shorter than a millisecond switches the rate a million times a second of virtual
+  // time: a busy loop, not a load. A low spell (spell x (1 - high_share) / high_share) must also
+  // fit the longest duration there is (checked with both known).
+  static constexpr Bounds<Duration> kSpell{std::chrono::milliseconds(1), kLongestDuration};
+  static constexpr Bounds<double> kHighShare{0.0, 1.0, true};  // and below 1: checked, as 100% has no low spell
+
   // How many calls the segment makes, on average.
   double expected_calls() const;
   // Calls per second in a bursty segment's high and low spells, and a low spell's mean length.

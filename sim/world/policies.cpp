@@ -40,12 +40,13 @@ const Schema<BreakerConfig>& breaker_schema() {
     Schema<BreakerConfig> s(Style::flow,
                             "A circuit breaker around a dependency, one per pod. While it is open, the dependency gets "
                             "no calls.");
-    s.key("window", &BreakerConfig::window, duration_codec(), "the sliding window failures are counted over");
-    s.key("min_calls", &BreakerConfig::min_calls, integer_codec<std::uint32_t>(1, 1'000'000),
+    s.key("window", &BreakerConfig::window, duration_codec(BreakerConfig::kWindow), "the sliding window failures are counted over");
+    s.key("min_calls", &BreakerConfig::min_calls, integer_codec(BreakerConfig::kMinCalls),
           "below this many calls in the window it never opens");
-    s.key("failure_rate", &BreakerConfig::failure_rate, fraction_codec(), "opens when failures reach this share");
-    s.key("open_for", &BreakerConfig::open_for, duration_codec(), "how long it stays open before probing");
-    s.key("half_open_probes", &BreakerConfig::half_open_probes, integer_codec<std::uint32_t>(1, 10'000),
+    s.key("failure_rate", &BreakerConfig::failure_rate, fraction_codec(BreakerConfig::kFailureRate),
+          "opens when failures reach this share");
+    s.key("open_for", &BreakerConfig::open_for, duration_codec(BreakerConfig::kOpenFor), "how long it stays open before probing");
+    s.key("half_open_probes", &BreakerConfig::half_open_probes, integer_codec(BreakerConfig::kHalfOpenProbes),
           "at most this many probes at once; this many successes close it, one failure reopens it");
     return s;
   }();
@@ -61,14 +62,10 @@ const Schema<LimiterSpec>& limiter_schema() {
                           "any window; `token_bucket` and `gcra` at most burst + limit × t / window (GCRA's burst "
                           "counts the first call: burst 1 is no burst).");
     s.key("algorithm", &LimiterSpec::algorithm, choice_codec(kAlgorithms), "how the limit is kept");
-    s.key("limit", &LimiterSpec::limit, integer_codec<std::uint32_t>(1, 1'000'000), "calls per window");
-    s.key("window", &LimiterSpec::window, duration_codec(), "the window (1ms to 1d)");
-    s.key("burst", &LimiterSpec::burst, integer_codec<std::uint32_t>(0, 1'000'000),
-          "token_bucket and gcra: the most admitted at once", opt::shown("`limit`"));
-    s.check([](const Reader& r, const Map& m, LimiterSpec& l) {
-      const std::string_view why = invalid_reason(l);
-      if (!why.empty()) r.fail(m.node(), m.child("limit"), std::string(why));
-    });
+    s.key("limit", &LimiterSpec::limit, integer_codec(LimiterSpec::kLimit), "calls per window");
+    s.key("window", &LimiterSpec::window, duration_codec(LimiterSpec::kWindow), "the window");
+    s.key("burst", &LimiterSpec::burst, integer_codec(LimiterSpec::kBurst), "token_bucket and gcra: the most admitted at once",
+          opt::shown("`limit`"));
     return s;
   }();
   return schema;
@@ -83,7 +80,7 @@ const Schema<SharedLimitConfig>& shared_limit_schema() {
     s.key("when_down", &SharedLimitConfig::when_down, choice_codec(kDownPolicies),
           "while the store is down: `allow` everything (unlimited, reported as such), `deny` everything, or a "
           "`local` limiter in each pod at limit / pods (rounded up)");
-    s.key("timeout", &SharedLimitConfig::timeout, duration_codec(), "one store call's timeout");
+    s.key("timeout", &SharedLimitConfig::timeout, duration_codec(SharedLimitConfig::kTimeout), "one store call's timeout");
     s.key("breaker", &SharedLimitConfig::breaker, map_codec(breaker_schema()),
           "a breaker on the store, so an outage does not cost a timeout per call");
     return s;

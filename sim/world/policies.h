@@ -18,7 +18,7 @@ namespace relaysim::sim {
 const Schema<BackoffPolicy>& backoff_schema();
 // {window, min_calls, failure_rate, open_for, half_open_probes}
 const Schema<BreakerConfig>& breaker_schema();
-// {algorithm, limit, window, burst}, checked by invalid_reason.
+// {algorithm, limit, window, burst}, each held to its bounds (LimiterSpec::kLimit, ...).
 const Schema<LimiterSpec>& limiter_schema();
 // A limiter's keys plus {when_down, timeout, breaker}; `pods` is the system's to set.
 const Schema<SharedLimitConfig>& shared_limit_schema();

@@ -596,6 +596,33 @@ def _():
     expect(run("validate", sms, "--set", "sms.platform.routing=3"), EXIT_INVALID, r"got the single value '3'")
 
 
+@case("bounds.values_the_model_would_assert_on_are_refused_where_written")
+def _():
+    sms = os.path.join(SRC, "scenarios", "sms-quickstart.yaml")
+    outbox = os.path.join(SRC, "scenarios", "outbox-quickstart.yaml")
+    # Each of these ran past validate and ended on a model assertion (or a busy loop); the bound
+    # is declared beside the model's field and the reader refuses the value where it is written.
+    cases = [
+        (sms, "sms.providers.0.mps=1000001/s", r"sms.providers\[0\].mps: must be between 0/s and 1000000/s"),
+        (sms, "sms.platform.routing.decay=0", r"sms.platform.routing.decay: must be longer than 0s"),
+        (sms, "sms.platform.limit={algorithm: gcra, limit: 10, window: 1s, breaker: {window: 0s}}",
+         r"sms.platform.limit.breaker.window: must be longer than 0s"),
+        (sms, "sms.platform.limit={algorithm: gcra, limit: 10, window: 1s, breaker: {failure_rate: 0}}",
+         r"sms.platform.limit.breaker.failure_rate: must be above 0%"),
+        (sms, "sms.businesses.0.limit={algorithm: sliding_log, limit: 10, window: 0s}", r"sms.businesses\[0\].limit.window: must be between 1ms and 1d"),
+        (sms, "sms.platform.token_lifetime=500ms", r"token_lifetime: must be between 1s and 3650d \(a token's expiry counts whole seconds\)"),
+        (QUICKSTART, "webhook.load=[{rate: 5/s, from: 0s, to: 1m, arrival: bursty, high_share: 0.000000003}]",
+         r"high_share: makes the low spells .* longer than 3650d"),
+        (QUICKSTART, "webhook.load=[{rate: 5/s, from: 0s, to: 1m, arrival: bursty, spell: 1ns}]", r"spell: must be between 1ms and 3650d"),
+        (outbox, "outbox.platform.renew_every=1us", r"renew_every: must be between 1ms and 3650d \(a shorter period is a busy loop\)"),
+        (outbox, "outbox.platform.rescue_every=1us", r"rescue_every: must be between 1ms"),
+        (outbox, "outbox.log.max_poll_interval=1ms", r"max_poll_interval: must be between 1s and 3650d"),
+        (outbox, "outbox.platform.publish_timeout=3650d", r"publish_timeout: must be longer than 0s and at most 1d"),
+    ]
+    for scenario, override, pattern in cases:
+        expect(run("validate", scenario, "--set", override), EXIT_INVALID, pattern)
+
+
 @case("timeseries.a_directory_of_outputs_and_bad_paths")
 def _():
     d = path("series-out")

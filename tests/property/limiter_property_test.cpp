@@ -83,11 +83,18 @@ TEST(Limiters, ResetForgetsEverything) {
 }
 
 TEST(Limiters, SpecsOutOfRangeAreNamed) {
-  EXPECT_EQ(invalid_reason(LimiterSpec{LimiterAlgorithm::gcra, 0, std::chrono::seconds(1), 0}),
-            "the limit must be in [1, 1000000]");
-  EXPECT_EQ(invalid_reason(LimiterSpec{LimiterAlgorithm::gcra, 1, std::chrono::days(2), 0}),
-            "the window must be in [1ms, 1d]");
-  EXPECT_TRUE(invalid_reason(LimiterSpec{}).empty());
+  std::vector<ConfigError> out;
+  validate(LimiterSpec{LimiterAlgorithm::gcra, 0, std::chrono::seconds(1), 0}, "limit", out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, "limit.limit");
+  EXPECT_EQ(out[0].message, "must be between 1 and 1000000");
+  out.clear();
+  validate(LimiterSpec{LimiterAlgorithm::gcra, 1, std::chrono::days(2), 0}, "limit", out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].key, "limit.window");
+  EXPECT_EQ(out[0].message, "must be between 1ms and 1d");
+  EXPECT_FALSE(valid(LimiterSpec{LimiterAlgorithm::gcra, 1, std::chrono::days(2), 0}));
+  EXPECT_TRUE(valid(LimiterSpec{}));
 }
 
 }  // namespace
