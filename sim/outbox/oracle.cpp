@@ -178,8 +178,11 @@ void Oracle::on(const LeaderWrote& e) {
 void Oracle::on(const Published& e) {
   for (const Record& r : e.records) {
     Tracked* t = find(r.shard, r.id);
-    if (t == nullptr || t->appended_attempt != r.attempt) continue;
-    if (e.outcome == Produced::timeout) t->ambiguous = true;
+    if (t == nullptr) continue;
+    // A time-out is ambiguous whether or not its record is in the log yet: one written after the
+    // producer gave up makes the next publish of the attempt a duplicate all the same.
+    if (e.outcome == Produced::timeout) t->timed_out_attempt = std::max(t->timed_out_attempt, r.attempt);
+    if (t->appended_attempt != r.attempt) continue;
     if (e.outcome == Produced::ok) t->unmarked = true;
   }
 }
@@ -198,7 +201,7 @@ void Oracle::on(const LogAppended& e) {
     DuplicateCause cause = DuplicateCause::unexplained;
     if (t->appended_fence != r.fence) {
       cause = DuplicateCause::new_leader;
-    } else if (t->ambiguous) {
+    } else if (t->timed_out_attempt == r.attempt) {
       cause = DuplicateCause::ambiguous;
     } else if (t->unmarked) {
       cause = DuplicateCause::unmarked;
@@ -211,7 +214,6 @@ void Oracle::on(const LogAppended& e) {
   }
   if (r.attempt >= t->appended_attempt) {
     if (r.attempt > t->appended_attempt) {
-      t->ambiguous = false;
       t->unmarked = false;
     }
     t->appended_attempt = r.attempt;

@@ -84,7 +84,9 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
     relaysim::outbox::Reason reason = relaysim::outbox::Reason::none;
     relaysim::outbox::FenceToken appended_fence = 0;  // of that record
     bool committed = false;
-    bool ambiguous = false;  // a publish of appended_attempt timed out
+    // The highest attempt a publish of which timed out: its record may be written before the
+    // time-out is reported, or after (a write slower than the producer's timeout).
+    std::uint16_t timed_out_attempt = 0;
     bool unmarked = false;   // published (acknowledged) for appended_attempt and not marked since
   };
 
