@@ -130,6 +130,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Sms
   }
   tokens_.resize(spec_.businesses.size());
   token_issued_.assign(spec_.businesses.size(), kTimeNever);
+  token_expires_s_.assign(spec_.businesses.size(), 0);
   failed_.resize(spec_.businesses.size());
   for (const AdminEvent& e : spec_.admin) kernel_.at(e.at, [this, &e] { admin(e); });
   for (std::uint32_t i = 0; i < processes_.size(); ++i) {
@@ -181,12 +182,18 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
     forged.back() = forged.back() == 'A' ? 'B' : 'A';  // the signature no longer matches
     TokenClaims claims;
     if (codec_.verify(t[static_cast<int>(TokenKind::good)], claims) == AuthFault::none) {
+      token_expires_s_[business] = claims.expires_at;
       claims.expires_at = claims.issued_at - 1;
       t[static_cast<int>(TokenKind::expired)] = codec_.issue(claims);
     }
     t[static_cast<int>(TokenKind::foreign)] = t[static_cast<int>(TokenKind::good)];
   }
   return t[static_cast<int>(kind)];
+}
+
+TokenKind World::presented_kind(std::uint32_t business, TokenKind kind) const {
+  const std::int64_t now_s = to_ns(kernel_.now()) / 1'000'000'000;  // as the platform reads a claim
+  return kind == TokenKind::good && now_s >= token_expires_s_[business] ? TokenKind::expired : kind;
 }
 
 void World::admin(const AdminEvent& e) {
@@ -308,6 +315,7 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   const BusinessSpec& b = spec_.businesses[l.business_index];
   const std::string& presented = token_for(l.business_index, token);
   if (presented.empty()) return;  // its business was revoked before its clients got a token
+  const TokenKind truth = presented_kind(l.business_index, token);
   const std::uint32_t size = l.kind == Kind::bulk ? l.size : 1;
   const std::uint32_t template_id = token == TokenKind::foreign ? kForeignTemplate : b.templates[0];
   const Recipient base = 8'610'000'000'000 + mix64(scenario_.seed ^ key) % l.recipients;
@@ -336,9 +344,10 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   c.send_at = send_at;
   c.resend_of = resend_of;
   c.token = token;
+  c.presented = truth;
   c.repeat = repeat;
   c.answered = false;
-  buses_.world.emit(ClientCalled{key, l.business_index, size, token, repeat, kernel_.now()});
+  buses_.world.emit(ClientCalled{key, l.business_index, size, truth, repeat, kernel_.now()});
   kernel_.at(kernel_.now() + l.client_timeout, [this, slot] { timed_out(slot); });
   const SendRequest request{presented, b.senders[0], template_id,
                             std::span<const NewMessage>(messages_.data(), size)};
@@ -349,7 +358,7 @@ void World::answered(std::uint32_t slot, std::uint32_t serial, const SendAnswer&
   Call& c = calls_[slot];
   if (c.serial != serial || c.answered) return;  // the client gave up on this call already
   c.answered = true;
-  buses_.world.emit(ClientAnswered{c.key, c.token, c.repeat, a, kernel_.now()});
+  buses_.world.emit(ClientAnswered{c.key, c.presented, c.repeat, a, kernel_.now()});
   // The client was told its new message failed: a resend segment of its business may resend it.
   if (a.outcome == AcceptOutcome::accepted && a.answer == Answer::failure && a.first != 0 && !a.unavailable &&
       a.fault == AuthFault::none) {

@@ -88,7 +88,8 @@ class World final : private ProcessHost {
     std::uint32_t retries_left = 0;
     Time send_at{};
     MessageId resend_of = 0;
-    TokenKind token = TokenKind::good;
+    TokenKind token = TokenKind::good;      // what the client asks for (a retry asks again)
+    TokenKind presented = TokenKind::good;  // what it presented this time (presented_kind)
     bool repeat = false;
     bool answered = false;
   };
@@ -113,6 +114,10 @@ class World final : private ProcessHost {
   void timed_out(std::uint32_t slot);
   void deliver_receipt(MessageId id, ProviderId provider, bool delivered);
   const std::string& token_for(std::uint32_t business, TokenKind kind);
+  // What the token a client presents for `kind` is in truth now: a good token past its expiry
+  // (its renewal refused while the business was revoked, or a lifetime shorter than the
+  // claims' whole seconds can hold) is an expired one, and the platform must refuse it.
+  TokenKind presented_kind(std::uint32_t business, TokenKind kind) const;
 
   const Scenario& scenario_;
   const SmsSpec& spec_;
@@ -133,6 +138,7 @@ class World final : private ProcessHost {
   // Per business: its tokens by kind, and when the good one was issued.
   std::vector<std::array<std::string, kTokenKindCount>> tokens_;
   std::vector<Time> token_issued_;
+  std::vector<std::int64_t> token_expires_s_;  // the good token's expiry claim, in seconds
   // Per business: whether it was ever approved (its clients have a token, and call, only then —
   // after a revocation they go on calling with the token they have), and the messages its clients
   // were told had failed, which a `resend` segment resends (each once).
