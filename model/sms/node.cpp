@@ -377,6 +377,7 @@ std::uint32_t Node::new_job() {
   j.accepted = false;
   j.answered = true;
   j.limit_stage = 0;
+  j.waited = false;
   j.retry_timer = TimerId{};
   j.reply = SendAnswer{};
   return slot;
@@ -499,11 +500,32 @@ void Node::limit(std::uint32_t slot) {
     SharedLimiter* l = business ? business_limiter(j.row.business) : cluster_limit_.get();
     if (l == nullptr) continue;
     const BusinessId who = business ? j.row.business : 0;
+    j.waited = true;
     l->take(1, member, [this, slot, who, l](const SharedDecision& d) { limited(slot, who, *l, d); });
     return;
   }
+  if (j.waited && j.path == SendPath::async && !still_claimed(slot)) return;
   if (!marketing_allows(slot, true)) return;
   submit(slot);
+}
+
+bool Node::still_claimed(std::uint32_t slot) {
+  // While a limit was asked (a store call away), the claim may have ended: a receipt of an
+  // earlier submit made the message final, or the lease ran out and another pod took it over.
+  // Submitting then would send a message a provider has certainly taken, or send it twice.
+  Job& j = jobs_[slot];
+  std::optional<MessageRow> now;
+  try {
+    now = store_.get(j.row.id);
+  } catch (const StoreError& e) {
+    store_failed(StoreOp::claim, e.failure());
+    now.reset();
+  }
+  if (now && now->status == Status::in_flight && now->claim_token == j.row.claim_token) return true;
+  // Let the claim go: its completion is fenced out (another claim, or a final status, holds the
+  // row), and the message is where the store says.
+  finish(slot, completion(j, Status::pending, Reason::none, clock_.now()));
+  return false;
 }
 
 void Node::limited(std::uint32_t slot, BusinessId business, const SharedLimiter& limiter, const SharedDecision& d) {
@@ -585,6 +607,7 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
     answer(slot, Answer::pending);
     j.tried = 0;
     j.limit_stage = 0;
+    j.waited = true;  // a receipt of an earlier submit may end the claim while it waits
     j.retry_timer = timers_.schedule_at(d.due, [this, slot] {
       jobs_[slot].retry_timer = TimerId{};
       limit(slot);

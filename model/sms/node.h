@@ -117,6 +117,7 @@ class Node {
     bool accepted = false;       // a provider certainly accepted it under this claim
     bool answered = true;        // sync: the client has its answer
     std::uint8_t limit_stage = 0;  // 0: the business's limit next, 1: the cluster's, 2: done
+    bool waited = false;           // a limit answered later: the claim may have ended meanwhile
     Time lease_ends{};
     Time started{};              // of the submit in flight
     AnswerCallback answer;       // sync: the waiting client
@@ -132,6 +133,9 @@ class Node {
   // The marketing rules for a marketing job (with the frequency cap when `take_cap`): true when
   // it may go on; otherwise the job is finished (deferred or suppressed).
   bool marketing_allows(std::uint32_t slot, bool take_cap);
+  // Whether the job's claim still holds the message (after a limit's answer came later); if not,
+  // the job is finished, fenced out, and false.
+  bool still_claimed(std::uint32_t slot);
   void expand();
   void expand_chunk(Time now);
   const Filter* filter_of(const CampaignRow& campaign);
