@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, fail, first_line, free_port, read_receipts
+from livetest import call, end_all, fail, first_line, free_port, read_receipts, start
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -49,9 +49,10 @@ class Live:
     def __init__(self, scenario, serve_yaml, relaysim, events=False, processes=1):
         self.tmp = tempfile.mkdtemp(prefix="relaysim-e2e-")
         self.receipts = os.path.join(self.tmp, "receipts.jsonl")
-        self.world = subprocess.Popen([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
-                                       self.receipts, "--signing-secret", SECRET, "--hold", "5s"],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Standard error to files: a pipe nobody reads until the end could fill and stall a process.
+        self.world = start([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
+                            self.receipts, "--signing-secret", SECRET, "--hold", "5s"],
+                           stdout=subprocess.PIPE, stderr=open(os.path.join(self.tmp, "world.log"), "w"), text=True)
         self.world_started = time.time()
         world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(self.world, "relaysim world")).group(1)
         self.ports = [free_port() for _ in range(processes)]
@@ -66,11 +67,12 @@ class Live:
         with open(config, "w") as f:
             f.write(text)
         self.serves = []
+        self.serve_logs = [os.path.join(self.tmp, f"serve-{pod}.log") for pod in range(1, processes + 1)]
         for pod, port in enumerate(self.ports, start=1):
-            self.serves.append(subprocess.Popen(
+            self.serves.append(start(
                 [relaysim, "serve", config, "--pod", str(pod), "--listen", f"127.0.0.1:{port}"]
                 + (["--events", self.events[pod - 1]] if events else []),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                stdout=subprocess.PIPE, stderr=open(self.serve_logs[pod - 1], "w"), text=True))
             first_line(self.serves[-1], "relaysim serve")
         self.serve = self.serves[0]
         self.judged = events
@@ -82,13 +84,16 @@ class Live:
         return self
 
     def __exit__(self, *exc):
-        for serve in self.serves:
-            serve.send_signal(signal.SIGTERM)
-        codes = [serve.wait(timeout=20) for serve in self.serves]
-        self.world.send_signal(signal.SIGTERM)
-        self.world.wait(timeout=10)
+        try:
+            for serve in self.serves:
+                serve.send_signal(signal.SIGTERM)
+            codes = [serve.wait(timeout=20) for serve in self.serves]
+            self.world.send_signal(signal.SIGTERM)
+            self.world.wait(timeout=10)
+        finally:
+            end_all()  # whatever did not stop (a wait that timed out raised)
         if exc[0] is None and any(codes):
-            fail(f"serve exited {codes} after SIGTERM: {[serve.stderr.read() for serve in self.serves]}")
+            fail(f"serve exited {codes} after SIGTERM: {[open(log).read() for log in self.serve_logs]}")
 
     def create(self, cxid, request_id, payload):
         if self.judged:
@@ -345,7 +350,7 @@ def tls(relaysim):
   http_timeout: 2s
   retry: {{backoff: fixed, initial: 10s, jitter: none, deadline: 1h}}
 """)
-        p = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = start([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first_line(p, "relaysim serve")
         return p, port
 
@@ -434,7 +439,7 @@ def judged(relaysim):
                         acked.add(answer["id"])
                 time.sleep(rng.uniform(0, 0.05))
 
-        threads = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+        threads = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(4)]
         for t in threads:
             t.start()
         for t in threads:
