@@ -27,7 +27,7 @@ constexpr int enum_count() {
   if constexpr (std::is_same_v<E, model::LookupStatus>) return 3;
   if constexpr (std::is_same_v<E, model::Status>) return model::kStatusCount;
   if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonCount;
-  if constexpr (std::is_same_v<E, NetError>) return 5;
+  if constexpr (std::is_same_v<E, NetError>) return kNetErrorCount;
   if constexpr (std::is_same_v<E, BreakerState>) return 3;
 }
 

@@ -624,7 +624,7 @@ Judgement judge(const JudgeInputs& in) {
             attempt.number = r.number;
             attempt.pod = r.pod;
             attempt.finished_at = r.at;
-            const HttpResult result{r.error, r.http_status, r.retry_after};
+            const HttpResult result{r.error, r.http_status, r.retry_after, {}};
             requests.on(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
             break;
           }

@@ -143,6 +143,7 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
   a.finished_at = now;
   a.error = h.error;
   a.http_status = h.error == NetError::none ? h.status : 0;
+  a.detail.assign(h.detail);
   Classification c = classify(config_.classification, h);
   if (planted(mutant::retry_terminal_4xx) && c.verdict == Verdict::terminal) c = {Verdict::retry, Reason::none};
   events_.emit(AttemptFinished{pod_, a, h, c.verdict});

@@ -18,6 +18,7 @@
 #include "live/webhook/world.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
+#include "model/store/sqlite_db.h"
 #include "model/webhook/sqlite_store.h"
 #include "sim/scenario/yaml_reader.h"
 
@@ -260,6 +261,60 @@ TEST_F(ApiTest, ListsDeadLettersAPageAtATimeAndReplaysThem) {
   EXPECT_EQ(json::parse(call("GET", "/v1/dead-letters").body)["dead_letters"].size(), 2u);
 }
 
+// An attempt that sent nothing says why, in the API's record and in serve's log; the tenant's URL
+// reaches the log as data (escaped), never as lines of its own.
+TEST_F(ApiTest, AnAttemptThatSentNothingSaysWhy) {
+  ASSERT_EQ(call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":{}})").status, 202);
+  model::RequestRow row;
+  ASSERT_TRUE(store.claim_due(clock.now(), 1, std::chrono::minutes(2), row));
+  model::AttemptRow attempt{1, 1, 1, row.claim_token, clock.now(), clock.now(), "http://10.0.0.7/\nforged line", 1,
+                            NetError::forbidden_address, 0, "10.0.0.7 is a private-network address, which allow_addresses does not admit"};
+  ASSERT_TRUE(store.complete(1, row.claim_token, {&attempt, model::Status::failed, model::Reason::forbidden_address, clock.now(), {}, {}, {}}));
+  const json shown = json::parse(call("GET", "/v1/webhooks/1").body);
+  EXPECT_EQ(shown["reason"], "forbidden_address");
+  EXPECT_EQ(shown["attempts"][0]["error"], "forbidden_address");
+  EXPECT_EQ(shown["attempts"][0]["detail"], attempt.detail);
+  const HttpResult result{NetError::forbidden_address, 0, Duration{-1}, attempt.detail};
+  const std::string line = webhook::not_sent_line(model::AttemptFinished{1, attempt, result, model::Verdict::terminal});
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_EQ(line.rfind("relaysim serve: not sent: ", 0), 0u) << line;
+  const json logged = json::parse(line.substr(line.find('{')));
+  EXPECT_EQ(logged["url"], attempt.resolved_url);
+  EXPECT_EQ(logged["error"], "forbidden_address");
+  EXPECT_EQ(logged["detail"], attempt.detail);
+  EXPECT_EQ(logged["request"], 1);
+  // An attempt that was sent says nothing more.
+  EXPECT_EQ(webhook::not_sent_line(model::AttemptFinished{1, attempt, HttpResult{NetError::timeout, 0, Duration{-1}, {}}, model::Verdict::retry}), "");
+}
+
+// Both stores keep why an attempt sent nothing; a database from before the column gains it.
+TEST(AttemptDetail, BothStoresKeepIt) {
+  const std::string path = testing::TempDir() + "attempt-detail.db";
+  std::filesystem::remove(path);
+  {
+    // The attempts table as it was before `detail`.
+    Db db(path, Durability::full);
+    db.exec("CREATE TABLE attempts (id INTEGER PRIMARY KEY, request INTEGER NOT NULL, number INTEGER NOT NULL,"
+            " pod INTEGER NOT NULL, claim_token INTEGER NOT NULL, started_at INTEGER NOT NULL, finished_at INTEGER NOT NULL,"
+            " resolved_url TEXT NOT NULL, serviceb_version INTEGER NOT NULL, net_error INTEGER NOT NULL,"
+            " http_status INTEGER NOT NULL, UNIQUE (request, number))");
+  }
+  model::SqliteStore sqlite(path);
+  model::MemoryStore memory;
+  for (model::Store* store : {static_cast<model::Store*>(&sqlite), static_cast<model::Store*>(&memory)}) {
+    const Time t = time_from_ns(1'795'000'000'000'000'000);
+    ASSERT_EQ(store->create({"cx1", "r1", "{}", t, t + std::chrono::hours(1)}).id, 1u);
+    model::RequestRow row;
+    ASSERT_TRUE(store->claim_due(t, 1, std::chrono::minutes(1), row));
+    model::AttemptRow a{1, 1, 1, row.claim_token, t, t, "ftp://x/", 0, NetError::bad_url, 0, "the scheme 'ftp' is not http or https"};
+    ASSERT_TRUE(store->complete(1, row.claim_token, {&a, model::Status::failed, model::Reason::bad_url, t, {}, {}, {}}));
+    const std::vector<model::AttemptRow> back = store->attempts(1);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].error, NetError::bad_url);
+    EXPECT_EQ(back[0].detail, a.detail);
+  }
+}
+
 TEST(RequestReader, RefusesWhatIsNotAReadableRequest) {
   ServerLimits limits;
   limits.max_body = 10;
@@ -402,11 +457,11 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
     ASSERT_EQ(store.create({"cx1", "r1", p1, at(10), deadline}).id, 1u);
     model::RequestRow row;
     ASSERT_TRUE(store.claim_due(at(11), 1, seconds(5), row));
-    model::AttemptRow attempt{1, 1, 1, row.claim_token, at(12), at(20), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::none, 200};
+    model::AttemptRow attempt{1, 1, 1, row.claim_token, at(12), at(20), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::none, 200, {}};
     ASSERT_TRUE(store.complete(1, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(21), at(21), {}, {}}));
     ASSERT_EQ(store.create({"cx2", "r2", p2, at(100), deadline}).id, 2u);
     ASSERT_TRUE(store.claim_due(at(200), 1, seconds(5), row));
-    attempt = {2, 1, 1, row.claim_token, at(202), at(210), "http://127.0.0.1:9/ep2/hooks/cx2/v1", 1, NetError::none, 200};
+    attempt = {2, 1, 1, row.claim_token, at(202), at(210), "http://127.0.0.1:9/ep2/hooks/cx2/v1", 1, NetError::none, 200, {}};
     ASSERT_TRUE(store.complete(2, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(211), at(211), {}, {}}));
   }
   // The log: pod 1 three times, killed twice.
