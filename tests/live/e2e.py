@@ -184,6 +184,22 @@ def readme(relaysim):
             answer = s.recv(4096).decode()
             if not answer.startswith("HTTP/1.1 413") or "longer than" not in answer:
                 fail(f"an oversized body was not answered 413 with a reason: {answer!r}")
+        # A chunked body's trailers are held to the header limit as the headers are: 16 KiB of them and
+        # more is refused with 431 and its reason (a 59 MB trailer section was once read whole).
+        with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
+            s.sendall(b"POST /v1/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n")
+            try:
+                for n in range(16):  # 1 MiB of trailer fields, then their end
+                    s.sendall(b"X-Trailer-%d: " % n + b"a" * 65536 + b"\r\n")
+                s.sendall(b"\r\n")
+            except OSError:
+                pass  # the service stopped reading once it had refused
+            answer = s.recv(4096).decode()
+            if not answer.startswith("HTTP/1.1 431") or "trailers are longer than 16384 bytes" not in answer:
+                fail(f"a chunked request with 1 MiB of trailers was not refused with 431 and a reason: {answer!r}")
+        if call(live.port, "GET", "/healthz")[0] != 200:
+            fail("the service does not answer after refusing a request's trailers")
         # A HEAD answer carries no body, so the next answer on the connection reads cleanly.
         with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
             s.sendall(b"HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -193,8 +209,8 @@ def readme(relaysim):
             first, _, rest = answer.decode().partition("\r\n\r\n")
             if not first.startswith("HTTP/1.1 405") or not rest.startswith("HTTP/1.1 200"):
                 fail(f"a HEAD answer carried a body, or the next answer was lost: {answer!r}")
-        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413; "
-              f"HEAD answers carry no body", flush=True)
+        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413, "
+              f"oversized trailers 431; HEAD answers carry no body", flush=True)
     # A tenant with a key of its own: its deliveries are signed with that key, which the world
     # (knowing only the default key) does not accept; another tenant's still verify.
     own = "whsec_" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0MjQyNDI="
