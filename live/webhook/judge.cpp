@@ -190,6 +190,7 @@ std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogR
 Duration read_receipts(const std::string& path, const sim::Scenario& scenario, std::vector<Receipt>& receipts,
                        std::string& base) {
   std::optional<Duration> shift;
+  std::unordered_map<std::string, std::string> seen;  // webhook-id@time -> where
   each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     if (const auto w = j.find("world"); w != j.end()) {
@@ -221,6 +222,11 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
                                   "(keys sorted), is \"seq\" with the client's key number (docs/live.md)");
     }
     r.payload = field<std::uint64_t>(j, "payload_digest", where);
+    // One request reaches the world at one moment: the same receipt twice is a line given twice.
+    if (const auto [it, added] = seen.emplace(r.webhook_id + '@' + std::to_string(to_ns(r.at)), where); !added) {
+      throw std::invalid_argument(where + ": the receipt of " + r.webhook_id + " at the same moment as the one at " + it->second +
+                                  ": a receipt given twice, not the receipts of a real run");
+    }
     receipts.push_back(std::move(r));
   });
   if (!shift) throw std::invalid_argument(path + ": no {\"world\": ...} line: not the receipts of a relaysim world");
@@ -230,12 +236,17 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
 // The serve processes' event logs, on the world's clock.
 std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& paths, Duration shift) {
   std::vector<std::vector<LogRecord>> logs;
+  LogChecker checker;  // refuses what no real process could have logged
   for (const std::string& path : paths) {
     std::vector<LogRecord>& log = logs.emplace_back();
+    checker.next_log();
     each_line(path, "--events", [&](const std::string& text, const std::string& where) {
       std::string problem;
       std::optional<LogRecord> r = read_record(text, problem);
       if (!r) throw std::invalid_argument(where + ": " + problem);
+      if (problem = checker.check(*r, where); !problem.empty()) {
+        throw std::invalid_argument(where + ": " + problem + ": not the log of a real run");
+      }
       for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) {
         if (*t < kTimeZero) throw std::invalid_argument(where + ": a time before 1970 (Unix nanoseconds are never negative)");
         *t -= shift;
@@ -273,6 +284,7 @@ std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& pa
 // The client's create calls, on the world's clock.
 std::vector<Call> read_calls(const std::string& path, Duration shift) {
   std::vector<Call> calls;
+  std::unordered_map<std::string, std::string> seen;  // key@sent -> where
   each_line(path, "--calls", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     Call c;
@@ -292,6 +304,12 @@ std::vector<Call> read_calls(const std::string& path, Duration shift) {
     }
     if (j.contains("duplicate")) c.duplicate = field<bool>(j, "duplicate", where);
     if (j.contains("id") && !j["id"].is_null()) c.id = field<model::RequestId>(j, "id", where);
+    if (c.answered < c.sent) throw std::invalid_argument(where + ": a call answered before it was sent");
+    // A client sends one call of a key at one moment: the same call twice is a line given twice.
+    if (const auto [it, added] = seen.emplace(std::to_string(c.key.request) + '@' + std::to_string(to_ns(c.sent)), where); !added) {
+      throw std::invalid_argument(where + ": a call of key " + std::to_string(c.key.request) + " sent at the same moment as the one at " +
+                                  it->second + ": a call given twice, not the calls of a real run");
+    }
     calls.push_back(std::move(c));
   });
   return calls;

@@ -481,11 +481,10 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
 // process left in flight are attributed to its crash. Without the store's word it could not.
 // Then a process stops cleanly with its breaker open and starts again: a new pod, not the old one
 // calling ServiceB through an open breaker.
-TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
+void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in) {
   using namespace std::chrono;
   using webhook::LogKind;
   using webhook::LogRecord;
-  const std::string dir = testing::TempDir() + "judge-recovery";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const Time t0 = time_from_ns(1'795'000'000'000'000'000);
@@ -608,13 +607,148 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   config << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s, serviceb_breaker: {min_calls: 1}}\n";
   config.close();
 
-  webhook::JudgeInputs in{std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml",
-                          {dir + "/events.jsonl"}, dir + "/receipts.jsonl", dir + "/calls.jsonl", dir + "/live.db"};
+  in = {std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml", {dir + "/events.jsonl"},
+        dir + "/receipts.jsonl", dir + "/calls.jsonl", dir + "/live.db"};
+}
+
+TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
+  webhook::JudgeInputs in;
+  write_recovery_run(testing::TempDir() + "judge-recovery", in);
+  if (HasFatalFailure()) return;
   const webhook::Judgement j = webhook::judge(in);
   for (const sim::Violation& v : j.ledger.examples()) ADD_FAILURE() << j.ledger.describe(v);
   EXPECT_EQ(j.acknowledged, 2u);
   EXPECT_EQ(j.crashes, 2u);
   EXPECT_EQ(j.recovered, 2u);
+}
+
+// The same log given twice — appended to itself, as `cat a a`, or named twice — is not a run: it
+// is refused with the line at fault, not judged (it once gave 77 violations).
+TEST(Judge, RefusesALogGivenTwice) {
+  const std::string dir = testing::TempDir() + "judge-twice";
+  webhook::JudgeInputs in;
+  write_recovery_run(dir, in);
+  if (HasFatalFailure()) return;
+  const auto refusal = [&](const webhook::JudgeInputs& inputs) {
+    try {
+      webhook::judge(inputs);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("judged");
+  };
+  std::ifstream log(in.events[0]);
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  std::ofstream(dir + "/twice.jsonl") << text << text;
+  webhook::JudgeInputs twice = in;
+  twice.events = {dir + "/twice.jsonl"};
+  const std::string doubled = refusal(twice);
+  EXPECT_EQ(doubled.rfind(dir + "/twice.jsonl:", 0), 0u) << doubled;
+  EXPECT_NE(doubled.find("a second time"), std::string::npos) << doubled;
+  EXPECT_NE(doubled.find("not the log of a real run"), std::string::npos) << doubled;
+  twice.events = {in.events[0], in.events[0]};
+  EXPECT_NE(refusal(twice).find("is also the pod of"), std::string::npos);
+  // A receipt or a client call given twice is refused the same way.
+  std::ifstream receipts(in.receipts);
+  std::string world, first;
+  std::getline(receipts, world);
+  std::getline(receipts, first);
+  std::ofstream(dir + "/receipts-twice.jsonl") << world << '\n' << first << '\n' << first << '\n';
+  webhook::JudgeInputs receipt_twice = in;
+  receipt_twice.receipts = dir + "/receipts-twice.jsonl";
+  EXPECT_NE(refusal(receipt_twice).find("receipts-twice.jsonl:3: the receipt of msg_1 at the same moment"), std::string::npos)
+      << refusal(receipt_twice);
+  std::ifstream calls(in.calls);
+  std::getline(calls, first);
+  std::ofstream(dir + "/calls-twice.jsonl") << first << '\n' << first << '\n';
+  webhook::JudgeInputs call_twice = in;
+  call_twice.calls = dir + "/calls-twice.jsonl";
+  EXPECT_NE(refusal(call_twice).find("calls-twice.jsonl:2: a call of key 1 sent at the same moment"), std::string::npos)
+      << refusal(call_twice);
+}
+
+// Logs no real process could have written are refused with the reason; what a real process
+// writes (a kill, a clean restart with a fresh breaker) passes.
+TEST(EventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
+  using webhook::LogKind;
+  using webhook::LogRecord;
+  const Time t0 = time_from_ns(1'795'000'000'000'000'000);
+  auto rec = [&](LogKind kind, int ms, model::RequestId id = 0, model::ClaimToken token = 0) {
+    LogRecord r;
+    r.kind = kind;
+    r.pod = 1;
+    r.at = t0 + std::chrono::milliseconds(ms);
+    r.id = id;
+    r.token = token;
+    r.created_at = r.at;
+    r.deadline_at = r.at + std::chrono::hours(1);
+    r.sent_at = r.at;
+    r.number = kind == LogKind::attempt_started || kind == LogKind::attempt_finished ? 1 : 0;
+    return r;
+  };
+  auto done = [&](int ms, model::RequestId id, model::ClaimToken token, std::uint32_t number, model::Status status) {
+    LogRecord r = rec(LogKind::completed, ms, id, token);
+    r.number = number;
+    r.status = status;
+    r.reason = status == model::Status::failed ? model::Reason::gone : model::Reason::ok;
+    r.applied = true;
+    return r;
+  };
+  auto breaker = [&](int ms, BreakerState from, BreakerState to) {
+    LogRecord r = rec(LogKind::breaker, ms);
+    r.from = from;
+    r.to = to;
+    return r;
+  };
+  LogRecord notice = rec(LogKind::notified, 9, 1);
+  notice.status = model::Status::failed;
+  notice.reason = model::Reason::gone;
+  // The first problem of each log, or "" when every record fits.
+  const auto first_problem = [](const std::vector<std::vector<LogRecord>>& logs) {
+    webhook::LogChecker checker;
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+      checker.next_log();
+      for (std::size_t i = 0; i < logs[l].size(); ++i) {
+        const std::string where = "log" + std::to_string(l + 1) + ":" + std::to_string(i + 1);
+        if (std::string p = checker.check(logs[l][i], where); !p.empty()) return where + ": " + p;
+      }
+    }
+    return std::string();
+  };
+  LogRecord created = rec(LogKind::ingested, 1, 1);
+  const std::vector<LogRecord> real = {rec(LogKind::started, 0), created, rec(LogKind::claimed, 2, 1, 7),
+                                       rec(LogKind::attempt_started, 3, 1), rec(LogKind::attempt_finished, 8, 1),
+                                       done(9, 1, 7, 1, model::Status::failed), notice, breaker(10, BreakerState::closed, BreakerState::open),
+                                       rec(LogKind::claimed, 11, 1, 8), rec(LogKind::started, 12),  // killed with claim 8 open
+                                       breaker(13, BreakerState::closed, BreakerState::open), rec(LogKind::stopped, 14),
+                                       rec(LogKind::started, 15), breaker(16, BreakerState::closed, BreakerState::open)};
+  EXPECT_EQ(first_problem({real}), "");
+  const auto with = [&](std::size_t at, std::vector<LogRecord> put) {
+    std::vector<LogRecord> log(real.begin(), real.begin() + static_cast<std::ptrdiff_t>(at));
+    log.insert(log.end(), put.begin(), put.end());
+    return first_problem({log});
+  };
+  const auto expect = [](const std::string& problem, const std::string& says) {
+    EXPECT_NE(problem.find(says), std::string::npos) << "'" << problem << "' does not say '" << says << "'";
+  };
+  expect(with(3, {done(4, 1, 9, 0, model::Status::delivered)}), "log1:4: a completion of request 1 under claim token 9, which this process does not hold");
+  expect(with(2, {rec(LogKind::attempt_started, 3, 1)}), "log1:3: an attempt of request 1 without a claim");
+  expect(with(3, {rec(LogKind::attempt_finished, 3, 1)}), "log1:4: attempt 1 of request 1 finishes, but this process has no such attempt");
+  expect(with(4, {done(9, 1, 7, 1, model::Status::delivered)}), "comes before its attempt finished");
+  expect(with(5, {done(9, 1, 7, 0, model::Status::delivered)}), "names attempt 0; its claim made attempt 1");
+  expect(with(5, {notice}), "log1:6: a notice to request 1's tenant that does not follow at once");
+  expect(with(7, {breaker(10, BreakerState::open, BreakerState::closed)}), "the breaker moves from open to closed, but it was closed");
+  LogRecord backwards = rec(LogKind::lookup, 5);
+  backwards.sent_at = backwards.at + std::chrono::milliseconds(1);
+  expect(with(2, {backwards}), "a lookup answered 0.001s before it was sent");
+  expect(with(12, {rec(LogKind::claimed, 14, 2, 9)}), "log1:13: a 'claimed' while no process was running");
+  expect(with(1, {rec(LogKind::ingested, -1, 1)}), "'ingested' is 0.001s before its process started");
+  expect(with(10, {done(13, 1, 8, 0, model::Status::delivered)}), "log1:11: a completion of request 1 under claim token 8");  // 8 died with its process
+  expect(with(2, {rec(LogKind::ingested, 2, 1)}), "log1:3: request 1 created a second time (also at log1:2)");
+  // Across logs: one claim token, one created id.
+  expect(first_problem({{rec(LogKind::started, 0), rec(LogKind::claimed, 1, 1, 7)}, {rec(LogKind::started, 0), rec(LogKind::claimed, 1, 2, 7)}}),
+         "log2:2: claim token 7 handed out a second time (also at log1:2)");
+  expect(first_problem({{rec(LogKind::claimed, 1, 1, 7)}}), "log1:1: a 'claimed' while no process was running");
 }
 
 }  // namespace
