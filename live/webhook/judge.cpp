@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "live/clock.h"
 #include "live/json_integer.h"
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
@@ -94,9 +95,15 @@ constexpr std::uint32_t kNoAttempt = UINT32_MAX;
 // A killed process died after the last line it logged: the least time after. What it had in
 // flight was still in flight then.
 constexpr Duration kAfter{1};
-// The processes and the world read one wall clock, each from its own start: allow them this much
-// disagreement.
-constexpr Duration kSkew = std::chrono::milliseconds(20);
+// The judge's one tolerance. Each serve process and the world keep time on a LiveClock: the
+// system's wall clock read once at start against the steady clock, within kClockReadError
+// (live/clock.h), and the steady clock since; the client's times are the wall clock's, read
+// directly. So two records written by different processes may stand out of their true order by
+// less than kClockReadError, never more: a receipt can seem to come this much before the start of
+// the attempt that carried it, or after its end; a client call this much after the create it
+// caused. Within one process there is one clock and no tolerance: W-url, W-retry and W-deadline
+// compare times of one log. (A run during which the wall clock was stepped cannot be judged.)
+constexpr Duration kClockSkew = kClockReadError;
 Time died_after(const LogRecord& last) { return last.at + kAfter; }
 
 struct Receipt {
@@ -475,7 +482,7 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
             for (const std::size_t c : it->second) {
               const Call& call = calls[c];
               const bool fits = pass == 0   ? call.status == 202 && !call.duplicate && call.id == r.id
-                                : pass == 1 ? call.status == 0 && call.sent <= r.at + kSkew
+                                : pass == 1 ? call.status == 0 && call.sent <= r.at + kClockSkew
                                             : true;
               if (!call_bound[c] && fits) {
                 bound = c;
@@ -500,8 +507,8 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
     items.push_back({std::max(calls[c].answered, created_after[c]), Item::kFree, c, 0, Item::What::created, c});
   }
   // Each receipt hangs on the attempt that carried it: one of its request's whose start and
-  // finish it lies between — the processes and the world read one wall clock, allow them a
-  // little skew — the latest started by then, else the first.
+  // finish it lies between, within kClockSkew (its times are the world's clock, theirs the
+  // process's) — the latest started by then, else the first.
   for (std::uint32_t i = 0; i < receipts.size(); ++i) {
     const Time at = receipts[i].at;
     const auto it = attempts_of.find(model::request_id_from_webhook_id(receipts[i].webhook_id));
@@ -510,7 +517,7 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
       for (const std::uint32_t a : it->second) {
         const Time started = logs[attempts[a].log][attempts[a].start].at;
         const Time finished = attempts[a].finish == kNone ? kTimeNever : logs[attempts[a].log][attempts[a].finish].at;
-        if (at + kSkew < started || at - kSkew > finished) continue;
+        if (at + kClockSkew < started || at - kClockSkew > finished) continue;
         if (carrier == kNoAttempt || (started <= at && started > logs[attempts[carrier].log][attempts[carrier].start].at)) {
           carrier = a;
         }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <tuple>
 
+#include "live/clock.h"
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
@@ -481,7 +482,9 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
 // process left in flight are attributed to its crash. Without the store's word it could not.
 // Then a process stops cleanly with its breaker open and starts again: a new pod, not the old one
 // calling ServiceB through an open breaker.
-void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in) {
+// `first_receipt`: when request 1's delivery reached the world (its attempt ran from 13 ms to 21 ms).
+void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
+                        Duration first_receipt = std::chrono::milliseconds(15)) {
   using namespace std::chrono;
   using webhook::LogKind;
   using webhook::LogRecord;
@@ -582,8 +585,8 @@ void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in) {
   std::ofstream receipts(dir + "/receipts.jsonl");
   receipts << json{{"world", {{"scenario", "chaos-world"}, {"seed", 7}, {"base", "http://127.0.0.1:9"}, {"started_ns", to_ns(t0)}}}}.dump()
            << '\n';
-  for (const auto& [id, ms, payload] : {std::tuple{1, 15, p1}, std::tuple{2, 205, p2}}) {
-    receipts << json{{"at_ns", to_ns(at(ms))}, {"endpoint", id}, {"cxid", "cx" + std::to_string(id)}, {"version", 1},
+  for (const auto& [id, when, payload] : {std::tuple{1, t0 + first_receipt, p1}, std::tuple{2, at(205), p2}}) {
+    receipts << json{{"at_ns", to_ns(when)}, {"endpoint", id}, {"cxid", "cx" + std::to_string(id)}, {"version", 1},
                      {"target", "/ep" + std::to_string(id) + "/hooks/cx" + std::to_string(id) + "/v1"},
                      {"webhook_id", model::webhook_id_for(static_cast<model::RequestId>(id))}, {"status", 200}, {"answered", true},
                      {"key", id}, {"payload_digest", hash_bytes(payload)}}
@@ -620,6 +623,22 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   EXPECT_EQ(j.acknowledged, 2u);
   EXPECT_EQ(j.crashes, 2u);
   EXPECT_EQ(j.recovered, 2u);
+}
+
+// The judge's one tolerance: a receipt is written on the world's clock, an attempt on its process's;
+// the two agree within kClockReadError (live/clock.h). A receipt that far before the start of the
+// attempt that carried it is that attempt's; one further off was sent by no attempt of the logs,
+// and judged as such (it once took 20 ms, so a receipt no attempt carried could be taken for one).
+TEST(Judge, MatchesAReceiptToItsAttemptWithinTheClocksDisagreementOnly) {
+  using std::chrono::microseconds;
+  const auto judged = [](Duration receipt, const std::string& name) {
+    webhook::JudgeInputs in;
+    write_recovery_run(testing::TempDir() + name, in, receipt);
+    return webhook::judge(in).ledger.total();
+  };
+  const Duration start = std::chrono::milliseconds(13);
+  EXPECT_EQ(judged(start - kClockReadError + microseconds(100), "judge-skew-within"), 0u);
+  EXPECT_GT(judged(start - kClockReadError - microseconds(100), "judge-skew-beyond"), 0u);
 }
 
 // The same log given twice — appended to itself, as `cat a a`, or named twice — is not a run: it
