@@ -1,16 +1,29 @@
 #include "live/clock.h"
 
+#include <stdexcept>
 #include <utility>
 
 #include "model/core/assert.h"
 
 namespace relaysim::live {
 
-LiveClock::LiveClock()
-    : wall_at_start_(time_from_ns(std::chrono::duration_cast<Duration>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count())),
-      steady_at_start_(std::chrono::steady_clock::now()) {}
+LiveClock::LiveClock() {
+  // The wall clock's reading, paired with the steady clock's at the same moment: read between two
+  // readings of the steady clock, and taken as read at their middle, it is off by at most half
+  // their distance. A try that was interrupted (the process descheduled between the readings)
+  // is read again.
+  for (int tries = 0; tries < 10'000; ++tries) {
+    const auto before = std::chrono::steady_clock::now();
+    const auto wall = std::chrono::system_clock::now();
+    const auto after = std::chrono::steady_clock::now();
+    if (after - before <= kClockReadError) {
+      wall_at_start_ = time_from_ns(std::chrono::duration_cast<Duration>(wall.time_since_epoch()).count());
+      steady_at_start_ = before + (after - before) / 2;
+      return;
+    }
+  }
+  throw std::runtime_error("cannot read the wall clock against the steady clock within 500us: the machine is too loaded");
+}
 
 Time LiveClock::now() const {
   return wall_at_start_ + std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - steady_at_start_);

@@ -4,6 +4,13 @@
 // steady clock's progress since: it never goes backwards while the process runs (a wall-clock
 // step does not reach it), and it carries on across restarts, so the deadlines and due times the
 // database holds keep their meaning when another process, or the same one restarted, reads them.
+//
+// The wall clock and the steady clock advance at one rate (Linux slews both alike; only a step
+// moves one against the other), so two processes' clocks agree but for how well each read the
+// offset between the two at its start: the wall clock is read between two readings of the
+// steady clock, again until those two lie within kClockReadError of each other. Any two live
+// clocks on one machine then disagree by less than kClockReadError, unless the wall clock was
+// stepped between their starts (`relaysim judge` relies on this; docs/live.md).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -18,8 +25,12 @@
 
 namespace relaysim::live {
 
+inline constexpr Duration kClockReadError = std::chrono::microseconds(500);
+
 class LiveClock final : public Clock {
  public:
+  // Throws std::runtime_error when the wall clock cannot be read within kClockReadError (a
+  // machine so loaded that every one of many tries was interrupted).
   LiveClock();
   Time now() const override;
   // The steady clock's time point at `t`, for Asio's timers.

@@ -217,7 +217,8 @@ class Call : public std::enable_shared_from_this<Call> {
       if (policy_.allows(k)) {
         endpoints_.push_back(entry.endpoint());
       } else if (refused.empty()) {
-        refused = "refused: " + a.to_string() + " is a " + std::string(to_string(k)) + " address";
+        refused = a.to_string() + " is a " + std::string(to_string(k)) + " address" +
+                  (k == AddressKind::other_reserved ? ", never called" : ", which allow_addresses does not admit");
       }
     }
     if (endpoints_.empty()) return fail(NetError::connect_error, refused, true);
@@ -314,8 +315,8 @@ void HttpCaller::call(std::string_view method, std::string_view url, std::span<c
   const std::optional<Url> u = parse_url(url, problem);
   if (!u) {
     HttpReply reply;
-    reply.error = NetError::connect_error;
-    reply.problem = "bad URL: " + problem;
+    reply.error = NetError::bad_url;  // nothing sent: another attempt would read the URL the same way
+    reply.problem = std::move(problem);
     asio::post(io_, [done = std::move(done), reply = std::move(reply)]() mutable { done(std::move(reply)); });
     return;
   }

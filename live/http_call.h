@@ -56,7 +56,8 @@ struct HttpReply {
   int status = 0;
   std::string retry_after;  // the header as sent, or empty
   std::string body;         // at most kMaxReplyBody bytes are read
-  // Why it failed, for logs: "refused: 10.0.0.7 is a private-network address", "timed out".
+  // Why it failed, in words: "10.0.0.7 is a private-network address, which allow_addresses does
+  // not admit" (refused), "credentials in a URL are not accepted" (bad_url), "timed out".
   std::string problem;
   bool refused = false;     // the guard refused every address of the URL
 };

@@ -6,6 +6,7 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <optional>
@@ -54,12 +55,17 @@ namespace {
 using Request = http::request<http::string_body>;
 
 // What a connection answers when it cannot read a request.
-Response refusal(const error_code& ec, const ServerLimits& limits) {
+Response refusal(const error_code& ec, const ServerLimits& limits, bool extensions_over) {
+  const std::string limit = std::to_string(limits.max_header) + " bytes";
   if (ec == http::error::body_limit) {
     return error_response(413, "the body is longer than " + std::to_string(limits.max_body) + " bytes");
   }
-  if (ec == http::error::header_limit) {
-    return error_response(431, "the headers are longer than " + std::to_string(limits.max_header) + " bytes");
+  if (extensions_over) return error_response(431, "the chunk extensions are longer than " + limit + " in all");
+  if (ec == http::error::header_limit) return error_response(431, "the headers are longer than " + limit);
+  if (ec == http::error::buffer_overflow) {
+    // Beast counts neither a chunk's size line nor the trailers against a limit of its own: they
+    // wait in the connection's buffer until whole, and the buffer holds at most the header limit.
+    return error_response(431, "a chunk's size line or the trailers are longer than " + limit);
   }
   return error_response(400, "not a readable HTTP/1.1 request: " + ec.message());
 }
@@ -73,21 +79,54 @@ Incoming incoming(const Request& request) {
   return in;
 }
 
-void limit(http::request_parser<http::string_body>& parser, const ServerLimits& limits) {
-  parser.body_limit(limits.max_body);
-  parser.header_limit(static_cast<std::uint32_t>(limits.max_header));
-}
+// One request's parser with every part of the request bounded. Beast bounds the start line and
+// headers (header_limit) and the body (body_limit); it does not bound a chunked body's chunk
+// extensions or its trailers, which are neither. So the bytes waiting to be parsed are held to
+// the header limit (the connection's buffer, kBufferLimit below: a size line or the trailer
+// section must fit in it whole), and chunk extensions, which the parser hands over and forgets,
+// are counted here, at most the header limit in all.
+class RequestReader {
+ public:
+  explicit RequestReader(const ServerLimits& limits) : limits_(limits) {
+    parser_.body_limit(limits.max_body);
+    parser_.header_limit(static_cast<std::uint32_t>(limits.max_header));
+    parser_.on_chunk_header(on_chunk_);
+  }
+  RequestReader(const RequestReader&) = delete;
+  RequestReader& operator=(const RequestReader&) = delete;
+
+  http::request_parser<http::string_body>& parser() { return parser_; }
+  Response refusal(const error_code& ec) const { return live::refusal(ec, limits_, extensions_over_); }
+
+ private:
+  ServerLimits limits_;
+  std::size_t extension_bytes_ = 0;
+  bool extensions_over_ = false;
+  // The parser keeps a reference to it: declared before the parser, destroyed after it.
+  std::function<void(std::uint64_t, beast::string_view, error_code&)> on_chunk_ =
+      [this](std::uint64_t, beast::string_view extensions, error_code& ec) {
+        extension_bytes_ += extensions.size();
+        if (extension_bytes_ > limits_.max_header) {
+          extensions_over_ = true;
+          ec = http::error::header_limit;
+        }
+      };
+  http::request_parser<http::string_body> parser_;
+};
+
+// The most bytes a connection holds unparsed: enough for the whole header section, and for a
+// chunk's size line or the trailer section, which Beast parses only once each is whole.
+std::size_t buffer_limit(const ServerLimits& limits) { return limits.max_header; }
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, std::shared_ptr<HttpServer::State> state)
-      : stream_(std::move(socket)), state_(std::move(state)) {}
+      : stream_(std::move(socket)), state_(std::move(state)), buffer_(buffer_limit(state_->limits)) {}
 
   void read() {
-    parser_.emplace();
-    limit(*parser_, state_->limits);
+    reader_.emplace(state_->limits);
     stream_.expires_after(state_->limits.idle);
-    http::async_read(stream_, buffer_, *parser_,
+    http::async_read(stream_, buffer_, reader_->parser(),
                      [self = shared_from_this()](const error_code& ec, std::size_t) { self->on_read(ec); });
   }
 
@@ -101,9 +140,9 @@ class Session : public std::enable_shared_from_this<Session> {
     answered_ = false;
     if (ec) {
       unread_ = true;  // what the client is still sending must be read away, or its answer is lost
-      return write(refusal(ec, state_->limits));
+      return write(reader_->refusal(ec));
     }
-    request_ = parser_->release();
+    request_ = reader_->parser().release();
     keep_alive_ = request_.keep_alive() && !state_->stopped;
     head_ = request_.method() == http::verb::head;
     const Incoming in = incoming(request_);
@@ -166,7 +205,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   std::shared_ptr<HttpServer::State> state_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<RequestReader> reader_;
   Request request_;
   http::response<http::string_body> response_;
   static constexpr std::size_t kDrainChunk = 16 * 1024;
@@ -181,19 +220,35 @@ class Session : public std::enable_shared_from_this<Session> {
 
 Response answer_bytes(std::string_view bytes, const ServerLimits& limits,
                       const std::function<Response(const Incoming&)>& answer) {
-  http::request_parser<http::string_body> parser;
-  limit(parser, limits);
+  // As a connection reads: the bytes arrive in its buffer, at most buffer_limit() of them unparsed
+  // at a time, and the parser takes what it can of them.
+  RequestReader reader(limits);
+  http::request_parser<http::string_body>& parser = reader.parser();
+  const std::size_t most = buffer_limit(limits);
+  std::string buffer;
   error_code ec;
-  while (!ec && !bytes.empty() && !parser.is_done()) {
-    const std::size_t used = parser.put(asio::buffer(bytes.data(), bytes.size()), ec);
-    if (ec == http::error::need_more) {
+  for (;;) {
+    if (!buffer.empty()) {
+      const std::size_t used = parser.put(asio::buffer(buffer.data(), buffer.size()), ec);
+      buffer.erase(0, used);
+      if (parser.is_done() || (ec && ec != http::error::need_more)) break;
+      if (!ec && used > 0) continue;  // parsed a part: parse on
       ec = {};
-      if (used == 0) break;
     }
-    bytes.remove_prefix(used);
+    // The parser needs more than the buffer holds.
+    if (bytes.empty()) {
+      if (parser.got_some()) parser.put_eof(ec);
+      break;
+    }
+    if (buffer.size() >= most) {
+      ec = http::error::buffer_overflow;
+      break;
+    }
+    const std::size_t take = std::min(most - buffer.size(), bytes.size());
+    buffer.append(bytes.substr(0, take));
+    bytes.remove_prefix(take);
   }
-  if (!ec && !parser.is_done() && parser.got_some()) parser.put_eof(ec);
-  if (ec) return refusal(ec, limits);
+  if (ec) return reader.refusal(ec);
   if (!parser.is_done()) return error_response(400, "an incomplete request");
   const Request request = parser.release();
   return answer(incoming(request));

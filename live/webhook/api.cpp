@@ -247,6 +247,7 @@ Response Api::show(RequestId id) {
       j["status_code"] = a.http_status;
     } else {
       j["error"] = to_string(a.error);
+      if (!a.detail.empty()) j["detail"] = a.detail;  // why nothing was sent: a refused address, a bad URL
     }
     attempts.push_back(std::move(j));
   }

@@ -75,6 +75,8 @@ int serve_command(const ServeArgs& args) {
     return fail_incomplete("cannot listen on " + config.listen + ": " + e.code().message());
   } catch (const std::invalid_argument& e) {
     return fail_usage(e.what());
+  } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
+    return fail_incomplete(e.what());
   }
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   std::uint32_t unfinished = 0;
@@ -134,6 +136,8 @@ int world_command(const WorldArgs& args) {
     return fail_incomplete("cannot listen on " + args.listen + ": " + e.code().message());
   } catch (const std::invalid_argument& e) {
     return fail_usage(e.what());
+  } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
+    return fail_incomplete(e.what());
   }
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {

@@ -27,7 +27,7 @@ constexpr int enum_count() {
   if constexpr (std::is_same_v<E, model::LookupStatus>) return 3;
   if constexpr (std::is_same_v<E, model::Status>) return model::kStatusCount;
   if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonCount;
-  if constexpr (std::is_same_v<E, NetError>) return 5;
+  if constexpr (std::is_same_v<E, NetError>) return kNetErrorCount;
   if constexpr (std::is_same_v<E, BreakerState>) return 3;
 }
 
@@ -219,6 +219,133 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
     return std::nullopt;
   }
   return r;
+}
+
+// ---- LogChecker --------------------------------------------------------------------------------
+
+void LogChecker::next_log() {
+  end_life();
+  up_ = false;
+}
+
+void LogChecker::end_life() {
+  open_.clear();  // a killed process's claims stay in flight; a stopped one's were left to their leases
+  breaker_ = BreakerState::closed;
+  last_created_ = 0;
+  completion_before_ = false;
+}
+
+std::string LogChecker::check(const LogRecord& r, const std::string& where) {
+  const std::string kind(to_string(r.kind));
+  const bool after_completion = completion_before_;
+  completion_before_ = false;
+  if (r.kind == LogKind::started) {
+    end_life();  // after a stop, or a kill
+    up_ = true;
+    started_at_ = r.at;
+    return {};
+  }
+  if (!up_) return "a '" + kind + "' while no process was running (after 'stopped', or before any 'started')";
+  const auto before_start = [&](Time t, const char* what) {
+    return t < started_at_ ? "'" + kind + "' " + what + " " + format_duration(started_at_ - t) +
+                                 " before its process started: a process's clock never goes back"
+                           : std::string();
+  };
+  if (std::string p = before_start(r.at, "is"); !p.empty()) return p;
+  const std::string request = "request " + std::to_string(r.id);
+  // The open claim of `r.id` that `fits`, or nullptr.
+  const auto claim_of = [&](auto fits) -> Claim* {
+    const auto it = open_.find(r.id);
+    if (it == open_.end()) return nullptr;
+    for (Claim& c : it->second) {
+      if (fits(c)) return &c;
+    }
+    return nullptr;
+  };
+  switch (r.kind) {
+    case LogKind::started: break;
+    case LogKind::stopped: up_ = false; break;
+    case LogKind::ingested:
+      if (r.deadline_at < r.created_at) return "a create whose deadline_at is before its created_at";
+      if (std::string p = before_start(r.created_at, "created_at is"); !p.empty()) return p;
+      if (r.outcome == model::CreateOutcome::created) {
+        if (const auto [it, added] = created_.emplace(r.id, where); !added) {
+          return request + " created a second time (also at " + it->second + "): the database hands out an id once";
+        }
+        if (r.id <= last_created_) {
+          return request + " created after request " + std::to_string(last_created_) +
+                 " by the same process: the database hands out ids in increasing order";
+        }
+        last_created_ = r.id;
+      }
+      break;
+    case LogKind::claimed: {
+      if (const auto [it, added] = tokens_.emplace(r.token, where); !added) {
+        return "claim token " + std::to_string(r.token) + " handed out a second time (also at " + it->second +
+               "): the database hands out a token once";
+      }
+      open_[r.id].push_back({r.token, r.at});
+      break;
+    }
+    case LogKind::attempt_started: {
+      if (r.number == 0) return "attempt 0 of " + request + ": attempts count from 1";
+      Claim* c = claim_of([](const Claim& x) { return x.number == 0; });
+      if (c == nullptr) return "an attempt of " + request + " without a claim of it this process holds and has made no attempt under";
+      if (r.at < c->at) return "attempt " + std::to_string(r.number) + " of " + request + " starts before its claim";
+      c->number = r.number;
+      c->attempt_at = r.at;
+      break;
+    }
+    case LogKind::attempt_finished: {
+      Claim* c = claim_of([&](const Claim& x) { return x.number == r.number && !x.finished; });
+      if (r.number == 0 || c == nullptr) {
+        return "attempt " + std::to_string(r.number) + " of " + request + " finishes, but this process has no such attempt under way";
+      }
+      if (r.at < c->attempt_at) return "attempt " + std::to_string(r.number) + " of " + request + " finishes before it starts";
+      c->finished = true;
+      break;
+    }
+    case LogKind::completed: {
+      const auto it = open_.find(r.id);
+      Claim* c = claim_of([&](const Claim& x) { return x.token == r.token; });
+      if (c == nullptr) {
+        return "a completion of " + request + " under claim token " + std::to_string(r.token) + ", which this process does not hold";
+      }
+      if (r.number != c->number) {
+        return "the completion of " + request + " names attempt " + std::to_string(r.number) + "; its claim made " +
+               (c->number == 0 ? std::string("none") : "attempt " + std::to_string(c->number));
+      }
+      if (c->number != 0 && !c->finished) return "the completion of " + request + " comes before its attempt finished";
+      if (r.at < c->at) return "the completion of " + request + " comes before its claim";
+      if (r.status == model::Status::in_flight) return "a completion that leaves " + request + " in flight";
+      std::vector<Claim>& claims = it->second;
+      claims.erase(claims.begin() + (c - claims.data()));
+      if (claims.empty()) open_.erase(it);
+      completion_before_ = true;
+      completion_ = r;
+      break;
+    }
+    case LogKind::notified:
+      if (!after_completion || completion_.id != r.id || !completion_.applied || completion_.status != r.status ||
+          completion_.reason != r.reason || (r.status != model::Status::failed && r.status != model::Status::dead_lettered)) {
+        return "a notice to " + request + "'s tenant that does not follow at once the completion that failed or "
+               "dead-lettered it";
+      }
+      break;
+    case LogKind::replayed: break;
+    case LogKind::lookup:
+      if (r.at < r.sent_at) return "a lookup answered " + format_duration(r.sent_at - r.at) + " before it was sent";
+      if (std::string p = before_start(r.sent_at, "was sent"); !p.empty()) return p;
+      break;
+    case LogKind::breaker:
+      if (r.from != breaker_ || r.from == r.to) {
+        return std::string("the breaker moves from ") + std::string(to_string(r.from)) + " to " + std::string(to_string(r.to)) +
+               ", but it was " + std::string(to_string(breaker_));
+      }
+      breaker_ = r.to;
+      break;
+  }
+  return {};
 }
 
 // ---- EventLogWriter ---------------------------------------------------------------------------

@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "model/core/http.h"
 #include "model/resilience/breaker.h"
@@ -69,6 +71,53 @@ struct LogRecord {
 std::string write_record(const LogRecord& r);
 // Reads one line back; nullopt with `problem` set (naming the field) when it is not a record.
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem);
+
+// What a run's event logs must be to be the logs of real processes: `relaysim judge` refuses a log
+// that fails this, naming the line and the reason, rather than judge it. Records are checked in
+// the order written, log by log. A process's life runs from `started` to `stopped`, or to the
+// next `started` (it was killed); within a life
+//   - every record comes after `started` and no time is before it (one clock, which never goes
+//     back), and nothing but `started` follows `stopped`;
+//   - an attempt is made under a claim the process holds open and has made no attempt under, and
+//     finishes once; a completion ends a claim the process holds, naming its token and the number
+//     of its attempt (0 for none), after that attempt finished; a tenant's notice follows at once
+//     the completion that failed or dead-lettered its request;
+//   - the breaker moves from the state it is in to another; a lookup is answered after it is sent.
+// Across all logs, the database hands out each claim token and each request id once: a token
+// claimed twice, or a request created twice, is a record given twice (a log concatenated to
+// itself, the same file under two names).
+class LogChecker {
+ public:
+  // Starts the next log: one process's, restarted any number of times.
+  void next_log();
+  // Checks the current log's next record, read at `where` ("file:line"). Returns why no real
+  // process could have written it there; empty when it fits.
+  std::string check(const LogRecord& r, const std::string& where);
+
+ private:
+  struct Claim {
+    model::ClaimToken token = 0;
+    Time at{};
+    std::uint32_t number = 0;  // its attempt's; 0: none yet
+    Time attempt_at{};
+    bool finished = false;
+  };
+  void end_life();
+
+  bool up_ = false;
+  Time started_at_{};
+  BreakerState breaker_ = BreakerState::closed;
+  model::RequestId last_created_ = 0;
+  // The completion just before, for a notice that must follow it.
+  bool completion_before_ = false;
+  LogRecord completion_;
+  // The claims this process holds open, by request (two, when it claimed a request again after
+  // being stalled past its lease).
+  std::unordered_map<model::RequestId, std::vector<Claim>> open_;
+  // Where each claim token and each created request id was first seen, across all logs.
+  std::unordered_map<model::ClaimToken, std::string> tokens_;
+  std::unordered_map<model::RequestId, std::string> created_;
+};
 
 // The sink that writes a process's log.
 class EventLogWriter final : public SinkFor<model::Ingested>,

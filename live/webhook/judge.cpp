@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "live/clock.h"
 #include "live/json_integer.h"
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
@@ -94,9 +95,15 @@ constexpr std::uint32_t kNoAttempt = UINT32_MAX;
 // A killed process died after the last line it logged: the least time after. What it had in
 // flight was still in flight then.
 constexpr Duration kAfter{1};
-// The processes and the world read one wall clock, each from its own start: allow them this much
-// disagreement.
-constexpr Duration kSkew = std::chrono::milliseconds(20);
+// The judge's one tolerance. Each serve process and the world keep time on a LiveClock: the
+// system's wall clock read once at start against the steady clock, within kClockReadError
+// (live/clock.h), and the steady clock since; the client's times are the wall clock's, read
+// directly. So two records written by different processes may stand out of their true order by
+// less than kClockReadError, never more: a receipt can seem to come this much before the start of
+// the attempt that carried it, or after its end; a client call this much after the create it
+// caused. Within one process there is one clock and no tolerance: W-url, W-retry and W-deadline
+// compare times of one log. (A run during which the wall clock was stepped cannot be judged.)
+constexpr Duration kClockSkew = kClockReadError;
 Time died_after(const LogRecord& last) { return last.at + kAfter; }
 
 struct Receipt {
@@ -190,6 +197,7 @@ std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogR
 Duration read_receipts(const std::string& path, const sim::Scenario& scenario, std::vector<Receipt>& receipts,
                        std::string& base) {
   std::optional<Duration> shift;
+  std::unordered_map<std::string, std::string> seen;  // webhook-id@time -> where
   each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     if (const auto w = j.find("world"); w != j.end()) {
@@ -221,6 +229,11 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
                                   "(keys sorted), is \"seq\" with the client's key number (docs/live.md)");
     }
     r.payload = field<std::uint64_t>(j, "payload_digest", where);
+    // One request reaches the world at one moment: the same receipt twice is a line given twice.
+    if (const auto [it, added] = seen.emplace(r.webhook_id + '@' + std::to_string(to_ns(r.at)), where); !added) {
+      throw std::invalid_argument(where + ": the receipt of " + r.webhook_id + " at the same moment as the one at " + it->second +
+                                  ": a receipt given twice, not the receipts of a real run");
+    }
     receipts.push_back(std::move(r));
   });
   if (!shift) throw std::invalid_argument(path + ": no {\"world\": ...} line: not the receipts of a relaysim world");
@@ -230,12 +243,17 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
 // The serve processes' event logs, on the world's clock.
 std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& paths, Duration shift) {
   std::vector<std::vector<LogRecord>> logs;
+  LogChecker checker;  // refuses what no real process could have logged
   for (const std::string& path : paths) {
     std::vector<LogRecord>& log = logs.emplace_back();
+    checker.next_log();
     each_line(path, "--events", [&](const std::string& text, const std::string& where) {
       std::string problem;
       std::optional<LogRecord> r = read_record(text, problem);
       if (!r) throw std::invalid_argument(where + ": " + problem);
+      if (problem = checker.check(*r, where); !problem.empty()) {
+        throw std::invalid_argument(where + ": " + problem + ": not the log of a real run");
+      }
       for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) {
         if (*t < kTimeZero) throw std::invalid_argument(where + ": a time before 1970 (Unix nanoseconds are never negative)");
         *t -= shift;
@@ -273,6 +291,7 @@ std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& pa
 // The client's create calls, on the world's clock.
 std::vector<Call> read_calls(const std::string& path, Duration shift) {
   std::vector<Call> calls;
+  std::unordered_map<std::string, std::string> seen;  // key@sent -> where
   each_line(path, "--calls", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     Call c;
@@ -292,6 +311,12 @@ std::vector<Call> read_calls(const std::string& path, Duration shift) {
     }
     if (j.contains("duplicate")) c.duplicate = field<bool>(j, "duplicate", where);
     if (j.contains("id") && !j["id"].is_null()) c.id = field<model::RequestId>(j, "id", where);
+    if (c.answered < c.sent) throw std::invalid_argument(where + ": a call answered before it was sent");
+    // A client sends one call of a key at one moment: the same call twice is a line given twice.
+    if (const auto [it, added] = seen.emplace(std::to_string(c.key.request) + '@' + std::to_string(to_ns(c.sent)), where); !added) {
+      throw std::invalid_argument(where + ": a call of key " + std::to_string(c.key.request) + " sent at the same moment as the one at " +
+                                  it->second + ": a call given twice, not the calls of a real run");
+    }
     calls.push_back(std::move(c));
   });
   return calls;
@@ -457,7 +482,7 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
             for (const std::size_t c : it->second) {
               const Call& call = calls[c];
               const bool fits = pass == 0   ? call.status == 202 && !call.duplicate && call.id == r.id
-                                : pass == 1 ? call.status == 0 && call.sent <= r.at + kSkew
+                                : pass == 1 ? call.status == 0 && call.sent <= r.at + kClockSkew
                                             : true;
               if (!call_bound[c] && fits) {
                 bound = c;
@@ -482,8 +507,8 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
     items.push_back({std::max(calls[c].answered, created_after[c]), Item::kFree, c, 0, Item::What::created, c});
   }
   // Each receipt hangs on the attempt that carried it: one of its request's whose start and
-  // finish it lies between — the processes and the world read one wall clock, allow them a
-  // little skew — the latest started by then, else the first.
+  // finish it lies between, within kClockSkew (its times are the world's clock, theirs the
+  // process's) — the latest started by then, else the first.
   for (std::uint32_t i = 0; i < receipts.size(); ++i) {
     const Time at = receipts[i].at;
     const auto it = attempts_of.find(model::request_id_from_webhook_id(receipts[i].webhook_id));
@@ -492,7 +517,7 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
       for (const std::uint32_t a : it->second) {
         const Time started = logs[attempts[a].log][attempts[a].start].at;
         const Time finished = attempts[a].finish == kNone ? kTimeNever : logs[attempts[a].log][attempts[a].finish].at;
-        if (at + kSkew < started || at - kSkew > finished) continue;
+        if (at + kClockSkew < started || at - kClockSkew > finished) continue;
         if (carrier == kNoAttempt || (started <= at && started > logs[attempts[carrier].log][attempts[carrier].start].at)) {
           carrier = a;
         }
@@ -624,7 +649,7 @@ Judgement judge(const JudgeInputs& in) {
             attempt.number = r.number;
             attempt.pod = r.pod;
             attempt.finished_at = r.at;
-            const HttpResult result{r.error, r.http_status, r.retry_after};
+            const HttpResult result{r.error, r.http_status, r.retry_after, {}};
             requests.on(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
             break;
           }

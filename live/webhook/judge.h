@@ -19,7 +19,10 @@
 // killed: it is taken to have crashed just after the last event it logged. What it committed and
 // died before logging — a create, a terminal completion — the judge takes from the store. Inputs
 // that do not fit together (another scenario's receipts, a second world, events before the
-// world's start, two logs of one pod, payloads that name no key) are refused, not judged.
+// world's start, two logs of one pod, payloads that name no key) are refused, not judged; so are
+// records no real run could have written (LogChecker, live/webhook/event_log.h: a claim token or a
+// create given twice, an attempt under no claim, a completion of a claim not held; a receipt or a
+// client call given twice).
 #pragma once
 
 #include <iosfwd>

@@ -57,7 +57,7 @@ class LiveMetrics final : public SinkFor<model::Ingested>,
   std::array<std::uint64_t, 3> ingests_{};  // by CreateOutcome
   // Attempts by result: a status class (0xx..9xx), then each NetError (`none` unused).
   static constexpr std::size_t kStatusClasses = 10;
-  static constexpr std::size_t kNetErrors = static_cast<std::size_t>(NetError::forbidden_address) + 1;
+  static constexpr std::size_t kNetErrors = kNetErrorCount;
   std::array<std::uint64_t, kStatusClasses + kNetErrors> attempts_{};
   std::array<std::uint64_t, model::kStatusCount> completions_{};
   std::uint64_t fenced_ = 0;

@@ -29,6 +29,18 @@ std::optional<Duration> parse_retry_after(std::string_view text, Time now) {
   return std::max(Duration::zero(), at - now.time_since_epoch());
 }
 
+std::string not_sent_line(const model::AttemptFinished& e) {
+  if (e.result.detail.empty()) return {};
+  // The URL and the reason (which quotes the URL's parts) are the tenant's text: written as JSON
+  // strings, so that no character of theirs can end the line or forge another.
+  const nlohmann::json what{{"request", e.attempt.request},
+                            {"attempt", e.attempt.number},
+                            {"url", e.attempt.resolved_url},
+                            {"error", to_string(e.result.error)},
+                            {"detail", e.result.detail}};
+  return "relaysim serve: not sent: " + what.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+}
+
 std::optional<model::SigningKey> signing_key(const std::string& secret, std::string_view what) {
   if (secret.empty()) return std::nullopt;
   std::optional<model::SigningKey> key = model::SigningKey::parse(secret);
@@ -61,6 +73,8 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
     HttpResult result;
     result.error = reply.refused ? NetError::forbidden_address : reply.error;
     result.status = reply.status;
+    // Nothing was sent, and never will be to this URL: the attempt's record says why.
+    if (result.error == NetError::forbidden_address || result.error == NetError::bad_url) result.detail = reply.problem;
     if (reply.error == NetError::none && !reply.retry_after.empty()) {
       result.retry_after = parse_retry_after(reply.retry_after, clock_.now()).value_or(Duration{-1});
     }

@@ -11,6 +11,7 @@
 #include "live/http_call.h"
 #include "model/core/http.h"
 #include "model/core/ports.h"
+#include "model/webhook/events.h"
 #include "model/webhook/ports.h"
 #include "model/webhook/signature.h"
 
@@ -48,6 +49,10 @@ class HttpDirectory final : public model::UrlDirectory {
   HttpCaller& caller_;
   std::string base_;
 };
+
+// serve's log line for an attempt that sent nothing and never will (a refused address, a URL that
+// cannot be called), with the request, the URL, the error and why; empty for any other attempt.
+std::string not_sent_line(const model::AttemptFinished& e);
 
 // The key a secret names, nothing for an empty secret, or std::invalid_argument saying what `what`
 // ("signing_secret", "--signing-secret") got wrong.

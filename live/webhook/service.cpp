@@ -1,5 +1,6 @@
 #include "live/webhook/service.h"
 
+#include <iostream>
 #include <random>
 #include <stdexcept>
 
@@ -51,6 +52,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       poll_timer_(io),
       drain_timer_(io) {
   events_.attach(metrics_);
+  events_.attach(not_sent_log_);
   if (!config.events.empty()) {
     event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod);
     events_.attach(*event_log_);
@@ -64,6 +66,10 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
 }
 
 Service::~Service() = default;
+
+void Service::NotSentLog::on(const model::AttemptFinished& e) {
+  if (const std::string line = not_sent_line(e); !line.empty()) std::cerr << line << std::endl;
+}
 
 void Service::start() {
   if (event_log_) event_log_->started(clock_.now());

@@ -97,6 +97,10 @@ class Service {
   HttpDirectory directory_;
   model::SqliteStore store_;
   model::Events events_;
+  // serve's log of attempts that sent nothing and never will: a refused address, a bad URL.
+  struct NotSentLog final : SinkFor<model::AttemptFinished> {
+    void on(const model::AttemptFinished& e) override;
+  } not_sent_log_;
   LiveMetrics metrics_;
   std::unique_ptr<EventLogWriter> event_log_;
   model::Node node_;

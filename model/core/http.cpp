@@ -9,6 +9,7 @@ std::string_view to_string(NetError e) {
     case NetError::connect_error: return "connect_error";
     case NetError::dns_error: return "dns_error";
     case NetError::forbidden_address: return "forbidden_address";
+    case NetError::bad_url: return "bad_url";
   }
   return "?";
 }

@@ -14,7 +14,10 @@ namespace relaysim {
 // What went wrong below HTTP. `none` means a status line arrived. `forbidden_address`: the URL
 // resolves only to addresses the shell may not call (loopback, a private network, a cloud's
 // metadata service: the live shell's guard against server-side request forgery); nothing was sent.
-enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address };
+// `bad_url`: the URL is not one that can be called at all (credentials in it, a scheme other than
+// http or https, a control character or space, no host, a bad port); nothing was sent.
+enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address, bad_url };
+inline constexpr int kNetErrorCount = 6;
 
 std::string_view to_string(NetError e);
 
@@ -42,6 +45,9 @@ struct HttpResult {
   NetError error = NetError::none;
   int status = 0;                    // valid when error == none
   Duration retry_after{-1};          // parsed Retry-After header; negative when absent
+  // Why nothing was sent, in words, for the attempt's record (forbidden_address: the address and
+  // its kind; bad_url: what is wrong with it); empty otherwise. Valid during the callback only.
+  std::string_view detail{};
 };
 
 using HttpCallback = InplaceFunction<void(const HttpResult&), 48>;

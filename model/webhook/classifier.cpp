@@ -31,6 +31,8 @@ Classification classify(const ClassificationTable& table, const HttpResult& r) {
     // Asking again would reach the same address: the tenant must change the URL (and may then
     // replay the request).
     case NetError::forbidden_address: return {Verdict::terminal, Reason::forbidden_address};
+    // Nor is a URL that cannot be called at all: asking again would read the same URL.
+    case NetError::bad_url: return {Verdict::terminal, Reason::bad_url};
     case NetError::none: break;
   }
   // The overrides are few and clustered (408, 425, 429 by default): most statuses fall outside

@@ -5,6 +5,9 @@
 // not followed); timeouts, refused connections and DNS errors retry. Every entry can be changed
 // per status code or per class ("4xx"). A URL the shell may not call (NetError::forbidden_address)
 // is always terminal, with its own reason: which addresses are forbidden is the shell's setting.
+// So is a URL that cannot be called at all (NetError::bad_url: credentials in it, a scheme other
+// than http or https, a control character), with reason bad_url: another attempt would read the
+// same URL the same way.
 #pragma once
 
 #include <array>

@@ -93,7 +93,9 @@ void Dispatcher::begin(std::uint32_t slot) {
 void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "a resolution for an idle slot");
-  const Time now = clock_.now();
+  // The moment the URL was decided, not a later reading of the clock: the attempt's start is
+  // what W-url holds against the lookup's time and the TTL (see Resolution::at).
+  const Time now = r.at;
   switch (r.status) {
     case ResolveStatus::not_found:
       finish(slot, Completion{nullptr, Status::failed, Reason::no_url, now, now, now, Duration::zero()});
@@ -143,6 +145,7 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
   a.finished_at = now;
   a.error = h.error;
   a.http_status = h.error == NetError::none ? h.status : 0;
+  a.detail.assign(h.detail);
   Classification c = classify(config_.classification, h);
   if (planted(mutant::retry_terminal_4xx) && c.verdict == Verdict::terminal) c = {Verdict::retry, Reason::none};
   events_.emit(AttemptFinished{pod_, a, h, c.verdict});

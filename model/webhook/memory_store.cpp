@@ -109,6 +109,7 @@ void MemoryStore::forget_finished(Time now) {
     ids_.erase(f.id);
     for (std::uint32_t a = r.last_attempt; a != kNone;) {
       const std::uint32_t previous = attempts_[a].previous;
+      if (!details_.empty()) details_.erase(a);
       attempts_.release(a);
       a = previous;
     }
@@ -219,6 +220,7 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     stored.previous = r.last_attempt;
     stored.http_status = a.http_status;
     stored.error = a.error;
+    if (!a.detail.empty()) details_[slot_a] = a.detail;
     r.last_attempt = slot_a;
     ++attempt_count_;
     ++r.attempts;
@@ -294,6 +296,9 @@ std::vector<AttemptRow> MemoryStore::attempts(RequestId id) {
     o.serviceb_version = a.serviceb_version;
     o.error = a.error;
     o.http_status = a.http_status;
+    if (!details_.empty()) {
+      if (const auto it = details_.find(s); it != details_.end()) o.detail = it->second;
+    }
   }
   std::reverse(out.begin(), out.end());  // the list runs newest first
   return out;

@@ -22,6 +22,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/core/dense_id_map.h"
@@ -126,6 +127,9 @@ class MemoryStore final : public Store {
   DueOrder due_{DuePlace{this}};
   ExpiryOrder expiry_{ExpiryPlace{this}};
   SlotPool<StoredAttempt> attempts_;
+  // The few attempts that say in words why nothing was sent (AttemptRow::detail), by slot: kept
+  // aside, so the many that do not cost nothing.
+  std::unordered_map<std::uint32_t, std::string> details_;
   std::vector<std::string> urls_;
   FlatIndex url_index_;              // hash_bytes(url) -> index in urls_ + 1
   std::uint64_t attempt_count_ = 0;

@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   serviceb_version INTEGER NOT NULL,
   net_error        INTEGER NOT NULL,
   http_status      INTEGER NOT NULL,
+  detail           TEXT    NOT NULL DEFAULT '',
   UNIQUE (request, number)
 );
 CREATE TABLE IF NOT EXISTS claim_tokens (
@@ -73,6 +74,11 @@ std::string claim_sql(std::string_view pick) {
 
 SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(path, durability) {
   db_.exec(kSchema);
+  {
+    // A database from before attempts said why nothing was sent gains the column (empty).
+    Statement has_detail(db_, "SELECT COUNT(*) FROM pragma_table_info('attempts') WHERE name = 'detail'");
+    if (has_detail.step() && has_detail.i64(0) == 0) db_.exec("ALTER TABLE attempts ADD COLUMN detail TEXT NOT NULL DEFAULT ''");
+  }
   insert_ = std::make_unique<Statement>(db_,
       "INSERT INTO requests (cxid, request_id, payload, created_at, deadline_at, status, due_at, not_before)"
       " VALUES (?1, ?2, ?3, ?4, ?5, 0, ?4, ?4) ON CONFLICT (cxid, request_id) DO NOTHING RETURNING id");
@@ -89,7 +95,7 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
       " WHERE id = ?1 AND claim_token = ?2 AND status = 2");
   add_attempt_ = std::make_unique<Statement>(db_,
       "INSERT INTO attempts (request, number, pod, claim_token, started_at, finished_at, resolved_url,"
-      " serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      " serviceb_version, net_error, http_status, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   next_due_ = std::make_unique<Statement>(db_, "SELECT due_at FROM requests WHERE status < 3 ORDER BY due_at, id LIMIT 1");
   replay_ = std::make_unique<Statement>(db_,
       "UPDATE requests SET status = 0, reason = 0, deadline_at = ?2, due_at = ?3, not_before = ?3,"
@@ -100,7 +106,7 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
       " FROM requests WHERE id = ?1");
   attempts_ = std::make_unique<Statement>(db_,
       "SELECT request, number, pod, claim_token, started_at, finished_at, resolved_url, serviceb_version,"
-      " net_error, http_status FROM attempts WHERE request = ?1 ORDER BY number");
+      " net_error, http_status, detail FROM attempts WHERE request = ?1 ORDER BY number");
   count_status_ = std::make_unique<Statement>(db_, "SELECT status, COUNT(*) FROM requests GROUP BY status");
   count_attempts_ = std::make_unique<Statement>(db_, "SELECT COUNT(*) FROM attempts");
   with_status_ = std::make_unique<Statement>(db_, "SELECT id FROM requests WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3");
@@ -217,11 +223,11 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
       // A stale claimant may append an attempt number twice; keep the first instead of failing.
       insert = &db_.prepared(add_attempt_or_ignore_,
           "INSERT OR IGNORE INTO attempts (request, number, pod, claim_token, started_at, finished_at,"
-          " resolved_url, serviceb_version, net_error, http_status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+          " resolved_url, serviceb_version, net_error, http_status, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
     }
     insert->bind(1, a.request).bind(2, a.number).bind(3, a.pod).bind(4, a.claim_token).bind(5, a.started_at)
         .bind(6, a.finished_at).bind(7, a.resolved_url).bind(8, a.serviceb_version)
-        .bind(9, static_cast<int>(a.error)).bind(10, a.http_status);
+        .bind(9, static_cast<int>(a.error)).bind(10, a.http_status).bind(11, a.detail);
     insert->run();
   }
   tx.commit();
@@ -294,6 +300,7 @@ std::vector<AttemptRow> SqliteStore::attempts(RequestId id) {
     a.serviceb_version = static_cast<std::uint64_t>(attempts_->i64(7));
     a.error = static_cast<NetError>(attempts_->i64(8));
     a.http_status = static_cast<int>(attempts_->i64(9));
+    attempts_->text(10, a.detail);
   }
   return out;
 }

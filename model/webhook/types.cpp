@@ -26,6 +26,7 @@ std::string_view to_string(Reason r) {
     case Reason::gone: return "gone";
     case Reason::rejected: return "rejected";
     case Reason::forbidden_address: return "forbidden_address";
+    case Reason::bad_url: return "bad_url";
     case Reason::no_url: return "no_url";
     case Reason::deadline: return "deadline";
   }

@@ -32,8 +32,9 @@ enum class Reason : std::uint8_t {
   no_url,       // failed: ServiceB does not know the cxid
   deadline,     // dead_lettered: the deadline passed before delivery
   forbidden_address,  // failed: the URL points at an address the platform may not call
+  bad_url,      // failed: the URL cannot be called at all (credentials, another scheme, a control character)
 };
-inline constexpr int kReasonCount = 8;
+inline constexpr int kReasonCount = 9;
 
 constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
 std::string_view to_string(Status s);
@@ -89,6 +90,7 @@ struct AttemptRow {
   std::uint64_t serviceb_version = 0;
   NetError error = NetError::none;
   int http_status = 0;
+  std::string detail;  // why nothing was sent, in words (HttpResult::detail); empty otherwise
 };
 
 // The fenced state change a claimant applies when it is done with a claim.

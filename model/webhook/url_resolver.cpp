@@ -22,7 +22,7 @@ void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
     const Entry& e = entries_[s - 1];
     if (now - e.fetched_at < config_.ttl || planted(mutant::cache_ignores_ttl)) {
       events_.emit(UrlLookedUp{pod_, cxid, true, now});
-      done(Resolution{ResolveStatus::found, e.url, e.version, true});
+      done(Resolution{ResolveStatus::found, e.url, e.version, true, now});
       return;
     }
     forget(s - 1);
@@ -30,7 +30,7 @@ void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
   events_.emit(UrlLookedUp{pod_, cxid, false, now});
   const Permit permit = breaker_.acquire(now);
   if (!permit.admitted) {
-    done(Resolution{ResolveStatus::unavailable, {}, 0, false});
+    done(Resolution{ResolveStatus::unavailable, {}, 0, false, now});
     return;
   }
   const std::uint32_t slot = lookups_.acquire();
@@ -57,13 +57,13 @@ void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
   switch (r.status) {
     case LookupStatus::found:
       remember(l.cxid, r.url, r.version, planted(mutant::cache_ages_from_answer) ? now : l.started_at);
-      done(Resolution{ResolveStatus::found, r.url, r.version, false});
+      done(Resolution{ResolveStatus::found, r.url, r.version, false, now});
       return;
     case LookupStatus::not_found:
-      done(Resolution{ResolveStatus::not_found, {}, 0, false});
+      done(Resolution{ResolveStatus::not_found, {}, 0, false, now});
       return;
     case LookupStatus::error:
-      done(Resolution{ResolveStatus::unavailable, {}, 0, false});
+      done(Resolution{ResolveStatus::unavailable, {}, 0, false, now});
       return;
   }
 }

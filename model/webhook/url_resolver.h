@@ -7,7 +7,8 @@
 //    in the TTL before the attempt.
 //  - While the breaker rejects, ServiceB gets no call and the answer is `unavailable` at once.
 //  - `not_found` (ServiceB answered: unknown cxid) counts as a healthy ServiceB call.
-//  - `done` is called exactly once; on a cache hit or a rejection, before resolve() returns.
+//  - `done` is called exactly once; on a cache hit or a rejection, before resolve() returns. The
+//    Resolution says when it was decided, and what follows from it happens at that moment.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,12 @@ struct Resolution {
   std::string_view url;  // valid during the callback only
   std::uint64_t version = 0;
   bool cache_hit = false;
+  // When it was decided: the cache consulted, the breaker refusing, ServiceB's answer arriving
+  // (LookupFinished::at). What the caller does with it happens at this moment, not at a later
+  // reading of the clock: a live clock moves on between two readings, and an attempt stamped
+  // later would use a cache entry past its TTL, or an answer that took longer than the TTL after
+  // it arrived — which the oracle's W-url rightly refuses.
+  Time at{};
 };
 
 using ResolveCallback = InplaceFunction<void(const Resolution&), 32>;

@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, fail, first_line, free_port, read_receipts
+from livetest import call, fail, first_line, free_port, read_receipts, start
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -53,9 +53,10 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="relaysim-chaos-")
     receipts_path = os.path.join(tmp, "receipts.jsonl")
-    world = subprocess.Popen([args.relaysim, "world", os.path.join(HERE, "chaos-world.yaml"), "--listen", "127.0.0.1:0",
-                              "--receipts", receipts_path, "--signing-secret", SECRET, "--hold", "5s"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    world_log = open(os.path.join(tmp, "world.log"), "w")
+    world = start([args.relaysim, "world", os.path.join(HERE, "chaos-world.yaml"), "--listen", "127.0.0.1:0",
+                   "--receipts", receipts_path, "--signing-secret", SECRET, "--hold", "5s"],
+                  stdout=subprocess.PIPE, stderr=world_log, text=True)
     world_port = int(re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(world, "relaysim world")).group(1))
     ports = [free_port() for _ in range(args.processes)]
     config = os.path.join(tmp, "serve.yaml")
@@ -79,9 +80,9 @@ platform:
     events = [os.path.join(tmp, f"events-{i + 1}.jsonl") for i in range(args.processes)]
 
     def start_serve(i):
-        p = subprocess.Popen([args.relaysim, "serve", config, "--listen", f"127.0.0.1:{ports[i]}", "--pod", str(i + 1),
-                              "--events", events[i]],
-                             stdout=subprocess.PIPE, stderr=serve_log, text=True)
+        p = start([args.relaysim, "serve", config, "--listen", f"127.0.0.1:{ports[i]}", "--pod", str(i + 1),
+                   "--events", events[i]],
+                  stdout=subprocess.PIPE, stderr=serve_log, text=True)
         first_line(p, "relaysim serve")
         return p
 
@@ -126,7 +127,8 @@ platform:
                 time.sleep(0.05)
             time.sleep(rng.uniform(0, 0.02))
 
-    clients = [threading.Thread(target=client) for _ in range(args.clients)]
+    # Daemons: a failure of the test must not wait for clients that retry until acknowledged.
+    clients = [threading.Thread(target=client, daemon=True) for _ in range(args.clients)]
     for c in clients:
         c.start()
     kills = []

@@ -5,7 +5,10 @@
            config/serve-local.yaml (on free ports and a fresh database), one request; it is
            delivered, signed, visible at GET /v1/webhooks/{id} with its resolved URL and in /metrics.
   ssrf     the same, but without allowing loopback: the request fails at once, with reason
-           forbidden_address, and the endpoint never sees it.
+           forbidden_address, and the endpoint never sees it; the attempt's record and serve's log
+           say which address was refused and its kind.
+  badurl   ServiceB hands out URLs with credentials, another scheme, control characters: each
+           request fails at once with reason bad_url, saying why in the API and serve's log.
   outage   ServiceB fails every lookup for four seconds (tests/live/outage-world.yaml): the
            breaker opens, requests wait blocked on ServiceB instead of failing, and every one is
            delivered after the outage.
@@ -36,7 +39,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, fail, first_line, free_port, read_receipts
+from livetest import call, end_all, fail, first_line, free_port, read_receipts, start
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -49,9 +52,10 @@ class Live:
     def __init__(self, scenario, serve_yaml, relaysim, events=False, processes=1):
         self.tmp = tempfile.mkdtemp(prefix="relaysim-e2e-")
         self.receipts = os.path.join(self.tmp, "receipts.jsonl")
-        self.world = subprocess.Popen([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
-                                       self.receipts, "--signing-secret", SECRET, "--hold", "5s"],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Standard error to files: a pipe nobody reads until the end could fill and stall a process.
+        self.world = start([relaysim, "world", scenario, "--listen", "127.0.0.1:0", "--receipts",
+                            self.receipts, "--signing-secret", SECRET, "--hold", "5s"],
+                           stdout=subprocess.PIPE, stderr=open(os.path.join(self.tmp, "world.log"), "w"), text=True)
         self.world_started = time.time()
         world_port = re.search(r"on http://127\.0\.0\.1:(\d+)", first_line(self.world, "relaysim world")).group(1)
         self.ports = [free_port() for _ in range(processes)]
@@ -66,11 +70,12 @@ class Live:
         with open(config, "w") as f:
             f.write(text)
         self.serves = []
+        self.serve_logs = [os.path.join(self.tmp, f"serve-{pod}.log") for pod in range(1, processes + 1)]
         for pod, port in enumerate(self.ports, start=1):
-            self.serves.append(subprocess.Popen(
+            self.serves.append(start(
                 [relaysim, "serve", config, "--pod", str(pod), "--listen", f"127.0.0.1:{port}"]
                 + (["--events", self.events[pod - 1]] if events else []),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+                stdout=subprocess.PIPE, stderr=open(self.serve_logs[pod - 1], "w"), text=True))
             first_line(self.serves[-1], "relaysim serve")
         self.serve = self.serves[0]
         self.judged = events
@@ -82,13 +87,16 @@ class Live:
         return self
 
     def __exit__(self, *exc):
-        for serve in self.serves:
-            serve.send_signal(signal.SIGTERM)
-        codes = [serve.wait(timeout=20) for serve in self.serves]
-        self.world.send_signal(signal.SIGTERM)
-        self.world.wait(timeout=10)
+        try:
+            for serve in self.serves:
+                serve.send_signal(signal.SIGTERM)
+            codes = [serve.wait(timeout=20) for serve in self.serves]
+            self.world.send_signal(signal.SIGTERM)
+            self.world.wait(timeout=10)
+        finally:
+            end_all()  # whatever did not stop (a wait that timed out raised)
         if exc[0] is None and any(codes):
-            fail(f"serve exited {codes} after SIGTERM: {[serve.stderr.read() for serve in self.serves]}")
+            fail(f"serve exited {codes} after SIGTERM: {[open(log).read() for log in self.serve_logs]}")
 
     def create(self, cxid, request_id, payload):
         if self.judged:
@@ -176,6 +184,22 @@ def readme(relaysim):
             answer = s.recv(4096).decode()
             if not answer.startswith("HTTP/1.1 413") or "longer than" not in answer:
                 fail(f"an oversized body was not answered 413 with a reason: {answer!r}")
+        # A chunked body's trailers are held to the header limit as the headers are: 16 KiB of them and
+        # more is refused with 431 and its reason (a 59 MB trailer section was once read whole).
+        with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
+            s.sendall(b"POST /v1/webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n")
+            try:
+                for n in range(16):  # 1 MiB of trailer fields, then their end
+                    s.sendall(b"X-Trailer-%d: " % n + b"a" * 65536 + b"\r\n")
+                s.sendall(b"\r\n")
+            except OSError:
+                pass  # the service stopped reading once it had refused
+            answer = s.recv(4096).decode()
+            if not answer.startswith("HTTP/1.1 431") or "trailers are longer than 16384 bytes" not in answer:
+                fail(f"a chunked request with 1 MiB of trailers was not refused with 431 and a reason: {answer!r}")
+        if call(live.port, "GET", "/healthz")[0] != 200:
+            fail("the service does not answer after refusing a request's trailers")
         # A HEAD answer carries no body, so the next answer on the connection reads cleanly.
         with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
             s.sendall(b"HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -185,8 +209,8 @@ def readme(relaysim):
             first, _, rest = answer.decode().partition("\r\n\r\n")
             if not first.startswith("HTTP/1.1 405") or not rest.startswith("HTTP/1.1 200"):
                 fail(f"a HEAD answer carried a body, or the next answer was lost: {answer!r}")
-        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413; "
-              f"HEAD answers carry no body", flush=True)
+        print(f"e2e: readme: request {id} delivered to {url}, signed, in /metrics; an oversized body gets 413, "
+              f"oversized trailers 431; HEAD answers carry no body", flush=True)
     # A tenant with a key of its own: its deliveries are signed with that key, which the world
     # (knowing only the default key) does not accept; another tenant's still verify.
     own = "whsec_" + "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0MjQyNDI="
@@ -208,9 +232,97 @@ def ssrf(relaysim):
         row = live.finished([id], 10)[id]
         if row["status"] != "failed" or row["reason"] != "forbidden_address" or row["attempts"][-1].get("error") != "forbidden_address":
             fail(f"a URL on loopback was not refused as forbidden_address: {row}")
+        detail = row["attempts"][-1].get("detail", "")
+        if "127.0.0.1 is a loopback address" not in detail:
+            fail(f"the attempt's record does not say which address was refused and its kind: {row['attempts'][-1]}")
         if live.receipts_of(id):
             fail("the endpoint on loopback received the request the guard refused")
-        print(f"e2e: ssrf: request {id} to a loopback URL failed at once (forbidden_address); the endpoint saw nothing", flush=True)
+        logged = not_sent_lines(live.serve_logs[0])
+        if [(l["request"], l["error"], l["detail"]) for l in logged] != [(id, "forbidden_address", detail)]:
+            fail(f"serve's log does not name the refused attempt, its address and kind: {logged}")
+        print(f"e2e: ssrf: request {id} to a loopback URL failed at once (forbidden_address: {detail}), in the API "
+              f"and serve's log; the endpoint saw nothing", flush=True)
+
+
+def not_sent_lines(log):
+    """serve's log lines of attempts that sent nothing (a refused address, a bad URL), as JSON."""
+    prefix = "relaysim serve: not sent: "
+    return [json.loads(line[len(prefix):]) for line in open(log) if line.startswith(prefix)]
+
+
+def stub_serviceb(urls):
+    """A ServiceB in this process, answering each cxid's URL from `urls` (version 1); 404 for others."""
+    import http.server
+
+    class ServiceB(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            url = urls.get(self.path.rsplit("/", 1)[-1])
+            body = json.dumps({"url": url, "version": 1}).encode()
+            self.send_response(200 if url is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ServiceB)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def badurl(relaysim):
+    """ServiceB hands out URLs that cannot be called: each request fails at once with reason bad_url
+    and says why, in the API and in serve's log, where the URL's characters stay data."""
+    endpoint = f"127.0.0.1:{free_port()}"
+    urls = {"cx1": f"http://user:secret@{endpoint}/hook", "cx2": f"ftp://{endpoint}/hook",
+            "cx3": f"http://{endpoint}/a\x01b", "cx4": f"http://{endpoint}/a\r\nX-Injected: 1"}
+    says = {"cx1": "credentials", "cx2": "scheme 'ftp'", "cx3": "control character", "cx4": "control character"}
+    serviceb = stub_serviceb(urls)
+    tmp = tempfile.mkdtemp(prefix="relaysim-badurl-")
+    port = free_port()
+    config, log = os.path.join(tmp, "serve.yaml"), os.path.join(tmp, "serve.log")
+    with open(config, "w") as f:
+        f.write(f"""serve:
+  listen: 127.0.0.1:{port}
+  database: {os.path.join(tmp, 'live.db')}
+  serviceb: http://127.0.0.1:{serviceb.server_address[1]}
+  allow_addresses: [loopback]
+platform:
+  retry: {{backoff: fixed, initial: 100ms, jitter: none, deadline: 1h}}
+""")
+    serve = start([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+    first_line(serve, "relaysim serve")
+    ids = {}
+    for cxid in urls:
+        status, answer = call(port, "POST", "/v1/webhooks", {"cxid": cxid, "request_id": "bad-url", "payload": {}})
+        ids[cxid] = answer["id"]
+    rows = {}
+    deadline = time.time() + 10
+    while len(rows) < len(ids) and time.time() < deadline:
+        for cxid, id in ids.items():
+            _, row = call(port, "GET", f"/v1/webhooks/{id}")
+            if row["status"] in ("delivered", "failed", "dead_lettered"):
+                rows[cxid] = row
+        time.sleep(0.1)
+    serve.send_signal(signal.SIGTERM)
+    serve.wait(timeout=20)
+    for cxid, id in ids.items():
+        row = rows.get(cxid)
+        if row is None or row["status"] != "failed" or row["reason"] != "bad_url" or len(row["attempts"]) != 1:
+            fail(f"a request to {urls[cxid]!r} did not fail at once with reason bad_url: {row}")
+        attempt = row["attempts"][0]
+        if attempt.get("error") != "bad_url" or says[cxid] not in attempt.get("detail", ""):
+            fail(f"the attempt to {urls[cxid]!r} does not say why its URL cannot be called: {attempt}")
+    logged = {l["request"]: l for l in not_sent_lines(log)}
+    for cxid, id in ids.items():
+        if logged.get(id, {}).get("url") != urls[cxid] or logged[id]["error"] != "bad_url":
+            fail(f"serve's log does not name the bad URL {urls[cxid]!r} of request {id}: {logged.get(id)}")
+    if "X-Injected" in "".join(line for line in open(log) if not line.startswith("relaysim serve: not sent: ")):
+        fail("a URL's line break reached serve's log as a line of its own")
+    print(f"e2e: badurl: {len(ids)} requests to URLs with credentials, another scheme or control characters failed at "
+          f"once with reason bad_url, each saying why in the API and in serve's log", flush=True)
 
 
 def outage(relaysim):
@@ -345,7 +457,7 @@ def tls(relaysim):
   http_timeout: 2s
   retry: {{backoff: fixed, initial: 10s, jitter: none, deadline: 1h}}
 """)
-        p = subprocess.Popen([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = start([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first_line(p, "relaysim serve")
         return p, port
 
@@ -434,7 +546,7 @@ def judged(relaysim):
                         acked.add(answer["id"])
                 time.sleep(rng.uniform(0, 0.05))
 
-        threads = [threading.Thread(target=client, args=(n,)) for n in range(4)]
+        threads = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(4)]
         for t in threads:
             t.start()
         for t in threads:
@@ -469,9 +581,10 @@ def judged(relaysim):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    parts = sys.argv[2:] or ["readme", "ssrf", "outage", "deadline", "tls", "judged"]
+    parts = sys.argv[2:] or ["readme", "ssrf", "badurl", "outage", "deadline", "tls", "judged"]
     for part in parts:
-        {"readme": readme, "ssrf": ssrf, "outage": outage, "deadline": deadline, "tls": tls, "judged": judged}[part](sys.argv[1])
+        {"readme": readme, "ssrf": ssrf, "badurl": badurl, "outage": outage, "deadline": deadline, "tls": tls,
+         "judged": judged}[part](sys.argv[1])
 
 
 if __name__ == "__main__":

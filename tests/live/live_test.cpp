@@ -8,6 +8,7 @@
 #include <fstream>
 #include <tuple>
 
+#include "live/clock.h"
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
@@ -18,6 +19,7 @@
 #include "live/webhook/world.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
+#include "model/store/sqlite_db.h"
 #include "model/webhook/sqlite_store.h"
 #include "sim/scenario/yaml_reader.h"
 
@@ -260,6 +262,60 @@ TEST_F(ApiTest, ListsDeadLettersAPageAtATimeAndReplaysThem) {
   EXPECT_EQ(json::parse(call("GET", "/v1/dead-letters").body)["dead_letters"].size(), 2u);
 }
 
+// An attempt that sent nothing says why, in the API's record and in serve's log; the tenant's URL
+// reaches the log as data (escaped), never as lines of its own.
+TEST_F(ApiTest, AnAttemptThatSentNothingSaysWhy) {
+  ASSERT_EQ(call("POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r1","payload":{}})").status, 202);
+  model::RequestRow row;
+  ASSERT_TRUE(store.claim_due(clock.now(), 1, std::chrono::minutes(2), row));
+  model::AttemptRow attempt{1, 1, 1, row.claim_token, clock.now(), clock.now(), "http://10.0.0.7/\nforged line", 1,
+                            NetError::forbidden_address, 0, "10.0.0.7 is a private-network address, which allow_addresses does not admit"};
+  ASSERT_TRUE(store.complete(1, row.claim_token, {&attempt, model::Status::failed, model::Reason::forbidden_address, clock.now(), {}, {}, {}}));
+  const json shown = json::parse(call("GET", "/v1/webhooks/1").body);
+  EXPECT_EQ(shown["reason"], "forbidden_address");
+  EXPECT_EQ(shown["attempts"][0]["error"], "forbidden_address");
+  EXPECT_EQ(shown["attempts"][0]["detail"], attempt.detail);
+  const HttpResult result{NetError::forbidden_address, 0, Duration{-1}, attempt.detail};
+  const std::string line = webhook::not_sent_line(model::AttemptFinished{1, attempt, result, model::Verdict::terminal});
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_EQ(line.rfind("relaysim serve: not sent: ", 0), 0u) << line;
+  const json logged = json::parse(line.substr(line.find('{')));
+  EXPECT_EQ(logged["url"], attempt.resolved_url);
+  EXPECT_EQ(logged["error"], "forbidden_address");
+  EXPECT_EQ(logged["detail"], attempt.detail);
+  EXPECT_EQ(logged["request"], 1);
+  // An attempt that was sent says nothing more.
+  EXPECT_EQ(webhook::not_sent_line(model::AttemptFinished{1, attempt, HttpResult{NetError::timeout, 0, Duration{-1}, {}}, model::Verdict::retry}), "");
+}
+
+// Both stores keep why an attempt sent nothing; a database from before the column gains it.
+TEST(AttemptDetail, BothStoresKeepIt) {
+  const std::string path = testing::TempDir() + "attempt-detail.db";
+  std::filesystem::remove(path);
+  {
+    // The attempts table as it was before `detail`.
+    Db db(path, Durability::full);
+    db.exec("CREATE TABLE attempts (id INTEGER PRIMARY KEY, request INTEGER NOT NULL, number INTEGER NOT NULL,"
+            " pod INTEGER NOT NULL, claim_token INTEGER NOT NULL, started_at INTEGER NOT NULL, finished_at INTEGER NOT NULL,"
+            " resolved_url TEXT NOT NULL, serviceb_version INTEGER NOT NULL, net_error INTEGER NOT NULL,"
+            " http_status INTEGER NOT NULL, UNIQUE (request, number))");
+  }
+  model::SqliteStore sqlite(path);
+  model::MemoryStore memory;
+  for (model::Store* store : {static_cast<model::Store*>(&sqlite), static_cast<model::Store*>(&memory)}) {
+    const Time t = time_from_ns(1'795'000'000'000'000'000);
+    ASSERT_EQ(store->create({"cx1", "r1", "{}", t, t + std::chrono::hours(1)}).id, 1u);
+    model::RequestRow row;
+    ASSERT_TRUE(store->claim_due(t, 1, std::chrono::minutes(1), row));
+    model::AttemptRow a{1, 1, 1, row.claim_token, t, t, "ftp://x/", 0, NetError::bad_url, 0, "the scheme 'ftp' is not http or https"};
+    ASSERT_TRUE(store->complete(1, row.claim_token, {&a, model::Status::failed, model::Reason::bad_url, t, {}, {}, {}}));
+    const std::vector<model::AttemptRow> back = store->attempts(1);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(back[0].error, NetError::bad_url);
+    EXPECT_EQ(back[0].detail, a.detail);
+  }
+}
+
 TEST(RequestReader, RefusesWhatIsNotAReadableRequest) {
   ServerLimits limits;
   limits.max_body = 10;
@@ -276,6 +332,48 @@ TEST(RequestReader, RefusesWhatIsNotAReadableRequest) {
   EXPECT_EQ(answer_bytes("GET /x HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", limits, echo).status, 400);
   EXPECT_EQ(answer_bytes("", limits, echo).status, 400);
   EXPECT_EQ(answer_bytes("HEAD /x HTTP/1.1\r\n\r\n", limits, echo).body, "HEAD /x  ");
+}
+
+// Beast bounds the headers and the body, but neither a chunked body's chunk extensions nor its
+// trailers: a trailer section of tens of megabytes was once read whole. Both are held to the
+// header limit, with a reason.
+TEST(RequestReader, BoundsChunkExtensionsAndTrailers) {
+  ServerLimits limits;
+  limits.max_body = 100;
+  limits.max_header = 200;
+  const auto echo = [](const Incoming& in) {
+    Response r;
+    r.body = std::string(in.header("x-t")) + " " + std::string(in.body);
+    return r;
+  };
+  const std::string head = "POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const auto error_of = [](const Response& r) { return json::parse(r.body).at("error").get<std::string>(); };
+  // Within the limits: a chunk extension and a trailer are read (a trailer is a header field).
+  EXPECT_EQ(answer_bytes(head + "2;a=b\r\nhi\r\n3\r\n yo\r\n0\r\nX-T: t\r\n\r\n", limits, echo).body, "t hi yo");
+  // A trailer section longer than the header limit, in one field or in many.
+  for (const std::string& trailers : {"X-T: " + std::string(300, 'a') + "\r\n", [] {
+         std::string many;
+         for (int i = 0; i < 40; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
+         return many;
+       }()}) {
+    const Response r = answer_bytes(head + "2\r\nhi\r\n0\r\n" + trailers + "\r\n", limits, echo);
+    EXPECT_EQ(r.status, 431) << r.body;
+    EXPECT_NE(error_of(r).find("trailers are longer than 200 bytes"), std::string::npos) << r.body;
+  }
+  // The trailers never end: refused once the limit is passed, not read on.
+  EXPECT_EQ(answer_bytes(head + "0\r\n" + std::string(1 << 20, 'a'), limits, echo).status, 431);
+  // One chunk's size line longer than the limit.
+  const Response line = answer_bytes(head + "1;" + std::string(300, 'e') + "\r\nx\r\n0\r\n\r\n", limits, echo);
+  EXPECT_EQ(line.status, 431);
+  EXPECT_NE(error_of(line).find("a chunk's size line"), std::string::npos) << line.body;
+  // Short extensions on many small chunks: within the body limit, over the limit in all.
+  std::string chunks;
+  for (int i = 0; i < 30; ++i) chunks += "1;e=" + std::string(10, 'e') + "\r\nx\r\n";
+  const Response many = answer_bytes(head + chunks + "0\r\n\r\n", limits, echo);
+  EXPECT_EQ(many.status, 431);
+  EXPECT_NE(error_of(many).find("chunk extensions are longer than 200 bytes in all"), std::string::npos) << many.body;
+  // The body limit holds for chunks as before.
+  EXPECT_EQ(answer_bytes(head + "65\r\n" + std::string(101, 'x') + "\r\n0\r\n\r\n", limits, echo).status, 413);
 }
 
 TEST(ServeConfig, ReadsTheFileAndTheSamePlatformKeysAsAScenario) {
@@ -384,11 +482,12 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
 // process left in flight are attributed to its crash. Without the store's word it could not.
 // Then a process stops cleanly with its breaker open and starts again: a new pod, not the old one
 // calling ServiceB through an open breaker.
-TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
+// `first_receipt`: when request 1's delivery reached the world (its attempt ran from 13 ms to 21 ms).
+void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
+                        Duration first_receipt = std::chrono::milliseconds(15)) {
   using namespace std::chrono;
   using webhook::LogKind;
   using webhook::LogRecord;
-  const std::string dir = testing::TempDir() + "judge-recovery";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const Time t0 = time_from_ns(1'795'000'000'000'000'000);
@@ -402,11 +501,11 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
     ASSERT_EQ(store.create({"cx1", "r1", p1, at(10), deadline}).id, 1u);
     model::RequestRow row;
     ASSERT_TRUE(store.claim_due(at(11), 1, seconds(5), row));
-    model::AttemptRow attempt{1, 1, 1, row.claim_token, at(12), at(20), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::none, 200};
+    model::AttemptRow attempt{1, 1, 1, row.claim_token, at(12), at(20), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::none, 200, {}};
     ASSERT_TRUE(store.complete(1, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(21), at(21), {}, {}}));
     ASSERT_EQ(store.create({"cx2", "r2", p2, at(100), deadline}).id, 2u);
     ASSERT_TRUE(store.claim_due(at(200), 1, seconds(5), row));
-    attempt = {2, 1, 1, row.claim_token, at(202), at(210), "http://127.0.0.1:9/ep2/hooks/cx2/v1", 1, NetError::none, 200};
+    attempt = {2, 1, 1, row.claim_token, at(202), at(210), "http://127.0.0.1:9/ep2/hooks/cx2/v1", 1, NetError::none, 200, {}};
     ASSERT_TRUE(store.complete(2, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(211), at(211), {}, {}}));
   }
   // The log: pod 1 three times, killed twice.
@@ -486,8 +585,8 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   std::ofstream receipts(dir + "/receipts.jsonl");
   receipts << json{{"world", {{"scenario", "chaos-world"}, {"seed", 7}, {"base", "http://127.0.0.1:9"}, {"started_ns", to_ns(t0)}}}}.dump()
            << '\n';
-  for (const auto& [id, ms, payload] : {std::tuple{1, 15, p1}, std::tuple{2, 205, p2}}) {
-    receipts << json{{"at_ns", to_ns(at(ms))}, {"endpoint", id}, {"cxid", "cx" + std::to_string(id)}, {"version", 1},
+  for (const auto& [id, when, payload] : {std::tuple{1, t0 + first_receipt, p1}, std::tuple{2, at(205), p2}}) {
+    receipts << json{{"at_ns", to_ns(when)}, {"endpoint", id}, {"cxid", "cx" + std::to_string(id)}, {"version", 1},
                      {"target", "/ep" + std::to_string(id) + "/hooks/cx" + std::to_string(id) + "/v1"},
                      {"webhook_id", model::webhook_id_for(static_cast<model::RequestId>(id))}, {"status", 200}, {"answered", true},
                      {"key", id}, {"payload_digest", hash_bytes(payload)}}
@@ -511,13 +610,164 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   config << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s, serviceb_breaker: {min_calls: 1}}\n";
   config.close();
 
-  webhook::JudgeInputs in{std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml",
-                          {dir + "/events.jsonl"}, dir + "/receipts.jsonl", dir + "/calls.jsonl", dir + "/live.db"};
+  in = {std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml", {dir + "/events.jsonl"},
+        dir + "/receipts.jsonl", dir + "/calls.jsonl", dir + "/live.db"};
+}
+
+TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
+  webhook::JudgeInputs in;
+  write_recovery_run(testing::TempDir() + "judge-recovery", in);
+  if (HasFatalFailure()) return;
   const webhook::Judgement j = webhook::judge(in);
   for (const sim::Violation& v : j.ledger.examples()) ADD_FAILURE() << j.ledger.describe(v);
   EXPECT_EQ(j.acknowledged, 2u);
   EXPECT_EQ(j.crashes, 2u);
   EXPECT_EQ(j.recovered, 2u);
+}
+
+// The judge's one tolerance: a receipt is written on the world's clock, an attempt on its process's;
+// the two agree within kClockReadError (live/clock.h). A receipt that far before the start of the
+// attempt that carried it is that attempt's; one further off was sent by no attempt of the logs,
+// and judged as such (it once took 20 ms, so a receipt no attempt carried could be taken for one).
+TEST(Judge, MatchesAReceiptToItsAttemptWithinTheClocksDisagreementOnly) {
+  using std::chrono::microseconds;
+  const auto judged = [](Duration receipt, const std::string& name) {
+    webhook::JudgeInputs in;
+    write_recovery_run(testing::TempDir() + name, in, receipt);
+    return webhook::judge(in).ledger.total();
+  };
+  const Duration start = std::chrono::milliseconds(13);
+  EXPECT_EQ(judged(start - kClockReadError + microseconds(100), "judge-skew-within"), 0u);
+  EXPECT_GT(judged(start - kClockReadError - microseconds(100), "judge-skew-beyond"), 0u);
+}
+
+// The same log given twice — appended to itself, as `cat a a`, or named twice — is not a run: it
+// is refused with the line at fault, not judged (it once gave 77 violations).
+TEST(Judge, RefusesALogGivenTwice) {
+  const std::string dir = testing::TempDir() + "judge-twice";
+  webhook::JudgeInputs in;
+  write_recovery_run(dir, in);
+  if (HasFatalFailure()) return;
+  const auto refusal = [&](const webhook::JudgeInputs& inputs) {
+    try {
+      webhook::judge(inputs);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("judged");
+  };
+  std::ifstream log(in.events[0]);
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  std::ofstream(dir + "/twice.jsonl") << text << text;
+  webhook::JudgeInputs twice = in;
+  twice.events = {dir + "/twice.jsonl"};
+  const std::string doubled = refusal(twice);
+  EXPECT_EQ(doubled.rfind(dir + "/twice.jsonl:", 0), 0u) << doubled;
+  EXPECT_NE(doubled.find("a second time"), std::string::npos) << doubled;
+  EXPECT_NE(doubled.find("not the log of a real run"), std::string::npos) << doubled;
+  twice.events = {in.events[0], in.events[0]};
+  EXPECT_NE(refusal(twice).find("is also the pod of"), std::string::npos);
+  // A receipt or a client call given twice is refused the same way.
+  std::ifstream receipts(in.receipts);
+  std::string world, first;
+  std::getline(receipts, world);
+  std::getline(receipts, first);
+  std::ofstream(dir + "/receipts-twice.jsonl") << world << '\n' << first << '\n' << first << '\n';
+  webhook::JudgeInputs receipt_twice = in;
+  receipt_twice.receipts = dir + "/receipts-twice.jsonl";
+  EXPECT_NE(refusal(receipt_twice).find("receipts-twice.jsonl:3: the receipt of msg_1 at the same moment"), std::string::npos)
+      << refusal(receipt_twice);
+  std::ifstream calls(in.calls);
+  std::getline(calls, first);
+  std::ofstream(dir + "/calls-twice.jsonl") << first << '\n' << first << '\n';
+  webhook::JudgeInputs call_twice = in;
+  call_twice.calls = dir + "/calls-twice.jsonl";
+  EXPECT_NE(refusal(call_twice).find("calls-twice.jsonl:2: a call of key 1 sent at the same moment"), std::string::npos)
+      << refusal(call_twice);
+}
+
+// Logs no real process could have written are refused with the reason; what a real process
+// writes (a kill, a clean restart with a fresh breaker) passes.
+TEST(EventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
+  using webhook::LogKind;
+  using webhook::LogRecord;
+  const Time t0 = time_from_ns(1'795'000'000'000'000'000);
+  auto rec = [&](LogKind kind, int ms, model::RequestId id = 0, model::ClaimToken token = 0) {
+    LogRecord r;
+    r.kind = kind;
+    r.pod = 1;
+    r.at = t0 + std::chrono::milliseconds(ms);
+    r.id = id;
+    r.token = token;
+    r.created_at = r.at;
+    r.deadline_at = r.at + std::chrono::hours(1);
+    r.sent_at = r.at;
+    r.number = kind == LogKind::attempt_started || kind == LogKind::attempt_finished ? 1 : 0;
+    return r;
+  };
+  auto done = [&](int ms, model::RequestId id, model::ClaimToken token, std::uint32_t number, model::Status status) {
+    LogRecord r = rec(LogKind::completed, ms, id, token);
+    r.number = number;
+    r.status = status;
+    r.reason = status == model::Status::failed ? model::Reason::gone : model::Reason::ok;
+    r.applied = true;
+    return r;
+  };
+  auto breaker = [&](int ms, BreakerState from, BreakerState to) {
+    LogRecord r = rec(LogKind::breaker, ms);
+    r.from = from;
+    r.to = to;
+    return r;
+  };
+  LogRecord notice = rec(LogKind::notified, 9, 1);
+  notice.status = model::Status::failed;
+  notice.reason = model::Reason::gone;
+  // The first problem of each log, or "" when every record fits.
+  const auto first_problem = [](const std::vector<std::vector<LogRecord>>& logs) {
+    webhook::LogChecker checker;
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+      checker.next_log();
+      for (std::size_t i = 0; i < logs[l].size(); ++i) {
+        const std::string where = "log" + std::to_string(l + 1) + ":" + std::to_string(i + 1);
+        if (std::string p = checker.check(logs[l][i], where); !p.empty()) return where + ": " + p;
+      }
+    }
+    return std::string();
+  };
+  LogRecord created = rec(LogKind::ingested, 1, 1);
+  const std::vector<LogRecord> real = {rec(LogKind::started, 0), created, rec(LogKind::claimed, 2, 1, 7),
+                                       rec(LogKind::attempt_started, 3, 1), rec(LogKind::attempt_finished, 8, 1),
+                                       done(9, 1, 7, 1, model::Status::failed), notice, breaker(10, BreakerState::closed, BreakerState::open),
+                                       rec(LogKind::claimed, 11, 1, 8), rec(LogKind::started, 12),  // killed with claim 8 open
+                                       breaker(13, BreakerState::closed, BreakerState::open), rec(LogKind::stopped, 14),
+                                       rec(LogKind::started, 15), breaker(16, BreakerState::closed, BreakerState::open)};
+  EXPECT_EQ(first_problem({real}), "");
+  const auto with = [&](std::size_t at, std::vector<LogRecord> put) {
+    std::vector<LogRecord> log(real.begin(), real.begin() + static_cast<std::ptrdiff_t>(at));
+    log.insert(log.end(), put.begin(), put.end());
+    return first_problem({log});
+  };
+  const auto expect = [](const std::string& problem, const std::string& says) {
+    EXPECT_NE(problem.find(says), std::string::npos) << "'" << problem << "' does not say '" << says << "'";
+  };
+  expect(with(3, {done(4, 1, 9, 0, model::Status::delivered)}), "log1:4: a completion of request 1 under claim token 9, which this process does not hold");
+  expect(with(2, {rec(LogKind::attempt_started, 3, 1)}), "log1:3: an attempt of request 1 without a claim");
+  expect(with(3, {rec(LogKind::attempt_finished, 3, 1)}), "log1:4: attempt 1 of request 1 finishes, but this process has no such attempt");
+  expect(with(4, {done(9, 1, 7, 1, model::Status::delivered)}), "comes before its attempt finished");
+  expect(with(5, {done(9, 1, 7, 0, model::Status::delivered)}), "names attempt 0; its claim made attempt 1");
+  expect(with(5, {notice}), "log1:6: a notice to request 1's tenant that does not follow at once");
+  expect(with(7, {breaker(10, BreakerState::open, BreakerState::closed)}), "the breaker moves from open to closed, but it was closed");
+  LogRecord backwards = rec(LogKind::lookup, 5);
+  backwards.sent_at = backwards.at + std::chrono::milliseconds(1);
+  expect(with(2, {backwards}), "a lookup answered 0.001s before it was sent");
+  expect(with(12, {rec(LogKind::claimed, 14, 2, 9)}), "log1:13: a 'claimed' while no process was running");
+  expect(with(1, {rec(LogKind::ingested, -1, 1)}), "'ingested' is 0.001s before its process started");
+  expect(with(10, {done(13, 1, 8, 0, model::Status::delivered)}), "log1:11: a completion of request 1 under claim token 8");  // 8 died with its process
+  expect(with(2, {rec(LogKind::ingested, 2, 1)}), "log1:3: request 1 created a second time (also at log1:2)");
+  // Across logs: one claim token, one created id.
+  expect(first_problem({{rec(LogKind::started, 0), rec(LogKind::claimed, 1, 1, 7)}, {rec(LogKind::started, 0), rec(LogKind::claimed, 1, 2, 7)}}),
+         "log2:2: claim token 7 handed out a second time (also at log1:2)");
+  expect(first_problem({{rec(LogKind::claimed, 1, 1, 7)}}), "log1:1: a 'claimed' while no process was running");
 }
 
 }  // namespace

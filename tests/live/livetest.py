@@ -1,18 +1,87 @@
-"""What the live service's tests (chaos.py, e2e.py) share: failing with a message, finding a free
-port, waiting for a process's address line, and calling an HTTP endpoint."""
+"""What the live service's tests (chaos.py, e2e.py) share: starting processes that end with the
+test however it ends, failing with a message, finding a free port, waiting for a process's address
+line, and calling an HTTP endpoint."""
+import atexit
 import http.client
 import json
 import os
+import shutil
+import signal
 import socket
+import subprocess
 import sys
 import threading
+import time
 
 NAME = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+
+# Every process a test starts, in a process group of its own: ended when the test ends, whether it
+# passes, fails, raises, is interrupted or is killed.
+_started = []
+_started_lock = threading.Lock()
+# setpriv --pdeathsig: the kernel kills the process when the test dies, even by SIGKILL (a ctest
+# timeout), when no cleanup of the test's own can run.
+_DIE_WITH_TEST = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+
+
+def start(args, **kwargs):
+    """subprocess.Popen(args), in a process group of its own, ended when this test ends."""
+    process = subprocess.Popen(_DIE_WITH_TEST + list(args), start_new_session=True, **kwargs)
+    with _started_lock:
+        _started.append(process)
+    return process
+
+
+def end_all(grace=5.0):
+    """Ends every process this test started and has not reaped: SIGTERM to each process group, then
+    SIGKILL to whatever is left after `grace` seconds. Safe to call more than once."""
+    with _started_lock:
+        running = [p for p in _started if p.poll() is None]
+    for p in running:
+        _signal_group(p, signal.SIGTERM)
+    until = time.monotonic() + grace
+    for p in running:
+        try:
+            p.wait(timeout=max(0.0, until - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+    with _started_lock:
+        started = list(_started)
+    # Whatever is left, and anything a process left behind in its group, gets SIGKILL.
+    for p in started:
+        _signal_group(p, signal.SIGKILL)
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _signal_group(process, sig):
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+atexit.register(end_all)
+
+
+def _exit_on_signal(signum, frame):
+    sys.exit(128 + signum)  # runs the atexit cleanup, which a signal's default action would skip
+
+
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(_sig, _exit_on_signal)
 
 
 def fail(message):
     print(f"{NAME}: FAIL: {message}", flush=True)
-    sys.exit(1)
+    if threading.current_thread() is threading.main_thread():
+        sys.exit(1)
+    # sys.exit in another thread would end only that thread, and the test would go on.
+    end_all(grace=1.0)
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def free_port():
@@ -29,6 +98,7 @@ def first_line(process, what, timeout=20):
     reader.join(timeout)
     if not result or not result[0]:
         process.kill()
+        process.wait()
         fail(f"{what} did not start: {process.stderr.read() if process.stderr else ''}")
     return result[0]
 

@@ -5,8 +5,8 @@
 namespace relaysim::webhook {
 namespace {
 
-Classification status(int s, const ClassificationTable& t = {}) { return classify(t, HttpResult{NetError::none, s, Duration{-1}}); }
-Classification error(NetError e) { return classify({}, HttpResult{e, 0, Duration{-1}}); }
+Classification status(int s, const ClassificationTable& t = {}) { return classify(t, HttpResult{NetError::none, s, Duration{-1}, {}}); }
+Classification error(NetError e) { return classify({}, HttpResult{e, 0, Duration{-1}, {}}); }
 
 TEST(Classifier, DefaultTableFollowsTheDesign) {
   EXPECT_EQ(status(200).verdict, Verdict::delivered);
@@ -24,6 +24,12 @@ TEST(Classifier, DefaultTableFollowsTheDesign) {
   for (NetError e : {NetError::timeout, NetError::connect_error, NetError::dns_error}) {
     EXPECT_EQ(error(e).verdict, Verdict::retry);
   }
+  // Nothing was sent, and another attempt would meet the same URL: terminal at once, each with
+  // its own reason (a bad URL was once a connect_error, retried until the deadline).
+  EXPECT_EQ(error(NetError::forbidden_address).verdict, Verdict::terminal);
+  EXPECT_EQ(error(NetError::forbidden_address).reason, Reason::forbidden_address);
+  EXPECT_EQ(error(NetError::bad_url).verdict, Verdict::terminal);
+  EXPECT_EQ(error(NetError::bad_url).reason, Reason::bad_url);
 }
 
 TEST(Classifier, OverridesByStatusBeatOverridesByClass) {

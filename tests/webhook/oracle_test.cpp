@@ -100,8 +100,8 @@ class OracleTest : public ::testing::Test {
     f.received_at = start + std::chrono::milliseconds(50);
     f.result_at = start + std::chrono::milliseconds(100);
     sent(f, start);
-    AttemptRow a{row.id, n, 0, 1, start, f.result_at, url(), 1, NetError::none, status};
-    finished(a, HttpResult{NetError::none, status, retry_after});
+    AttemptRow a{row.id, n, 0, 1, start, f.result_at, url(), 1, NetError::none, status, {}};
+    finished(a, HttpResult{NetError::none, status, retry_after, {}});
     const bool ok = status >= 200 && status < 300;
     completed(Completion{&a, ok ? Status::delivered : Status::pending, ok ? Reason::ok : Reason::none, f.result_at,
                          f.result_at + seconds(1), f.result_at, {}});
@@ -180,8 +180,8 @@ TEST_F(OracleTest, ADuplicateAfterALostResponseIsExplained) {
   lost.client_error = NetError::timeout;
   lost.result_at = at(seconds(31));
   sent(lost, at(seconds(1)));
-  AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(31)), url(), 1, NetError::timeout, 0};
-  finished(a, HttpResult{NetError::timeout, 0, Duration{-1}});
+  AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(31)), url(), 1, NetError::timeout, 0, {}};
+  finished(a, HttpResult{NetError::timeout, 0, Duration{-1}, {}});
   completed(Completion{&a, Status::pending, Reason::none, at(seconds(31)), at(seconds(32)), at(seconds(31)), {}});
   attempt(2, at(seconds(40)), 200);
   EXPECT_EQ(oracle.total_violations(), 0u);
@@ -201,8 +201,8 @@ TEST_F(OracleTest, ARetryAfterOfALostCompletionBindsNothing) {
   ingest();
   attempt(1, at(seconds(1)), 503);  // recorded: the retry is due a second later
   started(0, 2, 1, at(seconds(3)));
-  AttemptRow a{row.id, 2, 0, 1, at(seconds(3)), at(seconds(4)), url(), 1, NetError::none, 429};
-  finished(a, HttpResult{NetError::none, 429, minutes(2)});
+  AttemptRow a{row.id, 2, 0, 1, at(seconds(3)), at(seconds(4)), url(), 1, NetError::none, 429, {}};
+  finished(a, HttpResult{NetError::none, 429, minutes(2), {}});
   oracle.on(Completed{0, row, Completion{&a, Status::pending, Reason::none, at(seconds(4)), at(seconds(124)),
                                          at(seconds(124)), {}}, false, true});  // the store failed
   started(1, 2, 1, at(seconds(40)));  // rescued after the lease: attempt 2 again, 36 s later
@@ -218,7 +218,7 @@ TEST_F(OracleTest, ARetrySoonerThanTheBackoff) {
   row = *store.get(1);
   const std::string u = url();
   strict.on(AttemptStarted{0, row, 1, u, 1, at(seconds(1))});
-  AttemptRow a{1, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 500};
+  AttemptRow a{1, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 500, {}};
   const Completion c{&a, Status::pending, Reason::none, at(seconds(2)), at(seconds(12)), at(seconds(2)), {}};
   strict.on(Completed{0, row, c, true});  // planned right: 10 s later...
   strict.on(AttemptStarted{0, row, 2, u, 1, at(seconds(3))});  // ...but attempted 1 s later
@@ -301,9 +301,9 @@ TEST_F(OracleTest, APayloadOtherThanTheStoredOne) {
 
 TEST_F(OracleTest, ARetryPlannedLaterThanThePolicyAllows) {
   ingest();
-  AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 503};
+  AttemptRow a{row.id, 1, 0, 1, at(seconds(1)), at(seconds(2)), url(), 1, NetError::none, 503, {}};
   oracle.on(Claimed{0, row, at(seconds(1))});
-  finished(a, HttpResult{NetError::none, 503, Duration{-1}});
+  finished(a, HttpResult{NetError::none, 503, Duration{-1}, {}});
   // No jitter: the first retry waits exactly initial (1 s), not 2 s.
   completed(Completion{&a, Status::pending, Reason::none, at(seconds(2)), at(seconds(4)), at(seconds(2)), {}});
   expect_only(Invariant::retry);

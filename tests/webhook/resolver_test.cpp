@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "model/webhook/memory_store.h"
+#include "model/webhook/node.h"
 #include "model/webhook/url_resolver.h"
 #include "tests/manual_clock.h"
 
@@ -104,6 +106,66 @@ TEST_F(ResolverTest, AnOpenBreakerAnswersUnavailableWithoutCallingServiceB) {
   ASSERT_EQ(directory.calls.size(), calls + 1);
   directory.answer(calls, LookupStatus::found, "http://b/v1", 1);
   EXPECT_EQ(resolver.breaker().state(), BreakerState::closed);
+}
+
+// A live clock moves on between any two readings; this one by a microsecond at every reading.
+struct TickingClock final : Clock {
+  mutable Time t{};
+  Time now() const override { return t += std::chrono::microseconds(1); }
+};
+struct NoTimers final : Timers {
+  TimerId schedule_at(Time, TimerCallback) override { return TimerId{1}; }
+  void cancel(TimerId) override {}
+};
+struct SilentEndpoints final : HttpClient {
+  void send(const HttpRequest&, Duration, HttpCallback) override {}  // the attempts stay in flight
+};
+// When each attempt started and when the URL it used was decided.
+struct AttemptTimes final : SinkFor<AttemptStarted>, SinkFor<UrlLookedUp>, SinkFor<LookupFinished> {
+  Time decided{};
+  std::vector<std::pair<Time, Time>> attempts;  // (started, decided)
+  void on(const UrlLookedUp& e) override {
+    if (e.cache_hit) decided = e.at;
+  }
+  void on(const LookupFinished& e) override { decided = e.at; }
+  void on(const AttemptStarted& e) override { attempts.emplace_back(e.at, decided); }
+};
+
+// An attempt starts at the moment its URL was decided, not at a later reading of the clock. Under
+// a live clock, the difference once made `relaysim judge` find W-url broken under CPU load: a
+// lookup that took longer than the TTL (the process stalled 1 s with the answer waiting) may be
+// used only at the moment it arrives, and the attempt was stamped microseconds later; an entry
+// taken from the cache just before its TTL ran out could likewise be stamped after it.
+TEST(Dispatcher, AnAttemptStartsWhenItsUrlWasDecided) {
+  TickingClock clock;
+  NoTimers timers;
+  Rng rng(1);
+  SilentEndpoints endpoints;
+  ManualDirectory directory;
+  MemoryStore store;
+  Events events;
+  AttemptTimes times;
+  events.attach(times);
+  PlatformConfig config;
+  config.concurrency_per_pod = 4;
+  config.url_cache_ttl = seconds(1);
+  Node node(1, config, NodePorts{clock, timers, rng, endpoints, directory, store, events});
+  node.start();
+  ASSERT_EQ(node.ingest().create("cx1", "r1", "{}").status, IngestStatus::created);
+  node.nudge();
+  ASSERT_EQ(directory.calls.size(), 1u);
+  clock.t += seconds(2);  // ServiceB answers after twice the TTL
+  directory.answer(0, LookupStatus::found, "http://a/v1", 1);
+  ASSERT_EQ(node.ingest().create("cx1", "r2", "{}").status, IngestStatus::created);
+  node.nudge();  // the entry aged from the first lookup's sending: a second lookup
+  ASSERT_EQ(directory.calls.size(), 2u);
+  directory.answer(1, LookupStatus::found, "http://a/v1", 1);
+  ASSERT_EQ(node.ingest().create("cx1", "r3", "{}").status, IngestStatus::created);
+  node.nudge();  // from the cache
+  ASSERT_EQ(times.attempts.size(), 3u);
+  for (const auto& [started, decided] : times.attempts) {
+    EXPECT_EQ(to_ns(started), to_ns(decided)) << "an attempt stamped after the moment its URL was decided";
+  }
 }
 
 }  // namespace

@@ -126,7 +126,7 @@ TEST_P(StoreContract, CompletionAppendsTheAttemptAndSchedulesTheRetry) {
   const RequestId id = create("cx", "a");
   RequestRow row;
   ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
-  AttemptRow a{id, 1, 1, row.claim_token, t0, t0 + seconds(1), "http://x/v1", 7, NetError::none, 503};
+  AttemptRow a{id, 1, 1, row.claim_token, t0, t0 + seconds(1), "http://x/v1", 7, NetError::none, 503, {}};
   Completion c = retry_at(t0 + seconds(1), t0 + seconds(9));
   c.attempt = &a;
   c.last_delay = seconds(8);
@@ -170,7 +170,7 @@ TEST_P(StoreContract, ReplayRevivesATerminalRequestAndKeepsItsHistory) {
   const RequestId id = create("cx", "a");
   RequestRow row;
   ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
-  AttemptRow a{id, 1, 1, row.claim_token, t0, t0 + seconds(1), "http://x", 1, NetError::none, 400};
+  AttemptRow a{id, 1, 1, row.claim_token, t0, t0 + seconds(1), "http://x", 1, NetError::none, 400, {}};
   Completion failed{&a, Status::failed, Reason::client_error, t0 + seconds(1), {}, {}, {}};
   ASSERT_TRUE(store->complete(id, row.claim_token, failed));
   EXPECT_EQ(store->replay(id + 1000, t0, t0), ReplayOutcome::not_found);

@@ -160,7 +160,7 @@ struct Complete final : Command {
     if (with_attempt) ++r.attempts;
   }
   void run(const Model& m, Sut& s) const override {
-    AttemptRow a{id, m.rows.at(id).attempts + 1, 1, 0, m.now, m.now, "http://x", 1, NetError::none, 503};
+    AttemptRow a{id, m.rows.at(id).attempts + 1, 1, 0, m.now, m.now, "http://x", 1, NetError::none, 503, {}};
     const Completion c{with_attempt ? &a : nullptr, status, Reason::none, m.now, m.now + delay, m.now, {}};
     if (use_stale) {
       const ClaimToken token = s.stale.count(id) != 0 ? s.stale[id] : s.current[id] + 1000;  // never current
