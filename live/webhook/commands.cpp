@@ -4,6 +4,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -13,6 +14,7 @@
 #include "live/http_server.h"
 #include "live/webhook/service.h"
 #include "live/webhook/world.h"
+#include "model/store/sqlite_db.h"
 #include "model/store/store_error.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/units.h"
@@ -60,6 +62,26 @@ int serve_command(const ServeArgs& args) {
   if (config.platform.pods != 1) {
     std::cerr << "relaysim serve: one process is one pod (platform.pods: " << config.platform.pods
               << " is for the simulator); start more processes on the same database for more\n";
+  }
+  // serve writes only a database that is new, empty or serve's own: never a simulated run's
+  // (which `relaysim run --sqlite-path` labels with its relaysim_run table) nor anyone else's.
+  if (config.database != ":memory:") {
+    const DbInspection db = inspect_database(config.database);
+    const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
+    if (db.is_directory) return fail_usage("--database " + config.database + " is a directory; give the path of a database file");
+    if (db.exists && !db.is_sqlite) {
+      return fail_usage("--database " + config.database + " is not an SQLite database (" + db.error + "); serve will not touch it");
+    }
+    if (has("relaysim_run")) {
+      return fail_usage("--database " + config.database +
+                        " holds a simulated run (relaysim run --sqlite-path); serve keeps a database of its own: choose another path");
+    }
+    if (!db.tables.empty() && !has("requests")) {
+      std::string names;
+      for (const std::string& t : db.tables) names += (names.empty() ? "" : ", ") + t;
+      return fail_usage("--database " + config.database + " is not a database relaysim serve wrote (it holds the tables " + names +
+                        "); serve will not touch it: choose another path");
+    }
   }
   if (args.check) {
     std::cout << args.config << ": valid\n";

@@ -571,6 +571,14 @@ Judgement judge(const JudgeInputs& in) {
     throw std::invalid_argument("--database: " + in.database + " is not a database relaysim serve left" +
                                 (!db.exists ? ": no such file" : db.is_directory ? ": a directory" : !db.is_sqlite ? " (" + db.error + ")" : ""));
   }
+  // The store opened as serve opens it adds what an older schema lacks; the judge reads, never
+  // writes, so a database from before a column it needs is refused instead.
+  const std::vector<std::string>& attempt_columns = db.columns.at("attempts");
+  if (std::find(attempt_columns.begin(), attempt_columns.end(), "detail") == attempt_columns.end()) {
+    throw std::invalid_argument("--database: " + in.database +
+                                " was left by an older relaysim serve (its attempts have no detail column); the judge "
+                                "does not change a database: judge it with the relaysim that served it");
+  }
   model::SqliteStore store(in.database);
   // What a killed process committed and never logged joins the stream from the store: its
   // creates as a log of no process's (placed by id), its completions (in merge) before its crash.

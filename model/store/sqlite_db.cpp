@@ -245,6 +245,15 @@ DbInspection inspect_database(const std::string& path) {
     out.is_sqlite = true;
   }
   sqlite3_finalize(q);
+  // Each table's columns, in order (read-only, as everything here).
+  for (const std::string& t : out.tables) {
+    std::vector<std::string>& cols = out.columns[t];
+    sqlite3_stmt* c = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1)", -1, &c, nullptr) != SQLITE_OK) continue;
+    sqlite3_bind_text(c, 1, t.c_str(), -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(c) == SQLITE_ROW) cols.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(c, 0)));
+    sqlite3_finalize(c);
+  }
   sqlite3_close(db);
   return out;
 }

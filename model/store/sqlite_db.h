@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -164,6 +165,7 @@ struct DbInspection {
   bool is_directory = false;
   bool is_sqlite = false;     // opens and reads as an SQLite database
   std::vector<std::string> tables;  // user tables, by name
+  std::map<std::string, std::vector<std::string>> columns;  // each table's columns, in order
   std::string error;          // why it is not readable, when it is not
 };
 DbInspection inspect_database(const std::string& path);

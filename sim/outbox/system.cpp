@@ -250,7 +250,7 @@ class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation>
     Footprint f;
     double messages = 0;
     for (const LoadSegment& l : spec.load) {
-      const double calls = l.arrivals.expected_calls();
+      const double calls = l.arrivals.expected_calls(Time{} + s.duration);
       f.calls += calls;
       messages += calls * l.messages;
     }

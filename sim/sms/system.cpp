@@ -246,7 +246,7 @@ class SmsSystem final : public SystemOf<SmsSpec, &spec_schema, Simulation> {
     Footprint f;
     double messages = 0;
     for (const LoadSegment& l : spec.load) {
-      const double calls = l.arrivals.expected_calls();
+      const double calls = l.arrivals.expected_calls(Time{} + s.duration);
       // A campaign request is answered at once and never repeated; other calls may be, after a timeout.
       f.calls += calls * (l.kind == relaysim::sms::Kind::marketing ? 1 : 1 + l.retries);
       // A campaign may make a message for every user of the directory (an upper bound: its filter

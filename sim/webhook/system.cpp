@@ -289,13 +289,13 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
     Footprint f;
     double held = 0;
     for (const LoadSegment& l : w.load) {
-      const double calls = l.arrivals.expected_calls();
+      const double calls = l.arrivals.expected_calls(Time{} + s.duration);
       f.calls += calls;
       // With a retention, a request is held from its creation until `retention` after it
       // finishes: a lease or so for most, the deadline for the stuck. (The SQLite store keeps
       // every row, and so the oracle keeps every record.)
       if (p.retention && s.store == StoreKind::memory && l.arrivals.burst == 0) {
-        const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(p.retry.deadline);
+        const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(std::min(p.retry.deadline, s.duration));
         held += std::min(calls, l.arrivals.rate_per_s * hold_s);
       } else {
         held += calls;
@@ -310,7 +310,8 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
                          "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});
     }
     // Each retry of a held request keeps its attempt row.
-    const double retries = held * stuck * mean_retries_within(p.retry.backoff, p.retry.deadline);
+    // (Retries stop at the deadline, or at the end of the run if it comes first.)
+    const double retries = held * stuck * mean_retries_within(p.retry.backoff, std::min(p.retry.deadline, s.duration));
     f.parts.push_back({retries * kBytesPerAttempt, format_count(retries) + " retries kept in the requests' histories",
                        "lengthen webhook.platform.retry.initial, shorten its deadline, or make fewer endpoints fail"});
     const double slots = p.pods * static_cast<double>(p.concurrency_per_pod);

@@ -12,6 +12,11 @@ double ArrivalSpec::expected_calls() const {
   return rate_per_s * to_seconds(to - from);
 }
 
+double ArrivalSpec::expected_calls(Time end) const {
+  if (burst > 0) return from < end ? static_cast<double>(burst) : 0.0;
+  return rate_per_s * to_seconds(std::max(Duration{}, std::min(to, end) - from));
+}
+
 double ArrivalSpec::low_rate_per_s() const {
   return std::max(0.0, rate_per_s * (1.0 - peak * high_share) / (1.0 - high_share));
 }

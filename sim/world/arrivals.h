@@ -40,8 +40,10 @@ struct ArrivalSpec {
   static constexpr Bounds<Duration> kSpell{std::chrono::milliseconds(1), kLongestDuration};
   static constexpr Bounds<double> kHighShare{0.0, 1.0, true};  // and below 1: checked, as 100% has no low spell
 
-  // How many calls the segment makes, on average.
+  // How many calls the segment makes, on average; with `end`, only those before it (a segment
+  // may run past the end of the run, and what never runs costs nothing).
   double expected_calls() const;
+  double expected_calls(Time end) const;
   // Calls per second in a bursty segment's high and low spells, and a low spell's mean length.
   double high_rate_per_s() const { return peak * rate_per_s; }
   double low_rate_per_s() const;

@@ -596,6 +596,16 @@ def _():
     expect(run("validate", sms, "--set", "sms.platform.routing=3"), EXIT_INVALID, r"got the single value '3'")
 
 
+@case("memory.only_what_runs_is_estimated")
+def _():
+    # A segment running past the end of the run costs only what runs of it (the docs allow `to`
+    # past the end): a year of load in an hour's run is an hour's load.
+    hour = run("validate", QUICKSTART, "--set", "duration=1h", "--set", "webhook.load=[{rate: 5/s, from: 0s, to: 1h}]")
+    year = run("validate", QUICKSTART, "--set", "duration=1h", "--set", "webhook.load=[{rate: 5/s, from: 0s, to: 365d}]")
+    expect(hour, 0, r"about 18000 client calls", where="stdout")
+    expect(year, 0, r"about 18000 client calls", where="stdout")
+
+
 @case("bounds.values_the_model_would_assert_on_are_refused_where_written")
 def _():
     sms = os.path.join(SRC, "scenarios", "sms-quickstart.yaml")
@@ -741,8 +751,27 @@ def _():
         assert body != good, name
         expect(run("serve", write(f"serve-{name}.yaml", body), "--check"), EXIT_INVALID, pattern)
     expect(run("serve", write("serve-ok.yaml", good), "--listen", "256.0.0.1:1"), EXIT_INVALID, r"not an IP address")
-    expect(run("serve", write("serve-ok.yaml", good), "--database", WORK, "--listen", "127.0.0.1:0"), EXIT_INCOMPLETE,
-           r"cannot open the database")
+    expect(run("serve", write("serve-ok.yaml", good), "--database", WORK, "--listen", "127.0.0.1:0"), EXIT_INVALID,
+           r"is a directory; give the path of a database file")
+    # A database a simulated run wrote, or anyone else's, is never written into (as run refuses serve's).
+    simulated = path("simulated.db")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(simulated + suffix):
+            os.remove(simulated + suffix)
+    assert run("run", "-q", QUICKSTART, "--set", "duration=1m", "--sqlite-path", simulated)[0] in (0, 1)
+    before = os.path.getsize(simulated)
+    expect(run("serve", write("serve-ok.yaml", good), "--database", simulated, "--check"), EXIT_INVALID,
+           r"holds a simulated run \(relaysim run --sqlite-path\)")
+    assert os.path.getsize(simulated) == before, "serve wrote into the simulated run's database"
+    foreign = path("foreign-for-serve.db")
+    if os.path.exists(foreign):
+        os.remove(foreign)
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE invoices (id INTEGER)")
+    con.commit()
+    con.close()
+    expect(run("serve", write("serve-ok.yaml", good), "--database", foreign, "--check"), EXIT_INVALID,
+           r"not a database relaysim serve wrote \(it holds the tables invoices\)")
 
 
 @case("serve.address_in_use")
