@@ -476,8 +476,10 @@ def _():
            r"most of it for 102400000 delivery slots .*; lower webhook.platform.pods or concurrency_per_pod")
     code, out, err = run("validate", slots)
     assert code == 0 and "delivery slots" in out, out
+    # Retries count only while the run lasts, so the run outlasts the 2h deadline.
     retries = write("retries.yaml", BASE.replace("{count: 20}", "{count: 20, errors: {rate: 100%}}").replace(
-        "pods: 2", "pods: 2\n    retry: {backoff: fixed, initial: 1s, jitter: none, deadline: 2h}"))
+        "pods: 2", "pods: 2\n    retry: {backoff: fixed, initial: 1s, jitter: none, deadline: 2h}").replace(
+        "duration: 5m", "duration: 3h"))
     expect(run("run", retries, "--memory-limit", "100MiB"), EXIT_INVALID, r"retries kept in the requests' histories")
 
 
@@ -783,7 +785,7 @@ def _():
         port = s.getsockname()[1]
         good = open(os.path.join(SRC, "config", "serve-local.yaml")).read()
         expect(run("serve", write("serve-busy.yaml", good), "--listen", f"127.0.0.1:{port}", "--database",
-                   path("busy.db")), EXIT_INCOMPLETE, r"cannot listen on 127\.0\.0\.1:\d+: Address already in use")
+                   path("serve-busy.db")), EXIT_INCOMPLETE, r"cannot listen on 127\.0\.0\.1:\d+: Address already in use")
         expect(run("world", QUICKSTART, "--listen", f"127.0.0.1:{port}"), EXIT_INCOMPLETE, r"Address already in use")
 
 
