@@ -93,6 +93,13 @@ void Dispatcher::begin(std::uint32_t slot) {
 void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "a resolution for an idle slot");
+  // A pod paused past its claim's lease wakes to a claim that another pod may hold by now: it
+  // sends nothing (the rescuing claim will) and writes nothing, so the request stays as the
+  // store has it -- in flight under an expired lease, for the next claim to take.
+  if (clock_.now() >= job.row.due_at && !planted(mutant::send_after_lease)) {
+    release(slot);
+    return;
+  }
   // The moment the URL was decided, not a later reading of the clock: the attempt's start is
   // what W-url holds against the lookup's time and the TTL (see Resolution::at).
   const Time now = r.at;
@@ -184,6 +191,12 @@ void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
                   (c.status == Status::dead_lettered && !planted(mutant::dead_letter_not_notified)))) {
     events_.emit(TenantNotified{job.row, c.status, c.reason, c.at});
   }
+  release(slot);
+}
+
+void Dispatcher::release(std::uint32_t slot) {
+  Job& job = jobs_[slot];
+  RELAYSIM_ASSERT(job.busy, "releasing an idle slot");
   job.busy = false;
   busy_.stop(clock_.now());
   free_.push_back(slot);

@@ -59,6 +59,7 @@ class Dispatcher {
   void on_response(std::uint32_t slot, const HttpResult& r);
   void defer(std::uint32_t slot, Time now);
   void finish(std::uint32_t slot, const Completion& c);
+  void release(std::uint32_t slot);  // frees the slot; the claim is over or was never written to
   void arm_wake(Time now);
   void store_failed(StoreOp op, StoreFailure failure);
   Duration lease() const;

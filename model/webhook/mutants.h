@@ -37,6 +37,8 @@ inline constexpr Mutant replay_of_open_request{"replay_of_open_request",
                                                "a replay restarts a request that is not terminal (memory store)"};
 inline constexpr Mutant key_ignores_cxid{"key_ignores_cxid",
                                          "the idempotency key is the request_id alone, not (cxid, request_id) (memory store)"};
+inline constexpr Mutant send_after_lease{"send_after_lease",
+                                         "a pod paused past its claim's lease still sends the attempt when it wakes"};
 
 }  // namespace relaysim::mutant
 
@@ -52,7 +54,7 @@ inline constexpr const Mutant* kMutants[] = {
     &mutant::backoff_step_off_by_one,  &mutant::retry_after_uncapped,       &mutant::dead_letter_not_notified,
     &mutant::cache_ages_from_answer,   &mutant::deferral_ignores_deadline,  &mutant::breaker_closes_early,
     &mutant::breaker_ignores_min_calls, &mutant::breaker_counts_stale_results, &mutant::replay_keeps_deadline,
-    &mutant::replay_of_open_request,   &mutant::key_ignores_cxid,
+    &mutant::replay_of_open_request,   &mutant::key_ignores_cxid,          &mutant::send_after_lease,
 };
 
 }  // namespace relaysim::webhook

@@ -166,10 +166,7 @@ void World::arrive(std::uint32_t segment) {
   const LoadSegment& l = spec_.load[segment];
   const EntityKey key = keys_[segment](rng_);
   const bool fails = rng_.chance(l.rollbacks);
-  // A paused pod takes no calls (its load balancer's health check fails too).
-  Process* p = processes_.next_up();
-  for (std::uint32_t tried = 1; p != nullptr && p->paused() && tried < processes_.size(); ++tried) p = processes_.next_up();
-  if (p != nullptr && p->paused()) p = nullptr;
+  Process* p = processes_.next_awake();
   if (p == nullptr) {
     buses_.world.emit(OperationCalled{UINT32_MAX, key, 255, kernel_.now()});
     return;

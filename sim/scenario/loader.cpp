@@ -65,7 +65,7 @@ const Schema<FaultItem>& fault_schema() {
       return k;
     };
     s.add(pod_key("crash", "the pod that crashes, counted from 0", &FaultItem::crash));
-    s.add(pod_key("pause", "the pod that stops for `for` without dying (a long GC pause): nothing it scheduled runs and no answer reaches it until it resumes, believing what it believed before", &FaultItem::pause));
+    s.add(pod_key("pause", "the pod that stops for `for` without dying (a long GC pause): nothing it scheduled runs and no answer reaches it until it resumes, believing what it believed before; its load balancer sends it no new calls meanwhile (it fails the health check)", &FaultItem::pause));
     s.key("restart_after", &FaultItem::restart_after, duration_codec(), "how long until the pod starts again",
           opt::shown("never"));
     s.key("during_write", &FaultItem::during_write, flag_codec(),

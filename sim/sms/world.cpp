@@ -230,7 +230,7 @@ void World::opt_out() {
 }
 
 Node* World::pod_for_client() {
-  Process* p = processes_.next_up();
+  Process* p = processes_.next_awake();
   if (p == nullptr) {
     buses_.world.emit(ClientRejected{kernel_.now()});
     return nullptr;
@@ -381,7 +381,7 @@ void World::timed_out(std::uint32_t slot) {
 }
 
 void World::deliver_receipt(MessageId id, ProviderId provider, bool delivered) {
-  Process* p = processes_.next_up();
+  Process* p = processes_.next_awake();
   if (p == nullptr) return;  // nobody to take it: the message ends unconfirmed
   pods_[p->index()]->node_->receipt(id, provider, delivered);
 }

@@ -188,7 +188,7 @@ inline constexpr Metric kMetrics[] = {
     {{"duplicates_lost_response", Unit::count, "endpoint duplicates caused by a lost response"}, [](const Figures& f, double) { return detail::duplicates(f, 0); }},
     {{"duplicates_late_response", Unit::count, "endpoint duplicates caused by a response that came after the HTTP timeout"}, [](const Figures& f, double) { return detail::duplicates(f, 1); }},
     {{"duplicates_crash", Unit::count, "endpoint duplicates caused by a pod crashing mid-attempt"}, [](const Figures& f, double) { return detail::duplicates(f, 2); }},
-    {{"duplicates_lease_expired", Unit::count, "endpoint duplicates caused by an expired lease"}, [](const Figures& f, double) { return detail::duplicates(f, 3); }},
+    {{"duplicates_lease_expired", Unit::count, "endpoint duplicates caused by an expired lease (its pod paused past it, or its completion fenced off)"}, [](const Figures& f, double) { return detail::duplicates(f, 3); }},
     {{"duplicates_store_failure", Unit::count, "endpoint duplicates caused by a completion the store failed to record"}, [](const Figures& f, double) { return detail::duplicates(f, 4); }},
     {{"duplicates_unexplained", Unit::count, "endpoint duplicates with no ambiguous outcome to explain them"}, [](const Figures& f, double) { return detail::duplicates(f, 5); }},
     {{"attempts", Unit::count, "HTTP attempts started"}, [](const Figures& f, double) { return detail::d(f.metrics.attempts); }},

@@ -31,7 +31,8 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
       lookup_heads_(std::size_t{spec_.platform.pods} * spec_.cxid_count(), kNoLookup),
       incarnation_(spec_.platform.pods, 0),
       retention_(retention),
-      in_flight_(spec_.platform.pods) {
+      in_flight_(spec_.platform.pods),
+      pauses_(spec_.platform.pods) {
   const PlatformConfig& p = spec_.platform;
   // How long after its deadline a request may still be open. An attempt in flight at the deadline
   // ends within lookup + HTTP timeout, and a freed slot takes expired work before anything else,
@@ -206,6 +207,7 @@ void RequestChecker::on(const Claimed& e) {
   q->claimed_open = true;
   move(*q, Status::in_flight, e.at);
   q->latest_token = e.row.claim_token;
+  q->lease_until = e.row.due_at;
 }
 
 void RequestChecker::on(const AttemptStarted& e) {
@@ -295,7 +297,7 @@ bool RequestChecker::url_allowed(std::uint32_t pod, std::uint32_t cxid, std::uin
        i = lookups_[i].next) {
     const Lookup& l = lookups_[i];
     allowed = l.incarnation == incarnation_[pod] && l.version == version && l.answered <= at &&
-              (l.answered == at || at < l.sent + ttl);
+              (l.answered == at || at < l.sent + ttl || pauses_.read_at(pod, l.answered) == at);
   }
   last = {at, version, pod, cxid, allowed};
   return allowed;
@@ -359,6 +361,11 @@ void RequestChecker::on(const HttpSent& e) {
     q->ambiguity = fate.response_lost                       ? DuplicateCause::lost_response
                    : fate.client_error == NetError::timeout ? DuplicateCause::late_response
                                                             : DuplicateCause::unexplained;
+    // Its sender frozen now, until past the claim's lease: the answer will be heard too late.
+    const Time until = pauses_.paused_until(e.pod);
+    if (q->ambiguity == DuplicateCause::unexplained && until > e.at && until >= q->lease_until) {
+      q->ambiguity = DuplicateCause::lease_expired;
+    }
   }
   RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
   auto& flights = in_flight_[e.pod];
@@ -384,16 +391,37 @@ Duration RequestChecker::downtime(Time from, Time to) const {
   return total + store_faults_.downtime(from, to);
 }
 
+void RequestChecker::on(const ProcessPaused& e) {
+  RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
+  // A send whose answer the pod hears only after a pause that outlasts its claim's lease: the
+  // claim is rescued meanwhile and the request sent again, its 2xx unheard -- like a crash. (A
+  // send still on its way to the endpoint as the pause begins is judged when it lands.)
+  pauses_.paused(e);
+  for (const auto& [id, result_at] : in_flight_[e.pod]) {
+    Req* q = find(id);
+    if (q != nullptr && result_at > e.at && e.until >= q->lease_until && q->ok_in_flight &&
+        q->ambiguity == DuplicateCause::unexplained) {
+      q->ambiguity = DuplicateCause::lease_expired;
+    }
+  }
+  // The only pod up, frozen: as good as none for the deadline bound.
+  if (pods_up_ == 1) all_down_.emplace_back(e.at, e.until);
+}
+
 void RequestChecker::on(const ProcessCrashed& e) {
   RELAYSIM_ASSERT(pods_up_ > 0, "a crash of a pod that was not up");
   if (--pods_up_ == 0) all_down_since_ = e.at;
   RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
+  // A result it would have read only after the crash (it came later, or during a pause the crash
+  // ended) was never heard.
   for (const auto& [id, result_at] : in_flight_[e.pod]) {
     Req* q = find(id);
-    if (q != nullptr && result_at > e.at && q->ok_in_flight && q->ambiguity == DuplicateCause::unexplained) {
+    if (q != nullptr && pauses_.read_at(e.pod, result_at) > e.at && q->ok_in_flight &&
+        q->ambiguity == DuplicateCause::unexplained) {
       q->ambiguity = DuplicateCause::crash;
     }
   }
+  pauses_.crashed(e);
   in_flight_[e.pod].clear();
   // Its cache died with it: its lookups are of an older incarnation from now on.
   ++incarnation_[e.pod];
@@ -621,7 +649,7 @@ void RequestChecker::finish(Time end, const StoreCounts& sc) {
 // ---- BreakerChecker ---------------------------------------------------------------------------
 
 BreakerChecker::BreakerChecker(const Scenario& scenario, const ServiceB& serviceb, Ledger& ledger)
-    : spec_(spec_of(scenario)), serviceb_(serviceb), ledger_(ledger), pods_(spec_.platform.pods) {}
+    : spec_(spec_of(scenario)), serviceb_(serviceb), ledger_(ledger), pods_(spec_.platform.pods), pauses_(spec_.platform.pods) {}
 
 BreakerChecker::PodView& BreakerChecker::view(std::uint32_t pod) {
   RELAYSIM_ASSERT(pod < pods_.size(), "an event from a pod the scenario does not have");
@@ -632,7 +660,10 @@ void BreakerChecker::violate(std::uint32_t pod, Time at, std::string what) {
   ledger_.violate(index(Invariant::breaker), at, "pod " + std::to_string(pod), std::move(what));
 }
 
+void BreakerChecker::on(const ProcessPaused& e) { pauses_.paused(e); }
+
 void BreakerChecker::on(const ProcessCrashed& e) {
+  pauses_.crashed(e);
   view(e.pod) = PodView{};  // a restarted pod starts with a fresh, closed breaker and an empty window
 }
 
@@ -641,8 +672,10 @@ void BreakerChecker::check_transition(std::uint32_t pod, PodView& p, BreakerStat
   // A state change is moved by a result that arrives at that moment, from a call admitted in the
   // current state (a later generation ignores every older result) — except open -> half-open,
   // which time alone earns.
+  // When the breaker saw each answer: as it came, or when a pause it came in ended.
+  auto seen = [&](const Call& c) { return pauses_.read_at(pod, c.answer_at); };
   auto answered_now = [&](bool ok) {
-    return std::any_of(p.calls.begin(), p.calls.end(), [&](const Call& c) { return c.answer_at == at && c.ok == ok; });
+    return std::any_of(p.calls.begin(), p.calls.end(), [&](const Call& c) { return seen(c) == at && c.ok == ok; });
   };
   const std::string change = std::string(to_string(p.breaker)) + " -> " + std::string(to_string(to));
   switch (to) {
@@ -654,7 +687,7 @@ void BreakerChecker::check_transition(std::uint32_t pod, PodView& p, BreakerStat
       return;
     case BreakerState::closed: {
       // Only half-open closes, after half_open_probes successful probes of this period.
-      const auto successes = std::count_if(p.calls.begin(), p.calls.end(), [&](const Call& c) { return c.ok && c.answer_at <= at; });
+      const auto successes = std::count_if(p.calls.begin(), p.calls.end(), [&](const Call& c) { return c.ok && seen(c) <= at; });
       if (p.breaker != BreakerState::half_open || !answered_now(true) || static_cast<std::uint32_t>(successes) < b.half_open_probes) {
         violate(pod, at, change + " after " + std::to_string(successes) + " successful probes of this half-open period (" +
                              std::to_string(b.half_open_probes) + " needed)");
@@ -674,10 +707,11 @@ void BreakerChecker::check_transition(std::uint32_t pod, PodView& p, BreakerStat
       std::uint32_t failures = 0;
       std::uint32_t surely_counted = 0;
       for (const Call& c : p.calls) {
-        if (c.answer_at > at || c.answer_at <= at - b.window) continue;
+        const Time t = seen(c);
+        if (t > at || t <= at - b.window) continue;
         ++calls;
         if (!c.ok) ++failures;
-        if (c.answer_at >= at - 9 * bucket && c.answer_at < at) ++surely_counted;
+        if (t >= at - 9 * bucket && t < at) ++surely_counted;
       }
       if (!answered_now(false) || calls < b.min_calls ||
           static_cast<double>(failures) < b.failure_rate * static_cast<double>(surely_counted)) {
@@ -715,10 +749,10 @@ void BreakerChecker::on(const ServiceBCalled& e) {
     ++p.ok_calls_after_failure;
   }
   if (p.breaker == BreakerState::open) violate(pod, at, "called ServiceB while its breaker was open");
-  // Calls of this state period; a closed breaker forgets what left its window (answers come at
-  // most lookup_timeout after the call).
+  // Calls of this state period; a closed breaker forgets what left its window: a window after
+  // it saw the answer (when it came, or when a pause it came in ended).
   if (p.breaker == BreakerState::closed) {
-    while (!p.calls.empty() && p.calls.front().at + spec_.platform.lookup_timeout + b.window < at) p.calls.pop_front();
+    while (!p.calls.empty() && pauses_.read_at(pod, p.calls.front().answer_at) + b.window < at) p.calls.pop_front();
   }
   p.calls.push_back({at, answer_at, e.ok});
   // In an outage every call fails. Once a whole window (plus the time for answers to come back)

@@ -45,8 +45,9 @@ namespace model = relaysim::webhook;
 
 // Why an endpoint received a request it had already accepted with a 2xx.
 // lost_response: the response never arrived; late_response: it arrived after the client's timeout;
-// crash: the pod died with the attempt in flight; lease_expired: its completion was fenced off;
-// store_failure: the store could not record the completion.
+// crash: the pod died with the attempt in flight (or with its answer unread, in a pause the crash
+// ended); lease_expired: its completion was fenced off, or its pod was paused from before the
+// answer came until past the claim's lease; store_failure: the store could not record the completion.
 enum class DuplicateCause : std::uint8_t { lost_response, late_response, crash, lease_expired, store_failure, unexplained };
 inline constexpr int kDuplicateCauseCount = 6;
 std::string_view to_string(DuplicateCause c);
@@ -63,7 +64,8 @@ class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<HttpSent>,
                              public SinkFor<ServiceBCalled>,
                              public SinkFor<ProcessStarted>,
-                             public SinkFor<ProcessCrashed> {
+                             public SinkFor<ProcessCrashed>,
+                             public SinkFor<ProcessPaused> {
  public:
   // `store_faults`: when the store was failing; like time with no pod up, it stretches the
   // deadline bound. `retention`: the store's (Store::retention): the oracle forgets what the
@@ -84,6 +86,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   void on(const ServiceBCalled& e) override;
   void on(const ProcessStarted& e) override;
   void on(const ProcessCrashed& e) override;
+  void on(const ProcessPaused& e) override;
 
   // End-of-run checks. `end` is the virtual time the run stopped at; `stored` what the store holds.
   void finish(Time end, const model::StoreCounts& stored);
@@ -113,6 +116,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     Duration last_wait{};  // the wait the last retry was planned with (bounds the decorrelated draw)
     std::uint64_t webhook_id = 0;  // hash of the webhook-id its endpoint first received; 0: none yet
     model::ClaimToken latest_token = 0;  // of the newest claim
+    Time lease_until{};                  // the newest claim's lease, as the store granted it
     std::uint32_t cxid = 0;
     std::uint32_t last_number = 0;
     std::uint32_t replays = 0;    // applied manual replays
@@ -211,17 +215,20 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   std::uint32_t pods_up_ = 0;
   Time all_down_since_{};
   std::vector<std::pair<Time, Time>> all_down_;  // closed intervals with no pod up
+  PauseHistory pauses_;
 };
 
 class BreakerChecker final : public SinkFor<model::BreakerChanged>,
                              public SinkFor<ServiceBCalled>,
-                             public SinkFor<ProcessCrashed> {
+                             public SinkFor<ProcessCrashed>,
+                             public SinkFor<ProcessPaused> {
  public:
   BreakerChecker(const Scenario& scenario, const ServiceB& serviceb, Ledger& ledger);
 
   void on(const model::BreakerChanged& e) override;
   void on(const ServiceBCalled& e) override;
   void on(const ProcessCrashed& e) override;
+  void on(const ProcessPaused& e) override;
 
   // End-of-run check: a breaker still open long after ServiceB answers well again.
   void finish(Time end, const std::vector<BreakerState>& final_breakers);
@@ -255,6 +262,7 @@ class BreakerChecker final : public SinkFor<model::BreakerChanged>,
   const ServiceB& serviceb_;
   Ledger& ledger_;
   std::vector<PodView> pods_;
+  PauseHistory pauses_;  // a paused pod's breaker sees an answer when the pause ends
 };
 
 }  // namespace relaysim::sim::webhook

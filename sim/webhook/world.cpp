@@ -136,8 +136,8 @@ std::vector<BreakerState> World::breakers() const {
 }
 
 void World::route(const ClientKey& key, std::string_view cxid, std::string_view request_id, std::string_view payload) {
-  // A load balancer in front of the pods: round robin over the ones that are up.
-  Process* p = processes_.next_up();
+  // A load balancer in front of the pods: round robin over the ones that are up and not paused.
+  Process* p = processes_.next_awake();
   if (p == nullptr) {
     buses_.world.emit(ClientRejected{kernel_.now()});
     return;
@@ -149,7 +149,7 @@ void World::route(const ClientKey& key, std::string_view cxid, std::string_view 
 
 void World::replay(RequestId id) {
   // Through the same load balancer as the clients; with no pod up the operator's call fails.
-  Process* p = processes_.next_up();
+  Process* p = processes_.next_awake();
   if (p != nullptr) pods_[p->index()]->node_->ingest().replay(id);
 }
 

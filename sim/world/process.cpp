@@ -49,6 +49,31 @@ void Process::cancel(TimerId id) {
   }
 }
 
+void PauseHistory::paused(const ProcessPaused& e) {
+  RELAYSIM_ASSERT(e.pod < pauses_.size(), "a pause of a process the scenario does not have");
+  pauses_[e.pod].emplace_back(e.at, e.until);
+}
+
+void PauseHistory::crashed(const ProcessCrashed& e) {
+  RELAYSIM_ASSERT(e.pod < pauses_.size(), "a crash of a process the scenario does not have");
+  for (auto& [from, until] : pauses_[e.pod]) until = std::min(until, std::max(from, e.at));
+}
+
+Time PauseHistory::read_at(std::uint32_t process, Time t) const {
+  RELAYSIM_ASSERT(process < pauses_.size(), "a process the scenario does not have");
+  Time read = t;
+  // Pauses are recorded in the order they began; a later one may extend an earlier one.
+  for (const auto& [from, until] : pauses_[process]) {
+    if (from <= read && read < until) read = until;
+  }
+  return read;
+}
+
+Time PauseHistory::paused_until(std::uint32_t process) const {
+  RELAYSIM_ASSERT(process < pauses_.size(), "a process the scenario does not have");
+  return pauses_[process].empty() ? Time{} : pauses_[process].back().second;
+}
+
 Processes::Processes(Kernel& kernel, std::uint32_t count, ProcessHost& host, ProcessEvents& events)
     : kernel_(kernel), host_(host), events_(events) {
   RELAYSIM_ASSERT(count >= 1, "a platform has at least one process");
@@ -113,6 +138,12 @@ void Processes::crash(std::uint32_t index) {
   --up_;
   host_.stop(p);
   events_.emit(ProcessCrashed{index, kernel_.now()});
+}
+
+Process* Processes::next_awake() {
+  Process* p = next_up();
+  for (std::uint32_t tried = 1; p != nullptr && p->paused() && tried < size(); ++tried) p = next_up();
+  return p != nullptr && p->paused() ? nullptr : p;
 }
 
 Process* Processes::next_up() {

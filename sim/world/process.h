@@ -107,6 +107,23 @@ class Process final : public Timers {
   std::vector<std::pair<std::uint64_t, EventId>> deferred_;  // original timer id -> where it waits now
 };
 
+// The processes' pauses as an oracle learns of them (from ProcessPaused and ProcessCrashed): when a
+// process could first act on what reached it. A frozen process reads an answer that came during
+// its pause only when the pause ends -- it sees it then, and its clocks and windows count from then.
+class PauseHistory {
+ public:
+  explicit PauseHistory(std::uint32_t processes) : pauses_(processes) {}
+  void paused(const ProcessPaused& e);
+  void crashed(const ProcessCrashed& e);  // a crash ends a pause: the next incarnation is awake
+  // When `process` could first act on what reached it at `t`: `t`, or the end of the pause it came in.
+  Time read_at(std::uint32_t process, Time t) const;
+  // The end of the process's latest pause (Time{} if none).
+  Time paused_until(std::uint32_t process) const;
+
+ private:
+  std::vector<std::vector<std::pair<Time, Time>>> pauses_;  // per process: [from, until), in order
+};
+
 // What runs in a process: built when it starts, destroyed when it crashes.
 class ProcessHost {
  public:
@@ -142,6 +159,10 @@ class Processes {
   std::uint32_t up() const { return up_; }
   // The next process that is up, round robin (a load balancer in front of them), or nullptr.
   Process* next_up();
+  // The same, skipping paused ones: where a load balancer sends a client's call, since a frozen
+  // process fails its health check (it would otherwise serve calls it cannot run). nullptr when
+  // every process is down or paused.
+  Process* next_awake();
 
  private:
   Kernel& kernel_;

@@ -41,10 +41,12 @@ BackoffPolicy backoff() {
 // Retention: the platform forgets finished requests during the run. Replays: an operator replays
 // failed and dead-lettered requests at random times. SharedIds: clients reuse request_ids under
 // other cxids. AllDown: every pod is down at once while a burst of creates, duplicates and
-// conflicts arrives; the clients repeat those keys once the pods are back.
+// conflicts arrives; the clients repeat those keys once the pods are back. Pause: a pod frozen (a
+// GC pause, a stopped VM) about as long as its claims' lease or the URL cache's TTL, so it wakes
+// to claims another pod may hold and to answers that have aged.
 enum Feature { kCrash, kOutage, kEndpointDown, kLostResponses, kStorm429, kUrlChanges, kUnknownCxids,
                kDuplicates, kBlackholes, kErrors, kStoreFaults, kSparse, kFlakyServiceB, kRetention, kReplays,
-               kSharedIds, kAllDown, kFeatureCount };
+               kSharedIds, kAllDown, kPause, kFeatureCount };
 
 }  // namespace
 
@@ -237,6 +239,17 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
         c.during_write = on[kStoreFaults] && *rc::gen::arbitrary<bool>();
         s.crashes.push_back(c);
         last_fault = std::max(last_fault, c.at + c.restart_after);
+      }
+    }
+
+    if (on[kPause]) {
+      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
+        PauseFault f;
+        f.at = Time{} + sec(0, 240);
+        f.pod = *rc::gen::inRange(0u, p.pods);
+        f.length = *rc::gen::arbitrary<bool>() ? p.lease - p.lease / 4 + sec(0, 30) : p.url_cache_ttl + ms(1, 5000);
+        s.pauses.push_back(f);
+        last_fault = std::max(last_fault, f.at + f.length);
       }
     }
 
