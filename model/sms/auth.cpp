@@ -43,7 +43,8 @@ AuthResult Authorizer::check(std::string_view token, const SendScope& scope) {
   if (e.fault != AuthFault::none) return {e.fault, 0, 0};
   const TokenClaims& c = e.claims;
   const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
-  if (now_s >= c.expires_at && !planted(mutant::token_expiry_unchecked)) return {AuthFault::expired, 0, 0};
+  const bool expired = planted(mutant::token_expiry_off_by_one) ? now_s > c.expires_at : now_s >= c.expires_at;
+  if (expired && !planted(mutant::token_expiry_unchecked)) return {AuthFault::expired, 0, 0};
   const bool sender_granted = std::find(c.senders.begin(), c.senders.end(), scope.sender) != c.senders.end();
   const bool template_granted = std::find(c.templates.begin(), c.templates.end(), scope.template_id) != c.templates.end();
   if ((!sender_granted || !template_granted) && !planted(mutant::token_scope_unchecked)) {

@@ -203,6 +203,7 @@ struct SubmitFinished {
   SendPath path;
   Decision decision;
   Time at;
+  ClaimToken claim = 0;  // the claim it was made under (not in the fingerprint: it follows from the run)
   void mix(Fingerprint& fp) const {
     fp.mix(24);
     fp.mix(message);

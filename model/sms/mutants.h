@@ -9,6 +9,8 @@ namespace relaysim::sms::mutant {
 inline constexpr Mutant token_scope_unchecked{"token_scope_unchecked",
                                               "a send is accepted for a sender or template its token does not grant"};
 inline constexpr Mutant token_expiry_unchecked{"token_expiry_unchecked", "an expired token is accepted"};
+inline constexpr Mutant token_expiry_off_by_one{"token_expiry_off_by_one",
+                                                "a token is still accepted in the second its expiry claim names"};
 inline constexpr Mutant dedup_on_biz_id_alone{"dedup_on_biz_id_alone",
                                               "dedup keys on biz_id alone, so another biz_type's message is taken for a repeat"};
 inline constexpr Mutant quota_charged_per_attempt{"quota_charged_per_attempt",
@@ -25,6 +27,14 @@ inline constexpr Mutant retry_counter_shared{
     "retry_counter_shared", "the retry decorator counts one pod's submits of all messages, not each message's own"};
 inline constexpr Mutant opt_out_ignored{"opt_out_ignored",
                                         "a marketing message is sent to a recipient who opted out after the campaign chose them"};
+inline constexpr Mutant one_attempt_too_many{"one_attempt_too_many",
+                                             "a message is submitted once more than its business's max_attempts"};
+inline constexpr Mutant quota_refuses_last_unit{"quota_refuses_last_unit",
+                                                "a request that would use a quota's last unit is refused as exhausted"};
+inline constexpr Mutant retry_waits_next_step{"retry_waits_next_step",
+                                              "a failed submit's retry waits the backoff step of the attempt after it"};
+inline constexpr Mutant in_memory_retry_early{"in_memory_retry_early",
+                                              "a retry kept in a pod's memory is submitted at once, not when its backoff is over"};
 inline constexpr Mutant quiet_hours_server_tz{"quiet_hours_server_tz",
                                               "quiet hours are judged in the gateway's time zone, not the recipient's"};
 

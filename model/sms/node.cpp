@@ -569,7 +569,7 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
   const bool untried = !j.pinned && static_cast<std::size_t>(std::popcount(j.tried)) < providers_.count();
   const Decision d = decide(SubmitContext{outcome, attempts, untried, now, config_.receipt_timeout, Duration::zero()},
                             p.retry, config_.on_unknown, rng_);
-  events_.emit(SubmitFinished{pod_, j.row.id, j.provider, outcome, latency, j.path, d, now});
+  events_.emit(SubmitFinished{pod_, j.row.id, j.provider, outcome, latency, j.path, d, now, j.row.claim_token});
   // The switch judges the submit after it is reported, so a change of mode it causes follows
   // the evidence it rests on.
   if (j.path != SendPath::async) {
@@ -608,7 +608,7 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
     j.tried = 0;
     j.limit_stage = 0;
     j.waited = true;  // a receipt of an earlier submit may end the claim while it waits
-    j.retry_timer = timers_.schedule_at(d.due, [this, slot] {
+    j.retry_timer = timers_.schedule_at(planted(mutant::in_memory_retry_early) ? now : d.due, [this, slot] {
       jobs_[slot].retry_timer = TimerId{};
       limit(slot);
     });

@@ -46,6 +46,7 @@
 
 #include "model/core/time.h"
 #include "model/sms/marketing.h"
+#include "model/sms/mutants.h"
 #include "model/sms/types.h"
 #include "model/store/store_error.h"
 
@@ -152,7 +153,8 @@ AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business,
                return !o || o->business != req.business || o->status != Status::failed;
              })) {
     result.outcome = AcceptOutcome::not_resendable;
-  } else if (req.messages.size() > result.quota_left) {
+  } else if (req.messages.size() > result.quota_left ||
+             (planted(mutant::quota_refuses_last_unit) && req.messages.size() == result.quota_left)) {
     result.outcome = AcceptOutcome::quota_exhausted;
   }
   return result;

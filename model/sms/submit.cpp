@@ -32,8 +32,10 @@ std::string_view to_string(Step s) {
 
 Decision decide(const SubmitContext& c, const RetryPolicy& retry, OnUnknown on_unknown, Rng& rng) {
   RELAYSIM_ASSERT(c.attempts >= 1, "a decision follows a submit");
-  const bool attempts_left = c.attempts < retry.max_attempts;
-  const Time later = c.now + next_delay(retry.backoff, c.attempts, c.last_delay, rng);
+  const bool attempts_left =
+      planted(mutant::one_attempt_too_many) ? c.attempts <= retry.max_attempts : c.attempts < retry.max_attempts;
+  const std::uint32_t step = planted(mutant::retry_waits_next_step) ? c.attempts + 1u : c.attempts;
+  const Time later = c.now + next_delay(retry.backoff, step, c.last_delay, rng);
   switch (c.outcome) {
     case SubmitClass::accepted: return {Step::submitted, Reason::none, c.now + c.receipt_timeout};
     case SubmitClass::refused: return {Step::fail, Reason::refused, {}};

@@ -12,7 +12,7 @@ enum class Invariant : std::uint8_t { dedup, quota, scope, limit, async, final, 
 // In Invariant's order.
 inline constexpr InvariantInfo kInvariants[] = {
     {"S-dedup", "one message per (business, biz_type, biz_id); a repeated request is answered with the first one's message and its outcome so far"},
-    {"S-quota", "a business's quota is never exceeded; each message charged once, refunded only when no provider certainly took it"},
+    {"S-quota", "a business's quota is never exceeded, and a request refused for quota only when it did not fit; each message charged once, refunded only when no provider certainly took it"},
     {"S-scope", "every bad token (forged, expired, outside its scope) refused; no good token refused"},
     {"S-limit", "every shared limit decides as its algorithm's definition says, store restarts aside; while the store is down a pod's local limit admits no more than its share, and deny admits nothing"},
     {"S-async", "async mode entered only when its rule fired, left by its timer on time or by good probes, and no sync send while in it"},
@@ -21,7 +21,7 @@ inline constexpr InvariantInfo kInvariants[] = {
     {"S-failover", "no other provider tried after an ambiguous outcome; no submit after a certain accept was recorded"},
     {"S-dup", "every duplicate SMS (a second provider accept of one message) explained by an ambiguous outcome"},
     {"S-marketing", "no marketing submit to a recipient who opted out, in the recipient's quiet hours, or past the frequency cap (counted by each message's first submit)"},
-    {"S-retry", "no message gives up as exhausted before its business's max_attempts submits"},
+    {"S-retry", "no message submitted more than its business's max_attempts times as the gateway counts them (a crash's submits go uncounted), nor given up as exhausted before that many"},
     {"S-lifecycle", "every change of a message's status is a move of its lifecycle (kMessageLifecycle, docs/lifecycles.md)"},
 };
 inline constexpr std::size_t kInvariantCount = std::size(kInvariants);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
+#include "model/resilience/backoff.h"
 #include "sim/report/text.h"
 #include "model/resilience/shared_limiter.h"
 
@@ -55,6 +56,10 @@ void Oracle::violate(Invariant i, Time at, MessageId id, std::string what) {
   ledger_.violate(index(i), at, id == 0 ? std::string() : "message " + std::to_string(id), std::move(what));
 }
 
+const BusinessSpec* Oracle::business(BusinessId id) const {
+  return id >= 1 && id <= spec_.businesses.size() ? &spec_.businesses[id - 1] : nullptr;
+}
+
 void Oracle::on(const Accepted& e) {
   const AcceptRequest& req = e.request;
   const AcceptResult& r = e.result;
@@ -96,6 +101,19 @@ void Oracle::on(const Accepted& e) {
     }
     return;
   }
+  if (r.outcome == AcceptOutcome::quota_exhausted) {
+    // The other side of the quota: a refusal is true only when the request did not fit in what
+    // its business had left, as the oracle counts it (charges less refunds, checked against the
+    // store's count at every back-office query and at the end).
+    const BusinessSpec* b = business(req.business);
+    const auto it = charged_.find(ledger_key(req.business, req.period));
+    const std::uint64_t held = it == charged_.end() ? 0 : it->second;
+    if (b != nullptr && held + req.messages.size() <= b->quota) {
+      violate(Invariant::quota, req.now, 0,
+              "a request of " + std::to_string(req.messages.size()) + " message(s) was refused for quota, but business '" +
+                  b->name + "' held " + std::to_string(held) + " of its " + std::to_string(b->quota) + " units");
+    }
+  }
   if (r.outcome != AcceptOutcome::accepted) return;
   if (req.business >= 1 && req.business <= revoked_epochs_.size()) {
     const std::vector<std::uint64_t>& revoked = revoked_epochs_[req.business - 1];
@@ -122,7 +140,7 @@ void Oracle::on(const Accepted& e) {
   }
   std::uint64_t& used = charged_[ledger_key(req.business, req.period)];
   used += req.messages.size();
-  const BusinessSpec* b = req.business >= 1 && req.business <= spec_.businesses.size() ? &spec_.businesses[req.business - 1] : nullptr;
+  const BusinessSpec* b = business(req.business);
   if (b != nullptr && used > b->quota) {
     violate(Invariant::quota, req.now, r.first,
             "business '" + b->name + "' holds " + std::to_string(used) + " quota units, over its quota of " +
@@ -135,6 +153,10 @@ void Oracle::on(const Claimed& e) {
   if (m == nullptr) return;
   m->claim_pinned = kNoProvider;
   m->rescued = e.prior == Status::in_flight;
+  m->claim = e.row.claim_token;
+  m->claim_submits = 0;
+  // A claim that took over an expired lease forgets the plan its predecessor could not record.
+  if (m->rescued) m->retry_due = Time{};
   if (e.prior != m->status) {
     violate(Invariant::lifecycle, e.at, e.row.id,
             "claimed as " + std::string(to_string(e.prior)) + ", but its events had left it " + std::string(to_string(m->status)));
@@ -189,6 +211,21 @@ void Oracle::on(const SubmitStarted& e) {
   if (e.row.kind == Kind::marketing) check_marketing(e, !m->submitted);
   m->submitted = true;
   if (m->submits < UINT16_MAX) ++m->submits;
+  // A submit of a claim that has ended (another claim took the message over) can record nothing.
+  if (e.row.claim_token == m->claim && m->claim_submits < UINT16_MAX) {
+    ++m->claim_submits;
+    const BusinessSpec* b = business(m->business);
+    const unsigned count = unsigned{m->counted} + m->claim_submits;
+    if (b != nullptr && count > b->policy.retry.max_attempts) {
+      violate(Invariant::retry, e.at, e.row.id,
+              "submit " + std::to_string(count) + " started, but its business allows " +
+                  std::to_string(b->policy.retry.max_attempts));
+    }
+  }
+  if (e.at < m->retry_due) {
+    violate(Invariant::retry, e.at, e.row.id,
+            "submitted at " + format_time(e.at) + ", before its retry was due at " + format_time(m->retry_due));
+  }
   if (e.at < m->send_at) {
     violate(Invariant::schedule, e.at, e.row.id,
             "submitted at " + format_time(e.at) + ", before its send_at " + format_time(m->send_at));
@@ -206,6 +243,25 @@ void Oracle::on(const SubmitStarted& e) {
 
 void Oracle::on(const SubmitFinished& e) {
   Message* m = find(e.message);
+  if (m != nullptr && e.claim == m->claim && (e.decision.step == Step::retry || e.decision.step == Step::unknown)) {
+    // Both sides of the backoff: the wait the gateway planned is what its business's policy
+    // draws for the attempt it counts, no less and no more. (It keeps no record of its draws, so
+    // decorrelated jitter grows from the first delay.)
+    const BusinessSpec* b = business(m->business);
+    const unsigned n = unsigned{m->counted} + m->claim_submits;
+    if (b != nullptr && n >= 1) {
+      const BackoffPolicy& backoff = b->policy.retry.backoff;
+      const Duration wait = e.decision.due - e.at;
+      const Duration least = min_delay(backoff, n);
+      const Duration most = max_delay(backoff, n, Duration::zero());
+      if (wait < least || wait > most) {
+        violate(Invariant::retry, e.at, e.message,
+                "retry after submit " + std::to_string(n) + " planned " + format_duration(wait) + " later, outside the backoff's " +
+                    format_duration(least) + " to " + format_duration(most));
+      }
+    }
+    m->retry_due = std::max(m->retry_due, e.decision.due);
+  }
   if (m != nullptr && is_ambiguous(e.outcome)) m->claim_pinned = e.provider;
   if (m != nullptr && e.outcome == SubmitClass::accepted && m->seen_accepts < 0xff) ++m->seen_accepts;
   if (e.path == SendPath::async) return;
@@ -385,6 +441,11 @@ void Oracle::on(const Completed& e) {
     return;
   }
   const Completion& c = e.completion;
+  m->counted = static_cast<std::uint16_t>(std::min<unsigned>(UINT16_MAX, unsigned{m->counted} + c.attempts));
+  if (e.row.claim_token == m->claim) {
+    m->claim_submits = 0;
+    m->claim = 0;
+  }
   move(*m, e.row.id, m->status, c.status, c.at);
   m->accepted = m->accepted || c.accepted;
   if (c.status == Status::unknown) m->pinned = c.provider != kNoProvider ? c.provider : m->pinned;

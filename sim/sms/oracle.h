@@ -101,6 +101,12 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     bool store_failed = false;  // a completion of it failed to be recorded
     bool submitted = false;     // it has been submitted at least once
     std::uint16_t submits = 0;  // submits started (ground truth), for S-retry
+    // S-retry's count as the gateway keeps it: the submits its recorded completions added, and
+    // those of the current claim so far (a crash's submits are never recorded, so never counted).
+    std::uint16_t counted = 0;
+    std::uint16_t claim_submits = 0;
+    relaysim::sms::ClaimToken claim = 0;  // the current claim's token
+    Time retry_due{};  // a retry the gateway planned (or stored) is not submitted before this
     relaysim::sms::Status status = relaysim::sms::Status::pending;  // as the gateway's events have moved it
   };
   // One pod's sync-to-async mode as the oracle follows it, and the evidence its rules read: the
@@ -128,6 +134,7 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   void reset_local_limits(relaysim::sms::PodId pod);
   void check_marketing(const relaysim::sms::SubmitStarted& e, bool first);
   void violate(Invariant i, Time at, relaysim::sms::MessageId id, std::string what);
+  const BusinessSpec* business(relaysim::sms::BusinessId id) const;  // null when unknown
   void finalise(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status s, Time at);
   // A move of the message's status: S-lifecycle when kMessageLifecycle has no such move. `from`:
   // the status the store says it had (a claim's prior), else the one the oracle followed.

@@ -203,6 +203,7 @@ class Simulation final : public sim::Simulation {
 constexpr const Mutant* kMutants[] = {
     &relaysim::sms::mutant::token_scope_unchecked,
     &relaysim::sms::mutant::token_expiry_unchecked,
+    &relaysim::sms::mutant::token_expiry_off_by_one,
     &relaysim::sms::mutant::dedup_on_biz_id_alone,
     &relaysim::sms::mutant::quota_charged_per_attempt,
     &relaysim::sms::mutant::compensation_skips_status,
@@ -212,6 +213,10 @@ constexpr const Mutant* kMutants[] = {
     &relaysim::sms::mutant::retry_counter_shared,
     &relaysim::sms::mutant::opt_out_ignored,
     &relaysim::sms::mutant::quiet_hours_server_tz,
+    &relaysim::sms::mutant::one_attempt_too_many,
+    &relaysim::sms::mutant::quota_refuses_last_unit,
+    &relaysim::sms::mutant::retry_waits_next_step,
+    &relaysim::sms::mutant::in_memory_retry_early,
     &relaysim::mutant::window_restarts_on_send,
     &relaysim::mutant::gcra_burst_off_by_one,
     &relaysim::mutant::limiter_share_undivided,

@@ -131,6 +131,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Sms
   tokens_.resize(spec_.businesses.size());
   token_issued_.assign(spec_.businesses.size(), kTimeNever);
   token_expires_s_.assign(spec_.businesses.size(), 0);
+  token_claims_.resize(spec_.businesses.size());
   failed_.resize(spec_.businesses.size());
   for (const AdminEvent& e : spec_.admin) kernel_.at(e.at, [this, &e] { admin(e); });
   for (std::uint32_t i = 0; i < processes_.size(); ++i) {
@@ -183,10 +184,16 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
     TokenClaims claims;
     if (codec_.verify(t[static_cast<int>(TokenKind::good)], claims) == AuthFault::none) {
       token_expires_s_[business] = claims.expires_at;
-      claims.expires_at = claims.issued_at - 1;
-      t[static_cast<int>(TokenKind::expired)] = codec_.issue(claims);
+      token_claims_[business] = claims;
     }
     t[static_cast<int>(TokenKind::foreign)] = t[static_cast<int>(TokenKind::good)];
+  }
+  if (kind == TokenKind::expired && !t[static_cast<int>(TokenKind::good)].empty()) {
+    // The boundary: a token whose expiry is this very second, which the platform must already
+    // refuse (a claim is read in whole seconds, and a token is expired from its `exp` on).
+    TokenClaims claims = token_claims_[business];
+    claims.expires_at = to_ns(now) / 1'000'000'000;
+    t[static_cast<int>(TokenKind::expired)] = codec_.issue(claims);
   }
   return t[static_cast<int>(kind)];
 }

@@ -139,6 +139,7 @@ class World final : private ProcessHost {
   std::vector<std::array<std::string, kTokenKindCount>> tokens_;
   std::vector<Time> token_issued_;
   std::vector<std::int64_t> token_expires_s_;  // the good token's expiry claim, in seconds
+  std::vector<relaysim::sms::TokenClaims> token_claims_;  // the good token's claims
   // Per business: whether it was ever approved (its clients have a token, and call, only then —
   // after a revocation they go on calling with the token they have), and the messages its clients
   // were told had failed, which a `resend` segment resends (each once).
