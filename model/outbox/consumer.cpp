@@ -194,8 +194,8 @@ void Consumer::finish(std::uint32_t w) {
         f.reason = Reason::exhausted;
       } else {
         f.status = Status::pending;
-        const Duration previous = r.attempt > 1 ? base_delay(type.backoff, r.attempt - 1u) : type.backoff.initial;
-        f.next_attempt = now + next_delay(type.backoff, r.attempt, previous, ports_.rng);
+        const std::uint32_t step = planted(mutant::retry_backoff_one_step_long) ? r.attempt + 1u : r.attempt;
+        f.next_attempt = now + next_delay(type.backoff, step, unrecorded_previous(type.backoff, r.attempt), ports_.rng);
       }
       break;
   }

@@ -31,13 +31,15 @@ struct OperationDone {
   }
 };
 
-// A pod started or stopped believing it leads a shard.
+// A pod started or stopped believing it leads a shard. `until`, when it starts: the end of the
+// lease as the pod counts it (not part of the fingerprint: it follows from the run's events).
 struct LeadershipChanged {
   PodId pod;
   ShardId shard;
   FenceToken token;
   bool leading;
   Time at;
+  Time until{};
   void mix(Fingerprint& fp) const {
     fp.mix(61);
     fp.mix(static_cast<std::uint64_t>(pod) << 40 ^ static_cast<std::uint64_t>(shard) << 1 ^ (leading ? 1U : 0U));

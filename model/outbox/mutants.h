@@ -26,6 +26,12 @@ inline constexpr Mutant offsets_committed_before_handling{
     "offsets_committed_before_handling", "a consumer commits a poll's offsets when it receives the records, so records it had not finished are skipped after a crash"};
 inline constexpr Mutant rescue_early{"rescue_early",
                                      "the rescuer returns processing messages to pending before their processing timeout"};
+inline constexpr Mutant retry_backoff_one_step_long{"retry_backoff_one_step_long",
+                                                   "a failed handling's retry waits the next attempt's backoff step"};
+inline constexpr Mutant timeout_taken_as_written{
+    "timeout_taken_as_written", "a publish that timed out is taken as written: its messages are marked processing as if the log had them"};
+inline constexpr Mutant lease_counted_from_answer{
+    "lease_counted_from_answer", "a leader counts its lease from when the coordinator's answer came, not from when it asked, so it outlasts the grant"};
 inline constexpr Mutant key_order_ignored{"key_order_ignored",
                                           "with per-key ordering, the leader publishes a key's later message while an earlier one is unfinished"};
 

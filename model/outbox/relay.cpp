@@ -76,7 +76,7 @@ void Relay::granted(ShardId s, Time asked_at, const LeaseGrant& g) {
   const Time now = ports_.clock.now();
   // The lease counts from when it was asked for: the coordinator may have granted it any time
   // after that.
-  const Time until = asked_at + config_.lease;
+  const Time until = (planted(mutant::lease_counted_from_answer) ? now : asked_at) + config_.lease;
   if (!g.granted || until <= now) {
     if (sh.leading && (!g.granted || sh.lease_until <= now)) step_down(s);
     return;
@@ -99,7 +99,7 @@ void Relay::granted(ShardId s, Time asked_at, const LeaseGrant& g) {
     sh.token = g.token;
     sh.producer = 0;  // a new term publishes in a new session
     sh.lease_until = until;
-    ports_.events.emit(LeadershipChanged{pod_, s, g.token, true, now});
+    ports_.events.emit(LeadershipChanged{pod_, s, g.token, true, now, sh.lease_until});
     schedule_scan(s, now);
     sh.rescue = ports_.timers.schedule_at(now + config_.rescue_every, [this, s] {
       shards_[s].rescue = TimerId{};
@@ -236,7 +236,7 @@ void Relay::cycle_done(ShardId s) {
     // stale leader out.)
     sh.scratch.clear();
     for (const Group& g : sh.groups) {
-      if (g.outcome != Produced::ok) continue;
+      if (g.outcome != Produced::ok && !planted(mutant::timeout_taken_as_written)) continue;
       for (std::uint32_t i = g.begin; i < g.end; ++i) sh.scratch.push_back(sh.batch[sh.of_record[i]]);
     }
     if (!sh.scratch.empty()) {

@@ -66,6 +66,11 @@ Duration max_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous) {
   return std::min(std::max(p.initial, scale(prev, 3.0)), p.max_interval);
 }
 
+Duration unrecorded_previous(const BackoffPolicy& p, std::uint32_t n) {
+  RELAYSIM_ASSERT(n >= 1, "retries are numbered from 1");
+  return n > 1 ? base_delay(p, n - 1) : p.initial;
+}
+
 double mean_retries_within(const BackoffPolicy& p, Duration window) {
   const double share = p.jitter == Jitter::full ? 0.5 : p.jitter == Jitter::equal ? 0.75 : 1.0;
   const double total = to_seconds(window);

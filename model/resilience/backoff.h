@@ -51,6 +51,9 @@ Duration min_delay(const BackoffPolicy& p, std::uint32_t n);
 // The largest value next_delay(p, n, previous, ...) can take when the delay drawn before it was
 // at most `previous` (decorrelated jitter grows from the previous delay; the others ignore it).
 Duration max_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous);
+// The delay a retrier that keeps no record of its draws takes as the one before retry n, for
+// decorrelated jitter to grow from: the base delay of retry n - 1 (the first delay before retry 1).
+Duration unrecorded_previous(const BackoffPolicy& p, std::uint32_t n);
 // About how many retries fit in `window` when every try fails at once: the delays at their
 // mean, the tries themselves taking no time. An estimate for planning memory and work, and an
 // upper bound in spirit (real tries take time).

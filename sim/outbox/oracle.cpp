@@ -86,6 +86,24 @@ void Oracle::on(const OperationDone& e) {
   }
 }
 
+void Oracle::on(const LeaseGranted& e) {
+  if (granted_until_.size() <= e.token) granted_until_.resize(e.token + 1, Time{});
+  granted_until_[e.token] = std::max(granted_until_[e.token], e.expires);
+}
+
+void Oracle::on(const LeadershipChanged& e) {
+  if (!e.leading) return;
+  // The coordinator decided the grant after it was asked, so a lease counted from the asking
+  // ends no later than the coordinator's; one counted from the answer outlasts it, and a pod that
+  // still believes it leads may act beside its successor.
+  const Time granted = e.token < granted_until_.size() ? granted_until_[e.token] : Time{};
+  if (e.until > granted) {
+    violate(Invariant::fence, e.at, {e.shard, 0},
+            "pod-" + std::to_string(e.pod - 1) + " took the lease of token " + std::to_string(e.token) + " as lasting until " +
+                format_time(e.until) + ", but the coordinator granted it until " + format_time(granted));
+  }
+}
+
 void Oracle::moved(MessageRef m, Tracked& t, const Message& now, Time at, const char* by) {
   if (is_final(t.status) && (now.status != t.status || now.reason != t.reason)) {
     violate(Invariant::final, at, m,
@@ -160,6 +178,13 @@ void Oracle::on(const LeaderWrote& e) {
         }
         break;
       case LeaderWrite::mark:
+        // Marked after its publish: only when the log acknowledged a record of this attempt. A
+        // publish that timed out may or may not be in the log; it stays pending and goes again.
+        if (m.status == Status::processing && m.attempt > t->acked_attempt) {
+          violate(Invariant::log, e.at, ref,
+                  "marked processing under attempt " + std::to_string(m.attempt) +
+                      ", though the log acknowledged no publish of that attempt");
+        }
         t->unmarked = false;
         moved(ref, *t, m, e.at, "a mark");
         break;
@@ -182,6 +207,7 @@ void Oracle::on(const Published& e) {
     // A time-out is ambiguous whether or not its record is in the log yet: one written after the
     // producer gave up makes the next publish of the attempt a duplicate all the same.
     if (e.outcome == Produced::timeout) t->timed_out_attempt = std::max(t->timed_out_attempt, r.attempt);
+    if (e.outcome == Produced::ok) t->acked_attempt = std::max(t->acked_attempt, r.attempt);
     if (t->appended_attempt != r.attempt) continue;
     if (e.outcome == Produced::ok) t->unmarked = true;
   }
@@ -253,11 +279,15 @@ void Oracle::on(const Finished& e) {
   }
   if (e.finish.status == Status::pending) {
     const TypePolicy& type = spec_.platform.types[std::min<std::size_t>(t->type, spec_.platform.types.size() - 1)];
+    // Both sides of the backoff: a retry waits what the policy draws for this attempt, no less
+    // and no more (a wait one step too long is as wrong as one too short).
+    const Duration wait = e.finish.next_attempt - e.at;
     const Duration least = min_delay(type.backoff, r.attempt);
-    if (e.finish.next_attempt - e.at < least) {
+    const Duration most = max_delay(type.backoff, r.attempt, unrecorded_previous(type.backoff, r.attempt));
+    if (wait < least || wait > most) {
       violate(Invariant::retry, e.at, r.ref(),
-              "retry " + std::to_string(r.attempt) + " set for " + format_duration(e.finish.next_attempt - e.at) +
-                  " later, under the backoff's least " + format_duration(least));
+              "retry " + std::to_string(r.attempt) + " set for " + format_duration(wait) + " later, outside the backoff's " +
+                  format_duration(least) + " to " + format_duration(most));
     }
   }
   Message now;

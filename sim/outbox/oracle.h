@@ -21,6 +21,7 @@
 #include "sim/outbox/invariants.h"
 #include "sim/outbox/spec.h"
 #include "sim/outbox/truth.h"
+#include "sim/world/coordinator.h"
 #include "sim/world/process.h"
 
 namespace relaysim::sim::outbox {
@@ -36,6 +37,7 @@ inline constexpr int kDuplicateCauseCount = 4;
 std::string_view to_string(DuplicateCause c);
 
 class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
+                     public SinkFor<relaysim::outbox::LeadershipChanged>,
                      public SinkFor<relaysim::outbox::LeaderWrote>,
                      public SinkFor<relaysim::outbox::Published>,
                      public SinkFor<relaysim::outbox::Relocked>,
@@ -44,11 +46,13 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
                      public SinkFor<LogAppended>,
                      public SinkFor<LogDeduped>,
                      public SinkFor<GroupCommitted>,
-                     public SinkFor<EffectApplied> {
+                     public SinkFor<EffectApplied>,
+                     public SinkFor<LeaseGranted> {
  public:
   Oracle(const Scenario& scenario, Ledger& ledger);
 
   void on(const relaysim::outbox::OperationDone& e) override;
+  void on(const relaysim::outbox::LeadershipChanged& e) override;
   void on(const relaysim::outbox::LeaderWrote& e) override;
   void on(const relaysim::outbox::Published& e) override;
   void on(const relaysim::outbox::Relocked& e) override;
@@ -58,6 +62,7 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
   void on(const LogDeduped& e) override;
   void on(const GroupCommitted& e) override;
   void on(const EffectApplied& e) override;
+  void on(const LeaseGranted& e) override;
 
   // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
   void finish(Time end, std::span<relaysim::outbox::Store* const> shards);
@@ -79,6 +84,7 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
     std::uint32_t type = 0;
     std::uint16_t attempt = 0;
     std::uint16_t appended_attempt = 0;  // the highest attempt the log holds a record of
+    std::uint16_t acked_attempt = 0;     // the highest attempt a publish of which the log acknowledged
     std::uint8_t effects = 0;
     Status status = Status::pending;
     relaysim::outbox::Reason reason = relaysim::outbox::Reason::none;
@@ -102,6 +108,7 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
   Duration settle_;  // how long a due message may wait before it counts as stuck at the end
   std::vector<std::vector<Tracked>> messages_;  // per shard, by id - 1
   std::vector<relaysim::outbox::FenceToken> fence_;  // per shard: the largest token that wrote
+  std::vector<Time> granted_until_;  // per fencing token: the latest expiry the coordinator granted it
   // per_key: per entity, its messages not yet final, in id order (packed refs).
   std::unordered_map<relaysim::outbox::EntityKey, std::deque<std::uint64_t>> open_by_key_;
   // Per partition: which offsets a consumer finished, and up to where commits were checked.

@@ -125,6 +125,7 @@ class Simulation final : public sim::Simulation {
     buses_.processes.attach(metrics_);
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, shards_, dbs_, *effects_, buses_);
     world_->coordinator().bus().attach(fp_coordinator_);
+    world_->coordinator().bus().attach(oracle_);
     if (ctx.series) {
       window_.metrics = Metrics(spec_.platform.shards);
       buses_.model.attach(window_.metrics);
@@ -219,6 +220,7 @@ constexpr const Mutant* kMutants[] = {
     &mutant::inbox_outside_effect_tx, &mutant::rescuer_never_runs,   &mutant::relock_skips_status,
     &mutant::next_attempt_ignored,   &mutant::attempts_never_exhausted, &mutant::producer_session_reused,
     &mutant::offsets_committed_before_handling, &mutant::rescue_early, &mutant::key_order_ignored,
+    &mutant::retry_backoff_one_step_long, &mutant::timeout_taken_as_written, &mutant::lease_counted_from_answer,
 };
 
 // Memory a committed message costs, all parts together: the store's row, the oracle's record, the
