@@ -40,8 +40,9 @@ double RunResult::metric(const MetricRef& m) const {
 }
 
 std::uint64_t default_event_limit(const Scenario& s) {
-  const double calls = s.system->footprint(s, true).calls;
-  const double limit = 1e8 + 1000.0 * calls;
+  const Footprint f = s.system->footprint(s, true);
+  // Each firing of a timer is a handful of events (a store call, a publish, its answer).
+  const double limit = 1e8 + 1000.0 * f.calls + 10.0 * f.timer_firings;
   return limit >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(limit);
 }
 

@@ -45,6 +45,9 @@ struct Footprint {
     std::string advice;  // how to make it smaller: "lower webhook.platform.pods"
   };
   double calls = 0;         // client calls the load makes
+  // Firings of the system's own timers over the run, whatever the load (an outbox's scans,
+  // renewals, rescues and polls): a long run makes many without a single call.
+  double timer_firings = 0;
   std::vector<Part> parts;  // what the memory goes to
 
   double bytes() const {

@@ -59,8 +59,10 @@ inline constexpr Bounds<std::uint32_t> kConcurrency{1, 100'000};
 inline constexpr Bounds<Duration> kPeriod{std::chrono::milliseconds(1), kLongestDuration, false,
                                           "a shorter period is a busy loop"};
 // A timeout the model multiplies by a count of tries (at most 100 repeats): a day is far past any
-// call, and a hundred of them fit.
-inline constexpr Bounds<Duration> kCallTimeout{Duration::zero(), std::chrono::hours(24), true};
+// call, and a hundred of them fit. Under a millisecond, no network answers in time: every call
+// times out and is tried again, for ever (a run that only fills memory).
+inline constexpr Bounds<Duration> kCallTimeout{std::chrono::milliseconds(1), std::chrono::hours(24), false,
+                                               "one shorter than a millisecond fails every call"};
 
 // The bounds most fields take.
 inline constexpr Bounds<Duration> kPositiveDuration{Duration::zero(), kLongestDuration, true};

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "model/outbox/consumer.h"
 #include "model/outbox/inbox.h"
 #include "model/outbox/memory_store.h"
 #include "model/outbox/mutants.h"
@@ -258,6 +259,14 @@ class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation>
     }
     f.parts.push_back({messages * kBytesPerMessage, format_count(messages) + " messages kept",
                        "shorten the load, or lower its rate"});
+    // Every pod campaigns for every shard, each shard's leader scans and rescues, and every pod's
+    // consumer polls at least once per poll wait.
+    const relaysim::outbox::RelayConfig& c = spec.platform;
+    const double seconds = to_seconds(s.duration);
+    const double pods = c.pods;
+    const double shards = c.shards;
+    f.timer_firings = seconds * (pods * shards / to_seconds(c.renew_every) + shards / to_seconds(c.scan_every) +
+                                 shards / to_seconds(c.rescue_every) + pods / to_seconds(relaysim::outbox::Consumer::kPollWait));
     if (s.store == StoreKind::sqlite && database_in_memory) {
       f.parts.push_back({messages * kBytesPerSqliteRow, format_count(messages) + " messages in the in-memory SQLite databases",
                          "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});

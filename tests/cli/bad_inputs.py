@@ -629,7 +629,10 @@ def _():
         (outbox, "outbox.platform.renew_every=1us", r"renew_every: must be between 1ms and 3650d \(a shorter period is a busy loop\)"),
         (outbox, "outbox.platform.rescue_every=1us", r"rescue_every: must be between 1ms"),
         (outbox, "outbox.log.max_poll_interval=1ms", r"max_poll_interval: must be between 1s and 3650d"),
-        (outbox, "outbox.platform.publish_timeout=3650d", r"publish_timeout: must be longer than 0s and at most 1d"),
+        (outbox, "outbox.platform.publish_timeout=3650d", r"publish_timeout: must be between 1ms and 1d"),
+        # Every publish timed out and was published again, for ever: a run that only filled memory.
+        (outbox, "outbox.platform.publish_timeout=1ns", r"publish_timeout: must be between 1ms and 1d \(one shorter than a millisecond fails every call\)"),
+        (outbox, "outbox.platform.handle_timeout=0s", r"handle_timeout: must be between 1ms and 1d"),
     ]
     for scenario, override, pattern in cases:
         expect(run("validate", scenario, "--set", override), EXIT_INVALID, pattern)
