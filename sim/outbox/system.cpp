@@ -227,6 +227,9 @@ constexpr const Mutant* kMutants[] = {
 // Memory a committed message costs, all parts together: the store's row, the oracle's record, the
 // log's record until it is committed, the downstream's inbox row.
 constexpr double kBytesPerMessage = 300;
+// Memory every pod's consumer keeps for each partition of the log, assigned to it or not (its
+// queues of offsets and held records), measured: about 2 KiB.
+constexpr double kBytesPerConsumerPartition = 2200;
 constexpr double kBytesPerSqliteRow = 250;
 
 class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation> {
@@ -259,6 +262,10 @@ class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation>
     }
     f.parts.push_back({messages * kBytesPerMessage, format_count(messages) + " messages kept",
                        "shorten the load, or lower its rate"});
+    const double pairs = static_cast<double>(spec.platform.pods) * spec.log.partitions;
+    f.parts.push_back({pairs * kBytesPerConsumerPartition,
+                       format_count(pairs) + " partition queues of the consumers (pods × log partitions)",
+                       "lower outbox.platform.pods or outbox.log.partitions"});
     // Every pod campaigns for every shard, each shard's leader scans and rescues, and every pod's
     // consumer polls at least once per poll wait.
     const relaysim::outbox::RelayConfig& c = spec.platform;

@@ -187,22 +187,18 @@ void Oracle::check_marketing(const SubmitStarted& e, bool first) {
   }
   const model::FrequencyCap& cap = spec_.platform.marketing.cap;
   if (cap.count == 0 || !first) return;
-  const auto [block, fresh] = submit_blocks_.try_emplace(r, static_cast<std::uint32_t>(recent_submits_.size()));
-  if (fresh) recent_submits_.resize(recent_submits_.size() + cap.count, Time{} - cap.per);
-  Time* places = &recent_submits_[block->second];
-  // Those of the recipient's latest `count` first submits still in (at - per, at], and the oldest.
-  std::uint32_t within = 0;
-  Time* oldest = places;
-  for (std::uint32_t i = 0; i < cap.count; ++i) {
-    if (places[i] > e.at - cap.per) ++within;
-    if (places[i] < *oldest) oldest = &places[i];
-  }
+  // The recipient's first submits still in (at - per, at]: events come in time order, so those
+  // that left the window are at the front.
+  std::vector<Time>& recent = recent_submits_[r];
+  const auto left = std::find_if(recent.begin(), recent.end(), [&](Time t) { return t > e.at - cap.per; });
+  recent.erase(recent.begin(), left);
+  const auto within = static_cast<std::uint64_t>(recent.size());
   if (within >= cap.count) {
     violate(Invariant::marketing, e.at, e.row.id,
             std::to_string(within + 1) + " marketing messages to " + std::to_string(r) + " within " +
                 format_duration(cap.per) + ", over the cap of " + std::to_string(cap.count));
   }
-  *oldest = e.at;
+  recent.push_back(e.at);
 }
 
 void Oracle::on(const SubmitStarted& e) {

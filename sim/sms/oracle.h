@@ -169,11 +169,10 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   // S-async, by pod - 1.
   std::vector<PodMode> modes_;
   // S-marketing: the directory's truth (its users as drawn, and the opt-outs of the run), and per
-  // recipient the latest `cap.count` first submits of its marketing messages: a block of that many
-  // times in recent_submits_ (kTimeNever-free: unused places hold the run's start minus a window).
+  // recipient the first submits of its marketing messages still within the cap's window, oldest
+  // first (as many as were made, not `cap.count` places: a cap of a million costs nothing more).
   SimDirectory directory_;
-  std::unordered_map<relaysim::sms::Recipient, std::uint32_t> submit_blocks_;  // → first index
-  std::vector<Time> recent_submits_;
+  std::unordered_map<relaysim::sms::Recipient, std::vector<Time>> recent_submits_;
 };
 
 }  // namespace relaysim::sim::sms

@@ -481,6 +481,11 @@ def _():
         "pods: 2", "pods: 2\n    retry: {backoff: fixed, initial: 1s, jitter: none, deadline: 2h}").replace(
         "duration: 5m", "duration: 3h"))
     expect(run("run", retries, "--memory-limit", "100MiB"), EXIT_INVALID, r"retries kept in the requests' histories")
+    # Every pod's consumer keeps queues for every partition of the log, whatever the load.
+    outbox = os.path.join(SRC, "scenarios", "outbox-quickstart.yaml")
+    expect(run("run", outbox, "--set", "outbox.platform.pods=1024", "--set", "outbox.log.partitions=4096",
+               "--memory-limit", "1GiB"), EXIT_INVALID,
+           r"4194304 partition queues of the consumers .*lower outbox.platform.pods or outbox.log.partitions")
 
 
 @case("message.metrics_of_an_unknown_system")
