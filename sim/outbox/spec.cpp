@@ -150,6 +150,14 @@ const Schema<OutboxSpec>& spec_schema() {
           }
         }
       }
+      // A lease counts from when it was asked for, so an answer slower than the lease grants a
+      // lease already over. A coordinator that slow as a rule (not in a slow window) leaves every
+      // shard without a leader for the whole run: nothing is ever published.
+      if (spec.coordinator.latency.p50 >= spec.platform.lease) {
+        m.fail_at("coordinator.latency", "its p50 of " + format_duration(spec.coordinator.latency.p50) +
+                                             " is not shorter than platform.lease (" + format_duration(spec.platform.lease) +
+                                             "): most grants would come back expired and no pod would lead");
+      }
       for (const model::ConfigError& e : model::validate(spec.platform)) m.fail_at(e.key, e.message);
     });
     return s;

@@ -638,6 +638,9 @@ def _():
         # Every publish timed out and was published again, for ever: a run that only filled memory.
         (outbox, "outbox.platform.publish_timeout=1ns", r"publish_timeout: must be between 1ms and 1d \(one shorter than a millisecond fails every call\)"),
         (outbox, "outbox.platform.handle_timeout=0s", r"handle_timeout: must be between 1ms and 1d"),
+        # No pod ever led: every grant came back after the lease it granted had ended.
+        (outbox, "outbox.coordinator.latency={p50: 20s}",
+         r"outbox.coordinator.latency: its p50 of 20.000s is not shorter than platform.lease \(10.000s\)"),
     ]
     for scenario, override, pattern in cases:
         expect(run("validate", scenario, "--set", override), EXIT_INVALID, pattern)
