@@ -93,13 +93,6 @@ void Dispatcher::begin(std::uint32_t slot) {
 void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "a resolution for an idle slot");
-  // A pod paused past its claim's lease wakes to a claim that another pod may hold by now: it
-  // sends nothing (the rescuing claim will) and writes nothing, so the request stays as the
-  // store has it -- in flight under an expired lease, for the next claim to take.
-  if (clock_.now() >= job.row.due_at && !planted(mutant::send_after_lease)) {
-    release(slot);
-    return;
-  }
   // The moment the URL was decided, not a later reading of the clock: the attempt's start is
   // what W-url holds against the lookup's time and the TTL (see Resolution::at).
   const Time now = r.at;
@@ -116,6 +109,14 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   // The lookup may have taken until past the deadline: no attempt may start after it.
   if (now > job.row.deadline_at && !planted(mutant::expired_backlog_attempted)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
+    return;
+  }
+  // A pod paused past its claim's lease wakes to a claim that another pod may hold by now. Its
+  // writes are fenced by the claim's token (those above are safe: refused if the claim moved on),
+  // but a send is not: it sends nothing and leaves the request as the store has it -- in flight
+  // under an expired lease, for the next claim to take.
+  if (clock_.now() >= job.row.due_at && !planted(mutant::send_after_lease)) {
+    release(slot);
     return;
   }
   AttemptRow& a = job.attempt;

@@ -13,7 +13,7 @@ enum class Invariant : std::uint8_t { idem, deadline, nodup, noloss, retry, brea
 inline constexpr InvariantInfo kInvariants[] = {
     {"W-idem", "one stored request per (cxid, request_id); duplicates answered with the original"},
     {"W-deadline", "nothing attempted or rescheduled past deadline_at; terminal by the deadline plus a bound"},
-    {"W-nodup", "no attempt after a 2xx or in parallel; every endpoint duplicate explained"},
+    {"W-nodup", "no attempt after a 2xx, in parallel, or past its claim's lease; every endpoint duplicate explained"},
     {"W-noloss", "every acknowledged request reaches exactly one terminal state (once more per replay; only terminal ones replay); each failure told to its tenant once"},
     {"W-retry", "each retry planned within the policy's bounds, none attempted early or after a terminal verdict"},
     {"W-breaker", "no ServiceB call while open, bounded half-open probes, closed after recovery"},

@@ -38,9 +38,10 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
   // ends within lookup + HTTP timeout, and a freed slot takes expired work before anything else,
   // so without crashes that is the bound. A request in flight under a pod that dies waits for its
   // lease to run out before another pod claims it — so does one whose completion the store failed
-  // to record — so runs with crashes or store faults (or a lease forced short) also allow the
-  // lease and a minute of scheduling slack.
-  const bool strict = scenario.crashes.empty() && !store_faults.any() && !p.allow_unsafe_lease;
+  // to record, or whose pod was paused past it (and a paused pod wakes to all that came due
+  // meanwhile) — so runs with crashes, pauses or store faults (or a lease forced short) also allow
+  // the lease and a minute of scheduling slack.
+  const bool strict = scenario.crashes.empty() && scenario.pauses.empty() && !store_faults.any() && !p.allow_unsafe_lease;
   const Duration slack = scenario.oracle.terminal_slack >= Duration::zero() ? scenario.oracle.terminal_slack
                          : strict ? Duration{std::chrono::seconds(1)}
                                   : Duration{std::chrono::minutes(1)};
@@ -228,6 +229,14 @@ void RequestChecker::on(const AttemptStarted& e) {
   if (q->delivered) {
     violate(Invariant::nodup, q, q->id, at, "attempt " + std::to_string(number) + " started after delivery");
   }
+  // A claim's holder sends only within its lease: past it another pod may hold the request (a
+  // pod paused past its lease wakes to find that). A lease the records do not carry (the live
+  // judge's logs) is not checked.
+  if (e.row.claim_token == q->latest_token && q->lease_until != Time{} && at >= q->lease_until) {
+    violate(Invariant::nodup, q, q->id, at,
+            "attempt " + std::to_string(number) + " started by pod " + std::to_string(e.pod) + " after its claim's lease ended at " +
+                format_time(q->lease_until));
+  }
   if (q->have_last && q->last_number + 1 == number) {
     if (q->last_terminal) {
       violate(Invariant::retry, q, q->id, at, "a retry after a terminal verdict");
@@ -262,11 +271,12 @@ void RequestChecker::on(const ServiceBCalled& e) {
   if (e.version == 0 || e.cxid >= spec_.cxid_count()) return;  // nothing to use
   const Duration ttl = spec_.platform.url_cache_ttl;
   std::uint32_t& head = lookup_heads_[std::size_t{e.pod} * spec_.cxid_count() + e.cxid];
-  // Drop the entries of no use now: answered, and past sent + TTL, or of a dead incarnation.
+  // Drop the entries of no use now: read (answered, and any pause it came in over), and past
+  // sent + TTL, or of a dead incarnation.
   for (std::uint32_t* link = &head; *link != kNoLookup;) {
     const std::uint32_t i = *link;
     const Lookup& l = lookups_[i];
-    if (l.incarnation != incarnation_[e.pod] || (l.answered < e.at && l.sent + ttl <= e.at)) {
+    if (l.incarnation != incarnation_[e.pod] || (pauses_.read_at(e.pod, l.answered) < e.at && l.sent + ttl <= e.at)) {
       *link = l.next;
       lookups_[i].next = free_lookup_;
       free_lookup_ = i;
@@ -769,7 +779,9 @@ void BreakerChecker::on(const ServiceBCalled& e) {
       p.opened_in_outage = false;
       p.reported_never_opened = false;
     }
-    if (p.breaker != BreakerState::closed || at < w.at + b.window + spec_.platform.lookup_timeout) continue;
+    // (The window holds failures only once a window has passed since the pod read the last answer
+    // to a call made before the outage: later, if a pause held those answers back.)
+    if (p.breaker != BreakerState::closed || at < pauses_.read_at(pod, w.at + spec_.platform.lookup_timeout) + b.window) continue;
     const Duration span = b.window * 9 / 10;
     p.closed_failures.push_back(answer_at);
     while (!p.closed_failures.empty() && p.closed_failures.front() <= answer_at - span) p.closed_failures.pop_front();

@@ -116,7 +116,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     Duration last_wait{};  // the wait the last retry was planned with (bounds the decorrelated draw)
     std::uint64_t webhook_id = 0;  // hash of the webhook-id its endpoint first received; 0: none yet
     model::ClaimToken latest_token = 0;  // of the newest claim
-    Time lease_until{};                  // the newest claim's lease, as the store granted it
+    Time lease_until{};                  // the newest claim's lease, as the store granted it (Time{}: unknown)
     std::uint32_t cxid = 0;
     std::uint32_t last_number = 0;
     std::uint32_t replays = 0;    // applied manual replays

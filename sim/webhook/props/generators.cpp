@@ -243,6 +243,11 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     }
 
     if (on[kPause]) {
+      // Short-lived cache entries and a slow ServiceB, so a pause often begins while a pod waits on
+      // a lookup for a claim it holds: it wakes to the answer, and maybe to a lease that has run out.
+      p.url_cache_ttl = std::min(p.url_cache_ttl, ms(0, 2000));
+      b.latency.p50 = std::max(b.latency.p50, p.lookup_timeout / 3);
+      b.latency.p99 = std::max(b.latency.p99, b.latency.p50 * 2);
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         PauseFault f;
         f.at = Time{} + sec(0, 240);
