@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <variant>
 
@@ -93,7 +94,7 @@ const Schema<ProviderSpec>& provider_schema() {
     s.key("name", &ProviderSpec::name, name_codec(), "its name", opt::shown("`provider-N`"));
     s.key("latency", &ProviderSpec::latency, latency_codec(), "time to answer a submit");
     s.key("mps", &ProviderSpec::mps, rate_codec(ProviderSpec::kMps),
-          "messages per second it takes; above it, submits are answered 429 (`throttled`); 0: no limit");
+          "messages per second it takes, a whole number; above it, submits are answered 429 (`throttled`); 0: no limit");
     s.key("error_rate", &ProviderSpec::error_rate, fraction_codec(),
           "share refused before the provider reads them (`unavailable`): certainly not sent, so another may take it");
     s.key("refusal_rate", &ProviderSpec::refusal_rate, fraction_codec(),
@@ -112,6 +113,12 @@ const Schema<ProviderSpec>& provider_schema() {
       if (p.error_rate + p.refusal_rate > 1.0) {
         r.fail(m["refusal_rate"].IsDefined() ? m["refusal_rate"] : m["error_rate"], m.child("refusal_rate"),
                "error_rate + refusal_rate must not exceed 100%");
+      }
+      // Its throttle counts whole messages a second (sim/sms/providers.cpp): 0.5/s or 2.5/s would
+      // silently run as 1/s or 3/s.
+      if (p.mps > 0 && (p.mps < 1 || p.mps != std::floor(p.mps))) {
+        r.fail(m["mps"], m.child("mps"),
+               "must be 0 (no limit) or a whole number of messages a second, at least 1/s");
       }
     });
     return s;

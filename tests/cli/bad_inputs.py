@@ -621,6 +621,8 @@ def _():
     # is declared beside the model's field and the reader refuses the value where it is written.
     cases = [
         (sms, "sms.providers.0.mps=1000001/s", r"sms.providers\[0\].mps: must be between 0/s and 1000000/s"),
+        # The throttle counts whole messages a second: 1/h ran as 1/s, silently.
+        (sms, "sms.providers.0.mps=1/h", r"sms.providers\[0\].mps: must be 0 \(no limit\) or a whole number of messages a second"),
         (sms, "sms.platform.routing.decay=0", r"sms.platform.routing.decay: must be longer than 0s"),
         (sms, "sms.platform.limit={algorithm: gcra, limit: 10, window: 1s, breaker: {window: 0s}}",
          r"sms.platform.limit.breaker.window: must be longer than 0s"),
