@@ -92,7 +92,10 @@ class OracleTest : public ::testing::Test {
   }
   // One attempt at `start` that the endpoint answers with `status` after 100 ms.
   void attempt(std::uint32_t n, Time start, int status, Duration retry_after = Duration{-1}) {
-    oracle.on(Claimed{0, row, start});  // (a claim comes before every attempt)
+    // A claim comes before every attempt, and holds the request for the lease from then.
+    RequestRow claimed = row;
+    claimed.due_at = start + spec_of(scenario).platform.lease;
+    oracle.on(Claimed{0, claimed, start});
     started(0, n, 1, start);
     SendFate f;
     f.processed = true;
@@ -348,6 +351,28 @@ TEST_F(OracleTest, AReplayedRequestLivesAgainWithAFreshDeadline) {
   row = *store.get(row.id);
   attempt(1, t + seconds(1), 503);
   oracle.finish(t + seconds(10), store.counts(), {});
+  EXPECT_EQ(oracle.total_violations(), 0u);
+}
+
+TEST_F(OracleTest, AnAttemptPastItsClaimsLease) {
+  ingest();
+  // Claimed at 1s for 9s: another pod may hold the request from 10s on, so no attempt of this
+  // claim may start then (a pod paused past its lease must not send when it wakes).
+  RequestRow claimed = row;
+  claimed.due_at = at(seconds(10));
+  oracle.on(Claimed{0, claimed, at(seconds(1))});
+  started(0, 1, 1, at(seconds(10)));
+  expect_only(Invariant::nodup);
+  EXPECT_NE(oracle.ledger.examples().front().what.find("after its claim's lease ended"), std::string::npos)
+      << oracle.ledger.examples().front().what;
+}
+
+TEST_F(OracleTest, AnAttemptWithinItsClaimsLease) {
+  ingest();
+  RequestRow claimed = row;
+  claimed.due_at = at(seconds(10));
+  oracle.on(Claimed{0, claimed, at(seconds(1))});
+  started(0, 1, 1, at(seconds(10)) - std::chrono::nanoseconds(1));
   EXPECT_EQ(oracle.total_violations(), 0u);
 }
 
