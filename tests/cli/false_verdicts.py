@@ -30,6 +30,12 @@ CASES = [
     # Per-key ordering with consumers that never wait for the mark: a hot entity drains slowly, and
     # the messages queued behind its head are not stuck.
     ("../tests/cli/per-key-hot-entity.yaml", [], "a hot entity's queue under per-key ordering"),
+    # A pod paused past its claims' lease: it took calls while frozen, sent beside the pod that had
+    # rescued its claims, and the oracle judged answers by when they came, not when it read them.
+    ("../tests/cli/pause-past-lease.yaml", [], "pods paused past their lease, mid-lookup"),
+    ("../tests/cli/pause-past-lease.yaml", ["webhook.platform.pods=1"], "the only pod paused past its lease"),
+    ("../tests/cli/pause-past-lease.yaml", ["webhook.platform.url_cache.ttl=2m", "webhook.platform.lease=10m"],
+     "a pause longer than the cache's TTL, shorter than the lease"),
 ]
 
 failures = 0
