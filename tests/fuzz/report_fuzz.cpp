@@ -83,14 +83,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       curves.push_back({i + 2, t, i % 2 == 1});
       points.push_back({i % 4 ? std::to_string(i) : t, 1, 2, 1.5});
       inert(sweep_chart(i, t, i % 2 ? " (%)" : "", u, i % 2 == 0, points));
-      const std::string html = html_escape(t);
-      if (html.find('<') != std::string::npos || html.find('>') != std::string::npos) std::abort();
+      const std::string escaped = html_escape(t);
+      if (escaped.find('<') != std::string::npos || escaped.find('>') != std::string::npos) std::abort();
       if (md_escape(t).find('\n') != std::string::npos) std::abort();
-      const std::string dot = dot_quote(t);
+      const std::string quoted = dot_quote(t);
       // A Graphviz literal: quoted, and every quote inside it escaped.
-      for (std::size_t k = 1; k + 1 < dot.size(); ++k) {
-        if (dot[k] == '\\') ++k;
-        else if (dot[k] == '"' || dot[k] == '\n') std::abort();
+      for (std::size_t k = 1; k + 1 < quoted.size(); ++k) {
+        if (quoted[k] == '\\') ++k;
+        else if (quoted[k] == '"' || quoted[k] == '\n') std::abort();
       }
     }
     inert(panel_chart("panel-flow", texts[0], curves, {{0, 60}, {120, 3600}}, texts.size() % 2 == 0, texts.size() % 3 == 0));
