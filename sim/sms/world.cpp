@@ -132,6 +132,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Sms
   token_issued_.assign(spec_.businesses.size(), kTimeNever);
   token_expires_s_.assign(spec_.businesses.size(), 0);
   token_claims_.resize(spec_.businesses.size());
+  expired_at_s_.assign(spec_.businesses.size(), -1);
   failed_.resize(spec_.businesses.size());
   for (const AdminEvent& e : spec_.admin) kernel_.at(e.at, [this, &e] { admin(e); });
   for (std::uint32_t i = 0; i < processes_.size(); ++i) {
@@ -185,15 +186,20 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
     if (codec_.verify(t[static_cast<int>(TokenKind::good)], claims) == AuthFault::none) {
       token_expires_s_[business] = claims.expires_at;
       token_claims_[business] = claims;
+      expired_at_s_[business] = -1;  // signed again from the new claims
     }
     t[static_cast<int>(TokenKind::foreign)] = t[static_cast<int>(TokenKind::good)];
   }
-  if (kind == TokenKind::expired && !t[static_cast<int>(TokenKind::good)].empty()) {
+  const std::int64_t now_s = to_ns(now) / 1'000'000'000;
+  if (kind == TokenKind::expired && !t[static_cast<int>(TokenKind::good)].empty() &&
+      (expired_at_s_[business] != now_s || t[static_cast<int>(TokenKind::expired)].empty())) {
     // The boundary: a token whose expiry is this very second, which the platform must already
-    // refuse (a claim is read in whole seconds, and a token is expired from its `exp` on).
+    // refuse (a claim is read in whole seconds, and a token is expired from its `exp` on). Signed
+    // once a second, not once a call.
     TokenClaims claims = token_claims_[business];
-    claims.expires_at = to_ns(now) / 1'000'000'000;
+    claims.expires_at = now_s;
     t[static_cast<int>(TokenKind::expired)] = codec_.issue(claims);
+    expired_at_s_[business] = now_s;
   }
   return t[static_cast<int>(kind)];
 }

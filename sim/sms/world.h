@@ -140,6 +140,7 @@ class World final : private ProcessHost {
   std::vector<Time> token_issued_;
   std::vector<std::int64_t> token_expires_s_;  // the good token's expiry claim, in seconds
   std::vector<relaysim::sms::TokenClaims> token_claims_;  // the good token's claims
+  std::vector<std::int64_t> expired_at_s_;  // the second the expired token was signed to expire in
   // Per business: whether it was ever approved (its clients have a token, and call, only then —
   // after a revocation they go on calling with the token they have), and the messages its clients
   // were told had failed, which a `resend` segment resends (each once).

@@ -59,7 +59,7 @@ void PauseHistory::crashed(const ProcessCrashed& e) {
   for (auto& [from, until] : pauses_[e.pod]) until = std::min(until, std::max(from, e.at));
 }
 
-Time PauseHistory::read_at(std::uint32_t process, Time t) const {
+Time PauseHistory::read_after_pauses(std::uint32_t process, Time t) const {
   RELAYSIM_ASSERT(process < pauses_.size(), "a process the scenario does not have");
   Time read = t;
   // Pauses are recorded in the order they began; a later one may extend an earlier one.

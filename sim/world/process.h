@@ -116,11 +116,13 @@ class PauseHistory {
   void paused(const ProcessPaused& e);
   void crashed(const ProcessCrashed& e);  // a crash ends a pause: the next incarnation is awake
   // When `process` could first act on what reached it at `t`: `t`, or the end of the pause it came in.
-  Time read_at(std::uint32_t process, Time t) const;
+  // (Asked for every lookup and answer an oracle judges: a process never paused answers at once.)
+  Time read_at(std::uint32_t process, Time t) const { return pauses_[process].empty() ? t : read_after_pauses(process, t); }
   // The end of the process's latest pause (Time{} if none).
   Time paused_until(std::uint32_t process) const;
 
  private:
+  Time read_after_pauses(std::uint32_t process, Time t) const;
   std::vector<std::vector<std::pair<Time, Time>>> pauses_;  // per process: [from, until), in order
 };
 
