@@ -1,4 +1,4 @@
-// Mutants: planted bugs that prove the property tests can fail (DESIGN.md §6).
+// Mutants: planted bugs that prove the property tests can fail.
 //
 // A Mutant names one bug that a line of real model code can be switched into:
 // `if (planted(mutant::retry_ignores_deadline)) ...`. Each system lists its own (for the webhook:

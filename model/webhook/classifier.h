@@ -1,6 +1,6 @@
 // Classifier: what an HTTP result means for a request — delivered, retry, or terminal.
 //
-// The default table (DESIGN.md §5): 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal
+// The default table: 2xx delivered; 408, 425, 429 and 5xx retry; 410 terminal
 // (gone); other 4xx terminal (client_error); 1xx and 3xx retry (a redirect is a failure and is
 // not followed); timeouts, refused connections and DNS errors retry. Every entry can be changed
 // per status code or per class ("4xx"). A URL the shell may not call (NetError::forbidden_address)

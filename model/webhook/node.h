@@ -2,7 +2,7 @@
 // configuration and the ports the shell provides.
 //
 // This is the one place the pieces are assembled, so the simulator's pods and the live service
-// run the same wiring (DESIGN.md §3: what the simulator proves is what ships). A node holds only
+// run the same wiring (what the simulator proves is what ships). A node holds only
 // in-memory state (the URL cache, the breaker, in-flight attempts); everything durable is in the
 // Store, which outlives it. Destroying a node is a crash: nothing it owed is completed, and its
 // leased requests are rescued by others when their leases expire.

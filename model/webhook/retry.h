@@ -1,6 +1,6 @@
 // Retry planning: when a failed request is tried next, with the deadline honoured last.
 //
-// The order matters (DESIGN.md §5): backoff with jitter first, then Retry-After as a floor (capped
+// The order matters: backoff with jitter first, then Retry-After as a floor (capped
 // at retry_after_max), and only then the clamp to deadline_at — so neither jitter nor Retry-After
 // can push an attempt past the deadline. A plan whose honest next time lies past the deadline is
 // due *at* the deadline; if Retry-After forbids an attempt even then, the claimant dead-letters it

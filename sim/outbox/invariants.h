@@ -1,4 +1,4 @@
-// The outbox relay's invariants (DESIGN.md §6, O-*): what its oracle checks on every run.
+// The outbox relay's invariants (O-*): what its oracle checks on every run.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The SMS gateway's invariants (DESIGN.md §6, S-*): what its oracle checks on every run.
+// The SMS gateway's invariants (S-*): what its oracle checks on every run.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The webhook platform's invariants (DESIGN.md §6): what its oracle checks on every run.
+// The webhook platform's invariants: what its oracle checks on every run.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The webhook oracle: the checkers that judge every run against the W-* invariants of DESIGN.md
-// §6, each reporting into the run's Ledger.
+// The webhook oracle: the checkers that judge every run against the W-* invariants
+// (sim/webhook/invariants.h), each reporting into the run's Ledger.
 //
 // They listen to three streams: what the platform says it did (the model's events), what really
 // happened in the world (ground truth: sim/webhook/truth.h), and the pods' starts and crashes.

@@ -251,12 +251,13 @@ def not_sent_lines(log):
 
 
 def stub_serviceb(urls):
-    """A ServiceB in this process, answering each cxid's URL from `urls` (version 1); 404 for others."""
+    """A ServiceB in this process, answering each cxid's URL from `urls` (version 1); 404 for others.
+    `urls` may be one URL: every cxid's."""
     import http.server
 
     class ServiceB(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
-            url = urls.get(self.path.rsplit("/", 1)[-1])
+            url = urls if isinstance(urls, str) else urls.get(self.path.rsplit("/", 1)[-1])
             body = json.dumps({"url": url, "version": 1}).encode()
             self.send_response(200 if url is not None else 404)
             self.send_header("Content-Type", "application/json")
@@ -426,22 +427,8 @@ def tls(relaysim):
     context.load_cert_chain(cert, key)
     endpoint.socket = context.wrap_socket(endpoint.socket, server_side=True)
     url = f"https://127.0.0.1:{endpoint.server_address[1]}/hooks/tls"
-
-    class ServiceB(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = json.dumps({"url": url, "version": 1}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    serviceb = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ServiceB)
-    for server in (endpoint, serviceb):
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+    serviceb = stub_serviceb(url)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
 
     def serve_with(ca_line):
         port = free_port()
