@@ -349,7 +349,7 @@ bool MemoryStore::take_cap(Recipient recipient, MessageId id, Time now, const Fr
     ++held;
     link = &place.next;
   }
-  if (held >= cap.count) return false;
+  if (cap_full(held, cap.count)) return false;
   const std::uint32_t slot = cap_places_.acquire();
   cap_places_[slot] = CapPlace{now, id, head};
   head = slot;

@@ -37,5 +37,15 @@ inline constexpr Mutant in_memory_retry_early{"in_memory_retry_early",
                                               "a retry kept in a pod's memory is submitted at once, not when its backoff is over"};
 inline constexpr Mutant quiet_hours_server_tz{"quiet_hours_server_tz",
                                               "quiet hours are judged in the gateway's time zone, not the recipient's"};
+inline constexpr Mutant async_enters_one_late{
+    "async_enters_one_late", "async mode is entered one slow submit after the consecutive-latency rule holds"};
+inline constexpr Mutant retry_before_failover{
+    "retry_before_failover", "a throttled or unavailable provider is retried after a backoff while another was never tried"};
+inline constexpr Mutant quiet_hours_suppress{
+    "quiet_hours_suppress", "a marketing message that meets quiet hours is suppressed, not deferred to their end"};
+inline constexpr Mutant cap_refuses_last_place{
+    "cap_refuses_last_place", "a marketing message that would take a frequency cap's last place is suppressed"};
+inline constexpr Mutant validity_from_acceptance{
+    "validity_from_acceptance", "a message's validity is counted from its acceptance, not from its send_at"};
 
 }  // namespace relaysim::sms::mutant

@@ -329,7 +329,7 @@ bool Node::marketing_allows(std::uint32_t slot, bool take_cap) {
   const std::int32_t offset = planted(mutant::quiet_hours_server_tz) ? 0 : directory_.utc_offset(j.row.recipient);
   const Time until = quiet_until(now, offset, m.quiet_hours);
   if (until > now) {
-    if (until > j.row.send_at + config_.validity) {
+    if (until > j.row.send_at + config_.validity || planted(mutant::quiet_hours_suppress)) {
       finish(slot, completion(j, Status::suppressed, Reason::quiet_hours, {}));
       return false;
     }
@@ -477,7 +477,8 @@ void Node::begin(std::uint32_t slot) {
     finish(slot, completion(j, Status::unconfirmed, Reason::no_receipt, {}));
     return;
   }
-  if (now > j.row.send_at + config_.validity) {
+  const Time valid_from = planted(mutant::validity_from_acceptance) ? j.row.created_at : j.row.send_at;
+  if (now > valid_from + config_.validity) {
     finish(slot, completion(j, Status::failed, Reason::expired, {}));
     return;
   }

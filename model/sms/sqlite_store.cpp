@@ -553,7 +553,7 @@ bool SqliteStore::take_cap(Recipient recipient, MessageId id, Time now, const Fr
     tx.commit();
     return true;
   }
-  if (held >= static_cast<std::int64_t>(cap.count)) {
+  if (cap_full(static_cast<std::uint64_t>(held), cap.count)) {
     tx.commit();  // the pruning stands
     return false;
   }

@@ -160,6 +160,12 @@ AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business,
   return result;
 }
 
+// The frequency cap's one judgement, for both stores: `held` other messages hold places in the
+// window, so a message without one of its own may take one only below `count`.
+inline bool cap_full(std::uint64_t held, std::uint32_t count) {
+  return held >= count || (planted(mutant::cap_refuses_last_place) && held + 1 == count);
+}
+
 // The fenced state change a claimant applies when it is done with a claim.
 struct Completion {
   Status status = Status::pending;    // anything but in_flight

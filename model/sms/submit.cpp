@@ -42,7 +42,7 @@ Decision decide(const SubmitContext& c, const RetryPolicy& retry, OnUnknown on_u
     case SubmitClass::throttled:
     case SubmitClass::unavailable:
       if (!attempts_left) return {Step::fail, Reason::exhausted, {}};
-      if (c.untried_provider_left) return {Step::fail_over, Reason::none, c.now};
+      if (c.untried_provider_left && !planted(mutant::retry_before_failover)) return {Step::fail_over, Reason::none, c.now};
       return {Step::retry, Reason::none, later};
     case SubmitClass::timeout:
     case SubmitClass::reset:

@@ -62,7 +62,8 @@ AsyncRule SyncAsyncController::rule_fired(Time now) const {
   const auto& lat = config_.latency;
   if (lat.over > Duration::zero()) {
     if (lat.consecutive > 0) {
-      if (slow_in_a_row_ >= lat.consecutive) return AsyncRule::latency_consecutive;
+      const std::uint32_t needed = lat.consecutive + (planted(mutant::async_enters_one_late) ? 1U : 0U);
+      if (slow_in_a_row_ >= needed) return AsyncRule::latency_consecutive;
     } else {
       const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(lat.window) / 10);
       const std::int64_t newest = to_ns(now) / tenth;

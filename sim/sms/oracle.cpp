@@ -1,6 +1,7 @@
 #include "sim/sms/oracle.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "model/core/assert.h"
 #include "model/resilience/backoff.h"
@@ -155,6 +156,12 @@ void Oracle::on(const Claimed& e) {
   m->rescued = e.prior == Status::in_flight;
   m->claim = e.row.claim_token;
   m->claim_submits = 0;
+  // A claim of a message whose last outcome was ambiguous stays with that provider
+  // (model/sms/node.h); any other claim tries the providers afresh.
+  m->round_claim = e.row.claim_token;
+  m->round_tried = 0;
+  m->round_pinned = (e.prior == Status::unknown || e.prior == Status::in_flight) &&
+                    e.row.provider != kNoProvider && !e.row.accepted;
   // A claim that took over an expired lease forgets the plan its predecessor could not record.
   if (m->rescued) m->retry_due = Time{};
   if (e.prior != m->status) {
@@ -164,47 +171,104 @@ void Oracle::on(const Claimed& e) {
   move(*m, e.row.id, e.prior, Status::in_flight, e.at);
 }
 
-void Oracle::check_marketing(const SubmitStarted& e, bool first) {
+Duration Oracle::quiet_left(Recipient r, Time at) const {
+  const model::QuietHours& q = spec_.platform.marketing.quiet_hours;
+  if (q.from == q.to) return Duration::zero();
+  const std::optional<std::uint64_t> i = directory_.index_of(r);
+  const std::int64_t offset = i ? directory_.user(*i).utc_offset : 0;
+  constexpr std::int64_t kMinute = 60'000'000'000;
+  const std::int64_t day = std::int64_t{model::kMinutesPerDay} * kMinute;
+  std::int64_t tod = (to_ns(at) + offset * kMinute) % day;
+  if (tod < 0) tod += day;
+  const std::int64_t from = std::int64_t{q.from} * kMinute;
+  const std::int64_t to = std::int64_t{q.to} * kMinute;
+  if (!(from < to ? (tod >= from && tod < to) : (tod >= from || tod < to))) return Duration::zero();
+  return Duration{tod < to ? to - tod : day - tod + to};
+}
+
+std::vector<std::pair<Time, MessageId>>& Oracle::cap_places(Recipient r, Time at) {
+  // Events come in time order, so the places that left the window (at - per, at] are in front.
+  std::vector<std::pair<Time, MessageId>>& places = cap_places_[r];
+  const Duration per = spec_.platform.marketing.cap.per;
+  const auto left = std::find_if(places.begin(), places.end(), [&](const auto& p) { return p.first > at - per; });
+  places.erase(places.begin(), left);
+  return places;
+}
+
+void Oracle::check_marketing(const SubmitStarted& e) {
   const Recipient r = e.row.recipient;
   if (directory_.opted_out(r)) {
     violate(Invariant::marketing, e.at, e.row.id, "submitted to " + std::to_string(r) + ", who opted out of marketing");
   }
   // Quiet hours, worked out here from the recipient's zone on the directory's truth.
-  const model::QuietHours& q = spec_.platform.marketing.quiet_hours;
-  if (q.from != q.to) {
+  if (quiet_left(r, e.at) > Duration::zero()) {
     const std::optional<std::uint64_t> i = directory_.index_of(r);
     const std::int64_t offset = i ? directory_.user(*i).utc_offset : 0;
-    const std::int64_t day = std::int64_t{model::kMinutesPerDay} * 60'000'000'000;
-    std::int64_t tod = (to_ns(e.at) + offset * 60'000'000'000) % day;
-    if (tod < 0) tod += day;
-    const std::int64_t from = std::int64_t{q.from} * 60'000'000'000;
-    const std::int64_t to = std::int64_t{q.to} * 60'000'000'000;
-    if (from < to ? (tod >= from && tod < to) : (tod >= from || tod < to)) {
-      violate(Invariant::marketing, e.at, e.row.id,
-              "submitted in the quiet hours of " + std::to_string(r) + " (UTC" + (offset < 0 ? "" : "+") +
-                  std::to_string(offset) + " minutes)");
-    }
+    violate(Invariant::marketing, e.at, e.row.id,
+            "submitted in the quiet hours of " + std::to_string(r) + " (UTC" + (offset < 0 ? "" : "+") +
+                std::to_string(offset) + " minutes)");
   }
   const model::FrequencyCap& cap = spec_.platform.marketing.cap;
-  if (cap.count == 0 || !first) return;
-  // The recipient's first submits still in (at - per, at]: events come in time order, so those
-  // that left the window are at the front.
-  std::vector<Time>& recent = recent_submits_[r];
-  const auto left = std::find_if(recent.begin(), recent.end(), [&](Time t) { return t > e.at - cap.per; });
-  recent.erase(recent.begin(), left);
-  const auto within = static_cast<std::uint64_t>(recent.size());
-  if (within >= cap.count) {
+  if (cap.count == 0) return;
+  std::vector<std::pair<Time, MessageId>>& places = cap_places(r, e.at);
+  if (std::any_of(places.begin(), places.end(), [&](const auto& p) { return p.second == e.row.id; })) return;
+  if (places.size() >= cap.count) {
     violate(Invariant::marketing, e.at, e.row.id,
-            std::to_string(within + 1) + " marketing messages to " + std::to_string(r) + " within " +
+            std::to_string(places.size() + 1) + " marketing messages to " + std::to_string(r) + " within " +
                 format_duration(cap.per) + ", over the cap of " + std::to_string(cap.count));
   }
-  recent.push_back(e.at);
+  places.emplace_back(e.at, e.row.id);
+}
+
+void Oracle::check_ending(const Message& m, MessageId id, const MessageRow& row, const Completion& c) {
+  const Recipient r = row.recipient;
+  if (c.status == Status::failed && c.reason == Reason::expired && c.at <= m.send_at + spec_.platform.validity) {
+    violate(Invariant::schedule, c.at, id,
+            "ended as expired at " + format_time(c.at) + ", though its validity lasts until " +
+                format_time(m.send_at + spec_.platform.validity));
+  }
+  if (c.status != Status::suppressed) return;
+  switch (c.reason) {
+    case Reason::opted_out:
+      if (!directory_.opted_out(r)) {
+        violate(Invariant::marketing, c.at, id, "suppressed as opted out, but " + std::to_string(r) + " had not opted out");
+      }
+      return;
+    case Reason::quiet_hours: {
+      const Duration left = quiet_left(r, c.at);
+      if (left == Duration::zero()) {
+        violate(Invariant::marketing, c.at, id,
+                "suppressed for quiet hours at " + format_time(c.at) + ", outside the quiet hours of " + std::to_string(r));
+      } else if (c.at + left <= m.send_at + spec_.platform.validity) {
+        violate(Invariant::marketing, c.at, id,
+                "suppressed for quiet hours that end at " + format_time(c.at + left) + ", within its validity (until " +
+                    format_time(m.send_at + spec_.platform.validity) + "): it should have waited");
+      }
+      return;
+    }
+    case Reason::frequency_cap: {
+      const model::FrequencyCap& cap = spec_.platform.marketing.cap;
+      std::vector<std::pair<Time, MessageId>>& places = cap_places(r, c.at);
+      if (cap.count == 0) {
+        violate(Invariant::marketing, c.at, id, "suppressed by a frequency cap, but there is none");
+      } else if (std::any_of(places.begin(), places.end(), [&](const auto& p) { return p.second == id; })) {
+        violate(Invariant::marketing, c.at, id, "suppressed by the frequency cap, though it holds a place in it");
+      } else if (places.size() < cap.count) {
+        violate(Invariant::marketing, c.at, id,
+                "suppressed by the frequency cap with " + std::to_string(places.size()) + " other marketing messages to " +
+                    std::to_string(r) + " within " + format_duration(cap.per) + ", under its " + std::to_string(cap.count));
+      }
+      return;
+    }
+    default: return;
+  }
 }
 
 void Oracle::on(const SubmitStarted& e) {
+  if (spec_.platform.sync_to_async.enabled) check_async_late(mode(e.pod), e.pod, e.at);
   Message* m = find(e.row.id);
   if (m == nullptr) return;
-  if (e.row.kind == Kind::marketing) check_marketing(e, !m->submitted);
+  if (e.row.kind == Kind::marketing) check_marketing(e);
   m->submitted = true;
   if (m->submits < UINT16_MAX) ++m->submits;
   // A submit of a claim that has ended (another claim took the message over) can record nothing.
@@ -228,6 +292,23 @@ void Oracle::on(const SubmitStarted& e) {
   }
   if (m->accepted) {
     violate(Invariant::failover, e.at, e.row.id, "submitted again after a provider's certain accept was recorded");
+  }
+  // A sync send's claim is its acceptance: its first submit begins the round. A submit of an older
+  // claim than the round's (one whose lease ran out) is not judged here.
+  if (e.row.claim_token > m->round_claim) {
+    m->round_claim = e.row.claim_token;
+    m->round_tried = 0;
+    m->round_pinned = false;
+  }
+  if (e.row.claim_token == m->round_claim && !m->round_pinned && e.provider < kMaxProviders) {
+    const ProviderMask bit = ProviderMask{1} << e.provider;
+    if ((m->round_tried & bit) != 0 && std::popcount(m->round_tried) < static_cast<int>(spec_.providers.size())) {
+      violate(Invariant::failover, e.at, e.row.id,
+              "submitted to provider " + std::to_string(e.provider) + " a second time while " +
+                  std::to_string(spec_.providers.size() - static_cast<std::size_t>(std::popcount(m->round_tried))) +
+                  " providers were still untried");
+    }
+    m->round_tried |= bit;
   }
   const ProviderId pinned = m->claim_pinned != kNoProvider ? m->claim_pinned : m->pinned;
   if (pinned != kNoProvider && e.provider != pinned) {
@@ -258,6 +339,22 @@ void Oracle::on(const SubmitFinished& e) {
     }
     m->retry_due = std::max(m->retry_due, e.decision.due);
   }
+  if (m != nullptr && e.claim == m->round_claim) {
+    // The other side of failing over: a provider that certainly did not take the message
+    // (throttled, unavailable) is followed at once by an untried one while any is left; a wait
+    // for a retry comes only when every provider of the round was tried.
+    const bool certain_no = e.outcome == SubmitClass::throttled || e.outcome == SubmitClass::unavailable;
+    const int tried = std::popcount(m->round_tried);
+    if (certain_no && e.decision.step == Step::retry && !m->round_pinned &&
+        tried < static_cast<int>(spec_.providers.size())) {
+      violate(Invariant::failover, e.at, e.message,
+              "provider " + std::to_string(e.provider) + " answered " + std::string(to_string(e.outcome)) +
+                  " and a retry was planned, though " +
+                  std::to_string(spec_.providers.size() - static_cast<std::size_t>(tried)) +
+                  " providers were untried");
+    }
+    if (e.decision.step == Step::retry || e.decision.step == Step::unknown) m->round_tried = 0;
+  }
   if (m != nullptr && is_ambiguous(e.outcome)) m->claim_pinned = e.provider;
   if (m != nullptr && e.outcome == SubmitClass::accepted && m->seen_accepts < 0xff) ++m->seen_accepts;
   if (e.path == SendPath::async) return;
@@ -280,6 +377,17 @@ void Oracle::on(const SubmitFinished& e) {
   const Duration keep = std::max({Duration{std::chrono::seconds(3)}, c.latency.window * 11 / 10,
                                   c.error_rate.window * 11 / 10});
   while (pm.samples.front().at + keep < e.at) pm.samples.pop_front();
+  // The other side of entering: once a rule holds on this evidence the pod must enter async mode
+  // now (its ModeChanged follows this event, before anything else of the pod).
+  if (!c.enabled) return;
+  for (const AsyncRule rule : {AsyncRule::latency_consecutive, AsyncRule::latency_window, AsyncRule::growth,
+                               AsyncRule::error_rate}) {
+    if (async_rule_unmet(pm, rule, e.at).empty()) {
+      pm.must_enter = rule;
+      pm.must_enter_at = e.at;
+      return;
+    }
+  }
 }
 
 Oracle::PodMode& Oracle::mode(PodId pod) {
@@ -315,7 +423,10 @@ std::string Oracle::async_rule_unmet(const PodMode& m, AsyncRule rule, Time at) 
           sum += x.latency_ns;
         }
       }
-      if (calls < c.latency.min_calls || calls == 0 || sum <= i128{over} * calls) {
+      // The model's own comparison, of a mean in doubles: the sums are whole nanoseconds well below
+      // 2^53, so both add them exactly, whatever the order.
+      if (calls < c.latency.min_calls || calls == 0 ||
+          !(static_cast<double>(sum) / static_cast<double>(calls) > static_cast<double>(over))) {
         return std::to_string(calls) + " sync submits in the latency window, not enough or not slow enough";
       }
       return {};
@@ -339,17 +450,23 @@ std::string Oracle::async_rule_unmet(const PodMode& m, AsyncRule rule, Time at) 
       return {};
     }
     case AsyncRule::error_rate: {
+      // The window as a window counter keeps it (model/resilience/window_counter.h): the ten
+      // tenths up to the one `at` falls in.
       if (c.error_rate.over <= 0) return "the error-rate rule is not configured";
+      const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(c.error_rate.window) / 10);
+      const std::int64_t newest = to_ns(at) / tenth;
       std::uint64_t calls = 0;
       std::uint64_t failures = 0;
       for (const Sample& x : m.samples) {
-        if (x.at + c.error_rate.window * 11 / 10 < at) continue;
+        if (to_ns(x.at) / tenth <= newest - 10) continue;
         ++calls;
         failures += x.failed ? 1 : 0;
       }
-      if (calls < c.error_rate.min_calls || static_cast<double>(failures) <= c.error_rate.over * c.error_rate.min_calls) {
-        return std::to_string(failures) + " failures in " + std::to_string(calls) + " sync submits cannot pass " +
-               fmt("%g", c.error_rate.over * 100) + " % of at least " + std::to_string(c.error_rate.min_calls);
+      if (calls < c.error_rate.min_calls || calls == 0 ||
+          !(static_cast<double>(failures) / static_cast<double>(calls) > c.error_rate.over)) {
+        return std::to_string(failures) + " failures in " + std::to_string(calls) + " sync submits of the window, not " +
+               "more than " + fmt("%g", c.error_rate.over * 100) + " % of at least " +
+               std::to_string(c.error_rate.min_calls);
       }
       return {};
     }
@@ -360,10 +477,17 @@ std::string Oracle::async_rule_unmet(const PodMode& m, AsyncRule rule, Time at) 
   return "'" + std::string(to_string(rule)) + "' is not a rule that enters async mode";
 }
 
-// Async mode must end once its exit condition holds: `after` its entry, or right after the probe
+// Async mode must begin in the event after the one whose evidence made a rule hold, and end once
+// its exit condition holds: `after` its entry, or right after the probe
 // that made `min_probes` good ones in a row (that probe's SubmitFinished comes first).
 void Oracle::check_async_late(PodMode& m, PodId pod, Time at) {
   const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  if (m.must_enter != AsyncRule::none) {
+    violate(Invariant::async, at, 0,
+            "pod " + std::to_string(pod) + " stayed in sync mode though its " + std::string(to_string(m.must_enter)) +
+                " rule held at " + format_time(m.must_enter_at));
+    m.must_enter = AsyncRule::none;
+  }
   if (!m.async || m.late_reported) return;
   std::string why;
   if (c.exit == SyncAsyncConfig::Exit::after && at > m.entered + c.after) {
@@ -437,6 +561,7 @@ void Oracle::on(const Completed& e) {
     return;
   }
   const Completion& c = e.completion;
+  check_ending(*m, e.row.id, e.row, c);
   m->counted = static_cast<std::uint16_t>(std::min<unsigned>(UINT16_MAX, unsigned{m->counted} + c.attempts));
   if (e.row.claim_token == m->claim) {
     m->claim_submits = 0;

@@ -106,6 +106,11 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     std::uint16_t counted = 0;
     std::uint16_t claim_submits = 0;
     relaysim::sms::ClaimToken claim = 0;  // the current claim's token
+    // S-failover's round: the providers tried since the claim (or an in-memory retry) began, and
+    // whether the claim was pinned to one provider by an ambiguous outcome.
+    relaysim::sms::ClaimToken round_claim = 0;
+    relaysim::sms::ProviderMask round_tried = 0;
+    bool round_pinned = false;
     Time retry_due{};  // a retry the gateway planned (or stored) is not submitted before this
     relaysim::sms::Status status = relaysim::sms::Status::pending;  // as the gateway's events have moved it
   };
@@ -125,6 +130,9 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
     std::uint64_t probes = 0;  // in this period
     std::uint64_t sends = 0;   // accepted in this period
     std::deque<Sample> samples;
+    // A rule that held after the last sync submit, so the pod's next event must be its entry.
+    relaysim::sms::AsyncRule must_enter = relaysim::sms::AsyncRule::none;
+    Time must_enter_at{};
   };
   Message* find(relaysim::sms::MessageId id);
   relaysim::sms::MessageId find_key(std::string_view key) const;  // 0: never accepted
@@ -132,7 +140,14 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   std::string async_rule_unmet(const PodMode& m, relaysim::sms::AsyncRule rule, Time at) const;
   void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at);
   void reset_local_limits(relaysim::sms::PodId pod);
-  void check_marketing(const relaysim::sms::SubmitStarted& e, bool first);
+  void check_marketing(const relaysim::sms::SubmitStarted& e);
+  // The other sides of S-marketing, S-schedule: a suppression or an expiry was true.
+  void check_ending(const Message& m, relaysim::sms::MessageId id, const relaysim::sms::MessageRow& row,
+                    const relaysim::sms::Completion& c);
+  // How long `r`'s quiet hours still last at `at` (zero outside them), from the directory's truth.
+  Duration quiet_left(relaysim::sms::Recipient r, Time at) const;
+  // `r`'s places in the frequency cap's window at `at`, as the store keeps them (model/sms/store.h).
+  std::vector<std::pair<Time, relaysim::sms::MessageId>>& cap_places(relaysim::sms::Recipient r, Time at);
   void violate(Invariant i, Time at, relaysim::sms::MessageId id, std::string what);
   const BusinessSpec* business(relaysim::sms::BusinessId id) const;  // null when unknown
   void finalise(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status s, Time at);
@@ -169,10 +184,11 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   // S-async, by pod - 1.
   std::vector<PodMode> modes_;
   // S-marketing: the directory's truth (its users as drawn, and the opt-outs of the run), and per
-  // recipient the first submits of its marketing messages still within the cap's window, oldest
-  // first (as many as were made, not `cap.count` places: a cap of a million costs nothing more).
+  // recipient the places its marketing messages hold in the cap's window, oldest first: a message
+  // takes one at a submit unless it holds one still in the window (as many as were taken, not
+  // `cap.count` of them: a cap of a million costs nothing more).
   SimDirectory directory_;
-  std::unordered_map<relaysim::sms::Recipient, std::vector<Time>> recent_submits_;
+  std::unordered_map<relaysim::sms::Recipient, std::vector<std::pair<Time, relaysim::sms::MessageId>>> cap_places_;
 };
 
 }  // namespace relaysim::sim::sms

@@ -85,6 +85,9 @@ rc::Gen<Scenario> scenarios() {
     p.send_timeout = ms(200, 3000);
     p.lease = p.send_timeout * static_cast<std::int64_t>(providers.size()) + sec(1, 30);
     p.receipt_timeout = sec(20, 120);
+    // A validity shorter than a scheduled message's lead or a recipient's quiet hours, so that
+    // messages expire and quiet hours suppress: both must happen only when they are true.
+    if ((on[kScheduled] || on[kMarketing]) && *rc::gen::arbitrary<bool>()) p.validity = sec(5, 120);
     p.on_unknown = on[kFailUnknown] ? relaysim::sms::OnUnknown::fail : relaysim::sms::OnUnknown::resend;
     p.routing.policy = *rc::gen::element(relaysim::sms::RoutingPolicy::round_robin, relaysim::sms::RoutingPolicy::ewma,
                                          relaysim::sms::RoutingPolicy::error_rate);
