@@ -42,15 +42,15 @@ std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers
   positive(s.latency.window, "platform.sync_to_async.latency.window", out);
   positive(s.error_rate.window, "platform.sync_to_async.error_rate.window", out);
   if (s.exit == SyncAsyncConfig::Exit::after) positive(s.after, "platform.sync_to_async.after", out);
-  if (s.probe_every < 1) out.push_back({"platform.sync_to_async.exit.probe_every", "must be at least 1"});
-  if (s.min_probes < 1) out.push_back({"platform.sync_to_async.exit.min_probes", "must be at least 1"});
+  check(s.probe_every, SyncAsyncConfig::kProbeEvery, "platform.sync_to_async.probe_every", out);
+  check(s.min_probes, SyncAsyncConfig::kMinProbes, "platform.sync_to_async.min_probes", out);
   const MarketingConfig& m = c.marketing;
   if (m.quiet_hours.from < 0 || m.quiet_hours.from >= kMinutesPerDay || m.quiet_hours.to < 0 ||
       m.quiet_hours.to >= kMinutesPerDay) {
     out.push_back({"platform.marketing.quiet_hours", "must be times of day from 00:00 to 23:59"});
   }
   if (m.cap.count > 0) positive(m.cap.per, "platform.marketing.frequency_cap.per", out);
-  if (m.chunk < 1 || m.chunk > 100'000) out.push_back({"platform.marketing.chunk", "must be between 1 and 100000"});
+  check(m.chunk, MarketingConfig::kChunk, "platform.marketing.chunk", out);
   positive(m.every, "platform.marketing.every", out);
   if (c.cluster_limit) validate(*c.cluster_limit, "platform.limit", out);
   return out;
@@ -59,7 +59,8 @@ std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers
 std::vector<ConfigError> validate(const BusinessPolicy& b, const std::string& key) {
   std::vector<ConfigError> out;
   check_backoff(b.retry.backoff, key + ".retry", out);
-  if (b.retry.max_attempts < 1) out.push_back({key + ".retry.max_attempts", "must be at least 1"});
+  check(b.retry.max_attempts, RetryPolicy::kMaxAttempts, key + ".retry.max_attempts", out);
+  check(b.retry.alert_after, RetryPolicy::kAlertAfter, key + ".retry.alert_after", out);
   if (b.limit) validate(*b.limit, key + ".limit", out);
   return out;
 }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "model/core/bounds.h"
 #include "model/core/time.h"
 
 namespace relaysim::sms {
@@ -43,6 +44,7 @@ struct MarketingConfig {
   FrequencyCap cap{};
   // A campaign is expanded `chunk` directory users at a time, a chunk every `every`, by whichever
   // pod claims it; each chunk's messages are accepted in one transaction.
+  static constexpr Bounds<std::uint32_t> kChunk{1, 100'000};
   std::uint32_t chunk = 1000;
   Duration every = std::chrono::milliseconds(100);
   bool operator==(const MarketingConfig&) const = default;

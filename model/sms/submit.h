@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/core/bounds.h"
 #include "model/core/random.h"
 #include "model/resilience/backoff.h"
 #include "model/sms/types.h"
@@ -42,6 +43,8 @@ std::string_view to_string(OnUnknown o);
 // own memory while its claim lasts, and only a retry beyond the claim goes through the store.
 struct RetryPolicy {
   BackoffPolicy backoff{BackoffKind::exponential, std::chrono::seconds(2), 2.0, std::chrono::minutes(5), Jitter::full};
+  static constexpr Bounds<std::uint16_t> kMaxAttempts{1, 1000};
+  static constexpr Bounds<std::uint16_t> kAlertAfter{0, 1000};
   std::uint16_t max_attempts = 5;
   std::uint16_t alert_after = 3;
   bool cross_process = true;

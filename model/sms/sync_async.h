@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/core/bounds.h"
 #include "model/core/time.h"
 #include "model/resilience/window_counter.h"
 
@@ -51,6 +52,8 @@ struct SyncAsyncConfig {
   } error_rate;
   enum class Exit : std::uint8_t { after, probe } exit = Exit::after;
   Duration after = std::chrono::minutes(5);
+  static constexpr Bounds<std::uint32_t> kProbeEvery{1, 1'000'000};
+  static constexpr Bounds<std::uint32_t> kMinProbes{1, 1'000'000};
   std::uint32_t probe_every = 100;
   std::uint32_t min_probes = 5;
   bool operator==(const SyncAsyncConfig&) const = default;

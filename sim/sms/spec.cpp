@@ -28,9 +28,9 @@ const Schema<RetryPolicy>& retry_schema() {
                           "it gets, when to raise an alert, and whether a retry waits in the store (any pod sends it) "
                           "or in the memory of the pod that tried, while its claim lasts.");
     s.include(&RetryPolicy::backoff, backoff_schema());
-    s.key("max_attempts", &RetryPolicy::max_attempts, integer_codec<std::uint16_t>(1, 1000),
+    s.key("max_attempts", &RetryPolicy::max_attempts, integer_codec(RetryPolicy::kMaxAttempts),
           "submits a message gets in all; then it fails as `exhausted`");
-    s.key("alert_after", &RetryPolicy::alert_after, integer_codec<std::uint16_t>(0, 1000),
+    s.key("alert_after", &RetryPolicy::alert_after, integer_codec(RetryPolicy::kAlertAfter),
           "raise one alert when a message's submits reach this many (0: never)");
     s.key("cross_process", &RetryPolicy::cross_process, flag_codec(),
           "`true`: every retry is stored with its due time and any pod sends it; `false`: the pod that tried "
@@ -202,9 +202,9 @@ const Schema<SyncAsyncConfig>& sync_async_schema() {
           "`after`: leave async mode `after` entering it; `probe`: keep every `probe_every`-th send sync and "
           "leave after `min_probes` good ones in a row");
     s.key("after", &SyncAsyncConfig::after, duration_codec(), "exit after");
-    s.key("probe_every", &SyncAsyncConfig::probe_every, integer_codec<std::uint32_t>(1, 1'000'000),
+    s.key("probe_every", &SyncAsyncConfig::probe_every, integer_codec(SyncAsyncConfig::kProbeEvery),
           "exit probe: one send in this many stays sync");
-    s.key("min_probes", &SyncAsyncConfig::min_probes, integer_codec<std::uint32_t>(1, 1'000'000),
+    s.key("min_probes", &SyncAsyncConfig::min_probes, integer_codec(SyncAsyncConfig::kMinProbes),
           "exit probe: good probes in a row that end async mode");
     return s;
   }();
@@ -268,7 +268,7 @@ const Schema<model::MarketingConfig>& marketing_schema() {
                                      "(suppressed); and how campaigns are expanded.");
     s.key("quiet_hours", &model::MarketingConfig::quiet_hours, map_codec(quiet), "no marketing in these local hours");
     s.key("frequency_cap", &model::MarketingConfig::cap, map_codec(cap), "per-recipient cap");
-    s.key("chunk", &model::MarketingConfig::chunk, integer_codec<std::uint32_t>(1, 100'000),
+    s.key("chunk", &model::MarketingConfig::chunk, integer_codec(model::MarketingConfig::kChunk),
           "directory users a campaign's chunk reads; its messages are accepted in one transaction");
     s.key("every", &model::MarketingConfig::every, duration_codec(), "how often a campaign's next chunk is expanded");
     return s;
