@@ -22,6 +22,7 @@
 #include "model/store/store_error.h"
 #include "sim/database.h"
 #include "sim/report/summary.h"
+#include "sim/report/text.h"
 #include "sim/run.h"
 #include "sim/scenario/loader.h"
 #include "sim/scenario/units.h"
@@ -316,6 +317,13 @@ std::optional<std::string> check_footprint(const Footprint& f, double limit, con
   if (over_limit(f, limit / 2) && !args.quiet) {
     std::cerr << "relaysim: warning: this scenario may hold " << footprint_text(f) << ", of the " << human_bytes(limit)
               << " it may use; " << f.largest().advice << "\n";
+  }
+  // A few events a firing at a few million events a second: past a billion firings, hours.
+  if (f.timer_firings > 1e9 && !args.quiet) {
+    const double hours = f.timer_firings * 3 / 3e6 / 3600;
+    std::cerr << "relaysim: warning: the system's own timers fire about " << fmt("%.2g", f.timer_firings)
+              << " times in this scenario, on the order of " << fmt(hours < 10 ? "%.1f" : "%.0f", hours) << " hours at a few million events a second; "
+              << f.timers_advice << "\n";
   }
   return std::nullopt;
 }

@@ -48,6 +48,7 @@ struct Footprint {
   // Firings of the system's own timers over the run, whatever the load (an outbox's scans,
   // renewals, rescues and polls): a long run makes many without a single call.
   double timer_firings = 0;
+  std::string timers_advice;  // how to make them fewer
   std::vector<Part> parts;  // what the memory goes to
 
   double bytes() const {

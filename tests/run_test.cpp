@@ -6,6 +6,7 @@
 
 #include "sim/run.h"
 #include "sim/scenario/loader.h"
+#include "sim/webhook/spec.h"
 
 namespace relaysim::sim {
 namespace {
@@ -59,6 +60,21 @@ TEST(Run, TheDefaultEventLimitCountsTheTimersThatFireWithoutLoad) {
   const double scans = 365.0 * 24 * 3600 / 0.1;  // one shard's leader alone
   EXPECT_GT(static_cast<double>(year), 3 * scans);
   EXPECT_GT(year, short_run);
+}
+
+TEST(Run, TheDefaultEventLimitCountsServiceBDeferralsThroughAnOutage) {
+  // Requests blocked on ServiceB are deferred by dependency_backoff until it comes back: with a
+  // fixed 1ms backoff through a two-hour outage at 20/s, about 144 000 requests are each deferred
+  // some 3.6 million times. That is work, not a livelock, and the limit must see it.
+  Scenario s = load_scenario(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios/serviceb-outage.yaml");
+  const std::uint64_t backing_off = default_event_limit(s);
+  BackoffPolicy& b = webhook::spec_of(s).platform.dependency_backoff;
+  b.kind = BackoffKind::fixed;
+  b.initial = std::chrono::milliseconds(1);
+  b.jitter = Jitter::none;
+  const double deferrals = 20.0 * 7200 * 3600 / 0.001;
+  EXPECT_GT(static_cast<double>(default_event_limit(s)), deferrals);
+  EXPECT_LT(static_cast<double>(backing_off), deferrals / 1000);
 }
 
 TEST(Run, AStopRequestIsHeardInsideAHugeBurst) {

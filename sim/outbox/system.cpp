@@ -274,6 +274,7 @@ class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation>
     const double shards = c.shards;
     f.timer_firings = seconds * (pods * shards / to_seconds(c.renew_every) + shards / to_seconds(c.scan_every) +
                                  shards / to_seconds(c.rescue_every) + pods / to_seconds(relaysim::outbox::Consumer::kPollWait));
+    f.timers_advice = "lengthen outbox.platform.renew_every, scan_every or rescue_every, or shorten the run";
     if (s.store == StoreKind::sqlite && database_in_memory) {
       f.parts.push_back({messages * kBytesPerSqliteRow, format_count(messages) + " messages in the in-memory SQLite databases",
                          "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});

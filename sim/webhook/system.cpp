@@ -287,6 +287,19 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
     Duration outages{};
     for (const Outage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
     Footprint f;
+    // ServiceB's deferrals: a request that arrives while ServiceB is down is deferred by
+    // dependency_backoff again and again until it comes back, on average about as often as in
+    // half the outage. A short fixed backoff through a long outage is billions of firings.
+    for (const Outage& o : w.serviceb.outages) {
+      const Time end = Time{} + s.duration;
+      const Time from = std::min(o.window.at, end);
+      const Time to = std::min(o.window.end(), end);
+      if (to <= from) continue;
+      double blocked = 0;
+      for (const LoadSegment& l : w.load) blocked += l.arrivals.expected_calls(to) - l.arrivals.expected_calls(from);
+      f.timer_firings += blocked * mean_retries_within(p.dependency_backoff, (to - from) / 2);
+    }
+    f.timers_advice = "lengthen webhook.platform.dependency_backoff (its initial or max_interval), or shorten ServiceB's outages";
     double held = 0;
     for (const LoadSegment& l : w.load) {
       const double calls = l.arrivals.expected_calls(Time{} + s.duration);

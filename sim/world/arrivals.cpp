@@ -72,7 +72,8 @@ const Schema<ArrivalSpec>& arrival_schema() {
           "Poisson (random, memoryless), evenly spaced, or bursty: Poisson at `peak` times the rate in high spells and "
           "lower between them, averaging `rate` (a two-state MMPP)");
     const auto bursty = [](const ArrivalSpec& a, const ArrivalSpec&) { return a.arrival == Arrival::bursty; };
-    s.key("peak", &ArrivalSpec::peak, number_codec(1, 1e6), "bursty: the rate in a high spell, as a multiple of `rate`");
+    s.key("peak", &ArrivalSpec::peak, number_codec(1, 1e6), "bursty: the rate in a high spell, as a multiple of `rate`; at most 1 / `high_share` (5 with the "
+          "default), so that the rate between high spells is not negative");
     s.last().differs = bursty;
     s.key("high_share", &ArrivalSpec::high_share, fraction_codec(), "bursty: the share of the time spent in high spells");
     s.last().differs = bursty;
