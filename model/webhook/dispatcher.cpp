@@ -107,7 +107,7 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
       break;
   }
   // The lookup may have taken until past the deadline: no attempt may start after it.
-  if (now > job.row.deadline_at && !planted(mutant::expired_backlog_attempted)) {
+  if (past_deadline(now, job.row.deadline_at) && !planted(mutant::expired_backlog_attempted)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
     return;
   }
@@ -136,7 +136,9 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
 
 void Dispatcher::defer(std::uint32_t slot, Time now) {
   Job& job = jobs_[slot];
-  if (now >= job.row.deadline_at) {
+  // A deferral is due after now; when even the next instant is past the deadline, nothing may
+  // happen later, so the request is dead-lettered now.
+  if (past_deadline(now + Duration{1}, job.row.deadline_at)) {
     finish(slot, Completion{nullptr, Status::dead_lettered, Reason::deadline, now, now, now, Duration::zero()});
     return;
   }

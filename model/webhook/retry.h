@@ -32,10 +32,14 @@ struct RetryPlan {
 RetryPlan plan_retry(const RetryPolicy& policy, std::uint32_t retry_number, Duration previous_delay,
                      Duration retry_after, Time now, Time deadline_at, Rng& rng);
 
+// The deadline, spelt once: a moment is past it when it comes after deadline_at. An attempt may
+// still start at deadline_at itself.
+constexpr bool past_deadline(Time t, Time deadline_at) { return t > deadline_at; }
+
 // True when a request claimed at `now` may not be attempted and must be dead-lettered: its
 // deadline has passed, or Retry-After still forbids an attempt and no later time is allowed.
 constexpr bool must_dead_letter(Time now, Time deadline_at, Time not_before) {
-  return now > deadline_at || (now < not_before && not_before > deadline_at);
+  return past_deadline(now, deadline_at) || (now < not_before && past_deadline(not_before, deadline_at));
 }
 
 }  // namespace relaysim::webhook
