@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "sim/outbox/system.h"
+#include "sim/report/violation_metrics.h"
 #include "sim/sms/system.h"
 #include "sim/webhook/system.h"
 
@@ -45,6 +46,7 @@ std::optional<MetricRef> resolve_metric(const Scenario& s, std::string_view name
     const std::vector<std::string> names = names_of(system.metrics());
     problem = "unknown metric" + Reader::suggestion(name, names) + " (expected one of: " + joined(names) +
               "; or a group's figure such as latency_p99_s[" + std::string(system.group_dimension()) + "])";
+    if (name.ends_with("_violations")) problem += "; " + std::string(kViolationsNaming);
     return std::nullopt;
   }
   const auto [base, group] = *split;

@@ -2,6 +2,7 @@
 // processes, arrivals, metric tables, comparisons and the schema machinery.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <map>
 #include <set>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "model/store/retention.h"
 #include "sim/oracle/ledger.h"
 #include "sim/report/metric.h"
+#include "sim/report/violation_metrics.h"
 #include "sim/scenario/expect.h"
 #include "sim/scenario/schema.h"
 #include "sim/world/arrivals.h"
@@ -300,6 +302,32 @@ TEST(Metrics, NamesAndFamiliesAreFoundAndFormattedInTheirUnits) {
   EXPECT_EQ(format_value(Unit::ratio, 1.0), "100%");
   EXPECT_EQ(format_value(Unit::ratio, 0.00125), "0.125%");
   EXPECT_EQ(format_value(Unit::seconds, 90.5), "1m30.500s");
+}
+
+struct TinyFigures {
+  std::array<std::uint64_t, 2> violations{};
+  double ok = 0;
+};
+constexpr InvariantInfo kTinyInvariants[] = {{"T-once", "at most once"}, {"T-lifecycle", "moves of the lifecycle"}};
+constexpr MetricOf<TinyFigures> kTinyOwn[] = {{{"ok", Unit::count, "fine"}, [](const TinyFigures& f, double) { return f.ok; }}};
+constexpr auto kTinyMetrics = with_violation_metrics<kTinyOwn, kTinyInvariants>();
+
+TEST(Metrics, EveryInvariantGetsAViolationsMetricNamedFromItsId) {
+  static_assert(kTinyMetrics.size() == 4);
+  static_assert(metric_index<kTinyMetrics>("violations") == 1);
+  static_assert(metric_index<kTinyMetrics>("once_violations") == 2);
+  static_assert(metric_index<kTinyMetrics>("lifecycle_violations") == 3);
+  EXPECT_EQ(kTinyMetrics[0].info.name, "ok");
+  EXPECT_EQ(kTinyMetrics[2].info.meaning, "T-once violations");
+  EXPECT_EQ(kTinyMetrics[3].info.meaning, "T-lifecycle violations");
+  EXPECT_EQ(kTinyMetrics[3].info.unit, Unit::count);
+  TinyFigures f;
+  f.violations = {3, 7};
+  f.ok = 1;
+  EXPECT_EQ(kTinyMetrics[0].value(f, 0), 1.0);
+  EXPECT_EQ(kTinyMetrics[1].value(f, 0), 10.0);
+  EXPECT_EQ(kTinyMetrics[2].value(f, 0), 3.0);
+  EXPECT_EQ(kTinyMetrics[3].value(f, 0), 7.0);
 }
 
 TEST(Expectations, AreWrittenInTheMetricsUnitAndRefusedWhenTheyCanNeverHold) {

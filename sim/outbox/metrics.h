@@ -16,6 +16,7 @@
 #include "sim/outbox/truth.h"
 #include "sim/report/histogram.h"
 #include "sim/report/metric.h"
+#include "sim/report/violation_metrics.h"
 #include "sim/report/series.h"
 #include "sim/world/process.h"
 
@@ -136,10 +137,7 @@ struct Figures {
   Time end{};
 };
 
-struct Metric {
-  MetricInfo info;
-  double (*value)(const Figures& f, double q);
-};
+using Metric = MetricOf<Figures>;
 
 namespace detail {
 using namespace metric_math;
@@ -148,12 +146,11 @@ constexpr double final_of(const Figures& f, model::Status s) {
   for (auto v : f.metrics.final[static_cast<std::size_t>(s)]) n += d(v);
   return n;
 }
-constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
 constexpr double dups(const Figures& f, DuplicateCause c) { return d(f.duplicates[static_cast<std::size_t>(c)]); }
 double latency_quantile_s(const Figures& f, double q);
 }  // namespace detail
 
-inline constexpr Metric kMetrics[] = {
+inline constexpr Metric kOwnMetrics[] = {
     // clang-format off
     {{"operations", Unit::count, "business operations the load made"}, [](const Figures& f, double) { return detail::d(f.metrics.operations); }},
     {{"committed_operations", Unit::count, "business operations committed (with their outbox rows)"}, [](const Figures& f, double) { return detail::d(f.metrics.operation_outcomes[0]); }},
@@ -204,17 +201,10 @@ inline constexpr Metric kMetrics[] = {
     {{"latency_mean_s", Unit::seconds, "commit to handled, mean (exact)"}, [](const Figures& f, double) { return f.metrics.latency.mean_metric_s(); }},
     {{"latency_p{q}_s", Unit::seconds, "commit to handled, any percentile q in (0, 100] (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
     {{"last_final_s", Unit::seconds, "when the last message became final"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_final_at); }},
-    {{"violations", Unit::count, "invariant violations of every kind"}, [](const Figures& f, double) { double s = 0; for (auto v : f.violations) s += detail::d(v); return s; }},
-    {{"final_violations", Unit::count, "O-final violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::final); }},
-    {{"once_violations", Unit::count, "O-once violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::once); }},
-    {{"fence_violations", Unit::count, "O-fence violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::fence); }},
-    {{"retry_violations", Unit::count, "O-retry violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::retry); }},
-    {{"order_violations", Unit::count, "O-order violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::order); }},
-    {{"rollback_violations", Unit::count, "O-rollback violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::rollback); }},
-    {{"relock_violations", Unit::count, "O-relock violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::relock); }},
-    {{"log_violations", Unit::count, "O-log violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::log); }},
     // clang-format on
 };
+// Then `violations` and one row per invariant, derived from its table (sim/report/violation_metrics.h).
+inline constexpr auto kMetrics = with_violation_metrics<kOwnMetrics, kInvariants>();
 inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
 inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetrics>(); }

@@ -48,6 +48,15 @@ bool is_family(std::string_view name);
 // A value as a person reads it, in its unit: "2619310", "99.5%", "1.25s".
 std::string format_value(Unit unit, double value);
 
+// One row of a system's metric table: what the spine sees of it, and how it is computed from the
+// system's figures of a run (`q`: a family's parameter, a percentile).
+template <class FiguresType>
+struct MetricOf {
+  using Figures = FiguresType;
+  MetricInfo info;
+  double (*value)(const Figures& f, double q);
+};
+
 // A system's tables (of metrics, of time-series columns) are arrays of entries with an `info` and
 // however each computes its value. What the spine sees of one: the infos, in order.
 template <const auto& Table>

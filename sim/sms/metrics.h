@@ -16,6 +16,7 @@
 #include "model/sms/store.h"
 #include "sim/report/histogram.h"
 #include "sim/report/metric.h"
+#include "sim/report/violation_metrics.h"
 #include "sim/report/series.h"
 #include "sim/sms/invariants.h"
 #include "sim/sms/oracle.h"
@@ -161,10 +162,7 @@ struct Figures {
   Time end{};
 };
 
-struct Metric {
-  MetricInfo info;
-  double (*value)(const Figures& f, double q);
-};
+using Metric = MetricOf<Figures>;
 
 namespace detail {
 using namespace metric_math;
@@ -179,7 +177,6 @@ constexpr double final_as(const Figures& f, model::Status s, model::Reason r) {
 inline double campaigns_in(const Figures& f, model::CampaignState s) {
   return d(static_cast<std::uint64_t>(std::count(f.metrics.campaign_states.begin(), f.metrics.campaign_states.end(), s)));
 }
-constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
 constexpr double dups(const Figures& f, DuplicateCause c) { return d(f.duplicates[static_cast<std::size_t>(c)]); }
 constexpr double limits(const Figures& f, LimitVia via, bool admitted) {
   return d(f.metrics.limits[static_cast<std::size_t>(via)][admitted ? 1 : 0]);
@@ -188,7 +185,7 @@ double latency_quantile_s(const Figures& f, double q);
 double async_seconds(const Figures& f);
 }  // namespace detail
 
-inline constexpr Metric kMetrics[] = {
+inline constexpr Metric kOwnMetrics[] = {
     // clang-format off
     {{"requests", Unit::count, "send requests the clients made (repeats included)"}, [](const Figures& f, double) { return detail::d(f.metrics.calls); }},
     {{"repeated_requests", Unit::count, "requests that repeated an earlier one: retries after a timeout and deliberate duplicates"}, [](const Figures& f, double) { return detail::d(f.metrics.repeats); }},
@@ -226,18 +223,6 @@ inline constexpr Metric kMetrics[] = {
     {{"unresolved", Unit::count, "accepted messages not final when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
     {{"lost", Unit::count, "accepted messages missing from the store"}, [](const Figures& f, double) { return detail::d(f.lost); }},
     {{"delivered_rate", Unit::ratio, "delivered / accepted"}, [](const Figures& f, double) { return detail::ratio(detail::final_of(f, model::Status::delivered), detail::d(f.metrics.accepted)); }},
-    {{"violations", Unit::count, "invariant violations of every kind"}, [](const Figures& f, double) { double s = 0; for (auto v : f.violations) s += detail::d(v); return s; }},
-    {{"dedup_violations", Unit::count, "S-dedup violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dedup); }},
-    {{"quota_violations", Unit::count, "S-quota violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::quota); }},
-    {{"scope_violations", Unit::count, "S-scope violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::scope); }},
-    {{"limit_violations", Unit::count, "S-limit violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::limit); }},
-    {{"async_violations", Unit::count, "S-async violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::async); }},
-    {{"final_violations", Unit::count, "S-final violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::final); }},
-    {{"schedule_violations", Unit::count, "S-schedule violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::schedule); }},
-    {{"failover_violations", Unit::count, "S-failover violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::failover); }},
-    {{"duplicate_violations", Unit::count, "S-dup violations (unexplained duplicate SMS)"}, [](const Figures& f, double) { return detail::violations(f, Invariant::dup); }},
-    {{"marketing_violations", Unit::count, "S-marketing violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::marketing); }},
-    {{"retry_violations", Unit::count, "S-retry violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::retry); }},
     {{"sms_sent", Unit::count, "SMS the providers sent (ground truth, duplicates included)"}, [](const Figures& f, double) { return detail::d(f.sent); }},
     {{"duplicate_sms", Unit::count, "second and later sends of one message, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.duplicates) s += detail::d(v); return s; }},
     {{"duplicates_answer_lost", Unit::count, "duplicate SMS after an earlier send the gateway never heard of: its answer lost or late, or its pod crashed first"}, [](const Figures& f, double) { return detail::dups(f, DuplicateCause::answer_lost); }},
@@ -272,6 +257,8 @@ inline constexpr Metric kMetrics[] = {
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
     // clang-format on
 };
+// Then `violations` and one row per invariant, derived from its table (sim/report/violation_metrics.h).
+inline constexpr auto kMetrics = with_violation_metrics<kOwnMetrics, kInvariants>();
 inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
 // The table as the generic spine sees it.

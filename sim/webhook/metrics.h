@@ -15,6 +15,7 @@
 #include "model/webhook/store.h"
 #include "sim/report/histogram.h"
 #include "sim/report/metric.h"
+#include "sim/report/violation_metrics.h"
 #include "sim/report/series.h"
 #include "sim/webhook/invariants.h"
 #include "sim/webhook/truth.h"
@@ -139,10 +140,7 @@ struct Figures {
 };
 
 // One metric: what the generic spine sees, and how it is computed.
-struct Metric {
-  MetricInfo info;
-  double (*value)(const Figures& f, double q);  // q: a family's parameter (a percentile)
-};
+using Metric = MetricOf<Figures>;
 
 namespace detail {
 using namespace metric_math;
@@ -155,7 +153,6 @@ constexpr double terminal(const Figures& f, model::Status s) { return sum(f.metr
 constexpr double terminal(const Figures& f, model::Status s, model::Reason r) {
   return d(f.metrics.terminal[static_cast<int>(s)][static_cast<int>(r)]);
 }
-constexpr double violations(const Figures& f, Invariant i) { return d(f.violations[index(i)]); }
 constexpr double duplicates(const Figures& f, int cause) { return d(f.oracle.duplicates[static_cast<std::size_t>(cause)]); }
 double latency_quantile_s(const Figures& f, double q);
 // A latency figure, or n/a when nothing was delivered: 0s would pass "< 1s" by accident.
@@ -164,7 +161,7 @@ inline double if_delivered(const Figures& f, double v) {
 }
 }  // namespace detail
 
-inline constexpr Metric kMetrics[] = {
+inline constexpr Metric kOwnMetrics[] = {
     // clang-format off
     {{"ingested", Unit::count, "requests acknowledged (created) by the platform"}, [](const Figures& f, double) { return detail::d(f.metrics.acked); }},
     {{"delivered", Unit::count, "requests delivered (2xx)"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::delivered); }},
@@ -176,14 +173,6 @@ inline constexpr Metric kMetrics[] = {
     {{"lost", Unit::count, "acknowledged requests missing from the store"}, [](const Figures& f, double) { return detail::d(f.oracle.lost); }},
     {{"dlq_rate", Unit::ratio, "dead_lettered / ingested"}, [](const Figures& f, double) { return detail::ratio(detail::terminal(f, model::Status::dead_lettered), detail::d(f.metrics.acked)); }},
     {{"delivered_rate", Unit::ratio, "delivered / ingested"}, [](const Figures& f, double) { return detail::ratio(detail::terminal(f, model::Status::delivered), detail::d(f.metrics.acked)); }},
-    {{"violations", Unit::count, "invariant violations of every kind"}, [](const Figures& f, double) { double s = 0; for (auto v : f.violations) s += detail::d(v); return s; }},
-    {{"deadline_violations", Unit::count, "W-deadline violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::deadline); }},
-    {{"duplicate_violations", Unit::count, "W-nodup violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::nodup); }},
-    {{"retry_violations", Unit::count, "W-retry violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::retry); }},
-    {{"breaker_violations", Unit::count, "W-breaker violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::breaker); }},
-    {{"url_violations", Unit::count, "W-url violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::url); }},
-    {{"idempotency_violations", Unit::count, "W-idem violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::idem); }},
-    {{"loss_violations", Unit::count, "W-noloss violations"}, [](const Figures& f, double) { return detail::violations(f, Invariant::noloss); }},
     {{"endpoint_duplicates", Unit::count, "receipts of an already-accepted request at its endpoint, all causes"}, [](const Figures& f, double) { double s = 0; for (auto v : f.oracle.duplicates) s += detail::d(v); return s; }},
     {{"duplicates_lost_response", Unit::count, "endpoint duplicates caused by a lost response"}, [](const Figures& f, double) { return detail::duplicates(f, 0); }},
     {{"duplicates_late_response", Unit::count, "endpoint duplicates caused by a response that came after the HTTP timeout"}, [](const Figures& f, double) { return detail::duplicates(f, 1); }},
@@ -226,6 +215,8 @@ inline constexpr Metric kMetrics[] = {
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
     // clang-format on
 };
+// Then `violations` and one row per invariant, derived from its table (sim/report/violation_metrics.h).
+inline constexpr auto kMetrics = with_violation_metrics<kOwnMetrics, kInvariants>();
 inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
 // The table as the generic spine sees it.
