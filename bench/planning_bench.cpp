@@ -14,7 +14,7 @@
 #include "cli/parallel.h"
 #include "sim/report/series.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/webhook/spec.h"
 
 namespace relaysim::bench {

@@ -21,10 +21,10 @@
 
 #include "model/store/store_error.h"
 #include "sim/database.h"
-#include "sim/report/summary.h"
+#include "sim/summary.h"
 #include "sim/report/text.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/scenario/units.h"
 #include "sim/system.h"
 

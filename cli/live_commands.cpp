@@ -1,4 +1,4 @@
-#include "live/webhook/commands.h"
+#include "cli/live_commands.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -16,7 +16,7 @@
 #include "live/webhook/world.h"
 #include "model/store/sqlite_db.h"
 #include "model/store/store_error.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/scenario/units.h"
 
 namespace relaysim::live {

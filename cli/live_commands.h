@@ -1,6 +1,6 @@
-// `relaysim serve`, `relaysim world` and `relaysim judge`: the live shell's commands. They serve the webhook platform
-// (the only system the live shell runs so far), so they live with it; cli/main.cpp parses their
-// arguments.
+// `relaysim serve`, `relaysim world` and `relaysim judge`: the live shell's commands, for the webhook
+// platform (the only system the live shell runs so far). cli/main.cpp parses their arguments;
+// these turn them into a running service, world or judgement (live/webhook/ has the parts).
 #pragma once
 
 #include <cstdint>

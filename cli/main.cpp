@@ -14,11 +14,11 @@
 #include "cli/report.h"
 #include "cli/sweep.h"
 #include "sim/queueing/mmc.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/scenario/units.h"
 #include "sim/system.h"
 #ifdef RELAYSIM_LIVE_CLI
-#include "live/webhook/commands.h"
+#include "cli/live_commands.h"
 #endif
 #ifdef RELAYSIM_MUTANTS_CLI
 #include "cli/mutants.h"

@@ -15,7 +15,7 @@
 #include "model/core/mutants.h"
 #include "sim/props/property.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/system.h"
 
 namespace relaysim::cli {

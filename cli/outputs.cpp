@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/result_dir.h"
-#include "sim/scenario/writer.h"
+#include "sim/writer.h"
 
 namespace relaysim::cli {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "sim/report/series.h"
-#include "sim/report/summary.h"
+#include "sim/summary.h"
 #include "sim/run.h"
 
 namespace relaysim::cli {

@@ -26,7 +26,7 @@
 #include "sim/plan/sweep.h"
 #include "sim/queueing/erlang.h"
 #include "sim/scenario/expect.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/system.h"
 
 namespace relaysim::cli {

@@ -26,8 +26,8 @@
 #include "sim/plan/sweep.h"
 #include "sim/report/metric.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
+#include "sim/loader.h"
+#include "sim/writer.h"
 #include "sim/system.h"
 
 namespace relaysim::cli {

@@ -1,4 +1,4 @@
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

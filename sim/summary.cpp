@@ -1,4 +1,4 @@
-#include "sim/report/summary.h"
+#include "sim/summary.h"
 
 #include <algorithm>
 #include <cinttypes>

@@ -1,5 +1,5 @@
-// System: what each system relaysim simulates (the webhook platform; the SMS gateway and the
-// outbox relay next) gives the generic spine.
+// System: what each system relaysim simulates (the webhook platform, the SMS gateway, the
+// transactional outbox relay) gives the generic spine.
 //
 // The spine — the kernel, the scenario's top level, the run loop (sim/run.h), the ledger of
 // invariants, the metric tables, the summary and the JSON — knows systems only through this

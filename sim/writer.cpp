@@ -1,8 +1,8 @@
-#include "sim/scenario/writer.h"
+#include "sim/writer.h"
 
 #include <yaml-cpp/yaml.h>
 
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/system.h"
 
 namespace relaysim::sim {

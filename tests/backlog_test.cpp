@@ -10,7 +10,7 @@
 
 #include "sim/report/backlog.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "tests/scenario_helpers.h"
 
 namespace relaysim::sim {

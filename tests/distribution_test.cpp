@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
+#include "sim/loader.h"
+#include "sim/writer.h"
 #include "sim/scenario/yaml_reader.h"
 #include "sim/webhook/spec.h"
 #include "sim/world/distribution.h"

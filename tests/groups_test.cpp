@@ -11,9 +11,9 @@
 #include <string>
 
 #include "sim/report/groups.h"
-#include "sim/report/summary.h"
+#include "sim/summary.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "tests/scenario_helpers.h"
 
 namespace relaysim::sim {

@@ -11,7 +11,7 @@
 #include "sim/plan/stats.h"
 #include "sim/queueing/erlang.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "tests/scenario_helpers.h"
 
 namespace relaysim::sim {

@@ -5,7 +5,8 @@
 #include <new>
 
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/system.h"
+#include "sim/loader.h"
 #include "sim/webhook/spec.h"
 
 namespace relaysim::sim {
@@ -75,6 +76,18 @@ TEST(Run, TheDefaultEventLimitCountsServiceBDeferralsThroughAnOutage) {
   const double deferrals = 20.0 * 7200 * 3600 / 0.001;
   EXPECT_GT(static_cast<double>(default_event_limit(s)), deferrals);
   EXPECT_LT(static_cast<double>(backing_off), deferrals / 1000);
+}
+
+TEST(Run, EverySystemHasAViolationsMetricForEachOfItsInvariants) {
+  // Derived from the invariants' table, so a new invariant (as lifecycle was) cannot go without.
+  for (const System* system : systems()) {
+    for (const InvariantInfo& i : system->invariants()) {
+      const std::string name = std::string(i.id.substr(i.id.find('-') + 1)) + "_violations";
+      const std::optional<MetricRef> m = find_metric(system->metrics(), name);
+      ASSERT_TRUE(m) << system->name() << ": " << name;
+      EXPECT_EQ(system->metrics()[m->index].meaning, std::string(i.id) + " violations");
+    }
+  }
 }
 
 TEST(Run, AStopRequestIsHeardInsideAHugeBurst) {

@@ -10,7 +10,7 @@
 
 #include "sim/report/series.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/scenario/yaml_reader.h"
 #include "tests/scenario_helpers.h"
 

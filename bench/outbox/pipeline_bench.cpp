@@ -10,7 +10,7 @@
 #include "model/outbox/memory_store.h"
 #include "sim/outbox/metrics.h"
 #include "sim/outbox/spec.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 
 namespace relaysim::bench {
 namespace {

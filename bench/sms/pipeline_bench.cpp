@@ -8,7 +8,7 @@
 
 #include "bench/bench.h"
 #include "model/sms/memory_store.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/sms/metrics.h"
 #include "sim/sms/spec.h"
 

@@ -9,7 +9,7 @@
 #include "bench/bench.h"
 #include "model/webhook/memory_store.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/webhook/metrics.h"
 #include "sim/webhook/spec.h"
 

@@ -8,7 +8,7 @@
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "model/webhook/signature.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/scenario/yaml_reader.h"
 #include "sim/webhook/spec.h"
 

@@ -22,7 +22,7 @@
 #include "model/core/random.h"
 #include "model/store/sqlite_db.h"
 #include "model/webhook/sqlite_store.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/webhook/invariants.h"
 #include "sim/webhook/oracle.h"
 #include "sim/webhook/serviceb.h"

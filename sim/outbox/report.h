@@ -2,7 +2,7 @@
 // JSON through the metric table.
 #pragma once
 
-#include "sim/report/report_of.h"
+#include "sim/report_of.h"
 #include "sim/outbox/metrics.h"
 
 namespace relaysim::sim::outbox {

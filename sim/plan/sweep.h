@@ -20,7 +20,7 @@
 
 #include "sim/plan/stats.h"
 #include "sim/report/metric.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 
 namespace relaysim::sim {
 

@@ -7,8 +7,8 @@
 #include <rapidcheck.h>
 
 #include "model/core/mutants.h"
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
+#include "sim/loader.h"
+#include "sim/writer.h"
 
 namespace relaysim::props {
 

@@ -2,7 +2,7 @@
 // through the metric table.
 #pragma once
 
-#include "sim/report/report_of.h"
+#include "sim/report_of.h"
 #include "sim/sms/metrics.h"
 
 namespace relaysim::sim::sms {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
+#include "sim/loader.h"
+#include "sim/writer.h"
 #include "sim/system.h"
 
 namespace {

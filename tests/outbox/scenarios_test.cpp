@@ -7,7 +7,7 @@
 #include "sim/outbox/metrics.h"
 #include "sim/outbox/spec.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "tests/scenario_helpers.h"
 
 namespace relaysim::sim::outbox {

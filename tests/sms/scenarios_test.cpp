@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 #include "sim/sms/metrics.h"
 #include "sim/sms/spec.h"
 #include "tests/scenario_helpers.h"

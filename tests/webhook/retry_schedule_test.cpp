@@ -11,7 +11,7 @@
 
 #include "model/webhook/sqlite_store.h"
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
+#include "sim/loader.h"
 
 namespace relaysim::sim::webhook {
 namespace {

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <string>
 
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
+#include "sim/loader.h"
+#include "sim/writer.h"
 #include "sim/webhook/spec.h"
 
 namespace relaysim::sim::webhook {

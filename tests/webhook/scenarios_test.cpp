@@ -6,8 +6,8 @@
 #include <string>
 
 #include "sim/run.h"
-#include "sim/scenario/loader.h"
-#include "sim/scenario/writer.h"
+#include "sim/loader.h"
+#include "sim/writer.h"
 #include "sim/outbox/spec.h"
 #include "sim/sms/spec.h"
 #include "sim/webhook/metrics.h"
@@ -107,7 +107,7 @@ TEST(Determinism, TheTwoStoresRunTheSameSimulation) {
 }  // namespace
 }  // namespace relaysim::sim::webhook
 
-#include "sim/scenario/writer.h"
+#include "sim/writer.h"
 
 namespace relaysim::sim::webhook {
 namespace {
