@@ -1,8 +1,9 @@
 // relaysim: the command-line front end.
 //
-// This file (with cli/run.cpp) is the only place the wall clock, signals and the machine's memory
-// are read: for the progress line, the events-per-second figures, Ctrl-C and the memory limit —
-// never for the simulation itself, which stays deterministic.
+// cli/ is the only place outside live/ where the wall clock, signals and the machine's memory are
+// read (here, cli/commands.cpp, cli/machine.cpp, cli/parallel.cpp, cli/sweep.cpp): for the
+// progress line, the events-per-second figures, Ctrl-C and the memory limit — never for the
+// simulation itself, which stays deterministic.
 #include <CLI/CLI.hpp>
 
 #include <csignal>

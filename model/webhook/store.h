@@ -1,6 +1,6 @@
 // Store: the durable state of the webhook platform, shared by every pod.
 //
-// Promises (the contract tests in tests/store_contract_test.cpp hold both implementations to
+// Promises (the contract tests in tests/webhook/store_contract_test.cpp hold both implementations to
 // them):
 //  - Request ids are handed out in increasing order, from 1, and never reused.
 //  - create() is idempotent on (cxid, request_id): a repeat with the same payload returns the
