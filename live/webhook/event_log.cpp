@@ -80,8 +80,10 @@ struct Reader {
     const json& j = *it;
     bool ok = true;
     if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
+      // A time is Unix nanoseconds, never before 1970: two of them then always subtract without
+      // overflowing, which the judge does when it puts logs on the world's clock.
       const std::optional<std::int64_t> ns = json_integer<std::int64_t>(j);
-      ok = ns.has_value();
+      ok = ns.has_value() && (!std::is_same_v<T, Time> || *ns >= 0);
       if (ok) v = T{Duration{*ns}};
     } else if constexpr (std::is_enum_v<T>) {
       const std::optional<T> e = j.is_string() ? enum_named<T>(j.get_ref<const std::string&>()) : std::nullopt;
