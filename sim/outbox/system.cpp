@@ -16,6 +16,7 @@
 #include "sim/outbox/world.h"
 #include "sim/report/text.h"
 #include "sim/system_of.h"
+#include "sim/timeline.h"
 
 namespace relaysim::sim::outbox {
 

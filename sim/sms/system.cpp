@@ -11,6 +11,7 @@
 #include "model/sms/sqlite_store.h"
 #include "sim/report/text.h"
 #include "sim/system_of.h"
+#include "sim/timeline.h"
 #include "sim/sms/oracle.h"
 #include "sim/sms/report.h"
 #include "sim/sms/spec.h"

@@ -8,6 +8,7 @@
 #include "model/webhook/sqlite_store.h"
 #include "sim/report/text.h"
 #include "sim/system_of.h"
+#include "sim/timeline.h"
 #include "sim/webhook/oracle.h"
 #include "sim/webhook/report.h"
 #include "sim/webhook/world.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
-#include "sim/report/text.h"
+#include "model/core/text.h"
 
 namespace relaysim::sim {
 

@@ -12,14 +12,6 @@
 namespace relaysim::sim {
 
 namespace {
-std::string format_factor(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", f);
-  return buf;
-}
-}  // namespace
-
-namespace {
 
 // The most samples an empirical latency file may hold, and its largest size.
 constexpr std::size_t kMaxSamples = 1'000'000;
@@ -425,19 +417,6 @@ Duration Latency::sample(Rng& rng) const {
     }
   }
   return Duration{};
-}
-
-void add_to_timeline(const std::vector<Outage>& outages, std::string_view subject, std::vector<TimelineEvent>& out) {
-  for (const Outage& o : outages) {
-    out.push_back({o.window.at, o.window.length, "outage", std::string(subject),
-                   o.mode == OutageMode::error ? "every call fails at once" : "no call is answered", true});
-  }
-}
-
-void add_to_timeline(const std::vector<Slowdown>& slowdowns, std::string_view subject, std::vector<TimelineEvent>& out) {
-  for (const Slowdown& s : slowdowns) {
-    out.push_back({s.window.at, s.window.length, "slowdown", std::string(subject), "latency x" + format_factor(s.factor), true});
-  }
 }
 
 }  // namespace relaysim::sim

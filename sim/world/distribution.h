@@ -21,7 +21,6 @@
 
 #include "model/core/random.h"
 #include "model/core/time.h"
-#include "sim/report/series.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/schema.h"
 
@@ -95,9 +94,5 @@ struct Slowdown {
 const Schema<Slowdown>& slowdown_schema();
 // The factor in force at `t`: 1 outside every window, the largest where windows overlap.
 double slowdown_at(const std::vector<Slowdown>& slowdowns, Time t);
-
-// A dependency's outages and slowdowns on a run's timeline, as `subject` ("serviceb").
-void add_to_timeline(const std::vector<Outage>& outages, std::string_view subject, std::vector<TimelineEvent>& out);
-void add_to_timeline(const std::vector<Slowdown>& slowdowns, std::string_view subject, std::vector<TimelineEvent>& out);
 
 }  // namespace relaysim::sim
