@@ -99,17 +99,6 @@ std::optional<Url> parse_url(std::string_view text, std::string& problem) {
   return u;
 }
 
-std::string_view to_string(AddressKind k) {
-  switch (k) {
-    case AddressKind::global: return "global";
-    case AddressKind::loopback: return "loopback";
-    case AddressKind::private_network: return "private-network";
-    case AddressKind::link_local: return "link-local";
-    case AddressKind::other_reserved: return "reserved";
-  }
-  return "?";
-}
-
 bool AddressPolicy::allows(AddressKind k) const {
   switch (k) {
     case AddressKind::global: return true;

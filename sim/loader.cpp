@@ -260,7 +260,7 @@ const Schema<Scenario>& scenario_schema() {
           "state and not the ramp from an empty system (the metric `settle_time_s` suggests a value); invariants are "
           "still checked over the whole run");
     s.add(system_key());
-    s.key("store", &Scenario::store, choice_codec<StoreKind>({{"memory", StoreKind::memory}, {"sqlite", StoreKind::sqlite}}),
+    s.key("store", &Scenario::store, choice_codec(kStoreKindNames),
           "where the platform keeps its durable state: in memory, or in SQLite (in memory unless `--sqlite-path`)");
     s.add(faults_key());
     s.add(expect_key());

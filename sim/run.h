@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "sim/oracle/ledger.h"
 #include "sim/scenario/scenario.h"
 #include "sim/system.h"
@@ -48,7 +49,15 @@ enum class Ending : std::uint8_t {
   out_of_memory,  // the machine ran out of memory
   store_failure,  // the store failed in a way the run cannot go on from
 };
-std::string_view to_string(Ending e);
+inline constexpr auto kEndingNames = names<Ending>({
+    {Ending::finished, "finished"},
+    {Ending::drained, "drained"},
+    {Ending::event_limit, "event_limit"},
+    {Ending::interrupted, "interrupted"},
+    {Ending::out_of_memory, "out_of_memory"},
+    {Ending::store_failure, "store_failure"},
+});
+constexpr std::string_view to_string(Ending e) { return kEndingNames[e]; }
 
 struct ExpectationResult {
   std::string expr;  // "dlq_rate < 0.1%"

@@ -18,38 +18,17 @@ namespace {
 
 using nlohmann::json;
 
-// How many values each enum written by name has (they count from 0).
+// The names of each enum a record writes by name (model/core/names.h).
 template <class E>
-constexpr int enum_count() {
-  if constexpr (std::is_same_v<E, LogKind>) return kLogKindCount;
-  if constexpr (std::is_same_v<E, model::CreateOutcome>) return 3;
-  if constexpr (std::is_same_v<E, model::ReplayOutcome>) return 4;
-  if constexpr (std::is_same_v<E, model::LookupStatus>) return 3;
-  if constexpr (std::is_same_v<E, model::Status>) return model::kStatusCount;
-  if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonCount;
-  if constexpr (std::is_same_v<E, NetError>) return kNetErrorCount;
-  if constexpr (std::is_same_v<E, BreakerState>) return 3;
-}
-
-std::string_view name_of(model::LookupStatus s) {
-  switch (s) {
-    case model::LookupStatus::found: return "found";
-    case model::LookupStatus::not_found: return "not_found";
-    case model::LookupStatus::error: return "error";
-  }
-  return "?";
-}
-template <class E>
-std::string_view name_of(E e) {
-  return to_string(e);
-}
-
-template <class E>
-std::optional<E> enum_named(std::string_view name) {
-  for (int i = 0; i < enum_count<E>(); ++i) {
-    if (name_of(static_cast<E>(i)) == name) return static_cast<E>(i);
-  }
-  return std::nullopt;
+constexpr const auto& names_of() {
+  if constexpr (std::is_same_v<E, LogKind>) return kLogKindNames;
+  if constexpr (std::is_same_v<E, model::CreateOutcome>) return model::kCreateOutcomeNames;
+  if constexpr (std::is_same_v<E, model::ReplayOutcome>) return model::kReplayOutcomeNames;
+  if constexpr (std::is_same_v<E, model::LookupStatus>) return model::kLookupStatusNames;
+  if constexpr (std::is_same_v<E, model::Status>) return model::kStatusNames;
+  if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonNames;
+  if constexpr (std::is_same_v<E, NetError>) return kNetErrorNames;
+  if constexpr (std::is_same_v<E, BreakerState>) return kBreakerStateNames;
 }
 
 struct Writer {
@@ -59,7 +38,7 @@ struct Writer {
     if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
       out[name] = to_ns(v);
     } else if constexpr (std::is_enum_v<T>) {
-      out[name] = name_of(v);
+      out[name] = names_of<T>()[v];
     } else {
       out[name] = v;
     }
@@ -86,7 +65,7 @@ struct Reader {
       ok = ns.has_value() && (!std::is_same_v<T, Time> || *ns >= 0);
       if (ok) v = T{Duration{*ns}};
     } else if constexpr (std::is_enum_v<T>) {
-      const std::optional<T> e = j.is_string() ? enum_named<T>(j.get_ref<const std::string&>()) : std::nullopt;
+      const std::optional<T> e = j.is_string() ? names_of<T>().parse(j.get_ref<const std::string&>()) : std::nullopt;
       ok = e.has_value();
       if (ok) v = *e;
     } else if constexpr (std::is_same_v<T, bool>) {
@@ -105,23 +84,6 @@ struct Reader {
 };
 
 }  // namespace
-
-std::string_view to_string(LogKind k) {
-  switch (k) {
-    case LogKind::started: return "started";
-    case LogKind::stopped: return "stopped";
-    case LogKind::ingested: return "ingested";
-    case LogKind::claimed: return "claimed";
-    case LogKind::attempt_started: return "attempt_started";
-    case LogKind::attempt_finished: return "attempt_finished";
-    case LogKind::completed: return "completed";
-    case LogKind::notified: return "notified";
-    case LogKind::replayed: return "replayed";
-    case LogKind::lookup: return "lookup";
-    case LogKind::breaker: return "breaker";
-  }
-  return "?";
-}
 
 template <class Self, class Io>
 void LogRecord::fields(Self& r, Io& io) {
@@ -206,7 +168,7 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
   }
   const auto kind = in.find("event");
   const std::optional<LogKind> k =
-      kind != in.end() && kind->is_string() ? enum_named<LogKind>(kind->get_ref<const std::string&>()) : std::nullopt;
+      kind != in.end() && kind->is_string() ? kLogKindNames.parse(kind->get_ref<const std::string&>()) : std::nullopt;
   if (!k) {
     problem = "no known 'event' (one of started, stopped, ingested, claimed, attempt_started, attempt_finished, "
               "completed, notified, replayed, lookup, breaker)";
@@ -224,6 +186,13 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 }
 
 // ---- LogChecker --------------------------------------------------------------------------------
+
+namespace {
+
+// How the checks' messages name the record's request.
+std::string request_of(const LogRecord& r) { return "request " + std::to_string(r.id); }
+
+}  // namespace
 
 void LogChecker::next_log() {
   end_life();
@@ -248,96 +217,26 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
     return {};
   }
   if (!up_) return "a '" + kind + "' while no process was running (after 'stopped', or before any 'started')";
-  const auto before_start = [&](Time t, const char* what) {
-    return t < started_at_ ? "'" + kind + "' " + what + " " + format_duration(started_at_ - t) +
-                                 " before its process started: a process's clock never goes back"
-                           : std::string();
-  };
-  if (std::string p = before_start(r.at, "is"); !p.empty()) return p;
-  const std::string request = "request " + std::to_string(r.id);
-  // The open claim of `r.id` that `fits`, or nullptr.
-  const auto claim_of = [&](auto fits) -> Claim* {
-    const auto it = open_.find(r.id);
-    if (it == open_.end()) return nullptr;
-    for (Claim& c : it->second) {
-      if (fits(c)) return &c;
-    }
-    return nullptr;
-  };
+  if (std::string p = before_start(r, r.at, "is"); !p.empty()) return p;
   switch (r.kind) {
     case LogKind::started: break;
     case LogKind::stopped: up_ = false; break;
-    case LogKind::ingested:
-      if (r.deadline_at < r.created_at) return "a create whose deadline_at is before its created_at";
-      if (std::string p = before_start(r.created_at, "created_at is"); !p.empty()) return p;
-      if (r.outcome == model::CreateOutcome::created) {
-        if (const auto [it, added] = created_.emplace(r.id, where); !added) {
-          return request + " created a second time (also at " + it->second + "): the database hands out an id once";
-        }
-        if (r.id <= last_created_) {
-          return request + " created after request " + std::to_string(last_created_) +
-                 " by the same process: the database hands out ids in increasing order";
-        }
-        last_created_ = r.id;
-      }
-      break;
-    case LogKind::claimed: {
-      if (const auto [it, added] = tokens_.emplace(r.token, where); !added) {
-        return "claim token " + std::to_string(r.token) + " handed out a second time (also at " + it->second +
-               "): the database hands out a token once";
-      }
-      open_[r.id].push_back({r.token, r.at});
-      break;
-    }
-    case LogKind::attempt_started: {
-      if (r.number == 0) return "attempt 0 of " + request + ": attempts count from 1";
-      Claim* c = claim_of([](const Claim& x) { return x.number == 0; });
-      if (c == nullptr) return "an attempt of " + request + " without a claim of it this process holds and has made no attempt under";
-      if (r.at < c->at) return "attempt " + std::to_string(r.number) + " of " + request + " starts before its claim";
-      c->number = r.number;
-      c->attempt_at = r.at;
-      break;
-    }
-    case LogKind::attempt_finished: {
-      Claim* c = claim_of([&](const Claim& x) { return x.number == r.number && !x.finished; });
-      if (r.number == 0 || c == nullptr) {
-        return "attempt " + std::to_string(r.number) + " of " + request + " finishes, but this process has no such attempt under way";
-      }
-      if (r.at < c->attempt_at) return "attempt " + std::to_string(r.number) + " of " + request + " finishes before it starts";
-      c->finished = true;
-      break;
-    }
-    case LogKind::completed: {
-      const auto it = open_.find(r.id);
-      Claim* c = claim_of([&](const Claim& x) { return x.token == r.token; });
-      if (c == nullptr) {
-        return "a completion of " + request + " under claim token " + std::to_string(r.token) + ", which this process does not hold";
-      }
-      if (r.number != c->number) {
-        return "the completion of " + request + " names attempt " + std::to_string(r.number) + "; its claim made " +
-               (c->number == 0 ? std::string("none") : "attempt " + std::to_string(c->number));
-      }
-      if (c->number != 0 && !c->finished) return "the completion of " + request + " comes before its attempt finished";
-      if (r.at < c->at) return "the completion of " + request + " comes before its claim";
-      if (r.status == model::Status::in_flight) return "a completion that leaves " + request + " in flight";
-      std::vector<Claim>& claims = it->second;
-      claims.erase(claims.begin() + (c - claims.data()));
-      if (claims.empty()) open_.erase(it);
-      completion_before_ = true;
-      completion_ = r;
-      break;
-    }
+    case LogKind::ingested: return check_create(r, where);
+    case LogKind::claimed: return check_claim(r, where);
+    case LogKind::attempt_started: return check_attempt_started(r);
+    case LogKind::attempt_finished: return check_attempt_finished(r);
+    case LogKind::completed: return check_completion(r);
     case LogKind::notified:
       if (!after_completion || completion_.id != r.id || !completion_.applied || completion_.status != r.status ||
           completion_.reason != r.reason || (r.status != model::Status::failed && r.status != model::Status::dead_lettered)) {
-        return "a notice to " + request + "'s tenant that does not follow at once the completion that failed or "
+        return "a notice to " + request_of(r) + "'s tenant that does not follow at once the completion that failed or "
                "dead-lettered it";
       }
       break;
     case LogKind::replayed: break;
     case LogKind::lookup:
       if (r.at < r.sent_at) return "a lookup answered " + format_duration(r.sent_at - r.at) + " before it was sent";
-      if (std::string p = before_start(r.sent_at, "was sent"); !p.empty()) return p;
+      if (std::string p = before_start(r, r.sent_at, "was sent"); !p.empty()) return p;
       break;
     case LogKind::breaker:
       if (r.from != breaker_ || r.from == r.to) {
@@ -347,6 +246,94 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
       breaker_ = r.to;
       break;
   }
+  return {};
+}
+
+std::string LogChecker::before_start(const LogRecord& r, Time t, const char* what) const {
+  const std::string kind(to_string(r.kind));
+  return t < started_at_ ? "'" + kind + "' " + what + " " + format_duration(started_at_ - t) +
+                               " before its process started: a process's clock never goes back"
+                         : std::string();
+}
+
+// The open claim of `id` that `fits`, or nullptr.
+template <class Fits>
+LogChecker::Claim* LogChecker::claim_of(model::RequestId id, Fits fits) {
+  const auto it = open_.find(id);
+  if (it == open_.end()) return nullptr;
+  for (Claim& c : it->second) {
+    if (fits(c)) return &c;
+  }
+  return nullptr;
+}
+
+std::string LogChecker::check_create(const LogRecord& r, const std::string& where) {
+  if (r.deadline_at < r.created_at) return "a create whose deadline_at is before its created_at";
+  if (std::string p = before_start(r, r.created_at, "created_at is"); !p.empty()) return p;
+  if (r.outcome == model::CreateOutcome::created) {
+    const std::string request = request_of(r);
+    if (const auto [it, added] = created_.emplace(r.id, where); !added) {
+      return request + " created a second time (also at " + it->second + "): the database hands out an id once";
+    }
+    if (r.id <= last_created_) {
+      return request + " created after request " + std::to_string(last_created_) +
+             " by the same process: the database hands out ids in increasing order";
+    }
+    last_created_ = r.id;
+  }
+  return {};
+}
+
+std::string LogChecker::check_claim(const LogRecord& r, const std::string& where) {
+  if (const auto [it, added] = tokens_.emplace(r.token, where); !added) {
+    return "claim token " + std::to_string(r.token) + " handed out a second time (also at " + it->second +
+           "): the database hands out a token once";
+  }
+  open_[r.id].push_back({r.token, r.at});
+  return {};
+}
+
+std::string LogChecker::check_attempt_started(const LogRecord& r) {
+  const std::string request = request_of(r);
+  if (r.number == 0) return "attempt 0 of " + request + ": attempts count from 1";
+  Claim* c = claim_of(r.id, [](const Claim& x) { return x.number == 0; });
+  if (c == nullptr) return "an attempt of " + request + " without a claim of it this process holds and has made no attempt under";
+  if (r.at < c->at) return "attempt " + std::to_string(r.number) + " of " + request + " starts before its claim";
+  c->number = r.number;
+  c->attempt_at = r.at;
+  return {};
+}
+
+std::string LogChecker::check_attempt_finished(const LogRecord& r) {
+  const std::string request = request_of(r);
+  Claim* c = claim_of(r.id, [&](const Claim& x) { return x.number == r.number && !x.finished; });
+  if (r.number == 0 || c == nullptr) {
+    return "attempt " + std::to_string(r.number) + " of " + request + " finishes, but this process has no such attempt under way";
+  }
+  if (r.at < c->attempt_at) return "attempt " + std::to_string(r.number) + " of " + request + " finishes before it starts";
+  c->finished = true;
+  return {};
+}
+
+std::string LogChecker::check_completion(const LogRecord& r) {
+  const std::string request = request_of(r);
+  const auto it = open_.find(r.id);
+  Claim* c = claim_of(r.id, [&](const Claim& x) { return x.token == r.token; });
+  if (c == nullptr) {
+    return "a completion of " + request + " under claim token " + std::to_string(r.token) + ", which this process does not hold";
+  }
+  if (r.number != c->number) {
+    return "the completion of " + request + " names attempt " + std::to_string(r.number) + "; its claim made " +
+           (c->number == 0 ? std::string("none") : "attempt " + std::to_string(c->number));
+  }
+  if (c->number != 0 && !c->finished) return "the completion of " + request + " comes before its attempt finished";
+  if (r.at < c->at) return "the completion of " + request + " comes before its claim";
+  if (r.status == model::Status::in_flight) return "a completion that leaves " + request + " in flight";
+  std::vector<Claim>& claims = it->second;
+  claims.erase(claims.begin() + (c - claims.data()));
+  if (claims.empty()) open_.erase(it);
+  completion_before_ = true;
+  completion_ = r;
   return {};
 }
 

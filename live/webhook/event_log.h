@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/core/http.h"
+#include "model/core/names.h"
 #include "model/resilience/breaker.h"
 #include "model/webhook/events.h"
 
@@ -29,8 +30,21 @@ namespace model = relaysim::webhook;
 enum class LogKind : std::uint8_t {
   started, stopped, ingested, claimed, attempt_started, attempt_finished, completed, notified, replayed, lookup, breaker
 };
-inline constexpr int kLogKindCount = 11;
-std::string_view to_string(LogKind k);
+inline constexpr auto kLogKindNames = names<LogKind>({
+    {LogKind::started, "started"},
+    {LogKind::stopped, "stopped"},
+    {LogKind::ingested, "ingested"},
+    {LogKind::claimed, "claimed"},
+    {LogKind::attempt_started, "attempt_started"},
+    {LogKind::attempt_finished, "attempt_finished"},
+    {LogKind::completed, "completed"},
+    {LogKind::notified, "notified"},
+    {LogKind::replayed, "replayed"},
+    {LogKind::lookup, "lookup"},
+    {LogKind::breaker, "breaker"},
+});
+constexpr std::string_view to_string(LogKind k) { return kLogKindNames[k]; }
+inline constexpr int kLogKindCount = kLogKindNames.count;
 
 // One line of the log: the union of the events' fields (a kind uses some of them).
 struct LogRecord {
@@ -103,6 +117,16 @@ class LogChecker {
     bool finished = false;
   };
   void end_life();
+  // Why `r`'s time `t` cannot be (it is before its process started); empty when it can.
+  std::string before_start(const LogRecord& r, Time t, const char* what) const;
+  template <class Fits>
+  Claim* claim_of(model::RequestId id, Fits fits);
+  // The checks of one kind of record each, as check() returns them.
+  std::string check_create(const LogRecord& r, const std::string& where);
+  std::string check_claim(const LogRecord& r, const std::string& where);
+  std::string check_attempt_started(const LogRecord& r);
+  std::string check_attempt_finished(const LogRecord& r);
+  std::string check_completion(const LogRecord& r);
 
   bool up_ = false;
   Time started_at_{};

@@ -54,7 +54,7 @@ class LiveMetrics final : public SinkFor<model::Ingested>,
 
  private:
   model::Store& store_;
-  std::array<std::uint64_t, 3> ingests_{};  // by CreateOutcome
+  std::array<std::uint64_t, model::kCreateOutcomeNames.count> ingests_{};
   // Attempts by result: a status class (0xx..9xx), then each NetError (`none` unused).
   static constexpr std::size_t kStatusClasses = 10;
   static constexpr std::size_t kNetErrors = kNetErrorCount;

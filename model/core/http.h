@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 
 namespace relaysim {
@@ -17,9 +18,17 @@ namespace relaysim {
 // `bad_url`: the URL is not one that can be called at all (credentials in it, a scheme other than
 // http or https, a control character or space, no host, a bad port); nothing was sent.
 enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address, bad_url };
-inline constexpr int kNetErrorCount = 6;
 
-std::string_view to_string(NetError e);
+inline constexpr auto kNetErrorNames = names<NetError>({
+    {NetError::none, "none"},
+    {NetError::timeout, "timeout"},
+    {NetError::connect_error, "connect_error"},
+    {NetError::dns_error, "dns_error"},
+    {NetError::forbidden_address, "forbidden_address"},
+    {NetError::bad_url, "bad_url"},
+});
+constexpr std::string_view to_string(NetError e) { return kNetErrorNames[e]; }
+inline constexpr int kNetErrorCount = kNetErrorNames.count;
 
 struct HttpHeader {
   std::string_view name;

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "model/core/events.h"
+#include "model/core/names.h"
 #include "model/outbox/ports.h"
 #include "model/outbox/store.h"
 #include "model/outbox/types.h"
@@ -48,8 +49,14 @@ struct LeadershipChanged {
 };
 
 enum class LeaderWrite : std::uint8_t { fence, scan, mark, rescue };
-inline constexpr int kLeaderWriteCount = 4;
-std::string_view to_string(LeaderWrite w);
+inline constexpr auto kLeaderWriteNames = names<LeaderWrite>({
+    {LeaderWrite::fence, "fence"},
+    {LeaderWrite::scan, "scan"},
+    {LeaderWrite::mark, "mark"},
+    {LeaderWrite::rescue, "rescue"},
+});
+constexpr std::string_view to_string(LeaderWrite w) { return kLeaderWriteNames[w]; }
+inline constexpr int kLeaderWriteCount = kLeaderWriteNames.count;
 
 // A leader's write reached its shard: applied under its token, or refused as stale (fenced out).
 // `messages`: what it read or changed (scan: as read, or as marked; mark: as marked; rescue: as

@@ -8,15 +8,6 @@
 
 namespace relaysim::outbox {
 
-std::string_view to_string(Applied a) {
-  switch (a) {
-    case Applied::applied: return "applied";
-    case Applied::duplicate: return "duplicate";
-    case Applied::died: return "died";
-  }
-  return "?";
-}
-
 Applied apply_once(EffectStore& store, const Effect& e, InplaceFunction<bool(), 16> dies) {
   if (planted(mutant::no_inbox)) {
     store.begin();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/outbox/types.h"
 #include "model/store/sqlite_db.h"
@@ -58,7 +59,12 @@ enum class Applied : std::uint8_t {
   duplicate,  // the inbox held the message already: nothing changed
   died,       // the handler died before it finished (what is committed depends on the code)
 };
-std::string_view to_string(Applied a);
+inline constexpr auto kAppliedNames = names<Applied>({
+    {Applied::applied, "applied"},
+    {Applied::duplicate, "duplicate"},
+    {Applied::died, "died"},
+});
+constexpr std::string_view to_string(Applied a) { return kAppliedNames[a]; }
 
 // The topic the relay's records go to: the inbox's first key column.
 inline constexpr std::string_view kTopic = "outbox_request";

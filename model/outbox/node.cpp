@@ -6,15 +6,6 @@
 
 namespace relaysim::outbox {
 
-std::string_view to_string(OperationOutcome o) {
-  switch (o) {
-    case OperationOutcome::committed: return "committed";
-    case OperationOutcome::rolled_back: return "rolled_back";
-    case OperationOutcome::unavailable: return "unavailable";
-  }
-  return "?";
-}
-
 Node::Node(PodId pod, const RelayConfig& config, const NodePorts& ports)
     : pod_(pod), config_(config), ports_(ports), relay_(pod, config, ports), consumer_(pod, config, ports) {}
 

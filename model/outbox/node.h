@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/outbox/config.h"
 #include "model/outbox/consumer.h"
 #include "model/outbox/relay.h"
@@ -30,7 +31,12 @@ struct OperationRequest {
 };
 
 enum class OperationOutcome : std::uint8_t { committed, rolled_back, unavailable };
-std::string_view to_string(OperationOutcome o);
+inline constexpr auto kOperationOutcomeNames = names<OperationOutcome>({
+    {OperationOutcome::committed, "committed"},
+    {OperationOutcome::rolled_back, "rolled_back"},
+    {OperationOutcome::unavailable, "unavailable"},
+});
+constexpr std::string_view to_string(OperationOutcome o) { return kOperationOutcomeNames[o]; }
 
 struct OperationResult {
   OperationOutcome outcome = OperationOutcome::committed;

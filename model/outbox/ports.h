@@ -11,6 +11,7 @@
 #include <span>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/outbox/types.h"
 
@@ -24,7 +25,12 @@ enum class Produced : std::uint8_t {
   unavailable,  // certainly not written (the broker refused it)
   timeout,      // no answer in time: it may or may not be written
 };
-std::string_view to_string(Produced p);
+inline constexpr auto kProducedNames = names<Produced>({
+    {Produced::ok, "ok"},
+    {Produced::unavailable, "unavailable"},
+    {Produced::timeout, "timeout"},
+});
+constexpr std::string_view to_string(Produced p) { return kProducedNames[p]; }
 
 // A record as a consumer receives it.
 struct Delivery {
@@ -77,8 +83,14 @@ enum class Handled : std::uint8_t {
   rejected,  // the downstream refused the message for good
   timeout,   // no answer in time: it may or may not be applied
 };
-inline constexpr int kHandledCount = 4;
-std::string_view to_string(Handled h);
+inline constexpr auto kHandledNames = names<Handled>({
+    {Handled::done, "done"},
+    {Handled::failed, "failed"},
+    {Handled::rejected, "rejected"},
+    {Handled::timeout, "timeout"},
+});
+constexpr std::string_view to_string(Handled h) { return kHandledNames[h]; }
+inline constexpr int kHandledCount = kHandledNames.count;
 
 // The downstream a consumer's handling changes (its effect goes through the inbox there:
 // model/outbox/inbox.h).

@@ -36,6 +36,7 @@
 #include <span>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/outbox/types.h"
 #include "model/store/store_error.h"
@@ -61,7 +62,12 @@ struct Scan {
 };
 
 enum class Relock : std::uint8_t { locked, not_yet, gone };
-std::string_view to_string(Relock r);
+inline constexpr auto kRelockNames = names<Relock>({
+    {Relock::locked, "locked"},
+    {Relock::not_yet, "not_yet"},
+    {Relock::gone, "gone"},
+});
+constexpr std::string_view to_string(Relock r) { return kRelockNames[r]; }
 
 // How a consumer finishes a message it handled.
 struct Finish {

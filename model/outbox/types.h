@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "model/core/lifecycle.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 
 namespace relaysim::outbox {
@@ -47,9 +48,15 @@ struct MessageRef {
 
 // Non-final statuses first.
 enum class Status : std::uint8_t { pending, processing, handled, failed };
-inline constexpr int kStatusCount = 4;
 constexpr bool is_final(Status s) { return s >= Status::handled; }
-std::string_view to_string(Status s);
+inline constexpr auto kStatusNames = names<Status>({
+    {Status::pending, "pending"},
+    {Status::processing, "processing"},
+    {Status::handled, "handled"},
+    {Status::failed, "failed"},
+});
+constexpr std::string_view to_string(Status s) { return kStatusNames[s]; }
+inline constexpr int kStatusCount = kStatusNames.count;
 
 // The life of an outbox message (model/core/lifecycle.h): the relay makes only these moves, and
 // the oracle holds every run to them (O-lifecycle). A final state is never left.
@@ -67,8 +74,13 @@ enum class Reason : std::uint8_t {
   rejected,   // its handler refused it for good
   exhausted,  // its attempts ran out
 };
-inline constexpr int kReasonCount = 3;
-std::string_view to_string(Reason r);
+inline constexpr auto kReasonNames = names<Reason>({
+    {Reason::none, "none"},
+    {Reason::rejected, "rejected"},
+    {Reason::exhausted, "exhausted"},
+});
+constexpr std::string_view to_string(Reason r) { return kReasonNames[r]; }
+inline constexpr int kReasonCount = kReasonNames.count;
 
 // One outbox_request row.
 struct Message {
@@ -103,13 +115,18 @@ struct Record {
 // In which order the leader publishes a message and marks it processing (model/outbox/relay.h says
 // what each order risks).
 enum class PublishOrder : std::uint8_t { publish_then_mark, mark_then_publish };
-std::string_view to_string(PublishOrder o);
+inline constexpr auto kPublishOrderNames = names<PublishOrder>({
+    {PublishOrder::publish_then_mark, "publish_then_mark"},
+    {PublishOrder::mark_then_publish, "mark_then_publish"},
+});
+constexpr std::string_view to_string(PublishOrder o) { return kPublishOrderNames[o]; }
 
 // What a configuration promises about one entity's messages.
 enum class Ordering : std::uint8_t {
   none,     // any order; a key's messages may be handled at once
   per_key,  // a key's messages are handled one at a time in the order they were written
 };
-std::string_view to_string(Ordering o);
+inline constexpr auto kOrderingNames = names<Ordering>({{Ordering::none, "none"}, {Ordering::per_key, "per_key"}});
+constexpr std::string_view to_string(Ordering o) { return kOrderingNames[o]; }
 
 }  // namespace relaysim::outbox

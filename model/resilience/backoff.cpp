@@ -7,18 +7,6 @@
 
 namespace relaysim {
 
-std::string_view to_string(BackoffKind k) { return k == BackoffKind::fixed ? "fixed" : "exponential"; }
-
-std::string_view to_string(Jitter j) {
-  switch (j) {
-    case Jitter::none: return "none";
-    case Jitter::full: return "full";
-    case Jitter::equal: return "equal";
-    case Jitter::decorrelated: return "decorrelated";
-  }
-  return "?";
-}
-
 Duration base_delay(const BackoffPolicy& p, std::uint32_t n) {
   RELAYSIM_ASSERT(n >= 1, "retries are numbered from 1");
   if (p.kind == BackoffKind::fixed) return p.initial;

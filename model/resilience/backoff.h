@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/core/config_error.h"
+#include "model/core/names.h"
 #include "model/core/random.h"
 #include "model/core/time.h"
 
@@ -30,8 +31,18 @@ static_assert(kMinRetryInterval % std::chrono::milliseconds(1) == Duration::zero
 enum class BackoffKind : std::uint8_t { exponential, fixed };
 enum class Jitter : std::uint8_t { none, full, equal, decorrelated };
 
-std::string_view to_string(BackoffKind k);
-std::string_view to_string(Jitter j);
+inline constexpr auto kBackoffKindNames = names<BackoffKind>({
+    {BackoffKind::exponential, "exponential"},
+    {BackoffKind::fixed, "fixed"},
+});
+constexpr std::string_view to_string(BackoffKind k) { return kBackoffKindNames[k]; }
+inline constexpr auto kJitterNames = names<Jitter>({
+    {Jitter::none, "none"},
+    {Jitter::full, "full"},
+    {Jitter::equal, "equal"},
+    {Jitter::decorrelated, "decorrelated"},
+});
+constexpr std::string_view to_string(Jitter j) { return kJitterNames[j]; }
 
 struct BackoffPolicy {
   BackoffKind kind = BackoffKind::exponential;

@@ -7,15 +7,6 @@
 
 namespace relaysim {
 
-std::string_view to_string(BreakerState s) {
-  switch (s) {
-    case BreakerState::closed: return "closed";
-    case BreakerState::open: return "open";
-    case BreakerState::half_open: return "half_open";
-  }
-  return "?";
-}
-
 CircuitBreaker::CircuitBreaker(const BreakerConfig& config, OnChange on_change)
     : config_(config),
       on_change_(std::move(on_change)),

@@ -19,6 +19,7 @@
 #include "model/core/bounds.h"
 #include "model/core/function.h"
 #include "model/core/lifecycle.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/resilience/window_counter.h"
 
@@ -43,7 +44,12 @@ struct BreakerConfig {
 void validate(const BreakerConfig& c, const std::string& key, std::vector<ConfigError>& out);
 
 enum class BreakerState : std::uint8_t { closed, open, half_open };
-std::string_view to_string(BreakerState s);
+inline constexpr auto kBreakerStateNames = names<BreakerState>({
+    {BreakerState::closed, "closed"},
+    {BreakerState::open, "open"},
+    {BreakerState::half_open, "half_open"},
+});
+constexpr std::string_view to_string(BreakerState s) { return kBreakerStateNames[s]; }
 
 // The breaker's lifecycle (model/core/lifecycle.h): every move transition() makes is one of these.
 inline constexpr Move<BreakerState> kBreakerLifecycle[] = {

@@ -17,19 +17,30 @@
 #include <string_view>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/resilience/limiters.h"
 
 namespace relaysim {
 
 enum class KvStatus : std::uint8_t { ok, unavailable, timeout };
-std::string_view to_string(KvStatus s);
+inline constexpr auto kKvStatusNames = names<KvStatus>({
+    {KvStatus::ok, "ok"},
+    {KvStatus::unavailable, "unavailable"},
+    {KvStatus::timeout, "timeout"},
+});
+constexpr std::string_view to_string(KvStatus s) { return kKvStatusNames[s]; }
 
 // take: admit and record if the limit allows (Limiter::take). peek: what take would say, recording
 // nothing. force: record whatever the limit says — only a client that checks, then sets, in two
 // calls does this (the non-atomic pattern real gateways shipped).
 enum class LimitOp : std::uint8_t { take, peek, force };
-std::string_view to_string(LimitOp op);
+inline constexpr auto kLimitOpNames = names<LimitOp>({
+    {LimitOp::take, "take"},
+    {LimitOp::peek, "peek"},
+    {LimitOp::force, "force"},
+});
+constexpr std::string_view to_string(LimitOp op) { return kLimitOpNames[op]; }
 
 struct KvLimitAnswer {
   KvStatus status = KvStatus::unavailable;

@@ -16,34 +16,6 @@ u128 ceil_div(u128 a, u128 b) { return (a + b - 1) / b; }
 Duration ns(u128 v) { return Duration{static_cast<std::int64_t>(v)}; }
 }  // namespace
 
-std::string_view to_string(LimiterAlgorithm a) {
-  switch (a) {
-    case LimiterAlgorithm::sliding_log: return "sliding_log";
-    case LimiterAlgorithm::sliding_counter: return "sliding_counter";
-    case LimiterAlgorithm::token_bucket: return "token_bucket";
-    case LimiterAlgorithm::gcra: return "gcra";
-  }
-  return "?";
-}
-
-std::string_view to_string(KvStatus s) {
-  switch (s) {
-    case KvStatus::ok: return "ok";
-    case KvStatus::unavailable: return "unavailable";
-    case KvStatus::timeout: return "timeout";
-  }
-  return "?";
-}
-
-std::string_view to_string(LimitOp op) {
-  switch (op) {
-    case LimitOp::take: return "take";
-    case LimitOp::peek: return "peek";
-    case LimitOp::force: return "force";
-  }
-  return "?";
-}
-
 void validate(const LimiterSpec& spec, const std::string& key, std::vector<ConfigError>& out) {
   check(spec.limit, LimiterSpec::kLimit, key + ".limit", out);
   check(spec.window, LimiterSpec::kWindow, key + ".window", out);

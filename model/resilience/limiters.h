@@ -32,12 +32,19 @@
 
 #include "model/core/bounds.h"
 #include "model/core/flat_index.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 
 namespace relaysim {
 
 enum class LimiterAlgorithm : std::uint8_t { sliding_log, sliding_counter, token_bucket, gcra };
-std::string_view to_string(LimiterAlgorithm a);
+inline constexpr auto kLimiterAlgorithmNames = names<LimiterAlgorithm>({
+    {LimiterAlgorithm::sliding_log, "sliding_log"},
+    {LimiterAlgorithm::sliding_counter, "sliding_counter"},
+    {LimiterAlgorithm::token_bucket, "token_bucket"},
+    {LimiterAlgorithm::gcra, "gcra"},
+});
+constexpr std::string_view to_string(LimiterAlgorithm a) { return kLimiterAlgorithmNames[a]; }
 
 struct LimiterSpec {
   LimiterAlgorithm algorithm = LimiterAlgorithm::gcra;

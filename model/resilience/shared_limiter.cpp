@@ -8,25 +8,6 @@
 
 namespace relaysim {
 
-std::string_view to_string(StoreDownPolicy p) {
-  switch (p) {
-    case StoreDownPolicy::allow: return "allow";
-    case StoreDownPolicy::deny: return "deny";
-    case StoreDownPolicy::local: return "local";
-  }
-  return "?";
-}
-
-std::string_view to_string(LimitVia v) {
-  switch (v) {
-    case LimitVia::store: return "store";
-    case LimitVia::local: return "local";
-    case LimitVia::allow: return "allow";
-    case LimitVia::deny: return "deny";
-  }
-  return "?";
-}
-
 SharedLimiter::SharedLimiter(std::string key, const SharedLimitConfig& config, KeyValue& kv, const Clock& clock)
     : key_(std::move(key)),
       config_(config),

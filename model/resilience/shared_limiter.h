@@ -31,6 +31,7 @@
 #include <string_view>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/ports.h"
 #include "model/core/slot_pool.h"
 #include "model/resilience/breaker.h"
@@ -40,7 +41,12 @@
 namespace relaysim {
 
 enum class StoreDownPolicy : std::uint8_t { allow, deny, local };
-std::string_view to_string(StoreDownPolicy p);
+inline constexpr auto kStoreDownPolicyNames = names<StoreDownPolicy>({
+    {StoreDownPolicy::allow, "allow"},
+    {StoreDownPolicy::deny, "deny"},
+    {StoreDownPolicy::local, "local"},
+});
+constexpr std::string_view to_string(StoreDownPolicy p) { return kStoreDownPolicyNames[p]; }
 
 struct SharedLimitConfig {
   LimiterSpec spec;
@@ -59,7 +65,13 @@ void validate(const SharedLimitConfig& c, const std::string& key, std::vector<Co
 
 // How a decision was made.
 enum class LimitVia : std::uint8_t { store, local, allow, deny };
-std::string_view to_string(LimitVia v);
+inline constexpr auto kLimitViaNames = names<LimitVia>({
+    {LimitVia::store, "store"},
+    {LimitVia::local, "local"},
+    {LimitVia::allow, "allow"},
+    {LimitVia::deny, "deny"},
+});
+constexpr std::string_view to_string(LimitVia v) { return kLimitViaNames[v]; }
 
 struct SharedDecision {
   bool admitted = false;

@@ -8,19 +8,6 @@
 
 namespace relaysim::sms {
 
-std::string_view to_string(AuthFault f) {
-  switch (f) {
-    case AuthFault::none: return "none";
-    case AuthFault::malformed: return "malformed";
-    case AuthFault::bad_signature: return "bad_signature";
-    case AuthFault::wrong_alg: return "wrong_alg";
-    case AuthFault::expired: return "expired";
-    case AuthFault::foreign_resource: return "foreign_resource";
-    case AuthFault::revoked: return "revoked";
-  }
-  return "?";
-}
-
 Authorizer::Authorizer(TokenCodec& codec, const Clock& clock, std::size_t cache_entries)
     : codec_(codec), clock_(clock), cache_(cache_entries) {
   RELAYSIM_ASSERT(cache_entries > 0 && (cache_entries & (cache_entries - 1)) == 0, "the cache size is a power of two");

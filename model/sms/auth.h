@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/core/ports.h"
 
 namespace relaysim::sms {
@@ -42,8 +43,17 @@ struct TokenClaims {
 };
 
 enum class AuthFault : std::uint8_t { none, malformed, bad_signature, wrong_alg, expired, foreign_resource, revoked };
-inline constexpr int kAuthFaultCount = 7;
-std::string_view to_string(AuthFault f);
+inline constexpr auto kAuthFaultNames = names<AuthFault>({
+    {AuthFault::none, "none"},
+    {AuthFault::malformed, "malformed"},
+    {AuthFault::bad_signature, "bad_signature"},
+    {AuthFault::wrong_alg, "wrong_alg"},
+    {AuthFault::expired, "expired"},
+    {AuthFault::foreign_resource, "foreign_resource"},
+    {AuthFault::revoked, "revoked"},
+});
+constexpr std::string_view to_string(AuthFault f) { return kAuthFaultNames[f]; }
+inline constexpr int kAuthFaultCount = kAuthFaultNames.count;
 
 // The port to a JWT library.
 class TokenCodec {

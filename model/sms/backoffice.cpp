@@ -4,15 +4,6 @@
 
 namespace relaysim::sms {
 
-std::string_view to_string(AdminOutcome o) {
-  switch (o) {
-    case AdminOutcome::done: return "done";
-    case AdminOutcome::not_found: return "not_found";
-    case AdminOutcome::wrong_state: return "wrong_state";
-  }
-  return "?";
-}
-
 BackOffice::BackOffice(Store& store, TokenCodec& codec, const Clock& clock, Duration token_lifetime,
                        Duration quota_period)
     : store_(store), codec_(codec), clock_(clock), token_lifetime_(token_lifetime), quota_period_(quota_period) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/core/ports.h"
 #include "model/sms/auth.h"
 #include "model/sms/store.h"
@@ -35,7 +36,12 @@ struct Application {
 };
 
 enum class AdminOutcome : std::uint8_t { done, not_found, wrong_state };
-std::string_view to_string(AdminOutcome o);
+inline constexpr auto kAdminOutcomeNames = names<AdminOutcome>({
+    {AdminOutcome::done, "done"},
+    {AdminOutcome::not_found, "not_found"},
+    {AdminOutcome::wrong_state, "wrong_state"},
+});
+constexpr std::string_view to_string(AdminOutcome o) { return kAdminOutcomeNames[o]; }
 
 struct MessageStatus {
   MessageRow message;

@@ -4,15 +4,6 @@
 
 namespace relaysim::sms {
 
-std::string_view to_string(RoutingPolicy p) {
-  switch (p) {
-    case RoutingPolicy::round_robin: return "round_robin";
-    case RoutingPolicy::ewma: return "ewma";
-    case RoutingPolicy::error_rate: return "error_rate";
-  }
-  return "?";
-}
-
 Router::Router(const RoutingConfig& config, std::size_t providers) : config_(config) {
   RELAYSIM_ASSERT(providers >= 1 && providers <= kMaxProviders, "1 to 64 providers");
   health_.reserve(providers);

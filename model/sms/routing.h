@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/resilience/ewma.h"
 #include "model/resilience/window_counter.h"
 #include "model/sms/submit.h"
@@ -26,7 +27,12 @@
 namespace relaysim::sms {
 
 enum class RoutingPolicy : std::uint8_t { round_robin, ewma, error_rate };
-std::string_view to_string(RoutingPolicy p);
+inline constexpr auto kRoutingPolicyNames = names<RoutingPolicy>({
+    {RoutingPolicy::round_robin, "round_robin"},
+    {RoutingPolicy::ewma, "ewma"},
+    {RoutingPolicy::error_rate, "error_rate"},
+});
+constexpr std::string_view to_string(RoutingPolicy p) { return kRoutingPolicyNames[p]; }
 
 struct RoutingConfig {
   RoutingPolicy policy = RoutingPolicy::round_robin;

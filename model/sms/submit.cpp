@@ -5,31 +5,6 @@
 
 namespace relaysim::sms {
 
-std::string_view to_string(SubmitClass c) {
-  switch (c) {
-    case SubmitClass::accepted: return "accepted";
-    case SubmitClass::throttled: return "throttled";
-    case SubmitClass::unavailable: return "unavailable";
-    case SubmitClass::refused: return "refused";
-    case SubmitClass::timeout: return "timeout";
-    case SubmitClass::reset: return "reset";
-  }
-  return "?";
-}
-
-std::string_view to_string(OnUnknown o) { return o == OnUnknown::resend ? "resend" : "fail"; }
-
-std::string_view to_string(Step s) {
-  switch (s) {
-    case Step::submitted: return "submitted";
-    case Step::fail_over: return "fail_over";
-    case Step::retry: return "retry";
-    case Step::unknown: return "unknown";
-    case Step::fail: return "fail";
-  }
-  return "?";
-}
-
 Decision decide(const SubmitContext& c, const RetryPolicy& retry, OnUnknown on_unknown, Rng& rng) {
   RELAYSIM_ASSERT(c.attempts >= 1, "a decision follows a submit");
   const bool attempts_left =

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "model/core/bounds.h"
+#include "model/core/names.h"
 #include "model/core/random.h"
 #include "model/resilience/backoff.h"
 #include "model/sms/types.h"
@@ -26,8 +27,16 @@ enum class SubmitClass : std::uint8_t {
   timeout,      // ambiguous: no answer within the send timeout
   reset,        // ambiguous: the connection broke after the request was sent
 };
-inline constexpr int kSubmitClassCount = 6;
-std::string_view to_string(SubmitClass c);
+inline constexpr auto kSubmitClassNames = names<SubmitClass>({
+    {SubmitClass::accepted, "accepted"},
+    {SubmitClass::throttled, "throttled"},
+    {SubmitClass::unavailable, "unavailable"},
+    {SubmitClass::refused, "refused"},
+    {SubmitClass::timeout, "timeout"},
+    {SubmitClass::reset, "reset"},
+});
+constexpr std::string_view to_string(SubmitClass c) { return kSubmitClassNames[c]; }
+inline constexpr int kSubmitClassCount = kSubmitClassNames.count;
 
 constexpr bool is_ambiguous(SubmitClass c) { return c == SubmitClass::timeout || c == SubmitClass::reset; }
 // A failure that says nothing against the message itself: another provider may take it.
@@ -35,7 +44,8 @@ constexpr bool may_fail_over(SubmitClass c) { return c == SubmitClass::throttled
 
 // What to do with a message whose outcome is ambiguous.
 enum class OnUnknown : std::uint8_t { resend, fail };
-std::string_view to_string(OnUnknown o);
+inline constexpr auto kOnUnknownNames = names<OnUnknown>({{OnUnknown::resend, "resend"}, {OnUnknown::fail, "fail"}});
+constexpr std::string_view to_string(OnUnknown o) { return kOnUnknownNames[o]; }
 
 // A business's retry policy. `max_attempts` counts every submit of a message; `alert_after`
 // raises one alert when a message's attempts reach it (0: never). `cross_process`: a retry is
@@ -59,7 +69,14 @@ enum class Step : std::uint8_t {
   unknown,    // ambiguous: decided again at `due`, on the same provider
   fail,       // final: failed with `reason`
 };
-std::string_view to_string(Step s);
+inline constexpr auto kStepNames = names<Step>({
+    {Step::submitted, "submitted"},
+    {Step::fail_over, "fail_over"},
+    {Step::retry, "retry"},
+    {Step::unknown, "unknown"},
+    {Step::fail, "fail"},
+});
+constexpr std::string_view to_string(Step s) { return kStepNames[s]; }
 
 struct Decision {
   Step step = Step::fail;

@@ -7,28 +7,6 @@
 
 namespace relaysim::sms {
 
-std::string_view to_string(AsyncRule r) {
-  switch (r) {
-    case AsyncRule::none: return "none";
-    case AsyncRule::latency_consecutive: return "latency_consecutive";
-    case AsyncRule::latency_window: return "latency_window";
-    case AsyncRule::growth: return "growth";
-    case AsyncRule::error_rate: return "error_rate";
-    case AsyncRule::timer: return "timer";
-    case AsyncRule::probes: return "probes";
-  }
-  return "?";
-}
-
-std::string_view to_string(SendPath p) {
-  switch (p) {
-    case SendPath::sync: return "sync";
-    case SendPath::async: return "async";
-    case SendPath::probe: return "probe";
-  }
-  return "?";
-}
-
 SyncAsyncController::SyncAsyncController(const SyncAsyncConfig& config)
     : config_(config), errors_(config.error_rate.window) {
   RELAYSIM_ASSERT(config.probe_every >= 1 && config.latency.window > Duration::zero(), "a valid configuration");

@@ -22,13 +22,23 @@
 #include <string_view>
 
 #include "model/core/bounds.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/resilience/window_counter.h"
 
 namespace relaysim::sms {
 
 enum class AsyncRule : std::uint8_t { none, latency_consecutive, latency_window, growth, error_rate, timer, probes };
-std::string_view to_string(AsyncRule r);
+inline constexpr auto kAsyncRuleNames = names<AsyncRule>({
+    {AsyncRule::none, "none"},
+    {AsyncRule::latency_consecutive, "latency_consecutive"},
+    {AsyncRule::latency_window, "latency_window"},
+    {AsyncRule::growth, "growth"},
+    {AsyncRule::error_rate, "error_rate"},
+    {AsyncRule::timer, "timer"},
+    {AsyncRule::probes, "probes"},
+});
+constexpr std::string_view to_string(AsyncRule r) { return kAsyncRuleNames[r]; }
 
 struct SyncAsyncConfig {
   bool enabled = false;
@@ -60,7 +70,12 @@ struct SyncAsyncConfig {
 };
 
 enum class SendPath : std::uint8_t { sync, async, probe };
-std::string_view to_string(SendPath p);
+inline constexpr auto kSendPathNames = names<SendPath>({
+    {SendPath::sync, "sync"},
+    {SendPath::async, "async"},
+    {SendPath::probe, "probe"},
+});
+constexpr std::string_view to_string(SendPath p) { return kSendPathNames[p]; }
 
 // A change of mode: entered (by `rule`) or left (by timer or probes).
 struct ModeChange {

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "model/core/lifecycle.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/sms/auth.h"
 
@@ -46,11 +47,22 @@ enum class Status : std::uint8_t {
   failed,       // it never went out for certain (see Reason)
   suppressed,   // a marketing message not sent by rule (opt-out, quiet hours, frequency cap)
 };
-inline constexpr int kStatusCount = 9;
+inline constexpr auto kStatusNames = names<Status>({
+    {Status::pending, "pending"},
+    {Status::in_flight, "in_flight"},
+    {Status::unknown, "unknown"},
+    {Status::submitted, "submitted"},
+    {Status::delivered, "delivered"},
+    {Status::undelivered, "undelivered"},
+    {Status::unconfirmed, "unconfirmed"},
+    {Status::failed, "failed"},
+    {Status::suppressed, "suppressed"},
+});
+constexpr std::string_view to_string(Status s) { return kStatusNames[s]; }
+inline constexpr int kStatusCount = kStatusNames.count;
 inline constexpr Status kFirstFinal = Status::delivered;
 
 constexpr bool is_final(Status s) { return s >= kFirstFinal; }
-std::string_view to_string(Status s);
 
 // The life of a message (model/core/lifecycle.h): the gateway makes only these moves, and the
 // oracle holds every run to them (S-lifecycle). A final state is never left.
@@ -91,17 +103,41 @@ enum class Reason : std::uint8_t {
   quiet_hours,    // suppressed: deferred by quiet hours past its validity
   frequency_cap,  // suppressed: the recipient had as many marketing messages as the cap allows
 };
-inline constexpr int kReasonCount = 10;
-std::string_view to_string(Reason r);
+inline constexpr auto kReasonNames = names<Reason>({
+    {Reason::none, "none"},
+    {Reason::receipt, "receipt"},
+    {Reason::no_receipt, "no_receipt"},
+    {Reason::refused, "refused"},
+    {Reason::exhausted, "exhausted"},
+    {Reason::expired, "expired"},
+    {Reason::ambiguous, "ambiguous"},
+    {Reason::opted_out, "opted_out"},
+    {Reason::quiet_hours, "quiet_hours"},
+    {Reason::frequency_cap, "frequency_cap"},
+});
+constexpr std::string_view to_string(Reason r) { return kReasonNames[r]; }
+inline constexpr int kReasonCount = kReasonNames.count;
 
 enum class Kind : std::uint8_t { single, bulk, scheduled, marketing, resend };
-inline constexpr int kKindCount = 5;
-std::string_view to_string(Kind k);
+inline constexpr auto kKindNames = names<Kind>({
+    {Kind::single, "single"},
+    {Kind::bulk, "bulk"},
+    {Kind::scheduled, "scheduled"},
+    {Kind::marketing, "marketing"},
+    {Kind::resend, "resend"},
+});
+constexpr std::string_view to_string(Kind k) { return kKindNames[k]; }
+inline constexpr int kKindCount = kKindNames.count;
 
 // How a request is answered, from its message's status (the answer a repeated request gets too):
 // sent → success, failed → failure, in progress → pending.
 enum class Answer : std::uint8_t { pending, success, failure };
-std::string_view to_string(Answer a);
+inline constexpr auto kAnswerNames = names<Answer>({
+    {Answer::pending, "pending"},
+    {Answer::success, "success"},
+    {Answer::failure, "failure"},
+});
+constexpr std::string_view to_string(Answer a) { return kAnswerNames[a]; }
 constexpr Answer answer_for(Status s) {
   switch (s) {
     case Status::pending:
@@ -168,7 +204,13 @@ struct StatusChange {
 
 // What the back office keeps of a business for the accept transaction.
 enum class GrantState : std::uint8_t { applied, approved, rejected, revoked };
-std::string_view to_string(GrantState g);
+inline constexpr auto kGrantStateNames = names<GrantState>({
+    {GrantState::applied, "applied"},
+    {GrantState::approved, "approved"},
+    {GrantState::rejected, "rejected"},
+    {GrantState::revoked, "revoked"},
+});
+constexpr std::string_view to_string(GrantState g) { return kGrantStateNames[g]; }
 
 struct BusinessRow {
   BusinessId id = 0;

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/core/names.h"
+
 namespace relaysim {
 
 // Why a store call failed.
@@ -16,7 +18,13 @@ enum class StoreFailure : std::uint8_t {
   io,     // an I/O error, or the process dying in the middle of a write
   other,  // anything else (corruption, misuse): not worth retrying
 };
-std::string_view to_string(StoreFailure f);
+inline constexpr auto kStoreFailureNames = names<StoreFailure>({
+    {StoreFailure::busy, "busy"},
+    {StoreFailure::full, "full"},
+    {StoreFailure::io, "io"},
+    {StoreFailure::other, "other"},
+});
+constexpr std::string_view to_string(StoreFailure f) { return kStoreFailureNames[f]; }
 
 class StoreError : public std::runtime_error {
  public:

@@ -2,15 +2,6 @@
 
 namespace relaysim::webhook {
 
-std::string_view to_string(Verdict v) {
-  switch (v) {
-    case Verdict::delivered: return "delivered";
-    case Verdict::retry: return "retry";
-    case Verdict::terminal: return "terminal";
-  }
-  return "?";
-}
-
 static Classification with_reason(Verdict v, const HttpResult& r) {
   switch (v) {
     case Verdict::delivered: return {v, Reason::ok};

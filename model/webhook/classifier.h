@@ -16,12 +16,18 @@
 #include <string_view>
 
 #include "model/core/http.h"
+#include "model/core/names.h"
 #include "model/webhook/types.h"
 
 namespace relaysim::webhook {
 
 enum class Verdict : std::uint8_t { delivered, retry, terminal };
-std::string_view to_string(Verdict v);
+inline constexpr auto kVerdictNames = names<Verdict>({
+    {Verdict::delivered, "delivered"},
+    {Verdict::retry, "retry"},
+    {Verdict::terminal, "terminal"},
+});
+constexpr std::string_view to_string(Verdict v) { return kVerdictNames[v]; }
 
 struct ClassificationTable {
   std::array<Verdict, 6> by_class{Verdict::retry, Verdict::retry, Verdict::delivered,

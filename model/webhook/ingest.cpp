@@ -4,17 +4,6 @@
 
 namespace relaysim::webhook {
 
-std::string_view to_string(IngestStatus s) {
-  switch (s) {
-    case IngestStatus::created: return "created";
-    case IngestStatus::duplicate: return "duplicate";
-    case IngestStatus::conflict: return "conflict";
-    case IngestStatus::invalid: return "invalid";
-    case IngestStatus::unavailable: return "unavailable";
-  }
-  return "?";
-}
-
 Ingest::Ingest(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Events& events,
                OnNewWork on_new_work)
     : pod_(pod), config_(config), store_(store), clock_(clock), events_(events),

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/ports.h"
 #include "model/webhook/config.h"
 #include "model/webhook/events.h"
@@ -17,7 +18,14 @@ namespace relaysim::webhook {
 
 // unavailable: the store failed; nothing was stored and the client should try again (HTTP 503).
 enum class IngestStatus : std::uint8_t { created, duplicate, conflict, invalid, unavailable };
-std::string_view to_string(IngestStatus s);
+inline constexpr auto kIngestStatusNames = names<IngestStatus>({
+    {IngestStatus::created, "created"},
+    {IngestStatus::duplicate, "duplicate"},
+    {IngestStatus::conflict, "conflict"},
+    {IngestStatus::invalid, "invalid"},
+    {IngestStatus::unavailable, "unavailable"},
+});
+constexpr std::string_view to_string(IngestStatus s) { return kIngestStatusNames[s]; }
 
 struct IngestResult {
   IngestStatus status = IngestStatus::invalid;

@@ -7,36 +7,6 @@
 
 namespace relaysim::webhook {
 
-std::string_view to_string(StoreOp op) {
-  switch (op) {
-    case StoreOp::create: return "create";
-    case StoreOp::claim: return "claim";
-    case StoreOp::complete: return "complete";
-    case StoreOp::next_due: return "next_due";
-    case StoreOp::replay: return "replay";
-  }
-  return "?";
-}
-
-std::string_view to_string(CreateOutcome o) {
-  switch (o) {
-    case CreateOutcome::created: return "created";
-    case CreateOutcome::duplicate: return "duplicate";
-    case CreateOutcome::conflict: return "conflict";
-  }
-  return "?";
-}
-
-std::string_view to_string(ReplayOutcome o) {
-  switch (o) {
-    case ReplayOutcome::replayed: return "replayed";
-    case ReplayOutcome::not_found: return "not_found";
-    case ReplayOutcome::not_terminal: return "not_terminal";
-    case ReplayOutcome::unavailable: return "unavailable";
-  }
-  return "?";
-}
-
 std::uint64_t MemoryStore::key_hash(std::string_view cxid, std::string_view request_id) {
   if (planted(mutant::key_ignores_cxid)) return mix64(hash_bytes(request_id));
   return mix64(hash_bytes(cxid) * 31 + hash_bytes(request_id));

@@ -6,11 +6,15 @@
 #include <string_view>
 
 #include "model/core/function.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 
 namespace relaysim::webhook {
 
 enum class LookupStatus : std::uint8_t { found, not_found, error };
+inline constexpr auto kLookupStatusNames =
+    names<LookupStatus>({{LookupStatus::found, "found"}, {LookupStatus::not_found, "not_found"}, {LookupStatus::error, "error"}});
+constexpr std::string_view to_string(LookupStatus s) { return kLookupStatusNames[s]; }
 
 struct LookupResult {
   LookupStatus status = LookupStatus::error;

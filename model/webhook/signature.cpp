@@ -69,17 +69,6 @@ std::string sign(const SigningKey& key, std::string_view id, std::int64_t timest
   return std::string(kVersion) + mac(key.bytes(), id, std::to_string(timestamp_s), body);
 }
 
-std::string_view to_string(SignatureFault f) {
-  switch (f) {
-    case SignatureFault::none: return "none";
-    case SignatureFault::malformed_timestamp: return "malformed_timestamp";
-    case SignatureFault::too_old: return "too_old";
-    case SignatureFault::too_new: return "too_new";
-    case SignatureFault::no_match: return "no_match";
-  }
-  return "?";
-}
-
 SignatureFault verify(const SigningKey& key, std::string_view id, std::string_view timestamp, std::string_view signature_header,
                       std::string_view body, std::int64_t now_s, std::int64_t tolerance_s) {
   std::int64_t at = 0;

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <utility>
 
+#include "model/core/names.h"
+
 namespace relaysim::webhook {
 
 inline constexpr std::string_view kWebhookTimestampHeader = "webhook-timestamp";
@@ -50,7 +52,14 @@ enum class SignatureFault : std::uint8_t {
   too_new,              // further in the future than the tolerance
   no_match,             // no v1 signature of the header matches
 };
-std::string_view to_string(SignatureFault f);
+inline constexpr auto kSignatureFaultNames = names<SignatureFault>({
+    {SignatureFault::none, "none"},
+    {SignatureFault::malformed_timestamp, "malformed_timestamp"},
+    {SignatureFault::too_old, "too_old"},
+    {SignatureFault::too_new, "too_new"},
+    {SignatureFault::no_match, "no_match"},
+});
+constexpr std::string_view to_string(SignatureFault f) { return kSignatureFaultNames[f]; }
 
 // Checks a received delivery: its headers' values, its body, the receiver's clock (Unix seconds)
 // and how far from it a timestamp may be.

@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/store/store_error.h"
 #include "model/webhook/types.h"
@@ -44,7 +45,12 @@ struct NewRequest {
 };
 
 enum class CreateOutcome : std::uint8_t { created, duplicate, conflict };
-std::string_view to_string(CreateOutcome o);
+inline constexpr auto kCreateOutcomeNames = names<CreateOutcome>({
+    {CreateOutcome::created, "created"},
+    {CreateOutcome::duplicate, "duplicate"},
+    {CreateOutcome::conflict, "conflict"},
+});
+constexpr std::string_view to_string(CreateOutcome o) { return kCreateOutcomeNames[o]; }
 
 struct CreateResult {
   CreateOutcome outcome = CreateOutcome::created;
@@ -52,11 +58,24 @@ struct CreateResult {
 };
 
 enum class ReplayOutcome : std::uint8_t { replayed, not_found, not_terminal, unavailable };
-std::string_view to_string(ReplayOutcome o);
+inline constexpr auto kReplayOutcomeNames = names<ReplayOutcome>({
+    {ReplayOutcome::replayed, "replayed"},
+    {ReplayOutcome::not_found, "not_found"},
+    {ReplayOutcome::not_terminal, "not_terminal"},
+    {ReplayOutcome::unavailable, "unavailable"},
+});
+constexpr std::string_view to_string(ReplayOutcome o) { return kReplayOutcomeNames[o]; }
 
 // The store's calls, to say which one failed.
 enum class StoreOp : std::uint8_t { create, claim, complete, next_due, replay };
-std::string_view to_string(StoreOp op);
+inline constexpr auto kStoreOpNames = names<StoreOp>({
+    {StoreOp::create, "create"},
+    {StoreOp::claim, "claim"},
+    {StoreOp::complete, "complete"},
+    {StoreOp::next_due, "next_due"},
+    {StoreOp::replay, "replay"},
+});
+constexpr std::string_view to_string(StoreOp op) { return kStoreOpNames[op]; }
 
 struct StoreCounts {
   std::array<std::uint64_t, kStatusCount> by_status{};

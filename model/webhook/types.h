@@ -12,6 +12,7 @@
 
 #include "model/core/http.h"
 #include "model/core/lifecycle.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 
 namespace relaysim::webhook {
@@ -21,7 +22,6 @@ using ClaimToken = std::uint64_t;
 using PodId = std::uint32_t;
 
 enum class Status : std::uint8_t { pending, blocked, in_flight, delivered, failed, dead_lettered };
-inline constexpr int kStatusCount = 6;
 
 enum class Reason : std::uint8_t {
   none,         // not terminal
@@ -34,11 +34,31 @@ enum class Reason : std::uint8_t {
   forbidden_address,  // failed: the URL points at an address the platform may not call
   bad_url,      // failed: the URL cannot be called at all (credentials, another scheme, a control character)
 };
-inline constexpr int kReasonCount = 9;
 
 constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
-std::string_view to_string(Status s);
-std::string_view to_string(Reason r);
+inline constexpr auto kStatusNames = names<Status>({
+    {Status::pending, "pending"},
+    {Status::blocked, "blocked_on_dependency"},
+    {Status::in_flight, "in_flight"},
+    {Status::delivered, "delivered"},
+    {Status::failed, "failed"},
+    {Status::dead_lettered, "dead_lettered"},
+});
+constexpr std::string_view to_string(Status s) { return kStatusNames[s]; }
+inline constexpr int kStatusCount = kStatusNames.count;
+inline constexpr auto kReasonNames = names<Reason>({
+    {Reason::none, "none"},
+    {Reason::ok, "ok"},
+    {Reason::client_error, "client_error"},
+    {Reason::gone, "gone"},
+    {Reason::rejected, "rejected"},
+    {Reason::no_url, "no_url"},
+    {Reason::deadline, "deadline"},
+    {Reason::forbidden_address, "forbidden_address"},
+    {Reason::bad_url, "bad_url"},
+});
+constexpr std::string_view to_string(Reason r) { return kReasonNames[r]; }
+inline constexpr int kReasonCount = kReasonNames.count;
 
 // The life of a request (model/core/lifecycle.h): the stores make only these moves, and the
 // oracle holds every run to them (W-lifecycle).

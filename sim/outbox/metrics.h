@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/outbox/events.h"
+#include "model/outbox/node.h"
 #include "sim/outbox/invariants.h"
 #include "sim/outbox/oracle.h"
 #include "sim/outbox/truth.h"
@@ -86,7 +87,7 @@ class Metrics final : public SinkFor<model::OperationDone>,
   void restart(Time at);
 
   std::uint64_t operations = 0;
-  std::array<std::uint64_t, 4> operation_outcomes{};  // OperationOutcome, then: no pod up
+  std::array<std::uint64_t, model::kOperationOutcomeNames.count + 1> operation_outcomes{};  // OperationOutcome, then: no pod up
   std::uint64_t committed = 0;  // messages
   std::array<std::array<std::uint64_t, model::kReasonCount>, model::kStatusCount> final{};
   std::uint64_t finals = 0;
@@ -94,14 +95,14 @@ class Metrics final : public SinkFor<model::OperationDone>,
   std::uint64_t retries = 0;  // finished back to pending
   Time last_final_at{};
   LatencyHistogram latency;  // commit to handled
-  std::array<std::uint64_t, 3> publishes{};  // Produced
+  std::array<std::uint64_t, model::kProducedNames.count> publishes{};
   std::uint64_t records = 0;
   std::uint64_t refused_records = 0;
   std::uint64_t deliveries = 0;
   std::uint64_t redeliveries = 0;
   std::uint64_t polls = 0;
   std::uint64_t evicted_polls = 0;
-  std::array<std::uint64_t, 3> relocks{};  // Relock
+  std::array<std::uint64_t, model::kRelockNames.count> relocks{};
   std::array<std::uint64_t, model::kHandledCount> handlings{};
   std::uint64_t effects = 0;
   std::uint64_t inbox_dedups = 0;
@@ -205,9 +206,7 @@ inline constexpr Metric kOwnMetrics[] = {
 };
 // Then `violations` and one row per invariant, derived from its table (sim/report/violation_metrics.h).
 inline constexpr auto kMetrics = with_violation_metrics<kOwnMetrics, kInvariants>();
-inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
-inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetrics>(); }
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }
 
 // The pipeline as `relaysim report` draws it.

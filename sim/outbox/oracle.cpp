@@ -9,16 +9,6 @@ namespace relaysim::sim::outbox {
 
 using namespace relaysim::outbox;
 
-std::string_view to_string(DuplicateCause c) {
-  switch (c) {
-    case DuplicateCause::ambiguous: return "ambiguous";
-    case DuplicateCause::unmarked: return "unmarked";
-    case DuplicateCause::new_leader: return "new_leader";
-    case DuplicateCause::unexplained: return "unexplained";
-  }
-  return "?";
-}
-
 namespace {
 
 Duration total(const std::vector<Outage>& outages, Time end) {

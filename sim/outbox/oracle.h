@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/outbox/events.h"
 #include "model/outbox/store.h"
 #include "sim/oracle/ledger.h"
@@ -33,8 +34,14 @@ enum class DuplicateCause : std::uint8_t {
   new_leader,   // another leader (another fencing token) published it again
   unexplained,  // none of these: an O-log violation
 };
-inline constexpr int kDuplicateCauseCount = 4;
-std::string_view to_string(DuplicateCause c);
+inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
+    {DuplicateCause::ambiguous, "ambiguous"},
+    {DuplicateCause::unmarked, "unmarked"},
+    {DuplicateCause::new_leader, "new_leader"},
+    {DuplicateCause::unexplained, "unexplained"},
+});
+constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
+inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 
 class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
                      public SinkFor<relaysim::outbox::LeadershipChanged>,

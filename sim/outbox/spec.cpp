@@ -39,8 +39,7 @@ const Schema<RelayConfig>& platform_schema() {
           "how often a leader scans its shard for due pending messages (at once again after a full scan)");
     s.key("batch", &RelayConfig::batch, integer_codec(RelayConfig::kBatch), "messages per scan (and per rescue)");
     s.key("order", &RelayConfig::order,
-          choice_codec<model::PublishOrder>({{"publish_then_mark", model::PublishOrder::publish_then_mark},
-                                             {"mark_then_publish", model::PublishOrder::mark_then_publish}}),
+          choice_codec(model::kPublishOrderNames),
           "`publish_then_mark` (the seed's: a leader dying between the two leaves duplicate records) or "
           "`mark_then_publish` (it leaves messages processing until the rescuer returns them)");
     s.key("publish_timeout", &RelayConfig::publish_timeout, duration_codec(RelayConfig::kPublishTimeout), "one produce's timeout");
@@ -58,7 +57,7 @@ const Schema<RelayConfig>& platform_schema() {
     s.key("relock_wait", &RelayConfig::relock_wait, duration_codec(RelayConfig::kRelockWait),
           "how long a consumer waits for a message its leader has published and not yet marked");
     s.key("ordering", &RelayConfig::ordering,
-          choice_codec<model::Ordering>({{"none", model::Ordering::none}, {"per_key", model::Ordering::per_key}}),
+          choice_codec(model::kOrderingNames),
           "`per_key`: an entity's messages are handled one at a time, in the order written (a failing one holds "
           "its entity's later ones); `none`: no promise");
     s.key("types", &RelayConfig::types, list_codec(map_codec(type_schema()), "list, below"),
@@ -97,7 +96,7 @@ const Schema<ShardFault>& shard_fault_schema() {
     s.key("shard", &ShardFault::shard, integer_codec<std::uint32_t>(0, 255), "which shard", opt::required());
     s.include(&ShardFault::window, window_schema());
     s.key("store", &ShardFault::failure,
-          choice_codec<StoreFailure>({{"busy", StoreFailure::busy}, {"full", StoreFailure::full}, {"io", StoreFailure::io}}),
+          choice_codec(kStoreFailureNames, {StoreFailure::busy, StoreFailure::full, StoreFailure::io}),
           "how it fails: `busy` and `io` fail every call, `full` every write (reads still work)");
     return s;
   }();

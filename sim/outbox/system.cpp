@@ -233,24 +233,28 @@ constexpr double kBytesPerMessage = 300;
 constexpr double kBytesPerConsumerPartition = 2200;
 constexpr double kBytesPerSqliteRow = 250;
 
-class OutboxSystem final : public SystemOf<OutboxSpec, &spec_schema, Simulation> {
- public:
-  std::string_view name() const override { return "outbox"; }
-  std::string_view title() const override {
-    return "a transactional-outbox relay: fenced shard leaders publish to a partitioned log, consumers re-lock, "
+// What the outbox relay is (sim/system_of.h).
+struct Manifest {
+  using Spec = OutboxSpec;
+  using Simulation = outbox::Simulation;
+  static constexpr std::string_view kName = "outbox";
+  static constexpr std::string_view kTitle =
+      "a transactional-outbox relay: fenced shard leaders publish to a partitioned log, consumers re-lock, "
            "handle and finish, an inbox applies each effect once";
-  }
-
-  std::span<const MetricInfo> metrics() const override { return metric_infos(); }
-  std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
-  std::span<const Flow> pipeline() const override { return kPipeline; }
-  std::vector<LifecycleDiagram> lifecycles() const override {
+  static constexpr std::string_view kGroupDimension = outbox::kGroupDimension;
+  static const Schema<Spec>& schema() { return spec_schema(); }
+  static constexpr const auto& kMetrics = outbox::kMetrics;
+  static constexpr const auto& kSeries = outbox::kSeries;
+  static constexpr const auto& kPipeline = outbox::kPipeline;
+  static constexpr const auto& kInvariants = outbox::kInvariants;
+  static constexpr const auto& kMutants = outbox::kMutants;
+  static std::vector<LifecycleDiagram> lifecycles() {
     return {diagram_of("outbox-message", "An outbox message", relaysim::outbox::kMessageLifecycle, [](auto s) { return to_string(s); })};
   }
-  std::span<const InvariantInfo> invariants() const override { return kInvariants; }
-  std::span<const Mutant* const> mutants() const override { return kMutants; }
+};
 
-  std::string_view group_dimension() const override { return kGroupDimension; }
+class OutboxSystem final : public SystemOf<Manifest> {
+ public:
   std::vector<std::string> groups(const Scenario& s) const override { return shard_names(spec_of(s).platform.shards); }
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const OutboxSpec& spec = spec_of(s);

@@ -9,16 +9,6 @@
 
 namespace relaysim::sim {
 
-std::string_view to_string(Unit u) {
-  switch (u) {
-    case Unit::count: return "count";
-    case Unit::ratio: return "ratio";
-    case Unit::seconds: return "seconds";
-    case Unit::number: return "number";
-  }
-  return "?";
-}
-
 bool is_family(std::string_view name) { return name.find("{q}") != std::string_view::npos; }
 
 std::optional<MetricRef> find_metric(std::span<const MetricInfo> table, std::string_view name) {

@@ -15,6 +15,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/core/names.h"
+
 namespace relaysim::sim {
 
 enum class Unit : std::uint8_t {
@@ -23,7 +25,13 @@ enum class Unit : std::uint8_t {
   seconds,  // a span of virtual time
   number,   // any other number (a mean)
 };
-std::string_view to_string(Unit u);
+inline constexpr auto kUnitNames = names<Unit>({
+    {Unit::count, "count"},
+    {Unit::ratio, "ratio"},
+    {Unit::seconds, "seconds"},
+    {Unit::number, "number"},
+});
+constexpr std::string_view to_string(Unit u) { return kUnitNames[u]; }
 
 struct MetricInfo {
   // The name `expect:` uses. A family of metrics has "{q}" in its name, standing for a

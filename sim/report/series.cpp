@@ -32,17 +32,6 @@ void put_time(std::ostream& out, Time t) {
 
 }  // namespace
 
-std::string_view to_string(Panel p) {
-  switch (p) {
-    case Panel::flow: return "flow";
-    case Panel::backlog: return "backlog";
-    case Panel::latency: return "latency";
-    case Panel::calls: return "calls";
-    case Panel::health: return "health";
-  }
-  return "?";
-}
-
 void scenario_timeline(const Scenario& s, Time end, std::vector<TimelineEvent>& out) {
   for (const CrashFault& c : s.crashes) {
     if (c.at >= end) continue;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "sim/report/metric.h"
 
@@ -35,7 +36,14 @@ enum class Panel : std::uint8_t {
   calls,    // calls to dependencies, retries
   health,   // utilisation, breakers, pods, faults
 };
-std::string_view to_string(Panel p);
+inline constexpr auto kPanelNames = names<Panel>({
+    {Panel::flow, "flow"},
+    {Panel::backlog, "backlog"},
+    {Panel::latency, "latency"},
+    {Panel::calls, "calls"},
+    {Panel::health, "health"},
+});
+constexpr std::string_view to_string(Panel p) { return kPanelNames[p]; }
 
 struct SeriesColumn {
   std::string_view name;

@@ -7,18 +7,6 @@
 
 namespace relaysim::sim {
 
-std::string_view to_string(CompareOp op) {
-  switch (op) {
-    case CompareOp::lt: return "<";
-    case CompareOp::le: return "<=";
-    case CompareOp::gt: return ">";
-    case CompareOp::ge: return ">=";
-    case CompareOp::eq: return "==";
-    case CompareOp::ne: return "!=";
-  }
-  return "?";
-}
-
 std::optional<std::string> parse_comparison(std::string_view s, Unit unit, CompareOp& op, double& value) {
   s = trim_blanks(s);
   const std::string whole(s);

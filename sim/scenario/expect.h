@@ -14,7 +14,6 @@ namespace relaysim::sim {
 // Parses "< 0.1%", ">= 3", "0", "== 12.5", "< 30s" for a metric of `unit` into op and value (in
 // the unit: a ratio as 0..1, a time in seconds). Returns why it is refused, or nothing.
 std::optional<std::string> parse_comparison(std::string_view text, Unit unit, CompareOp& op, double& value);
-std::string_view to_string(CompareOp op);
 
 bool holds(const Expectation& e, double actual);
 

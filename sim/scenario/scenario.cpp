@@ -2,8 +2,6 @@
 
 namespace relaysim::sim {
 
-std::string_view to_string(StoreKind k) { return k == StoreKind::sqlite ? "sqlite" : "memory"; }
-
 Scenario& Scenario::operator=(const Scenario& o) {
   if (this == &o) return *this;
   file = o.file;

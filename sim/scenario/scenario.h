@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/store/store_error.h"
 
@@ -28,7 +29,11 @@ struct Window {
 };
 
 enum class StoreKind : std::uint8_t { memory, sqlite };
-std::string_view to_string(StoreKind k);
+inline constexpr auto kStoreKindNames = names<StoreKind>({
+    {StoreKind::memory, "memory"},
+    {StoreKind::sqlite, "sqlite"},
+});
+constexpr std::string_view to_string(StoreKind k) { return kStoreKindNames[k]; }
 
 // A pod crash: at `at`, process `pod` (0-based) loses everything in memory; it starts again after
 // `restart_after` (kForever: never). With `during_write`, it dies instead in the middle of its
@@ -60,6 +65,15 @@ struct StoreFault {
 };
 
 enum class CompareOp : std::uint8_t { lt, le, gt, ge, eq, ne };
+inline constexpr auto kCompareOpNames = names<CompareOp>({
+    {CompareOp::lt, "<"},
+    {CompareOp::le, "<="},
+    {CompareOp::gt, ">"},
+    {CompareOp::ge, ">="},
+    {CompareOp::eq, "=="},
+    {CompareOp::ne, "!="},
+});
+constexpr std::string_view to_string(CompareOp op) { return kCompareOpNames[op]; }
 
 // One line of `expect:`: a comparison on one of the system's metrics (sim/report/metric.h).
 struct Expectation {

@@ -14,11 +14,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "model/core/bounds.h"
+#include "model/core/names.h"
 #include "sim/scenario/yaml_reader.h"
 
 namespace relaysim::sim {
@@ -296,6 +298,19 @@ Codec<E> choice_codec(std::vector<std::pair<std::string, E>> options) {
             e << "?";
           },
           {}};
+}
+
+// The choice of E's enumerators by their names (model/core/names.h): all of them, or only
+// `only`, in the order given.
+template <class E, std::size_t N>
+Codec<E> choice_codec(const Names<E, N>& names, std::initializer_list<E> only = {}) {
+  std::vector<std::pair<std::string, E>> options;
+  if (only.size() == 0) {
+    for (int i = 0; i < names.count; ++i) options.emplace_back(names[static_cast<E>(i)], static_cast<E>(i));
+  } else {
+    for (const E e : only) options.emplace_back(names[e], e);
+  }
+  return choice_codec(std::move(options));
 }
 
 // A nested mapping read with its own schema.

@@ -101,19 +101,19 @@ class Metrics final : public SinkFor<model::Answered>,
   std::uint64_t client_timeouts = 0;
   std::array<std::uint64_t, model::kAuthFaultCount> auth{};      // answers by fault
   std::array<std::uint64_t, model::kAcceptOutcomeCount> outcomes{};  // answers by accept outcome (no fault)
-  std::array<std::uint64_t, 3> repeat_answers{};  // duplicates by the first request's outcome (Answer)
+  std::array<std::uint64_t, model::kAnswerNames.count> repeat_answers{};  // duplicates by the first request's outcome
   std::uint64_t unavailable = 0;  // answers: the store failed
   std::uint64_t accepted = 0;     // messages
   std::array<std::uint64_t, model::kKindCount> accepted_by_kind{};
   std::array<std::uint64_t, model::kStatusCount> claims_by_prior{};
-  std::array<std::uint64_t, 3> sends_by_path{};                          // SendPath
+  std::array<std::uint64_t, model::kSendPathNames.count> sends_by_path{};
   std::array<std::uint64_t, model::kSubmitClassCount> submits_by_class{};
   std::uint64_t failovers = 0;
   std::uint64_t retry_alerts = 0;
   std::array<std::array<std::uint64_t, model::kReasonCount>, model::kStatusCount> final{};
   std::uint64_t finals = 0;
   Time last_final_at{};
-  std::array<std::array<std::uint64_t, 2>, 4> limits{};  // LimitVia × admitted
+  std::array<std::array<std::uint64_t, 2>, kLimitViaNames.count> limits{};  // LimitVia × admitted
   std::uint64_t receipts = 0;
   std::uint64_t receipts_late = 0;  // for a message already final
   std::uint64_t store_failures = 0;
@@ -121,7 +121,7 @@ class Metrics final : public SinkFor<model::Answered>,
   std::uint64_t crashes = 0;
   std::uint64_t async_entered = 0;
   std::uint64_t async_left = 0;
-  std::array<std::uint64_t, 7> async_by_rule{};  // AsyncRule, entries and exits
+  std::array<std::uint64_t, model::kAsyncRuleNames.count> async_by_rule{};  // entries and exits
   std::vector<AsyncPeriod> periods;
   std::uint64_t periods_dropped = 0;
   LatencyHistogram submit_latency;  // due (accept, or send_at if later) to a provider's certain accept
@@ -259,10 +259,7 @@ inline constexpr Metric kOwnMetrics[] = {
 };
 // Then `violations` and one row per invariant, derived from its table (sim/report/violation_metrics.h).
 inline constexpr auto kMetrics = with_violation_metrics<kOwnMetrics, kInvariants>();
-inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
-// The table as the generic spine sees it.
-inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetrics>(); }
 
 // A metric's index by name, checked when the program is compiled: metric("delivered_rate").
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }

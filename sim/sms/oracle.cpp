@@ -29,16 +29,6 @@ void key_text(std::string& out, BusinessId b, std::string_view type, std::string
 
 }  // namespace
 
-std::string_view to_string(DuplicateCause c) {
-  switch (c) {
-    case DuplicateCause::answer_lost: return "answer_lost";
-    case DuplicateCause::rescued: return "rescued";
-    case DuplicateCause::store_failure: return "store_failure";
-    case DuplicateCause::unexplained: return "unexplained";
-  }
-  return "?";
-}
-
 Oracle::Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger)
     : spec_(spec), ledger_(ledger), directory_(spec.directory, seed) {}
 
@@ -62,60 +52,76 @@ const BusinessSpec* Oracle::business(BusinessId id) const {
 }
 
 void Oracle::on(const Accepted& e) {
-  const AcceptRequest& req = e.request;
   const AcceptResult& r = e.result;
-  if (spec_.platform.sync_to_async.enabled) {
-    PodMode& pm = mode(e.pod);
-    check_async_late(pm, e.pod, req.now);
-    if (pm.async) {
-      ++pm.sends;
-      if (e.path == SendPath::sync) {
-        violate(Invariant::async, req.now, r.first, "sent synchronously by pod " + std::to_string(e.pod) + " in async mode");
-      } else if (e.path == SendPath::probe && ++pm.probes > pm.sends / spec_.platform.sync_to_async.probe_every + 1) {
-        violate(Invariant::async, req.now, r.first,
-                "pod " + std::to_string(e.pod) + " sent " + std::to_string(pm.probes) + " probes in " +
-                    std::to_string(pm.sends) + " sends, more than one in " +
-                    std::to_string(spec_.platform.sync_to_async.probe_every));
-      }
-    } else if (e.path == SendPath::probe) {
-      violate(Invariant::async, req.now, r.first, "a probe by pod " + std::to_string(e.pod) + " in sync mode");
-    }
-  }
+  if (spec_.platform.sync_to_async.enabled) check_send_path(e);
   if (r.outcome == AcceptOutcome::duplicate) {
-    const NewMessage& m = req.messages[0];
-    key_text(scratch_, req.business, m.biz_type, m.biz_id);
-    const MessageId known = find_key(scratch_);
-    if (known == 0) {
-      violate(Invariant::dedup, req.now, r.first, "a request was answered as a repeat of a key never accepted");
-    } else if (known != r.first) {
-      violate(Invariant::dedup, req.now, r.first,
-              "a repeated request was answered with message " + std::to_string(r.first) + ", not the first one (" +
-                  std::to_string(known) + ")");
-    } else if (const Message* first = find(r.first); first != nullptr) {
-      // Its outcome so far: the final state the oracle saw, or none yet.
-      const bool ended = first->final_status != kOpen;
-      if (ended != is_final(r.status) || (ended && static_cast<Status>(first->final_status) != r.status)) {
-        violate(Invariant::dedup, req.now, r.first,
-                "a repeated request was told its message is " + std::string(to_string(r.status)) + ", but it is " +
-                    (ended ? std::string(to_string(static_cast<Status>(first->final_status))) : std::string("not final")));
-      }
-    }
+    check_repeat(e.request, r);
     return;
   }
-  if (r.outcome == AcceptOutcome::quota_exhausted) {
-    // The other side of the quota: a refusal is true only when the request did not fit in what
-    // its business had left, as the oracle counts it (charges less refunds, checked against the
-    // store's count at every back-office query and at the end).
-    const BusinessSpec* b = business(req.business);
-    const auto it = charged_.find(ledger_key(req.business, req.period));
-    const std::uint64_t held = it == charged_.end() ? 0 : it->second;
-    if (b != nullptr && held + req.messages.size() <= b->quota) {
-      violate(Invariant::quota, req.now, 0,
-              "a request of " + std::to_string(req.messages.size()) + " message(s) was refused for quota, but business '" +
-                  b->name + "' held " + std::to_string(held) + " of its " + std::to_string(b->quota) + " units");
+  if (r.outcome == AcceptOutcome::quota_exhausted) check_quota_refusal(e.request);
+  if (r.outcome == AcceptOutcome::accepted) record_accepted(e.request, r);
+}
+
+// S-async: the path an accepted request was sent by agrees with its pod's mode.
+void Oracle::check_send_path(const Accepted& e) {
+  const AcceptRequest& req = e.request;
+  const AcceptResult& r = e.result;
+  PodMode& pm = mode(e.pod);
+  check_async_late(pm, e.pod, req.now);
+  if (pm.async) {
+    ++pm.sends;
+    if (e.path == SendPath::sync) {
+      violate(Invariant::async, req.now, r.first, "sent synchronously by pod " + std::to_string(e.pod) + " in async mode");
+    } else if (e.path == SendPath::probe && ++pm.probes > pm.sends / spec_.platform.sync_to_async.probe_every + 1) {
+      violate(Invariant::async, req.now, r.first,
+              "pod " + std::to_string(e.pod) + " sent " + std::to_string(pm.probes) + " probes in " +
+                  std::to_string(pm.sends) + " sends, more than one in " +
+                  std::to_string(spec_.platform.sync_to_async.probe_every));
+    }
+  } else if (e.path == SendPath::probe) {
+    violate(Invariant::async, req.now, r.first, "a probe by pod " + std::to_string(e.pod) + " in sync mode");
+  }
+}
+
+// S-dedup: a repeated request is answered with the first one's message and its outcome so far.
+void Oracle::check_repeat(const AcceptRequest& req, const AcceptResult& r) {
+  const NewMessage& m = req.messages[0];
+  key_text(scratch_, req.business, m.biz_type, m.biz_id);
+  const MessageId known = find_key(scratch_);
+  if (known == 0) {
+    violate(Invariant::dedup, req.now, r.first, "a request was answered as a repeat of a key never accepted");
+  } else if (known != r.first) {
+    violate(Invariant::dedup, req.now, r.first,
+            "a repeated request was answered with message " + std::to_string(r.first) + ", not the first one (" +
+                std::to_string(known) + ")");
+  } else if (const Message* first = find(r.first); first != nullptr) {
+    // Its outcome so far: the final state the oracle saw, or none yet.
+    const bool ended = first->final_status != kOpen;
+    if (ended != is_final(r.status) || (ended && static_cast<Status>(first->final_status) != r.status)) {
+      violate(Invariant::dedup, req.now, r.first,
+              "a repeated request was told its message is " + std::string(to_string(r.status)) + ", but it is " +
+                  (ended ? std::string(to_string(static_cast<Status>(first->final_status))) : std::string("not final")));
     }
   }
-  if (r.outcome != AcceptOutcome::accepted) return;
+}
+
+// S-quota, the other side: a refusal is true only when the request did not fit in what its
+// business had left, as the oracle counts it (charges less refunds, checked against the store's
+// count at every back-office query and at the end).
+void Oracle::check_quota_refusal(const AcceptRequest& req) {
+  const BusinessSpec* b = business(req.business);
+  const auto it = charged_.find(ledger_key(req.business, req.period));
+  const std::uint64_t held = it == charged_.end() ? 0 : it->second;
+  if (b != nullptr && held + req.messages.size() <= b->quota) {
+    violate(Invariant::quota, req.now, 0,
+            "a request of " + std::to_string(req.messages.size()) + " message(s) was refused for quota, but business '" +
+                b->name + "' held " + std::to_string(held) + " of its " + std::to_string(b->quota) + " units");
+  }
+}
+
+// An accepted request's messages: S-scope (no revoked grant), S-dedup (no key twice) and S-quota
+// (never over), and the messages kept for what follows.
+void Oracle::record_accepted(const AcceptRequest& req, const AcceptResult& r) {
   if (req.business >= 1 && req.business <= revoked_epochs_.size()) {
     const std::vector<std::uint64_t>& revoked = revoked_epochs_[req.business - 1];
     if (std::find(revoked.begin(), revoked.end(), req.epoch) != revoked.end()) {
@@ -321,45 +327,55 @@ void Oracle::on(const SubmitStarted& e) {
 void Oracle::on(const SubmitFinished& e) {
   Message* m = find(e.message);
   if (m != nullptr && e.claim == m->claim && (e.decision.step == Step::retry || e.decision.step == Step::unknown)) {
-    // Both sides of the backoff: the wait the gateway planned is what its business's policy
-    // draws for the attempt it counts, no less and no more. (It keeps no record of its draws, so
-    // decorrelated jitter grows from the first delay.)
-    const BusinessSpec* b = business(m->business);
-    const unsigned n = unsigned{m->counted} + m->claim_submits;
-    if (b != nullptr && n >= 1) {
-      const BackoffPolicy& backoff = b->policy.retry.backoff;
-      const Duration wait = e.decision.due - e.at;
-      const Duration least = min_delay(backoff, n);
-      const Duration most = max_delay(backoff, n, Duration::zero());
-      if (wait < least || wait > most) {
-        violate(Invariant::retry, e.at, e.message,
-                "retry after submit " + std::to_string(n) + " planned " + format_duration(wait) + " later, outside the backoff's " +
-                    format_duration(least) + " to " + format_duration(most));
-      }
-    }
-    m->retry_due = std::max(m->retry_due, e.decision.due);
+    check_backoff(*m, e);
   }
-  if (m != nullptr && e.claim == m->round_claim) {
-    // The other side of failing over: a provider that certainly did not take the message
-    // (throttled, unavailable) is followed at once by an untried one while any is left; a wait
-    // for a retry comes only when every provider of the round was tried.
-    const bool certain_no = e.outcome == SubmitClass::throttled || e.outcome == SubmitClass::unavailable;
-    const int tried = std::popcount(m->round_tried);
-    if (certain_no && e.decision.step == Step::retry && !m->round_pinned &&
-        tried < static_cast<int>(spec_.providers.size())) {
-      violate(Invariant::failover, e.at, e.message,
-              "provider " + std::to_string(e.provider) + " answered " + std::string(to_string(e.outcome)) +
-                  " and a retry was planned, though " +
-                  std::to_string(spec_.providers.size() - static_cast<std::size_t>(tried)) +
-                  " providers were untried");
-    }
-    if (e.decision.step == Step::retry || e.decision.step == Step::unknown) m->round_tried = 0;
-  }
+  if (m != nullptr && e.claim == m->round_claim) check_failover(*m, e);
   if (m != nullptr && is_ambiguous(e.outcome)) m->claim_pinned = e.provider;
   if (m != nullptr && e.outcome == SubmitClass::accepted && m->seen_accepts < 0xff) ++m->seen_accepts;
   if (e.path == SendPath::async) return;
-  // S-async's evidence: what the pod's switch was shown (sync submits while in sync mode, probes
-  // while in async mode), reported before any change of mode it causes.
+  observe_sync_submit(e);
+}
+
+// S-retry, both sides of the backoff: the wait the gateway planned is what its business's
+// policy draws for the attempt it counts, no less and no more. (It keeps no record of its
+// draws, so decorrelated jitter grows from the first delay.)
+void Oracle::check_backoff(Message& m, const SubmitFinished& e) {
+  const BusinessSpec* b = business(m.business);
+  const unsigned n = unsigned{m.counted} + m.claim_submits;
+  if (b != nullptr && n >= 1) {
+    const BackoffPolicy& backoff = b->policy.retry.backoff;
+    const Duration wait = e.decision.due - e.at;
+    const Duration least = min_delay(backoff, n);
+    const Duration most = max_delay(backoff, n, Duration::zero());
+    if (wait < least || wait > most) {
+      violate(Invariant::retry, e.at, e.message,
+              "retry after submit " + std::to_string(n) + " planned " + format_duration(wait) + " later, outside the backoff's " +
+                  format_duration(least) + " to " + format_duration(most));
+    }
+  }
+  m.retry_due = std::max(m.retry_due, e.decision.due);
+}
+
+// S-failover, the other side of failing over: a provider that certainly did not take the message
+// (throttled, unavailable) is followed at once by an untried one while any is left; a wait for a
+// retry comes only when every provider of the round was tried.
+void Oracle::check_failover(Message& m, const SubmitFinished& e) {
+  const bool certain_no = e.outcome == SubmitClass::throttled || e.outcome == SubmitClass::unavailable;
+  const int tried = std::popcount(m.round_tried);
+  if (certain_no && e.decision.step == Step::retry && !m.round_pinned &&
+      tried < static_cast<int>(spec_.providers.size())) {
+    violate(Invariant::failover, e.at, e.message,
+            "provider " + std::to_string(e.provider) + " answered " + std::string(to_string(e.outcome)) +
+                " and a retry was planned, though " +
+                std::to_string(spec_.providers.size() - static_cast<std::size_t>(tried)) +
+                " providers were untried");
+  }
+  if (e.decision.step == Step::retry || e.decision.step == Step::unknown) m.round_tried = 0;
+}
+
+// S-async's evidence: what the pod's switch was shown (sync submits while in sync mode, probes
+// while in async mode), reported before any change of mode it causes.
+void Oracle::observe_sync_submit(const SubmitFinished& e) {
   const SyncAsyncConfig& c = spec_.platform.sync_to_async;
   PodMode& pm = mode(e.pod);
   const bool failed = e.outcome != SubmitClass::accepted;
@@ -410,71 +426,83 @@ std::string Oracle::async_rule_unmet(const PodMode& m, AsyncRule rule, Time at) 
                format_duration(c.latency.over) + " (needs " + std::to_string(c.latency.consecutive) + ")";
       }
       return {};
-    case AsyncRule::latency_window: {
-      if (over <= 0 || c.latency.consecutive != 0) return "the latency-window rule is not configured";
-      const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(c.latency.window) / 10);
-      const std::int64_t newest = to_ns(at) / tenth;
-      std::uint64_t calls = 0;
-      __extension__ using i128 = __int128;
-      i128 sum = 0;
-      for (const Sample& x : m.samples) {
-        if (to_ns(x.at) / tenth > newest - 10) {
-          ++calls;
-          sum += x.latency_ns;
-        }
-      }
-      // The model's own comparison, of a mean in doubles: the sums are whole nanoseconds well below
-      // 2^53, so both add them exactly, whatever the order.
-      if (calls < c.latency.min_calls || calls == 0 ||
-          !(static_cast<double>(sum) / static_cast<double>(calls) > static_cast<double>(over))) {
-        return std::to_string(calls) + " sync submits in the latency window, not enough or not slow enough";
-      }
-      return {};
-    }
-    case AsyncRule::growth: {
-      if (c.growth.percent <= 0) return "the growth rule is not configured";
-      const std::int64_t second = to_ns(at) / 1'000'000'000;
-      std::array<std::uint64_t, 2> calls{};
-      std::array<double, 2> sum{};
-      for (const Sample& x : m.samples) {
-        const std::int64_t back = second - to_ns(x.at) / 1'000'000'000;
-        if (back == 1 || back == 2) {
-          ++calls[static_cast<std::size_t>(back - 1)];
-          sum[static_cast<std::size_t>(back - 1)] += static_cast<double>(x.latency_ns);
-        }
-      }
-      if (calls[0] < c.growth.min_calls || calls[1] < c.growth.min_calls || calls[0] == 0 || calls[1] == 0 ||
-          !(sum[0] / calls[0] > sum[1] / calls[1] * (1.0 + c.growth.percent / 100.0))) {
-        return "the last whole second's mean latency did not grow by " + fmt("%g", c.growth.percent) + " %";
-      }
-      return {};
-    }
-    case AsyncRule::error_rate: {
-      // The window as a window counter keeps it (model/resilience/window_counter.h): the ten
-      // tenths up to the one `at` falls in.
-      if (c.error_rate.over <= 0) return "the error-rate rule is not configured";
-      const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(c.error_rate.window) / 10);
-      const std::int64_t newest = to_ns(at) / tenth;
-      std::uint64_t calls = 0;
-      std::uint64_t failures = 0;
-      for (const Sample& x : m.samples) {
-        if (to_ns(x.at) / tenth <= newest - 10) continue;
-        ++calls;
-        failures += x.failed ? 1 : 0;
-      }
-      if (calls < c.error_rate.min_calls || calls == 0 ||
-          !(static_cast<double>(failures) / static_cast<double>(calls) > c.error_rate.over)) {
-        return std::to_string(failures) + " failures in " + std::to_string(calls) + " sync submits of the window, not " +
-               "more than " + fmt("%g", c.error_rate.over * 100) + " % of at least " +
-               std::to_string(c.error_rate.min_calls);
-      }
-      return {};
-    }
+    case AsyncRule::latency_window: return latency_window_unmet(m, at);
+    case AsyncRule::growth: return growth_unmet(m, at);
+    case AsyncRule::error_rate: return error_rate_unmet(m, at);
     case AsyncRule::none:
     case AsyncRule::timer:
     case AsyncRule::probes: break;
   }
   return "'" + std::string(to_string(rule)) + "' is not a rule that enters async mode";
+}
+
+// The latency-window rule: the mean latency of the sync submits in the window.
+std::string Oracle::latency_window_unmet(const PodMode& m, Time at) const {
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  const std::int64_t over = to_ns(c.latency.over);
+  if (over <= 0 || c.latency.consecutive != 0) return "the latency-window rule is not configured";
+  const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(c.latency.window) / 10);
+  const std::int64_t newest = to_ns(at) / tenth;
+  std::uint64_t calls = 0;
+  __extension__ using i128 = __int128;
+  i128 sum = 0;
+  for (const Sample& x : m.samples) {
+    if (to_ns(x.at) / tenth > newest - 10) {
+      ++calls;
+      sum += x.latency_ns;
+    }
+  }
+  // The model's own comparison, of a mean in doubles: the sums are whole nanoseconds well below
+  // 2^53, so both add them exactly, whatever the order.
+  if (calls < c.latency.min_calls || calls == 0 ||
+      !(static_cast<double>(sum) / static_cast<double>(calls) > static_cast<double>(over))) {
+    return std::to_string(calls) + " sync submits in the latency window, not enough or not slow enough";
+  }
+  return {};
+}
+
+// The growth rule: the last whole second's mean latency against the one before it.
+std::string Oracle::growth_unmet(const PodMode& m, Time at) const {
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  if (c.growth.percent <= 0) return "the growth rule is not configured";
+  const std::int64_t second = to_ns(at) / 1'000'000'000;
+  std::array<std::uint64_t, 2> calls{};
+  std::array<double, 2> sum{};
+  for (const Sample& x : m.samples) {
+    const std::int64_t back = second - to_ns(x.at) / 1'000'000'000;
+    if (back == 1 || back == 2) {
+      ++calls[static_cast<std::size_t>(back - 1)];
+      sum[static_cast<std::size_t>(back - 1)] += static_cast<double>(x.latency_ns);
+    }
+  }
+  if (calls[0] < c.growth.min_calls || calls[1] < c.growth.min_calls || calls[0] == 0 || calls[1] == 0 ||
+      !(sum[0] / calls[0] > sum[1] / calls[1] * (1.0 + c.growth.percent / 100.0))) {
+    return "the last whole second's mean latency did not grow by " + fmt("%g", c.growth.percent) + " %";
+  }
+  return {};
+}
+
+// The error-rate rule over the window as a window counter keeps it (model/resilience/window_counter.h):
+// the ten tenths up to the one `at` falls in.
+std::string Oracle::error_rate_unmet(const PodMode& m, Time at) const {
+  const SyncAsyncConfig& c = spec_.platform.sync_to_async;
+  if (c.error_rate.over <= 0) return "the error-rate rule is not configured";
+  const std::int64_t tenth = std::max<std::int64_t>(1, to_ns(c.error_rate.window) / 10);
+  const std::int64_t newest = to_ns(at) / tenth;
+  std::uint64_t calls = 0;
+  std::uint64_t failures = 0;
+  for (const Sample& x : m.samples) {
+    if (to_ns(x.at) / tenth <= newest - 10) continue;
+    ++calls;
+    failures += x.failed ? 1 : 0;
+  }
+  if (calls < c.error_rate.min_calls || calls == 0 ||
+      !(static_cast<double>(failures) / static_cast<double>(calls) > c.error_rate.over)) {
+    return std::to_string(failures) + " failures in " + std::to_string(calls) + " sync submits of the window, not " +
+           "more than " + fmt("%g", c.error_rate.over * 100) + " % of at least " +
+           std::to_string(c.error_rate.min_calls);
+  }
+  return {};
 }
 
 // Async mode must begin in the event after the one whose evidence made a rule hold, and end once

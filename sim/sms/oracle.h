@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/core/flat_index.h"
 #include "model/sms/events.h"
 #include "model/sms/store.h"
@@ -31,8 +32,14 @@ enum class DuplicateCause : std::uint8_t {
   store_failure,  // the store failed to record an earlier outcome
   unexplained,    // none of these: an S-dup violation
 };
-inline constexpr int kDuplicateCauseCount = 4;
-std::string_view to_string(DuplicateCause c);
+inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
+    {DuplicateCause::answer_lost, "answer_lost"},
+    {DuplicateCause::rescued, "rescued"},
+    {DuplicateCause::store_failure, "store_failure"},
+    {DuplicateCause::unexplained, "unexplained"},
+});
+constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
+inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 
 class Oracle final : public SinkFor<relaysim::sms::Accepted>,
                      public SinkFor<relaysim::sms::Claimed>,
@@ -138,8 +145,18 @@ class Oracle final : public SinkFor<relaysim::sms::Accepted>,
   relaysim::sms::MessageId find_key(std::string_view key) const;  // 0: never accepted
   PodMode& mode(relaysim::sms::PodId pod);
   std::string async_rule_unmet(const PodMode& m, relaysim::sms::AsyncRule rule, Time at) const;
+  std::string latency_window_unmet(const PodMode& m, Time at) const;
+  std::string growth_unmet(const PodMode& m, Time at) const;
+  std::string error_rate_unmet(const PodMode& m, Time at) const;
   void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at);
   void reset_local_limits(relaysim::sms::PodId pod);
+  void check_send_path(const relaysim::sms::Accepted& e);
+  void check_repeat(const relaysim::sms::AcceptRequest& req, const relaysim::sms::AcceptResult& r);
+  void check_quota_refusal(const relaysim::sms::AcceptRequest& req);
+  void record_accepted(const relaysim::sms::AcceptRequest& req, const relaysim::sms::AcceptResult& r);
+  void check_backoff(Message& m, const relaysim::sms::SubmitFinished& e);
+  void check_failover(Message& m, const relaysim::sms::SubmitFinished& e);
+  void observe_sync_submit(const relaysim::sms::SubmitFinished& e);
   void check_marketing(const relaysim::sms::SubmitStarted& e);
   // The other sides of S-marketing, S-schedule: a suppression or an expiry was true.
   void check_ending(const Message& m, relaysim::sms::MessageId id, const relaysim::sms::MessageRow& row,

@@ -14,6 +14,15 @@ std::string name(auto v) { return std::string(to_string(v)); }
 }  // namespace
 
 void Report::print(std::ostream& out, double) const {
+  print_requests(out);
+  print_messages(out);
+  print_sending(out);
+  print_marketing(out);
+  print_providers(out);
+}
+
+// What the clients asked and how they were answered.
+void Report::print_requests(std::ostream& out) const {
   const Metrics& m = f_.metrics;
   out << "Requests\n";
   out << "  made " << m.calls << "  (repeats " << m.repeats << ", client timeouts " << m.client_timeouts
@@ -26,7 +35,7 @@ void Report::print(std::ostream& out, double) const {
       << m.outcomes[static_cast<int>(AcceptOutcome::not_resendable)] << ", store unavailable " << m.unavailable << "\n";
   if (m.outcomes[static_cast<int>(AcceptOutcome::duplicate)] != 0) {
     out << "  duplicates answered with the first request's outcome:";
-    for (int a = 0; a < 3; ++a) out << " " << name(static_cast<Answer>(a)) << " " << m.repeat_answers[a];
+    for (int a = 0; a < kAnswerNames.count; ++a) out << " " << name(static_cast<Answer>(a)) << " " << m.repeat_answers[a];
     out << "\n";
   }
   out << "  refused for the token:";
@@ -34,7 +43,11 @@ void Report::print(std::ostream& out, double) const {
     if (m.auth[a] != 0) out << " " << name(static_cast<AuthFault>(a)) << " " << m.auth[a];
   }
   out << (get(metric("auth_refused")) == 0 ? " none\n\n" : "\n\n");
+}
 
+// How the accepted messages ended, and the quotas they used.
+void Report::print_messages(std::ostream& out) const {
+  const Metrics& m = f_.metrics;
   out << "Messages\n";
   out << "  accepted " << m.accepted << "  (single " << m.accepted_by_kind[0] << ", bulk " << m.accepted_by_kind[1]
       << ", scheduled " << m.accepted_by_kind[2] << ", marketing " << m.accepted_by_kind[3] << ", resend "
@@ -61,7 +74,11 @@ void Report::print(std::ostream& out, double) const {
   for (const Figures::Quota& q : f_.quotas) {
     out << "  " << fmt("%-16s", q.business.c_str()) << " used " << q.used << " of " << q.quota << "\n";
   }
+}
 
+// The submits to providers: their outcomes, paths, rescans, limits and async periods.
+void Report::print_sending(std::ostream& out) const {
+  const Metrics& m = f_.metrics;
   out << "\nSending\n";
   out << "  submits " << format_count(get(metric("submits"))) << ":";
   for (int c = 0; c < kSubmitClassCount; ++c) {
@@ -75,7 +92,7 @@ void Report::print(std::ostream& out, double) const {
       << m.claims_by_prior[static_cast<int>(Status::submitted)] << "\n";
   out << "  limits:";
   bool any = false;
-  for (int v = 0; v < 4; ++v) {
+  for (int v = 0; v < kLimitViaNames.count; ++v) {
     for (int a = 1; a >= 0; --a) {
       if (m.limits[v][a] == 0) continue;
       any = true;
@@ -101,7 +118,11 @@ void Report::print(std::ostream& out, double) const {
                                  : format_time(p.left) + " by " + (p.left_by == AsyncRule::none ? "crash" : name(p.left_by)))
         << "\n";
   }
+}
 
+// The campaigns, when there were any.
+void Report::print_marketing(std::ostream& out) const {
+  const Metrics& m = f_.metrics;
   if (m.campaigns + m.campaigns_refused != 0) {
     out << "\nMarketing\n";
     out << "  campaigns " << m.campaigns << " (refused " << m.campaigns_refused << "):  done "
@@ -120,7 +141,11 @@ void Report::print(std::ostream& out, double) const {
         << "\n  quiet hours: scheduled past them when made " << m.campaign_quiet << ", put back when due "
         << m.marketing_deferred << ";  opt-outs during the run " << m.opt_outs << "\n";
   }
+}
 
+// What the providers really did (the world's truth), and the duplicates it explains.
+void Report::print_providers(std::ostream& out) const {
+  const Metrics& m = f_.metrics;
   out << "\nProviders (ground truth)\n  SMS sent " << f_.sent << ";  submits by fate:";
   for (int fate = 0; fate < kFateCount; ++fate) {
     if (m.fates[fate] != 0) out << " " << name(static_cast<Fate>(fate)) << " " << m.fates[fate];
@@ -147,7 +172,7 @@ void Report::to_json(nlohmann::json& j, double wall) const {
   for (const Figures::Quota& q : f_.quotas) quotas.push_back({{"business", q.business}, {"quota", q.quota}, {"used", q.used}});
   j["quota"] = quotas;
   json limits = json::object();
-  for (int v = 0; v < 4; ++v) {
+  for (int v = 0; v < kLimitViaNames.count; ++v) {
     limits[name(static_cast<LimitVia>(v))] = {{"admitted", m.limits[v][1]}, {"held", m.limits[v][0]}};
   }
   j["limits"] = limits;
@@ -168,7 +193,7 @@ void Report::to_json(nlohmann::json& j, double wall) const {
   for (int c = 0; c < kDuplicateCauseCount; ++c) dup[name(static_cast<DuplicateCause>(c))] = f_.duplicates[static_cast<std::size_t>(c)];
   j["duplicate_sms"] = dup;
   json repeats = json::object();
-  for (int a = 0; a < 3; ++a) repeats[name(static_cast<Answer>(a))] = m.repeat_answers[a];
+  for (int a = 0; a < kAnswerNames.count; ++a) repeats[name(static_cast<Answer>(a))] = m.repeat_answers[a];
   j["duplicate_requests_answered"] = repeats;
   json campaigns = json::array();
   for (std::size_t c = 0; c < m.campaign_states.size(); ++c) {

@@ -126,11 +126,6 @@ const Schema<ProviderSpec>& provider_schema() {
   return schema;
 }
 
-const std::vector<std::pair<std::string, model::RoutingPolicy>> kRoutings = {
-    {"round_robin", model::RoutingPolicy::round_robin},
-    {"ewma", model::RoutingPolicy::ewma},
-    {"error_rate", model::RoutingPolicy::error_rate}};
-
 const Schema<RoutingConfig>& routing_schema() {
   static const Schema<EwmaConfig> ewma = [] {
     Schema<EwmaConfig> s(Style::flow);
@@ -145,7 +140,7 @@ const Schema<RoutingConfig>& routing_schema() {
     Schema<RoutingConfig> s(Style::flow,
                             "Which provider a submit goes to. Every policy skips providers the message already tried "
                             "in its claim and, while another is left, ejected ones; ties go to the first provider.");
-    s.key("policy", &RoutingConfig::policy, choice_codec(kRoutings),
+    s.key("policy", &RoutingConfig::policy, choice_codec(model::kRoutingPolicyNames),
           "`round_robin`; `ewma`: the lowest peak-EWMA response time; `error_rate`: the lowest failure rate over "
           "`window`, ejecting a provider above `max_error_rate`");
     s.include(&RoutingConfig::ewma, ewma);
@@ -325,9 +320,6 @@ const Schema<AdminEvent>& admin_schema() {
   return schema;
 }
 
-const std::vector<std::pair<std::string, model::OnUnknown>> kOnUnknown = {{"resend", model::OnUnknown::resend},
-                                                                         {"fail", model::OnUnknown::fail}};
-
 const Schema<PlatformConfig>& platform_schema() {
   static const Schema<PlatformConfig> schema = [] {
     Schema<PlatformConfig> s(Style::block, "The gateway's policies: what is under test.");
@@ -343,7 +335,7 @@ const Schema<PlatformConfig>& platform_schema() {
           "how long a receipt may take; a submitted message with none by then ends `unconfirmed`");
     s.key("validity", &PlatformConfig::validity, duration_codec(),
           "how long after its send_at a message may still go out; then it fails as `expired`");
-    s.key("on_unknown", &PlatformConfig::on_unknown, choice_codec(kOnUnknown),
+    s.key("on_unknown", &PlatformConfig::on_unknown, choice_codec(model::kOnUnknownNames),
           "a message whose submit timed out: `resend` it later on the same provider (a duplicate SMS is possible, "
           "and attributed), or `fail` it");
     s.key("store_retry", &PlatformConfig::store_retry, duration_codec(),
@@ -363,20 +355,13 @@ const Schema<PlatformConfig>& platform_schema() {
   return schema;
 }
 
-const std::vector<std::pair<std::string, model::Kind>> kLoadKinds = {
-    {"single", model::Kind::single},
-    {"bulk", model::Kind::bulk},
-    {"scheduled", model::Kind::scheduled},
-    {"marketing", model::Kind::marketing},
-    {"resend", model::Kind::resend}};
-
 const Schema<LoadSegment>& load_schema() {
   static const Schema<LoadSegment> schema = [] {
     Schema<LoadSegment> s(Style::flow,
                           "A segment of the clients' load: a rate from `from` to `to`, or a burst at `at`. Calls go "
                           "round robin to the pods that are up.");
     s.key("business", &LoadSegment::business, name_codec(), "the business whose clients call", opt::required());
-    s.key("kind", &LoadSegment::kind, choice_codec(kLoadKinds),
+    s.key("kind", &LoadSegment::kind, choice_codec(model::kKindNames),
           "`single`: one message; `bulk`: `size` messages in one request; `scheduled`: one message to go out `lead` "
           "after the call; `marketing`: a campaign to the directory users `filter` chooses, from `lead` after the "
           "call; `resend`: a resend of one of the business's messages its client was told had failed (none known: "

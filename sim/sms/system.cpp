@@ -234,23 +234,27 @@ constexpr const Mutant* kMutants[] = {
 constexpr double kBytesPerMessage = 400;
 constexpr double kBytesPerSqliteRow = 300;
 
-class SmsSystem final : public SystemOf<SmsSpec, &spec_schema, Simulation> {
- public:
-  std::string_view name() const override { return "sms"; }
-  std::string_view title() const override {
-    return "an SMS gateway with quotas, tokens, rate limits, provider failover and sync-to-async sending";
-  }
-
-  std::span<const MetricInfo> metrics() const override { return metric_infos(); }
-  std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
-  std::span<const Flow> pipeline() const override { return kPipeline; }
-  std::vector<LifecycleDiagram> lifecycles() const override {
+// What the SMS gateway is (sim/system_of.h).
+struct Manifest {
+  using Spec = SmsSpec;
+  using Simulation = sms::Simulation;
+  static constexpr std::string_view kName = "sms";
+  static constexpr std::string_view kTitle =
+      "an SMS gateway with quotas, tokens, rate limits, provider failover and sync-to-async sending";
+  static constexpr std::string_view kGroupDimension = sms::kGroupDimension;
+  static const Schema<Spec>& schema() { return spec_schema(); }
+  static constexpr const auto& kMetrics = sms::kMetrics;
+  static constexpr const auto& kSeries = sms::kSeries;
+  static constexpr const auto& kPipeline = sms::kPipeline;
+  static constexpr const auto& kInvariants = sms::kInvariants;
+  static constexpr const auto& kMutants = sms::kMutants;
+  static std::vector<LifecycleDiagram> lifecycles() {
     return {diagram_of("sms-message", "An SMS message", relaysim::sms::kMessageLifecycle, [](auto s) { return to_string(s); })};
   }
-  std::span<const InvariantInfo> invariants() const override { return kInvariants; }
-  std::span<const Mutant* const> mutants() const override { return kMutants; }
+};
 
-  std::string_view group_dimension() const override { return kGroupDimension; }
+class SmsSystem final : public SystemOf<Manifest> {
+ public:
   std::vector<std::string> groups(const Scenario& s) const override { return provider_names(spec_of(s)); }
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const SmsSpec& spec = spec_of(s);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "model/core/names.h"
 #include "model/core/events.h"
 #include "model/sms/events.h"
 #include "model/sms/backoffice.h"
@@ -20,8 +21,14 @@ using relaysim::sms::ProviderId;
 
 // What was wrong with a call's token, as the client made it.
 enum class TokenKind : std::uint8_t { good, forged, expired, foreign };
-inline constexpr int kTokenKindCount = 4;
-std::string_view to_string(TokenKind k);
+inline constexpr auto kTokenKindNames = names<TokenKind>({
+    {TokenKind::good, "good"},
+    {TokenKind::forged, "forged"},
+    {TokenKind::expired, "expired"},
+    {TokenKind::foreign, "foreign"},
+});
+constexpr std::string_view to_string(TokenKind k) { return kTokenKindNames[k]; }
+inline constexpr int kTokenKindCount = kTokenKindNames.count;
 
 // A client key as the client wrote it: "otp/k5" (its biz_type and biz_id; a bulk request's
 // messages add "#i").
@@ -72,8 +79,17 @@ enum class Fate : std::uint8_t {
   refused,      // refused for good
   swallowed,    // never read (a `timeout` outage): not sent, the gateway times out
 };
-inline constexpr int kFateCount = 7;
-std::string_view to_string(Fate f);
+inline constexpr auto kFateNames = names<Fate>({
+    {Fate::accepted, "accepted"},
+    {Fate::answer_lost, "answer_lost"},
+    {Fate::late, "late"},
+    {Fate::throttled, "throttled"},
+    {Fate::unavailable, "unavailable"},
+    {Fate::refused, "refused"},
+    {Fate::swallowed, "swallowed"},
+});
+constexpr std::string_view to_string(Fate f) { return kFateNames[f]; }
+inline constexpr int kFateCount = kFateNames.count;
 constexpr bool sent(Fate f) { return f == Fate::accepted || f == Fate::answer_lost || f == Fate::late; }
 
 // A submit reached a provider; `fate` is what it did.

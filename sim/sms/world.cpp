@@ -45,29 +45,6 @@ std::string key_text(std::uint64_t key) {
   return std::string(biz_type_of(kind)) + "/k" + std::to_string(key & ((std::uint64_t{1} << kKindShift) - 1));
 }
 
-std::string_view to_string(TokenKind k) {
-  switch (k) {
-    case TokenKind::good: return "good";
-    case TokenKind::forged: return "forged";
-    case TokenKind::expired: return "expired";
-    case TokenKind::foreign: return "foreign";
-  }
-  return "?";
-}
-
-std::string_view to_string(Fate f) {
-  switch (f) {
-    case Fate::accepted: return "accepted";
-    case Fate::answer_lost: return "answer_lost";
-    case Fate::late: return "late";
-    case Fate::throttled: return "throttled";
-    case Fate::unavailable: return "unavailable";
-    case Fate::refused: return "refused";
-    case Fate::swallowed: return "swallowed";
-  }
-  return "?";
-}
-
 Pod::Pod(World& world, Process& process)
     : world_(world), process_(process), rng_(Rng::derive(world.scenario_.seed, "pod/" + std::to_string(process.index()))) {}
 

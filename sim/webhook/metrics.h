@@ -18,6 +18,7 @@
 #include "sim/report/violation_metrics.h"
 #include "sim/report/series.h"
 #include "sim/webhook/invariants.h"
+#include "sim/webhook/oracle.h"
 #include "sim/webhook/truth.h"
 #include "sim/world/process.h"
 
@@ -86,7 +87,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   void on(const ServiceBCalled& e) override;
   void on(const ProcessCrashed& e) override;
 
-  std::array<std::uint64_t, 5> created_by_outcome{};  // IngestStatus
+  std::array<std::uint64_t, model::kIngestStatusNames.count> created_by_outcome{};
   std::uint64_t store_failures = 0;
   std::uint64_t rejected = 0;
   std::uint64_t acked = 0;
@@ -94,7 +95,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   std::uint64_t retries = 0;  // attempts after a request's first
   std::uint64_t deferrals = 0;
   std::uint64_t notifications = 0;
-  std::array<std::uint64_t, 4> replays{};  // ReplayOutcome
+  std::array<std::uint64_t, model::kReplayOutcomeNames.count> replays{};
   std::uint64_t cache_hits = 0;
   std::uint64_t cache_misses = 0;
   std::uint64_t crashes = 0;
@@ -108,7 +109,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   std::uint64_t serviceb_calls = 0;
   std::uint64_t serviceb_probes = 0;  // calls made as a half-open breaker's probe
   std::uint64_t serviceb_calls_in_outage = 0;
-  std::array<std::uint64_t, 3> serviceb_calls_in_outage_by_state{};  // BreakerState
+  std::array<std::uint64_t, kBreakerStateNames.count> serviceb_calls_in_outage_by_state{};
   std::uint64_t breaker_opened = 0;
   std::uint64_t breaker_closed = 0;
   std::vector<BreakerTransition> transitions;
@@ -120,7 +121,7 @@ class Metrics final : public SinkFor<model::Ingested>,
 
 // What the oracle found beyond violations: duplicates and their causes, rescues, fencing.
 struct OracleFigures {
-  std::array<std::uint64_t, 6> duplicates{};  // DuplicateCause
+  std::array<std::uint64_t, kDuplicateCauseCount> duplicates{};
   std::uint64_t rescued = 0;
   std::uint64_t stale = 0;
   std::uint64_t stale_applied = 0;
@@ -217,10 +218,7 @@ inline constexpr Metric kOwnMetrics[] = {
 };
 // Then `violations` and one row per invariant, derived from its table (sim/report/violation_metrics.h).
 inline constexpr auto kMetrics = with_violation_metrics<kOwnMetrics, kInvariants>();
-inline constexpr std::size_t kMetricCount = std::size(kMetrics);
 
-// The table as the generic spine sees it.
-inline std::span<const MetricInfo> metric_infos() { return metric_infos_of<kMetrics>(); }
 
 // A metric's index by name, checked when the program is compiled: metric("dlq_rate").
 consteval std::size_t metric(std::string_view name) { return metric_index<kMetrics>(name); }

@@ -10,18 +10,6 @@ namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
 
-std::string_view to_string(DuplicateCause c) {
-  switch (c) {
-    case DuplicateCause::lost_response: return "lost_response";
-    case DuplicateCause::late_response: return "late_response";
-    case DuplicateCause::crash: return "crash";
-    case DuplicateCause::lease_expired: return "lease_expired";
-    case DuplicateCause::store_failure: return "store_failure";
-    case DuplicateCause::unexplained: return "unexplained";
-  }
-  return "?";
-}
-
 RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& serviceb, const StoreFaults& store_faults,
                                std::optional<Duration> retention, Ledger& ledger)
     : spec_(spec_of(scenario)),
@@ -326,55 +314,66 @@ void RequestChecker::on(const HttpSent& e) {
     }
     return;
   }
-  Req* q = &reqs_[slot];
-  const SendFate& fate = e.fate;
-  // W-url, at the endpoint: the URL is one of this request's cxid the sending pod may still use.
+  Req& q = reqs_[slot];
+  check_delivery(q, e);
+  record_send(q, e);
+}
+
+// W-url, at the endpoint: the URL is one of this request's cxid the sending pod may still use,
+// and the webhook-id and payload are the request's own.
+void RequestChecker::check_delivery(Req& r, const HttpSent& e) {
   const std::uint64_t version = ServiceB::version_in(e.url);
-  if (q->cxid == UINT32_MAX || e.url != ServiceB::url(q->cxid, serviceb_.endpoint_of(q->cxid), version).view() ||
-      !url_allowed(e.pod, q->cxid, version, e.at)) {
-    violate(Invariant::url, q, q->id, e.at,
-            "was sent to " + std::string(e.url) + ", not an answer for cx" + std::to_string(q->cxid) + " of pod " +
+  if (r.cxid == UINT32_MAX || e.url != ServiceB::url(r.cxid, serviceb_.endpoint_of(r.cxid), version).view() ||
+      !url_allowed(e.pod, r.cxid, version, e.at)) {
+    violate(Invariant::url, &r, r.id, e.at,
+            "was sent to " + std::string(e.url) + ", not an answer for cx" + std::to_string(r.cxid) + " of pod " +
                 std::to_string(e.pod) + "'s own lookups younger than the TTL (" +
                 format_duration(spec_.platform.url_cache_ttl) + "); current version is " +
-                std::to_string(q->cxid == UINT32_MAX ? 0 : serviceb_.version(q->cxid)));
+                std::to_string(r.cxid == UINT32_MAX ? 0 : serviceb_.version(r.cxid)));
   }
   // The endpoint deduplicates by webhook-id: one per request, the same on every attempt. One
   // that names this request's id is no other request's; one that names another id may be.
   const std::uint64_t wid = std::max<std::uint64_t>(1, hash_bytes(e.webhook_id));
-  if (const RequestId named = e.request; named != q->id) {  // e.request: the id the header names
+  if (const RequestId named = e.request; named != r.id) {  // e.request: the id the header names
     const Req* other = find(named);
-    violate(Invariant::url, q, q->id, e.at,
+    violate(Invariant::url, &r, r.id, e.at,
             "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", which names " +
                 (other != nullptr ? subject(*other) : named == 0 ? std::string("no request") : "request " + std::to_string(named)));
   }
-  if (q->webhook_id == 0) {
-    q->webhook_id = wid;
-  } else if (q->webhook_id != wid) {
-    violate(Invariant::url, q, q->id, e.at,
+  if (r.webhook_id == 0) {
+    r.webhook_id = wid;
+  } else if (r.webhook_id != wid) {
+    violate(Invariant::url, &r, r.id, e.at,
             "reached its endpoint with webhook-id " + std::string(e.webhook_id) + ", not the one its earlier attempts carried");
   }
-  if (e.payload != q->payload) {
-    violate(Invariant::url, q, q->id, e.at, "reached its endpoint with a payload other than the one its client stored");
+  if (e.payload != r.payload) {
+    violate(Invariant::url, &r, r.id, e.at, "reached its endpoint with a payload other than the one its client stored");
   }
-  q->inflight_until = fate.result_at;
+}
+
+// W-nodup: a second 2xx at the endpoint must have an ambiguous outcome to explain it; and the
+// send is in flight until its result.
+void RequestChecker::record_send(Req& r, const HttpSent& e) {
+  const SendFate& fate = e.fate;
+  r.inflight_until = fate.result_at;
   const bool ok = fate.processed && fate.status >= 200 && fate.status < 300;
-  if (ok && q->endpoint_ok) {
-    ++duplicates_[static_cast<int>(q->ambiguity)];
-    if (q->ambiguity == DuplicateCause::unexplained) {
-      violate(Invariant::nodup, q, q->id, e.at,
+  if (ok && r.endpoint_ok) {
+    ++duplicates_[static_cast<int>(r.ambiguity)];
+    if (r.ambiguity == DuplicateCause::unexplained) {
+      violate(Invariant::nodup, &r, r.id, e.at,
               "the endpoint received the request again after a 2xx, with no ambiguous outcome to explain it");
     }
   }
-  q->ok_in_flight = ok;
+  r.ok_in_flight = ok;
   if (ok) {
-    q->endpoint_ok = true;
-    q->ambiguity = fate.response_lost                       ? DuplicateCause::lost_response
+    r.endpoint_ok = true;
+    r.ambiguity = fate.response_lost                       ? DuplicateCause::lost_response
                    : fate.client_error == NetError::timeout ? DuplicateCause::late_response
                                                             : DuplicateCause::unexplained;
     // Its sender frozen now, until past the claim's lease: the answer will be heard too late.
     const Time until = pauses_.paused_until(e.pod);
-    if (q->ambiguity == DuplicateCause::unexplained && until > e.at && until >= q->lease_until) {
-      q->ambiguity = DuplicateCause::lease_expired;
+    if (r.ambiguity == DuplicateCause::unexplained && until > e.at && until >= r.lease_until) {
+      r.ambiguity = DuplicateCause::lease_expired;
     }
   }
   RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
@@ -382,7 +381,7 @@ void RequestChecker::on(const HttpSent& e) {
   if (flights.size() > 4 * static_cast<std::size_t>(spec_.platform.concurrency_per_pod) + 16) {
     std::erase_if(flights, [at = e.at](const auto& f) { return f.second <= at; });
   }
-  flights.emplace_back(q->id, fate.result_at);
+  flights.emplace_back(r.id, fate.result_at);
 }
 
 void RequestChecker::on(const ProcessStarted& e) {

@@ -26,6 +26,7 @@
 
 #include "model/core/dense_id_map.h"
 #include "model/core/flat_index.h"
+#include "model/core/names.h"
 #include "model/core/slot_pool.h"
 #include "model/store/retention.h"
 #include "model/webhook/events.h"
@@ -49,8 +50,16 @@ namespace model = relaysim::webhook;
 // ended); lease_expired: its completion was fenced off, or its pod was paused from before the
 // answer came until past the claim's lease; store_failure: the store could not record the completion.
 enum class DuplicateCause : std::uint8_t { lost_response, late_response, crash, lease_expired, store_failure, unexplained };
-inline constexpr int kDuplicateCauseCount = 6;
-std::string_view to_string(DuplicateCause c);
+inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
+    {DuplicateCause::lost_response, "lost_response"},
+    {DuplicateCause::late_response, "late_response"},
+    {DuplicateCause::crash, "crash"},
+    {DuplicateCause::lease_expired, "lease_expired"},
+    {DuplicateCause::store_failure, "store_failure"},
+    {DuplicateCause::unexplained, "unexplained"},
+});
+constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
+inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 
 class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<model::Claimed>,
@@ -159,6 +168,8 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   // lookups — at the moment it arrives, or from its cache while younger than the TTL, counted
   // from when the lookup was sent (the moment ServiceB's answer was true).
   bool url_allowed(std::uint32_t pod, std::uint32_t cxid, std::uint64_t version, Time at) const;
+  void check_delivery(Req& r, const HttpSent& e);
+  void record_send(Req& r, const HttpSent& e);
   void violate(Invariant i, const Req* q, model::RequestId id, Time at, std::string what);
 
   const WebhookSpec& spec_;

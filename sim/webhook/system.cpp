@@ -221,26 +221,31 @@ constexpr double kBytesPerAttempt = 60;
 // A request's rows in an in-memory SQLite database, which keeps every request.
 constexpr double kBytesPerSqliteRow = 300;
 
-class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulation> {
- public:
-  std::string_view name() const override { return "webhook"; }
-  std::string_view title() const override {
-    return "a webhook platform whose destination URLs live in an external service (ServiceB)";
-  }
-
-  std::span<const MetricInfo> metrics() const override { return metric_infos(); }
-  std::span<const SeriesColumn> series() const override { return series_infos_of<kSeries>(); }
-  std::span<const Flow> pipeline() const override { return kPipeline; }
-  std::vector<LifecycleDiagram> lifecycles() const override {
+// What the webhook platform is (sim/system_of.h).
+struct Manifest {
+  using Spec = WebhookSpec;
+  using Simulation = webhook::Simulation;
+  static constexpr std::string_view kName = "webhook";
+  static constexpr std::string_view kTitle = "a webhook platform whose destination URLs live in an external service (ServiceB)";
+  static constexpr std::string_view kGroupDimension = webhook::kGroupDimension;
+  static const Schema<Spec>& schema() { return spec_schema(); }
+  static constexpr const auto& kMetrics = webhook::kMetrics;
+  static constexpr const auto& kSeries = webhook::kSeries;
+  static constexpr const auto& kPipeline = webhook::kPipeline;
+  static constexpr const auto& kInvariants = webhook::kInvariants;
+  static constexpr const auto& kMutants = relaysim::webhook::kMutants;
+  static std::vector<LifecycleDiagram> lifecycles() {
     const auto name = [](auto state) { return to_string(state); };
     return {diagram_of("webhook-request", "A webhook request", relaysim::webhook::kRequestLifecycle, name),
             diagram_of("webhook-serviceb-breaker", "A pod's circuit breaker around ServiceB", kBreakerLifecycle, name)};
   }
+};
 
+class WebhookSystem final : public SystemOf<Manifest> {
+ public:
   // A webhook platform is one station: every dispatch slot of every pod is a server, and a
   // request holds it for the endpoint's answer (plus ServiceB's when there is no URL cache to
   // answer for it). Arrivals at the load's peak rate; a burst is not a rate and is left out.
-  std::string_view group_dimension() const override { return kGroupDimension; }
   std::vector<std::string> groups(const Scenario& s) const override { return group_names(spec_of(s)); }
   std::optional<queueing::Station> station(const Scenario& s) const override {
     const WebhookSpec& spec = spec_of(s);
@@ -270,8 +275,6 @@ class WebhookSystem final : public SystemOf<WebhookSpec, &spec_schema, Simulatio
     st.c = spec.platform.pods * spec.platform.concurrency_per_pod;
     return st;
   }
-  std::span<const InvariantInfo> invariants() const override { return kInvariants; }
-  std::span<const Mutant* const> mutants() const override { return relaysim::webhook::kMutants; }
 
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const WebhookSpec& w = spec_of(s);

@@ -2,32 +2,16 @@
 
 namespace relaysim::sim {
 
-namespace {
-
-const std::vector<std::pair<std::string, BackoffKind>> kBackoffKinds = {{"exponential", BackoffKind::exponential},
-                                                                        {"fixed", BackoffKind::fixed}};
-const std::vector<std::pair<std::string, Jitter>> kJitters = {
-    {"none", Jitter::none}, {"full", Jitter::full}, {"equal", Jitter::equal}, {"decorrelated", Jitter::decorrelated}};
-const std::vector<std::pair<std::string, LimiterAlgorithm>> kAlgorithms = {
-    {"sliding_log", LimiterAlgorithm::sliding_log},
-    {"sliding_counter", LimiterAlgorithm::sliding_counter},
-    {"token_bucket", LimiterAlgorithm::token_bucket},
-    {"gcra", LimiterAlgorithm::gcra}};
-const std::vector<std::pair<std::string, StoreDownPolicy>> kDownPolicies = {
-    {"allow", StoreDownPolicy::allow}, {"deny", StoreDownPolicy::deny}, {"local", StoreDownPolicy::local}};
-
-}  // namespace
-
 const Schema<BackoffPolicy>& backoff_schema() {
   static const Schema<BackoffPolicy> schema = [] {
     Schema<BackoffPolicy> s(Style::flow);
-    s.key("backoff", &BackoffPolicy::kind, choice_codec(kBackoffKinds),
+    s.key("backoff", &BackoffPolicy::kind, choice_codec(kBackoffKindNames),
           "`exponential`: initial × multiplier^(n-1), capped at max_interval; `fixed`: initial every time");
     s.key("initial", &BackoffPolicy::initial, duration_codec(),
           "the first delay (at least " + write_duration(kMinRetryInterval) + ")");
     s.key("multiplier", &BackoffPolicy::multiplier, number_codec(1, 100), "growth per retry (exponential)");
     s.key("max_interval", &BackoffPolicy::max_interval, duration_codec(), "the longest delay");
-    s.key("jitter", &BackoffPolicy::jitter, choice_codec(kJitters),
+    s.key("jitter", &BackoffPolicy::jitter, choice_codec(kJitterNames),
           "`none`; `full`: uniform in [0, delay]; `equal`: half fixed, half uniform; `decorrelated`: uniform in "
           "[initial, 3 × the previous delay]");
     return s;
@@ -61,7 +45,7 @@ const Schema<LimiterSpec>& limiter_schema() {
                           "calls not recorded); `sliding_counter` at most `limit` per aligned window and 2 × limit in "
                           "any window; `token_bucket` and `gcra` at most burst + limit × t / window (GCRA's burst "
                           "counts the first call: burst 1 is no burst).");
-    s.key("algorithm", &LimiterSpec::algorithm, choice_codec(kAlgorithms), "how the limit is kept");
+    s.key("algorithm", &LimiterSpec::algorithm, choice_codec(kLimiterAlgorithmNames), "how the limit is kept");
     s.key("limit", &LimiterSpec::limit, integer_codec(LimiterSpec::kLimit), "calls per window");
     s.key("window", &LimiterSpec::window, duration_codec(LimiterSpec::kWindow), "the window");
     s.key("burst", &LimiterSpec::burst, integer_codec(LimiterSpec::kBurst), "token_bucket and gcra: the most admitted at once",
@@ -77,7 +61,7 @@ const Schema<SharedLimitConfig>& shared_limit_schema() {
                                 "A limit shared by every pod through the key-value store (Redis), which applies it "
                                 "atomically by its own clock. When the store cannot answer, `when_down` decides.");
     s.include(&SharedLimitConfig::spec, limiter_schema());
-    s.key("when_down", &SharedLimitConfig::when_down, choice_codec(kDownPolicies),
+    s.key("when_down", &SharedLimitConfig::when_down, choice_codec(kStoreDownPolicyNames),
           "while the store is down: `allow` everything (unlimited, reported as such), `deny` everything, or a "
           "`local` limiter in each pod at limit / pods (rounded up)");
     s.key("timeout", &SharedLimitConfig::timeout, duration_codec(SharedLimitConfig::kTimeout), "one store call's timeout");
