@@ -373,81 +373,85 @@ int exit_status(const RunResult& r) {
   }
 }
 
-}  // namespace
-
-int run_command(const RunArgs& args) {
-  RunOptions options;
-  double memory_limit = 0;
-  if (const auto problem = read_run_options(args, options, memory_limit)) return fail_usage(*problem);
-  const std::optional<Scenario> scenario = load(args.file, args.sets);
-  if (!scenario) return kExitInvalid;
-  Scenario as_run = *scenario;
-  // A time series of more rows than this is a mistake: a second's window over a month.
+// A time series of more rows than this is a mistake: a second's window over a month. Returns the
+// refusal, or nothing.
+std::optional<std::string> check_series_rows(const RunArgs& args, const RunOptions& options, const Scenario& scenario) {
   constexpr double kMaxRows = 1e6;
-  RunOutputs outputs;
   if (args.timeseries) {
-    if (to_seconds(scenario->duration) / to_seconds(options.series_interval) > kMaxRows) {
-      return fail_usage("--interval " + format_duration(options.series_interval) + " over " + format_duration(scenario->duration) +
-                        " makes more than a million rows; choose a longer --interval");
+    if (to_seconds(scenario.duration) / to_seconds(options.series_interval) > kMaxRows) {
+      return "--interval " + format_duration(options.series_interval) + " over " + format_duration(scenario.duration) +
+             " makes more than a million rows; choose a longer --interval";
     }
   }
-  if (options.seed) as_run.seed = *options.seed;
-  if (options.store) as_run.store = *options.store;
-  const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
-  // Every refusal comes before prepare_database, which with --overwrite removes the earlier run.
-  const Footprint footprint = as_run.system->footprint(as_run, database == ":memory:");
-  if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
-  // No two outputs (nor an output and the scenario file) are one file: one would replace the
-  // other without a word.
-  {
-    std::vector<std::pair<std::string, std::string>> files;  // what, path
-    if (args.file != "-") files.emplace_back("the scenario file", args.file);
-    if (database != ":memory:") files.emplace_back("the database (--sqlite-path)", database);
-    if (args.json_path && *args.json_path != "-") files.emplace_back("the --json output", *args.json_path);
-    if (args.timeseries) {
-      files.emplace_back("the --timeseries output", *args.timeseries);
-      for (const std::string& f : RunOutputs::files_of(*args.timeseries)) {
-        if (f != *args.timeseries) files.emplace_back("a --timeseries output", f);
-      }
-    }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      for (std::size_t j = i + 1; j < files.size(); ++j) {
-        if (!same_file(files[i].second, files[j].second)) continue;
-        return fail_usage(files[j].first + " " + files[j].second + " is " + files[i].first + "; one would overwrite the other");
-      }
+  return std::nullopt;
+}
+
+// No two outputs (nor an output and the scenario file) are one file: one would replace the
+// other without a word. Returns the refusal, or nothing.
+std::optional<std::string> check_outputs_apart(const RunArgs& args, const std::string& database) {
+  std::vector<std::pair<std::string, std::string>> files;  // what, path
+  if (args.file != "-") files.emplace_back("the scenario file", args.file);
+  if (database != ":memory:") files.emplace_back("the database (--sqlite-path)", database);
+  if (args.json_path && *args.json_path != "-") files.emplace_back("the --json output", *args.json_path);
+  if (args.timeseries) {
+    files.emplace_back("the --timeseries output", *args.timeseries);
+    for (const std::string& f : RunOutputs::files_of(*args.timeseries)) {
+      if (f != *args.timeseries) files.emplace_back("a --timeseries output", f);
     }
   }
-  JsonOutput json;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    for (std::size_t j = i + 1; j < files.size(); ++j) {
+      if (!same_file(files[i].second, files[j].second)) continue;
+      return files[j].first + " " + files[j].second + " is " + files[i].first + "; one would overwrite the other";
+    }
+  }
+  return std::nullopt;
+}
+
+// Opens --json and --timeseries before the run, and points the run's sinks at the time series.
+// Returns the problem, or nothing.
+std::optional<std::string> open_outputs(const RunArgs& args, const Scenario& as_run, const std::string& database,
+                                        JsonOutput& json, RunOutputs& outputs, RunOptions& options) {
   if (args.json_path) {
-    if (const auto problem = json.open(*args.json_path, args.file, database)) return fail_usage(*problem);
+    if (auto problem = json.open(*args.json_path, args.file, database)) return problem;
   }
   if (args.timeseries) {
-    if (const auto problem = outputs.open(*args.timeseries, *as_run.system)) return fail_usage(*problem);
+    if (auto problem = outputs.open(*args.timeseries, *as_run.system)) return problem;
     options.series = &outputs;
     if (outputs.directory()) options.records = &outputs;
   }
-  DatabaseLock database_lock;  // held until the run's last write
-  if (const auto problem = prepare_database(database, args.overwrite, database_lock)) return fail_usage(*problem);
+  return std::nullopt;
+}
+
+// Takes the database for the run and labels it with the run's start. Returns the problem, or nothing.
+std::optional<std::string> start_database(const std::string& database, bool overwrite, const Scenario& as_run,
+                                          DatabaseLock& database_lock) {
+  if (auto problem = prepare_database(database, overwrite, database_lock)) return problem;
   try {
     record_run_start(database, as_run);
   } catch (const StoreError& e) {
-    return fail_usage(std::string("cannot use the database: ") + e.what());
+    return std::string("cannot use the database: ") + e.what();
   }
+  return std::nullopt;
+}
 
-  const auto started = Clock::now();
-  Progress progress(started, scenario->duration, !args.quiet && isatty(STDERR_FILENO) != 0);
-  if (!args.quiet) options.progress = [&progress](Time now, std::uint64_t events) { progress.update(now, events); };
+// The run itself: with progress unless quiet, stopped by Ctrl-C or when it holds more than
+// `memory_limit`. Returns its result, or nothing (having said why) when it failed.
+std::optional<RunResult> simulate(const Scenario& scenario, RunOptions options, bool quiet, Clock::time_point started,
+                                  double memory_limit, const Footprint& footprint) {
+  Progress progress(started, scenario.duration, !quiet && isatty(STDERR_FILENO) != 0);
+  if (!quiet) options.progress = [&progress](Time now, std::uint64_t events) { progress.update(now, events); };
   StopWatch watch{started, memory_limit};
   options.should_stop = [&watch] { return watch.stop(); };
   RunResult result;
   {
     const StopSignals signals;
     try {
-      result = run_scenario(*scenario, std::move(options));
+      result = run_scenario(scenario, std::move(options));
     } catch (const std::exception& failure) {
       progress.clear();
       std::cerr << "relaysim: the run failed: " << failure.what() << "\n";
-      return kExitIncomplete;
+      return std::nullopt;
     }
   }
   progress.clear();
@@ -456,9 +460,14 @@ int run_command(const RunArgs& args) {
     result.failure = "the run held " + human_bytes(watch.resident) + ", more than its memory limit of " +
                      human_bytes(memory_limit) + " (--memory-limit); " + footprint.largest().advice;
   }
+  return result;
+}
 
-  WallStats wall;
-  wall.seconds = since(started);
+// Prints the summary, writes the outputs, labels the database with the run's end and says how an
+// unfinished run ended. Returns the exit status: an output that could not be written makes a
+// passing run incomplete.
+int finish_run(const RunArgs& args, const RunResult& result, const WallStats& wall, JsonOutput& json,
+               RunOutputs& outputs, const std::string& database) {
   if (!args.quiet) print_summary(json.to_stdout() ? std::cerr : std::cout, result, wall);
   int status = exit_status(result);
   if (args.json_path) {
@@ -483,6 +492,38 @@ int run_command(const RunArgs& args) {
   if (result.ending == Ending::store_failure) std::cerr << "relaysim: store failure: " << result.failure << "\n";
   if (result.ending == Ending::interrupted) std::cerr << "relaysim: interrupted at virtual " << format_time(result.end) << "\n";
   return status;
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args) {
+  RunOptions options;
+  double memory_limit = 0;
+  if (const auto problem = read_run_options(args, options, memory_limit)) return fail_usage(*problem);
+  const std::optional<Scenario> scenario = load(args.file, args.sets);
+  if (!scenario) return kExitInvalid;
+  if (const auto problem = check_series_rows(args, options, *scenario)) return fail_usage(*problem);
+  Scenario as_run = *scenario;
+  if (options.seed) as_run.seed = *options.seed;
+  if (options.store) as_run.store = *options.store;
+  const std::string database = as_run.store == StoreKind::sqlite ? options.sqlite_path : ":memory:";
+  // Every refusal comes before prepare_database, which with --overwrite removes the earlier run.
+  const Footprint footprint = as_run.system->footprint(as_run, database == ":memory:");
+  if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
+  if (const auto problem = check_outputs_apart(args, database)) return fail_usage(*problem);
+  RunOutputs outputs;
+  JsonOutput json;
+  if (const auto problem = open_outputs(args, as_run, database, json, outputs, options)) return fail_usage(*problem);
+  DatabaseLock database_lock;  // held until the run's last write
+  if (const auto problem = start_database(database, args.overwrite, as_run, database_lock)) return fail_usage(*problem);
+
+  const auto started = Clock::now();
+  const std::optional<RunResult> result =
+      simulate(*scenario, std::move(options), args.quiet, started, memory_limit, footprint);
+  if (!result) return kExitIncomplete;
+  WallStats wall;
+  wall.seconds = since(started);
+  return finish_run(args, *result, wall, json, outputs, database);
 }
 
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets) {

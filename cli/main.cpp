@@ -68,21 +68,47 @@ int unknown_command(const CLI::App& app, const std::string& word) {
   return kExitInvalid;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // A reader that goes away (`| head`, a FIFO's reader, >(jq) failing) must not kill a run before
-  // it has labelled its database and said what happened: writes fail with EPIPE instead.
-  std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"relaysim " RELAYSIM_VERSION
-               ": a deterministic simulator and reference implementation of reliable outbound delivery",
-               "relaysim"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "relaysim " RELAYSIM_VERSION);
-  app.footer(kFooter);
-
-  auto* run = app.add_subcommand("run", "Run a scenario file and judge it against the invariants and its expect: block");
+// Each command's arguments, and the subcommand that fills them: CLI11 writes into the arguments
+// while parsing, so they live as long as the app.
+struct Commands {
+  CLI::App* run = nullptr;
   RunArgs run_args;
+#ifdef RELAYSIM_MUTANTS_CLI
+  std::string mutant_name;
+  CLI::App* mutants = nullptr;
+  MutantsOptions mutants_options;
+  bool list_mutants = false;
+#endif
+  CLI::App* sweep = nullptr;
+  SweepArgs sweep_args;
+  CLI::App* merge = nullptr;
+  MergeArgs merge_args;
+  CLI::App* plan = nullptr;
+  PlanArgs plan_args;
+  CLI::App* report = nullptr;
+  std::string report_dir;
+  CLI::App* validate = nullptr;
+  std::vector<std::string> validate_files;
+  std::vector<std::string> validate_sets;
+  CLI::App* metrics = nullptr;
+  std::optional<std::string> metrics_system;
+  CLI::App* lifecycles = nullptr;
+  std::string lifecycles_dir;
+  CLI::App* reference = nullptr;
+  CLI::App* mmc = nullptr;
+  MmcArgs mmc_args;
+#ifdef RELAYSIM_LIVE_CLI
+  CLI::App* serve = nullptr;
+  live::ServeArgs serve_args;
+  CLI::App* world = nullptr;
+  live::WorldArgs world_args;
+  CLI::App* judge = nullptr;
+  live::JudgeArgs judge_args;
+#endif
+};
+
+CLI::App* declare_run(CLI::App& app, RunArgs& run_args) {
+  auto* run = app.add_subcommand("run", "Run a scenario file and judge it against the invariants and its expect: block");
   run->add_option("FILE", run_args.file, "Scenario file (YAML; '-': standard input); see docs/scenario-format.md")->required();
   run->add_option("--seed", run_args.seed, "Root seed (0 to 18446744073709551615), overriding the scenario's");
   run->add_option("--store", run_args.store, "Store to run on, overriding the scenario's")
@@ -108,12 +134,12 @@ int main(int argc, char** argv) {
                   "(faults, crashes, breaker transitions), records.csv (every entity that did not end well), result.json "
                   "and scenario.yaml, which `relaysim report` reads (docs/outputs.md)");
   run->add_option("--interval", run_args.interval, "The time series' window of virtual time (default 1m): 10s, 5m, 1h");
+  return run;
+}
+
 #ifdef RELAYSIM_MUTANTS_CLI
-  std::string mutant_name;
-  run->add_option("--mutant", mutant_name, "Plant this bug for the run (see `mutants --list`)");
+CLI::App* declare_mutants(CLI::App& app, MutantsOptions& mutants_options, bool& list_mutants) {
   auto* mutants = app.add_subcommand("mutants", "Run the property suites against every planted bug; exit 0 if all are caught");
-  MutantsOptions mutants_options;
-  bool list_mutants = false;
   mutants->add_option("--only", mutants_options.only, "Run one mutant");
   mutants->add_option("--cases", mutants_options.cases, "RapidCheck cases per property (a quarter on SQLite)")
       ->check(CLI::Range(1, 1'000'000));
@@ -121,12 +147,14 @@ int main(int argc, char** argv) {
   mutants->add_option("--report", mutants_options.report, "Where to write the Markdown table");
   mutants->add_option("--scenarios", mutants_options.scenarios_dir, "Where to write shrunk scenarios");
   mutants->add_flag("--list", list_mutants, "List the mutants and exit");
+  return mutants;
+}
 #endif
 
+CLI::App* declare_sweep(CLI::App& app, SweepArgs& sweep_args) {
   auto* sweep = app.add_subcommand(
       "sweep", "Run a scenario over a grid of values and seeds in parallel; tabulate every metric's mean with its 95% "
                "confidence interval at each point (docs/planning.md)");
-  SweepArgs sweep_args;
   sweep->add_option("FILE", sweep_args.file, "Scenario file (YAML)")->required();
   sweep->add_option("--vary", sweep_args.vary,
                     "An axis of the grid (repeatable): key.path=FROM..TO, FROM..TO:STEP, or a,b,c: "
@@ -148,17 +176,21 @@ int main(int argc, char** argv) {
                     "runs it finished");
   sweep->add_option("--show", sweep_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
   sweep->add_flag("-q,--quiet", sweep_args.quiet, "Print nothing but errors");
+  return sweep;
+}
 
+CLI::App* declare_merge(CLI::App& app, MergeArgs& merge_args) {
   auto* merge = app.add_subcommand("merge", "Merge the --out directories of a sharded sweep into the table of the whole sweep");
-  MergeArgs merge_args;
   merge->add_option("OUT", merge_args.out, "Directory for the merged sweep.json, runs.csv, latency.csv, summary.csv, tails.csv and summary.json")->required();
   merge->add_option("PARTS", merge_args.parts, "Every shard's --out directory")->required();
   merge->add_option("--show", merge_args.show, "Metrics for the printed table (default: those the scenario's expect: names)");
+  return merge;
+}
 
+CLI::App* declare_plan(CLI::App& app, PlanArgs& plan_args) {
   auto* plan = app.add_subcommand(
       "plan", "Find the least value of a resource that meets targets written like expect:, by simulation with several "
               "seeds per probe and 95% confidence, beside queueing theory's estimate (docs/planning.md)");
-  PlanArgs plan_args;
   plan->add_option("FILE", plan_args.file, "Scenario file (YAML)")->required();
   plan->add_option("--resource", plan_args.resource, "The key path of a whole number to size: webhook.platform.pods")->required();
   plan->add_option("--target", plan_args.targets, "A target, as a line of expect: (repeatable): 'latency_p99_s < 30s'")->required();
@@ -174,35 +206,47 @@ int main(int argc, char** argv) {
                    "(default: most of the memory available)");
   plan->add_option("--json", plan_args.json_path, "Also write the probes and the answer as JSON here ('-': standard output, the text then going to standard error)");
   plan->add_flag("-q,--quiet", plan_args.quiet, "Print only the answer");
+  return plan;
+}
 
+CLI::App* declare_report(CLI::App& app, std::string& report_dir) {
   auto* report = app.add_subcommand(
       "report", "Write report.html (self-contained) and report.md from what `run --timeseries DIR` or "
                 "`sweep --out DIR` wrote: for a run, the pipeline with its measured flows (Graphviz), the time series "
                 "by panel with fault windows shaded, the states over time and the latency CDF by group (gnuplot); "
                 "for a sweep, each expected metric against the first axis with its 95% band");
-  std::string report_dir;
   report->add_option("DIR", report_dir, "The result directory")->required();
+  return report;
+}
 
+CLI::App* declare_validate(CLI::App& app, std::vector<std::string>& files, std::vector<std::string>& validate_sets) {
   auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
-  std::vector<std::string> files;
   validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
-  std::vector<std::string> validate_sets;
   validate->add_option("--set", validate_sets, "Set a value over each file's own, as key.path=value (repeatable), as run does");
+  return validate;
+}
 
+CLI::App* declare_metrics(CLI::App& app, std::optional<std::string>& metrics_system) {
   auto* metrics = app.add_subcommand("metrics", "List the metrics an expect: block may name, with their units");
-  std::optional<std::string> metrics_system;
   metrics->add_option("--system", metrics_system, "Only this system's");
+  return metrics;
+}
 
+CLI::App* declare_lifecycles(CLI::App& app, std::string& lifecycles_dir) {
   auto* lifecycles = app.add_subcommand(
       "lifecycles", "Write DIR/lifecycles.md and a Graphviz diagram of every lifecycle (.dot and .svg) from the model's own tables");
-  std::string lifecycles_dir;
   lifecycles->add_option("DIR", lifecycles_dir, "Where to write them (the docs directory: docs)")->required();
-  auto* reference = app.add_subcommand(
-      "reference", "Print the reference of the scenario format (every key, metric and invariant) as Markdown");
+  return lifecycles;
+}
 
+CLI::App* declare_reference(CLI::App& app) {
+  return app.add_subcommand(
+      "reference", "Print the reference of the scenario format (every key, metric and invariant) as Markdown");
+}
+
+CLI::App* declare_mmc(CLI::App& app, MmcArgs& mmc_args) {
   auto* mmc = app.add_subcommand("mmc", "Run the M/M/c queue on the simulation kernel; print its speed and mean wait "
                                         "next to Erlang C (the SimPy comparison in bench/ calls this)");
-  MmcArgs mmc_args;
   mmc->add_option("--lambda", mmc_args.params.lambda, "Arrivals per second")->capture_default_str();
   mmc->add_option("--mu", mmc_args.params.mu, "Services per second per server")->capture_default_str();
   mmc->add_option("--servers,-c", mmc_args.params.servers, "Number of servers")
@@ -213,11 +257,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   mmc->add_option("--seed", mmc_args.seed, "Seed (0 to 18446744073709551615)");
   mmc->add_flag("--json", mmc_args.json, "Print the result as JSON");
+  return mmc;
+}
 
 #ifdef RELAYSIM_LIVE_CLI
+CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
   auto* serve = app.add_subcommand("serve", "Serve the webhook platform for real: the HTTP API, deliveries, SQLite "
                                             "(docs/live.md); SIGTERM drains and exits");
-  live::ServeArgs serve_args;
   serve->add_option("CONFIG", serve_args.config, "The configuration file (serve: and platform: sections)");
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
@@ -227,24 +273,129 @@ int main(int argc, char** argv) {
                     "Append the model's events to this file, one JSON line each, for `relaysim judge` (docs/live.md)");
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
   serve->add_flag("--reference", serve_args.reference, "Print the reference of the serve: section as Markdown (docs/live.md)");
+  return serve;
+}
+
+CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
   auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "
                                             "the scenario says, for `serve` to deliver to (docs/live.md)");
-  live::WorldArgs world_args;
   world->add_option("SCENARIO", world_args.scenario, "A webhook scenario file")->required();
   world->add_option("--listen", world_args.listen, "Where to listen (HOST:PORT; port 0: any free port)")->capture_default_str();
   world->add_option("--receipts", world_args.receipts, "Append every request an endpoint processes to this file, one JSON line each");
   world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
   world->add_option("--hold", world_args.hold, "How long an unanswered request keeps its connection (default 5m)");
+  return world;
+}
+
+CLI::App* declare_judge(CLI::App& app, live::JudgeArgs& judge_args) {
   auto* judge = app.add_subcommand("judge", "Judge a live run (serve's event logs, world's receipts, the client's calls) "
                                             "with the simulator's own invariant checkers (docs/live.md)");
-  live::JudgeArgs judge_args;
   judge->add_option("SCENARIO", judge_args.scenario, "The scenario the world served")->required();
   judge->add_option("CONFIG", judge_args.config, "The configuration serve ran with")->required();
   judge->add_option("--events", judge_args.events, "A serve process's event log (serve --events); one per process")->required();
   judge->add_option("--receipts", judge_args.receipts, "The world's receipts (world --receipts)")->required();
   judge->add_option("--calls", judge_args.calls, "The client's create calls, one JSON line each (docs/live.md)")->required();
   judge->add_option("--database", judge_args.database, "The database the processes shared, after the run")->required();
+  return judge;
+}
 #endif
+
+// The order here is the order of the commands in --help.
+void declare_commands(CLI::App& app, Commands& c) {
+  c.run = declare_run(app, c.run_args);
+#ifdef RELAYSIM_MUTANTS_CLI
+  // relaysim-mutants' run takes one more option, after all of run's own.
+  c.run->add_option("--mutant", c.mutant_name, "Plant this bug for the run (see `mutants --list`)");
+  c.mutants = declare_mutants(app, c.mutants_options, c.list_mutants);
+#endif
+  c.sweep = declare_sweep(app, c.sweep_args);
+  c.merge = declare_merge(app, c.merge_args);
+  c.plan = declare_plan(app, c.plan_args);
+  c.report = declare_report(app, c.report_dir);
+  c.validate = declare_validate(app, c.validate_files, c.validate_sets);
+  c.metrics = declare_metrics(app, c.metrics_system);
+  c.lifecycles = declare_lifecycles(app, c.lifecycles_dir);
+  c.reference = declare_reference(app);
+  c.mmc = declare_mmc(app, c.mmc_args);
+#ifdef RELAYSIM_LIVE_CLI
+  c.serve = declare_serve(app, c.serve_args);
+  c.world = declare_world(app, c.world_args);
+  c.judge = declare_judge(app, c.judge_args);
+#endif
+}
+
+#ifdef RELAYSIM_MUTANTS_CLI
+// `mutants --list`.
+void print_mutants() {
+  for (const sim::System* s : sim::systems()) {
+    for (const Mutant* m : s->mutants()) {
+      std::printf("%-28s %-8s %s\n", std::string(m->name).c_str(), std::string(s->name()).c_str(),
+                  std::string(m->description).c_str());
+    }
+  }
+}
+
+// `run --mutant NAME`: plants the bug for the run; false (having said so) when no mutant has that name.
+bool plant_mutant(const std::string& mutant_name) {
+  const Mutant* found = nullptr;
+  for (const sim::System* s : sim::systems()) {
+    for (const Mutant* m : s->mutants()) found = m->name == mutant_name ? m : found;
+  }
+  if (found == nullptr) {
+    std::cerr << "relaysim: no mutant named '" << mutant_name << "' (see `mutants --list`)\n";
+    return false;
+  }
+  mutants::active() = found;
+  std::cerr << "relaysim: running with the planted bug '" << mutant_name << "'\n";
+  return true;
+}
+#endif
+
+// Runs the command the command line chose; returns the exit status.
+int run_chosen_command(const Commands& c) {
+#ifdef RELAYSIM_MUTANTS_CLI
+  if (*c.mutants) {
+    if (c.list_mutants) {
+      print_mutants();
+      return 0;
+    }
+    return run_mutants(c.mutants_options);
+  }
+  if (*c.run && !c.mutant_name.empty() && !plant_mutant(c.mutant_name)) return kExitInvalid;
+#endif
+#ifdef RELAYSIM_LIVE_CLI
+  if (*c.serve) return live::serve_command(c.serve_args);
+  if (*c.world) return live::world_command(c.world_args);
+  if (*c.judge) return live::judge_command(c.judge_args);
+#endif
+  if (*c.run) return run_command(c.run_args);
+  if (*c.validate) return validate_command(c.validate_files, c.validate_sets);
+  if (*c.sweep) return sweep_command(c.sweep_args);
+  if (*c.plan) return plan_command(c.plan_args);
+  if (*c.report) return report_command(c.report_dir);
+  if (*c.merge) return merge_command(c.merge_args);
+  if (*c.mmc) return mmc_command(c.mmc_args);
+  if (*c.metrics) return metrics_command(c.metrics_system);
+  if (*c.reference) return reference_command();
+  if (*c.lifecycles) return lifecycles_command(c.lifecycles_dir);
+  return kExitInvalid;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A reader that goes away (`| head`, a FIFO's reader, >(jq) failing) must not kill a run before
+  // it has labelled its database and said what happened: writes fail with EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{"relaysim " RELAYSIM_VERSION
+               ": a deterministic simulator and reference implementation of reliable outbound delivery",
+               "relaysim"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "relaysim " RELAYSIM_VERSION);
+  app.footer(kFooter);
+  Commands commands;
+  declare_commands(app, commands);
+
   if (argc >= 2 && argv[1][0] != '-') {
     const std::string word = argv[1];
     bool known = false;
@@ -257,46 +408,5 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : kExitInvalid;
   }
-#ifdef RELAYSIM_MUTANTS_CLI
-  if (*mutants) {
-    if (list_mutants) {
-      for (const sim::System* s : sim::systems()) {
-        for (const Mutant* m : s->mutants()) {
-          std::printf("%-28s %-8s %s\n", std::string(m->name).c_str(), std::string(s->name()).c_str(),
-                      std::string(m->description).c_str());
-        }
-      }
-      return 0;
-    }
-    return run_mutants(mutants_options);
-  }
-  if (*run && !mutant_name.empty()) {
-    const Mutant* found = nullptr;
-    for (const sim::System* s : sim::systems()) {
-      for (const Mutant* m : s->mutants()) found = m->name == mutant_name ? m : found;
-    }
-    if (found == nullptr) {
-      std::cerr << "relaysim: no mutant named '" << mutant_name << "' (see `mutants --list`)\n";
-      return kExitInvalid;
-    }
-    mutants::active() = found;
-    std::cerr << "relaysim: running with the planted bug '" << mutant_name << "'\n";
-  }
-#endif
-#ifdef RELAYSIM_LIVE_CLI
-  if (*serve) return live::serve_command(serve_args);
-  if (*world) return live::world_command(world_args);
-  if (*judge) return live::judge_command(judge_args);
-#endif
-  if (*run) return run_command(run_args);
-  if (*validate) return validate_command(files, validate_sets);
-  if (*sweep) return sweep_command(sweep_args);
-  if (*plan) return plan_command(plan_args);
-  if (*report) return report_command(report_dir);
-  if (*merge) return merge_command(merge_args);
-  if (*mmc) return mmc_command(mmc_args);
-  if (*metrics) return metrics_command(metrics_system);
-  if (*reference) return reference_command();
-  if (*lifecycles) return lifecycles_command(lifecycles_dir);
-  return kExitInvalid;
+  return run_chosen_command(commands);
 }

@@ -140,9 +140,36 @@ std::optional<std::uint32_t> count_arg(const std::optional<std::string>& text, s
 namespace {
 // Ctrl-C stopped a probe's runs: the plan has no answer to give.
 struct Interrupted {};
-}  // namespace
 
-int plan_command(const PlanArgs& args) {
+// What the steps of a plan share: the options read, the scenario at each value of the resource,
+// what theory predicts, and the probes run.
+struct PlanState {
+  explicit PlanState(const PlanArgs& plan_args) : args(plan_args) {}
+
+  const PlanArgs& args;
+  std::uint32_t first_replications = 0;
+  std::uint32_t max_replications = 0;
+  std::uint32_t jobs = 0;
+  double memory_limit = 0;
+  std::vector<Override> sets;
+  Scenario base;
+  Axis range;
+  ScenarioText file;
+  std::vector<Target> targets;
+  std::map<std::size_t, Scenario> at;  // the scenario at each value of the resource read so far
+  std::optional<std::size_t> analytic;
+  std::optional<queueing::Station> analytic_station;
+  bool theory_speaks = false;
+  std::vector<MetricRef> refs;
+  std::map<std::size_t, Probe> probes;
+  std::vector<std::size_t> order;  // probes in the order they ran
+  std::optional<std::size_t> answer;
+};
+
+// Each step returns an exit code when the plan ends there, nothing when it goes on.
+
+std::optional<int> read_options(PlanState& plan) {
+  const PlanArgs& args = plan.args;
   const auto reps0 = count_arg(args.replications, 5, 2, 10'000);
   if (!reps0) return fail_usage("--replications: expected a whole number from 2 to 10000");
   const auto reps_max = count_arg(args.max_replications, std::max<std::uint32_t>(*reps0, 40), *reps0, 100'000);
@@ -156,16 +183,20 @@ int plan_command(const PlanArgs& args) {
   if (args.json_path && *args.json_path != "-") {
     if (auto bad = check_writable(*args.json_path, "--json")) return fail_usage(*bad);
   }
+  plan.first_replications = *reps0;
+  plan.max_replications = *reps_max;
+  plan.jobs = *jobs;
+  plan.memory_limit = *memory_limit;
+  return std::nullopt;
+}
 
-  std::vector<Override> sets;
-  Scenario base;
-  Axis range;
-  ScenarioText file;
+std::optional<int> read_scenario(PlanState& plan) {
+  const PlanArgs& args = plan.args;
   try {
-    file = read_scenario_file(args.file);
-    for (const std::string& s : args.sets) sets.push_back(parse_override(s));
-    base = parse_scenario(file.text, file.name, sets);
-    range = parse_axis(args.resource + "=" + args.range.value_or("1..1024"), "--range");
+    plan.file = read_scenario_file(args.file);
+    for (const std::string& s : args.sets) plan.sets.push_back(parse_override(s));
+    plan.base = parse_scenario(plan.file.text, plan.file.name, plan.sets);
+    plan.range = parse_axis(args.resource + "=" + args.range.value_or("1..1024"), "--range");
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid plan: " << e.what() << "\n";
     return kExitInvalid;
@@ -174,50 +205,49 @@ int plan_command(const PlanArgs& args) {
   if (args.seed) {
     const auto seed = parse_u64(*args.seed);
     if (!seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615");
-    base.seed = *seed;
+    plan.base.seed = *seed;
   }
-  const System& system = *base.system;
-  std::vector<Target> targets(args.targets.size());
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    if (auto problem = parse_target(base, args.targets[i], targets[i])) return fail_usage(*problem);
+  plan.targets.resize(args.targets.size());
+  for (std::size_t i = 0; i < plan.targets.size(); ++i) {
+    if (auto problem = parse_target(plan.base, args.targets[i], plan.targets[i])) return fail_usage(*problem);
   }
+  return std::nullopt;
+}
 
-  // The scenario at each value of the resource, read when first needed (a value the scenario
-  // refuses, such as 0 pods, ends the plan with the reader's error).
-  std::map<std::size_t, Scenario> at;
-  const auto scenario_at = [&](std::size_t i) -> const Scenario& {
-    auto it = at.find(i);
-    if (it == at.end()) {
-      std::vector<Override> o = sets;
-      o.push_back({args.resource, range.values[i], "--range"});
-      Scenario s = parse_scenario(file.text, file.name, o);
-      s.seed = base.seed;
-      it = at.emplace(i, std::move(s)).first;
-    }
-    return it->second;
-  };
+// The scenario at each value of the resource, read when first needed (a value the scenario
+// refuses, such as 0 pods, ends the plan with the reader's error).
+const Scenario& scenario_at(PlanState& plan, std::size_t i) {
+  auto it = plan.at.find(i);
+  if (it == plan.at.end()) {
+    std::vector<Override> o = plan.sets;
+    o.push_back({plan.args.resource, plan.range.values[i], "--range"});
+    Scenario s = parse_scenario(plan.file.text, plan.file.name, o);
+    s.seed = plan.base.seed;
+    it = plan.at.emplace(i, std::move(s)).first;
+  }
+  return it->second;
+}
 
-  // Theory first: the least value at which every target theory can speak to is predicted met.
-  std::optional<std::size_t> analytic;
-  std::optional<queueing::Station> analytic_station;
-  bool theory_speaks = false;
+// Theory first: the least value at which every target theory can speak to is predicted met.
+std::optional<int> consult_theory(PlanState& plan) {
+  const System& system = *plan.base.system;
   try {
-    for (std::size_t i = 0; i < range.values.size(); ++i) {
-      const auto st = system.station(scenario_at(i));
+    for (std::size_t i = 0; i < plan.range.values.size(); ++i) {
+      const auto st = system.station(scenario_at(plan, i));
       if (!st) break;
       bool meets = true;
-      for (const Target& t : targets) {
+      for (const Target& t : plan.targets) {
         const auto p = predicted(t, *st);
         if (!p) continue;
-        theory_speaks = true;
+        plan.theory_speaks = true;
         const bool ok = below(t.op) ? (t.op == CompareOp::lt ? *p < t.value : *p <= t.value)
                                     : (t.op == CompareOp::gt ? *p > t.value : *p >= t.value);
         meets = meets && ok;
       }
-      if (!theory_speaks) break;
+      if (!plan.theory_speaks) break;
       if (meets) {
-        analytic = i;
-        analytic_station = st;
+        plan.analytic = i;
+        plan.analytic_station = st;
         break;
       }
     }
@@ -225,126 +255,145 @@ int plan_command(const PlanArgs& args) {
     std::cerr << "relaysim: invalid plan: " << e.what() << "\n";
     return kExitInvalid;
   }
+  return std::nullopt;
+}
 
-  // Then simulation: probes, each decided with confidence.
-  std::vector<MetricRef> refs;
-  for (const Target& t : targets) refs.push_back({t.index, t.parameter, t.group});
-  std::map<std::size_t, Probe> probes;
-  std::vector<std::size_t> order;  // probes in the order they ran
-  const auto probe = [&](std::size_t i) -> Verdict {
-    if (auto it = probes.find(i); it != probes.end()) return it->second.verdict;
-    Probe p;
-    p.value = std::stoll(range.values[i]);
-    const Scenario& s = scenario_at(i);
-    // A queue whose load is at or above its capacity fails however a finite run looks: its
-    // backlog grows without bound, only slowly at first. Theory's word on stability is final,
-    // and no run is spent on it.
-    if (const auto st = system.station(s); st && !st->stable()) {
-      p.verdict = Verdict::fails;
-      p.unstable = true;
-      p.estimates.assign(targets.size(), Estimate{0, std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")});
+// Runs a probe's replications, doubling them up to --max-replications while it is undecided.
+void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
+  const PlanArgs& args = plan.args;
+  const std::vector<Target>& targets = plan.targets;
+  std::vector<RunOutcome> outcomes;
+  for (std::uint32_t reps = plan.first_replications; !p.unstable; reps = std::min(plan.max_replications, reps * 2)) {
+    std::vector<RunJob> jobs_of;
+    for (std::uint32_t r = static_cast<std::uint32_t>(outcomes.size()); r < reps; ++r) jobs_of.push_back({&s, plan.base.seed + r});
+    const std::string what = args.resource + "=" + plan.range.values[i];
+    // (A probe too big for memory stops the plan: the answer would be a guess.)
+    const unsigned threads = runs_at_once(jobs_of, plan.jobs, plan.memory_limit, args.quiet || !outcomes.empty(), what);
+    for (RunOutcome& o : run_parallel(jobs_of, threads, args.quiet, what, plan.refs)) {
+      outcomes.push_back(std::move(o));
     }
-    std::vector<RunOutcome> outcomes;
-    for (std::uint32_t reps = *reps0; !p.unstable; reps = std::min(*reps_max, reps * 2)) {
-      std::vector<RunJob> jobs_of;
-      for (std::uint32_t r = static_cast<std::uint32_t>(outcomes.size()); r < reps; ++r) jobs_of.push_back({&s, base.seed + r});
-      const std::string what = args.resource + "=" + range.values[i];
-      // (A probe too big for memory stops the plan: the answer would be a guess.)
-      const unsigned threads = runs_at_once(jobs_of, *jobs, *memory_limit, args.quiet || !outcomes.empty(), what);
-      for (RunOutcome& o : run_parallel(jobs_of, threads, args.quiet, what, refs)) {
-        outcomes.push_back(std::move(o));
-      }
-      if (stop_requested()) throw Interrupted{};
-      p.runs = reps;
-      p.estimates.clear();
-      p.verdict = Verdict::meets;
-      for (const Target& t : targets) {
-        std::vector<double> v;
-        for (const RunOutcome& o : outcomes) v.push_back(o.targets[&t - targets.data()]);
-        p.estimates.push_back(estimate(v));
-        const Verdict d = decide(t, p.estimates.back());
-        if (d == Verdict::fails) p.verdict = Verdict::fails;
-        if (d == Verdict::undecided && p.verdict == Verdict::meets) p.verdict = Verdict::undecided;
-      }
-      if (p.verdict != Verdict::undecided || reps >= *reps_max) break;
+    if (stop_requested()) throw Interrupted{};
+    p.runs = reps;
+    p.estimates.clear();
+    p.verdict = Verdict::meets;
+    for (const Target& t : targets) {
+      std::vector<double> v;
+      for (const RunOutcome& o : outcomes) v.push_back(o.targets[&t - targets.data()]);
+      p.estimates.push_back(estimate(v));
+      const Verdict d = decide(t, p.estimates.back());
+      if (d == Verdict::fails) p.verdict = Verdict::fails;
+      if (d == Verdict::undecided && p.verdict == Verdict::meets) p.verdict = Verdict::undecided;
     }
-    probes[i] = p;
-    order.push_back(i);
-    if (!args.quiet) {
-      std::cerr << "  " << args.resource << " = " << range.values[i] << ": " << to_text(p.verdict)
-                << (p.unstable ? " (unstable: arrivals at or above capacity; not run)" : "") << " after " << p.runs << " runs";
-      for (std::size_t t = 0; t < targets.size(); ++t) std::cerr << "; " << targets[t].metric << " " << format_estimate(targets[t], p.estimates[t]);
-      std::cerr << "\n";
-    }
-    return p.verdict;
-  };
+    if (p.verdict != Verdict::undecided || reps >= plan.max_replications) break;
+  }
+}
 
-  std::optional<std::size_t> answer;
-  try {
-    // The least index that meets: start where theory points, then bisect.
-    std::size_t lo = 0, hi = range.values.size() - 1;
-    if (analytic) {
-      if (probe(*analytic) == Verdict::meets) {
-        hi = *analytic;
-        answer = *analytic;
-        // Theory is usually right or close: one below it first, before bisecting the rest.
-        if (*analytic > 0 && probe(*analytic - 1) != Verdict::meets) lo = *analytic;
+// Then simulation: probes, each decided with confidence.
+Verdict probe(PlanState& plan, std::size_t i) {
+  const PlanArgs& args = plan.args;
+  const std::vector<Target>& targets = plan.targets;
+  if (auto it = plan.probes.find(i); it != plan.probes.end()) return it->second.verdict;
+  Probe p;
+  p.value = std::stoll(plan.range.values[i]);
+  const Scenario& s = scenario_at(plan, i);
+  // A queue whose load is at or above its capacity fails however a finite run looks: its
+  // backlog grows without bound, only slowly at first. Theory's word on stability is final,
+  // and no run is spent on it.
+  if (const auto st = plan.base.system->station(s); st && !st->stable()) {
+    p.verdict = Verdict::fails;
+    p.unstable = true;
+    p.estimates.assign(targets.size(), Estimate{0, std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")});
+  }
+  replicate(plan, i, s, p);
+  plan.probes[i] = p;
+  plan.order.push_back(i);
+  if (!args.quiet) {
+    std::cerr << "  " << args.resource << " = " << plan.range.values[i] << ": " << to_text(p.verdict)
+              << (p.unstable ? " (unstable: arrivals at or above capacity; not run)" : "") << " after " << p.runs << " runs";
+    for (std::size_t t = 0; t < targets.size(); ++t) std::cerr << "; " << targets[t].metric << " " << format_estimate(targets[t], p.estimates[t]);
+    std::cerr << "\n";
+  }
+  return p.verdict;
+}
+
+// The least index that meets: start where theory points, then bisect.
+void search(PlanState& plan) {
+  std::optional<std::size_t>& answer = plan.answer;
+  const std::optional<std::size_t>& analytic = plan.analytic;
+  std::size_t lo = 0, hi = plan.range.values.size() - 1;
+  if (analytic) {
+    if (probe(plan, *analytic) == Verdict::meets) {
+      hi = *analytic;
+      answer = *analytic;
+      // Theory is usually right or close: one below it first, before bisecting the rest.
+      if (*analytic > 0 && probe(plan, *analytic - 1) != Verdict::meets) lo = *analytic;
+    } else {
+      lo = *analytic + 1;
+    }
+  }
+  if (!answer) {
+    // Gallop up from lo so a small answer is found without probing the top of a wide range.
+    std::size_t step = 1, probe_at = lo;
+    while (true) {
+      probe_at = std::min(hi, lo + step - 1);
+      if (probe(plan, probe_at) == Verdict::meets) {
+        answer = probe_at;
+        hi = probe_at;
+        break;
+      }
+      if (probe_at == hi) break;
+      lo = probe_at + 1;
+      step *= 2;
+    }
+  }
+  if (answer) {
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (probe(plan, mid) == Verdict::meets) {
+        hi = mid;
       } else {
-        lo = *analytic + 1;
+        lo = mid + 1;
       }
     }
-    if (!answer) {
-      // Gallop up from lo so a small answer is found without probing the top of a wide range.
-      std::size_t step = 1, probe_at = lo;
-      while (true) {
-        probe_at = std::min(hi, lo + step - 1);
-        if (probe(probe_at) == Verdict::meets) {
-          answer = probe_at;
-          hi = probe_at;
-          break;
-        }
-        if (probe_at == hi) break;
-        lo = probe_at + 1;
-        step *= 2;
-      }
-    }
-    if (answer) {
-      while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo) / 2;
-        if (probe(mid) == Verdict::meets) {
-          hi = mid;
-        } else {
-          lo = mid + 1;
-        }
-      }
-      answer = hi;
-      if (*answer > 0) probe(*answer - 1);  // what one less gives, for the report
-    }
+    answer = hi;
+    if (*answer > 0) probe(plan, *answer - 1);  // what one less gives, for the report
+  }
+}
+
+std::optional<int> find_answer(PlanState& plan) {
+  for (const Target& t : plan.targets) plan.refs.push_back({t.index, t.parameter, t.group});
+  try {
+    search(plan);
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid plan: " << e.what() << "\n";
     return kExitInvalid;
   } catch (const Interrupted&) {
-    std::cerr << "relaysim: plan interrupted after " << order.size() << (order.size() == 1 ? " probe" : " probes") << "; no answer\n";
+    std::cerr << "relaysim: plan interrupted after " << plan.order.size() << (plan.order.size() == 1 ? " probe" : " probes") << "; no answer\n";
     return kExitInterrupted;
   } catch (const std::exception& e) {
     std::cerr << "relaysim: the plan stopped: " << e.what() << "\n";
     return kExitIncomplete;
   }
+  return std::nullopt;
+}
 
-  // The report.
-  std::ostream& out = args.json_path && *args.json_path == "-" ? std::cerr : std::cout;
+// The report: what the simulation found.
+void print_simulated(const PlanState& plan, std::ostream& out) {
+  const std::vector<Target>& targets = plan.targets;
+  const std::vector<std::string>& values = plan.range.values;
+  const std::optional<std::size_t>& answer = plan.answer;
   std::string targets_text;
   for (const Target& t : targets) targets_text += (targets_text.empty() ? "" : " and ") + t.text;
-  out << "plan: the least " << args.resource << " in " << range.values.front() << ".." << range.values.back() << " for "
+  out << "plan: the least " << plan.args.resource << " in " << values.front() << ".." << values.back() << " for "
       << targets_text << "\n";
   if (answer) {
-    const Probe& p = probes.at(*answer);
-    out << "  simulated: " << range.values[*answer] << "  (every target met with 95% confidence over " << p.runs << " runs";
+    const Probe& p = plan.probes.at(*answer);
+    out << "  simulated: " << values[*answer] << "  (every target met with 95% confidence over " << p.runs << " runs";
     for (std::size_t t = 0; t < targets.size(); ++t) out << "; " << targets[t].metric << " " << format_estimate(targets[t], p.estimates[t]);
     out << ")\n";
     if (*answer > 0) {
-      const Probe& below_p = probes.at(*answer - 1);
-      out << "             at " << range.values[*answer - 1] << ": " << to_text(below_p.verdict)
+      const Probe& below_p = plan.probes.at(*answer - 1);
+      out << "             at " << values[*answer - 1] << ": " << to_text(below_p.verdict)
           << (below_p.unstable ? " (unstable: arrivals at or above capacity)" : "") << " over " << below_p.runs << " runs";
       for (std::size_t t = 0; t < targets.size(); ++t) out << "; " << targets[t].metric << " " << format_estimate(targets[t], below_p.estimates[t]);
       out << (below_p.verdict == Verdict::undecided ? "  (not shown to fail: the answer may be one too high)" : "") << "\n";
@@ -354,45 +403,71 @@ int plan_command(const PlanArgs& args) {
   } else {
     out << "  simulated: no value in the range meets every target with 95% confidence\n";
   }
-  if (analytic && analytic_station) {
-    const queueing::Station& st = *analytic_station;
+}
+
+// The report: what theory predicted, and how it compares.
+void print_theory(const PlanState& plan, std::ostream& out) {
+  const std::vector<std::string>& values = plan.range.values;
+  const std::optional<std::size_t>& analytic = plan.analytic;
+  if (analytic && plan.analytic_station) {
+    const queueing::Station& st = *plan.analytic_station;
     char line[512];
     std::snprintf(line, sizeof line,
                   "  theory:    %s  (%s: lambda %.4g/s, E[S] %.4gs, cs2 %.3g, %u servers, utilisation %.1f%%, P(wait) %.3g)\n",
-                  range.values[*analytic].c_str(), st.ca2 == 1 && st.cs2 == 1 ? "Erlang C, M/M/c" : "Allen-Cunneen, G/G/c",
+                  values[*analytic].c_str(), st.ca2 == 1 && st.cs2 == 1 ? "Erlang C, M/M/c" : "Allen-Cunneen, G/G/c",
                   st.lambda, st.mean_s, st.cs2, st.c, 100 * st.utilisation(), st.p_wait());
     out << line;
-    if (answer) {
-      const long long diff = std::stoll(range.values[*answer]) - std::stoll(range.values[*analytic]);
+    if (plan.answer) {
+      const long long diff = std::stoll(values[*plan.answer]) - std::stoll(values[*analytic]);
       out << "             " << (diff == 0 ? "agrees with the simulation" : "the simulation needs " + std::to_string(diff) + " more") << "\n";
     }
   } else {
-    out << "  theory:    " << (theory_speaks ? "no value in the range" : "has nothing to say about these targets for this system") << "\n";
+    out << "  theory:    " << (plan.theory_speaks ? "no value in the range" : "has nothing to say about these targets for this system") << "\n";
   }
+}
+
+std::optional<int> write_json(const PlanState& plan, const std::string& json_path) {
+  const std::vector<Target>& targets = plan.targets;
+  const std::vector<std::string>& values = plan.range.values;
+  nlohmann::json j;
+  j["resource"] = plan.args.resource;
+  j["targets"] = plan.args.targets;
+  j["answer"] = plan.answer ? nlohmann::json(std::stoll(values[*plan.answer])) : nlohmann::json(nullptr);
+  j["theory"] = plan.analytic ? nlohmann::json(std::stoll(values[*plan.analytic])) : nlohmann::json(nullptr);
+  j["confidence"] = 0.95;
+  for (std::size_t i : plan.order) {
+    const Probe& p = plan.probes.at(i);
+    nlohmann::json jp{{"value", p.value}, {"runs", p.runs}, {"verdict", to_text(p.verdict)}};
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const Estimate& e = p.estimates[t];
+      const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+      jp["targets"][targets[t].text] = {{"mean", num(e.mean)}, {"ci95", {num(e.ci_low), num(e.ci_high)}}, {"n", e.n}};
+    }
+    j["probes"].push_back(jp);
+  }
+  if (json_path == "-") {
+    std::cout << j.dump(2) << "\n";
+  } else if (auto bad = write_text(json_path, j.dump(2) + "\n")) {
+    return fail_incomplete(*bad);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int plan_command(const PlanArgs& args) {
+  PlanState plan(args);
+  if (auto code = read_options(plan)) return *code;
+  if (auto code = read_scenario(plan)) return *code;
+  if (auto code = consult_theory(plan)) return *code;
+  if (auto code = find_answer(plan)) return *code;
+  std::ostream& out = args.json_path && *args.json_path == "-" ? std::cerr : std::cout;
+  print_simulated(plan, out);
+  print_theory(plan, out);
   if (args.json_path) {
-    nlohmann::json j;
-    j["resource"] = args.resource;
-    j["targets"] = args.targets;
-    j["answer"] = answer ? nlohmann::json(std::stoll(range.values[*answer])) : nlohmann::json(nullptr);
-    j["theory"] = analytic ? nlohmann::json(std::stoll(range.values[*analytic])) : nlohmann::json(nullptr);
-    j["confidence"] = 0.95;
-    for (std::size_t i : order) {
-      const Probe& p = probes.at(i);
-      nlohmann::json jp{{"value", p.value}, {"runs", p.runs}, {"verdict", to_text(p.verdict)}};
-      for (std::size_t t = 0; t < targets.size(); ++t) {
-        const Estimate& e = p.estimates[t];
-        const auto num = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-        jp["targets"][targets[t].text] = {{"mean", num(e.mean)}, {"ci95", {num(e.ci_low), num(e.ci_high)}}, {"n", e.n}};
-      }
-      j["probes"].push_back(jp);
-    }
-    if (*args.json_path == "-") {
-      std::cout << j.dump(2) << "\n";
-    } else if (auto bad = write_text(*args.json_path, j.dump(2) + "\n")) {
-      return fail_incomplete(*bad);
-    }
+    if (auto code = write_json(plan, *args.json_path)) return *code;
   }
-  return answer ? kExitPass : kExitFail;
+  return plan.answer ? kExitPass : kExitFail;
 }
 
 }  // namespace relaysim::cli

@@ -265,129 +265,234 @@ std::optional<std::vector<std::vector<std::string>>> read_timeline(const fs::pat
   return rows;
 }
 
-int run_report(const fs::path& dir) {
+// A run's report as it is made: what it is drawn from (every file read and checked before
+// anything is drawn), then the charts drawn from it.
+struct RunReport {
+  fs::path dir;
+  nlohmann::json result;
+  std::string system_name;
+  const System* system = nullptr;
+  double end_s = 0;
+  bool hours = false;
+  std::vector<std::string> names;                // series.csv's header
+  std::vector<std::vector<std::string>> rows;    // series.csv's, the header first
+  std::vector<std::vector<std::string>> events;  // timeline.csv's
+  std::vector<std::size_t> drawn;  // series.csv's field of each column of series.dat after the first
+  std::vector<Chart> charts;
+};
+
+// Reads the run's result, series and timeline into `run`; the exit code when they are not what
+// `run --timeseries` writes.
+std::optional<int> read_run(RunReport& run) {
+  const fs::path& dir = run.dir;
   std::string problem;
-  const auto read = read_json(dir / "result.json", "a run's result", problem);
+  auto read = read_json(dir / "result.json", "a run's result", problem);
   if (!read) return fail_usage(problem);
-  const nlohmann::json& result = *read;
-  const std::string system_name = result.value("system", "");
-  const System* system = find_system(system_name);
-  if (system == nullptr) return fail_usage((dir / "result.json").string() + ": no system named '" + printable(system_name) + "'");
-  const double end_s = result.value("virtual_seconds", 0.0);
-  if (!std::isfinite(end_s) || end_s < 0) return fail_usage((dir / "result.json").string() + ": virtual_seconds is not a time");
+  run.result = std::move(*read);
+  const nlohmann::json& result = run.result;
+  run.system_name = result.value("system", "");
+  run.system = find_system(run.system_name);
+  if (run.system == nullptr) {
+    return fail_usage((dir / "result.json").string() + ": no system named '" + printable(run.system_name) + "'");
+  }
+  run.end_s = result.value("virtual_seconds", 0.0);
+  if (!std::isfinite(run.end_s) || run.end_s < 0) return fail_usage((dir / "result.json").string() + ": virtual_seconds is not a time");
   std::ifstream series_in(dir / "series.csv");
   std::string header;
   std::getline(series_in, header);
-  const std::vector<std::string> names = csv_fields(header);
+  run.names = csv_fields(header);
+  const std::vector<std::string>& names = run.names;
   if (names.size() < 3 || names[0] != "start_s" || names[1] != "end_s") {
     return fail_usage((dir / "series.csv").string() + ":1: not a time series: the header does not start with start_s,end_s");
   }
-  const auto rows = read_csv(dir / "series.csv", "a time series", [](const std::string&) { return true; }, problem);
+  auto rows = read_csv(dir / "series.csv", "a time series", [](const std::string&) { return true; }, problem);
   if (!rows) return fail_usage(problem);
-  const auto events = read_timeline(dir, problem);
+  run.rows = std::move(*rows);
+  auto events = read_timeline(dir, problem);
   if (!events) return fail_usage(problem);
-  const bool hours = end_s > 3 * 3600;
+  run.events = std::move(*events);
+  run.hours = run.end_s > 3 * 3600;
+  return std::nullopt;
+}
 
-  // What gnuplot reads is numbers alone: each of the system's columns the file has, after the
-  // windows' ends, NaN where a window had nothing to measure.
-  const auto columns = system->series();
-  std::vector<std::size_t> drawn;  // series.csv's field of each column of series.dat after the first
-  for (const SeriesColumn& c : columns) {
-    const auto at = std::find(names.begin(), names.end(), std::string(c.name));
-    drawn.push_back(at == names.end() ? 0 : static_cast<std::size_t>(at - names.begin()));
+// series.csv's field of each of the system's columns (0: the file lacks it).
+std::vector<std::size_t> drawn_fields(const RunReport& run) {
+  std::vector<std::size_t> drawn;
+  for (const SeriesColumn& c : run.system->series()) {
+    const auto at = std::find(run.names.begin(), run.names.end(), std::string(c.name));
+    drawn.push_back(at == run.names.end() ? 0 : static_cast<std::size_t>(at - run.names.begin()));
   }
+  return drawn;
+}
+
+// What gnuplot reads is numbers alone: each of the system's columns the file has, after the
+// windows' ends, NaN where a window had nothing to measure.
+std::string series_numbers(const RunReport& run) {
   std::string numbers;
-  for (std::size_t r = 1; r < rows->size(); ++r) {
-    const std::vector<std::string>& f = (*rows)[r];
+  for (std::size_t r = 1; r < run.rows.size(); ++r) {
+    const std::vector<std::string>& f = run.rows[r];
     numbers += f[1].empty() ? "NaN" : f[1];
-    for (std::size_t field : drawn) {
+    for (std::size_t field : run.drawn) {
       if (field != 0) numbers += " " + (f[field].empty() ? std::string("NaN") : f[field]);
     }
     numbers += "\n";
   }
-  WorkDir work(dir);
-  if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
-  if (auto bad = write_text(work.path() / "series.dat", numbers)) return fail_incomplete(*bad);
+  return numbers;
+}
 
-  // Fault windows, shaded in every chart.
+// Fault windows, shaded in every chart.
+std::vector<Shade> fault_shades(const RunReport& run) {
   std::vector<Shade> shades;
-  for (const auto& f : *events) {
+  for (const auto& f : run.events) {
     const double from = std::atof(f[0].c_str());
-    const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
+    const double to = f[1].empty() ? run.end_s : std::atof(f[1].c_str());
     if (to > from && f[5] == "1" && shades.size() < 40) shades.push_back({from, to});
   }
+  return shades;
+}
 
-  std::vector<Chart> charts;
-  if (const std::string dot = pipeline_dot(*system, result); !dot.empty()) {
-    std::string svg;
-    if (auto bad = graphviz(work.path(), dir, "pipeline", dot, false, &svg)) return fail_incomplete(*bad);
-    charts.push_back({"pipeline", "Pipeline: what flowed along each edge over the run", svg});
-  }
-  const std::string series_name = (dir / "series.csv").string();
+// Draws the time series' panels from series.dat in `work`, each with the system's columns it
+// declares; says what went wrong.
+std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, const std::vector<Shade>& shades) {
+  const auto columns = run.system->series();
+  const std::string series_name = (run.dir / "series.csv").string();
   for (int panel = 0; panel <= static_cast<int>(Panel::health); ++panel) {
     std::vector<SeriesCurve> curves;
     std::size_t column = 1;  // of series.dat
     for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (drawn[i] == 0) continue;
+      if (run.drawn[i] == 0) continue;
       ++column;
       if (static_cast<int>(columns[i].panel) != panel) continue;
       curves.push_back({column, std::string(columns[i].name), columns[i].unit == Unit::ratio});
     }
     if (curves.empty()) continue;
     const GnuplotChart chart = panel_chart("panel-" + std::string(to_string(static_cast<Panel>(panel))), kPanelTitles[panel], curves,
-                                           shades, hours, panel == static_cast<int>(Panel::latency));
-    if (auto bad = draw(work.path(), dir, chart, series_name, charts)) return fail_incomplete(*bad);
+                                           shades, run.hours, panel == static_cast<int>(Panel::latency));
+    if (auto bad = draw(work, run.dir, chart, series_name, run.charts)) return bad;
   }
-  if (const auto lanes = lanes_chart(*events, end_s, hours)) {
-    if (auto bad = draw(work.path(), dir, *lanes, (dir / "timeline.csv").string(), charts)) return fail_incomplete(*bad);
-  }
-  if (const auto cdf = latency_cdf(result)) {
-    if (auto bad = draw(work.path(), dir, cdf_chart(*cdf), (dir / "result.json").string(), charts)) return fail_incomplete(*bad);
-  }
+  return std::nullopt;
+}
 
-  // The tables: the verdict, expectations, a few figures, the timeline.
-  const std::string title = "relaysim run: " + result.value("scenario", std::string("?")) + " (" + system_name + ")";
+// Draws every chart of the run in `work`, in the order the page shows them; says what went wrong.
+std::optional<std::string> draw_run_charts(RunReport& run, const fs::path& work, const std::vector<Shade>& shades) {
+  const fs::path& dir = run.dir;
+  if (const std::string dot = pipeline_dot(*run.system, run.result); !dot.empty()) {
+    std::string svg;
+    if (auto bad = graphviz(work, dir, "pipeline", dot, false, &svg)) return bad;
+    run.charts.push_back({"pipeline", "Pipeline: what flowed along each edge over the run", svg});
+  }
+  if (auto bad = draw_panels(run, work, shades)) return bad;
+  if (const auto lanes = lanes_chart(run.events, run.end_s, run.hours)) {
+    if (auto bad = draw(work, dir, *lanes, (dir / "timeline.csv").string(), run.charts)) return bad;
+  }
+  if (const auto cdf = latency_cdf(run.result)) {
+    if (auto bad = draw(work, dir, cdf_chart(*cdf), (dir / "result.json").string(), run.charts)) return bad;
+  }
+  return std::nullopt;
+}
+
+// The expectations' table, when the run had any.
+void expectation_tables(const nlohmann::json& result, std::string& tables, std::string& md) {
+  if (!result.contains("expectations") || result["expectations"].empty()) return;
+  tables += "<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>actual</th></tr>\n";
+  md += "## Expectations\n\n| | expectation | actual |\n|---|---|---|\n";
+  for (const auto& e : result["expectations"]) {
+    const bool ok = e.value("ok", false);
+    const std::string actual = e.contains("actual") && !e["actual"].is_null() ? e["actual"].dump() : "n/a";
+    tables += std::string("<tr><td class=\"") + (ok ? "ok\">ok" : "fail\">FAIL") + "</td><td>" + html_escape(e.value("expr", "")) +
+              "</td><td>" + html_escape(actual) + "</td></tr>\n";
+    md += std::string("| ") + (ok ? "ok" : "FAIL") + " | " + md_escape(e.value("expr", "")) + " | " + md_escape(actual) + " |\n";
+  }
+  tables += "</table>\n";
+  md += "\n";
+}
+
+// The timeline's table (its first 200 rows), when it has any.
+void timeline_tables(const std::vector<std::vector<std::string>>& events, std::string& tables, std::string& md) {
+  if (events.empty()) return;
+  tables += "<h2>Timeline</h2>\n<table><tr><th>from (s)</th><th>to (s)</th><th>what</th><th>of</th><th>detail</th></tr>\n";
+  md += "## Timeline\n\n| from (s) | to (s) | what | of | detail |\n|---|---|---|---|---|\n";
+  std::size_t shown = 0;
+  for (const auto& f : events) {
+    if (++shown > 200) break;
+    tables += "<tr><td>" + html_escape(f[0]) + "</td><td>" + html_escape(f[1]) + "</td><td>" + html_escape(f[2]) + "</td><td>" +
+              html_escape(f[3]) + "</td><td>" + html_escape(f[4]) + "</td></tr>\n";
+    md += "| " + md_escape(f[0]) + " | " + md_escape(f[1]) + " | " + md_escape(f[2]) + " | " + md_escape(f[3]) + " | " +
+          md_escape(f[4]) + " |\n";
+  }
+  tables += "</table>\n";
+  if (events.size() > 200) tables += "<p>… and " + std::to_string(events.size() - 200) + " more in timeline.csv.</p>\n";
+}
+
+// The tables: the verdict, expectations, a few figures, the timeline; then the pages.
+int write_run_pages(const RunReport& run) {
+  const nlohmann::json& result = run.result;
+  const std::vector<Chart>& charts = run.charts;
+  const std::string title = "relaysim run: " + result.value("scenario", std::string("?")) + " (" + run.system_name + ")";
   std::string intro = "<p>Verdict: <b class=\"" + std::string(result.value("verdict", "") == "pass" ? "ok" : "fail") + "\">" +
                       html_escape(result.value("verdict", "?")) + "</b>; " + html_escape(result.value("ending", "")) + " at virtual " +
-                      std::to_string(static_cast<long long>(end_s)) + " s; seed " + std::to_string(result.value("seed", 0ull)) +
+                      std::to_string(static_cast<long long>(run.end_s)) + " s; seed " + std::to_string(result.value("seed", 0ull)) +
                       ", store " + html_escape(result.value("store", "")) + ", fingerprint " + html_escape(result.value("fingerprint", "")) +
                       ". Shaded: fault windows (outages, store faults, pauses, crashes until their restart).</p>\n";
   std::string md = "# " + md_escape(title) + "\n\nVerdict: **" + md_escape(result.value("verdict", "?")) +
                    "**. Shaded in the charts: fault windows.\n\n";
   std::string tables;
-  if (result.contains("expectations") && !result["expectations"].empty()) {
-    tables += "<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>actual</th></tr>\n";
-    md += "## Expectations\n\n| | expectation | actual |\n|---|---|---|\n";
-    for (const auto& e : result["expectations"]) {
-      const bool ok = e.value("ok", false);
-      const std::string actual = e.contains("actual") && !e["actual"].is_null() ? e["actual"].dump() : "n/a";
-      tables += std::string("<tr><td class=\"") + (ok ? "ok\">ok" : "fail\">FAIL") + "</td><td>" + html_escape(e.value("expr", "")) +
-                "</td><td>" + html_escape(actual) + "</td></tr>\n";
-      md += std::string("| ") + (ok ? "ok" : "FAIL") + " | " + md_escape(e.value("expr", "")) + " | " + md_escape(actual) + " |\n";
-    }
-    tables += "</table>\n";
-    md += "\n";
-  }
+  expectation_tables(result, tables, md);
   for (const Chart& c : charts) md += "## " + md_escape(c.title) + "\n\n![" + md_escape(c.title) + "](" + c.name + ".svg)\n\n";
   group_tables(result, tables, md);
-  if (!events->empty()) {
-    tables += "<h2>Timeline</h2>\n<table><tr><th>from (s)</th><th>to (s)</th><th>what</th><th>of</th><th>detail</th></tr>\n";
-    md += "## Timeline\n\n| from (s) | to (s) | what | of | detail |\n|---|---|---|---|---|\n";
-    std::size_t shown = 0;
-    for (const auto& f : *events) {
-      if (++shown > 200) break;
-      tables += "<tr><td>" + html_escape(f[0]) + "</td><td>" + html_escape(f[1]) + "</td><td>" + html_escape(f[2]) + "</td><td>" +
-                html_escape(f[3]) + "</td><td>" + html_escape(f[4]) + "</td></tr>\n";
-      md += "| " + md_escape(f[0]) + " | " + md_escape(f[1]) + " | " + md_escape(f[2]) + " | " + md_escape(f[3]) + " | " +
-            md_escape(f[4]) + " |\n";
-    }
-    tables += "</table>\n";
-    if (events->size() > 200) tables += "<p>… and " + std::to_string(events->size() - 200) + " more in timeline.csv.</p>\n";
-  }
-  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, tables))) return fail_incomplete(*bad);
-  if (auto bad = write_text(dir / "report.md", md)) return fail_incomplete(*bad);
-  std::cout << "report: " << (dir / "report.html").string() << " and report.md, with " << charts.size() << " charts\n";
+  timeline_tables(run.events, tables, md);
+  if (auto bad = write_text(run.dir / "report.html", page(title, intro, charts, tables))) return fail_incomplete(*bad);
+  if (auto bad = write_text(run.dir / "report.md", md)) return fail_incomplete(*bad);
+  std::cout << "report: " << (run.dir / "report.html").string() << " and report.md, with " << charts.size() << " charts\n";
   return kExitPass;
+}
+
+int run_report(const fs::path& dir) {
+  RunReport run;
+  run.dir = dir;
+  if (const auto refused = read_run(run)) return *refused;
+  run.drawn = drawn_fields(run);
+  const std::string numbers = series_numbers(run);
+  WorkDir work(dir);
+  if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
+  if (auto bad = write_text(work.path() / "series.dat", numbers)) return fail_incomplete(*bad);
+  if (auto bad = draw_run_charts(run, work.path(), fault_shades(run))) return fail_incomplete(*bad);
+  return write_run_pages(run);
+}
+
+// summary.csv (and tails.csv): the point, the axes' values, the metric, then its figures (and
+// tails.csv's method), which are numbers.
+bool sweep_numeric(const std::string& column) {
+  for (const char* n : {"point", "n", "mean", "stddev", "ci95_low", "ci95_high", "min", "max", "samples", "beyond", "runs", "pooled"}) {
+    if (column == n) return true;
+  }
+  return false;
+}
+
+// Each metric's points, from the file that has it: tails.csv for a pooled percentile.
+std::optional<std::vector<SweepChartPoint>> points_of(const std::vector<std::vector<std::string>>& rows, const std::string& metric,
+                                                      const char* value) {
+  const std::vector<std::string>& h = rows.front();
+  const auto col = [&h](const char* name) { return static_cast<std::size_t>(std::find(h.begin(), h.end(), name) - h.begin()); };
+  const std::size_t m = col("metric"), v = col(value), lo = col("ci95_low"), hi = col("ci95_high");
+  if (h.size() < 2 || m == h.size() || v == h.size() || lo == h.size() || hi == h.size()) return std::nullopt;
+  std::vector<SweepChartPoint> points;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto& f = rows[r];
+    if (f[m] != metric) continue;
+    const auto num = [](const std::string& t) { return t.empty() ? std::nan("") : std::strtod(t.c_str(), nullptr); };
+    points.push_back({f[1], num(f[lo]), num(f[hi]), num(f[v])});
+  }
+  return points;
+}
+
+// How a metric's axis is labelled: its unit, when the system is known and declares it.
+const char* unit_suffix(const System* system, const std::string& metric) {
+  Unit unit = Unit::number;
+  if (system != nullptr) {
+    if (const auto ref = find_metric(system->metrics(), metric)) unit = system->metrics()[ref->index].unit;
+  }
+  return unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "";
 }
 
 int sweep_report(const fs::path& dir) {
@@ -400,53 +505,25 @@ int sweep_report(const fs::path& dir) {
   std::vector<std::string> metrics = sweep.value("expected", std::vector<std::string>{});
   if (metrics.empty()) metrics = {"latency_p99_s"};
   const System* system = find_system(sweep.value("system", ""));
-  // summary.csv (and tails.csv): the point, the axes' values, the metric, then its figures (and
-  // tails.csv's method), which are numbers.
-  const auto numeric = [](const std::string& column) {
-    for (const char* n : {"point", "n", "mean", "stddev", "ci95_low", "ci95_high", "min", "max", "samples", "beyond", "runs", "pooled"}) {
-      if (column == n) return true;
-    }
-    return false;
-  };
-  const auto summary = read_csv(dir / "summary.csv", "a sweep's summary", numeric, problem);
+  const auto summary = read_csv(dir / "summary.csv", "a sweep's summary", sweep_numeric, problem);
   if (!summary) return fail_usage(problem);
   std::optional<std::vector<std::vector<std::string>>> tails;
   if (fs::exists(dir / "tails.csv")) {
-    tails = read_csv(dir / "tails.csv", "a sweep's pooled tails", numeric, problem);
+    tails = read_csv(dir / "tails.csv", "a sweep's pooled tails", sweep_numeric, problem);
     if (!tails) return fail_usage(problem);
   }
-  // Each metric's points, from the file that has it: tails.csv for a pooled percentile.
-  const auto points_of = [](const std::vector<std::vector<std::string>>& rows, const std::string& metric,
-                            const char* value) -> std::optional<std::vector<SweepChartPoint>> {
-    const std::vector<std::string>& h = rows.front();
-    const auto col = [&h](const char* name) { return static_cast<std::size_t>(std::find(h.begin(), h.end(), name) - h.begin()); };
-    const std::size_t m = col("metric"), v = col(value), lo = col("ci95_low"), hi = col("ci95_high");
-    if (h.size() < 2 || m == h.size() || v == h.size() || lo == h.size() || hi == h.size()) return std::nullopt;
-    std::vector<SweepChartPoint> points;
-    for (std::size_t r = 1; r < rows.size(); ++r) {
-      const auto& f = rows[r];
-      if (f[m] != metric) continue;
-      const auto num = [](const std::string& t) { return t.empty() ? std::nan("") : std::strtod(t.c_str(), nullptr); };
-      points.push_back({f[1], num(f[lo]), num(f[hi]), num(f[v])});
-    }
-    return points;
-  };
 
   WorkDir work(dir);
   if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
   std::vector<Chart> charts;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     const std::string& m = metrics[i];
-    Unit unit = Unit::number;
-    if (system != nullptr) {
-      if (const auto ref = find_metric(system->metrics(), m)) unit = system->metrics()[ref->index].unit;
-    }
+    const char* suffix = unit_suffix(system, m);
     std::optional<std::vector<SweepChartPoint>> points = tails ? points_of(*tails, m, "pooled") : std::nullopt;
     const bool pooled = points && !points->empty();
     if (!pooled) points = points_of(*summary, m, "mean");
     if (!points) return fail_usage((dir / "summary.csv").string() + ":1: not a sweep's summary: it lacks the metric, mean or ci95 columns");
-    const GnuplotChart chart =
-        sweep_chart(i, m, unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "", axis, pooled, *points);
+    const GnuplotChart chart = sweep_chart(i, m, suffix, axis, pooled, *points);
     if (auto bad = draw(work.path(), dir, chart, (dir / (pooled ? "tails.csv" : "summary.csv")).string(), charts)) {
       return fail_incomplete(*bad);
     }

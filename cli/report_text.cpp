@@ -138,6 +138,87 @@ bool plain_name(std::string_view s) {
   return s.front() != '.' && s.front() != '-';
 }
 
+// A line of a script split into what is outside its literals (each literal there as `S`) and the
+// literals' values, gnuplot's own escapes decoded (\ooo, \x).
+struct ScriptLine {
+  std::string outside;
+  std::vector<std::pair<std::size_t, std::string>> literals;  // where in `outside`, the value
+};
+
+// `line` split, or nothing when a literal in it is not closed or holds what gp_string escapes.
+std::optional<ScriptLine> split_literals(std::string_view line) {
+  ScriptLine out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c != '"' && c != '\'') {
+      out.outside += c;
+      continue;
+    }
+    std::string value;
+    bool closed = false;
+    for (++i; i < line.size(); ++i) {
+      if (line[i] == c) {
+        if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {  // '' in a single-quoted one
+          value += '\'';
+          ++i;
+          continue;
+        }
+        closed = true;
+        break;
+      }
+      if (c == '"' && (line[i] == '@' || line[i] == '$')) return std::nullopt;  // gp_string escapes these
+      if (c == '"' && line[i] == '\\' && i + 1 < line.size()) {
+        std::size_t k = i + 1;
+        int octal = 0, digits = 0;
+        while (k < line.size() && digits < 3 && line[k] >= '0' && line[k] <= '7') octal = octal * 8 + (line[k++] - '0'), ++digits;
+        value += digits > 0 ? static_cast<char>(octal) : line[k++];
+        i = k - 1;
+        continue;
+      }
+      value += line[i];
+    }
+    if (!closed) return std::nullopt;
+    out.literals.emplace_back(out.outside.size(), std::move(value));
+    out.outside += 'S';
+  }
+  return out;
+}
+
+// A file gnuplot reads or writes is named by a plain name of the chart's own: a data file's
+// name that starts with '<' is a command gnuplot runs.
+bool files_plain(const ScriptLine& split) {
+  for (const auto& [where, value] : split.literals) {
+    std::string_view before = std::string_view(split.outside).substr(0, where);
+    while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
+    int depth = 0;
+    for (char c : before) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    const bool names_a_file = before.ends_with("set output") || before == "plot" || (depth == 0 && before.ends_with(","));
+    if (names_a_file && !plain_name(value)) return false;
+  }
+  return true;
+}
+
+// Outside the literals: only the scripts' words, numbers and operators.
+bool words_known(const std::string& outside) {
+  if (!outside.starts_with("set ") && !outside.starts_with("unset ") && !outside.starts_with("plot ")) return false;
+  if (outside.find_first_of("@;!#\\$|&`{}") != std::string::npos) return false;
+  for (std::size_t i = 0; i < outside.size();) {
+    if (!std::isalpha(static_cast<unsigned char>(outside[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < outside.size() && (std::isalnum(static_cast<unsigned char>(outside[j])) || outside[j] == '_')) ++j;
+    const std::string_view word = std::string_view(outside).substr(i, j - i);
+    const bool number_exponent = word == "e" && i > 0 && std::isdigit(static_cast<unsigned char>(outside[i - 1]));
+    if (word != "S" && !number_exponent && std::find(std::begin(kGnuplotWords), std::end(kGnuplotWords), word) == std::end(kGnuplotWords)) {
+      return false;
+    }
+    i = j;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool gp_inert(std::string_view script) {
@@ -148,70 +229,8 @@ bool gp_inert(std::string_view script) {
     at = end + 1;
     if (line.empty()) continue;
     if (line.find('`') != std::string_view::npos) return false;  // run even inside double quotes
-    // Split the line into what is outside the literals (each literal there as `S`) and the
-    // literals' values; gnuplot's own escapes decoded (\ooo, \x).
-    std::string outside;
-    std::vector<std::pair<std::size_t, std::string>> literals;  // where in `outside`, the value
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (c != '"' && c != '\'') {
-        outside += c;
-        continue;
-      }
-      std::string value;
-      bool closed = false;
-      for (++i; i < line.size(); ++i) {
-        if (line[i] == c) {
-          if (c == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {  // '' in a single-quoted one
-            value += '\'';
-            ++i;
-            continue;
-          }
-          closed = true;
-          break;
-        }
-        if (c == '"' && (line[i] == '@' || line[i] == '$')) return false;  // gp_string escapes these
-        if (c == '"' && line[i] == '\\' && i + 1 < line.size()) {
-          std::size_t k = i + 1;
-          int octal = 0, digits = 0;
-          while (k < line.size() && digits < 3 && line[k] >= '0' && line[k] <= '7') octal = octal * 8 + (line[k++] - '0'), ++digits;
-          value += digits > 0 ? static_cast<char>(octal) : line[k++];
-          i = k - 1;
-          continue;
-        }
-        value += line[i];
-      }
-      if (!closed) return false;
-      literals.emplace_back(outside.size(), std::move(value));
-      outside += 'S';
-    }
-    // A file gnuplot reads or writes is named by a plain name of the chart's own: a data file's
-    // name that starts with '<' is a command gnuplot runs.
-    for (const auto& [where, value] : literals) {
-      std::string_view before = std::string_view(outside).substr(0, where);
-      while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
-      int depth = 0;
-      for (char c : before) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-      const bool names_a_file = before.ends_with("set output") || before == "plot" || (depth == 0 && before.ends_with(","));
-      if (names_a_file && !plain_name(value)) return false;
-    }
-    // Outside the literals: only the scripts' words, numbers and operators.
-    if (!outside.starts_with("set ") && !outside.starts_with("unset ") && !outside.starts_with("plot ")) return false;
-    if (outside.find_first_of("@;!#\\$|&`{}") != std::string::npos) return false;
-    for (std::size_t i = 0; i < outside.size();) {
-      if (!std::isalpha(static_cast<unsigned char>(outside[i]))) {
-        ++i;
-        continue;
-      }
-      std::size_t j = i;
-      while (j < outside.size() && (std::isalnum(static_cast<unsigned char>(outside[j])) || outside[j] == '_')) ++j;
-      const std::string_view word = std::string_view(outside).substr(i, j - i);
-      const bool number_exponent = word == "e" && i > 0 && std::isdigit(static_cast<unsigned char>(outside[i - 1]));
-      if (word != "S" && !number_exponent && std::find(std::begin(kGnuplotWords), std::end(kGnuplotWords), word) == std::end(kGnuplotWords)) {
-        return false;
-      }
-      i = j;
-    }
+    const std::optional<ScriptLine> split = split_literals(line);
+    if (!split || !files_plain(*split) || !words_known(split->outside)) return false;
   }
   return true;
 }
@@ -402,42 +421,59 @@ GnuplotChart panel_chart(const std::string& name, const std::string& title, cons
   return c;
 }
 
-std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::string>>& events, double end_s, bool hours) {
+namespace {
+
+// The timeline's bars as they are found: one lane per subject (up to kLanes), a colour per
+// category, up to kBars bars.
+struct LaneBars {
   struct Bar {
     double from, to;
     std::size_t lane, category;
     bool fault;
   };
+  static constexpr std::size_t kLanes = 32, kBars = 20000;
   std::vector<std::string> lanes, categories, colours;
   std::size_t next_fault = 0, next_other = 0;
   std::vector<Bar> bars;
-  const auto index_of = [](std::vector<std::string>& v, const std::string& s) {
-    const auto it = std::find(v.begin(), v.end(), s);
-    if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
-    v.push_back(s);
-    return v.size() - 1;
-  };
-  constexpr std::size_t kLanes = 32, kBars = 20000;
-  struct Open {
-    std::string state;
-    double since = 0;
-    std::string kind;
-    std::string rest;  // the state the subject rests in: the first transition's origin
-  };
-  std::map<std::string, Open> open;
-  const auto add = [&](double from, double to, const std::string& lane, const std::string& category, bool fault) {
-    if (!(to > from) || bars.size() >= kBars) return;
-    if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end() && lanes.size() >= kLanes) return;
-    const std::size_t known = categories.size();
-    const std::size_t c = index_of(categories, category);
-    if (c == known) {  // a new category's colour: faults in reds, a drain green, the rest in turn
-      static const char* kFaults[] = {"#d62728", "#e377c2", "#8c564b"};
-      static const char* kOthers[] = {"#ff7f0e", "#1f77b4", "#9467bd", "#bcbd22", "#17becf", "#7f7f7f"};
-      std::size_t& next = fault ? next_fault : next_other;
-      colours.push_back(category == "drain" ? "#2ca02c" : fault ? kFaults[next++ % std::size(kFaults)] : kOthers[next++ % std::size(kOthers)]);
-    }
-    bars.push_back({from, to, index_of(lanes, lane), c, fault});
-  };
+
+  void add(double from, double to, const std::string& lane, const std::string& category, bool fault);
+};
+
+// Where `s` is in `v`, put at its end when it is not there yet.
+std::size_t index_of(std::vector<std::string>& v, const std::string& s) {
+  const auto it = std::find(v.begin(), v.end(), s);
+  if (it != v.end()) return static_cast<std::size_t>(it - v.begin());
+  v.push_back(s);
+  return v.size() - 1;
+}
+
+void LaneBars::add(double from, double to, const std::string& lane, const std::string& category, bool fault) {
+  if (!(to > from) || bars.size() >= kBars) return;
+  if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end() && lanes.size() >= kLanes) return;
+  const std::size_t known = categories.size();
+  const std::size_t c = index_of(categories, category);
+  if (c == known) {  // a new category's colour: faults in reds, a drain green, the rest in turn
+    static const char* kFaults[] = {"#d62728", "#e377c2", "#8c564b"};
+    static const char* kOthers[] = {"#ff7f0e", "#1f77b4", "#9467bd", "#bcbd22", "#17becf", "#7f7f7f"};
+    std::size_t& next = fault ? next_fault : next_other;
+    colours.push_back(category == "drain" ? "#2ca02c" : fault ? kFaults[next++ % std::size(kFaults)] : kOthers[next++ % std::size(kOthers)]);
+  }
+  bars.push_back({from, to, index_of(lanes, lane), c, fault});
+}
+
+// A subject's state while its transitions (a detail "from -> to", at an instant) move it.
+struct OpenState {
+  std::string state;
+  double since = 0;
+  std::string kind;
+  std::string rest;  // the state the subject rests in: the first transition's origin
+};
+
+// The bars of `events`: each stay of a subject away from the state it rests in, and each other
+// row over its span (to `end_s` when it has no end).
+LaneBars lane_bars(const std::vector<std::vector<std::string>>& events, double end_s) {
+  LaneBars out;
+  std::map<std::string, OpenState> open;
   for (const auto& f : events) {
     RELAYSIM_ASSERT(f.size() >= 6, "a timeline row has its six fields");
     const double from = std::atof(f[0].c_str());
@@ -446,13 +482,13 @@ std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::strin
     const std::string& detail = f[4];
     const std::size_t arrow = detail.find(" -> ");
     if (arrow != std::string::npos && (f[1].empty() || std::atof(f[1].c_str()) == from)) {
-      Open& o = open[kind + "\n" + subject];
+      OpenState& o = open[kind + "\n" + subject];
       if (o.kind.empty()) {
         o.kind = kind;
         o.rest = detail.substr(0, arrow);
         o.state = o.rest;
       }
-      if (o.state != o.rest) add(o.since, from, subject, kind + " " + o.state, false);
+      if (o.state != o.rest) out.add(o.since, from, subject, kind + " " + o.state, false);
       o.state = detail.substr(arrow + 4);
       o.since = from;
       continue;
@@ -460,18 +496,27 @@ std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::strin
     const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
     std::string category = kind;
     if (kind == "leader") category += " " + detail.substr(0, detail.find(','));
-    add(from, to, kind == "drain" ? "backlog" : subject, category, f[5] == "1");
+    out.add(from, to, kind == "drain" ? "backlog" : subject, category, f[5] == "1");
   }
   for (const auto& [key, o] : open) {
-    if (o.state != o.rest) add(o.since, end_s, key.substr(key.find('\n') + 1), o.kind + " " + o.state, false);
+    if (o.state != o.rest) out.add(o.since, end_s, key.substr(key.find('\n') + 1), o.kind + " " + o.state, false);
   }
-  if (bars.empty()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::string>>& events, double end_s, bool hours) {
+  const LaneBars found = lane_bars(events, end_s);
+  if (found.bars.empty()) return std::nullopt;
+  const std::vector<std::string>& lanes = found.lanes;
+  const std::vector<std::string>& categories = found.categories;
   const double div = hours ? 3600 : 60;
   GnuplotChart c;
   c.name = "lanes";
   c.title = "Timeline: faults, breakers, modes and leaders, by subject";
   std::string& data = c.data.emplace_back("lanes.dat", std::string()).second;
-  for (const Bar& b : bars) {
+  for (const LaneBars::Bar& b : found.bars) {
     const double h = b.fault ? 0.42 : 0.28;
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.8g %.8g %zu %.2f %zu\n", (b.from + b.to) / 2 / div, (b.to - b.from) / 2 / div, b.lane, h, b.category);
@@ -485,7 +530,7 @@ std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::strin
              "-0.3:-0.7]\nset xrange [0:" + number(end_s / div) + "]\n" + time_axis(hours) + "set style fill solid 0.85 noborder\nplot ";
   for (std::size_t k = 0; k < categories.size(); ++k) {
     c.script += std::string(k ? ", " : "") + "'lanes.dat' using 1:(column(5) == " + std::to_string(k) +
-                " ? column(3) : NaN):2:4 with boxxyerror lc rgb '" + colours[k] + "' title " + gp_string(categories[k]);
+                " ? column(3) : NaN):2:4 with boxxyerror lc rgb '" + found.colours[k] + "' title " + gp_string(categories[k]);
   }
   c.script += "\n";
   return c;

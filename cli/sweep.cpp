@@ -182,43 +182,73 @@ std::optional<std::uint32_t> parse_count(const std::optional<std::string>& text,
   return static_cast<std::uint32_t>(*n);
 }
 
-}  // namespace
+// What the steps of a sweep share: the options read, the scenario at every point, and the runs.
+struct SweepState {
+  explicit SweepState(const SweepArgs& sweep_args) : args(sweep_args) {}
 
-int sweep_command(const SweepArgs& args) {
+  const SweepArgs& args;
   SweepPlan plan;
-  plan.file = args.file;
-  const auto replications = parse_count(args.replications, 5, 100'000);
-  if (!replications) return fail_usage("--replications: expected a whole number from 1 to 100000");
-  plan.replications = *replications;
-  const auto jobs = parse_count(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 4096);
-  if (!jobs) return fail_usage("--jobs: expected a whole number from 1 to 4096");
-  std::string memory_problem;
-  const std::optional<double> memory_limit = memory_limit_of(args.memory_limit, memory_problem);
-  if (!memory_limit) return fail_usage(memory_problem);
-  if (args.shard) {
-    // Whole numbers exactly as written: sscanf's %u would wrap 4294967297 to 1.
-    const std::string& text = *args.shard;
-    const std::size_t slash = text.find('/');
-    std::uint32_t i = 0, n = 0;
-    const auto whole = [](std::string_view t, std::uint32_t& out) {
-      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-      return !t.empty() && ec == std::errc() && end == t.data() + t.size();
-    };
-    if (slash == std::string::npos || !whole(std::string_view(text).substr(0, slash), i) ||
-        !whole(std::string_view(text).substr(slash + 1), n) || n == 0 || i == 0 || i > n) {
-      return fail_usage("--shard: expected I/N with 1 <= I <= N <= 4294967295, such as 2/4, got '" + text + "'");
-    }
-    plan.shard = i;
-    plan.shards = n;
-    if (!args.out) return fail_usage("--shard writes its runs for `relaysim merge`: give --out DIR");
-  }
-  if (args.vary.empty()) return fail_usage("sweep needs at least one --vary key.path=values (2..16, 2..16:2, or a,b,c)");
-
+  std::uint32_t jobs = 0;
+  double memory_limit = 0;
   Scenario base;
   std::vector<Override> sets;
   ScenarioText file;
+  std::vector<std::size_t> shown;
+  std::vector<Scenario> points;
+  std::vector<std::size_t> mine;  // the runs of this shard
+  std::uint32_t threads = 0;
+  double wall = 0;  // seconds the runs took
+  PooledLatency pooled;
+  std::vector<SweepRun> results;
+  std::size_t passed = 0;
+};
+
+// Each step returns an exit code when the sweep ends there, nothing when it goes on.
+
+std::optional<int> read_shard(SweepState& sweep) {
+  // Whole numbers exactly as written: sscanf's %u would wrap 4294967297 to 1.
+  const std::string& text = *sweep.args.shard;
+  const std::size_t slash = text.find('/');
+  std::uint32_t i = 0, n = 0;
+  const auto whole = [](std::string_view t, std::uint32_t& out) {
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+  };
+  if (slash == std::string::npos || !whole(std::string_view(text).substr(0, slash), i) ||
+      !whole(std::string_view(text).substr(slash + 1), n) || n == 0 || i == 0 || i > n) {
+    return fail_usage("--shard: expected I/N with 1 <= I <= N <= 4294967295, such as 2/4, got '" + text + "'");
+  }
+  sweep.plan.shard = i;
+  sweep.plan.shards = n;
+  if (!sweep.args.out) return fail_usage("--shard writes its runs for `relaysim merge`: give --out DIR");
+  return std::nullopt;
+}
+
+std::optional<int> read_options(SweepState& sweep) {
+  const SweepArgs& args = sweep.args;
+  sweep.plan.file = args.file;
+  const auto replications = parse_count(args.replications, 5, 100'000);
+  if (!replications) return fail_usage("--replications: expected a whole number from 1 to 100000");
+  sweep.plan.replications = *replications;
+  const auto jobs = parse_count(args.jobs, std::max(1u, std::thread::hardware_concurrency()), 4096);
+  if (!jobs) return fail_usage("--jobs: expected a whole number from 1 to 4096");
+  sweep.jobs = *jobs;
+  std::string memory_problem;
+  const std::optional<double> memory_limit = memory_limit_of(args.memory_limit, memory_problem);
+  if (!memory_limit) return fail_usage(memory_problem);
+  sweep.memory_limit = *memory_limit;
+  if (args.shard) {
+    if (auto code = read_shard(sweep)) return code;
+  }
+  if (args.vary.empty()) return fail_usage("sweep needs at least one --vary key.path=values (2..16, 2..16:2, or a,b,c)");
+  return std::nullopt;
+}
+
+std::optional<int> read_scenario(SweepState& sweep) {
+  const SweepArgs& args = sweep.args;
+  SweepPlan& plan = sweep.plan;
   try {
-    file = read_scenario_file(args.file);
+    sweep.file = read_scenario_file(args.file);
     for (const std::string& v : args.vary) {
       plan.axes.push_back(parse_axis(v));
       // A key varied twice: the later axis would override the earlier at every point, and the
@@ -229,13 +259,21 @@ int sweep_command(const SweepArgs& args) {
         }
       }
     }
-    for (const std::string& s : args.sets) sets.push_back(parse_override(s));
-    base = parse_scenario(file.text, file.name, sets);
+    for (const std::string& s : args.sets) sweep.sets.push_back(parse_override(s));
+    sweep.base = parse_scenario(sweep.file.text, sweep.file.name, sweep.sets);
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
     return kExitInvalid;
   }
   if (plan.points() > kMaxPoints || plan.runs() > kMaxRuns) return fail_usage("the sweep has more than a million points or ten million runs");
+  return std::nullopt;
+}
+
+// What defines the sweep beyond its grid (the seed, the system, its metrics), and what the table shows.
+std::optional<int> describe_plan(SweepState& sweep) {
+  const SweepArgs& args = sweep.args;
+  SweepPlan& plan = sweep.plan;
+  Scenario& base = sweep.base;
   if (args.seed) {
     const auto seed = parse_u64(*args.seed);
     if (!seed) return fail_usage("--seed: expected a whole number from 0 to 18446744073709551615");
@@ -251,110 +289,144 @@ int sweep_command(const SweepArgs& args) {
   }
   std::string problem;
   for (const Expectation& e : base.expect) plan.expected.push_back(e.name);
-  const std::vector<std::size_t> shown = shown_metrics(plan, args.show, problem);
+  sweep.shown = shown_metrics(plan, args.show, problem);
   if (!problem.empty()) return fail_usage(problem);
+  return std::nullopt;
+}
 
-  // Every point is read before anything runs: a value no point may take is an error now, not
-  // an hour into the sweep.
-  std::vector<Scenario> points;
-  points.reserve(plan.points());
+// Every point is read before anything runs: a value no point may take is an error now, not
+// an hour into the sweep.
+std::optional<int> read_points(SweepState& sweep) {
+  const SweepPlan& plan = sweep.plan;
+  sweep.points.reserve(plan.points());
   try {
     for (std::size_t p = 0; p < plan.points(); ++p) {
-      std::vector<Override> o = sets;
+      std::vector<Override> o = sweep.sets;
       for (Override& v : plan.overrides(p)) o.push_back(std::move(v));
-      points.push_back(parse_scenario(file.text, file.name, o));
-      points.back().store = base.store;
+      sweep.points.push_back(parse_scenario(sweep.file.text, sweep.file.name, o));
+      sweep.points.back().store = sweep.base.store;
     }
   } catch (const ScenarioError& e) {
     std::cerr << "relaysim: invalid sweep: " << e.what() << "\n";
     return kExitInvalid;
   }
-  // Two points that run the same scenario (an axis whose key another --vary or a --set inside
-  // it overrides, values that mean the same) would be two rows with different labels for one
-  // configuration.
-  {
-    std::unordered_map<std::uint64_t, std::size_t> seen;
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      const auto [at, fresh] = seen.emplace(hash_bytes(write_scenario(points[p])), p);
-      if (fresh) continue;
-      std::string a, b;
-      for (const Override& o : plan.overrides(at->second)) a += (a.empty() ? "" : ", ") + to_string(o);
-      for (const Override& o : plan.overrides(p)) b += (b.empty() ? "" : ", ") + to_string(o);
-      return fail_usage("the sweep's points " + a + " and " + b +
-                        " run the same scenario (one value overrides another, or two values mean the same); "
-                        "every point must differ");
-    }
-  }
-  if (args.out) {
-    if (auto bad = prepare_result_dir(*args.out, kSweepFiles, "sweep")) return fail_usage("--out: " + *bad);
-  }
+  return std::nullopt;
+}
 
-  std::vector<std::size_t> mine;
+// Two points that run the same scenario (an axis whose key another --vary or a --set inside
+// it overrides, values that mean the same) would be two rows with different labels for one
+// configuration.
+std::optional<int> check_points_differ(const SweepState& sweep) {
+  const SweepPlan& plan = sweep.plan;
+  std::unordered_map<std::uint64_t, std::size_t> seen;
+  for (std::size_t p = 0; p < sweep.points.size(); ++p) {
+    const auto [at, fresh] = seen.emplace(hash_bytes(write_scenario(sweep.points[p])), p);
+    if (fresh) continue;
+    std::string a, b;
+    for (const Override& o : plan.overrides(at->second)) a += (a.empty() ? "" : ", ") + to_string(o);
+    for (const Override& o : plan.overrides(p)) b += (b.empty() ? "" : ", ") + to_string(o);
+    return fail_usage("the sweep's points " + a + " and " + b +
+                      " run the same scenario (one value overrides another, or two values mean the same); "
+                      "every point must differ");
+  }
+  return std::nullopt;
+}
+
+// What each run that ran measured, in the sweep's own metrics (a family's figures are not kept).
+void keep_results(SweepState& sweep, const std::vector<RunOutcome>& outcomes) {
+  const auto infos = sweep.base.system->metrics();
+  for (std::size_t k = 0; k < sweep.mine.size(); ++k) {
+    if (!outcomes[k].ran) continue;
+    SweepRun r{sweep.mine[k], outcomes[k].pass, outcomes[k].ending, {}};
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+      if (!is_family(infos[i].name)) r.values.push_back(outcomes[k].values[i]);
+    }
+    sweep.passed += r.pass ? 1 : 0;
+    sweep.results.push_back(std::move(r));
+  }
+}
+
+// Runs this shard's runs on the pool of threads, and keeps what each run measured.
+std::optional<int> run_sweep(SweepState& sweep) {
+  const SweepPlan& plan = sweep.plan;
   for (std::size_t r = 0; r < plan.runs(); ++r) {
-    if (plan.mine(r)) mine.push_back(r);
+    if (plan.mine(r)) sweep.mine.push_back(r);
   }
   std::vector<RunJob> jobs_of;
-  for (std::size_t run : mine) jobs_of.push_back({&points[plan.point_of(run)], plan.seed_of(run)});
-  std::uint32_t threads = std::min<std::uint32_t>(*jobs, static_cast<std::uint32_t>(std::max<std::size_t>(1, mine.size())));
+  for (std::size_t run : sweep.mine) jobs_of.push_back({&sweep.points[plan.point_of(run)], plan.seed_of(run)});
+  sweep.threads = std::min<std::uint32_t>(sweep.jobs, static_cast<std::uint32_t>(std::max<std::size_t>(1, sweep.mine.size())));
   const auto started = std::chrono::steady_clock::now();
   std::vector<RunOutcome> outcomes;
   try {
-    threads = runs_at_once(jobs_of, threads, *memory_limit, args.quiet, "sweep");
+    sweep.threads = runs_at_once(jobs_of, sweep.threads, sweep.memory_limit, sweep.args.quiet, "sweep");
   } catch (const std::exception& e) {
     return fail_usage(e.what());
   }
   // Each point's latency, every run's pooled as it ends, for the tail percentiles.
-  PooledLatency pooled(plan.points() <= kMaxPooledPoints ? plan.points() : 0);
-  const EachRun pool = [&](std::size_t k, const RunResult& r) {
-    if (!pooled.empty()) pooled[plan.point_of(mine[k])].merge(r.groups.all().latency);
+  sweep.pooled = PooledLatency(plan.points() <= kMaxPooledPoints ? plan.points() : 0);
+  const EachRun pool = [&sweep](std::size_t k, const RunResult& r) {
+    if (!sweep.pooled.empty()) sweep.pooled[sweep.plan.point_of(sweep.mine[k])].merge(r.groups.all().latency);
   };
   try {
-    outcomes = run_parallel(jobs_of, threads, args.quiet, "sweep", {}, pool);
+    outcomes = run_parallel(jobs_of, sweep.threads, sweep.args.quiet, "sweep", {}, pool);
   } catch (const std::exception& e) {
     return fail_incomplete(std::string("the sweep stopped: ") + e.what());
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::vector<SweepRun> results;
-  std::size_t passed = 0;
-  const auto infos = base.system->metrics();
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    if (!outcomes[k].ran) continue;
-    SweepRun r{mine[k], outcomes[k].pass, outcomes[k].ending, {}};
-    for (std::size_t i = 0; i < infos.size(); ++i) {
-      if (!is_family(infos[i].name)) r.values.push_back(outcomes[k].values[i]);
-    }
-    passed += r.pass ? 1 : 0;
-    results.push_back(std::move(r));
-  }
+  sweep.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  keep_results(sweep, outcomes);
+  return std::nullopt;
+}
 
+// Writes and prints what the runs found: the runs for `merge`, or the table when the sweep is whole.
+int finish(const SweepState& sweep) {
+  const SweepArgs& args = sweep.args;
+  const SweepPlan& plan = sweep.plan;
   if (args.out) {
-    if (auto bad = write_runs(*args.out, plan, results, pooled)) return fail_incomplete(*bad);
+    if (auto bad = write_runs(*args.out, plan, sweep.results, sweep.pooled)) return fail_incomplete(*bad);
   }
   if (stop_requested()) {
-    std::cerr << "relaysim: sweep interrupted after " << results.size() << " of its " << mine.size() << " runs"
+    std::cerr << "relaysim: sweep interrupted after " << sweep.results.size() << " of its " << sweep.mine.size() << " runs"
               << (args.out ? "; the finished ones are in " + *args.out + "/runs.csv" : std::string("; give --out DIR to keep the finished runs"))
               << "\n";
     return kExitInterrupted;
   }
+  const std::uint32_t threads = sweep.threads;
   if (plan.shards > 1) {
     if (!args.quiet) {
-      std::cout << "shard " << plan.shard << "/" << plan.shards << ": " << mine.size() << " of the sweep's " << plan.runs()
-                << " runs in " << seconds_text(wall) << " on " << threads << (threads == 1 ? " thread" : " threads") << "; runs.csv in " << *args.out
+      std::cout << "shard " << plan.shard << "/" << plan.shards << ": " << sweep.mine.size() << " of the sweep's " << plan.runs()
+                << " runs in " << seconds_text(sweep.wall) << " on " << threads << (threads == 1 ? " thread" : " threads") << "; runs.csv in " << *args.out
                 << "\n(relaysim merge OUT " << *args.out << " ... with every shard's directory gives the table)\n";
     }
     return kExitPass;
   }
-  const std::vector<SweepPoint> table = summarize(plan, results, pooled);
+  const std::vector<SweepPoint> table = summarize(plan, sweep.results, sweep.pooled);
   if (args.out) {
     if (auto bad = write_summary(*args.out, plan, table)) return fail_incomplete(*bad);
   }
   if (!args.quiet) {
     std::cout << "sweep of " << args.file << ": " << plan.points() << " points x " << plan.replications << " replications = "
-              << plan.runs() << " runs in " << seconds_text(wall) << " on " << threads << (threads == 1 ? " thread; " : " threads; ") << passed << " passed\n";
-    print_table(std::cout, plan, *base.system, table, shown);
-    print_settle_note(std::cout, plan, points, table);
+              << plan.runs() << " runs in " << seconds_text(sweep.wall) << " on " << threads << (threads == 1 ? " thread; " : " threads; ")
+              << sweep.passed << " passed\n";
+    print_table(std::cout, plan, *sweep.base.system, table, sweep.shown);
+    print_settle_note(std::cout, plan, sweep.points, table);
   }
   return kExitPass;
+}
+
+}  // namespace
+
+int sweep_command(const SweepArgs& args) {
+  SweepState sweep(args);
+  if (auto code = read_options(sweep)) return *code;
+  if (auto code = read_scenario(sweep)) return *code;
+  if (auto code = describe_plan(sweep)) return *code;
+  if (auto code = read_points(sweep)) return *code;
+  if (auto code = check_points_differ(sweep)) return *code;
+  if (args.out) {
+    if (auto bad = prepare_result_dir(*args.out, kSweepFiles, "sweep")) return fail_usage("--out: " + *bad);
+  }
+  if (auto code = run_sweep(sweep)) return *code;
+  return finish(sweep);
 }
 
 int merge_command(const MergeArgs& args) {

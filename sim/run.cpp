@@ -12,18 +12,6 @@
 
 namespace relaysim::sim {
 
-std::string_view to_string(Ending e) {
-  switch (e) {
-    case Ending::finished: return "finished";
-    case Ending::drained: return "drained";
-    case Ending::event_limit: return "event_limit";
-    case Ending::interrupted: return "interrupted";
-    case Ending::out_of_memory: return "out_of_memory";
-    case Ending::store_failure: return "store_failure";
-  }
-  return "?";
-}
-
 bool RunResult::pass() const {
   if (ledger.total() != 0 || stalled() || ending == Ending::event_limit || !judged()) return false;
   for (const auto& e : expectations) {
@@ -132,6 +120,65 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
   return Ending::finished;
 }
 
+// Builds the world, runs it to its end and has it judged, into `result`: how the run ended, when,
+// after how many events, and the system's report. A world that cannot be built leaves no report.
+void run_world(const System& system, RunContext& context, RunOptions& options, BacklogTrace& backlog, RunResult& result) {
+  Kernel& kernel = context.kernel;
+  const Scenario& s = context.scenario;
+  std::unique_ptr<Simulation> world;
+  std::optional<WorkTally> work;
+  try {
+    world = system.simulate(context);
+    Sampler sampler(*world, options.series, options.series_interval, system.series().size());
+    work.emplace(*world, s.warmup == Duration{});
+    result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *work, backlog);
+    sampler.take(kernel.now());  // the last window, shorter than the others
+    // A run that stopped within its warm-up measured nothing.
+    if (!work->warm()) work->end_warmup(kernel.now(), backlog);
+    result.run.work = world->work();
+  } catch (const std::bad_alloc&) {
+    result.ending = Ending::out_of_memory;
+    result.failure = "the machine ran out of memory at virtual " + format_time(kernel.now()) + " after " +
+                     std::to_string(kernel.events_run()) + " events";
+  } catch (const StoreError& e) {
+    result.ending = Ending::store_failure;
+    result.failure = e.what();
+  }
+  // Judge the run where it really stopped: at the duration, when the queue ran dry, or where
+  // it was cut off.
+  result.end = result.ending == Ending::finished ? std::max(kernel.now(), Time{} + s.duration) : kernel.now();
+  result.events = kernel.events_run();
+  if (world) {
+    try {
+      result.report = world->finish(result.end, result.judged(), work ? work->total().open() : 0);
+      result.groups = world->take_groups();
+      scenario_timeline(s, result.end, result.timeline);
+      if (result.report) result.report->timeline(result.timeline);
+    } catch (const std::bad_alloc&) {
+      result.ending = Ending::out_of_memory;
+      result.failure = "the machine ran out of memory while the run was being judged";
+    }
+  }
+}
+
+// The spine's own figures of the run: its measured length and its backlog's course, with each
+// drain after a fault put on the timeline.
+void measure(const BacklogTrace& backlog, RunResult& result) {
+  const Scenario& s = result.scenario;
+  RunFigures& run = result.run;
+  run.seconds = std::max(0.0, to_seconds(result.end) - to_seconds(s.warmup));
+  run.step = backlog.step();
+  run.settle_s = to_seconds(backlog.settle_time());
+  run.peak_backlog = backlog.peak();
+  run.mean_backlog = backlog.mean();
+  run.drains = backlog.drains(result.timeline);
+  for (const Drain& d : run.drains) {
+    result.timeline.push_back({d.fault_end, d.drained_by_end() ? d.drained - d.fault_end : result.end - d.fault_end, "drain", d.what,
+                               d.drained_by_end() ? fmt("back to %.0f open, from a peak of %" PRIu64, d.level, d.peak)
+                                                  : fmt("not back to %.0f open by the end", d.level)});
+  }
+}
+
 }  // namespace
 
 RunResult run_scenario(const Scenario& input, RunOptions options) {
@@ -150,59 +197,12 @@ RunResult run_scenario(const Scenario& input, RunOptions options) {
   fp.mix(s.seed);
   RunContext context{s, kernel, fp, result.ledger, options.sqlite_path, options.series != nullptr, options.records};
   BacklogTrace backlog(s.duration);
-  {
-    std::unique_ptr<Simulation> world;
-    std::optional<WorkTally> work;
-    try {
-      world = system.simulate(context);
-      Sampler sampler(*world, options.series, options.series_interval, system.series().size());
-      work.emplace(*world, s.warmup == Duration{});
-      result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *work, backlog);
-      sampler.take(kernel.now());  // the last window, shorter than the others
-      // A run that stopped within its warm-up measured nothing.
-      if (!work->warm()) work->end_warmup(kernel.now(), backlog);
-      result.run.work = world->work();
-    } catch (const std::bad_alloc&) {
-      result.ending = Ending::out_of_memory;
-      result.failure = "the machine ran out of memory at virtual " + format_time(kernel.now()) + " after " +
-                       std::to_string(kernel.events_run()) + " events";
-    } catch (const StoreError& e) {
-      result.ending = Ending::store_failure;
-      result.failure = e.what();
-    }
-    // Judge the run where it really stopped: at the duration, when the queue ran dry, or where
-    // it was cut off.
-    result.end = result.ending == Ending::finished ? std::max(kernel.now(), Time{} + s.duration) : kernel.now();
-    result.events = kernel.events_run();
-    if (world) {
-      try {
-        result.report = world->finish(result.end, result.judged(), work ? work->total().open() : 0);
-        result.groups = world->take_groups();
-        scenario_timeline(s, result.end, result.timeline);
-        if (result.report) result.report->timeline(result.timeline);
-      } catch (const std::bad_alloc&) {
-        result.ending = Ending::out_of_memory;
-        result.failure = "the machine ran out of memory while the run was being judged";
-      }
-    }
-  }
+  run_world(system, context, options, backlog, result);
   fp.mix(result.events);
   result.fingerprint = fp.value();
   if (!result.report) return result;  // the world could not even be built
 
-  RunFigures& run = result.run;
-  run.seconds = std::max(0.0, to_seconds(result.end) - to_seconds(s.warmup));
-  run.step = backlog.step();
-  run.settle_s = to_seconds(backlog.settle_time());
-  run.peak_backlog = backlog.peak();
-  run.mean_backlog = backlog.mean();
-  run.drains = backlog.drains(result.timeline);
-  for (const Drain& d : run.drains) {
-    result.timeline.push_back({d.fault_end, d.drained_by_end() ? d.drained - d.fault_end : result.end - d.fault_end, "drain", d.what,
-                               d.drained_by_end() ? fmt("back to %.0f open, from a peak of %" PRIu64, d.level, d.peak)
-                                                  : fmt("not back to %.0f open by the end", d.level)});
-  }
-
+  measure(backlog, result);
   const std::span<const MetricInfo> table = system.metrics();
   result.values.reserve(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) {

@@ -375,173 +375,229 @@ struct Stream {
   std::vector<LogRecord> recovered;  // completions taken from the store
 };
 
+// The calls by what they create: cxid + '\n' + request_id -> calls, in order sent.
+std::unordered_map<std::string, std::vector<std::size_t>> calls_by_request(const std::vector<Call>& calls) {
+  std::unordered_map<std::string, std::vector<std::size_t>> calls_of;
+  for (std::size_t i = 0; i < calls.size(); ++i) calls_of[calls[i].cxid + '\n' + calls[i].request_id].push_back(i);
+  return calls_of;
+}
+
+// What the steps of merge share: the run's records, and the stream as it grows.
+struct Merger {
+  const std::vector<std::vector<LogRecord>>& logs;
+  const std::vector<Call>& calls;
+  model::Store& store;
+  Duration shift;
+  Judgement& out;
+  Stream stream{};
+  std::unordered_map<model::RequestId, std::vector<std::uint32_t>> attempts_of{};  // in attempts
+  std::unordered_map<std::string, std::vector<std::size_t>> calls_of = calls_by_request(calls);
+  std::vector<bool> call_bound = std::vector<bool>(calls.size(), false);
+  std::vector<Time> created_after = std::vector<Time>(calls.size(), Time::min());
+  const std::vector<std::vector<Time>> keys = places_in_time(logs);
+
+  // The claims this process holds, not completed yet: the token, and its attempt if it made one.
+  struct Claim {
+    model::ClaimToken token;
+    std::uint32_t attempt;
+  };
+  // One log as the merge walks it, and the process running on it now.
+  struct Walk {
+    std::uint32_t l;
+    bool up = false;
+    std::unordered_map<model::RequestId, Claim> claims{};
+    std::uint64_t stopped_at = kNone;  // the clean stop of the process before, when it left nothing open
+  };
+
+  void walk(std::uint32_t l);
+  void end_after(Walk& w, std::uint64_t last, bool killed);
+  void lookup(std::uint32_t l, std::uint64_t s);
+  void record(Walk& w, std::uint64_t s);
+  std::size_t call_answered(const LogRecord& r) const;
+  std::uint32_t carrier_of(const Receipt& receipt) const;
+};
+
+void Merger::walk(std::uint32_t l) {
+  const std::vector<LogRecord>& log = logs[l];
+  Walk w{l};
+  for (std::uint64_t s = 0; s < log.size(); ++s) {
+    const LogRecord& r = log[s];
+    if (r.kind == LogKind::started && w.up) end_after(w, s - 1, true);
+    if (r.kind == LogKind::started && !w.up && w.stopped_at != kNone) {
+      // Started again after a clean stop: a new process, with a fresh breaker and cache.
+      stream.items.push_back(
+          {keys[l][w.stopped_at], l, w.stopped_at, 3, Item::What::stopped, static_cast<std::uint32_t>(w.stopped_at)});
+    }
+    if (r.kind == LogKind::started) {
+      w.up = true;
+      w.stopped_at = kNone;
+    }
+    if (r.kind == LogKind::lookup) {
+      lookup(l, s);
+      continue;
+    }
+    stream.items.push_back({keys[l][s], l, s, 0, Item::What::record, static_cast<std::uint32_t>(s)});
+    record(w, s);
+  }
+  if (w.up && !log.empty()) end_after(w, log.size() - 1, true);
+}
+
+// The process ends after record `last`: killed (it starts again without having stopped, or its
+// log just ends), or stopped with claims still open (a drain that timed out). What it had in
+// flight stays in flight: the checkers hear of it as of a crash. A claim the store holds
+// terminal under its token was completed and the process died before logging it: that
+// completion joins the stream from the store, just before the end.
+void Merger::end_after(Walk& w, std::uint64_t last, bool killed) {
+  if (!killed && w.claims.empty()) return;
+  const std::uint32_t l = w.l;
+  const std::vector<LogRecord>& log = logs[l];
+  std::vector<Attempt>& attempts = stream.attempts;
+  std::vector<LogRecord>& recovered = stream.recovered;
+  stream.items.push_back({keys[l][last], l, last, 3, Item::What::crashed, static_cast<std::uint32_t>(last)});
+  if (killed) ++out.crashes;
+  for (const auto& [id, claim] : w.claims) {
+    if (claim.attempt != kNoAttempt) attempts[claim.attempt].crashed = last;
+    const std::optional<model::RequestRow> row = killed ? store.get(id) : std::nullopt;
+    if (!row || !model::is_terminal(row->status) || row->claim_token != claim.token) continue;
+    LogRecord r;
+    r.kind = LogKind::completed;
+    r.pod = log[last].pod;
+    r.at = row->terminal_at - shift;
+    r.id = id;
+    r.token = claim.token;
+    r.number = claim.attempt != kNoAttempt ? logs[attempts[claim.attempt].log][attempts[claim.attempt].start].number : 0;
+    r.status = row->status;
+    r.reason = row->reason;
+    r.due_at = row->due_at - shift;
+    r.applied = true;
+    stream.items.push_back({keys[l][last], l, last, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
+    recovered.push_back(std::move(r));
+  }
+  w.claims.clear();
+}
+
+// A lookup is logged when answered, judged when sent (the breaker's state then is what admitted
+// it): after the last record of this log made by then, and at its own time.
+void Merger::lookup(std::uint32_t l, std::uint64_t s) {
+  const LogRecord& r = logs[l][s];
+  const auto first_later = std::upper_bound(keys[l].begin(), keys[l].begin() + static_cast<std::ptrdiff_t>(s), r.sent_at);
+  const auto before = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(first_later - keys[l].begin(), 1) - 1);
+  stream.items.push_back({std::max(keys[l][before], r.sent_at), l, before, 4, Item::What::lookup, static_cast<std::uint32_t>(s)});
+  ++out.lookups;
+}
+
+// What record `s` of the walked log does to its process's claims and attempts, and the client
+// call a create answers.
+void Merger::record(Walk& w, std::uint64_t s) {
+  const LogRecord& r = logs[w.l][s];
+  std::vector<Attempt>& attempts = stream.attempts;
+  switch (r.kind) {
+    case LogKind::stopped:
+      w.up = false;
+      w.stopped_at = w.claims.empty() ? s : kNone;
+      end_after(w, s, false);
+      break;
+    case LogKind::claimed: w.claims[r.id] = {r.token, kNoAttempt}; break;
+    case LogKind::attempt_started:
+      if (const auto c = w.claims.find(r.id); c != w.claims.end()) {
+        c->second.attempt = static_cast<std::uint32_t>(attempts.size());
+      }
+      attempts_of[r.id].push_back(static_cast<std::uint32_t>(attempts.size()));
+      attempts.push_back({w.l, s, kNone, kNone, kNone});
+      ++out.attempts;
+      break;
+    case LogKind::attempt_finished:
+      if (const auto c = w.claims.find(r.id); c != w.claims.end() && c->second.attempt != kNoAttempt) {
+        attempts[c->second.attempt].finish = s;
+      }
+      break;
+    case LogKind::completed:
+      if (const auto c = w.claims.find(r.id); c != w.claims.end() && c->second.token == r.token) {
+        if (c->second.attempt != kNoAttempt) attempts[c->second.attempt].complete = s;
+        w.claims.erase(c);
+      }
+      break;
+    case LogKind::ingested: {
+      if (r.outcome != model::CreateOutcome::created) break;
+      ++out.acknowledged;
+      const std::size_t bound = call_answered(r);
+      if (bound == SIZE_MAX) break;
+      const Time running = keys[w.l][s];
+      call_bound[bound] = true;
+      created_after[bound] = running;
+      stream.items.push_back({running, w.l, s, -1, Item::What::calling, static_cast<std::uint32_t>(bound)});
+      break;
+    }
+    default: break;
+  }
+}
+
+// The client call the create `r` answers: the one told so (202, not a duplicate, this id); else
+// one never answered that was under way then; else the first of its key. SIZE_MAX: none.
+std::size_t Merger::call_answered(const LogRecord& r) const {
+  const auto it = calls_of.find(r.cxid + '\n' + r.request_id);
+  if (it == calls_of.end()) return SIZE_MAX;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (const std::size_t c : it->second) {
+      const Call& call = calls[c];
+      const bool fits = pass == 0   ? call.status == 202 && !call.duplicate && call.id == r.id
+                        : pass == 1 ? call.status == 0 && call.sent <= r.at + kClockSkew
+                                    : true;
+      if (!call_bound[c] && fits) return c;
+    }
+  }
+  return SIZE_MAX;
+}
+
+// The attempt that carried `receipt`: one of its request's whose start and finish it lies
+// between, within kClockSkew (its times are the world's clock, theirs the process's) — the
+// latest started by then, else the first. kNoAttempt: none.
+std::uint32_t Merger::carrier_of(const Receipt& receipt) const {
+  const std::vector<Attempt>& attempts = stream.attempts;
+  const Time at = receipt.at;
+  const auto it = attempts_of.find(model::request_id_from_webhook_id(receipt.webhook_id));
+  std::uint32_t carrier = kNoAttempt;
+  if (it == attempts_of.end()) return carrier;
+  for (const std::uint32_t a : it->second) {
+    const Time started = logs[attempts[a].log][attempts[a].start].at;
+    const Time finished = attempts[a].finish == kNone ? kTimeNever : logs[attempts[a].log][attempts[a].finish].at;
+    if (at + kClockSkew < started || at - kClockSkew > finished) continue;
+    if (carrier == kNoAttempt || (started <= at && started > logs[attempts[carrier].log][attempts[carrier].start].at)) {
+      carrier = a;
+    }
+  }
+  return carrier;
+}
+
 Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<Receipt>& receipts,
              const std::vector<Call>& calls, model::Store& store, Duration shift, Judgement& out) {
-  Stream stream;
-  std::vector<Item>& items = stream.items;
-  std::vector<Attempt>& attempts = stream.attempts;
-  std::unordered_map<model::RequestId, std::vector<std::uint32_t>> attempts_of;  // in attempts
-  std::unordered_map<std::string, std::vector<std::size_t>> calls_of;  // cxid + '\n' + request_id -> calls, in order sent
-  for (std::size_t i = 0; i < calls.size(); ++i) calls_of[calls[i].cxid + '\n' + calls[i].request_id].push_back(i);
-  std::vector<bool> call_bound(calls.size(), false);
-  std::vector<Time> created_after(calls.size(), Time::min());
-  const std::vector<std::vector<Time>> keys = places_in_time(logs);
-  std::vector<LogRecord>& recovered = stream.recovered;
-  for (std::uint32_t l = 0; l < logs.size(); ++l) {
-    const std::vector<LogRecord>& log = logs[l];
-    bool up = false;
-    // The claims this process holds, not completed yet: the token, and its attempt if it made one.
-    struct Claim {
-      model::ClaimToken token;
-      std::uint32_t attempt;
-    };
-    std::unordered_map<model::RequestId, Claim> claims;
-    std::uint64_t stopped_at = kNone;  // the clean stop of the process before, when it left nothing open
-    // The process ends after record `last`: killed (it starts again without having stopped, or its
-    // log just ends), or stopped with claims still open (a drain that timed out). What it had in
-    // flight stays in flight: the checkers hear of it as of a crash. A claim the store holds
-    // terminal under its token was completed and the process died before logging it: that
-    // completion joins the stream from the store, just before the end.
-    auto end_after = [&](std::uint64_t last, bool killed) {
-      if (!killed && claims.empty()) return;
-      items.push_back({keys[l][last], l, last, 3, Item::What::crashed, static_cast<std::uint32_t>(last)});
-      if (killed) ++out.crashes;
-      for (const auto& [id, claim] : claims) {
-        if (claim.attempt != kNoAttempt) attempts[claim.attempt].crashed = last;
-        const std::optional<model::RequestRow> row = killed ? store.get(id) : std::nullopt;
-        if (!row || !model::is_terminal(row->status) || row->claim_token != claim.token) continue;
-        LogRecord r;
-        r.kind = LogKind::completed;
-        r.pod = log[last].pod;
-        r.at = row->terminal_at - shift;
-        r.id = id;
-        r.token = claim.token;
-        r.number = claim.attempt != kNoAttempt ? logs[attempts[claim.attempt].log][attempts[claim.attempt].start].number : 0;
-        r.status = row->status;
-        r.reason = row->reason;
-        r.due_at = row->due_at - shift;
-        r.applied = true;
-        items.push_back({keys[l][last], l, last, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
-        recovered.push_back(std::move(r));
-      }
-      claims.clear();
-    };
-    for (std::uint64_t s = 0; s < log.size(); ++s) {
-      const LogRecord& r = log[s];
-      const Time running = keys[l][s];
-      if (r.kind == LogKind::started && up) end_after(s - 1, true);
-      if (r.kind == LogKind::started && !up && stopped_at != kNone) {
-        // Started again after a clean stop: a new process, with a fresh breaker and cache.
-        items.push_back({keys[l][stopped_at], l, stopped_at, 3, Item::What::stopped, static_cast<std::uint32_t>(stopped_at)});
-      }
-      if (r.kind == LogKind::started) {
-        up = true;
-        stopped_at = kNone;
-      }
-      if (r.kind == LogKind::lookup) {
-        // Logged when answered, judged when sent (the breaker's state then is what admitted it):
-        // after the last record of this log made by then, and at its own time.
-        const auto first_later = std::upper_bound(keys[l].begin(), keys[l].begin() + static_cast<std::ptrdiff_t>(s), r.sent_at);
-        const auto before = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(first_later - keys[l].begin(), 1) - 1);
-        items.push_back({std::max(keys[l][before], r.sent_at), l, before, 4, Item::What::lookup, static_cast<std::uint32_t>(s)});
-        ++out.lookups;
-        continue;
-      }
-      items.push_back({running, l, s, 0, Item::What::record, static_cast<std::uint32_t>(s)});
-      switch (r.kind) {
-        case LogKind::stopped:
-          up = false;
-          stopped_at = claims.empty() ? s : kNone;
-          end_after(s, false);
-          break;
-        case LogKind::claimed: claims[r.id] = {r.token, kNoAttempt}; break;
-        case LogKind::attempt_started:
-          if (const auto c = claims.find(r.id); c != claims.end()) c->second.attempt = static_cast<std::uint32_t>(attempts.size());
-          attempts_of[r.id].push_back(static_cast<std::uint32_t>(attempts.size()));
-          attempts.push_back({l, s, kNone, kNone, kNone});
-          ++out.attempts;
-          break;
-        case LogKind::attempt_finished:
-          if (const auto c = claims.find(r.id); c != claims.end() && c->second.attempt != kNoAttempt) attempts[c->second.attempt].finish = s;
-          break;
-        case LogKind::completed:
-          if (const auto c = claims.find(r.id); c != claims.end() && c->second.token == r.token) {
-            if (c->second.attempt != kNoAttempt) attempts[c->second.attempt].complete = s;
-            claims.erase(c);
-          }
-          break;
-        case LogKind::ingested: {
-          if (r.outcome != model::CreateOutcome::created) break;
-          ++out.acknowledged;
-          // The client call this create answers: the one told so (202, not a duplicate, this
-          // id); else one never answered that was under way then; else the first of its key.
-          const auto it = calls_of.find(r.cxid + '\n' + r.request_id);
-          if (it == calls_of.end()) break;
-          std::size_t bound = SIZE_MAX;
-          for (int pass = 0; pass < 3 && bound == SIZE_MAX; ++pass) {
-            for (const std::size_t c : it->second) {
-              const Call& call = calls[c];
-              const bool fits = pass == 0   ? call.status == 202 && !call.duplicate && call.id == r.id
-                                : pass == 1 ? call.status == 0 && call.sent <= r.at + kClockSkew
-                                            : true;
-              if (!call_bound[c] && fits) {
-                bound = c;
-                break;
-              }
-            }
-          }
-          if (bound == SIZE_MAX) break;
-          call_bound[bound] = true;
-          created_after[bound] = running;
-          items.push_back({running, l, s, -1, Item::What::calling, static_cast<std::uint32_t>(bound)});
-          break;
-        }
-        default: break;
-      }
-    }
-    if (up && !log.empty()) end_after(log.size() - 1, true);
-  }
-  out.recovered += recovered.size();
+  Merger m{logs, calls, store, shift, out};
+  std::vector<Item>& items = m.stream.items;
+  for (std::uint32_t l = 0; l < logs.size(); ++l) m.walk(l);
+  out.recovered += m.stream.recovered.size();
   for (std::uint32_t c = 0; c < calls.size(); ++c) {
     if (calls[c].status == 0) continue;  // never answered: nothing was said to the client
-    items.push_back({std::max(calls[c].answered, created_after[c]), Item::kFree, c, 0, Item::What::created, c});
+    items.push_back({std::max(calls[c].answered, m.created_after[c]), Item::kFree, c, 0, Item::What::created, c});
   }
-  // Each receipt hangs on the attempt that carried it: one of its request's whose start and
-  // finish it lies between, within kClockSkew (its times are the world's clock, theirs the
-  // process's) — the latest started by then, else the first.
+  // Each receipt hangs on the attempt that carried it (carrier_of).
   for (std::uint32_t i = 0; i < receipts.size(); ++i) {
-    const Time at = receipts[i].at;
-    const auto it = attempts_of.find(model::request_id_from_webhook_id(receipts[i].webhook_id));
-    std::uint32_t carrier = kNoAttempt;
-    if (it != attempts_of.end()) {
-      for (const std::uint32_t a : it->second) {
-        const Time started = logs[attempts[a].log][attempts[a].start].at;
-        const Time finished = attempts[a].finish == kNone ? kTimeNever : logs[attempts[a].log][attempts[a].finish].at;
-        if (at + kClockSkew < started || at - kClockSkew > finished) continue;
-        if (carrier == kNoAttempt || (started <= at && started > logs[attempts[carrier].log][attempts[carrier].start].at)) {
-          carrier = a;
-        }
-      }
-    }
+    const std::uint32_t carrier = m.carrier_of(receipts[i]);
     if (carrier == kNoAttempt) {
       // Sent by nobody who logged it: judged as it arrived, from a pod of its own.
-      items.push_back({at, Item::kFree, i, 0, Item::What::sent, i, kNoAttempt});
+      items.push_back({receipts[i].at, Item::kFree, i, 0, Item::What::sent, i, kNoAttempt});
     } else {
-      const Attempt& a = attempts[carrier];
-      items.push_back({keys[a.log][a.start], a.log, a.start, 1, Item::What::sent, i, carrier});
+      const Attempt& a = m.stream.attempts[carrier];
+      items.push_back({m.keys[a.log][a.start], a.log, a.start, 1, Item::What::sent, i, carrier});
     }
   }
   out.receipts = receipts.size();
   std::sort(items.begin(), items.end());
-  return stream;
+  return std::move(m.stream);
 }
 
-
-}  // namespace
-
-Judgement judge(const JudgeInputs& in) {
-  Judgement out;
-  out.ledger = sim::Ledger(sw::kInvariants);
+// The scenario as the run played it: the world's, a webhook system's, with the platform the
+// serve configuration ran.
+sim::Scenario scenario_as_run(const JudgeInputs& in) {
   sim::Scenario scenario = sim::load_scenario(in.scenario);
   const ServeConfig config = read_serve_config(in.config);
   if (dynamic_cast<const sw::WebhookSpec*>(&scenario.spec()) == nullptr) {
@@ -553,209 +609,260 @@ Judgement judge(const JudgeInputs& in) {
   spec.platform = config.platform;
   scenario.crashes.clear();
   scenario.store_faults.clear();
+  return scenario;
+}
 
-  std::vector<Receipt> receipts;
-  std::string base;
-  const Duration shift = read_receipts(in.receipts, scenario, receipts, base);  // the world's clock
-  std::vector<std::vector<LogRecord>> logs = read_logs(in.events, shift);
-  model::PodId max_pod = 0;
-  for (const std::vector<LogRecord>& log : logs) {
-    for (const LogRecord& r : log) max_pod = std::max(max_pod, r.pod);
-  }
-  spec.platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
-
-  // The store the processes shared: the truth of what was committed.
-  const DbInspection db = inspect_database(in.database);
+// Refuses a --database that is not one relaysim serve left, or that is too old to judge.
+void check_database(const std::string& path) {
+  const DbInspection db = inspect_database(path);
   const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
   if (!db.exists || db.is_directory || !db.is_sqlite || !has("requests") || !has("attempts")) {
-    throw std::invalid_argument("--database: " + in.database + " is not a database relaysim serve left" +
+    throw std::invalid_argument("--database: " + path + " is not a database relaysim serve left" +
                                 (!db.exists ? ": no such file" : db.is_directory ? ": a directory" : !db.is_sqlite ? " (" + db.error + ")" : ""));
   }
   // The store opened as serve opens it adds what an older schema lacks; the judge reads, never
   // writes, so a database from before a column it needs is refused instead.
   const std::vector<std::string>& attempt_columns = db.columns.at("attempts");
   if (std::find(attempt_columns.begin(), attempt_columns.end(), "detail") == attempt_columns.end()) {
-    throw std::invalid_argument("--database: " + in.database +
+    throw std::invalid_argument("--database: " + path +
                                 " was left by an older relaysim serve (its attempts have no detail column); the judge "
                                 "does not change a database: judge it with the relaysim that served it");
   }
-  model::SqliteStore store(in.database);
-  // What a killed process committed and never logged joins the stream from the store: its
-  // creates as a log of no process's (placed by id), its completions (in merge) before its crash.
-  logs.push_back(creates_from_store(store, logs, shift));
-  out.recovered += logs.back().size();
-  std::vector<Call> calls = read_calls(in.calls, shift);
-  out.calls = calls.size();
-  // The checkers index client keys densely, as the simulator's load numbers them: the client's
-  // own numbers are renumbered in their order (a gap in them would cost memory, not meaning).
-  // `name` keeps the client's number, for messages. A receipt's key no call sent is none of them.
-  {
-    std::map<std::uint64_t, std::uint64_t> dense;
-    for (const Call& c : calls) dense.emplace(c.key.request, 0);
-    std::uint64_t n = 0;
-    for (auto& [key, number] : dense) number = ++n;
-    for (Call& c : calls) c.key.request = dense[c.key.request];
-    for (Receipt& r : receipts) {
-      const auto it = dense.find(r.key);
-      r.key = it != dense.end() ? it->second : ++n;
+}
+
+// The checkers index client keys densely, as the simulator's load numbers them: the client's
+// own numbers are renumbered in their order (a gap in them would cost memory, not meaning).
+// `name` keeps the client's number, for messages. A receipt's key no call sent is none of them.
+void renumber_keys(std::vector<Call>& calls, std::vector<Receipt>& receipts) {
+  std::map<std::uint64_t, std::uint64_t> dense;
+  for (const Call& c : calls) dense.emplace(c.key.request, 0);
+  std::uint64_t n = 0;
+  for (auto& [key, number] : dense) number = ++n;
+  for (Call& c : calls) c.key.request = dense[c.key.request];
+  for (Receipt& r : receipts) {
+    const auto it = dense.find(r.key);
+    r.key = it != dense.end() ? it->second : ++n;
+  }
+}
+
+// The run as read, on the world's clock, and merged.
+struct Run {
+  std::vector<Receipt> receipts;
+  std::string base;  // where the world served
+  std::vector<std::vector<LogRecord>> logs;
+  std::vector<Call> calls;
+  model::StoreCounts stored{};  // what the run left: the judge reads, never writes
+  Stream stream{};
+};
+
+// Hands the merged stream's events to the checkers: what each kind of event needs.
+struct Replay {
+  const Run& run;
+  const sw::WebhookSpec& spec;
+  const sw::ServiceB& serviceb;
+  sw::RequestChecker& requests;
+  sw::BreakerChecker& breakers;
+  Judgement& out;
+  std::vector<BreakerState> final_breakers = std::vector<BreakerState>(spec.platform.pods, BreakerState::closed);
+  Time end = kTimeZero;
+
+  void record(const LogRecord& r);
+  void lookup(const LogRecord& r);
+  void ended(const LogRecord& r);
+  void created(const Call& c, Time at);
+  void sent(const Item& item);
+};
+
+// A serve record, logged or recovered from the store.
+void Replay::record(const LogRecord& r) {
+  end = std::max(end, r.at);
+  // The row the platform's event carried, as far as the checkers read it.
+  model::RequestRow row;
+  row.id = r.id;
+  row.deadline_at = r.deadline_at;
+  row.claim_token = r.token;
+  switch (r.kind) {
+    case LogKind::started: requests.on(sim::ProcessStarted{r.pod, r.at}); break;
+    case LogKind::stopped: break;
+    case LogKind::ingested: {
+      const model::NewRequest request{r.cxid, r.request_id, {}, r.created_at, r.deadline_at};
+      const model::CreateResult result{r.outcome, r.id};
+      requests.on(model::Ingested{r.pod, request, result, r.at});
+      break;
     }
+    case LogKind::claimed: requests.on(model::Claimed{r.pod, row, r.at}); break;
+    case LogKind::attempt_started:
+      requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url, run.base), r.version, r.at});
+      break;
+    case LogKind::attempt_finished: {
+      model::AttemptRow attempt;
+      attempt.request = r.id;
+      attempt.number = r.number;
+      attempt.pod = r.pod;
+      attempt.finished_at = r.at;
+      const HttpResult result{r.error, r.http_status, r.retry_after, {}};
+      requests.on(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
+      break;
+    }
+    case LogKind::completed: {
+      model::AttemptRow attempt;
+      attempt.request = r.id;
+      attempt.number = r.number;
+      model::Completion c;
+      c.attempt = r.number != 0 ? &attempt : nullptr;
+      c.status = r.status;
+      c.reason = r.reason;
+      c.at = r.at;
+      c.due_at = r.due_at;
+      requests.on(model::Completed{r.pod, row, c, r.applied, r.failed});
+      break;
+    }
+    case LogKind::notified: requests.on(model::TenantNotified{row, r.status, r.reason, r.at}); break;
+    case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
+    case LogKind::breaker:
+      breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
+      final_breakers[r.pod] = r.to;
+      ++out.breaker_changes;
+      break;
+    case LogKind::lookup: break;  // a lookup item
   }
-  const model::StoreCounts stored = store.counts();  // what the run left: the judge reads, never writes
-  if (calls.empty() && stored.by_status != decltype(model::StoreCounts::by_status){}) {
-    throw std::invalid_argument("--calls: " + in.calls + " holds no calls, but the store holds requests: the judge needs "
-                                "the client's calls (docs/live.md)");
+}
+
+void Replay::lookup(const LogRecord& r) {
+  end = std::max(end, r.at);
+  const sw::ServiceBCalled called{r.pod, cxid_index(r.cxid), r.sent_at, r.at, r.lookup != model::LookupStatus::error,
+                                  serviceb.in_outage(r.sent_at), r.lookup == model::LookupStatus::found ? r.version : 0};
+  requests.on(called);
+  breakers.on(called);
+}
+
+// To the checkers, a process that ends is a pod that dies.
+void Replay::ended(const LogRecord& r) {
+  const sim::ProcessCrashed crashed{r.pod, died_after(r)};
+  requests.on(crashed);
+  breakers.on(crashed);
+  final_breakers[r.pod] = BreakerState::closed;
+}
+
+void Replay::created(const Call& c, Time at) {
+  end = std::max(end, c.answered);
+  model::IngestResult result;
+  result.id = c.id;
+  result.status = c.status == 202 ? (c.duplicate ? model::IngestStatus::duplicate : model::IngestStatus::created)
+                  : c.status == 200 ? model::IngestStatus::duplicate
+                  : c.status == 409 ? model::IngestStatus::conflict
+                  : c.status == 503 ? model::IngestStatus::unavailable
+                                    : model::IngestStatus::invalid;
+  requests.on(sw::ClientCreated{c.key, result, at});
+}
+
+void Replay::sent(const Item& item) {
+  const Receipt& rc = run.receipts[item.index];
+  end = std::max(end, rc.at);
+  sw::SendFate fate;
+  fate.endpoint = rc.endpoint;
+  fate.processed = true;
+  fate.status = rc.status;
+  fate.received_at = rc.at;
+  fate.result_at = rc.at;
+  fate.response_lost = !rc.answered;
+  std::uint32_t pod = 0;
+  Time at = rc.at;
+  if (item.attempt != kNoAttempt) {
+    // The attempt is in flight until its result is recorded (or its process dies first):
+    // a pod that dies after the answer came and before it recorded it leaves it ambiguous.
+    const Attempt& a = run.stream.attempts[item.attempt];
+    const std::vector<LogRecord>& log = run.logs[a.log];
+    pod = log[a.start].pod;
+    at = log[a.start].at;
+    if (a.finish != kNone) fate.client_error = log[a.finish].error;
+    fate.result_at = a.complete != kNone ? log[a.complete].at
+                     : a.crashed != kNone ? died_after(log[a.crashed]) + kAfter
+                     : a.finish != kNone ? log[a.finish].at
+                                         : rc.at + spec.platform.http_timeout;
   }
-  const Stream stream = merge(logs, receipts, calls, store, shift, out);
-  const std::vector<Item>& items = stream.items;
-  const std::vector<Attempt>& attempts = stream.attempts;
-  const std::vector<LogRecord>& recovered = stream.recovered;
+  requests.on(sw::HttpSent{pod, model::request_id_from_webhook_id(rc.webhook_id), fate, at, rc.url, rc.webhook_id,
+                           rc.key, rc.payload});
+}
+
+// The merged stream handed to the simulator's checkers, and the store's final counts to their
+// end-of-run checks.
+void check_run(sim::Scenario& scenario, const Run& run, Judgement& out) {
+  const std::vector<Item>& items = run.stream.items;
   // The checkers allow a run with crashes the lease on top of their deadline bound (what a dead
   // pod had in flight waits for its lease to run out): this run's crashes are what its logs show.
   for (const Item& item : items) {
-    if (item.what == Item::What::crashed) scenario.crashes.push_back({died_after(logs[item.log][item.index]), 0, Duration{}, false});
+    if (item.what != Item::What::crashed) continue;
+    scenario.crashes.push_back({died_after(run.logs[item.log][item.index]), 0, Duration{}, false});
   }
 
   // The world as the simulator knows it, and the checkers.
+  const sw::WebhookSpec& spec = sw::spec_of(scenario);
   sw::ServiceB serviceb(spec.serviceb, spec.cxid_count(), spec.endpoint_count(), scenario.seed);
   sim::Kernel kernel;
   serviceb.install(kernel);
   const sim::StoreFaults no_faults(scenario);
   sw::RequestChecker requests(scenario, serviceb, no_faults, std::nullopt, out.ledger);
   sw::BreakerChecker breakers(scenario, serviceb, out.ledger);
-  std::vector<BreakerState> final_breakers(spec.platform.pods, BreakerState::closed);
-  Time end = kTimeZero;
+  Replay replay{run, spec, serviceb, requests, breakers, out};
 
   for (const Item& item : items) {
     // ServiceB's URL versions as of now, for the checkers' messages.
     if (item.key > kernel.now()) kernel.run_until(item.key);
     switch (item.what) {
-      case Item::What::record:
-      case Item::What::recovered: {
-        const LogRecord& r = item.what == Item::What::record ? logs[item.log][item.index] : recovered[item.index];
-        end = std::max(end, r.at);
-        // The row the platform's event carried, as far as the checkers read it.
-        model::RequestRow row;
-        row.id = r.id;
-        row.deadline_at = r.deadline_at;
-        row.claim_token = r.token;
-        switch (r.kind) {
-          case LogKind::started: requests.on(sim::ProcessStarted{r.pod, r.at}); break;
-          case LogKind::stopped: break;
-          case LogKind::ingested: {
-            const model::NewRequest request{r.cxid, r.request_id, {}, r.created_at, r.deadline_at};
-            const model::CreateResult result{r.outcome, r.id};
-            requests.on(model::Ingested{r.pod, request, result, r.at});
-            break;
-          }
-          case LogKind::claimed: requests.on(model::Claimed{r.pod, row, r.at}); break;
-          case LogKind::attempt_started:
-            requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url, base), r.version, r.at});
-            break;
-          case LogKind::attempt_finished: {
-            model::AttemptRow attempt;
-            attempt.request = r.id;
-            attempt.number = r.number;
-            attempt.pod = r.pod;
-            attempt.finished_at = r.at;
-            const HttpResult result{r.error, r.http_status, r.retry_after, {}};
-            requests.on(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
-            break;
-          }
-          case LogKind::completed: {
-            model::AttemptRow attempt;
-            attempt.request = r.id;
-            attempt.number = r.number;
-            model::Completion c;
-            c.attempt = r.number != 0 ? &attempt : nullptr;
-            c.status = r.status;
-            c.reason = r.reason;
-            c.at = r.at;
-            c.due_at = r.due_at;
-            requests.on(model::Completed{r.pod, row, c, r.applied, r.failed});
-            break;
-          }
-          case LogKind::notified: requests.on(model::TenantNotified{row, r.status, r.reason, r.at}); break;
-          case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
-          case LogKind::breaker:
-            breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
-            final_breakers[r.pod] = r.to;
-            ++out.breaker_changes;
-            break;
-          case LogKind::lookup: break;  // a lookup item
-        }
-        break;
-      }
-      case Item::What::lookup: {
-        const LogRecord& r = logs[item.log][item.index];
-        end = std::max(end, r.at);
-        const sw::ServiceBCalled called{r.pod, cxid_index(r.cxid), r.sent_at, r.at, r.lookup != model::LookupStatus::error,
-                                        serviceb.in_outage(r.sent_at), r.lookup == model::LookupStatus::found ? r.version : 0};
-        requests.on(called);
-        breakers.on(called);
-        break;
-      }
+      case Item::What::record: replay.record(run.logs[item.log][item.index]); break;
+      case Item::What::recovered: replay.record(run.stream.recovered[item.index]); break;
+      case Item::What::lookup: replay.lookup(run.logs[item.log][item.index]); break;
       case Item::What::crashed:
-      case Item::What::stopped: {  // to the checkers, a process that ends is a pod that dies
-        const LogRecord& r = logs[item.log][item.index];
-        const sim::ProcessCrashed crashed{r.pod, died_after(r)};
-        requests.on(crashed);
-        breakers.on(crashed);
-        final_breakers[r.pod] = BreakerState::closed;
-        break;
-      }
-      case Item::What::calling: requests.on(sw::ClientCalling{calls[item.index].key, item.key}); break;
-      case Item::What::created: {
-        const Call& c = calls[item.index];
-        end = std::max(end, c.answered);
-        model::IngestResult result;
-        result.id = c.id;
-        result.status = c.status == 202 ? (c.duplicate ? model::IngestStatus::duplicate : model::IngestStatus::created)
-                        : c.status == 200 ? model::IngestStatus::duplicate
-                        : c.status == 409 ? model::IngestStatus::conflict
-                        : c.status == 503 ? model::IngestStatus::unavailable
-                                          : model::IngestStatus::invalid;
-        requests.on(sw::ClientCreated{c.key, result, item.key});
-        break;
-      }
-      case Item::What::sent: {
-        const Receipt& rc = receipts[item.index];
-        end = std::max(end, rc.at);
-        sw::SendFate fate;
-        fate.endpoint = rc.endpoint;
-        fate.processed = true;
-        fate.status = rc.status;
-        fate.received_at = rc.at;
-        fate.result_at = rc.at;
-        fate.response_lost = !rc.answered;
-        std::uint32_t pod = 0;
-        Time at = rc.at;
-        if (item.attempt != kNoAttempt) {
-          // The attempt is in flight until its result is recorded (or its process dies first):
-          // a pod that dies after the answer came and before it recorded it leaves it ambiguous.
-          const Attempt& a = attempts[item.attempt];
-          const std::vector<LogRecord>& log = logs[a.log];
-          pod = log[a.start].pod;
-          at = log[a.start].at;
-          if (a.finish != kNone) fate.client_error = log[a.finish].error;
-          fate.result_at = a.complete != kNone ? log[a.complete].at
-                           : a.crashed != kNone ? died_after(log[a.crashed]) + kAfter
-                           : a.finish != kNone ? log[a.finish].at
-                                               : rc.at + spec.platform.http_timeout;
-        }
-        requests.on(sw::HttpSent{pod, model::request_id_from_webhook_id(rc.webhook_id), fate, at, rc.url, rc.webhook_id,
-                                 rc.key, rc.payload});
-        break;
-      }
+      case Item::What::stopped: replay.ended(run.logs[item.log][item.index]); break;
+      case Item::What::calling: requests.on(sw::ClientCalling{run.calls[item.index].key, item.key}); break;
+      case Item::What::created: replay.created(run.calls[item.index], item.key); break;
+      case Item::What::sent: replay.sent(item); break;
     }
   }
-  requests.finish(end, stored);
-  breakers.finish(end, final_breakers);
+  requests.finish(replay.end, run.stored);
+  breakers.finish(replay.end, replay.final_breakers);
   for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {
     const auto cause = static_cast<sw::DuplicateCause>(c);
     if (requests.duplicates(cause) > 0) out.duplicates.emplace_back(std::string(sw::to_string(cause)), requests.duplicates(cause));
   }
   out.retry_after_honoured = requests.retry_after_honoured();
   out.terminal_bound = requests.terminal_bound_text();
+}
+
+}  // namespace
+
+Judgement judge(const JudgeInputs& in) {
+  Judgement out;
+  out.ledger = sim::Ledger(sw::kInvariants);
+  sim::Scenario scenario = scenario_as_run(in);
+
+  Run run;
+  const Duration shift = read_receipts(in.receipts, scenario, run.receipts, run.base);  // the world's clock
+  run.logs = read_logs(in.events, shift);
+  model::PodId max_pod = 0;
+  for (const std::vector<LogRecord>& log : run.logs) {
+    for (const LogRecord& r : log) max_pod = std::max(max_pod, r.pod);
+  }
+  sw::spec_of(scenario).platform.pods = max_pod + 1;  // live pods are numbered from 1; the checkers index by number
+
+  // The store the processes shared: the truth of what was committed.
+  check_database(in.database);
+  model::SqliteStore store(in.database);
+  // What a killed process committed and never logged joins the stream from the store: its
+  // creates as a log of no process's (placed by id), its completions (in merge) before its crash.
+  run.logs.push_back(creates_from_store(store, run.logs, shift));
+  out.recovered += run.logs.back().size();
+  run.calls = read_calls(in.calls, shift);
+  out.calls = run.calls.size();
+  renumber_keys(run.calls, run.receipts);
+  run.stored = store.counts();
+  if (run.calls.empty() && run.stored.by_status != decltype(model::StoreCounts::by_status){}) {
+    throw std::invalid_argument("--calls: " + in.calls + " holds no calls, but the store holds requests: the judge needs "
+                                "the client's calls (docs/live.md)");
+  }
+  run.stream = merge(run.logs, run.receipts, run.calls, store, shift, out);
+  check_run(scenario, run, out);
   return out;
 }
 

@@ -12,6 +12,12 @@ namespace relaysim::sim::webhook {
 using namespace relaysim::webhook;
 
 void Report::print(std::ostream& out, double) const {
+  print_requests(out);
+  print_serviceb(out);
+}
+
+// How the requests ended, their attempts and their latency.
+void Report::print_requests(std::ostream& out) const {
   const Metrics& m = f_.metrics;
   out << "Requests\n";
   out << "  ingested " << format_count(get(metric("ingested"))) << "  (duplicate creates " << format_count(get(metric("duplicate_ingests")))
@@ -57,7 +63,11 @@ void Report::print(std::ostream& out, double) const {
         << format_duration(h.quantile(0.99)) << "  p99.9 " << format_duration(h.quantile(0.999)) << "  max "
         << format_duration(h.max()) << "\n\n";
   }
+}
 
+// ServiceB's calls and the breakers around it, then the endpoints' duplicates.
+void Report::print_serviceb(std::ostream& out) const {
+  const Metrics& m = f_.metrics;
   out << "ServiceB\n";
   out << "  calls " << m.serviceb_calls << ",  URL cache hit ratio " << format_value(Unit::ratio, get(metric("cache_hit_ratio")))
       << "\n";

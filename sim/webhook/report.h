@@ -16,6 +16,9 @@ class Report final : public ReportOf<Figures, kMetrics> {
   std::vector<std::string> notes() const override { return notes_; }
 
  private:
+  void print_requests(std::ostream& out) const;
+  void print_serviceb(std::ostream& out) const;
+
   std::vector<std::string> notes_;
 };
 

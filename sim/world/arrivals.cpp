@@ -41,29 +41,81 @@ double ArrivalSpec::scv() const {
   return 1.0 + 2.0 * d * d * r1 * r2 / ((r1 + r2) * (r1 + r2) * (l1 * r2 + l2 * r1));
 }
 
+namespace {
+
+// A time key of a load segment: `from` and `to` belong to a rate, `at` to a burst (it lands in
+// `from`; a burst has no `to`). `within_run`: the time must lie within the run.
+Schema<ArrivalSpec>::Key moment(std::string name, std::string meaning, std::string def, Time ArrivalSpec::*member, bool burst,
+                                bool within_run) {
+  Schema<ArrivalSpec>::Key k;
+  k.name = std::move(name);
+  k.kind = "time";
+  k.meaning = std::move(meaning);
+  k.default_text = std::move(def);
+  k.read = [member, within_run](const Reader& r, const YAML::Node& n, const std::string& p, ArrivalSpec& a) {
+    a.*member = within_run ? r.time(n, p) : Time{} + r.duration(n, p);
+  };
+  k.differs = [burst](const ArrivalSpec& a, const ArrivalSpec&) { return (a.burst > 0) == burst; };
+  k.emit = [member](YAML::Emitter& e, const ArrivalSpec& a, const ArrivalSpec&) {
+    e << write_duration((a.*member).time_since_epoch());
+  };
+  return k;
+}
+
+// The rules between a bursty segment's keys.
+void check_bursty(const Reader& r, const Map& m, const ArrivalSpec& a) {
+  if (a.high_share <= 0 || a.high_share >= 1) {
+    r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"), "must be above 0% and below 100%");
+  }
+  if (!ArrivalSpec::kSpell.holds(a.spell)) {
+    r.fail(m.has("spell") ? m["spell"] : m.node(), m.child("spell"), must_text(ArrivalSpec::kSpell));
+  }
+  // The low spell's mean length, in double first: in nanoseconds it may not fit.
+  const double low_ns = static_cast<double>(a.spell.count()) * (1.0 - a.high_share) / a.high_share;
+  if (!(low_ns <= static_cast<double>(kLongestDuration.count()))) {
+    r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"),
+           "makes the low spells (spell x (1 - high_share) / high_share) longer than " + write_duration(kLongestDuration) +
+               "; raise high_share or shorten spell");
+  }
+  if (a.peak * a.high_share > 1.0 + 1e-12) {
+    r.fail(m.has("peak") ? m["peak"] : m.node(), m.child("peak"),
+           "peak x high_share must be at most 1, or the rate between high spells would be negative (here " +
+               fmt("%g x %g%%", a.peak, 100 * a.high_share) + ")");
+  }
+}
+
+// The rules between a segment's keys: a burst or a rate, and what belongs to each.
+void check_arrival(const Reader& r, const Map& m, ArrivalSpec& a) {
+  if (m.has("burst")) {
+    if (m.has("rate")) r.fail(m["rate"], m.child("rate"), "a burst has no rate: it is `burst: N` at `at:`");
+    if (m.has("from") || m.has("to")) {
+      const std::string k = m.has("from") ? "from" : "to";
+      r.fail(m[k], m.child(k), "a burst happens at one moment, `at:`; `from` and `to` belong to rates");
+    }
+    if (!m.has("at")) r.fail(m.node(), m.child("at"), "a burst needs `at:`, the moment it happens");
+    if (m.has("arrival")) r.fail(m["arrival"], m.child("arrival"), "a burst's calls all come at `at`; `arrival` belongs to rates");
+    a.rate_per_s = 0;
+    a.to = a.from;
+    return;
+  }
+  if (m.has("at")) r.fail(m["at"], m.child("at"), "`at` belongs to bursts; a rate runs `from` .. `to`");
+  for (const char* k : {"peak", "high_share", "spell"}) {
+    if (m.has(k) && a.arrival != Arrival::bursty) r.fail(m[k], m.child(k), "belongs to `arrival: bursty`");
+  }
+  if (a.arrival == Arrival::bursty) check_bursty(r, m, a);
+  if (!m.has("rate")) r.fail(m.node(), m.child("rate"), "is required but missing (or give `burst` and `at`)");
+  if (!m.has("to")) a.to = Time{} + r.run_duration();
+  if (a.to <= a.from) r.fail(m.has("to") ? m["to"] : m.node(), m.child("to"), "must be after `from`");
+}
+
+}  // namespace
+
 const Schema<ArrivalSpec>& arrival_schema() {
   static const Schema<ArrivalSpec> schema = [] {
     Schema<ArrivalSpec> s;
     s.key("rate", &ArrivalSpec::rate_per_s, rate_codec(), "calls per unit time; `0/s` for none",
           opt::shown("(or `burst`)"));
     s.last().differs = [](const ArrivalSpec& a, const ArrivalSpec&) { return a.burst == 0; };
-    // from and to belong to a rate, at to a burst (it lands in `from`; a burst has no `to`).
-    auto moment = [](std::string name, std::string meaning, std::string def, Time ArrivalSpec::*member, bool burst,
-                     bool within_run) {
-      Schema<ArrivalSpec>::Key k;
-      k.name = std::move(name);
-      k.kind = "time";
-      k.meaning = std::move(meaning);
-      k.default_text = std::move(def);
-      k.read = [member, within_run](const Reader& r, const YAML::Node& n, const std::string& p, ArrivalSpec& a) {
-        a.*member = within_run ? r.time(n, p) : Time{} + r.duration(n, p);
-      };
-      k.differs = [burst](const ArrivalSpec& a, const ArrivalSpec&) { return (a.burst > 0) == burst; };
-      k.emit = [member](YAML::Emitter& e, const ArrivalSpec& a, const ArrivalSpec&) {
-        e << write_duration((a.*member).time_since_epoch());
-      };
-      return k;
-    };
     s.add(moment("from", "when a rate starts", "`0s`", &ArrivalSpec::from, false, true));
     s.add(moment("to", "when a rate stops (exclusive); may lie past the run's end", "`duration`", &ArrivalSpec::to,
                  false, false));
@@ -82,47 +134,7 @@ const Schema<ArrivalSpec>& arrival_schema() {
     s.key("burst", &ArrivalSpec::burst, integer_codec<std::uint64_t>(1, 100'000'000),
           "instead of a rate: this many calls all at once, at `at`", opt::shown("(or `rate`)"));
     s.add(moment("at", "when a burst happens", "(with `burst`)", &ArrivalSpec::from, true, true));
-    s.check([](const Reader& r, const Map& m, ArrivalSpec& a) {
-      if (m.has("burst")) {
-        if (m.has("rate")) r.fail(m["rate"], m.child("rate"), "a burst has no rate: it is `burst: N` at `at:`");
-        if (m.has("from") || m.has("to")) {
-          const std::string k = m.has("from") ? "from" : "to";
-          r.fail(m[k], m.child(k), "a burst happens at one moment, `at:`; `from` and `to` belong to rates");
-        }
-        if (!m.has("at")) r.fail(m.node(), m.child("at"), "a burst needs `at:`, the moment it happens");
-        if (m.has("arrival")) r.fail(m["arrival"], m.child("arrival"), "a burst's calls all come at `at`; `arrival` belongs to rates");
-        a.rate_per_s = 0;
-        a.to = a.from;
-        return;
-      }
-      if (m.has("at")) r.fail(m["at"], m.child("at"), "`at` belongs to bursts; a rate runs `from` .. `to`");
-      for (const char* k : {"peak", "high_share", "spell"}) {
-        if (m.has(k) && a.arrival != Arrival::bursty) r.fail(m[k], m.child(k), "belongs to `arrival: bursty`");
-      }
-      if (a.arrival == Arrival::bursty) {
-        if (a.high_share <= 0 || a.high_share >= 1) {
-          r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"), "must be above 0% and below 100%");
-        }
-        if (!ArrivalSpec::kSpell.holds(a.spell)) {
-          r.fail(m.has("spell") ? m["spell"] : m.node(), m.child("spell"), must_text(ArrivalSpec::kSpell));
-        }
-        // The low spell's mean length, in double first: in nanoseconds it may not fit.
-        const double low_ns = static_cast<double>(a.spell.count()) * (1.0 - a.high_share) / a.high_share;
-        if (!(low_ns <= static_cast<double>(kLongestDuration.count()))) {
-          r.fail(m.has("high_share") ? m["high_share"] : m.node(), m.child("high_share"),
-                 "makes the low spells (spell x (1 - high_share) / high_share) longer than " + write_duration(kLongestDuration) +
-                     "; raise high_share or shorten spell");
-        }
-        if (a.peak * a.high_share > 1.0 + 1e-12) {
-          r.fail(m.has("peak") ? m["peak"] : m.node(), m.child("peak"),
-                 "peak x high_share must be at most 1, or the rate between high spells would be negative (here " +
-                     fmt("%g x %g%%", a.peak, 100 * a.high_share) + ")");
-        }
-      }
-      if (!m.has("rate")) r.fail(m.node(), m.child("rate"), "is required but missing (or give `burst` and `at`)");
-      if (!m.has("to")) a.to = Time{} + r.run_duration();
-      if (a.to <= a.from) r.fail(m.has("to") ? m["to"] : m.node(), m.child("to"), "must be after `from`");
-    });
+    s.check(check_arrival);
     return s;
   }();
   return schema;
