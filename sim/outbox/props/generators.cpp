@@ -8,41 +8,53 @@
 #include "sim/outbox/spec.h"
 #include "sim/outbox/world.h"
 #include "sim/props/draw.h"
+#include "sim/props/faults.h"
 #include "sim/system.h"
 
 namespace relaysim::sim::outbox::props {
 
 using namespace std::chrono;
+using relaysim::props::draw_crashes;
+using relaysim::props::draw_failure;
+using relaysim::props::draw_pauses;
+using relaysim::props::draw_store_faults;
+using relaysim::props::draw_window;
 using relaysim::props::ms;
 using relaysim::props::percent;
 using relaysim::props::sec;
 
 namespace {
 
-Window window(std::int64_t latest_start_s, std::int64_t lo_s, std::int64_t hi_s) {
-  return {Time{} + sec(0, latest_start_s), sec(lo_s, hi_s)};
-}
-
 // The swarm: which kinds of trouble this case may contain.
 enum Feature { kCrash, kPause, kLogOutage, kLostAcks, kDownstreamErrors, kLostAnswers, kDeaths, kDownstreamOutage,
                kSlowPolls, kCoordinatorSlow, kShardFaults, kStoreFaults, kRollbacks, kPerKey, kMarkThenPublish,
                kFewAttempts, kSeveralMessages, kFeatureCount };
 
-}  // namespace
+// One case, drawn step by step. The steps run in the order `scenarios` calls them, and each one's
+// draws in the order written: the draws' order is the case, so the same seed gives the same case.
+struct Draw {
+  const std::vector<bool>& on;  // the swarm's switches, by Feature
+  Scenario& s;
+  OutboxSpec& m;
+  relaysim::outbox::RelayConfig& p;
+  LogSpec& log;
+  DownstreamSpec& d;
+  Time last_fault{};  // when the last fault or load is over: the heal phase starts after it
+  // What the load is paced by (see throughput): how long a wave of a poll's records takes, whether
+  // records are handled per key, the messages per second the consumers keep up with, and how long
+  // one message of the hottest entity takes.
+  Duration wave{};
+  bool per_key = false;
+  double capacity = 0;
+  Duration per_message{};
+  Duration queue{};  // how long the hottest entity's queue takes to drain (per-key ordering only)
 
-rc::Gen<Scenario> scenarios() {
-  return rc::gen::exec([] {
-    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
-    Scenario s;
-    s.system = find_system("outbox");
-    s.set_spec(std::make_unique<OutboxSpec>());
-    OutboxSpec& m = spec_of(s);
-    s.name = "property-case";
-    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
-    Time last_fault{};
-    auto fault_ends = [&last_fault](Time t) { last_fault = std::max(last_fault, t); };
+  Draw(const std::vector<bool>& switches, Scenario& scenario)
+      : on(switches), s(scenario), m(spec_of(scenario)), p(m.platform), log(m.log), d(m.downstream) {}
 
-    relaysim::outbox::RelayConfig& p = m.platform;
+  void fault_ends(Time t) { last_fault = std::max(last_fault, t); }
+
+  void platform() {
     p.pods = *rc::gen::inRange(1U, 5U);
     p.shards = *rc::gen::inRange(1U, 4U);
     p.buckets = p.shards * *rc::gen::inRange(1U, 16U);
@@ -54,7 +66,7 @@ rc::Gen<Scenario> scenarios() {
                                    : relaysim::outbox::PublishOrder::publish_then_mark;
     p.publish_timeout = ms(100, 2000);
     p.publish_retries = *rc::gen::inRange(0U, 3U);
-    p.concurrency = *rc::gen::inRange(2U, 65U);
+    p.concurrency_per_pod = *rc::gen::inRange(2U, 65U);
     p.max_poll_records = *rc::gen::inRange(1U, 200U);
     p.handle_timeout = ms(200, 3000);
     p.relock_wait = ms(0, 3000);
@@ -73,8 +85,9 @@ rc::Gen<Scenario> scenarios() {
       t.max_attempts = static_cast<std::uint16_t>(on[kFewAttempts] ? *rc::gen::inRange(1, 4) : *rc::gen::inRange(4, 12));
       p.types.push_back(std::move(t));
     }
+  }
 
-    LogSpec& log = m.log;
+  void message_log() {
     log.partitions = *rc::gen::inRange(1U, 13U);
     log.latency.p50 = ms(1, 20);
     log.latency.p99 = log.latency.p50 * *rc::gen::inRange(1, 6);
@@ -83,14 +96,15 @@ rc::Gen<Scenario> scenarios() {
     if (on[kLogOutage]) {
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         Outage o;
-        o.window = window(90, 1, 40);
+        o.window = draw_window({90, 1, 40});
         o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
         log.outages.push_back(o);
         fault_ends(o.window.end());
       }
     }
+  }
 
-    DownstreamSpec& d = m.downstream;
+  void downstream() {
     d.latency.p50 = ms(1, 100);
     d.latency.p99 = d.latency.p50 * *rc::gen::inRange(1, 6);
     if (on[kDownstreamErrors]) {
@@ -101,7 +115,7 @@ rc::Gen<Scenario> scenarios() {
     if (on[kDeaths]) d.deaths = percent(1, 10);
     if (on[kDownstreamOutage]) {
       Outage o;
-      o.window = window(90, 1, 30);
+      o.window = draw_window({90, 1, 30});
       o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
       d.outages.push_back(o);
       fault_ends(o.window.end());
@@ -109,37 +123,39 @@ rc::Gen<Scenario> scenarios() {
     // A pessimistic bound on the consumers (they are pipelined, and do better): a poll's records
     // handled in waves of `concurrency`, each lasting about the downstream's slowest answer, or
     // handle_timeout when one of its answers is lost.
-    const std::int64_t waves = (p.max_poll_records + p.concurrency - 1) / p.concurrency;
-    const double lost = std::min(1.0, (d.lost_answers + d.deaths) * std::min(p.concurrency, p.max_poll_records));
-    const Duration wave = d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * lost) + log.latency.p99 * 2;
+    const std::int64_t waves = (p.max_poll_records + p.concurrency_per_pod - 1) / p.concurrency_per_pod;
+    const double lost = std::min(1.0, (d.lost_answers + d.deaths) * std::min(p.concurrency_per_pod, p.max_poll_records));
+    wave = d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * lost) + log.latency.p99 * 2;
     if (on[kSlowPolls]) {
       // A downstream so slow that a consumer holds `concurrency` records past max_poll_interval
       // without polling (evictions), which healthy handling keeps well within: once the slowdown
       // is over the group settles.
       log.max_poll_interval = duration_cast<milliseconds>(std::max<Duration>(wave * waves * 4, seconds(1))) + sec(0, 5);
       Slowdown w;
-      w.window = window(60, 5, 40);
+      w.window = draw_window({60, 5, 40});
       w.factor = *rc::gen::element(10.0, 50.0, 200.0);
       d.slowdowns.push_back(w);
       fault_ends(w.window.end());
     }
     if (on[kCoordinatorSlow]) {
       Slowdown w;
-      w.window = window(90, 2, 30);
+      w.window = draw_window({90, 2, 30});
       w.factor = *rc::gen::element(100.0, 1000.0, 5000.0);
       m.coordinator.slowdowns.push_back(w);
       fault_ends(w.window.end());
     }
+  }
 
+  void throughput() {
     // The load stays well within what the consumers can handle (one per partition at most), so
     // every backlog drains in the heal phase: messages per second over all segments.
     // With per-key ordering a partition's records are handled one at a time.
-    const bool per_key = p.ordering == relaysim::outbox::Ordering::per_key;
+    per_key = p.ordering == relaysim::outbox::Ordering::per_key;
     const double parallel = per_key ? log.partitions
-                                    : std::min(p.pods, log.partitions) * std::min(p.concurrency, p.max_poll_records);
+                                    : std::min(p.pods, log.partitions) * std::min(p.concurrency_per_pod, p.max_poll_records);
     const Duration one =
         per_key ? d.latency.p99 * 2 + duration_cast<Duration>(p.handle_timeout * (d.lost_answers + d.deaths)) : wave;
-    const double capacity = parallel / std::max(duration<double>(one).count(), 0.001) * (1.0 - d.error_rate);
+    capacity = parallel / std::max(duration<double>(one).count(), 0.001) * (1.0 - d.error_rate);
     // Per-key ordering: an entity's messages go one at a time, the next one scanned only once the
     // one before it is final, so the hottest entity drains one message per `per_message`: a scan,
     // the publish and the handling — and each failed attempt costs its backoff or, for a record let
@@ -159,10 +175,12 @@ rc::Gen<Scenario> scenarios() {
     const Duration failure = p.publish_timeout * static_cast<std::int64_t>(p.publish_retries + 1) + p.processing_timeout +
                              p.rescue_every + longest_backoff;
     const double fails = std::min(0.75, log.lost_acks + d.lost_answers + d.deaths + d.error_rate);
-    const Duration per_message =
-        marks_late ? (attempt + failure) * most_attempts
-                   : duration_cast<Duration>((attempt + failure * fails) * (2 / (1 - fails)));
-    constexpr Duration kQueueMost = minutes(5);
+    per_message = marks_late ? (attempt + failure) * most_attempts
+                             : duration_cast<Duration>((attempt + failure * fails) * (2 / (1 - fails)));
+  }
+
+  void load() {
+    constexpr Duration kQueueMost = minutes(5);  // the most the hottest entity's queue may take to drain
     double hottest = 0;  // messages expected on the hottest entity, over all segments
     for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
       LoadSegment l;
@@ -186,56 +204,39 @@ rc::Gen<Scenario> scenarios() {
       fault_ends(l.arrivals.to);
       m.load.push_back(std::move(l));
     }
-    const Duration queue =
+    queue =
         per_key ? per_message * static_cast<std::int64_t>(std::ceil(hottest + 4 * std::sqrt(hottest) + 2)) : Duration{};
+  }
 
+  // The spine's faults: pods crashing and pausing, a shard or the whole store failing.
+  void spine_faults() {
     if (on[kCrash]) {
-      // Every crashed pod comes back: the heal phase needs a relay to heal.
-      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        CrashFault c;
-        c.at = Time{} + sec(0, 90);
-        c.pod = *rc::gen::inRange(0U, p.pods);
-        c.restart_after = sec(1, 40);
-        // Half of them in the middle of a store write — often a leader's mark, after its publish:
-        // what leaves duplicate records for the next leader to explain.
-        c.during_write = *rc::gen::arbitrary<bool>();
-        s.crashes.push_back(c);
-        fault_ends(c.at + c.restart_after);
-      }
+      // Half of them in the middle of a store write — often a leader's mark, after its publish:
+      // what leaves duplicate records for the next leader to explain.
+      fault_ends(draw_crashes(s, p.pods, {90, 1, 40}, 2, [] { return *rc::gen::arbitrary<bool>(); }));
     }
     if (on[kPause]) {
       // Mostly longer than the lease: the paused leader wakes up believing it still leads.
-      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        PauseFault f;
-        f.at = Time{} + sec(0, 90);
-        f.pod = *rc::gen::inRange(0U, p.pods);
-        f.length = p.lease + sec(-1, 20);
-        s.pauses.push_back(f);
-        fault_ends(f.at + f.length);
-      }
+      fault_ends(draw_pauses(s, p.pods, 90, 2, [&] { return p.lease + sec(-1, 20); }));
     }
     if (on[kShardFaults]) {
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         ShardFault f;
         f.shard = *rc::gen::inRange(0U, p.shards);
-        f.window = window(90, 1, 30);
-        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
+        f.window = draw_window({90, 1, 30});
+        f.failure = draw_failure();
         m.shard_faults.push_back(f);
         fault_ends(f.window.end());
       }
       p.store_retry = ms(100, 3000);
     }
     if (on[kStoreFaults]) {
-      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        StoreFault f;
-        f.window = window(90, 1, 20);
-        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
-        s.store_faults.push_back(f);
-        fault_ends(f.window.end());
-      }
+      fault_ends(draw_store_faults(s, {90, 1, 20}));
       p.store_retry = ms(100, 3000);
     }
+  }
 
+  void heal() {
     // Heal phase: after the last fault every message can end — a lease moves, the rescuer's
     // timeout passes, and each retry waits its longest backoff.
     Duration retries{};
@@ -244,6 +245,27 @@ rc::Gen<Scenario> scenarios() {
     }
     s.duration = (last_fault - Time{}) + p.lease * 3 + p.processing_timeout * 2 + p.rescue_every * 2 +
                  log.session_timeout + retries + queue + minutes(2);
+  }
+};
+
+}  // namespace
+
+rc::Gen<Scenario> scenarios() {
+  return rc::gen::exec([] {
+    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
+    Scenario s;
+    s.system = find_system("outbox");
+    s.set_spec(std::make_unique<OutboxSpec>());
+    s.name = "property-case";
+    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    Draw draw(on, s);
+    draw.platform();
+    draw.message_log();
+    draw.downstream();
+    draw.throughput();
+    draw.load();
+    draw.spine_faults();
+    draw.heal();
     return s;
   });
 }

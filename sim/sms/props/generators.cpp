@@ -5,11 +5,15 @@
 
 #include "sim/sms/spec.h"
 #include "sim/props/draw.h"
+#include "sim/props/faults.h"
 #include "sim/system.h"
 
 namespace relaysim::sim::sms::props {
 
 using namespace std::chrono;
+using relaysim::props::draw_crashes;
+using relaysim::props::draw_store_faults;
+using relaysim::props::draw_window;
 using relaysim::props::ms;
 using relaysim::props::percent;
 using relaysim::props::sec;
@@ -31,19 +35,22 @@ enum Feature { kCrash, kOutage, kLostAnswers, kSlowdown, kAsync, kLimits, kRedis
                kDuplicates, kBulk, kScheduled, kImpatient, kRefusals, kThrottle, kReceiptTrouble, kFailUnknown,
                kInMemoryRetry, kMarketing, kAdmin, kResend, kStoreFaults, kFeatureCount };
 
-}  // namespace
+// One case, drawn step by step. The steps run in the order `scenarios` calls them, and each one's
+// draws in the order written: the draws' order is the case, so the same seed gives the same case.
+// (The platform's config is `p` in the steps that use it: a provider's spec is `p` in theirs.)
+struct Draw {
+  const std::vector<bool>& on;  // the swarm's switches, by Feature
+  Scenario& s;
+  SmsSpec& m;
+  Time last_fault{};  // when the last fault or load is over: the heal phase starts after it
+  std::uint32_t slowest_limit = 0;  // the lowest limit a message passes, per second (0: none)
+  double messages = 0;  // messages expected, over all the load
+  Duration lead_max{};  // the longest a scheduled message waits for its time
+  Duration quiet{};     // how long after the start the recipients' quiet hours may last
 
-rc::Gen<Scenario> scenarios() {
-  return rc::gen::exec([] {
-    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
-    Scenario s;
-    s.system = find_system("sms");
-    s.set_spec(std::make_unique<SmsSpec>());
-    SmsSpec& m = spec_of(s);
-    s.name = "property-case";
-    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
-    Time last_fault{};
+  Draw(const std::vector<bool>& switches, Scenario& scenario) : on(switches), s(scenario), m(spec_of(scenario)) {}
 
+  void provider_specs() {
     std::vector<ProviderSpec>& providers = m.providers;
     for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
       ProviderSpec p;
@@ -54,14 +61,14 @@ rc::Gen<Scenario> scenarios() {
       p.receipts.delay.p99 = p.receipts.delay.p50 * *rc::gen::inRange(1, 4);
       if (on[kOutage] && *rc::gen::arbitrary<bool>()) {
         Outage o;
-        o.window = {Time{} + sec(0, 120), sec(2, 60)};
+        o.window = draw_window({120, 2, 60});
         o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
         p.outages.push_back(o);
         last_fault = std::max(last_fault, o.window.end());
       }
       if (on[kSlowdown] && *rc::gen::arbitrary<bool>()) {
         Slowdown w;
-        w.window = {Time{} + sec(0, 90), sec(5, 60)};
+        w.window = draw_window({90, 5, 60});
         w.factor = *rc::gen::element(3.0, 10.0, 30.0);
         p.slowdowns.push_back(w);
         last_fault = std::max(last_fault, w.window.end());
@@ -78,12 +85,14 @@ rc::Gen<Scenario> scenarios() {
       }
       providers.push_back(std::move(p));
     }
+  }
 
+  void platform() {
     relaysim::sms::PlatformConfig& p = m.platform;
     p.pods = *rc::gen::inRange(1, 5);
     p.concurrency_per_pod = *rc::gen::inRange(1, 33);
     p.send_timeout = ms(200, 3000);
-    p.lease = p.send_timeout * static_cast<std::int64_t>(providers.size()) + sec(1, 30);
+    p.lease = p.send_timeout * static_cast<std::int64_t>(m.providers.size()) + sec(1, 30);
     p.receipt_timeout = sec(20, 120);
     // A validity shorter than a scheduled message's lead or a recipient's quiet hours, so that
     // messages expire and quiet hours suppress: both must happen only when they are true.
@@ -108,7 +117,10 @@ rc::Gen<Scenario> scenarios() {
       a.probe_every = *rc::gen::inRange(1, 20);
       a.min_probes = *rc::gen::inRange(1, 5);
     }
-    std::uint32_t slowest_limit = 0;  // the lowest limit a message passes, per second (0: none)
+  }
+
+  void shared_limit() {
+    relaysim::sms::PlatformConfig& p = m.platform;
     if (on[kLimits]) {
       SharedLimitConfig c;
       c.spec = limiter(5, 60);
@@ -127,21 +139,26 @@ rc::Gen<Scenario> scenarios() {
         p.cluster_limit->spec.burst = 0;
       }
     }
+  }
+
+  void redis() {
     if (on[kRedisFaults]) {
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         Outage o;
-        o.window = {Time{} + sec(0, 120), sec(1, 40)};
+        o.window = draw_window({120, 1, 40});
         o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
         m.redis.outages.push_back(o);
         last_fault = std::max(last_fault, o.window.end());
       }
       if (*rc::gen::arbitrary<bool>()) {
-        m.redis.restarts.push_back(Window{Time{} + sec(0, 120), sec(1, 10)});
+        m.redis.restarts.push_back(draw_window({120, 1, 10}));
         last_fault = std::max(last_fault, m.redis.restarts.back().end());
       }
       m.redis.lost_answers = percent(0, 5);
     }
+  }
 
+  void businesses() {
     for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
       BusinessSpec b;
       b.name = "b" + std::to_string(m.businesses.size());
@@ -161,9 +178,9 @@ rc::Gen<Scenario> scenarios() {
       }
       m.businesses.push_back(std::move(b));
     }
+  }
 
-    double messages = 0;
-    Duration lead_max{};
+  void load() {
     for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
       LoadSegment l;
       l.business_index = static_cast<std::uint32_t>(*rc::gen::inRange<std::size_t>(0, m.businesses.size()));
@@ -189,7 +206,9 @@ rc::Gen<Scenario> scenarios() {
       last_fault = std::max(last_fault, l.arrivals.to);
       m.load.push_back(std::move(l));
     }
+  }
 
+  void resend() {
     if (on[kResend]) {
       // Clients resending messages they were told had failed (refusals make some).
       LoadSegment l;
@@ -204,6 +223,9 @@ rc::Gen<Scenario> scenarios() {
       last_fault = std::max(last_fault, l.arrivals.to);
       m.load.push_back(std::move(l));
     }
+  }
+
+  void admin() {
     if (on[kAdmin]) {
       // The admin revokes a grant and maybe approves it again, and queries the back office.
       for (int k = *rc::gen::inRange(1, 5); k > 0; --k) {
@@ -216,7 +238,10 @@ rc::Gen<Scenario> scenarios() {
       }
       std::sort(m.admin.begin(), m.admin.end(), [](const AdminEvent& a, const AdminEvent& b) { return a.at < b.at; });
     }
-    Duration quiet{};
+  }
+
+  void marketing() {
+    relaysim::sms::PlatformConfig& p = m.platform;
     if (on[kMarketing]) {
       // Campaigns over a small directory whose zones are a few minutes apart, with quiet hours at
       // the start of the run: the zones' quiet hours begin and end at different moments.
@@ -253,32 +278,25 @@ rc::Gen<Scenario> scenarios() {
         m.load.push_back(std::move(l));
       }
     }
+  }
 
+  // The spine's faults: pods crashing, the store failing.
+  void spine_faults() {
+    relaysim::sms::PlatformConfig& p = m.platform;
     if (on[kCrash]) {
-      // Every crashed pod comes back: the heal phase needs a gateway to heal.
-      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
-        CrashFault c;
-        c.at = Time{} + sec(0, 120);
-        c.pod = *rc::gen::inRange(0U, p.pods);
-        c.restart_after = sec(1, 60);
-        c.during_write = on[kStoreFaults] && *rc::gen::arbitrary<bool>();
-        s.crashes.push_back(c);
-        last_fault = std::max(last_fault, c.at + c.restart_after);
-      }
+      const Time back = draw_crashes(s, p.pods, {120, 1, 60}, 3, [&] { return on[kStoreFaults] && *rc::gen::arbitrary<bool>(); });
+      last_fault = std::max(last_fault, back);
     }
 
     if (on[kStoreFaults]) {
       // The database busy, full or failing for a while: every pod's calls fail, nothing is lost.
-      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        StoreFault f;
-        f.window = {Time{} + sec(0, 120), sec(1, 40)};
-        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
-        s.store_faults.push_back(f);
-        last_fault = std::max(last_fault, f.window.end());
-      }
+      last_fault = std::max(last_fault, draw_store_faults(s, {120, 1, 40}));
       p.store_retry = ms(100, 3000);
     }
+  }
 
+  void heal() {
+    const relaysim::sms::PlatformConfig& p = m.platform;
     // Heal phase: every message can end after the last fault — its retries, a lease, its receipt —
     // and a backlog held by a limit drains at that limit.
     Duration retries{};
@@ -289,6 +307,31 @@ rc::Gen<Scenario> scenarios() {
     Duration drain{};
     if (slowest_limit > 0) drain = seconds(static_cast<std::int64_t>(messages / slowest_limit) + 1) * 2;
     s.duration = (last_fault - Time{}) + lead_max + quiet + p.lease * 3 + retries + p.receipt_timeout + drain + minutes(2);
+  }
+};
+
+}  // namespace
+
+rc::Gen<Scenario> scenarios() {
+  return rc::gen::exec([] {
+    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
+    Scenario s;
+    s.system = find_system("sms");
+    s.set_spec(std::make_unique<SmsSpec>());
+    s.name = "property-case";
+    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    Draw draw(on, s);
+    draw.provider_specs();
+    draw.platform();
+    draw.shared_limit();
+    draw.redis();
+    draw.businesses();
+    draw.load();
+    draw.resend();
+    draw.admin();
+    draw.marketing();
+    draw.spine_faults();
+    draw.heal();
     return s;
   });
 }

@@ -1,6 +1,7 @@
 #include "sim/webhook/props/generators.h"
 
 #include "sim/props/draw.h"
+#include "sim/props/faults.h"
 #include "sim/webhook/spec.h"
 
 #include <algorithm>
@@ -8,6 +9,10 @@
 namespace relaysim::sim::webhook::props {
 
 using namespace std::chrono;
+using relaysim::props::draw_crashes;
+using relaysim::props::draw_pauses;
+using relaysim::props::draw_store_faults;
+using relaysim::props::draw_window;
 using relaysim::props::ms;
 using relaysim::props::percent;
 using relaysim::props::sec;
@@ -48,17 +53,22 @@ enum Feature { kCrash, kOutage, kEndpointDown, kLostResponses, kStorm429, kUrlCh
                kDuplicates, kBlackholes, kErrors, kStoreFaults, kSparse, kFlakyServiceB, kRetention, kReplays,
                kSharedIds, kAllDown, kPause, kFeatureCount };
 
-}  // namespace
+// One case, drawn step by step. The steps run in the order `scenarios` calls them, and each one's
+// draws in the order written: the draws' order is the case, so the same seed gives the same case.
+struct Draw {
+  const std::vector<bool>& on;  // the swarm's switches, by Feature
+  GenOptions options;
+  Scenario& s;
+  WebhookSpec& w;
+  relaysim::webhook::PlatformConfig& p;
+  ServiceBSpec& b;
+  Duration load_end{};  // the load arrives before it
+  Time last_fault{};    // when the last fault, burst or replay is over: the heal phase starts here
 
-rc::Gen<Scenario> scenarios(GenOptions options) {
-  return rc::gen::exec([options] {
-    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
-    Scenario s = make_scenario();
-    WebhookSpec& w = spec_of(s);
-    s.name = "property-case";
-    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+  Draw(const std::vector<bool>& switches, GenOptions opts, Scenario& scenario)
+      : on(switches), options(opts), s(scenario), w(spec_of(scenario)), p(w.platform), b(w.serviceb) {}
 
-    relaysim::webhook::PlatformConfig& p = w.platform;
+  void platform() {
     p.pods = *rc::gen::inRange(1, 5);
     p.concurrency_per_pod = *rc::gen::inRange(1, 17);
     p.lookup_timeout = ms(100, 2000);
@@ -81,10 +91,12 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     p.serviceb_breaker.failure_rate = percent(20, 100);
     p.serviceb_breaker.open_for = sec(1, 30);
     p.serviceb_breaker.half_open_probes = *rc::gen::inRange(1, 4);
+  }
 
+  void load() {
     // Load: one to three segments within the first few minutes (or, sparse, one to three lone
     // requests).
-    const Duration load_end = sec(30, 240);
+    load_end = sec(30, 240);
     for (int n = *rc::gen::inRange(1, 4); n > 0 && on[kSparse]; --n) {
       LoadSegment lone;
       lone.arrivals.burst = 1;
@@ -112,8 +124,10 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       if (on[kSharedIds]) burst.shared_ids = percent(0, 30);
       w.load.push_back(burst);
     }
-    Time last_fault = Time{} + load_end;
+    last_fault = Time{} + load_end;
+  }
 
+  void all_down() {
     if (on[kAllDown]) {
       // Every pod crashes at once and stays down at least `gap`. (A pod already down then, by a
       // crash of kCrash, may come back sooner: then some of these calls find it.)
@@ -146,7 +160,9 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       w.load.push_back(again);
       last_fault = std::max(last_fault, again.arrivals.to);
     }
+  }
 
+  void endpoints() {
     // Endpoints: one to three groups, 1..30 endpoints in all.
     for (int g = *rc::gen::inRange(1, 4); g > 0; --g) {
       EndpointGroup e;
@@ -170,7 +186,7 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       if (on[kStorm429]) {
         for (int k = *rc::gen::inRange(0, 3); k > 0; --k) {
           Incident i;
-          i.window = {Time{} + sec(0, 200), sec(5, 90)};
+          i.window = draw_window({200, 5, 90});
           i.rate = percent(50, 100);
           i.status = 429;
           i.retry_after = sec(1, 120);
@@ -183,14 +199,15 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
     // Enough cxids that every group gets requests (cxid i delivers to endpoint i): the loader
     // refuses fewer, and a group nobody calls tests nothing.
     w.cxids = *rc::gen::inRange(w.endpoint_count() - w.endpoints.back().count + 1, w.endpoint_count() * 3 + 1);
+  }
 
-    ServiceBSpec& b = w.serviceb;
+  void serviceb() {
     b.latency.p50 = ms(1, 200);
     b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 11);
     if (on[kOutage]) {
       for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
         Outage o;
-        o.window = {Time{} + sec(0, 200), sec(5, 180)};
+        o.window = draw_window({200, 5, 180});
         // Sometimes one that ends within seconds of the deadlines of the requests made as it began.
         if (*rc::gen::arbitrary<bool>()) o.window.length = p.retry.deadline + sec(-5, 5);
         o.mode = *rc::gen::element(OutageMode::error, OutageMode::timeout);
@@ -215,6 +232,10 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       b.latency.p99 = b.latency.p50 * *rc::gen::inRange(1, 4);
       for (int k = *rc::gen::inRange(5, 40); k > 0; --k) b.url_changes.push_back({Time{} + ms(0, 240'000), percent(50, 100)});
     }
+  }
+
+  // The platform forgetting finished requests, and an operator replaying failed ones.
+  void retention_and_replays() {
     if (on[kRetention]) p.retention = sec(0, 120);
     if (on[kReplays]) {
       // At random times up to a deadline after the last fault, when much has failed; a replayed
@@ -228,18 +249,13 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       }
       last_fault = std::max(last_fault, last_replay);
     }
+  }
 
+  // The spine's faults: pods crashing and pausing, the store failing.
+  void spine_faults() {
     if (on[kCrash]) {
-      // Every crashed pod comes back: the heal phase needs a platform to heal.
-      for (int k = *rc::gen::inRange(1, 4); k > 0; --k) {
-        CrashFault c;
-        c.at = Time{} + sec(0, 240);
-        c.pod = *rc::gen::inRange(0u, p.pods);
-        c.restart_after = sec(1, 120);
-        c.during_write = on[kStoreFaults] && *rc::gen::arbitrary<bool>();
-        s.crashes.push_back(c);
-        last_fault = std::max(last_fault, c.at + c.restart_after);
-      }
+      const Time back = draw_crashes(s, p.pods, {240, 1, 120}, 3, [&] { return on[kStoreFaults] && *rc::gen::arbitrary<bool>(); });
+      last_fault = std::max(last_fault, back);
     }
 
     if (on[kPause]) {
@@ -248,27 +264,19 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       p.url_cache_ttl = std::min(p.url_cache_ttl, ms(0, 2000));
       b.latency.p50 = std::max(b.latency.p50, p.lookup_timeout / 3);
       b.latency.p99 = std::max(b.latency.p99, b.latency.p50 * 2);
-      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        PauseFault f;
-        f.at = Time{} + sec(0, 240);
-        f.pod = *rc::gen::inRange(0u, p.pods);
-        f.length = *rc::gen::arbitrary<bool>() ? p.lease - p.lease / 4 + sec(0, 30) : p.url_cache_ttl + ms(1, 5000);
-        s.pauses.push_back(f);
-        last_fault = std::max(last_fault, f.at + f.length);
-      }
+      const Time end = draw_pauses(s, p.pods, 240, 2, [&] {
+        return *rc::gen::arbitrary<bool>() ? p.lease - p.lease / 4 + sec(0, 30) : p.url_cache_ttl + ms(1, 5000);
+      });
+      last_fault = std::max(last_fault, end);
     }
 
     if (on[kStoreFaults]) {
-      for (int k = *rc::gen::inRange(1, 3); k > 0; --k) {
-        StoreFault f;
-        f.window = {Time{} + sec(0, 200), sec(1, 60)};
-        f.failure = *rc::gen::element(StoreFailure::busy, StoreFailure::full, StoreFailure::io);
-        s.store_faults.push_back(f);
-        last_fault = std::max(last_fault, f.window.end());
-      }
+      last_fault = std::max(last_fault, draw_store_faults(s, {200, 1, 60}));
       p.store_retry = ms(100, 5000);
     }
+  }
 
+  void heal() {
     // Heal phase: after the last fault, long enough for every deadline to pass and be settled.
     const Duration bound = p.lease + p.lookup_timeout + p.http_timeout + minutes(1);
     s.duration = (last_fault - Time{}) + p.retry.deadline + bound + minutes(2);
@@ -280,6 +288,26 @@ rc::Gen<Scenario> scenarios(GenOptions options) {
       for (const auto& d : e.down) latest = std::max(latest, d.at);
     }
     if (latest >= Time{} + s.duration) s.duration = (latest - Time{}) + seconds(1);
+  }
+};
+
+}  // namespace
+
+rc::Gen<Scenario> scenarios(GenOptions options) {
+  return rc::gen::exec([options] {
+    const auto on = *rc::gen::container<std::vector<bool>>(kFeatureCount, rc::gen::arbitrary<bool>());
+    Scenario s = make_scenario();
+    s.name = "property-case";
+    s.seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000);
+    Draw draw(on, options, s);
+    draw.platform();
+    draw.load();
+    draw.all_down();
+    draw.endpoints();
+    draw.serviceb();
+    draw.retention_and_replays();
+    draw.spine_faults();
+    draw.heal();
     return s;
   });
 }
