@@ -2,8 +2,10 @@
 
 #include <set>
 
+#include "model/core/concurrency_limit.h"
 #include "model/core/function.h"
 #include "model/core/inline_text.h"
+#include "model/core/names.h"
 #include "model/core/random.h"
 #include "model/core/ring.h"
 #include "model/core/short_text.h"
@@ -12,6 +14,39 @@
 
 namespace relaysim {
 namespace {
+
+enum class Colour : std::uint8_t { red, green, blue };
+constexpr auto kColourNames = names<Colour>({{Colour::red, "red"}, {Colour::green, "green"}, {Colour::blue, "dark blue"}});
+// A table that misses, repeats or reorders an enumerator does not compile (names.h); what it
+// answers at run time is checked here.
+static_assert(kColourNames.count == 3);
+static_assert(kColourNames[Colour::blue] == "dark blue");
+
+TEST(Names, NameParseAndCountComeFromOneTable) {
+  EXPECT_EQ(kColourNames[Colour::green], "green");
+  EXPECT_EQ(kColourNames.parse("dark blue"), Colour::blue);
+  EXPECT_EQ(kColourNames.parse("blue"), std::nullopt);
+  EXPECT_EQ(kColourNames.parse(""), std::nullopt);
+  // A value no enumerator has (a corrupted byte) is named, not read out of bounds.
+  EXPECT_EQ(kColourNames[static_cast<Colour>(7)], "?");
+  ASSERT_EQ(kColourNames.all().size(), 3U);
+  EXPECT_EQ(kColourNames.all()[0], "red");
+}
+
+TEST(ConcurrencyLimit, HoldsAtMostItsLimitAndIntegratesBusyTime) {
+  ConcurrencyLimit slots(2);
+  const Time t0{};
+  EXPECT_TRUE(slots.has_room());
+  slots.take(t0);
+  slots.take(t0 + std::chrono::seconds(1));
+  EXPECT_FALSE(slots.has_room());
+  EXPECT_EQ(slots.busy(), 2U);
+  slots.release(t0 + std::chrono::seconds(3));
+  EXPECT_TRUE(slots.has_room());
+  // 3 s of one slot, 2 s of the other, then 1 s of one: 6 slot-seconds at 4 s.
+  EXPECT_EQ(slots.busy_time(t0 + std::chrono::seconds(4)), std::chrono::seconds(6));
+  EXPECT_EQ(slots.limit(), 2U);
+}
 
 TEST(Rng, SameSeedSameStream) {
   Rng a(42), b(42);

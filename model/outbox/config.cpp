@@ -1,5 +1,6 @@
 #include "model/outbox/config.h"
 
+#include "model/core/assert.h"
 #include "model/core/random.h"
 
 namespace relaysim::outbox {
@@ -30,7 +31,7 @@ std::vector<ConfigError> validate(const RelayConfig& c) {
                        "): a message whose processing times out while its handling still runs is published and "
                        "handled again"});
   }
-  check(c.concurrency, RelayConfig::kConcurrency, "platform.concurrency", out);
+  check(c.concurrency_per_pod, RelayConfig::kConcurrencyPerPod, "platform.concurrency_per_pod", out);
   check(c.max_poll_records, RelayConfig::kMaxPollRecords, "platform.max_poll_records", out);
   check(c.handle_timeout, RelayConfig::kHandleTimeout, "platform.handle_timeout", out);
   check(c.relock_wait, RelayConfig::kRelockWait, "platform.relock_wait", out);
@@ -45,6 +46,7 @@ std::vector<ConfigError> validate(const RelayConfig& c) {
 }
 
 std::uint32_t bucket_of(EntityKey key, std::uint32_t buckets) {
+  RELAYSIM_ASSERT(buckets > 0, "entities are spread over at least one bucket");
   return static_cast<std::uint32_t>(mix64(key ^ 0x6275636b6574ULL) % buckets);
 }
 

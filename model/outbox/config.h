@@ -46,7 +46,7 @@ struct RelayConfig {
   Duration rescue_every = std::chrono::seconds(10);
 
   // Consumers: one per pod in the log's consumer group.
-  std::uint32_t concurrency = 64;        // records a pod handles at once
+  std::uint32_t concurrency_per_pod = 64;  // records a pod handles at once
   std::uint32_t max_poll_records = 500;  // records one poll returns at most
   Duration handle_timeout = std::chrono::seconds(10);
   // How long a consumer waits for a message still pending under the attempt before the record's
@@ -71,7 +71,7 @@ struct RelayConfig {
   static constexpr Bounds<std::uint32_t> kPublishRetries{0, 100};
   static constexpr Bounds<Duration> kProcessingTimeout = kPositiveDuration;
   static constexpr Bounds<Duration> kRescueEvery = kPeriod;
-  static constexpr Bounds<std::uint32_t> kConcurrency = relaysim::kConcurrency;
+  static constexpr Bounds<std::uint32_t> kConcurrencyPerPod = kConcurrency;
   static constexpr Bounds<std::uint32_t> kMaxPollRecords{1, 100'000};
   static constexpr Bounds<Duration> kHandleTimeout = kCallTimeout;
   static constexpr Bounds<Duration> kRelockWait{Duration::zero(), std::chrono::hours(24)};

@@ -9,7 +9,9 @@
 namespace relaysim::outbox {
 
 Consumer::Consumer(PodId pod, const RelayConfig& config, const NodePorts& ports)
-    : pod_(pod), config_(config), ports_(ports), tracks_(ports.log.partitions()) {}
+    : pod_(pod), config_(config), ports_(ports), tracks_(ports.log.partitions()), in_flight_(config.concurrency_per_pod) {
+  RELAYSIM_ASSERT(!config.types.empty(), "a relay has at least one message type");
+}
 
 Consumer::~Consumer() {
   for (std::uint32_t w = 0; w < work_.size(); ++w) {
@@ -24,7 +26,7 @@ void Consumer::start() {
 }
 
 void Consumer::maybe_poll() {
-  if (polling_ || held_ >= config_.concurrency) return;
+  if (polling_ || held_ >= in_flight_.limit()) return;
   if (!planted(mutant::offsets_committed_before_handling)) commit_offsets();
   polling_ = true;
   ports_.log.poll(member_, config_.max_poll_records, kPollWait, [this](const Poll& p) { polled(p); });
@@ -42,6 +44,7 @@ void Consumer::polled(const Poll& p) {
   }
   if (p.generation != generation_) reassigned(p.generation);
   for (const Delivery& d : p.deliveries) {
+    RELAYSIM_ASSERT(d.partition < tracks_.size(), "a delivery's partition is one of the log's");
     const std::uint32_t w = work_.acquire();
     Track& track = tracks_[d.partition];
     work_[w] = Work{d, generation_, track.next++, {}, {}, Handled::failed, {}};
@@ -97,7 +100,7 @@ void Consumer::pump() {
   do {
     again_ = false;
     if (config_.ordering == Ordering::per_key) {
-      while (in_flight_ < config_.concurrency && !waiting_.empty()) {
+      while (in_flight_.has_room() && !waiting_.empty()) {
         const std::uint32_t p = waiting_.back();
         waiting_.pop_back();
         Track& track = tracks_[p];
@@ -105,14 +108,14 @@ void Consumer::pump() {
         const std::uint32_t w = track.lane.front();
         track.lane.pop_front();
         track.busy = true;
-        ++in_flight_;
+        in_flight_.take(ports_.clock.now());
         begin(w);
       }
     } else {
-      while (in_flight_ < config_.concurrency && !ready_.empty()) {
+      while (in_flight_.has_room() && !ready_.empty()) {
         const std::uint32_t w = ready_.front();
         ready_.pop_front();
-        ++in_flight_;
+        in_flight_.take(ports_.clock.now());
         begin(w);
       }
     }
@@ -139,6 +142,7 @@ void Consumer::relock(std::uint32_t w) {
   Work& work = work_[w];
   const Record& r = work.d.record;
   const Time now = ports_.clock.now();
+  RELAYSIM_ASSERT(r.shard < ports_.shards.size(), "a record of one of the shards");
   Message row;
   Relock outcome;
   try {
@@ -211,12 +215,14 @@ void Consumer::finish(std::uint32_t w) {
 }
 
 void Consumer::done(std::uint32_t w) {
+  RELAYSIM_ASSERT(held_ > 0 && in_flight_.busy() > 0, "a record done was held and in flight");
   const Work& work = work_[w];
   const std::uint32_t p = work.d.partition;
   ports_.events.emit(Consumed{pod_, p, work.d.offset, ports_.clock.now()});
   Track& track = tracks_[p];
   // A record of an earlier assignment counts for no commit: its partition was read again since.
   if (work.generation == generation_ && work.index >= track.first) {
+    RELAYSIM_ASSERT(work.index - track.first < track.done.size(), "a record of this assignment is tracked");
     track.done[work.index - track.first] = true;
     std::uint64_t to = 0;
     while (!track.done.empty() && track.done.front()) {
@@ -236,7 +242,7 @@ void Consumer::done(std::uint32_t w) {
   }
   work_.release(w);
   --held_;
-  --in_flight_;
+  in_flight_.release(ports_.clock.now());
   pump();
   maybe_poll();
 }

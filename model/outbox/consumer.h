@@ -11,13 +11,13 @@
 //  3. finish, only while still processing under that attempt: handled; failed (rejected, or its
 //     type's attempts are spent); or pending again after the type's backoff.
 //
-// Pipelined, as a parallel consumer is: up to `concurrency` records are handled at once, and the
+// Pipelined, as a parallel consumer is: up to `concurrency_per_pod` records are handled at once, and the
 // consumer polls again whenever fewer than that are held, so one slow record (a lost answer, a
 // dying handler: a whole handle_timeout) holds up only its own slot, not a poll's batch. Under
 // Ordering::per_key a partition's records are handled one at a time, in offset order (a key's
 // records are in one partition, in the order published). Before each poll it commits, for each
 // partition, the offset after the longest run of records done from its last commit — never past a
-// record not done. A consumer that holds `concurrency` records stops polling, and if that lasts
+// record not done. A consumer that holds `concurrency_per_pod` records stops polling, and if that lasts
 // longer than the group's max poll interval it is evicted, as a Kafka consumer is.
 //
 // The consumer holds nothing durable: its offsets are the group's, so a crash or an eviction hands
@@ -31,6 +31,7 @@
 #include <deque>
 #include <vector>
 
+#include "model/core/concurrency_limit.h"
 #include "model/core/slot_pool.h"
 
 #include "model/outbox/config.h"
@@ -98,7 +99,7 @@ class Consumer {
   std::vector<std::uint32_t> waiting_;   // per_key: partitions with a record to begin and none in flight
   std::vector<std::uint32_t> touched_;   // partitions with an offset to commit
   std::uint32_t held_ = 0;               // records queued or in flight
-  std::uint32_t in_flight_ = 0;
+  ConcurrencyLimit in_flight_;  // concurrency_per_pod: records being handled
   bool pumping_ = false;
   bool again_ = false;
   Time store_retry_at_{};

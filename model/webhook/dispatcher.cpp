@@ -11,9 +11,8 @@ namespace relaysim::webhook {
 Dispatcher::Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers,
                        Rng& rng, UrlResolver& resolver, HttpClient& http, Events& events)
     : pod_(pod), config_(config), store_(store), clock_(clock), rng_(rng),
-      resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod),
+      resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod), slots_(config.concurrency_per_pod),
       waker_(timers, [this] { pump(); }) {
-  RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a dispatcher needs at least one slot");
   free_.reserve(jobs_.size());
   for (std::uint32_t i = static_cast<std::uint32_t>(jobs_.size()); i-- > 0;) free_.push_back(i);
 }
@@ -33,7 +32,7 @@ void Dispatcher::pump() {
   do {
     repump_ = false;
     // After a failed store call, the store is left alone until store_retry has passed.
-    while (!stopped_ && !free_.empty() && (now = clock_.now()) >= store_retry_at_) {
+    while (!stopped_ && slots_.has_room() && (now = clock_.now()) >= store_retry_at_) {
       const std::uint32_t slot = free_.back();
       Job& job = jobs_[slot];
       bool claimed = false;
@@ -47,7 +46,7 @@ void Dispatcher::pump() {
       if (!claimed) break;
       free_.pop_back();
       job.busy = true;
-      busy_.start(now);
+      slots_.take(now);
       begin(slot);
     }
   } while (repump_);
@@ -80,7 +79,9 @@ void Dispatcher::arm_wake(Time now) {
 }
 
 void Dispatcher::begin(std::uint32_t slot) {
+  RELAYSIM_ASSERT(slot < jobs_.size() && jobs_[slot].busy, "a claim begins in a slot taken for it");
   Job& job = jobs_[slot];
+  RELAYSIM_ASSERT(job.row.status == Status::in_flight, "a claimed request is in flight");
   const Time now = clock_.now();
   events_.emit(Claimed{pod_, job.row, now});
   if (must_dead_letter(now, job.row.deadline_at, job.row.not_before) && !planted(mutant::expired_backlog_attempted)) {
@@ -136,6 +137,7 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
 
 void Dispatcher::defer(std::uint32_t slot, Time now) {
   Job& job = jobs_[slot];
+  RELAYSIM_ASSERT(job.busy, "a deferral for an idle slot");
   // A deferral is due after now; when even the next instant is past the deadline, nothing may
   // happen later, so the request is dead-lettered now.
   if (past_deadline(now + Duration{1}, job.row.deadline_at)) {
@@ -198,11 +200,13 @@ void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
 }
 
 void Dispatcher::release(std::uint32_t slot) {
+  RELAYSIM_ASSERT(slot < jobs_.size(), "a slot of this dispatcher");
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "releasing an idle slot");
   job.busy = false;
-  busy_.stop(clock_.now());
+  slots_.release(clock_.now());
   free_.push_back(slot);
+  RELAYSIM_ASSERT(free_.size() <= jobs_.size(), "no slot is free twice");
   pump();
 }
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "model/core/busy_meter.h"
+#include "model/core/concurrency_limit.h"
 #include "model/core/http.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
@@ -41,9 +41,9 @@ class Dispatcher {
   // before it exits). Cannot be undone.
   void stop() { stopped_ = true; }
 
-  std::uint32_t in_flight() const { return busy_.busy(); }
+  std::uint32_t in_flight() const { return slots_.busy(); }
   // Slot-time spent busy since the pod started (its utilisation, over any window).
-  Duration busy_time() const { return busy_.busy_time(clock_.now()); }
+  Duration busy_time() const { return slots_.busy_time(clock_.now()); }
 
  private:
   struct Job {
@@ -75,7 +75,7 @@ class Dispatcher {
 
   std::vector<Job> jobs_;
   std::vector<std::uint32_t> free_;
-  BusyMeter busy_;  // slots taken, integrated over time
+  ConcurrencyLimit slots_;  // concurrency_per_pod: slots taken, integrated over time
   bool pumping_ = false;
   bool stopped_ = false;
   bool repump_ = false;

@@ -49,8 +49,9 @@ const Schema<RelayConfig>& platform_schema() {
           "a processing message not finished by then is returned to pending by the rescuer; must outlast "
           "handle_timeout + relock_wait");
     s.key("rescue_every", &RelayConfig::rescue_every, duration_codec(RelayConfig::kRescueEvery), "how often each leader runs the rescuer");
-    s.key("concurrency", &RelayConfig::concurrency, integer_codec(RelayConfig::kConcurrency),
+    s.key("concurrency_per_pod", &RelayConfig::concurrency_per_pod, integer_codec(RelayConfig::kConcurrencyPerPod),
           "records a pod's consumer handles at once");
+    s.renamed("concurrency", "concurrency_per_pod");
     s.key("max_poll_records", &RelayConfig::max_poll_records, integer_codec(RelayConfig::kMaxPollRecords),
           "records one poll returns at most");
     s.key("handle_timeout", &RelayConfig::handle_timeout, duration_codec(RelayConfig::kHandleTimeout), "one handling's timeout");

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/bounds.h"
 #include "model/core/names.h"
 #include "sim/scenario/yaml_reader.h"
@@ -98,6 +99,8 @@ class Schema {
 
   template <class V>
   Schema& key(std::string name, V T::*member, Codec<V> codec, std::string meaning, KeyOptions opt = {}) {
+    RELAYSIM_ASSERT(!name.empty(), "a key has a name");
+    RELAYSIM_ASSERT(codec.read && codec.emit, "a key's codec reads and writes it");
     Key k;
     k.name = std::move(name);
     k.kind = codec.kind;
@@ -171,18 +174,30 @@ class Schema {
 
   // A key with its own reading and writing (a value whose shape no Codec describes).
   Schema& add(Key k) {
+    RELAYSIM_ASSERT(k.read && k.differs && k.emit, "a key says how it is read and written");
     keys_.push_back(std::move(k));
+    return *this;
+  }
+
+  // A key's former name, refused with the name to write instead: a file written for an older
+  // relaysim is told what changed rather than that the key is unknown.
+  Schema& renamed(std::string former, std::string now) {
+    renamed_.emplace_back(std::move(former), std::move(now));
     return *this;
   }
 
   // Runs after every key has been read: rules that involve several keys.
   Schema& check(Check c) {
+    RELAYSIM_ASSERT(static_cast<bool>(c), "a check has a rule");
     checks_.push_back(std::move(c));
     return *this;
   }
 
   // The key declared last, to adjust what its declaration could not say.
-  Key& last() { return keys_.back(); }
+  Key& last() {
+    RELAYSIM_ASSERT(!keys_.empty(), "a key is declared before it is adjusted");
+    return keys_.back();
+  }
   const std::vector<Key>& keys() const { return keys_; }
   const std::vector<Check>& checks() const { return checks_; }
   std::vector<std::string> names() const {
@@ -194,6 +209,9 @@ class Schema {
   // Reads the mapping `n` into `out`, which holds the defaults on entry.
   void read(const Reader& r, const YAML::Node& n, const std::string& path, T& out) const {
     const Map m(r, n, path, names());
+    for (const auto& [former, now] : renamed_) {
+      if (m[former].IsDefined()) r.fail(m[former], m.child(former), "is now called '" + now + "'");
+    }
     m.check_keys();
     for (const Key& k : keys_) {
       if (k.required) {
@@ -245,6 +263,7 @@ class Schema {
   std::string intro_;
   std::vector<Key> keys_;
   std::vector<Check> checks_;
+  std::vector<std::pair<std::string, std::string>> renamed_;  // former name, name now
 };
 
 // ---- Codecs -----------------------------------------------------------------------------------
@@ -269,6 +288,7 @@ Codec<double> number_codec(const Bounds<double>& b);
 
 template <class I>
 Codec<I> integer_codec(I lo, I hi) {
+  RELAYSIM_ASSERT(lo <= hi, "a range's low end is not above its high end");
   return {"whole number, " + std::to_string(lo) + " to " + std::to_string(hi),
           [lo, hi](const Reader& r, const YAML::Node& n, const std::string& p, I& v) {
             v = static_cast<I>(r.integer(n, p, static_cast<std::uint64_t>(lo), static_cast<std::uint64_t>(hi)));
@@ -284,6 +304,7 @@ Codec<I> integer_codec(const Bounds<I>& b) {
 
 template <class E>
 Codec<E> choice_codec(std::vector<std::pair<std::string, E>> options) {
+  RELAYSIM_ASSERT(!options.empty(), "a choice has options");
   std::string kind;
   for (const auto& o : options) kind += (kind.empty() ? "" : " | ") + ("`" + o.first + "`");
   return {kind,

@@ -437,6 +437,11 @@ scenario_error("message.examples_fit_the_unit", None, None, r"attempts_per_reque
                text=BASE + "expect:\n  attempts_per_request: \"< 50%\"\n")
 scenario_error("message.pod_out_of_range_is_quoted_as_written", None, None, r"got 'pod-4294967296'",
                text=BASE + "faults:\n  - {at: 1m, crash: pod-4294967296}\n")
+# A pod's concurrency has one key in every system; the outbox's former name says what to write now.
+scenario_error("message.a_renamed_key_names_its_new_name", None, None,
+               r":\d+:\d+: outbox\.platform\.concurrency: is now called 'concurrency_per_pod'",
+               text=open(os.path.join(SRC, "scenarios", "outbox-quickstart.yaml")).read()
+               .replace("concurrency_per_pod:", "concurrency:"))
 
 
 @case("message.crlf_line_ends_and_a_byte_order_mark_are_read")
