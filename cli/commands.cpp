@@ -19,6 +19,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "model/core/assert.h"
 #include "model/store/store_error.h"
 #include "sim/database.h"
 #include "sim/summary.h"
@@ -163,6 +164,7 @@ class JsonOutput {
       std::cout << text << "\n" << std::flush;
       return std::cout ? std::nullopt : std::optional<std::string>("cannot write the JSON to standard output");
     }
+    RELAYSIM_ASSERT(fd_ >= 0, "--json is opened before the run");
     std::string data = text + "\n";
     const char* p = data.data();
     std::size_t left = data.size();
@@ -378,6 +380,7 @@ int exit_status(const RunResult& r) {
 std::optional<std::string> check_series_rows(const RunArgs& args, const RunOptions& options, const Scenario& scenario) {
   constexpr double kMaxRows = 1e6;
   if (args.timeseries) {
+    RELAYSIM_ASSERT(options.series_interval > Duration{}, "a window is longer than zero");
     if (to_seconds(scenario.duration) / to_seconds(options.series_interval) > kMaxRows) {
       return "--interval " + format_duration(options.series_interval) + " over " + format_duration(scenario.duration) +
              " makes more than a million rows; choose a longer --interval";
@@ -416,6 +419,7 @@ std::optional<std::string> open_outputs(const RunArgs& args, const Scenario& as_
     if (auto problem = json.open(*args.json_path, args.file, database)) return problem;
   }
   if (args.timeseries) {
+    RELAYSIM_ASSERT(as_run.system != nullptr, "a scenario names its system");
     if (auto problem = outputs.open(*args.timeseries, *as_run.system)) return problem;
     options.series = &outputs;
     if (outputs.directory()) options.records = &outputs;

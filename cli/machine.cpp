@@ -11,9 +11,12 @@
 #include <cstdio>
 #include <fstream>
 
+#include "model/core/assert.h"
+
 namespace relaysim::cli {
 
 std::string human_bytes(double b) {
+  RELAYSIM_ASSERT(!(b < 0), "a size is not negative");
   char buf[32];
   if (b >= 1073741824.0) {
     std::snprintf(buf, sizeof buf, "%.1f GiB", b / 1073741824.0);

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/mutants.h"
 #include "sim/props/property.h"
 #include "sim/run.h"
@@ -46,6 +47,7 @@ int count_lines(const std::string& path) {
 
 // Runs in a child process: the mutant is planted for the whole process.
 Outcome hunt(const Mutant* m, const props::Suite& suite, const MutantsOptions& o) {
+  RELAYSIM_ASSERT(m != nullptr, "a mutant to plant");
   mutants::active() = m;
   Outcome out;
   out.mutant = m;
@@ -92,6 +94,7 @@ std::string encode(const Outcome& o) {
 }
 
 Outcome decode(const Mutant* m, const std::string& line) {
+  RELAYSIM_ASSERT(m != nullptr, "the outcome of a mutant");
   Outcome o;
   o.mutant = m;
   std::istringstream s(line);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/result_dir.h"
+#include "model/core/assert.h"
 #include "sim/writer.h"
 
 namespace relaysim::cli {
@@ -54,10 +55,14 @@ std::optional<std::string> RunOutputs::open(const std::string& path, const sim::
 }
 
 void RunOutputs::row(const sim::SeriesWindow& window, std::span<const double> values) {
+  RELAYSIM_ASSERT(series_.is_open(), "the time series is opened before the run");
   sim::write_series_row(series_, window, values);
 }
 
-void RunOutputs::record(const sim::EntityRecord& r) { sim::write_record(records_, r); }
+void RunOutputs::record(const sim::EntityRecord& r) {
+  RELAYSIM_ASSERT(directory_ && records_.is_open(), "records go to a result directory opened before the run");
+  sim::write_record(records_, r);
+}
 
 std::optional<std::string> RunOutputs::finish(const sim::RunResult& result, const sim::WallStats& wall) {
   series_.close();

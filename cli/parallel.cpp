@@ -14,17 +14,20 @@
 #include <thread>
 
 #include "cli/machine.h"
+#include "model/core/assert.h"
 #include "sim/run.h"
 
 namespace relaysim::cli {
 
 unsigned runs_at_once(const std::vector<RunJob>& jobs, unsigned threads, double limit, bool quiet, const std::string& what) {
+  RELAYSIM_ASSERT(threads >= 1, "runs go on at least one thread");
   if (limit <= 0) return threads;
   double largest = 0;
   sim::Footprint biggest;
   const sim::Scenario* last = nullptr;
   for (const RunJob& j : jobs) {
     if (j.scenario == last) continue;  // the replications of one point follow each other
+    RELAYSIM_ASSERT(j.scenario != nullptr && j.scenario->system != nullptr, "a job names a scenario of a system");
     last = j.scenario;
     sim::Footprint f = j.scenario->system->footprint(*j.scenario, true);
     if (f.bytes() > largest) {
@@ -56,6 +59,7 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
   unsigned working = 0;
   const auto work = [&] {
     for (std::size_t k; !stop_requested() && (k = next.fetch_add(1)) < jobs.size();) {
+      RELAYSIM_ASSERT(jobs[k].scenario != nullptr, "a job names a scenario");
       sim::RunOptions options;
       options.seed = jobs[k].seed;
       options.should_stop = [] { return stop_requested(); };

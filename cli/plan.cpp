@@ -22,6 +22,7 @@
 #include "cli/machine.h"
 #include "cli/parallel.h"
 #include "cli/result_dir.h"
+#include "model/core/assert.h"
 #include "sim/plan/stats.h"
 #include "sim/plan/sweep.h"
 #include "sim/queueing/erlang.h"
@@ -62,6 +63,7 @@ struct Probe {
 
 // A target read like a line of expect: "latency_p99_s < 30s".
 std::optional<std::string> parse_target(const Scenario& base, const std::string& text, Target& t) {
+  RELAYSIM_ASSERT(base.system != nullptr, "a scenario names its system");
   const System& system = *base.system;
   const std::size_t space = text.find_first_of(" <>=!");
   if (space == std::string::npos || space == 0) return "--target: expected METRIC OP VALUE, such as 'latency_p99_s < 30s', got '" + text + "'";
@@ -129,6 +131,7 @@ std::string format_estimate(const Target& t, const Estimate& e) {
 }
 
 std::optional<std::uint32_t> count_arg(const std::optional<std::string>& text, std::uint32_t fallback, std::uint32_t lo, std::uint32_t hi) {
+  RELAYSIM_ASSERT(lo <= hi, "a range's low end is not above its high end");
   if (!text) return fallback;
   const auto n = parse_u64(*text);
   if (!n || *n < lo || *n > hi) return std::nullopt;
@@ -217,6 +220,7 @@ std::optional<int> read_scenario(PlanState& plan) {
 // The scenario at each value of the resource, read when first needed (a value the scenario
 // refuses, such as 0 pods, ends the plan with the reader's error).
 const Scenario& scenario_at(PlanState& plan, std::size_t i) {
+  RELAYSIM_ASSERT(i < plan.range.values.size(), "a value of the range");
   auto it = plan.at.find(i);
   if (it == plan.at.end()) {
     std::vector<Override> o = plan.sets;
@@ -262,6 +266,8 @@ std::optional<int> consult_theory(PlanState& plan) {
 void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
   const PlanArgs& args = plan.args;
   const std::vector<Target>& targets = plan.targets;
+  RELAYSIM_ASSERT(plan.first_replications >= 1 && plan.max_replications >= plan.first_replications,
+                  "a probe runs at least once, and may run more");
   std::vector<RunOutcome> outcomes;
   for (std::uint32_t reps = plan.first_replications; !p.unstable; reps = std::min(plan.max_replications, reps * 2)) {
     std::vector<RunJob> jobs_of;
@@ -278,7 +284,10 @@ void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
     p.verdict = Verdict::meets;
     for (const Target& t : targets) {
       std::vector<double> v;
-      for (const RunOutcome& o : outcomes) v.push_back(o.targets[&t - targets.data()]);
+      for (const RunOutcome& o : outcomes) {
+        RELAYSIM_ASSERT(o.targets.size() == targets.size(), "a run measures every target");
+        v.push_back(o.targets[&t - targets.data()]);
+      }
       p.estimates.push_back(estimate(v));
       const Verdict d = decide(t, p.estimates.back());
       if (d == Verdict::fails) p.verdict = Verdict::fails;
@@ -292,6 +301,7 @@ void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
 Verdict probe(PlanState& plan, std::size_t i) {
   const PlanArgs& args = plan.args;
   const std::vector<Target>& targets = plan.targets;
+  RELAYSIM_ASSERT(i < plan.range.values.size(), "a value of the range");
   if (auto it = plan.probes.find(i); it != plan.probes.end()) return it->second.verdict;
   Probe p;
   p.value = std::stoll(plan.range.values[i]);
@@ -320,6 +330,7 @@ Verdict probe(PlanState& plan, std::size_t i) {
 void search(PlanState& plan) {
   std::optional<std::size_t>& answer = plan.answer;
   const std::optional<std::size_t>& analytic = plan.analytic;
+  RELAYSIM_ASSERT(!plan.range.values.empty(), "a range has a value");
   std::size_t lo = 0, hi = plan.range.values.size() - 1;
   if (analytic) {
     if (probe(plan, *analytic) == Verdict::meets) {
@@ -437,6 +448,7 @@ std::optional<int> write_json(const PlanState& plan, const std::string& json_pat
   j["confidence"] = 0.95;
   for (std::size_t i : plan.order) {
     const Probe& p = plan.probes.at(i);
+    RELAYSIM_ASSERT(p.estimates.size() == targets.size(), "a probe has an estimate per target");
     nlohmann::json jp{{"value", p.value}, {"runs", p.runs}, {"verdict", to_text(p.verdict)}};
     for (std::size_t t = 0; t < targets.size(); ++t) {
       const Estimate& e = p.estimates[t];

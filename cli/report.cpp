@@ -344,6 +344,7 @@ std::string series_numbers(const RunReport& run) {
 std::vector<Shade> fault_shades(const RunReport& run) {
   std::vector<Shade> shades;
   for (const auto& f : run.events) {
+    RELAYSIM_ASSERT(f.size() == 6, "a timeline row has its six fields");
     const double from = std::atof(f[0].c_str());
     const double to = f[1].empty() ? run.end_s : std::atof(f[1].c_str());
     if (to > from && f[5] == "1" && shades.size() < 40) shades.push_back({from, to});
@@ -355,6 +356,7 @@ std::vector<Shade> fault_shades(const RunReport& run) {
 // declares; says what went wrong.
 std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, const std::vector<Shade>& shades) {
   const auto columns = run.system->series();
+  RELAYSIM_ASSERT(run.drawn.size() == columns.size(), "a field for each of the system's columns");
   const std::string series_name = (run.dir / "series.csv").string();
   for (int panel = 0; panel <= static_cast<int>(Panel::health); ++panel) {
     std::vector<SeriesCurve> curves;
@@ -376,6 +378,7 @@ std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, con
 // Draws every chart of the run in `work`, in the order the page shows them; says what went wrong.
 std::optional<std::string> draw_run_charts(RunReport& run, const fs::path& work, const std::vector<Shade>& shades) {
   const fs::path& dir = run.dir;
+  RELAYSIM_ASSERT(run.system != nullptr, "a run's result names its system");
   if (const std::string dot = pipeline_dot(*run.system, run.result); !dot.empty()) {
     std::string svg;
     if (auto bad = graphviz(work, dir, "pipeline", dot, false, &svg)) return bad;
@@ -415,6 +418,7 @@ void timeline_tables(const std::vector<std::vector<std::string>>& events, std::s
   std::size_t shown = 0;
   for (const auto& f : events) {
     if (++shown > 200) break;
+    RELAYSIM_ASSERT(f.size() == 6, "a timeline row has its six fields");
     tables += "<tr><td>" + html_escape(f[0]) + "</td><td>" + html_escape(f[1]) + "</td><td>" + html_escape(f[2]) + "</td><td>" +
               html_escape(f[3]) + "</td><td>" + html_escape(f[4]) + "</td></tr>\n";
     md += "| " + md_escape(f[0]) + " | " + md_escape(f[1]) + " | " + md_escape(f[2]) + " | " + md_escape(f[3]) + " | " +
@@ -472,6 +476,7 @@ bool sweep_numeric(const std::string& column) {
 // Each metric's points, from the file that has it: tails.csv for a pooled percentile.
 std::optional<std::vector<SweepChartPoint>> points_of(const std::vector<std::vector<std::string>>& rows, const std::string& metric,
                                                       const char* value) {
+  RELAYSIM_ASSERT(!rows.empty(), "a file read has its header");
   const std::vector<std::string>& h = rows.front();
   const auto col = [&h](const char* name) { return static_cast<std::size_t>(std::find(h.begin(), h.end(), name) - h.begin()); };
   const std::size_t m = col("metric"), v = col(value), lo = col("ci95_low"), hi = col("ci95_high");

@@ -511,6 +511,7 @@ std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::strin
   if (found.bars.empty()) return std::nullopt;
   const std::vector<std::string>& lanes = found.lanes;
   const std::vector<std::string>& categories = found.categories;
+  RELAYSIM_ASSERT(found.colours.size() == categories.size(), "a colour for every category");
   const double div = hours ? 3600 : 60;
   GnuplotChart c;
   c.name = "lanes";

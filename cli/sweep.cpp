@@ -100,6 +100,7 @@ void print_table(std::ostream& out, const SweepPlan& plan, const System& system,
   out << "\n";
   bool few = false;
   for (const SweepPoint& p : points) {
+    RELAYSIM_ASSERT(p.values.size() == plan.axes.size() && p.tails.size() <= tails.size(), "a point of this sweep");
     for (std::size_t a = 0; a < plan.axes.size(); ++a) out << p.values[a] << "  ";
     out << p.passed << "/" << p.runs;
     for (std::size_t m : shown) {
@@ -130,6 +131,7 @@ void print_settle_note(std::ostream& out, const SweepPlan& plan, const std::vect
   const auto m = std::find(plan.metrics.begin(), plan.metrics.end(), "settle_time_s");
   RELAYSIM_ASSERT(m != plan.metrics.end(), "every system has the run metric settle_time_s");
   const auto index = static_cast<std::size_t>(m - plan.metrics.begin());
+  RELAYSIM_ASSERT(scenarios.size() == plan.points(), "a scenario for every point");
   std::size_t late = 0;
   double latest = 0;
   for (const SweepPoint& p : points) {
@@ -282,6 +284,7 @@ std::optional<int> describe_plan(SweepState& sweep) {
   if (args.store == "memory") base.store = StoreKind::memory;
   if (args.store == "sqlite") base.store = StoreKind::sqlite;
   plan.seed = base.seed;
+  RELAYSIM_ASSERT(base.system != nullptr, "a scenario names its system");
   plan.system = std::string(base.system->name());
   plan.scenario_hash = hash_bytes(write_scenario(base));
   for (const MetricInfo& m : base.system->metrics()) {
@@ -335,8 +338,10 @@ std::optional<int> check_points_differ(const SweepState& sweep) {
 // What each run that ran measured, in the sweep's own metrics (a family's figures are not kept).
 void keep_results(SweepState& sweep, const std::vector<RunOutcome>& outcomes) {
   const auto infos = sweep.base.system->metrics();
+  RELAYSIM_ASSERT(outcomes.size() == sweep.mine.size(), "an outcome for every run of the shard");
   for (std::size_t k = 0; k < sweep.mine.size(); ++k) {
     if (!outcomes[k].ran) continue;
+    RELAYSIM_ASSERT(outcomes[k].values.size() == infos.size(), "a run that ran has a value for every metric");
     SweepRun r{sweep.mine[k], outcomes[k].pass, outcomes[k].ending, {}};
     for (std::size_t i = 0; i < infos.size(); ++i) {
       if (!is_family(infos[i].name)) r.values.push_back(outcomes[k].values[i]);
@@ -429,21 +434,18 @@ int sweep_command(const SweepArgs& args) {
   return finish(sweep);
 }
 
-int merge_command(const MergeArgs& args) {
-  if (args.parts.empty()) return fail_usage("merge needs the shards' directories");
-  // OUT is written; a shard is read: one directory as both would be overwritten while it is read
-  // (`merge p1 p1 p2`, OUT forgotten).
-  for (const std::string& part : args.parts) {
-    std::error_code ec;
-    if (fs::exists(args.out, ec) && fs::equivalent(args.out, part, ec)) {
-      return fail_usage("merge OUT PARTS...: " + args.out + " is also given as a shard; the merged table needs a directory of its own");
-    }
-  }
+namespace {
+
+// What the shards of a sweep hold, read one directory at a time.
+struct Shards {
   std::optional<SweepPlan> plan;
-  std::vector<bool> shard_seen;
+  std::vector<bool> seen;
   std::vector<SweepRun> runs;
   PooledLatency pooled;
-  for (const std::string& part : args.parts) {
+
+  // Reads the shard in `part` (`first`: the first shard given, to name in a message); an exit
+  // status when it cannot be merged.
+  std::optional<int> read(const std::string& part, const std::string& first) {
     std::ifstream j(fs::path(part) / "sweep.json");
     if (!j) return fail_usage(part + ": no sweep.json (is it the --out of a sweep?)");
     SweepPlan p;
@@ -454,12 +456,12 @@ int merge_command(const MergeArgs& args) {
     }
     if (!plan) {
       plan = p;
-      shard_seen.assign(p.shards, false);
+      seen.assign(p.shards, false);
     } else if (!SweepPlan::same_sweep(*plan, p)) {
-      return fail_usage(part + " is a shard of another sweep than " + args.parts.front() + " (its scenario, grid, seeds or shards differ)");
+      return fail_usage(part + " is a shard of another sweep than " + first + " (its scenario, grid, seeds or shards differ)");
     }
-    if (shard_seen[p.shard - 1]) return fail_usage(part + ": shard " + std::to_string(p.shard) + " is given twice");
-    shard_seen[p.shard - 1] = true;
+    if (seen[p.shard - 1]) return fail_usage(part + ": shard " + std::to_string(p.shard) + " is given twice");
+    seen[p.shard - 1] = true;
     std::ifstream in(fs::path(part) / "runs.csv");
     try {
       if (pooled.empty() && p.points() <= kMaxPooledPoints) pooled.resize(p.points());
@@ -475,9 +477,31 @@ int merge_command(const MergeArgs& args) {
     } catch (const std::exception& e) {
       return fail_usage(e.what());
     }
+    return std::nullopt;
   }
+};
+
+}  // namespace
+
+int merge_command(const MergeArgs& args) {
+  if (args.parts.empty()) return fail_usage("merge needs the shards' directories");
+  // OUT is written; a shard is read: one directory as both would be overwritten while it is read
+  // (`merge p1 p1 p2`, OUT forgotten).
+  for (const std::string& part : args.parts) {
+    std::error_code ec;
+    if (fs::exists(args.out, ec) && fs::equivalent(args.out, part, ec)) {
+      return fail_usage("merge OUT PARTS...: " + args.out + " is also given as a shard; the merged table needs a directory of its own");
+    }
+  }
+  Shards shards;
+  for (const std::string& part : args.parts) {
+    if (const std::optional<int> code = shards.read(part, args.parts.front())) return *code;
+  }
+  std::optional<SweepPlan>& plan = shards.plan;
+  std::vector<SweepRun>& runs = shards.runs;
+  RELAYSIM_ASSERT(plan.has_value(), "a sweep's plan from its first shard");
   for (std::uint32_t s = 0; s < plan->shards; ++s) {
-    if (!shard_seen[s]) return fail_usage("shard " + std::to_string(s + 1) + "/" + std::to_string(plan->shards) + " is missing");
+    if (!shards.seen[s]) return fail_usage("shard " + std::to_string(s + 1) + "/" + std::to_string(plan->shards) + " is missing");
   }
   std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -488,8 +512,8 @@ int merge_command(const MergeArgs& args) {
   if (system == nullptr) return fail_usage("the sweep's system '" + plan->system + "' is not one this relaysim knows");
   if (auto bad = prepare_result_dir(args.out, kSweepFiles, "sweep")) return fail_usage("merge: " + *bad);
   plan->shard = plan->shards = 1;
-  if (auto bad = write_runs(args.out, *plan, runs, pooled)) return fail_incomplete(*bad);
-  const std::vector<SweepPoint> table = summarize(*plan, runs, pooled);
+  if (auto bad = write_runs(args.out, *plan, runs, shards.pooled)) return fail_incomplete(*bad);
+  const std::vector<SweepPoint> table = summarize(*plan, runs, shards.pooled);
   if (auto bad = write_summary(args.out, *plan, table)) return fail_incomplete(*bad);
   std::string problem;
   const std::vector<std::size_t> shown = shown_metrics(*plan, args.show, problem);

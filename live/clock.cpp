@@ -30,6 +30,7 @@ Time LiveClock::now() const {
 }
 
 std::chrono::steady_clock::time_point LiveClock::steady(Time t) const {
+  RELAYSIM_ASSERT(t != kTimeNever, "a time that comes");
   return steady_at_start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(t - wall_at_start_);
 }
 
@@ -38,6 +39,7 @@ AsioTimers::~AsioTimers() {
 }
 
 TimerId AsioTimers::schedule_at(Time at, TimerCallback cb) {
+  RELAYSIM_ASSERT(static_cast<bool>(cb), "a timer has a callback");
   const std::uint64_t id = next_++;
   auto entry = std::make_unique<Entry>(io_);
   entry->cb = std::move(cb);

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/assert.h"
+
 namespace relaysim::live {
 
 namespace asio = boost::asio;
@@ -25,6 +27,46 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
+
+namespace {
+
+// The host and the port (empty when not written) of a URL's authority, into `u.host` and `port`;
+// false, with `problem` saying why, when they cannot be a host and port.
+bool read_authority(std::string_view authority, Url& u, std::string_view& port, std::string& problem) {
+  if (!authority.empty() && authority.front() == '[') {
+    const std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) {
+      problem = "an IPv6 address without its closing ']'";
+      return false;
+    }
+    u.host = std::string(authority.substr(1, close - 1));
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') {
+        problem = "text after the IPv6 address";
+        return false;
+      }
+      port = after.substr(1);
+    }
+  } else {
+    const std::size_t colon = authority.rfind(':');
+    u.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+  }
+  if (u.host.empty()) {
+    problem = "no host";
+    return false;
+  }
+  for (const char c : u.host) {
+    if (c <= ' ' || c == '/' || c == '\\' || c == '%' || c == '[' || c == ']' || static_cast<unsigned char>(c) >= 0x7f) {
+      problem = "the host has a character a host name cannot have";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 std::optional<Url> parse_url(std::string_view text, std::string& problem) {
   Url u;
@@ -48,36 +90,7 @@ std::optional<Url> parse_url(std::string_view text, std::string& problem) {
     return std::nullopt;
   }
   std::string_view port;
-  if (!authority.empty() && authority.front() == '[') {
-    const std::size_t close = authority.find(']');
-    if (close == std::string_view::npos) {
-      problem = "an IPv6 address without its closing ']'";
-      return std::nullopt;
-    }
-    u.host = std::string(authority.substr(1, close - 1));
-    std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') {
-        problem = "text after the IPv6 address";
-        return std::nullopt;
-      }
-      port = after.substr(1);
-    }
-  } else {
-    const std::size_t colon = authority.rfind(':');
-    u.host = std::string(authority.substr(0, colon));
-    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
-  }
-  if (u.host.empty()) {
-    problem = "no host";
-    return std::nullopt;
-  }
-  for (const char c : u.host) {
-    if (c <= ' ' || c == '/' || c == '\\' || c == '%' || c == '[' || c == ']' || static_cast<unsigned char>(c) >= 0x7f) {
-      problem = "the host has a character a host name cannot have";
-      return std::nullopt;
-    }
-  }
+  if (!read_authority(authority, u, port, problem)) return std::nullopt;
   if (port.empty()) {
     u.port = u.scheme == "https" ? "443" : "80";
   } else {
@@ -188,6 +201,7 @@ class Call : public std::enable_shared_from_this<Call> {
   }
   void finish(HttpReply&& reply) {
     if (finished_) return;
+    RELAYSIM_ASSERT(static_cast<bool>(done_), "an unfinished call has someone to answer");
     finished_ = true;
     deadline_.cancel();
     error_code ignored;
@@ -222,6 +236,7 @@ class Call : public std::enable_shared_from_this<Call> {
   // TLS: the server's certificate must chain to a trusted authority and name the URL's host
   // (SNI tells the server which host that is).
   void handshake() {
+    RELAYSIM_ASSERT(tls_context_ != nullptr, "a TLS handshake has its context");
     tls_.emplace(std::move(socket_), *tls_context_);
     // SSL_set_tlsext_host_name, without its macro's C cast.
     SSL_ctrl(tls_->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
@@ -248,6 +263,7 @@ class Call : public std::enable_shared_from_this<Call> {
   }
 
   void on_read(const error_code& ec) {
+    RELAYSIM_ASSERT(parser_.has_value(), "a read has its parser");
     // A reply whose body was too long still has its status line: that is the answer.
     if (timed_out_ || (ec && !(ec == http::error::body_limit && parser_->is_header_done()))) {
       return fail(NetError::timeout, "no answer: " + ec.message());
@@ -300,6 +316,9 @@ std::optional<AddressKind> address_kind(std::string_view text) {
 
 void HttpCaller::call(std::string_view method, std::string_view url, std::span<const OutgoingHeader> headers,
                       std::string_view body, Duration timeout, Done done) {
+  RELAYSIM_ASSERT(method == "GET" || method == "POST", "a call is a GET or a POST");
+  RELAYSIM_ASSERT(timeout > Duration::zero(), "a call has a deadline");
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a call has someone to answer");
   std::string problem;
   const std::optional<Url> u = parse_url(url, problem);
   if (!u) {

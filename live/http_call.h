@@ -40,12 +40,9 @@ std::optional<Url> parse_url(std::string_view text, std::string& problem);
 // The kinds of address the guard tells apart.
 enum class AddressKind : std::uint8_t { global, loopback, private_network, link_local, other_reserved };
 inline constexpr auto kAddressKindNames = names<AddressKind>({
-    {AddressKind::global, "global"},
-    {AddressKind::loopback, "loopback"},
-    {AddressKind::private_network, "private-network"},
-    {AddressKind::link_local, "link-local"},
-    {AddressKind::other_reserved, "reserved"},
-});
+    {AddressKind::global, "global"}, {AddressKind::loopback, "loopback"},
+    {AddressKind::private_network, "private-network"}, {AddressKind::link_local, "link-local"},
+    {AddressKind::other_reserved, "reserved"}});
 constexpr std::string_view to_string(AddressKind k) { return kAddressKindNames[k]; }
 // `text` is a numeric IPv4 or IPv6 address; nullopt when it is not one.
 std::optional<AddressKind> address_kind(std::string_view text);

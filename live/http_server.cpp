@@ -12,6 +12,8 @@
 #include <optional>
 #include <vector>
 
+#include "model/core/assert.h"
+
 namespace relaysim::live {
 
 namespace asio = boost::asio;
@@ -32,6 +34,7 @@ std::string_view Incoming::header(std::string_view name) const {
 }
 
 Response error_response(int status, std::string_view reason) {
+  RELAYSIM_ASSERT(status >= 400 && status <= 599, "an error is answered with a 4xx or a 5xx");
   Response r;
   r.status = status;
   r.body = nlohmann::json{{"error", reason}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -88,6 +91,7 @@ Incoming incoming(const Request& request) {
 class RequestReader {
  public:
   explicit RequestReader(const ServerLimits& limits) : limits_(limits) {
+    RELAYSIM_ASSERT(limits.max_header > 0 && limits.max_header <= UINT32_MAX, "a header limit the parser can hold");
     parser_.body_limit(limits.max_body);
     parser_.header_limit(static_cast<std::uint32_t>(limits.max_header));
     parser_.on_chunk_header(on_chunk_);
@@ -155,6 +159,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (answered_) return;
     answered_ = true;
     if (r.drop) return close();
+    RELAYSIM_ASSERT(r.status >= 100 && r.status <= 599, "a response has an HTTP status");
     response_ = {};
     response_.version(11);
     response_.result(static_cast<unsigned>(r.status));
@@ -220,6 +225,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
 Response answer_bytes(std::string_view bytes, const ServerLimits& limits,
                       const std::function<Response(const Incoming&)>& answer) {
+  RELAYSIM_ASSERT(static_cast<bool>(answer), "a request has someone to answer it");
   // As a connection reads: the bytes arrive in its buffer, at most buffer_limit() of them unparsed
   // at a time, and the parser takes what it can of them.
   RequestReader reader(limits);
@@ -272,6 +278,7 @@ void HttpServer::State::accept() {
 
 HttpServer::HttpServer(asio::io_context& io, const tcp::endpoint& at, Handler handler, ServerLimits limits)
     : state_(std::make_shared<State>(io, at, std::move(handler), limits)) {
+  RELAYSIM_ASSERT(static_cast<bool>(state_->handler), "a server has a handler");
   state_->accept();
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "model/core/assert.h"
 #include "model/store/sqlite_db.h"
 
 namespace relaysim::sim {
@@ -119,6 +120,7 @@ std::optional<std::string> prepare_database(const std::string& path, bool overwr
 
 void record_run_start(const std::string& path, const Scenario& s) {
   if (path == ":memory:") return;
+  RELAYSIM_ASSERT(s.system != nullptr, "a run's scenario names its system");
   Db db(path, Durability::normal);
   db.exec("CREATE TABLE IF NOT EXISTS relaysim_run (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
   Db::Transaction tx(db);

@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "model/core/assert.h"
 #include "sim/scenario/expect.h"
 #include "sim/scenario/units.h"
 #include "sim/system.h"
@@ -35,6 +36,62 @@ struct FaultItem {
   bool operator==(const FaultItem&) const = default;
 };
 
+// `crash: pod-N` and `pause: pod-N`.
+Schema<FaultItem>::Key pod_key(const char* name, const char* meaning, std::optional<std::uint32_t> FaultItem::*member) {
+  Schema<FaultItem>::Key k;
+  k.name = name;
+  k.kind = "`pod-N`";
+  k.meaning = meaning;
+  k.default_text = "(or another kind)";
+  k.read = [member](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
+    const std::string text = r.scalar(n, p, "a pod name such as pod-0");
+    const bool digits = text.size() > 4 && text.size() <= 14 && text.rfind("pod-", 0) == 0 &&
+                        text.find_first_not_of("0123456789", 4) == std::string::npos &&
+                        (text.size() == 5 || text[4] != '0');
+    if (!digits) r.fail(n, p, "expected a pod name such as pod-0 or pod-12, got '" + text + "'");
+    f.*member = static_cast<std::uint32_t>(std::min<unsigned long long>(std::stoull(text.substr(4)), UINT32_MAX));
+  };
+  k.differs = [member](const FaultItem& f, const FaultItem&) { return (f.*member).has_value(); };
+  k.emit = [member](YAML::Emitter& e, const FaultItem& f, const FaultItem&) {
+    RELAYSIM_ASSERT((f.*member).has_value(), "a pod is written only for a fault that names one");
+    e << "pod-" + std::to_string(*(f.*member));
+  };
+  return k;
+}
+
+// `store: busy | full | io`.
+Schema<FaultItem>::Key store_key() {
+  Schema<FaultItem>::Key store;
+  store.name = "store";
+  store.kind = "`busy` | `full` | `io`";
+  store.meaning = "how the store fails";
+  store.default_text = "(or another kind)";
+  store.read = [](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
+    f.store = r.choice<StoreFailure>(n, p, {{"busy", StoreFailure::busy}, {"full", StoreFailure::full}, {"io", StoreFailure::io}});
+  };
+  store.differs = [](const FaultItem& f, const FaultItem&) { return f.store.has_value(); };
+  store.emit = [](YAML::Emitter& e, const FaultItem& f, const FaultItem&) {
+    RELAYSIM_ASSERT(f.store.has_value(), "a store failure is written only for a store fault");
+    e << std::string(to_string(*f.store));
+  };
+  return store;
+}
+
+// The rules between a fault's keys: one kind of fault, and the keys of that kind.
+void check_fault(const Reader& r, const Map& m, FaultItem& f) {
+  const int kinds = int{f.crash.has_value()} + int{f.store.has_value()} + int{f.pause.has_value()};
+  if (kinds != 1) {
+    r.fail(m.node(), m.path(),
+           "a fault is one of a pod crash (`crash: pod-N`), a pod pause (`pause: pod-N`) or a store fault (`store: busy`)");
+  }
+  for (const char* k : {"restart_after", "during_write"}) {
+    if (!f.crash && m.has(k)) r.fail(m[k], m.child(k), std::string("`") + k + "` belongs to crashes");
+  }
+  if (f.crash && m.has("for")) r.fail(m["for"], m.child("for"), "`for` belongs to store faults and pauses; a crash lasts until `restart_after`");
+  if (f.pause && !m.has("for")) r.fail(m.node(), m.path(), "a pause needs `for`: how long the pod stops");
+  if (f.length <= Duration::zero()) r.fail(m["for"], m.child("for"), "must be positive");
+}
+
 const Schema<FaultItem>& fault_schema() {
   static const Schema<FaultItem> schema = [] {
     Schema<FaultItem> s(Style::flow,
@@ -45,57 +102,16 @@ const Schema<FaultItem>& fault_schema() {
                         "call, `full` every write (reads still work); the platform must survive it and lose nothing "
                         "it acknowledged.");
     s.key("at", &FaultItem::at, time_codec(), "when it happens", opt::required());
-    // `crash: pod-N` and `pause: pod-N`.
-    auto pod_key = [](const char* name, const char* meaning, std::optional<std::uint32_t> FaultItem::*member) {
-      Schema<FaultItem>::Key k;
-      k.name = name;
-      k.kind = "`pod-N`";
-      k.meaning = meaning;
-      k.default_text = "(or another kind)";
-      k.read = [member](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
-        const std::string text = r.scalar(n, p, "a pod name such as pod-0");
-        const bool digits = text.size() > 4 && text.size() <= 14 && text.rfind("pod-", 0) == 0 &&
-                            text.find_first_not_of("0123456789", 4) == std::string::npos &&
-                            (text.size() == 5 || text[4] != '0');
-        if (!digits) r.fail(n, p, "expected a pod name such as pod-0 or pod-12, got '" + text + "'");
-        f.*member = static_cast<std::uint32_t>(std::min<unsigned long long>(std::stoull(text.substr(4)), UINT32_MAX));
-      };
-      k.differs = [member](const FaultItem& f, const FaultItem&) { return (f.*member).has_value(); };
-      k.emit = [member](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << "pod-" + std::to_string(*(f.*member)); };
-      return k;
-    };
     s.add(pod_key("crash", "the pod that crashes, counted from 0", &FaultItem::crash));
     s.add(pod_key("pause", "the pod that stops for `for` without dying (a long GC pause): nothing it scheduled runs and no answer reaches it until it resumes, believing what it believed before; its load balancer sends it no new calls meanwhile (it fails the health check)", &FaultItem::pause));
     s.key("restart_after", &FaultItem::restart_after, duration_codec(), "how long until the pod starts again",
           opt::shown("never"));
     s.key("during_write", &FaultItem::during_write, flag_codec(),
           "the pod dies in the middle of its first store write at or after `at`, which must roll back whole");
-    Schema<FaultItem>::Key store;
-    store.name = "store";
-    store.kind = "`busy` | `full` | `io`";
-    store.meaning = "how the store fails";
-    store.default_text = "(or another kind)";
-    store.read = [](const Reader& r, const YAML::Node& n, const std::string& p, FaultItem& f) {
-      f.store = r.choice<StoreFailure>(n, p, {{"busy", StoreFailure::busy}, {"full", StoreFailure::full}, {"io", StoreFailure::io}});
-    };
-    store.differs = [](const FaultItem& f, const FaultItem&) { return f.store.has_value(); };
-    store.emit = [](YAML::Emitter& e, const FaultItem& f, const FaultItem&) { e << std::string(to_string(*f.store)); };
-    s.add(std::move(store));
+    s.add(store_key());
     s.key("for", &FaultItem::length, duration_codec(), "how long a store fault or a pause lasts",
           opt::shown("forever (a pause: required)"));
-    s.check([](const Reader& r, const Map& m, FaultItem& f) {
-      const int kinds = int{f.crash.has_value()} + int{f.store.has_value()} + int{f.pause.has_value()};
-      if (kinds != 1) {
-        r.fail(m.node(), m.path(),
-               "a fault is one of a pod crash (`crash: pod-N`), a pod pause (`pause: pod-N`) or a store fault (`store: busy`)");
-      }
-      for (const char* k : {"restart_after", "during_write"}) {
-        if (!f.crash && m.has(k)) r.fail(m[k], m.child(k), std::string("`") + k + "` belongs to crashes");
-      }
-      if (f.crash && m.has("for")) r.fail(m["for"], m.child("for"), "`for` belongs to store faults and pauses; a crash lasts until `restart_after`");
-      if (f.pause && !m.has("for")) r.fail(m.node(), m.path(), "a pause needs `for`: how long the pod stops");
-      if (f.length <= Duration::zero()) r.fail(m["for"], m.child("for"), "must be positive");
-    });
+    s.check(check_fault);
     return s;
   }();
   return schema;
@@ -113,6 +129,7 @@ Schema<Scenario>::Key faults_key() {
     s.pauses.clear();
     s.store_faults.clear();
     const std::uint32_t pods = s.spec().processes();
+    RELAYSIM_ASSERT(pods >= 1, "a platform has at least one pod");
     each(r, n, path, [&](const YAML::Node& item, const std::string& p) {
       FaultItem f;
       fault_schema().read(r, item, p, f);
@@ -233,7 +250,10 @@ Schema<Scenario>::Key system_key() {
     }
   };
   k.differs = [](const Scenario&, const Scenario&) { return true; };
-  k.emit = [](YAML::Emitter& e, const Scenario& s, const Scenario&) { e << std::string(s.system->name()); };
+  k.emit = [](YAML::Emitter& e, const Scenario& s, const Scenario&) {
+    RELAYSIM_ASSERT(s.system != nullptr, "a scenario names its system");
+    e << std::string(s.system->name());
+  };
   return k;
 }
 
@@ -297,6 +317,7 @@ Scenario read_scenario(const Reader& reader, const YAML::Node& root) {
   bool section_read = false;
   auto read_section = [&] {
     section_read = true;
+    RELAYSIM_ASSERT(s.system != nullptr, "the system is read before its section");
     const std::string name(s.system->name());
     for (const auto& other : system_names()) {
       if (other != name && m[other].IsDefined()) {
@@ -345,6 +366,7 @@ namespace {
 std::string named(const Override& o, const std::string& file) { return file + " (" + o.origin + " " + to_string(o) + ")"; }
 
 void apply(YAML::Node& root, const Override& o, const std::string& file) {
+  RELAYSIM_ASSERT(!o.path.empty(), "an override names a key");
   const std::string where = named(o, file);
   YAML::Node value;
   try {

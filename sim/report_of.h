@@ -29,7 +29,10 @@ class ReportOf : public SystemReport {
   const Figures& figures() const { return f_; }
 
  protected:
-  double get(std::size_t metric) const { return Metrics[metric].value(f_, 0); }
+  double get(std::size_t metric) const {
+    RELAYSIM_ASSERT(metric < std::size(Metrics), "a metric of the system's table");
+    return Metrics[metric].value(f_, 0);
+  }
   Figures f_;
   std::vector<TimelineEvent> timeline_;
 };

@@ -6,6 +6,7 @@
 #include <new>
 #include <optional>
 
+#include "model/core/assert.h"
 #include "model/store/store_error.h"
 #include "sim/report/text.h"
 #include "sim/scenario/expect.h"
@@ -23,11 +24,13 @@ bool RunResult::pass() const {
 double RunResult::metric(const MetricRef& m) const {
   if (!report) return std::nan("");
   if (m.group != MetricRef::kNoGroup) return group_metric_value(groups, m);
+  RELAYSIM_ASSERT(m.index < system().metrics().size(), "a metric of the system's table");
   const std::size_t own = system().metrics().size() - std::size(kRunMetrics);
   return m.index < own ? report->value(m) : run_metric_value(run, m.index - own);
 }
 
 std::uint64_t default_event_limit(const Scenario& s) {
+  RELAYSIM_ASSERT(s.system != nullptr && s.has_spec(), "a scenario names its system and has its section");
   const Footprint f = s.system->footprint(s, true);
   // Each firing of a timer is a handful of events (a store call, a publish, its answer).
   const double limit = 1e8 + 1000.0 * f.calls + 10.0 * f.timer_firings;
@@ -45,6 +48,7 @@ class Sampler {
   Sampler(Simulation& world, SeriesSink* sink, Duration interval, std::size_t columns)
       : world_(world), sink_(sink), interval_(interval), row_(columns) {
     RELAYSIM_ASSERT(sink == nullptr || interval > Duration{}, "a time series has windows of some length");
+    RELAYSIM_ASSERT(sink == nullptr || columns > 0, "a time series has columns");
   }
   // When the next row is due (never, without a sink).
   Time next() const { return sink_ != nullptr ? last_ + interval_ : kTimeNever; }
@@ -95,6 +99,7 @@ class WorkTally {
 // The backlog is sampled on its own steps (BacklogTrace::next()), whether or not there is a series.
 Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit, Sampler& sampler,
                 WorkTally& work, BacklogTrace& backlog) {
+  RELAYSIM_ASSERT(s.duration > Duration::zero(), "a run lasts some time");
   const Time end = Time{} + s.duration;
   const Time warm_at = Time{} + s.warmup;
   const Duration slice = std::max<Duration>(s.duration / 100, Duration{1});

@@ -50,13 +50,9 @@ enum class Ending : std::uint8_t {
   store_failure,  // the store failed in a way the run cannot go on from
 };
 inline constexpr auto kEndingNames = names<Ending>({
-    {Ending::finished, "finished"},
-    {Ending::drained, "drained"},
-    {Ending::event_limit, "event_limit"},
-    {Ending::interrupted, "interrupted"},
-    {Ending::out_of_memory, "out_of_memory"},
-    {Ending::store_failure, "store_failure"},
-});
+    {Ending::finished, "finished"}, {Ending::drained, "drained"}, {Ending::event_limit, "event_limit"},
+    {Ending::interrupted, "interrupted"}, {Ending::out_of_memory, "out_of_memory"},
+    {Ending::store_failure, "store_failure"}});
 constexpr std::string_view to_string(Ending e) { return kEndingNames[e]; }
 
 struct ExpectationResult {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model/core/assert.h"
 #include "sim/report/text.h"
 #include "sim/scenario/expect.h"
 
@@ -41,6 +42,7 @@ void print_backlog(std::ostream& out, const RunResult& r) {
 
 void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall) {
   const Scenario& s = r.scenario;
+  RELAYSIM_ASSERT(s.system != nullptr, "a result names its system");
   out << "relaysim run: " << s.name << "  (" << s.file << ")\n";
   out << "  system " << s.system->name() << "  seed " << s.seed << "  fingerprint " << hex(r.fingerprint) << "  store "
       << to_string(s.store) << "\n";
@@ -105,6 +107,7 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
 nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
   using nlohmann::json;
   const Scenario& s = r.scenario;
+  RELAYSIM_ASSERT(s.system != nullptr, "a result names its system");
   json j;
   j["scenario"] = s.name;
   j["file"] = s.file;

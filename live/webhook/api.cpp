@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/short_text.h"
 #include "model/store/store_error.h"
 #include "model/webhook/types.h"
@@ -26,6 +27,7 @@ namespace {
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
 
 Response ok(int status, const json& body) {
+  RELAYSIM_ASSERT(status >= 200 && status <= 599, "an answer has an HTTP status");
   Response r;
   r.status = status;
   r.body = dump(body);
@@ -105,6 +107,7 @@ bool is_json_media_type(std::string_view content_type) {
 }
 
 Response method_not_allowed(std::string_view allowed) {
+  RELAYSIM_ASSERT(!allowed.empty(), "a refused method names the one allowed");
   Response r = error_response(405, "this endpoint takes " + std::string(allowed));
   r.headers.emplace_back("Allow", std::string(allowed));
   return r;
@@ -233,6 +236,7 @@ Response Api::create(const Incoming& in) {
 }
 
 Response Api::show(RequestId id) {
+  RELAYSIM_ASSERT(id != 0, "request ids count from 1");
   const std::optional<model::RequestRow> row = store_.get(id);
   if (!row) return error_response(404, "no request " + std::to_string(id));
   json attempts = json::array();
@@ -273,6 +277,7 @@ Response Api::show(RequestId id) {
 }
 
 Response Api::replay(RequestId id) {
+  RELAYSIM_ASSERT(id != 0, "request ids count from 1");
   switch (ingest_.replay(id)) {
     case model::ReplayOutcome::replayed: return ok(202, json{{"id", id}, {"status", "pending"}});
     case model::ReplayOutcome::not_found: return error_response(404, "no request " + std::to_string(id));
@@ -307,6 +312,7 @@ Response Api::dead_letters(std::string_view query) {
       return error_response(400, "bad query '" + std::string(pair) + "': it takes after=ID and limit=1..1000");
     }
   }
+  RELAYSIM_ASSERT(limit >= 1 && limit <= 1000, "a page holds 1 to 1000 dead letters");
   json items = json::array();
   const std::vector<RequestId> ids = store_.with_status(model::Status::dead_lettered, after, limit);
   for (const RequestId id : ids) {

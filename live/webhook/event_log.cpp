@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "live/json_integer.h"
+#include "model/core/assert.h"
 
 namespace relaysim::live::webhook {
 
@@ -329,6 +330,7 @@ std::string LogChecker::check_completion(const LogRecord& r) {
   if (c->number != 0 && !c->finished) return "the completion of " + request + " comes before its attempt finished";
   if (r.at < c->at) return "the completion of " + request + " comes before its claim";
   if (r.status == model::Status::in_flight) return "a completion that leaves " + request + " in flight";
+  RELAYSIM_ASSERT(it != open_.end(), "a claim found is one of the open claims");
   std::vector<Claim>& claims = it->second;
   claims.erase(claims.begin() + (c - claims.data()));
   if (claims.empty()) open_.erase(it);
@@ -354,11 +356,13 @@ LogRecord record(LogKind kind, model::PodId pod, Time at) {
 EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod)
     : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)), pod_(pod) {
   if (fd_ < 0) throw std::invalid_argument("--events: cannot open " + path + ": " + std::strerror(errno));
+  RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
 }
 
 EventLogWriter::~EventLogWriter() { ::close(fd_); }
 
 void EventLogWriter::write(const LogRecord& r) {
+  RELAYSIM_ASSERT(fd_ >= 0, "the log is open");
   std::string line = write_record(r);
   line += '\n';
   // One write(2) per line, at once, appended: a process killed later loses nothing it logged, and

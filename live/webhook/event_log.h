@@ -31,18 +31,10 @@ enum class LogKind : std::uint8_t {
   started, stopped, ingested, claimed, attempt_started, attempt_finished, completed, notified, replayed, lookup, breaker
 };
 inline constexpr auto kLogKindNames = names<LogKind>({
-    {LogKind::started, "started"},
-    {LogKind::stopped, "stopped"},
-    {LogKind::ingested, "ingested"},
-    {LogKind::claimed, "claimed"},
-    {LogKind::attempt_started, "attempt_started"},
-    {LogKind::attempt_finished, "attempt_finished"},
-    {LogKind::completed, "completed"},
-    {LogKind::notified, "notified"},
-    {LogKind::replayed, "replayed"},
-    {LogKind::lookup, "lookup"},
-    {LogKind::breaker, "breaker"},
-});
+    {LogKind::started, "started"}, {LogKind::stopped, "stopped"}, {LogKind::ingested, "ingested"},
+    {LogKind::claimed, "claimed"}, {LogKind::attempt_started, "attempt_started"},
+    {LogKind::attempt_finished, "attempt_finished"}, {LogKind::completed, "completed"}, {LogKind::notified, "notified"},
+    {LogKind::replayed, "replayed"}, {LogKind::lookup, "lookup"}, {LogKind::breaker, "breaker"}});
 constexpr std::string_view to_string(LogKind k) { return kLogKindNames[k]; }
 inline constexpr int kLogKindCount = kLogKindNames.count;
 

@@ -171,6 +171,7 @@ std::vector<std::vector<Time>> places_in_time(const std::vector<std::vector<LogR
   std::vector<std::vector<Time>> keys(logs.size());
   // Places the records of log l up to and including `until`; `floor` holds for the last of them.
   auto place = [&](std::uint32_t l, std::uint64_t until, Time floor) {
+    RELAYSIM_ASSERT(l < logs.size() && until < logs[l].size(), "a record of a log");
     std::vector<Time>& k = keys[l];
     while (k.size() <= until) {
       const Time previous = k.empty() ? Time::min() : k.back();
@@ -451,6 +452,7 @@ void Merger::end_after(Walk& w, std::uint64_t last, bool killed) {
   if (!killed && w.claims.empty()) return;
   const std::uint32_t l = w.l;
   const std::vector<LogRecord>& log = logs[l];
+  RELAYSIM_ASSERT(last < log.size(), "a process ends after a record of its log");
   std::vector<Attempt>& attempts = stream.attempts;
   std::vector<LogRecord>& recovered = stream.recovered;
   stream.items.push_back({keys[l][last], l, last, 3, Item::What::crashed, static_cast<std::uint32_t>(last)});
@@ -479,6 +481,7 @@ void Merger::end_after(Walk& w, std::uint64_t last, bool killed) {
 // A lookup is logged when answered, judged when sent (the breaker's state then is what admitted
 // it): after the last record of this log made by then, and at its own time.
 void Merger::lookup(std::uint32_t l, std::uint64_t s) {
+  RELAYSIM_ASSERT(l < logs.size() && s < logs[l].size(), "a record of a log");
   const LogRecord& r = logs[l][s];
   const auto first_later = std::upper_bound(keys[l].begin(), keys[l].begin() + static_cast<std::ptrdiff_t>(s), r.sent_at);
   const auto before = static_cast<std::uint64_t>(std::max<std::ptrdiff_t>(first_later - keys[l].begin(), 1) - 1);
@@ -720,6 +723,7 @@ void Replay::record(const LogRecord& r) {
     case LogKind::notified: requests.on(model::TenantNotified{row, r.status, r.reason, r.at}); break;
     case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
     case LogKind::breaker:
+      RELAYSIM_ASSERT(r.pod < final_breakers.size(), "the checkers count pods up to the highest logged");
       breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
       final_breakers[r.pod] = r.to;
       ++out.breaker_changes;
@@ -738,6 +742,7 @@ void Replay::lookup(const LogRecord& r) {
 
 // To the checkers, a process that ends is a pod that dies.
 void Replay::ended(const LogRecord& r) {
+  RELAYSIM_ASSERT(r.pod < final_breakers.size(), "the checkers count pods up to the highest logged");
   const sim::ProcessCrashed crashed{r.pod, died_after(r)};
   requests.on(crashed);
   breakers.on(crashed);
@@ -757,6 +762,7 @@ void Replay::created(const Call& c, Time at) {
 }
 
 void Replay::sent(const Item& item) {
+  RELAYSIM_ASSERT(item.index < run.receipts.size(), "a receipt of the world's");
   const Receipt& rc = run.receipts[item.index];
   end = std::max(end, rc.at);
   sw::SendFate fate;

@@ -41,6 +41,7 @@ void PromHistogram::observe(double seconds) {
 }
 
 void PromHistogram::write(std::string& out, const std::string& name, const std::string& help) const {
+  RELAYSIM_ASSERT(counts_.size() == bounds_.size(), "a count for every bucket");
   head(out, name, "histogram", help);
   std::uint64_t cumulative = 0;
   for (std::size_t i = 0; i < bounds_.size(); ++i) {

@@ -3,11 +3,13 @@
 // the store's counts by status, read when scraped.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/webhook/events.h"
 #include "model/webhook/store.h"
 
@@ -18,7 +20,9 @@ namespace model = relaysim::webhook;
 // A Prometheus histogram with fixed bucket bounds (seconds).
 class PromHistogram {
  public:
-  explicit PromHistogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size(), 0) {}
+  explicit PromHistogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size(), 0) {
+    RELAYSIM_ASSERT(!bounds_.empty() && std::is_sorted(bounds_.begin(), bounds_.end()), "a histogram's bounds rise");
+  }
   void observe(double seconds);
   void write(std::string& out, const std::string& name, const std::string& help) const;
 

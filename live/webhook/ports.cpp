@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/webhook/types.h"
 
 namespace relaysim::live::webhook {
@@ -56,6 +57,7 @@ const model::SigningKey* DeliveryClient::key_for(std::string_view tenant) const 
 }
 
 void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
+  RELAYSIM_ASSERT(timeout > Duration::zero() && static_cast<bool>(done), "a delivery has a timeout and someone to answer");
   std::vector<OutgoingHeader> headers;
   headers.reserve(request.headers.size() + 2);
   for (const HttpHeader& h : request.headers) headers.push_back({h.name, h.value});
@@ -83,6 +85,7 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
 }
 
 void HttpDirectory::lookup(std::string_view cxid, Duration timeout, model::LookupCallback done) {
+  RELAYSIM_ASSERT(timeout > Duration::zero() && static_cast<bool>(done), "a lookup has a timeout and someone to answer");
   std::string url = base_ + "/v1/urls/";
   // The cxid goes into a path segment: everything but unreserved characters is percent-encoded.
   for (const char c : cxid) {

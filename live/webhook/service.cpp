@@ -4,6 +4,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "model/core/assert.h"
+
 namespace relaysim::live::webhook {
 
 namespace model = relaysim::webhook;
@@ -19,7 +21,9 @@ std::uint64_t fresh_seed() {
 DeliveryClient::TenantKeys tenant_keys(const ServeConfig& config) {
   DeliveryClient::TenantKeys keys;
   for (const ServeConfig::TenantSecret& t : config.tenant_secrets) {
-    keys.emplace(t.cxid, *signing_key(t.secret, "tenant_secrets"));
+    std::optional<model::SigningKey> key = signing_key(t.secret, "tenant_secrets");
+    RELAYSIM_ASSERT(key.has_value(), "a tenant's secret was checked as a key when the file was read");
+    keys.emplace(t.cxid, *key);
   }
   return keys;
 }
@@ -51,6 +55,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       api_(node_.ingest(), store_, [this] { return metrics_.text(); }),
       poll_timer_(io),
       drain_timer_(io) {
+  RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
   events_.attach(metrics_);
   events_.attach(not_sent_log_);
   if (!config.events.empty()) {
@@ -87,6 +92,7 @@ void Service::poll() {
 }
 
 void Service::handle(const Incoming& in, Respond respond) {
+  RELAYSIM_ASSERT(static_cast<bool>(respond), "a request has someone to answer it");
   const Time began = clock_.now();
   Response r = api_.handle(in);
   if (in.method == "POST" && in.target == "/v1/webhooks") metrics_.observe_ingest(clock_.now() - began);

@@ -61,6 +61,7 @@ WorldServer::WorldServer(boost::asio::io_context& io, const sim::Scenario& scena
       serviceb_(spec_.serviceb, cxids_, spec_.endpoint_count(), scenario.seed),
       endpoints_(spec_.endpoints, scenario.seed),
       key_(signing_key(options_.signing_secret, "--signing-secret")) {
+  RELAYSIM_ASSERT(cxids_ > 0, "a world has cxids");
   serviceb_.install(kernel_);
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(options_.listen, "--listen"),
                                          [this](const Incoming& in, Respond respond) { handle(in, std::move(respond)); });
@@ -82,11 +83,13 @@ WorldServer::~WorldServer() = default;
 
 Time WorldServer::world_now() {
   const Time now = kTimeZero + (clock_.now() - started_);
+  RELAYSIM_ASSERT(now >= kTimeZero, "the world's clock starts at zero and never goes back");
   kernel_.run_until(now);  // the URL changes due by now
   return now;
 }
 
 void WorldServer::later(Duration delay, Response response, Respond respond) {
+  RELAYSIM_ASSERT(static_cast<bool>(respond), "a request has someone to answer it");
   if (delay <= Duration::zero()) {
     respond(std::move(response));
     return;
@@ -115,6 +118,7 @@ void WorldServer::lookup(std::string_view cxid, Respond respond) {
   Response r;
   switch (a.status) {
     case sim::webhook::LookupStatus::found: {
+      RELAYSIM_ASSERT(c < cxids_, "a URL is found only for a cxid of the world");
       const std::string url = live_url(sim::webhook::ServiceB::url(c, serviceb_.endpoint_of(c), a.version).view(), base_);
       r.body = nlohmann::json{{"url", url}, {"version", a.version}}.dump() + "\n";
       break;
@@ -160,6 +164,7 @@ void WorldServer::deliver(const Incoming& in, std::string_view path, Respond res
   ++receipt_count_;
   if (receipts_.is_open()) {
     const std::uint32_t group = endpoints_.group_of(*endpoint);
+    RELAYSIM_ASSERT(group < spec_.endpoints.size(), "an endpoint's group is one of the scenario's");
     const Time wall = clock_.now();
     nlohmann::json line{{"at", to_seconds(wall)},
                         {"at_ns", to_ns(wall)},

@@ -20,13 +20,9 @@ namespace relaysim {
 enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address, bad_url };
 
 inline constexpr auto kNetErrorNames = names<NetError>({
-    {NetError::none, "none"},
-    {NetError::timeout, "timeout"},
-    {NetError::connect_error, "connect_error"},
-    {NetError::dns_error, "dns_error"},
-    {NetError::forbidden_address, "forbidden_address"},
-    {NetError::bad_url, "bad_url"},
-});
+    {NetError::none, "none"}, {NetError::timeout, "timeout"}, {NetError::connect_error, "connect_error"},
+    {NetError::dns_error, "dns_error"}, {NetError::forbidden_address, "forbidden_address"},
+    {NetError::bad_url, "bad_url"}});
 constexpr std::string_view to_string(NetError e) { return kNetErrorNames[e]; }
 inline constexpr int kNetErrorCount = kNetErrorNames.count;
 

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <utility>
 
+#include "model/core/assert.h"
+
 namespace relaysim {
 
 class InlineText {
@@ -34,7 +36,9 @@ class InlineText {
   template <class... Parts>
   void assign(const Parts&... parts) {
     release();
-    size_ = static_cast<std::uint32_t>((std::string_view(parts).size() + ... + 0));
+    const std::size_t total = (std::string_view(parts).size() + ... + 0);
+    RELAYSIM_ASSERT(total <= UINT32_MAX, "an InlineText holds at most 4 GiB");
+    size_ = static_cast<std::uint32_t>(total);
     char* p = size_ <= kInline ? local_ : (heap_ = new char[size_]);
     ((std::memcpy(p, std::string_view(parts).data(), std::string_view(parts).size()),
       p += std::string_view(parts).size()),

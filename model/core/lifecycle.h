@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/assert.h"
+
 namespace relaysim {
 
 template <class State>
@@ -47,6 +49,7 @@ struct LifecycleDiagram {
 // leaves is final.
 template <class State, std::size_t N, class NameOf>
 LifecycleDiagram diagram_of(std::string name, std::string title, const Move<State> (&table)[N], NameOf name_of) {
+  RELAYSIM_ASSERT(!name.empty(), "a diagram is drawn in a file it names");
   LifecycleDiagram d{std::move(name), std::move(title), {}, {}};
   for (const Move<State>& m : table) d.edges.push_back({m.from ? std::string(name_of(*m.from)) : std::string(), std::string(name_of(m.to)), std::string(m.on)});
   for (const Move<State>& m : table) {

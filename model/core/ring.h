@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "model/core/assert.h"
+
 namespace relaysim {
 
 template <class T>
@@ -19,16 +21,29 @@ class Ring {
   // i counts from the oldest element.
   T& operator[](std::size_t i) { return items_[(head_ + i) & mask_]; }
   const T& operator[](std::size_t i) const { return items_[(head_ + i) & mask_]; }
-  T& front() { return items_[head_]; }
-  const T& front() const { return items_[head_]; }
-  T& back() { return (*this)[count_ - 1]; }
-  const T& back() const { return (*this)[count_ - 1]; }
+  T& front() {
+    RELAYSIM_ASSERT(count_ > 0, "an empty ring has no front");
+    return items_[head_];
+  }
+  const T& front() const {
+    RELAYSIM_ASSERT(count_ > 0, "an empty ring has no front");
+    return items_[head_];
+  }
+  T& back() {
+    RELAYSIM_ASSERT(count_ > 0, "an empty ring has no back");
+    return (*this)[count_ - 1];
+  }
+  const T& back() const {
+    RELAYSIM_ASSERT(count_ > 0, "an empty ring has no back");
+    return (*this)[count_ - 1];
+  }
 
   void push_back(const T& v) {
     if (count_ == items_.size()) grow();
     (*this)[count_++] = v;
   }
   void pop_front() {
+    RELAYSIM_ASSERT(count_ > 0, "nothing to pop from an empty ring");
     head_ = (head_ + 1) & mask_;
     --count_;
   }

@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "model/core/assert.h"
+
 namespace relaysim {
 
 // StableVector: the part of std::vector a SlotPool uses, in chunks of 2^ChunkBits elements that are
@@ -44,7 +46,10 @@ class SlotPool {
     items_.emplace_back();
     return static_cast<std::uint32_t>(items_.size() - 1);
   }
-  void release(std::uint32_t i) { free_.push_back(i); }
+  void release(std::uint32_t i) {
+    RELAYSIM_ASSERT(i < items_.size(), "a released slot is one of the pool's");
+    free_.push_back(i);
+  }
   T& operator[](std::uint32_t i) { return items_[i]; }
   const T& operator[](std::uint32_t i) const { return items_[i]; }
   std::size_t size() const { return items_.size(); }

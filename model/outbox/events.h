@@ -50,11 +50,8 @@ struct LeadershipChanged {
 
 enum class LeaderWrite : std::uint8_t { fence, scan, mark, rescue };
 inline constexpr auto kLeaderWriteNames = names<LeaderWrite>({
-    {LeaderWrite::fence, "fence"},
-    {LeaderWrite::scan, "scan"},
-    {LeaderWrite::mark, "mark"},
-    {LeaderWrite::rescue, "rescue"},
-});
+    {LeaderWrite::fence, "fence"}, {LeaderWrite::scan, "scan"}, {LeaderWrite::mark, "mark"},
+    {LeaderWrite::rescue, "rescue"}});
 constexpr std::string_view to_string(LeaderWrite w) { return kLeaderWriteNames[w]; }
 inline constexpr int kLeaderWriteCount = kLeaderWriteNames.count;
 

@@ -53,6 +53,7 @@ void MemoryEffectStore::begin() {
 }
 
 bool MemoryEffectStore::insert_inbox(std::string_view, MessageRef m) {
+  RELAYSIM_ASSERT(open_, "an inbox row is written inside a transaction");
   if (in_inbox(kTopic, m)) return false;
   for (std::uint64_t s : staged_inbox_) {
     if (s == m.packed()) return false;
@@ -70,7 +71,10 @@ std::uint32_t& MemoryEffectStore::row(MessageRef m) {
 
 bool MemoryEffectStore::in_inbox(std::string_view, MessageRef m) { return (row(m) & 1U) != 0; }
 
-void MemoryEffectStore::apply(const Effect& e) { staged_effects_.push_back(e.message.packed()); }
+void MemoryEffectStore::apply(const Effect& e) {
+  RELAYSIM_ASSERT(open_, "an effect is applied inside a transaction");
+  staged_effects_.push_back(e.message.packed());
+}
 
 void MemoryEffectStore::commit() {
   RELAYSIM_ASSERT(open_, "commit needs an open transaction");
@@ -121,6 +125,7 @@ void SqliteEffectStore::begin() {
 }
 
 bool SqliteEffectStore::insert_inbox(std::string_view topic, MessageRef m) {
+  RELAYSIM_ASSERT(tx_, "an inbox row is written inside a transaction");
   Db::Statement& s = db_.prepared(insert_inbox_, "INSERT OR IGNORE INTO inbox_message (topic, message) VALUES (?1, ?2)");
   s.bind(1, topic).bind(2, m.packed()).run();
   db_.wrote();
@@ -135,6 +140,7 @@ bool SqliteEffectStore::in_inbox(std::string_view topic, MessageRef m) {
 }
 
 void SqliteEffectStore::apply(const Effect& e) {
+  RELAYSIM_ASSERT(tx_, "an effect is applied inside a transaction");
   Db::Statement& s = db_.prepared(apply_, "INSERT INTO effect (message, key, version, attempt, at) VALUES (?1, ?2, ?3, ?4, ?5)");
   s.bind(1, e.message.packed()).bind(2, e.key).bind(3, e.version).bind(4, std::uint32_t{e.attempt}).bind(5, e.at).run();
   db_.wrote();

@@ -60,10 +60,7 @@ enum class Applied : std::uint8_t {
   died,       // the handler died before it finished (what is committed depends on the code)
 };
 inline constexpr auto kAppliedNames = names<Applied>({
-    {Applied::applied, "applied"},
-    {Applied::duplicate, "duplicate"},
-    {Applied::died, "died"},
-});
+    {Applied::applied, "applied"}, {Applied::duplicate, "duplicate"}, {Applied::died, "died"}});
 constexpr std::string_view to_string(Applied a) { return kAppliedNames[a]; }
 
 // The topic the relay's records go to: the inbox's first key column.

@@ -23,6 +23,7 @@ std::uint64_t MemoryStore::write_entity(EntityKey key) {
 
 RowId MemoryStore::add(const NewMessage& n) {
   RELAYSIM_ASSERT(open_, "a message is added inside a business operation");
+  RELAYSIM_ASSERT(n.version >= 1, "a message carries its entity's version, as write_entity returned it");
   Message m;
   m.id = next_id_ + staged_.size();
   m.type = n.type;
@@ -98,6 +99,7 @@ bool MemoryStore::first_of_key(const Row& r) const {
 
 bool MemoryStore::scan(const Scan& s, std::vector<Message>& out) {
   RELAYSIM_ASSERT(!open_, "no scan inside a business operation");
+  RELAYSIM_ASSERT(!s.mark || s.processing_timeout > Duration::zero(), "a processing timeout is longer than zero");
   out.clear();
   if (!fenced(s.token)) return false;
   return_scanned();
@@ -145,6 +147,7 @@ void MemoryStore::to_processing(Row& r, FenceToken token, Time now, Duration pro
 std::optional<std::uint32_t> MemoryStore::mark(FenceToken token, Time now, Duration processing_timeout,
                                                std::span<const Message> messages, std::vector<Message>& out) {
   RELAYSIM_ASSERT(!open_, "no mark inside a business operation");
+  RELAYSIM_ASSERT(processing_timeout > Duration::zero(), "a processing timeout is longer than zero");
   out.clear();
   if (!fenced(token)) return std::nullopt;
   std::uint32_t changed = 0;
@@ -160,6 +163,7 @@ std::optional<std::uint32_t> MemoryStore::mark(FenceToken token, Time now, Durat
 }
 
 void MemoryStore::finished(Row& r) {
+  RELAYSIM_ASSERT(is_final(r.m.status), "only a final message hands its key's turn on");
   processing_.remove(static_cast<std::uint32_t>(r.m.id - 1));
   pending_.remove(static_cast<std::uint32_t>(r.m.id - 1));
   const auto it = keys_.find(r.m.key);

@@ -47,6 +47,7 @@ OperationResult Node::operate(const OperationRequest& request) {
     result.outcome = OperationOutcome::unavailable;
     return result;
   }
+  RELAYSIM_ASSERT(result.first != 0 && result.version >= 1, "an operation wrote its entity and its messages");
   ports_.events.emit(OperationDone{pod_, result.shard, request.key, result.version, result.first, request.types,
                                    result.outcome == OperationOutcome::committed, now});
   return result;

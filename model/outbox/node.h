@@ -32,10 +32,8 @@ struct OperationRequest {
 
 enum class OperationOutcome : std::uint8_t { committed, rolled_back, unavailable };
 inline constexpr auto kOperationOutcomeNames = names<OperationOutcome>({
-    {OperationOutcome::committed, "committed"},
-    {OperationOutcome::rolled_back, "rolled_back"},
-    {OperationOutcome::unavailable, "unavailable"},
-});
+    {OperationOutcome::committed, "committed"}, {OperationOutcome::rolled_back, "rolled_back"},
+    {OperationOutcome::unavailable, "unavailable"}});
 constexpr std::string_view to_string(OperationOutcome o) { return kOperationOutcomeNames[o]; }
 
 struct OperationResult {

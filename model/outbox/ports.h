@@ -26,10 +26,7 @@ enum class Produced : std::uint8_t {
   timeout,      // no answer in time: it may or may not be written
 };
 inline constexpr auto kProducedNames = names<Produced>({
-    {Produced::ok, "ok"},
-    {Produced::unavailable, "unavailable"},
-    {Produced::timeout, "timeout"},
-});
+    {Produced::ok, "ok"}, {Produced::unavailable, "unavailable"}, {Produced::timeout, "timeout"}});
 constexpr std::string_view to_string(Produced p) { return kProducedNames[p]; }
 
 // A record as a consumer receives it.
@@ -84,11 +81,8 @@ enum class Handled : std::uint8_t {
   timeout,   // no answer in time: it may or may not be applied
 };
 inline constexpr auto kHandledNames = names<Handled>({
-    {Handled::done, "done"},
-    {Handled::failed, "failed"},
-    {Handled::rejected, "rejected"},
-    {Handled::timeout, "timeout"},
-});
+    {Handled::done, "done"}, {Handled::failed, "failed"}, {Handled::rejected, "rejected"},
+    {Handled::timeout, "timeout"}});
 constexpr std::string_view to_string(Handled h) { return kHandledNames[h]; }
 inline constexpr int kHandledCount = kHandledNames.count;
 

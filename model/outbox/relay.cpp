@@ -74,6 +74,7 @@ void Relay::campaign(ShardId s) {
 void Relay::granted(ShardId s, Time asked_at, const LeaseGrant& g) {
   Shard& sh = shards_[s];
   const Time now = ports_.clock.now();
+  RELAYSIM_ASSERT(!g.granted || g.token != 0, "a grant carries a fencing token (0 means none)");
   // The lease counts from when it was asked for: the coordinator may have granted it any time
   // after that.
   const Time until = (planted(mutant::lease_counted_from_answer) ? now : asked_at) + config_.lease;
@@ -204,6 +205,7 @@ void Relay::cycle(ShardId s) {
 
 void Relay::publish(ShardId s, std::uint32_t group) {
   Shard& sh = shards_[s];
+  RELAYSIM_ASSERT(group < sh.groups.size(), "a group of the shard's cycle");
   const Group& g = sh.groups[group];
   ports_.log.produce(g.producer, g.partition, std::span<const Record>(sh.records).subspan(g.begin, g.end - g.begin),
                      g.first_sequence, config_.publish_timeout,
@@ -212,6 +214,7 @@ void Relay::publish(ShardId s, std::uint32_t group) {
 
 void Relay::published(ShardId s, std::uint32_t group, Produced outcome) {
   Shard& sh = shards_[s];
+  RELAYSIM_ASSERT(sh.cycling && group < sh.groups.size(), "an answer for a group of the cycle in progress");
   Group& g = sh.groups[group];
   ports_.events.emit(Published{pod_, s, g.producer, g.partition, g.first_sequence,
                                std::span<const Record>(sh.records).subspan(g.begin, g.end - g.begin), outcome, g.tries,
@@ -229,6 +232,7 @@ void Relay::published(ShardId s, std::uint32_t group, Produced outcome) {
 void Relay::cycle_done(ShardId s) {
   Shard& sh = shards_[s];
   const Time now = ports_.clock.now();
+  RELAYSIM_ASSERT(sh.cycling && sh.outstanding == 0, "a cycle ends once, when all its publishes are answered");
   sh.cycling = false;
   if (config_.order == PublishOrder::publish_then_mark) {
     // Mark what was certainly published. (The leader does not ask again whether it still leads:
@@ -292,6 +296,7 @@ void Relay::rescue(ShardId s) {
 
 void Relay::publish_now(std::span<const Record> records) {
   for (const Record& r : records) {
+    RELAYSIM_ASSERT(r.shard < shards_.size(), "a record of one of this relay's shards");
     const std::uint32_t p = ports_.log.partition_of(r.key);
     const ProducerId session = producer(r.shard);
     const std::uint64_t seq = shards_[r.shard].next_sequence[p]++;

@@ -139,6 +139,7 @@ std::uint64_t SqliteStore::write_entity(EntityKey key) {
 
 RowId SqliteStore::add(const NewMessage& n) {
   RELAYSIM_ASSERT(op_, "a message is added inside a business operation");
+  RELAYSIM_ASSERT(n.version >= 1, "a message carries its entity's version, as write_entity returned it");
   // The id is the rowid SQLite picks — one more than the largest — so ids start at 1 and a
   // rolled-back operation's ids are handed out again, as the contract allows.
   Statement& q = db_.prepared(insert_,
@@ -218,6 +219,7 @@ std::optional<std::uint32_t> SqliteStore::fenced_write(FenceToken token, std::ve
 
 bool SqliteStore::scan(const Scan& s, std::vector<Message>& out) {
   RELAYSIM_ASSERT(!op_, "no scan inside a business operation");
+  RELAYSIM_ASSERT(!s.mark || s.processing_timeout > Duration::zero(), "a processing timeout is longer than zero");
   return fenced_write(s.token, out, [&] {
     const bool per_key = s.ordering == Ordering::per_key;
     Statement& q = per_key ? db_.prepared(scan_per_key_, select_due(true))
@@ -239,6 +241,7 @@ bool SqliteStore::scan(const Scan& s, std::vector<Message>& out) {
 std::optional<std::uint32_t> SqliteStore::mark(FenceToken token, Time now, Duration processing_timeout,
                                                std::span<const Message> messages, std::vector<Message>& out) {
   RELAYSIM_ASSERT(!op_, "no mark inside a business operation");
+  RELAYSIM_ASSERT(processing_timeout > Duration::zero(), "a processing timeout is longer than zero");
   return fenced_write(token, out, [&] {
     // Each row is read before it is written, so `out` holds the rows as they are now without an
     // UPDATE ... RETURNING; only a row still pending at the attempt it was read with is marked.

@@ -63,10 +63,7 @@ struct Scan {
 
 enum class Relock : std::uint8_t { locked, not_yet, gone };
 inline constexpr auto kRelockNames = names<Relock>({
-    {Relock::locked, "locked"},
-    {Relock::not_yet, "not_yet"},
-    {Relock::gone, "gone"},
-});
+    {Relock::locked, "locked"}, {Relock::not_yet, "not_yet"}, {Relock::gone, "gone"}});
 constexpr std::string_view to_string(Relock r) { return kRelockNames[r]; }
 
 // How a consumer finishes a message it handled.

@@ -1,5 +1,6 @@
 #include "model/outbox/types.h"
 
+#include "model/core/assert.h"
 #include "model/core/random.h"
 #include "model/outbox/events.h"
 #include "model/outbox/ports.h"
@@ -8,7 +9,9 @@
 namespace relaysim::outbox {
 
 std::uint32_t Log::partition_of(EntityKey key) const {
-  return static_cast<std::uint32_t>(mix64(key ^ 0x706172746974ULL) % partitions());
+  const std::uint32_t n = partitions();
+  RELAYSIM_ASSERT(n > 0, "a log has at least one partition");
+  return static_cast<std::uint32_t>(mix64(key ^ 0x706172746974ULL) % n);
 }
 
 }  // namespace relaysim::outbox

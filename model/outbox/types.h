@@ -50,11 +50,8 @@ struct MessageRef {
 enum class Status : std::uint8_t { pending, processing, handled, failed };
 constexpr bool is_final(Status s) { return s >= Status::handled; }
 inline constexpr auto kStatusNames = names<Status>({
-    {Status::pending, "pending"},
-    {Status::processing, "processing"},
-    {Status::handled, "handled"},
-    {Status::failed, "failed"},
-});
+    {Status::pending, "pending"}, {Status::processing, "processing"}, {Status::handled, "handled"},
+    {Status::failed, "failed"}});
 constexpr std::string_view to_string(Status s) { return kStatusNames[s]; }
 inline constexpr int kStatusCount = kStatusNames.count;
 
@@ -75,10 +72,7 @@ enum class Reason : std::uint8_t {
   exhausted,  // its attempts ran out
 };
 inline constexpr auto kReasonNames = names<Reason>({
-    {Reason::none, "none"},
-    {Reason::rejected, "rejected"},
-    {Reason::exhausted, "exhausted"},
-});
+    {Reason::none, "none"}, {Reason::rejected, "rejected"}, {Reason::exhausted, "exhausted"}});
 constexpr std::string_view to_string(Reason r) { return kReasonNames[r]; }
 inline constexpr int kReasonCount = kReasonNames.count;
 
@@ -116,9 +110,7 @@ struct Record {
 // what each order risks).
 enum class PublishOrder : std::uint8_t { publish_then_mark, mark_then_publish };
 inline constexpr auto kPublishOrderNames = names<PublishOrder>({
-    {PublishOrder::publish_then_mark, "publish_then_mark"},
-    {PublishOrder::mark_then_publish, "mark_then_publish"},
-});
+    {PublishOrder::publish_then_mark, "publish_then_mark"}, {PublishOrder::mark_then_publish, "mark_then_publish"}});
 constexpr std::string_view to_string(PublishOrder o) { return kPublishOrderNames[o]; }
 
 // What a configuration promises about one entity's messages.

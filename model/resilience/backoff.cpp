@@ -39,6 +39,7 @@ Duration next_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous, 
 }
 
 Duration min_delay(const BackoffPolicy& p, std::uint32_t n) {
+  RELAYSIM_ASSERT(n >= 1, "retries are numbered from 1");
   switch (p.jitter) {
     case Jitter::none: return base_delay(p, n);
     case Jitter::full: return Duration::zero();
@@ -49,6 +50,7 @@ Duration min_delay(const BackoffPolicy& p, std::uint32_t n) {
 }
 
 Duration max_delay(const BackoffPolicy& p, std::uint32_t n, Duration previous) {
+  RELAYSIM_ASSERT(n >= 1, "retries are numbered from 1");
   if (p.jitter != Jitter::decorrelated) return base_delay(p, n);
   const Duration prev = previous > Duration::zero() ? previous : p.initial;
   return std::min(std::max(p.initial, scale(prev, 3.0)), p.max_interval);

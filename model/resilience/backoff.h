@@ -32,16 +32,10 @@ enum class BackoffKind : std::uint8_t { exponential, fixed };
 enum class Jitter : std::uint8_t { none, full, equal, decorrelated };
 
 inline constexpr auto kBackoffKindNames = names<BackoffKind>({
-    {BackoffKind::exponential, "exponential"},
-    {BackoffKind::fixed, "fixed"},
-});
+    {BackoffKind::exponential, "exponential"}, {BackoffKind::fixed, "fixed"}});
 constexpr std::string_view to_string(BackoffKind k) { return kBackoffKindNames[k]; }
 inline constexpr auto kJitterNames = names<Jitter>({
-    {Jitter::none, "none"},
-    {Jitter::full, "full"},
-    {Jitter::equal, "equal"},
-    {Jitter::decorrelated, "decorrelated"},
-});
+    {Jitter::none, "none"}, {Jitter::full, "full"}, {Jitter::equal, "equal"}, {Jitter::decorrelated, "decorrelated"}});
 constexpr std::string_view to_string(Jitter j) { return kJitterNames[j]; }
 
 struct BackoffPolicy {

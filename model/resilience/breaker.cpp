@@ -14,6 +14,7 @@ CircuitBreaker::CircuitBreaker(const BreakerConfig& config, OnChange on_change)
   RELAYSIM_ASSERT(BreakerConfig::kWindow.holds(config.window), "breaker window within its bounds");
   RELAYSIM_ASSERT(BreakerConfig::kHalfOpenProbes.holds(config.half_open_probes), "half-open needs at least one probe");
   RELAYSIM_ASSERT(BreakerConfig::kFailureRate.holds(config.failure_rate), "failure rate in (0, 1]");
+  RELAYSIM_ASSERT(BreakerConfig::kOpenFor.holds(config.open_for), "an open breaker stays open for longer than zero");
 }
 
 Permit CircuitBreaker::acquire(Time now) {
@@ -43,6 +44,7 @@ void CircuitBreaker::release(const Permit& permit) {
 
 void CircuitBreaker::record(const Permit& permit, bool success, Time now) {
   RELAYSIM_ASSERT(permit.admitted, "only admitted calls have results");
+  RELAYSIM_ASSERT(permit.generation <= generation_, "a permit comes from this breaker");
   // A late result from an older generation changes nothing.
   if (permit.generation != generation_ && !(planted(mutant::breaker_counts_stale_results) && state_ == BreakerState::closed)) {
     return;

@@ -45,10 +45,7 @@ void validate(const BreakerConfig& c, const std::string& key, std::vector<Config
 
 enum class BreakerState : std::uint8_t { closed, open, half_open };
 inline constexpr auto kBreakerStateNames = names<BreakerState>({
-    {BreakerState::closed, "closed"},
-    {BreakerState::open, "open"},
-    {BreakerState::half_open, "half_open"},
-});
+    {BreakerState::closed, "closed"}, {BreakerState::open, "open"}, {BreakerState::half_open, "half_open"}});
 constexpr std::string_view to_string(BreakerState s) { return kBreakerStateNames[s]; }
 
 // The breaker's lifecycle (model/core/lifecycle.h): every move transition() makes is one of these.

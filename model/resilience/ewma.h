@@ -49,6 +49,7 @@ class PeakEwma {
   }
 
   void observe(Time now, Duration rtt) {
+    RELAYSIM_ASSERT(rtt >= Duration::zero(), "a response time is not negative");
     const double sample = static_cast<double>(to_ns(rtt));
     if (!seen_ || sample > estimate_ns_) {
       estimate_ns_ = sample;

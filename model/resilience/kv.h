@@ -25,10 +25,7 @@ namespace relaysim {
 
 enum class KvStatus : std::uint8_t { ok, unavailable, timeout };
 inline constexpr auto kKvStatusNames = names<KvStatus>({
-    {KvStatus::ok, "ok"},
-    {KvStatus::unavailable, "unavailable"},
-    {KvStatus::timeout, "timeout"},
-});
+    {KvStatus::ok, "ok"}, {KvStatus::unavailable, "unavailable"}, {KvStatus::timeout, "timeout"}});
 constexpr std::string_view to_string(KvStatus s) { return kKvStatusNames[s]; }
 
 // take: admit and record if the limit allows (Limiter::take). peek: what take would say, recording
@@ -36,10 +33,7 @@ constexpr std::string_view to_string(KvStatus s) { return kKvStatusNames[s]; }
 // calls does this (the non-atomic pattern real gateways shipped).
 enum class LimitOp : std::uint8_t { take, peek, force };
 inline constexpr auto kLimitOpNames = names<LimitOp>({
-    {LimitOp::take, "take"},
-    {LimitOp::peek, "peek"},
-    {LimitOp::force, "force"},
-});
+    {LimitOp::take, "take"}, {LimitOp::peek, "peek"}, {LimitOp::force, "force"}});
 constexpr std::string_view to_string(LimitOp op) { return kLimitOpNames[op]; }
 
 struct KvLimitAnswer {

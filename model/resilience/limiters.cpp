@@ -28,6 +28,7 @@ bool valid(const LimiterSpec& spec) {
 
 std::uint64_t LimiterSpec::bound(Duration span) const {
   RELAYSIM_ASSERT(span >= Duration::zero(), "a span is not negative");
+  RELAYSIM_ASSERT(window > Duration::zero(), "the window is longer than zero");
   const auto windows = static_cast<std::uint64_t>(to_ns(span) / to_ns(window));
   switch (algorithm) {
     case LimiterAlgorithm::sliding_log: return limit * (windows + 1);
@@ -219,6 +220,7 @@ LimitDecision Limiter::peek(Time now, std::uint32_t cost) {
 }
 
 void Limiter::force(Time now, std::uint32_t cost, std::uint64_t member) {
+  RELAYSIM_ASSERT(cost >= 1, "a call costs at least one");
   advance(now);
   record(now, cost, member);
 }

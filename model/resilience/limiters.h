@@ -39,11 +39,8 @@ namespace relaysim {
 
 enum class LimiterAlgorithm : std::uint8_t { sliding_log, sliding_counter, token_bucket, gcra };
 inline constexpr auto kLimiterAlgorithmNames = names<LimiterAlgorithm>({
-    {LimiterAlgorithm::sliding_log, "sliding_log"},
-    {LimiterAlgorithm::sliding_counter, "sliding_counter"},
-    {LimiterAlgorithm::token_bucket, "token_bucket"},
-    {LimiterAlgorithm::gcra, "gcra"},
-});
+    {LimiterAlgorithm::sliding_log, "sliding_log"}, {LimiterAlgorithm::sliding_counter, "sliding_counter"},
+    {LimiterAlgorithm::token_bucket, "token_bucket"}, {LimiterAlgorithm::gcra, "gcra"}});
 constexpr std::string_view to_string(LimiterAlgorithm a) { return kLimiterAlgorithmNames[a]; }
 
 struct LimiterSpec {

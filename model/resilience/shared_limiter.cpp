@@ -17,6 +17,7 @@ SharedLimiter::SharedLimiter(std::string key, const SharedLimitConfig& config, K
       local_(config.spec.share(config.pods)),
       spacing_(config.spec.window * config.pods / config.spec.limit) {
   RELAYSIM_ASSERT(config.pods >= 1, "a limit is shared among at least one pod");
+  RELAYSIM_ASSERT(!key_.empty(), "a shared limit has a key in the store");
   RELAYSIM_ASSERT(SharedLimitConfig::kTimeout.holds(config.timeout), "store calls have a timeout");
 }
 
@@ -28,6 +29,7 @@ Duration SharedLimiter::turn(Time now, Duration earliest) {
 }
 
 void SharedLimiter::take(std::uint32_t cost, std::uint64_t member, Callback done) {
+  RELAYSIM_ASSERT(cost >= 1, "a call costs at least one");
   const Time now = clock_.now();
   if (now < closed_until_ && cost >= closed_cost_) {
     done(SharedDecision{false, turn(now, closed_until_ - now), LimitVia::store, KvStatus::ok, true});
@@ -51,6 +53,7 @@ void SharedLimiter::take(std::uint32_t cost, std::uint64_t member, Callback done
 }
 
 void SharedLimiter::checked(std::uint32_t slot, const KvLimitAnswer& a) {
+  RELAYSIM_ASSERT(slot < pending_.size(), "an answer for a call this limiter sent");
   if (a.status != KvStatus::ok || !a.decision.admitted) {
     answered(slot, a);
     return;
@@ -61,6 +64,7 @@ void SharedLimiter::checked(std::uint32_t slot, const KvLimitAnswer& a) {
 }
 
 void SharedLimiter::answered(std::uint32_t slot, const KvLimitAnswer& a) {
+  RELAYSIM_ASSERT(slot < pending_.size(), "an answer for a call this limiter sent");
   Pending p = std::move(pending_[slot]);
   pending_.release(slot);
   breaker_.record(p.permit, a.status == KvStatus::ok, clock_.now());

@@ -42,10 +42,7 @@ namespace relaysim {
 
 enum class StoreDownPolicy : std::uint8_t { allow, deny, local };
 inline constexpr auto kStoreDownPolicyNames = names<StoreDownPolicy>({
-    {StoreDownPolicy::allow, "allow"},
-    {StoreDownPolicy::deny, "deny"},
-    {StoreDownPolicy::local, "local"},
-});
+    {StoreDownPolicy::allow, "allow"}, {StoreDownPolicy::deny, "deny"}, {StoreDownPolicy::local, "local"}});
 constexpr std::string_view to_string(StoreDownPolicy p) { return kStoreDownPolicyNames[p]; }
 
 struct SharedLimitConfig {
@@ -66,11 +63,7 @@ void validate(const SharedLimitConfig& c, const std::string& key, std::vector<Co
 // How a decision was made.
 enum class LimitVia : std::uint8_t { store, local, allow, deny };
 inline constexpr auto kLimitViaNames = names<LimitVia>({
-    {LimitVia::store, "store"},
-    {LimitVia::local, "local"},
-    {LimitVia::allow, "allow"},
-    {LimitVia::deny, "deny"},
-});
+    {LimitVia::store, "store"}, {LimitVia::local, "local"}, {LimitVia::allow, "allow"}, {LimitVia::deny, "deny"}});
 constexpr std::string_view to_string(LimitVia v) { return kLimitViaNames[v]; }
 
 struct SharedDecision {

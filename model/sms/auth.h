@@ -44,14 +44,9 @@ struct TokenClaims {
 
 enum class AuthFault : std::uint8_t { none, malformed, bad_signature, wrong_alg, expired, foreign_resource, revoked };
 inline constexpr auto kAuthFaultNames = names<AuthFault>({
-    {AuthFault::none, "none"},
-    {AuthFault::malformed, "malformed"},
-    {AuthFault::bad_signature, "bad_signature"},
-    {AuthFault::wrong_alg, "wrong_alg"},
-    {AuthFault::expired, "expired"},
-    {AuthFault::foreign_resource, "foreign_resource"},
-    {AuthFault::revoked, "revoked"},
-});
+    {AuthFault::none, "none"}, {AuthFault::malformed, "malformed"}, {AuthFault::bad_signature, "bad_signature"},
+    {AuthFault::wrong_alg, "wrong_alg"}, {AuthFault::expired, "expired"},
+    {AuthFault::foreign_resource, "foreign_resource"}, {AuthFault::revoked, "revoked"}});
 constexpr std::string_view to_string(AuthFault f) { return kAuthFaultNames[f]; }
 inline constexpr int kAuthFaultCount = kAuthFaultNames.count;
 

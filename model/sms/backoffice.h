@@ -37,10 +37,7 @@ struct Application {
 
 enum class AdminOutcome : std::uint8_t { done, not_found, wrong_state };
 inline constexpr auto kAdminOutcomeNames = names<AdminOutcome>({
-    {AdminOutcome::done, "done"},
-    {AdminOutcome::not_found, "not_found"},
-    {AdminOutcome::wrong_state, "wrong_state"},
-});
+    {AdminOutcome::done, "done"}, {AdminOutcome::not_found, "not_found"}, {AdminOutcome::wrong_state, "wrong_state"}});
 constexpr std::string_view to_string(AdminOutcome o) { return kAdminOutcomeNames[o]; }
 
 struct MessageStatus {

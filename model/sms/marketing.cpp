@@ -1,8 +1,12 @@
 #include "model/sms/marketing.h"
 
+#include "model/core/assert.h"
+
 namespace relaysim::sms {
 
 Time quiet_until(Time now, std::int32_t utc_offset, const QuietHours& quiet) {
+  RELAYSIM_ASSERT(quiet.from >= 0 && quiet.from < kMinutesPerDay && quiet.to >= 0 && quiet.to < kMinutesPerDay,
+                  "quiet hours are times of day");
   if (quiet.from == quiet.to) return now;
   using std::chrono::minutes;
   const Duration day = minutes(kMinutesPerDay);

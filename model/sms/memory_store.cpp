@@ -59,6 +59,7 @@ void MemoryStore::copy_out(const Row& r, MessageRow& out) const {
 }
 
 void MemoryStore::charge(BusinessId business, std::uint32_t period, std::int64_t units) {
+  RELAYSIM_ASSERT(units != 0, "a charge or a refund moves at least one unit");
   std::uint64_t& used = used_[ledger_key(business, period)];
   if (units >= 0) {
     used += static_cast<std::uint64_t>(units);
@@ -99,6 +100,7 @@ void MemoryStore::move(std::uint32_t slot, Status status, Reason reason, Time at
 
 AcceptResult MemoryStore::accept(const AcceptRequest& req) {
   RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
+  RELAYSIM_ASSERT(req.claim_for == 0 || req.lease > Duration::zero(), "a claim at accept has a lease longer than zero");
   // The row is read in place: a copy would allocate its name on every send.
   const auto b = businesses_.find(req.business);
   const BusinessRow* biz = b == businesses_.end() ? nullptr : &b->second;
@@ -157,6 +159,8 @@ AcceptResult MemoryStore::accept(const AcceptRequest& req) {
 }
 
 std::optional<Status> MemoryStore::claim_due(Time now, PodId pod, Duration lease, MessageRow& out) {
+  RELAYSIM_ASSERT(pod != 0, "a claim is held by a pod (0 means none)");
+  RELAYSIM_ASSERT(lease > Duration::zero(), "a claim's lease is longer than zero");
   const DueOrder::Entry* first = due_.front();
   if (first == nullptr || first->at > now) return std::nullopt;
   const std::uint32_t slot = first->slot;
@@ -212,7 +216,10 @@ std::optional<Time> MemoryStore::next_due() {
   return first->at;
 }
 
-void MemoryStore::put_business(const BusinessRow& row) { businesses_[row.id] = row; }
+void MemoryStore::put_business(const BusinessRow& row) {
+  RELAYSIM_ASSERT(row.id != 0, "business ids count from 1");
+  businesses_[row.id] = row;
+}
 
 std::optional<BusinessRow> MemoryStore::business(BusinessId id) {
   const auto it = businesses_.find(id);
@@ -294,6 +301,8 @@ CampaignStart MemoryStore::start_campaign(const NewCampaign& c) {
 }
 
 bool MemoryStore::claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) {
+  RELAYSIM_ASSERT(pod != 0, "a campaign is claimed by a pod (0 means none)");
+  RELAYSIM_ASSERT(lease > Duration::zero(), "a campaign's claim lasts longer than zero");
   for (CampaignRow& row : campaigns_) {
     if (row.state != CampaignState::expanding || row.due_at > now) continue;
     row.claim_token = next_token_++;
@@ -333,6 +342,8 @@ std::optional<CampaignRow> MemoryStore::campaign(CampaignId id) {
 
 bool MemoryStore::take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) {
   if (cap.count == 0) return true;
+  RELAYSIM_ASSERT(cap.per > Duration::zero(), "a frequency cap's window is longer than zero");
+  RELAYSIM_ASSERT(id != 0, "a place in the cap is held by a message");
   std::uint32_t& head = cap_heads_.try_emplace(recipient, kNone).first->second;
   // Newest first: drop the tail that fell out of (now - per, now], count the rest.
   std::uint32_t held = 0;

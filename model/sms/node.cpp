@@ -44,10 +44,10 @@ Node::Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPoli
       auth_(ports.codec, ports.clock),
       router_(config.routing, ports.providers.count()),
       switch_(config.sync_to_async),
+      workers_(config.concurrency_per_pod),
       waker_(ports.timers, [this] { pump(); }) {
   RELAYSIM_ASSERT(pod >= 1, "pod 0 means no pod to the store");
   RELAYSIM_ASSERT(providers_.count() >= 1 && providers_.count() <= kMaxProviders, "1 to 64 providers");
-  RELAYSIM_ASSERT(config.concurrency_per_pod >= 1, "a node needs at least one worker");
   if (config.cluster_limit) {
     SharedLimitConfig c = *config.cluster_limit;
     c.pods = config.pods;
@@ -125,13 +125,34 @@ void Node::send(const SendRequest& request, AnswerCallback done) {
     pump();  // persist, then send at once: the workers take it now if they have room
     return;
   }
-  // Sync: the message was accepted already claimed by this pod; send it in this request.
-  const NewMessage& m = request.messages[0];
+  start_sync(request.messages[0], accept, r, path, a, std::move(done));
+}
+
+// Sync: the message was accepted already claimed by this pod; it is sent in the client's request.
+void Node::start_sync(const NewMessage& m, const AcceptRequest& accept, const AcceptResult& r, SendPath path,
+                      const SendAnswer& a, AnswerCallback done) {
+  RELAYSIM_ASSERT(r.first_token != 0, "a message accepted for this pod comes claimed by it");
+  const Time now = accept.now;
   const std::uint32_t slot = new_job();
   Job& j = jobs_[slot];
-  MessageRow& row = j.row;
+  accepted_row(m, accept, r, j.row);
+  j.prior = Status::pending;
+  j.path = path;
+  j.lease_ends = now + config_.lease;
+  j.answer = std::move(done);
+  j.reply = a;
+  j.answered = false;
+  ++sync_busy_;
+  events_.emit(Claimed{pod_, j.row, j.prior, now});
+  begin(slot);
+}
+
+// The row the store holds for `m`, accepted by `accept` already claimed by this pod.
+void Node::accepted_row(const NewMessage& m, const AcceptRequest& accept, const AcceptResult& r,
+                        MessageRow& row) const {
+  const Time now = accept.now;
   row.id = r.first;
-  row.business = auth.business;
+  row.business = accept.business;
   row.biz_type.assign(m.biz_type);
   row.biz_id.assign(m.biz_id);
   row.recipient = m.recipient;
@@ -155,15 +176,6 @@ void Node::send(const SendRequest& request, AnswerCallback done) {
   row.reason = Reason::none;
   row.charged = true;
   row.accepted = false;
-  j.prior = Status::pending;
-  j.path = path;
-  j.lease_ends = now + config_.lease;
-  j.answer = std::move(done);
-  j.reply = a;
-  j.answered = false;
-  ++sync_busy_;
-  events_.emit(Claimed{pod_, j.row, j.prior, now});
-  begin(slot);
 }
 
 CampaignAnswer Node::campaign(const CampaignRequest& request) {
@@ -203,6 +215,7 @@ CampaignAnswer Node::campaign(const CampaignRequest& request) {
 }
 
 const Filter* Node::filter_of(const CampaignRow& c) {
+  RELAYSIM_ASSERT(c.id != 0, "a campaign the store handed out has an id");
   for (auto& [id, f] : filters_) {
     if (id == c.id) return &f;
   }
@@ -234,76 +247,21 @@ void Node::expand() {
 
 void Node::expand_chunk(Time now) {
   const CampaignRow& c = campaign_;
-  const MarketingConfig& m = config_.marketing;
+  RELAYSIM_ASSERT(c.claim_token != 0, "a campaign is expanded under its claim");
   CampaignProgress p;
   p.cursor = c.cursor;
-  p.due_at = now + m.every;
-  AcceptOutcome outcome = AcceptOutcome::accepted;
-  MessageId first = 0;
-  std::uint64_t chosen = 0;
-  std::uint64_t quiet = 0;
+  p.due_at = now + config_.marketing.every;
+  ChunkTally t;
   chunk_.clear();
   const Filter* filter = filter_of(c);
   if (filter == nullptr) {
     // Its filter no longer parses against this directory: nothing more can be chosen.
     p.state = CampaignState::stopped;
-    p.stopped_by = outcome = AcceptOutcome::conflict;
+    p.stopped_by = t.outcome = AcceptOutcome::conflict;
   } else {
-    users_.resize(m.chunk);
-    const std::size_t n = directory_.read(c.cursor, users_);
-    // The keys are written in place before any view of them is taken: keys_ must not grow after.
-    if (keys_.size() < n) keys_.resize(n);
-    const Time send_at = std::max(c.send_at, now);
-    for (std::size_t i = 0; i < n; ++i) {
-      const UserRecord& u = users_[i];
-      if (!filter->matches(u, now)) continue;
-      ++chosen;
-      if (u.opted_out) {
-        ++p.skipped;
-        continue;
-      }
-      std::string& key = keys_[chunk_.size()];
-      key.assign(c.biz_id);
-      key += '@';
-      key += std::to_string(u.recipient);
-      NewMessage& msg = chunk_.emplace_back();
-      msg.biz_type = c.biz_type;
-      msg.biz_id = key;
-      msg.recipient = u.recipient;
-      msg.template_id = c.template_id;
-      msg.content = mix64(c.content ^ u.recipient);
-      msg.segments = c.segments;
-      msg.kind = Kind::marketing;
-      // Scheduled past the recipient's quiet hours from the start, rather than claimed in them
-      // and put back (the rules are still judged before each submit).
-      const std::int32_t offset = planted(mutant::quiet_hours_server_tz) ? 0 : u.utc_offset;
-      msg.send_at = quiet_until(send_at, offset, m.quiet_hours);
-      if (msg.send_at != send_at) ++quiet;
-      msg.campaign = c.id;
-    }
+    const std::size_t n = read_chunk(*filter, now, p, t);
     p.cursor = c.cursor + n;
-    if (!chunk_.empty()) {
-      const AcceptRequest req{c.business, c.epoch, now, quota_period(now, config_.quota_period), chunk_, 0, {}};
-      AcceptResult r;
-      try {
-        r = store_.accept(req);
-      } catch (const StoreError& e) {
-        // Nothing was accepted; the claim lapses and the chunk is expanded again later.
-        store_failed(StoreOp::accept, e.failure());
-        return;
-      }
-      events_.emit(Accepted{pod_, req, r, SendPath::async});
-      outcome = r.outcome;
-      first = r.first;
-      if (r.outcome == AcceptOutcome::accepted) {
-        p.messages = chunk_.size();
-      } else if (r.outcome != AcceptOutcome::duplicate) {
-        // Out of quota, revoked, or a key a client already used: the campaign ends here.
-        p.state = CampaignState::stopped;
-        p.stopped_by = r.outcome;
-        p.cursor = c.cursor;
-      }
-    }
+    if (!chunk_.empty() && !accept_chunk(now, p, t)) return;
     if (p.state == CampaignState::expanding && p.cursor >= directory_.size()) p.state = CampaignState::done;
   }
   bool applied = false;
@@ -312,8 +270,76 @@ void Node::expand_chunk(Time now) {
   } catch (const StoreError& e) {
     store_failed(StoreOp::campaign, e.failure());
   }
-  events_.emit(
-      CampaignExpanded{pod_, c, c.cursor, p.cursor, chosen, p.skipped, quiet, chunk_, outcome, first, p.state, applied, now});
+  events_.emit(CampaignExpanded{pod_, c, c.cursor, p.cursor, t.chosen, p.skipped, t.quiet, chunk_, t.outcome, t.first,
+                                p.state, applied, now});
+}
+
+// Reads the campaign's next chunk of directory users into users_ and makes chunk_'s messages, one
+// for each user the filter chooses who has not opted out. Returns how many users it read.
+std::size_t Node::read_chunk(const Filter& filter, Time now, CampaignProgress& p, ChunkTally& t) {
+  const CampaignRow& c = campaign_;
+  const MarketingConfig& m = config_.marketing;
+  users_.resize(m.chunk);
+  const std::size_t n = directory_.read(c.cursor, users_);
+  RELAYSIM_ASSERT(n <= users_.size(), "the directory fills at most the users it is given room for");
+  // The keys are written in place before any view of them is taken: keys_ must not grow after.
+  if (keys_.size() < n) keys_.resize(n);
+  const Time send_at = std::max(c.send_at, now);
+  for (std::size_t i = 0; i < n; ++i) {
+    const UserRecord& u = users_[i];
+    if (!filter.matches(u, now)) continue;
+    ++t.chosen;
+    if (u.opted_out) {
+      ++p.skipped;
+      continue;
+    }
+    std::string& key = keys_[chunk_.size()];
+    key.assign(c.biz_id);
+    key += '@';
+    key += std::to_string(u.recipient);
+    NewMessage& msg = chunk_.emplace_back();
+    msg.biz_type = c.biz_type;
+    msg.biz_id = key;
+    msg.recipient = u.recipient;
+    msg.template_id = c.template_id;
+    msg.content = mix64(c.content ^ u.recipient);
+    msg.segments = c.segments;
+    msg.kind = Kind::marketing;
+    // Scheduled past the recipient's quiet hours from the start, rather than claimed in them
+    // and put back (the rules are still judged before each submit).
+    const std::int32_t offset = planted(mutant::quiet_hours_server_tz) ? 0 : u.utc_offset;
+    msg.send_at = quiet_until(send_at, offset, m.quiet_hours);
+    if (msg.send_at != send_at) ++t.quiet;
+    msg.campaign = c.id;
+  }
+  return n;
+}
+
+// Accepts chunk_ in one transaction (charged then). False when the store failed: nothing was
+// accepted, and the chunk is expanded again once the claim lapses.
+bool Node::accept_chunk(Time now, CampaignProgress& p, ChunkTally& t) {
+  const CampaignRow& c = campaign_;
+  const AcceptRequest req{c.business, c.epoch, now, quota_period(now, config_.quota_period), chunk_, 0, {}};
+  AcceptResult r;
+  try {
+    r = store_.accept(req);
+  } catch (const StoreError& e) {
+    // Nothing was accepted; the claim lapses and the chunk is expanded again later.
+    store_failed(StoreOp::accept, e.failure());
+    return false;
+  }
+  events_.emit(Accepted{pod_, req, r, SendPath::async});
+  t.outcome = r.outcome;
+  t.first = r.first;
+  if (r.outcome == AcceptOutcome::accepted) {
+    p.messages = chunk_.size();
+  } else if (r.outcome != AcceptOutcome::duplicate) {
+    // Out of quota, revoked, or a key a client already used: the campaign ends here.
+    p.state = CampaignState::stopped;
+    p.stopped_by = r.outcome;
+    p.cursor = c.cursor;
+  }
+  return true;
 }
 
 bool Node::marketing_allows(std::uint32_t slot, bool take_cap) {
@@ -354,6 +380,7 @@ bool Node::marketing_allows(std::uint32_t slot, bool take_cap) {
 }
 
 void Node::receipt(MessageId id, ProviderId provider, bool delivered) {
+  RELAYSIM_ASSERT(id != 0, "message ids count from 1");
   const Time now = clock_.now();
   ReceiptOutcome outcome;
   try {
@@ -395,7 +422,7 @@ void Node::pump() {
   expand();  // a campaign's next chunk first: its messages are due at once
   do {
     repump_ = false;
-    while (workers_busy_ < config_.concurrency_per_pod && now >= store_retry_at_) {
+    while (workers_.has_room() && now >= store_retry_at_) {
       const std::uint32_t slot = new_job();
       Job& j = jobs_[slot];
       std::optional<Status> prior;
@@ -410,7 +437,7 @@ void Node::pump() {
         jobs_.release(slot);
         break;
       }
-      ++workers_busy_;
+      workers_.take(now);
       j.prior = *prior;
       j.path = SendPath::async;
       j.lease_ends = now + config_.lease;
@@ -429,7 +456,7 @@ void Node::store_failed(StoreOp op, StoreFailure failure) {
 }
 
 void Node::arm_wake(Time now) {
-  if (workers_busy_ >= config_.concurrency_per_pod) return;  // a completion will pump
+  if (!workers_.has_room()) return;  // a completion will pump
   std::optional<Time> next;
   if (now >= store_retry_at_) {
     try {
@@ -465,6 +492,7 @@ Completion Node::completion(const Job& j, Status status, Reason reason, Time due
 
 void Node::begin(std::uint32_t slot) {
   Job& j = jobs_[slot];
+  RELAYSIM_ASSERT(j.row.status == Status::in_flight && j.row.claim_token != 0, "a job begins on a message it claimed");
   const Time now = clock_.now();
   // Pinned: its last outcome was ambiguous — stored as unknown, or left so by a claim that then
   // crashed (the row still names the provider, and no provider certainly took it).
@@ -619,6 +647,7 @@ void Node::on_result(std::uint32_t slot, SubmitClass outcome) {
 }
 
 void Node::mode_changed(const ModeChange& change, Time now) {
+  RELAYSIM_ASSERT(change.entered != change.left, "a change of mode either enters async mode or leaves it");
   events_.emit(ModeChanged{pod_, change, now});
   if (mode_timer_) {
     timers_.cancel(mode_timer_);
@@ -648,6 +677,8 @@ void Node::answer(std::uint32_t slot, Answer a) {
 
 void Node::finish(std::uint32_t slot, const Completion& c) {
   Job& j = jobs_[slot];
+  RELAYSIM_ASSERT(c.status != Status::in_flight, "a completion leaves in_flight");
+  RELAYSIM_ASSERT(j.path == SendPath::async ? workers_.busy() > 0 : sync_busy_ > 0, "a finished job was counted as busy");
   bool applied = false;
   bool failed = false;
   try {
@@ -661,7 +692,7 @@ void Node::finish(std::uint32_t slot, const Completion& c) {
   events_.emit(Completed{pod_, j.row, c, applied, failed});
   answer(slot, answer_for(c.status));
   if (j.path == SendPath::async) {
-    --workers_busy_;
+    workers_.release(clock_.now());
   } else {
     --sync_busy_;
   }

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/concurrency_limit.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
 #include "model/core/slot_pool.h"
@@ -103,7 +104,7 @@ class Node {
 
   const SyncAsyncController& switcher() const { return switch_; }
   const Router& router() const { return router_; }
-  std::uint32_t in_flight() const { return workers_busy_ + sync_busy_; }
+  std::uint32_t in_flight() const { return workers_.busy() + sync_busy_; }
 
  private:
   struct Job {
@@ -136,8 +137,24 @@ class Node {
   // Whether the job's claim still holds the message (after a limit's answer came later); if not,
   // the job is finished, fenced out, and false.
   bool still_claimed(std::uint32_t slot);
+  // The sync half of send(): a job for the accepted message `m`, claimed by this pod, submitted at
+  // once; the client waits for its answer.
+  void start_sync(const NewMessage& m, const AcceptRequest& accept, const AcceptResult& r, SendPath path,
+                  const SendAnswer& a, AnswerCallback done);
+  void accepted_row(const NewMessage& m, const AcceptRequest& accept, const AcceptResult& r, MessageRow& row) const;
+  // What expanding one chunk of a campaign found, for its CampaignExpanded event.
+  struct ChunkTally {
+    std::uint64_t chosen = 0;  // users the filter chose
+    std::uint64_t quiet = 0;   // messages scheduled past their recipient's quiet hours
+    AcceptOutcome outcome = AcceptOutcome::accepted;
+    MessageId first = 0;
+  };
   void expand();
+  // Expands the claimed campaign_ by one chunk: reads it, accepts its messages, and advances the
+  // campaign under its claim.
   void expand_chunk(Time now);
+  std::size_t read_chunk(const Filter& filter, Time now, CampaignProgress& p, ChunkTally& t);
+  bool accept_chunk(Time now, CampaignProgress& p, ChunkTally& t);
   const Filter* filter_of(const CampaignRow& campaign);
   void limit(std::uint32_t slot);
   void limited(std::uint32_t slot, BusinessId business, const SharedLimiter& limiter, const SharedDecision& d);
@@ -168,7 +185,7 @@ class Node {
   std::vector<std::unique_ptr<SharedLimiter>> business_limits_;  // business - 1
 
   StableSlotPool<Job> jobs_;  // jobs stay put while callbacks hold their slots
-  std::uint32_t workers_busy_ = 0;
+  ConcurrencyLimit workers_;  // concurrency_per_pod: the async workers sending at once
   std::uint32_t sync_busy_ = 0;
   bool pumping_ = false;
   bool repump_ = false;

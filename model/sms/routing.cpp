@@ -58,6 +58,7 @@ void Router::record(ProviderId p, Time now, bool failed) {
 
 void Router::observe(ProviderId p, Time now, SubmitClass outcome, Duration latency) {
   RELAYSIM_ASSERT(p < health_.size(), "a known provider");
+  RELAYSIM_ASSERT(latency >= Duration::zero(), "a submit's latency is not negative");
   // A refusal of one message says nothing about the provider's health.
   if (outcome == SubmitClass::refused) return;
   const bool failed = outcome != SubmitClass::accepted;

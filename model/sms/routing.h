@@ -28,10 +28,8 @@ namespace relaysim::sms {
 
 enum class RoutingPolicy : std::uint8_t { round_robin, ewma, error_rate };
 inline constexpr auto kRoutingPolicyNames = names<RoutingPolicy>({
-    {RoutingPolicy::round_robin, "round_robin"},
-    {RoutingPolicy::ewma, "ewma"},
-    {RoutingPolicy::error_rate, "error_rate"},
-});
+    {RoutingPolicy::round_robin, "round_robin"}, {RoutingPolicy::ewma, "ewma"},
+    {RoutingPolicy::error_rate, "error_rate"}});
 constexpr std::string_view to_string(RoutingPolicy p) { return kRoutingPolicyNames[p]; }
 
 struct RoutingConfig {

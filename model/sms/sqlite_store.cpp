@@ -178,6 +178,7 @@ ClaimToken SqliteStore::take_token() {
 }
 
 void SqliteStore::charge(BusinessId business, std::uint32_t period, std::int64_t units) {
+  RELAYSIM_ASSERT(units != 0, "a charge or a refund moves at least one unit");
   // A refund only updates: an insert of a negative row would fail the CHECK before the upsert.
   Statement& q = units > 0 ? db_.prepared(charge_,
                                  "INSERT INTO quota_used (business, period, used) VALUES (?1, ?2, ?3)"
@@ -190,6 +191,7 @@ void SqliteStore::charge(BusinessId business, std::uint32_t period, std::int64_t
 
 AcceptResult SqliteStore::accept(const AcceptRequest& req) {
   RELAYSIM_ASSERT(!req.messages.empty(), "a request carries at least one message");
+  RELAYSIM_ASSERT(req.claim_for == 0 || req.lease > Duration::zero(), "a claim at accept has a lease longer than zero");
   Db::Transaction tx(db_);
   const std::optional<BusinessRow> biz = business(req.business);
   AcceptResult result = judge_accept(req, biz ? &*biz : nullptr, quota_used(req.business, req.period),
@@ -237,6 +239,8 @@ AcceptResult SqliteStore::accept(const AcceptRequest& req) {
 }
 
 std::optional<Status> SqliteStore::claim_due(Time now, PodId pod, Duration lease, MessageRow& out) {
+  RELAYSIM_ASSERT(pod != 0, "a claim is held by a pod (0 means none)");
+  RELAYSIM_ASSERT(lease > Duration::zero(), "a claim's lease is longer than zero");
   // Most calls find nothing due; reading the due index answers that without a write.
   if (const std::optional<Time> next = next_due(); !next || *next > now) return std::nullopt;
   Db::Transaction tx(db_);
@@ -358,6 +362,7 @@ std::optional<Time> SqliteStore::next_due() {
 }
 
 void SqliteStore::put_business(const BusinessRow& row) {
+  RELAYSIM_ASSERT(row.id != 0, "business ids count from 1");
   Statement& q = db_.prepared(put_business_,
       "INSERT INTO businesses (id, name, state, quota, epoch) VALUES (?1, ?2, ?3, ?4, ?5)"
       " ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state, quota = excluded.quota,"
@@ -483,6 +488,8 @@ CampaignStart SqliteStore::start_campaign(const NewCampaign& c) {
 }
 
 bool SqliteStore::claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) {
+  RELAYSIM_ASSERT(pod != 0, "a campaign is claimed by a pod (0 means none)");
+  RELAYSIM_ASSERT(lease > Duration::zero(), "a campaign's claim lasts longer than zero");
   if (const std::optional<Time> next = next_campaign_due(); !next || *next > now) return false;
   Db::Transaction tx(db_);
   const ClaimToken token = take_token();
@@ -532,6 +539,8 @@ std::optional<CampaignRow> SqliteStore::campaign(CampaignId id) {
 
 bool SqliteStore::take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) {
   if (cap.count == 0) return true;
+  RELAYSIM_ASSERT(cap.per > Duration::zero(), "a frequency cap's window is longer than zero");
+  RELAYSIM_ASSERT(id != 0, "a place in the cap is held by a message");
   Db::Transaction tx(db_);
   {
     Statement& q = db_.prepared(cap_prune_, "DELETE FROM cap_places WHERE recipient = ?1 AND at <= ?2");

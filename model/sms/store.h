@@ -85,14 +85,10 @@ bool names_a_key_twice(std::span<const NewMessage> messages);
 enum class AcceptOutcome : std::uint8_t { accepted, duplicate, conflict, revoked, quota_exhausted, unknown_business,
                                            not_resendable };
 inline constexpr auto kAcceptOutcomeNames = names<AcceptOutcome>({
-    {AcceptOutcome::accepted, "accepted"},
-    {AcceptOutcome::duplicate, "duplicate"},
-    {AcceptOutcome::conflict, "conflict"},
-    {AcceptOutcome::revoked, "revoked"},
-    {AcceptOutcome::quota_exhausted, "quota_exhausted"},
-    {AcceptOutcome::unknown_business, "unknown_business"},
-    {AcceptOutcome::not_resendable, "not_resendable"},
-});
+    {AcceptOutcome::accepted, "accepted"}, {AcceptOutcome::duplicate, "duplicate"},
+    {AcceptOutcome::conflict, "conflict"}, {AcceptOutcome::revoked, "revoked"},
+    {AcceptOutcome::quota_exhausted, "quota_exhausted"}, {AcceptOutcome::unknown_business, "unknown_business"},
+    {AcceptOutcome::not_resendable, "not_resendable"}});
 constexpr std::string_view to_string(AcceptOutcome o) { return kAcceptOutcomeNames[o]; }
 inline constexpr int kAcceptOutcomeCount = kAcceptOutcomeNames.count;
 
@@ -190,25 +186,16 @@ struct Completion {
 
 enum class ReceiptOutcome : std::uint8_t { applied, already_final, not_found };
 inline constexpr auto kReceiptOutcomeNames = names<ReceiptOutcome>({
-    {ReceiptOutcome::applied, "applied"},
-    {ReceiptOutcome::already_final, "already_final"},
-    {ReceiptOutcome::not_found, "not_found"},
-});
+    {ReceiptOutcome::applied, "applied"}, {ReceiptOutcome::already_final, "already_final"},
+    {ReceiptOutcome::not_found, "not_found"}});
 constexpr std::string_view to_string(ReceiptOutcome o) { return kReceiptOutcomeNames[o]; }
 
 // The store's calls, to say which one failed.
 enum class StoreOp : std::uint8_t { accept, claim, complete, receipt, next_due, back_office, query, campaign, cap };
 inline constexpr auto kStoreOpNames = names<StoreOp>({
-    {StoreOp::accept, "accept"},
-    {StoreOp::claim, "claim"},
-    {StoreOp::complete, "complete"},
-    {StoreOp::receipt, "receipt"},
-    {StoreOp::next_due, "next_due"},
-    {StoreOp::back_office, "back_office"},
-    {StoreOp::query, "query"},
-    {StoreOp::campaign, "campaign"},
-    {StoreOp::cap, "cap"},
-});
+    {StoreOp::accept, "accept"}, {StoreOp::claim, "claim"}, {StoreOp::complete, "complete"},
+    {StoreOp::receipt, "receipt"}, {StoreOp::next_due, "next_due"}, {StoreOp::back_office, "back_office"},
+    {StoreOp::query, "query"}, {StoreOp::campaign, "campaign"}, {StoreOp::cap, "cap"}});
 constexpr std::string_view to_string(StoreOp op) { return kStoreOpNames[op]; }
 
 struct StoreCounts {
@@ -222,10 +209,7 @@ using CampaignId = std::uint32_t;
 
 enum class CampaignState : std::uint8_t { expanding, done, stopped };
 inline constexpr auto kCampaignStateNames = names<CampaignState>({
-    {CampaignState::expanding, "expanding"},
-    {CampaignState::done, "done"},
-    {CampaignState::stopped, "stopped"},
-});
+    {CampaignState::expanding, "expanding"}, {CampaignState::done, "done"}, {CampaignState::stopped, "stopped"}});
 constexpr std::string_view to_string(CampaignState s) { return kCampaignStateNames[s]; }
 
 // A marketing campaign: one request, whose messages go to every directory user its filter

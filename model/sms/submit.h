@@ -28,13 +28,9 @@ enum class SubmitClass : std::uint8_t {
   reset,        // ambiguous: the connection broke after the request was sent
 };
 inline constexpr auto kSubmitClassNames = names<SubmitClass>({
-    {SubmitClass::accepted, "accepted"},
-    {SubmitClass::throttled, "throttled"},
-    {SubmitClass::unavailable, "unavailable"},
-    {SubmitClass::refused, "refused"},
-    {SubmitClass::timeout, "timeout"},
-    {SubmitClass::reset, "reset"},
-});
+    {SubmitClass::accepted, "accepted"}, {SubmitClass::throttled, "throttled"},
+    {SubmitClass::unavailable, "unavailable"}, {SubmitClass::refused, "refused"}, {SubmitClass::timeout, "timeout"},
+    {SubmitClass::reset, "reset"}});
 constexpr std::string_view to_string(SubmitClass c) { return kSubmitClassNames[c]; }
 inline constexpr int kSubmitClassCount = kSubmitClassNames.count;
 
@@ -70,12 +66,8 @@ enum class Step : std::uint8_t {
   fail,       // final: failed with `reason`
 };
 inline constexpr auto kStepNames = names<Step>({
-    {Step::submitted, "submitted"},
-    {Step::fail_over, "fail_over"},
-    {Step::retry, "retry"},
-    {Step::unknown, "unknown"},
-    {Step::fail, "fail"},
-});
+    {Step::submitted, "submitted"}, {Step::fail_over, "fail_over"}, {Step::retry, "retry"}, {Step::unknown, "unknown"},
+    {Step::fail, "fail"}});
 constexpr std::string_view to_string(Step s) { return kStepNames[s]; }
 
 struct Decision {

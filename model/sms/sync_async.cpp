@@ -76,6 +76,7 @@ AsyncRule SyncAsyncController::rule_fired(Time now) const {
 }
 
 void SyncAsyncController::enter(Time now, AsyncRule rule) {
+  RELAYSIM_ASSERT(!async_ && rule != AsyncRule::none, "async mode is entered from sync mode, by a rule");
   async_ = true;
   entered_at_ = now;
   entered_by_ = rule;
@@ -84,6 +85,7 @@ void SyncAsyncController::enter(Time now, AsyncRule rule) {
 }
 
 void SyncAsyncController::leave() {
+  RELAYSIM_ASSERT(async_, "only async mode is left");
   async_ = false;
   // Judged afresh: what made it enter must be seen again.
   slow_in_a_row_ = 0;
@@ -111,6 +113,7 @@ ModeChange SyncAsyncController::expire(Time now) {
 }
 
 ModeChange SyncAsyncController::observe(Time now, Duration latency, bool failed, SendPath path) {
+  RELAYSIM_ASSERT(latency >= Duration::zero(), "a submit's latency is not negative");
   if (!config_.enabled) return {};
   if (path == SendPath::probe) {
     if (!async_) return {};  // a probe that finished after the mode was left

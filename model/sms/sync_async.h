@@ -30,14 +30,9 @@ namespace relaysim::sms {
 
 enum class AsyncRule : std::uint8_t { none, latency_consecutive, latency_window, growth, error_rate, timer, probes };
 inline constexpr auto kAsyncRuleNames = names<AsyncRule>({
-    {AsyncRule::none, "none"},
-    {AsyncRule::latency_consecutive, "latency_consecutive"},
-    {AsyncRule::latency_window, "latency_window"},
-    {AsyncRule::growth, "growth"},
-    {AsyncRule::error_rate, "error_rate"},
-    {AsyncRule::timer, "timer"},
-    {AsyncRule::probes, "probes"},
-});
+    {AsyncRule::none, "none"}, {AsyncRule::latency_consecutive, "latency_consecutive"},
+    {AsyncRule::latency_window, "latency_window"}, {AsyncRule::growth, "growth"}, {AsyncRule::error_rate, "error_rate"},
+    {AsyncRule::timer, "timer"}, {AsyncRule::probes, "probes"}});
 constexpr std::string_view to_string(AsyncRule r) { return kAsyncRuleNames[r]; }
 
 struct SyncAsyncConfig {
@@ -71,10 +66,7 @@ struct SyncAsyncConfig {
 
 enum class SendPath : std::uint8_t { sync, async, probe };
 inline constexpr auto kSendPathNames = names<SendPath>({
-    {SendPath::sync, "sync"},
-    {SendPath::async, "async"},
-    {SendPath::probe, "probe"},
-});
+    {SendPath::sync, "sync"}, {SendPath::async, "async"}, {SendPath::probe, "probe"}});
 constexpr std::string_view to_string(SendPath p) { return kSendPathNames[p]; }
 
 // A change of mode: entered (by `rule`) or left (by timer or probes).

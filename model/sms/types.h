@@ -48,16 +48,9 @@ enum class Status : std::uint8_t {
   suppressed,   // a marketing message not sent by rule (opt-out, quiet hours, frequency cap)
 };
 inline constexpr auto kStatusNames = names<Status>({
-    {Status::pending, "pending"},
-    {Status::in_flight, "in_flight"},
-    {Status::unknown, "unknown"},
-    {Status::submitted, "submitted"},
-    {Status::delivered, "delivered"},
-    {Status::undelivered, "undelivered"},
-    {Status::unconfirmed, "unconfirmed"},
-    {Status::failed, "failed"},
-    {Status::suppressed, "suppressed"},
-});
+    {Status::pending, "pending"}, {Status::in_flight, "in_flight"}, {Status::unknown, "unknown"},
+    {Status::submitted, "submitted"}, {Status::delivered, "delivered"}, {Status::undelivered, "undelivered"},
+    {Status::unconfirmed, "unconfirmed"}, {Status::failed, "failed"}, {Status::suppressed, "suppressed"}});
 constexpr std::string_view to_string(Status s) { return kStatusNames[s]; }
 inline constexpr int kStatusCount = kStatusNames.count;
 inline constexpr Status kFirstFinal = Status::delivered;
@@ -104,28 +97,17 @@ enum class Reason : std::uint8_t {
   frequency_cap,  // suppressed: the recipient had as many marketing messages as the cap allows
 };
 inline constexpr auto kReasonNames = names<Reason>({
-    {Reason::none, "none"},
-    {Reason::receipt, "receipt"},
-    {Reason::no_receipt, "no_receipt"},
-    {Reason::refused, "refused"},
-    {Reason::exhausted, "exhausted"},
-    {Reason::expired, "expired"},
-    {Reason::ambiguous, "ambiguous"},
-    {Reason::opted_out, "opted_out"},
-    {Reason::quiet_hours, "quiet_hours"},
-    {Reason::frequency_cap, "frequency_cap"},
-});
+    {Reason::none, "none"}, {Reason::receipt, "receipt"}, {Reason::no_receipt, "no_receipt"},
+    {Reason::refused, "refused"}, {Reason::exhausted, "exhausted"}, {Reason::expired, "expired"},
+    {Reason::ambiguous, "ambiguous"}, {Reason::opted_out, "opted_out"}, {Reason::quiet_hours, "quiet_hours"},
+    {Reason::frequency_cap, "frequency_cap"}});
 constexpr std::string_view to_string(Reason r) { return kReasonNames[r]; }
 inline constexpr int kReasonCount = kReasonNames.count;
 
 enum class Kind : std::uint8_t { single, bulk, scheduled, marketing, resend };
 inline constexpr auto kKindNames = names<Kind>({
-    {Kind::single, "single"},
-    {Kind::bulk, "bulk"},
-    {Kind::scheduled, "scheduled"},
-    {Kind::marketing, "marketing"},
-    {Kind::resend, "resend"},
-});
+    {Kind::single, "single"}, {Kind::bulk, "bulk"}, {Kind::scheduled, "scheduled"}, {Kind::marketing, "marketing"},
+    {Kind::resend, "resend"}});
 constexpr std::string_view to_string(Kind k) { return kKindNames[k]; }
 inline constexpr int kKindCount = kKindNames.count;
 
@@ -133,10 +115,7 @@ inline constexpr int kKindCount = kKindNames.count;
 // sent → success, failed → failure, in progress → pending.
 enum class Answer : std::uint8_t { pending, success, failure };
 inline constexpr auto kAnswerNames = names<Answer>({
-    {Answer::pending, "pending"},
-    {Answer::success, "success"},
-    {Answer::failure, "failure"},
-});
+    {Answer::pending, "pending"}, {Answer::success, "success"}, {Answer::failure, "failure"}});
 constexpr std::string_view to_string(Answer a) { return kAnswerNames[a]; }
 constexpr Answer answer_for(Status s) {
   switch (s) {
@@ -205,11 +184,8 @@ struct StatusChange {
 // What the back office keeps of a business for the accept transaction.
 enum class GrantState : std::uint8_t { applied, approved, rejected, revoked };
 inline constexpr auto kGrantStateNames = names<GrantState>({
-    {GrantState::applied, "applied"},
-    {GrantState::approved, "approved"},
-    {GrantState::rejected, "rejected"},
-    {GrantState::revoked, "revoked"},
-});
+    {GrantState::applied, "applied"}, {GrantState::approved, "approved"}, {GrantState::rejected, "rejected"},
+    {GrantState::revoked, "revoked"}});
 constexpr std::string_view to_string(GrantState g) { return kGrantStateNames[g]; }
 
 struct BusinessRow {

@@ -53,6 +53,7 @@ class DueQueue {
 
   // Inserts `slot` at (at, id), or moves it there; a lane if it fits, else the heap.
   void set(std::uint32_t slot, std::uint64_t id, Time at, Lane lane) {
+    RELAYSIM_ASSERT(slot != kNowhere, "kNowhere is not a slot");
     std::uint32_t& place = places_(slot);
     const Entry e{at, id, slot};
     if (lane != Lane::none) {

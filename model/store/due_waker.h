@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "model/core/assert.h"
 #include "model/core/function.h"
 #include "model/core/ports.h"
 
@@ -14,7 +15,9 @@ namespace relaysim {
 class DueWaker {
  public:
   using Wake = InplaceFunction<void(), 16>;
-  DueWaker(Timers& timers, Wake wake) : timers_(timers), wake_(std::move(wake)) {}
+  DueWaker(Timers& timers, Wake wake) : timers_(timers), wake_(std::move(wake)) {
+    RELAYSIM_ASSERT(static_cast<bool>(wake_), "a waker has a loop to wake");
+  }
   ~DueWaker() {
     if (timer_) timers_.cancel(timer_);
   }

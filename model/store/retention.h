@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "model/core/assert.h"
 #include "model/core/ring.h"
 #include "model/core/time.h"
 
@@ -24,7 +25,9 @@ class Retention {
   };
 
   // `keep` nullopt: forever (nothing is ever forgotten).
-  explicit Retention(std::optional<Duration> keep) : keep_(keep) {}
+  explicit Retention(std::optional<Duration> keep) : keep_(keep) {
+    RELAYSIM_ASSERT(!keep || *keep >= Duration::zero(), "a retention is not negative");
+  }
 
   bool forever() const { return !keep_.has_value(); }
   const std::optional<Duration>& keep() const { return keep_; }

@@ -30,11 +30,13 @@ Db::Statement::Statement(Db& db, const char* sql, bool control) : db_(db), contr
 Db::Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 Db::Statement& Db::Statement::bind(int i, std::int64_t v) {
+  RELAYSIM_ASSERT(i >= 1, "SQLite numbers a statement's parameters from 1");
   if (const int rc = sqlite3_bind_int64(stmt_, i, v); rc != SQLITE_OK) db_.fail(rc, "bind");
   return *this;
 }
 
 Db::Statement& Db::Statement::bind(int i, std::string_view s) {
+  RELAYSIM_ASSERT(i >= 1, "SQLite numbers a statement's parameters from 1");
   if (const int rc = sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_STATIC);
       rc != SQLITE_OK) {
     db_.fail(rc, "bind");
@@ -67,13 +69,20 @@ void Db::Statement::run() {
   reset();
 }
 
-std::int64_t Db::Statement::i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+std::int64_t Db::Statement::i64(int col) const {
+  RELAYSIM_ASSERT(col >= 0 && col < sqlite3_column_count(stmt_), "a column of the statement's result");
+  return sqlite3_column_int64(stmt_, col);
+}
 
-bool Db::Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+bool Db::Statement::is_null(int col) const {
+  RELAYSIM_ASSERT(col >= 0 && col < sqlite3_column_count(stmt_), "a column of the statement's result");
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
 
 void Db::Statement::text(int col, std::string& out) const { out.assign(text_view(col)); }
 
 std::string_view Db::Statement::text_view(int col) const {
+  RELAYSIM_ASSERT(col >= 0 && col < sqlite3_column_count(stmt_), "a column of the statement's result");
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
   return {p == nullptr ? "" : p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
 }
@@ -185,6 +194,7 @@ Db::Transaction::Transaction(Db& db) : db_(db), savepoint_(db.batched_ || db.dep
 
 void Db::Transaction::commit() {
   RELAYSIM_ASSERT(!done_, "a transaction commits once");
+  RELAYSIM_ASSERT(db_.depth_ > 0, "an open transaction is counted");
   (savepoint_ ? db_.release_ : db_.commit_)->run();
   done_ = true;
   --db_.depth_;
@@ -192,6 +202,7 @@ void Db::Transaction::commit() {
 
 Db::Transaction::~Transaction() {
   if (done_) return;
+  RELAYSIM_ASSERT(db_.depth_ > 0, "an open transaction is counted");
   --db_.depth_;
   // Errors here are ignored: SQLite may already have rolled back on the error that brought us
   // here, and a destructor must not throw.

@@ -19,11 +19,8 @@ enum class StoreFailure : std::uint8_t {
   other,  // anything else (corruption, misuse): not worth retrying
 };
 inline constexpr auto kStoreFailureNames = names<StoreFailure>({
-    {StoreFailure::busy, "busy"},
-    {StoreFailure::full, "full"},
-    {StoreFailure::io, "io"},
-    {StoreFailure::other, "other"},
-});
+    {StoreFailure::busy, "busy"}, {StoreFailure::full, "full"}, {StoreFailure::io, "io"},
+    {StoreFailure::other, "other"}});
 constexpr std::string_view to_string(StoreFailure f) { return kStoreFailureNames[f]; }
 
 class StoreError : public std::runtime_error {

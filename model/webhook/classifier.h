@@ -23,10 +23,7 @@ namespace relaysim::webhook {
 
 enum class Verdict : std::uint8_t { delivered, retry, terminal };
 inline constexpr auto kVerdictNames = names<Verdict>({
-    {Verdict::delivered, "delivered"},
-    {Verdict::retry, "retry"},
-    {Verdict::terminal, "terminal"},
-});
+    {Verdict::delivered, "delivered"}, {Verdict::retry, "retry"}, {Verdict::terminal, "terminal"}});
 constexpr std::string_view to_string(Verdict v) { return kVerdictNames[v]; }
 
 struct ClassificationTable {

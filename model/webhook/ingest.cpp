@@ -1,5 +1,6 @@
 #include "model/webhook/ingest.h"
 
+#include "model/core/assert.h"
 #include "model/webhook/mutants.h"
 
 namespace relaysim::webhook {
@@ -29,6 +30,7 @@ IngestResult Ingest::create(std::string_view cxid, std::string_view request_id, 
     events_.emit(StoreFailed{pod_, StoreOp::create, e.failure(), now});
     return {IngestStatus::unavailable, 0, "the store failed; nothing was stored: try again"};
   }
+  RELAYSIM_ASSERT(r.id != 0, "the store names the request it created or found");
   events_.emit(Ingested{pod_, req, r, now});
   switch (r.outcome) {
     case CreateOutcome::created:

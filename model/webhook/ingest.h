@@ -19,12 +19,8 @@ namespace relaysim::webhook {
 // unavailable: the store failed; nothing was stored and the client should try again (HTTP 503).
 enum class IngestStatus : std::uint8_t { created, duplicate, conflict, invalid, unavailable };
 inline constexpr auto kIngestStatusNames = names<IngestStatus>({
-    {IngestStatus::created, "created"},
-    {IngestStatus::duplicate, "duplicate"},
-    {IngestStatus::conflict, "conflict"},
-    {IngestStatus::invalid, "invalid"},
-    {IngestStatus::unavailable, "unavailable"},
-});
+    {IngestStatus::created, "created"}, {IngestStatus::duplicate, "duplicate"}, {IngestStatus::conflict, "conflict"},
+    {IngestStatus::invalid, "invalid"}, {IngestStatus::unavailable, "unavailable"}});
 constexpr std::string_view to_string(IngestStatus s) { return kIngestStatusNames[s]; }
 
 struct IngestResult {

@@ -177,6 +177,7 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     RELAYSIM_ASSERT(c.attempt->request == id &&
                         (c.attempt->number == r.attempts + 1 || planted(mutant::completion_ignores_token)),
                     "attempts are appended in order");
+    RELAYSIM_ASSERT(c.attempt->claim_token == token, "an attempt is recorded under the claim that made it");
     const AttemptRow& a = *c.attempt;
     const std::uint32_t slot_a = attempts_.acquire();
     StoredAttempt& stored = attempts_[slot_a];

@@ -9,6 +9,7 @@ namespace relaysim::webhook {
 
 RetryPlan plan_retry(const RetryPolicy& policy, std::uint32_t retry_number, Duration previous_delay,
                      Duration retry_after, Time now, Time deadline_at, Rng& rng) {
+  RELAYSIM_ASSERT(policy.retry_after_max >= Duration::zero(), "the cap on Retry-After is not negative");
   RetryPlan plan;
   plan.delay = next_delay(policy.backoff, retry_number, previous_delay, rng);
   Duration wait = planted(mutant::ignore_backoff) ? Duration::zero() : plan.delay;

@@ -66,11 +66,13 @@ std::string SigningKey::text() const {
 }
 
 std::string sign(const SigningKey& key, std::string_view id, std::int64_t timestamp_s, std::string_view body) {
+  RELAYSIM_ASSERT(key.bytes().size() >= 24 && key.bytes().size() <= 64, "a signing key holds 24 to 64 bytes");
   return std::string(kVersion) + mac(key.bytes(), id, std::to_string(timestamp_s), body);
 }
 
 SignatureFault verify(const SigningKey& key, std::string_view id, std::string_view timestamp, std::string_view signature_header,
                       std::string_view body, std::int64_t now_s, std::int64_t tolerance_s) {
+  RELAYSIM_ASSERT(tolerance_s >= 0, "a timestamp's tolerance is not negative");
   std::int64_t at = 0;
   const auto [end, ec] = std::from_chars(timestamp.data(), timestamp.data() + timestamp.size(), at);
   if (ec != std::errc{} || end != timestamp.data() + timestamp.size() || timestamp.empty() || timestamp.front() == '-') {

@@ -53,12 +53,9 @@ enum class SignatureFault : std::uint8_t {
   no_match,             // no v1 signature of the header matches
 };
 inline constexpr auto kSignatureFaultNames = names<SignatureFault>({
-    {SignatureFault::none, "none"},
-    {SignatureFault::malformed_timestamp, "malformed_timestamp"},
-    {SignatureFault::too_old, "too_old"},
-    {SignatureFault::too_new, "too_new"},
-    {SignatureFault::no_match, "no_match"},
-});
+    {SignatureFault::none, "none"}, {SignatureFault::malformed_timestamp, "malformed_timestamp"},
+    {SignatureFault::too_old, "too_old"}, {SignatureFault::too_new, "too_new"},
+    {SignatureFault::no_match, "no_match"}});
 constexpr std::string_view to_string(SignatureFault f) { return kSignatureFaultNames[f]; }
 
 // Checks a received delivery: its headers' values, its body, the receiver's clock (Unix seconds)

@@ -218,6 +218,7 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   if (c.attempt != nullptr) {
     const AttemptRow& a = *c.attempt;
     RELAYSIM_ASSERT(a.request == id, "an attempt belongs to the request it completes");
+    RELAYSIM_ASSERT(a.claim_token == token, "an attempt is recorded under the claim that made it");
     Statement* insert = add_attempt_.get();
     if (planted(mutant::completion_ignores_token)) {
       // A stale claimant may append an attempt number twice; keep the first instead of failing.

@@ -46,10 +46,8 @@ struct NewRequest {
 
 enum class CreateOutcome : std::uint8_t { created, duplicate, conflict };
 inline constexpr auto kCreateOutcomeNames = names<CreateOutcome>({
-    {CreateOutcome::created, "created"},
-    {CreateOutcome::duplicate, "duplicate"},
-    {CreateOutcome::conflict, "conflict"},
-});
+    {CreateOutcome::created, "created"}, {CreateOutcome::duplicate, "duplicate"},
+    {CreateOutcome::conflict, "conflict"}});
 constexpr std::string_view to_string(CreateOutcome o) { return kCreateOutcomeNames[o]; }
 
 struct CreateResult {
@@ -59,22 +57,15 @@ struct CreateResult {
 
 enum class ReplayOutcome : std::uint8_t { replayed, not_found, not_terminal, unavailable };
 inline constexpr auto kReplayOutcomeNames = names<ReplayOutcome>({
-    {ReplayOutcome::replayed, "replayed"},
-    {ReplayOutcome::not_found, "not_found"},
-    {ReplayOutcome::not_terminal, "not_terminal"},
-    {ReplayOutcome::unavailable, "unavailable"},
-});
+    {ReplayOutcome::replayed, "replayed"}, {ReplayOutcome::not_found, "not_found"},
+    {ReplayOutcome::not_terminal, "not_terminal"}, {ReplayOutcome::unavailable, "unavailable"}});
 constexpr std::string_view to_string(ReplayOutcome o) { return kReplayOutcomeNames[o]; }
 
 // The store's calls, to say which one failed.
 enum class StoreOp : std::uint8_t { create, claim, complete, next_due, replay };
 inline constexpr auto kStoreOpNames = names<StoreOp>({
-    {StoreOp::create, "create"},
-    {StoreOp::claim, "claim"},
-    {StoreOp::complete, "complete"},
-    {StoreOp::next_due, "next_due"},
-    {StoreOp::replay, "replay"},
-});
+    {StoreOp::create, "create"}, {StoreOp::claim, "claim"}, {StoreOp::complete, "complete"},
+    {StoreOp::next_due, "next_due"}, {StoreOp::replay, "replay"}});
 constexpr std::string_view to_string(StoreOp op) { return kStoreOpNames[op]; }
 
 struct StoreCounts {

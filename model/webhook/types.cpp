@@ -2,11 +2,13 @@
 
 #include <charconv>
 
+#include "model/core/assert.h"
 #include "model/core/short_text.h"
 
 namespace relaysim::webhook {
 
 std::string webhook_id_for(RequestId id) {
+  RELAYSIM_ASSERT(id != 0, "request ids count from 1 (0 is no request of ours)");
   ShortText<32> header;
   header << "msg_" << id;
   return std::string(header.view());

@@ -37,26 +37,14 @@ enum class Reason : std::uint8_t {
 
 constexpr bool is_terminal(Status s) { return s >= Status::delivered; }
 inline constexpr auto kStatusNames = names<Status>({
-    {Status::pending, "pending"},
-    {Status::blocked, "blocked_on_dependency"},
-    {Status::in_flight, "in_flight"},
-    {Status::delivered, "delivered"},
-    {Status::failed, "failed"},
-    {Status::dead_lettered, "dead_lettered"},
-});
+    {Status::pending, "pending"}, {Status::blocked, "blocked_on_dependency"}, {Status::in_flight, "in_flight"},
+    {Status::delivered, "delivered"}, {Status::failed, "failed"}, {Status::dead_lettered, "dead_lettered"}});
 constexpr std::string_view to_string(Status s) { return kStatusNames[s]; }
 inline constexpr int kStatusCount = kStatusNames.count;
 inline constexpr auto kReasonNames = names<Reason>({
-    {Reason::none, "none"},
-    {Reason::ok, "ok"},
-    {Reason::client_error, "client_error"},
-    {Reason::gone, "gone"},
-    {Reason::rejected, "rejected"},
-    {Reason::no_url, "no_url"},
-    {Reason::deadline, "deadline"},
-    {Reason::forbidden_address, "forbidden_address"},
-    {Reason::bad_url, "bad_url"},
-});
+    {Reason::none, "none"}, {Reason::ok, "ok"}, {Reason::client_error, "client_error"}, {Reason::gone, "gone"},
+    {Reason::rejected, "rejected"}, {Reason::no_url, "no_url"}, {Reason::deadline, "deadline"},
+    {Reason::forbidden_address, "forbidden_address"}, {Reason::bad_url, "bad_url"}});
 constexpr std::string_view to_string(Reason r) { return kReasonNames[r]; }
 inline constexpr int kReasonCount = kReasonNames.count;
 

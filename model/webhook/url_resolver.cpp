@@ -14,7 +14,9 @@ UrlResolver::UrlResolver(PodId pod, const ResolverConfig& config, UrlDirectory& 
       events_(events),
       breaker_(config.breaker, [this](BreakerState from, BreakerState to, Time at) {
         events_.emit(BreakerChanged{pod_, from, to, at});
-      }) {}
+      }) {
+  RELAYSIM_ASSERT(config.max_entries >= 1, "the URL cache holds at least one entry");
+}
 
 void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
   const Time now = clock_.now();
@@ -46,6 +48,7 @@ void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
 }
 
 void UrlResolver::finish_lookup(std::uint32_t slot, const LookupResult& r) {
+  RELAYSIM_ASSERT(slot < lookups_.size(), "an answer to a lookup this resolver sent");
   Lookup& l = lookups_[slot];
   RELAYSIM_ASSERT(l.busy, "a lookup answered twice");
   const Time now = clock_.now();
@@ -75,6 +78,7 @@ std::uint32_t UrlResolver::find(std::string_view cxid, std::uint64_t hash) const
 
 void UrlResolver::forget(std::uint32_t slot) {
   Entry& e = entries_[slot];
+  RELAYSIM_ASSERT(!e.cxid.empty(), "only a cached entry is forgotten");
   index_.erase(hash_bytes(e.cxid), slot + 1);
   e.cxid.clear();
   entries_.release(slot);
@@ -83,6 +87,7 @@ void UrlResolver::forget(std::uint32_t slot) {
 void UrlResolver::remember(std::string_view cxid, std::string_view url, std::uint64_t version,
                            Time fetched_at) {
   if (config_.ttl <= Duration::zero()) return;
+  RELAYSIM_ASSERT(!cxid.empty(), "an empty cxid marks a free cache slot: a cached cxid is not empty");
   const std::uint64_t hash = hash_bytes(cxid);
   std::uint32_t s = find(cxid, hash);
   if (s == 0) {

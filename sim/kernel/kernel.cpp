@@ -32,6 +32,7 @@ bool Kernel::cancel(EventId id) {
   const auto generation = static_cast<std::uint32_t>(id.value >> 32);
   if (slot >= slots_.size() || slots_[slot].generation != generation) return false;
   Slot& s = slots_[slot];
+  RELAYSIM_ASSERT(live_ > 0, "a pending event is counted as pending");
   s.action.reset();
   ++s.generation;
   slots_.release(slot);

@@ -17,6 +17,7 @@ std::uint64_t Ledger::total() const {
 }
 
 std::string Ledger::describe(const Violation& v) const {
+  RELAYSIM_ASSERT(v.invariant < invariants_.size(), "a violation of an invariant the ledger lists");
   std::string s = std::string(invariants_[v.invariant].id) + " at " + format_time(v.at);
   if (!v.subject.empty()) s += " " + v.subject;
   return s + ": " + v.what;

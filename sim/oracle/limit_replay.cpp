@@ -7,9 +7,11 @@ namespace relaysim::sim {
 void LimitReplay::forget_before(Time now) {
   while (!log_.empty() && log_.front().at + spec_.window <= now) {
     const Admission& a = log_.front();
+    RELAYSIM_ASSERT(in_window_ >= a.cost, "the window holds what it admitted");
     in_window_ -= a.cost;
     if (a.member != 0) {
       const auto it = members_.find(a.member);
+      RELAYSIM_ASSERT(it != members_.end(), "a member admitted in the window is counted");
       if (--it->second == 0) members_.erase(it);
     }
     log_.pop_front();
@@ -17,6 +19,7 @@ void LimitReplay::forget_before(Time now) {
 }
 
 void LimitReplay::roll_to(std::int64_t index) {
+  RELAYSIM_ASSERT(index >= index_, "aligned windows move forward");
   if (index == index_) return;
   prev_ = index == index_ + 1 ? cur_ : 0;
   cur_ = 0;

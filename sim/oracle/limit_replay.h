@@ -17,6 +17,7 @@
 #include <deque>
 #include <unordered_map>
 
+#include "model/core/assert.h"
 #include "model/resilience/limiters.h"
 #include "sim/oracle/limiter_reference.h"
 
@@ -24,7 +25,9 @@ namespace relaysim::sim {
 
 class LimitReplay {
  public:
-  explicit LimitReplay(const LimiterSpec& spec) : spec_(spec) {}
+  explicit LimitReplay(const LimiterSpec& spec) : spec_(spec) {
+    RELAYSIM_ASSERT(spec.window > Duration::zero(), "a limit's window is longer than zero");
+  }
 
   using Verdict = ReferenceLimiter::Verdict;
   // As ReferenceLimiter::judge; `now` must not go back between calls.

@@ -58,6 +58,7 @@ void ReferenceLimiter::record(Time now, std::uint32_t cost, std::uint64_t member
 
 std::int64_t first_bound_violation(const LimiterSpec& spec, const std::vector<TimedCost>& admitted) {
   for (std::size_t j = 0; j < admitted.size(); ++j) {
+    RELAYSIM_ASSERT(j == 0 || admitted[j].at >= admitted[j - 1].at, "admissions are listed in time order");
     std::uint64_t sum = 0;
     for (std::size_t i = j + 1; i-- > 0;) {
       sum += admitted[i].cost;

@@ -17,13 +17,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/resilience/limiters.h"
 
 namespace relaysim::sim {
 
 class ReferenceLimiter {
  public:
-  explicit ReferenceLimiter(const LimiterSpec& spec) : spec_(spec) {}
+  explicit ReferenceLimiter(const LimiterSpec& spec) : spec_(spec) {
+    RELAYSIM_ASSERT(spec.window > Duration::zero(), "a limit's window is longer than zero");
+  }
 
   // Whether a call at `now` (not before the latest one recorded) would be admitted, and whether
   // it would be a repeat of a member in the window (sliding log only).

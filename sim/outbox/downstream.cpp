@@ -44,6 +44,7 @@ SimDownstream::SimDownstream(const DownstreamSpec& spec, Kernel& kernel, std::ui
 
 void SimDownstream::handle(Process& caller, std::uint32_t pod, const Record& record, Duration timeout,
                            relaysim::outbox::Downstream::HandleCallback done) {
+  RELAYSIM_ASSERT(timeout > Duration::zero() && static_cast<bool>(done), "a handling has a timeout and someone to answer");
   const Time now = kernel_.now();
   const Duration round_trip = scale(latency_.sample(rng_), slowdown_at(spec_.slowdowns, now));
   const Time arrives = now + round_trip / 2;
@@ -79,10 +80,13 @@ void SimDownstream::handle(Process& caller, std::uint32_t pod, const Record& rec
   if (fate == Fate::apply || fate == Fate::lose_answer || fate == Fate::die) {
     kernel_.at(arrives, [this, record, pod, fate] { arrive(record, pod, fate); });
   }
+  RELAYSIM_ASSERT(answer_at <= deadline, "an answer comes by the timeout");
   caller.at(answer_at, [answer, done = std::move(done)]() mutable { done(answer); });
 }
 
 void SimDownstream::arrive(const Record& record, std::uint32_t pod, Fate fate) {
+  RELAYSIM_ASSERT(fate == Fate::apply || fate == Fate::lose_answer || fate == Fate::die,
+                  "only a handling that reaches the downstream arrives");
   const Time now = kernel_.now();
   const Effect e{record.ref(), record.key, record.version, record.attempt, now};
   const std::uint64_t before = store_.effects_committed();

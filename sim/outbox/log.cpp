@@ -32,7 +32,9 @@ const Schema<LogSpec>& log_schema() {
 
 SimLog::SimLog(const LogSpec& spec, Kernel& kernel, std::uint64_t seed, WorldEvents& events)
     : spec_(spec), kernel_(kernel), latency_(spec.latency), rng_(Rng::derive(seed, "log")), events_(events),
-      partitions_(spec.partitions) {}
+      partitions_(spec.partitions) {
+  RELAYSIM_ASSERT(!partitions_.empty(), "a log has partitions");
+}
 
 bool SimLog::refuses(Time t) const {
   for (const Outage& o : spec_.outages) {
@@ -51,6 +53,7 @@ bool SimLog::swallows(Time t) const {
 void SimLog::produce(Process& caller, ProducerId producer, std::uint32_t partition, std::span<const Record> records,
                      std::uint64_t first_sequence, Duration timeout, Log::ProduceCallback done) {
   RELAYSIM_ASSERT(partition < partitions_.size() && !records.empty(), "a produce names a partition and has records");
+  RELAYSIM_ASSERT(timeout > Duration::zero() && static_cast<bool>(done), "a produce has a timeout and someone to answer");
   const Time now = kernel_.now();
   const Duration round_trip = latency_.sample(rng_);
   Session& session = sessions_[producer << 16 | partition];
@@ -103,6 +106,7 @@ void SimLog::write(std::uint32_t slot) {
       for (const Session::Batch& b : session.recent) {
         if (b.count == 0 || seq < b.first_seq || seq >= b.first_seq + b.count) continue;
         const std::uint64_t offset = b.first_offset + (seq - b.first_seq);
+        RELAYSIM_ASSERT(offset < part.end(), "a recent write's offset is in its partition");
         same = offset < part.base || part.records[offset - part.base] == r;  // below base: read and committed
       }
       events_.emit(LogDeduped{p.partition, r, p.producer, seq, same, now});
@@ -127,6 +131,7 @@ void SimLog::write(std::uint32_t slot) {
   if (!wrote) return;
   const MemberId owner = part.owner;
   if (owner == 0) return;
+  RELAYSIM_ASSERT(owner <= members_.size(), "a partition's owner is a member");
   Member& m = members_[owner - 1];
   if (!m.parked) return;
   // A parked poll of the partition's owner takes the new records at once.
@@ -155,6 +160,7 @@ void SimLog::drop_parked(Member& m) {
 }
 
 void SimLog::leave(MemberId member) {
+  RELAYSIM_ASSERT(member >= 1 && member <= members_.size(), "a member of the group");
   Member& m = members_[member - 1];
   if (!m.alive) return;
   m.alive = false;
@@ -163,6 +169,7 @@ void SimLog::leave(MemberId member) {
 }
 
 void SimLog::lost(MemberId member) {
+  RELAYSIM_ASSERT(member >= 1 && member <= members_.size(), "a member of the group");
   Member& m = members_[member - 1];
   if (!m.alive) return;
   // A dead process polls no more: its session runs out. A poll it left parked is never answered:
@@ -176,6 +183,7 @@ void SimLog::lost(MemberId member) {
 }
 
 void SimLog::evict(MemberId member, bool slow) {
+  RELAYSIM_ASSERT(member >= 1 && member <= members_.size(), "a member of the group");
   Member& m = members_[member - 1];
   if (!m.alive) return;
   m.alive = false;
@@ -217,6 +225,7 @@ void SimLog::rebalance() {
 }
 
 bool SimLog::fill(Member& m, std::uint32_t max, std::vector<Delivery>& out) {
+  RELAYSIM_ASSERT(max > 0, "a poll asks for a record or more");
   out.clear();
   const Time now = kernel_.now();
   for (std::uint32_t p : m.partitions) {
@@ -255,6 +264,7 @@ void SimLog::answer(Member& m, Process& caller, std::uint64_t asked_by, Log::Pol
 }
 
 void SimLog::check_polls(MemberId member, Time at) {
+  RELAYSIM_ASSERT(member >= 1 && member <= members_.size(), "a member of the group");
   members_[member - 1].checking = true;
   kernel_.at(at, [this, member] {
     Member& x = members_[member - 1];
@@ -272,6 +282,8 @@ void SimLog::check_polls(MemberId member, Time at) {
 }
 
 void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, Duration wait, Log::PollCallback done) {
+  RELAYSIM_ASSERT(member >= 1 && member <= members_.size(), "a member of the group");
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a poll has someone to answer");
   Member& m = members_[member - 1];
   RELAYSIM_ASSERT(!m.parked, "one poll at a time per member");
   const std::uint32_t slot = answers_.acquire();
@@ -304,6 +316,8 @@ void SimLog::poll(Process& caller, MemberId member, std::uint32_t max_records, D
 }
 
 void SimLog::commit(MemberId member, std::uint64_t generation, std::uint32_t partition, std::uint64_t offset) {
+  RELAYSIM_ASSERT(member >= 1 && member <= members_.size(), "a member of the group");
+  RELAYSIM_ASSERT(partition < partitions_.size(), "a partition of the log");
   const Duration round_trip = latency_.sample(rng_);
   kernel_.after(round_trip / 2, [this, member, generation, partition, offset] {
     Partition& part = partitions_[partition];
@@ -322,6 +336,7 @@ void SimLog::commit(MemberId member, std::uint64_t generation, std::uint32_t par
 }
 
 std::uint64_t SimLog::lag(std::uint32_t partition) const {
+  RELAYSIM_ASSERT(partition < partitions_.size(), "a partition of the log");
   const Partition& p = partitions_[partition];
   return p.end() - std::min(p.end(), p.committed);
 }

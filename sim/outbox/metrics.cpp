@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::outbox {
 
 using namespace relaysim::outbox;
@@ -12,11 +14,13 @@ void Metrics::on(const OperationDone& e) {
 
 void Metrics::on(const OperationCalled& e) {
   ++operations;
+  RELAYSIM_ASSERT(e.outcome == 255 || e.outcome < model::kOperationOutcomeNames.count, "an operation's outcome the table counts, or none");
   ++operation_outcomes[e.outcome == 255 ? 3 : std::min<std::size_t>(e.outcome, 2)];
 }
 
 void Metrics::believe(ShardId shard, std::uint32_t pod, bool leading, Time at) {
   if (shard >= believers_.size()) return;
+  RELAYSIM_ASSERT(split_since_.size() == believers_.size(), "a split's start for every shard");
   std::vector<std::uint32_t>& b = believers_[shard];
   const auto it = std::find(b.begin(), b.end(), pod);
   if (leading == (it != b.end())) return;
@@ -27,6 +31,7 @@ void Metrics::believe(ShardId shard, std::uint32_t pod, bool leading, Time at) {
   }
   if (b.size() >= 2 && split_since_[shard] == kTimeNever) split_since_[shard] = at;
   if (b.size() < 2 && split_since_[shard] != kTimeNever) {
+    RELAYSIM_ASSERT(at >= split_since_[shard], "a split ends no earlier than it began");
     split_brain += at - split_since_[shard];
     split_since_[shard] = kTimeNever;
   }
@@ -70,6 +75,7 @@ void Metrics::on(const LeaderWrote& e) {
   if (e.write == LeaderWrite::rescue) {
     for (const Message& m : e.messages) {
       if (m.status == Status::failed) {
+        RELAYSIM_ASSERT(static_cast<std::size_t>(m.reason) < final[0].size(), "a reason the table counts");
         ++final[static_cast<std::size_t>(m.status)][static_cast<std::size_t>(m.reason)];
         ++finals;
         attempts_of_finals += m.attempt;
@@ -86,6 +92,9 @@ void Metrics::on(const Finished& e) {
     ++retries;
     return;
   }
+  RELAYSIM_ASSERT(static_cast<std::size_t>(f.status) < final.size() &&
+                      static_cast<std::size_t>(f.reason) < final[0].size(),
+                  "a final status and reason the table counts");
   ++final[static_cast<std::size_t>(f.status)][static_cast<std::size_t>(f.reason)];
   ++finals;
   attempts_of_finals += e.record.attempt;
@@ -103,11 +112,13 @@ void Metrics::restart(Time at) {
   next.terms = std::move(terms);
   next.terms_dropped = terms_dropped;
   *this = std::move(next);
+  RELAYSIM_ASSERT(split_since_.size() == believers_.size(), "a split's start for every shard");
 }
 
 void Metrics::close(Time end) {
   for (ShardId s = 0; s < split_since_.size(); ++s) {
     if (split_since_[s] != kTimeNever) {
+      RELAYSIM_ASSERT(end >= split_since_[s], "a run ends no earlier than a split in it began");
       split_brain += end - split_since_[s];
       split_since_[s] = kTimeNever;
     }
@@ -115,6 +126,7 @@ void Metrics::close(Time end) {
 }
 
 double detail::latency_quantile_s(const Figures& f, double q) {
+  RELAYSIM_ASSERT(q > 0 && q <= 100, "a percentile is in (0, 100]");
   if (f.metrics.latency.count() == 0) return std::numeric_limits<double>::quiet_NaN();
   return to_seconds(f.metrics.latency.quantile(q / 100.0));
 }

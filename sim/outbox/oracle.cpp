@@ -23,6 +23,7 @@ Oracle::Oracle(const Scenario& scenario, Ledger& ledger)
     : spec_(spec_of(scenario)), ledger_(ledger), messages_(spec_.platform.shards), fence_(spec_.platform.shards, 0),
       consumed_(spec_.log.partitions), checked_(spec_.log.partitions, 0) {
   const RelayConfig& c = spec_.platform;
+  RELAYSIM_ASSERT(c.shards >= 1 && spec_.log.partitions >= 1, "a relay has shards and a log has partitions");
   // Everything a due message may have to wait through before it moves again, faults included.
   const Time end = Time{} + scenario.duration;
   settle_ = c.lease + c.renew_every + c.scan_every + c.rescue_every + c.processing_timeout +
@@ -51,11 +52,13 @@ void Oracle::violate(Invariant i, Time at, MessageRef m, std::string what) {
 
 std::uint16_t Oracle::max_attempts(std::uint32_t type) const {
   const auto& types = spec_.platform.types;
+  RELAYSIM_ASSERT(!types.empty(), "a relay has a message type");
   return types[std::min<std::size_t>(type, types.size() - 1)].max_attempts;
 }
 
 void Oracle::on(const OperationDone& e) {
   if (!e.committed) return;
+  RELAYSIM_ASSERT(e.shard < messages_.size(), "an operation on a shard the relay has");
   auto& shard = messages_[e.shard];
   for (std::uint32_t i = 0; i < e.count(); ++i) {
     const RowId id = e.first + i;
@@ -124,6 +127,7 @@ void Oracle::on(const LeaderWrote& e) {
     ++fenced_out_;
     return;
   }
+  RELAYSIM_ASSERT(e.shard < fence_.size(), "a write to a shard the relay has");
   FenceToken& fence = fence_[e.shard];
   if (e.token < fence) {
     violate(Invariant::fence, e.at, {e.shard, 0},
@@ -146,22 +150,7 @@ void Oracle::on(const LeaderWrote& e) {
           violate(Invariant::retry, e.at, ref,
                   "scanned as due while " + std::string(to_string(t->status)) + " until " + format_time(t->next_attempt));
         }
-        if (spec_.platform.ordering == Ordering::per_key) {
-          // Its entity's earlier messages must all be final.
-          const auto it = open_by_key_.find(t->key);
-          if (it != open_by_key_.end()) {
-            for (std::uint64_t packed : it->second) {
-              if (packed == ref.packed()) break;
-              const MessageRef o = MessageRef::unpack(packed);
-              const Tracked* earlier = find(o.shard, o.id);
-              if (earlier != nullptr && !is_final(earlier->status)) {
-                violate(Invariant::order, e.at, ref, "published while " + subject(o) + " of its entity is " +
-                                                         std::string(to_string(earlier->status)));
-                break;
-              }
-            }
-          }
-        }
+        if (spec_.platform.ordering == Ordering::per_key) check_key_order(*t, ref, e.at);
         if (m.status == Status::processing) {
           t->unmarked = false;
           moved(ref, *t, m, e.at, "a scan");
@@ -186,6 +175,23 @@ void Oracle::on(const LeaderWrote& e) {
         }
         moved(ref, *t, m, e.at, "the rescuer");
         break;
+    }
+  }
+}
+
+// O-order: with per-key ordering, a message is scanned for publishing only when its entity's
+// earlier messages are all final.
+void Oracle::check_key_order(const Tracked& t, const MessageRef& ref, Time at) {
+  const auto it = open_by_key_.find(t.key);
+  if (it == open_by_key_.end()) return;
+  for (std::uint64_t packed : it->second) {
+    if (packed == ref.packed()) break;
+    const MessageRef o = MessageRef::unpack(packed);
+    const Tracked* earlier = find(o.shard, o.id);
+    if (earlier != nullptr && !is_final(earlier->status)) {
+      violate(Invariant::order, at, ref, "published while " + subject(o) + " of its entity is " +
+                                             std::string(to_string(earlier->status)));
+      break;
     }
   }
 }
@@ -328,6 +334,7 @@ void Oracle::on(const EffectApplied& e) {
 }
 
 void Oracle::on(const Consumed& e) {
+  RELAYSIM_ASSERT(e.partition < consumed_.size(), "a partition of the log");
   std::vector<bool>& done = consumed_[e.partition];
   if (done.size() <= e.offset) done.resize(e.offset + 1, false);
   done[e.offset] = true;
@@ -335,6 +342,7 @@ void Oracle::on(const Consumed& e) {
 
 void Oracle::on(const GroupCommitted& e) {
   if (!e.applied) return;
+  RELAYSIM_ASSERT(e.partition < checked_.size(), "a partition of the log");
   std::uint64_t& checked = checked_[e.partition];
   const std::vector<bool>& done = consumed_[e.partition];
   for (; checked < e.offset; ++checked) {
@@ -349,6 +357,7 @@ void Oracle::on(const GroupCommitted& e) {
 }
 
 void Oracle::finish(Time end, std::span<Store* const> shards) {
+  RELAYSIM_ASSERT(shards.size() == messages_.size(), "a store for every shard");
   for (ShardId s = 0; s < shards.size(); ++s) {
     const StoreCounts c = shards[s]->counts();
     if (c.messages < messages_[s].size()) {

@@ -35,11 +35,8 @@ enum class DuplicateCause : std::uint8_t {
   unexplained,  // none of these: an O-log violation
 };
 inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
-    {DuplicateCause::ambiguous, "ambiguous"},
-    {DuplicateCause::unmarked, "unmarked"},
-    {DuplicateCause::new_leader, "new_leader"},
-    {DuplicateCause::unexplained, "unexplained"},
-});
+    {DuplicateCause::ambiguous, "ambiguous"}, {DuplicateCause::unmarked, "unmarked"},
+    {DuplicateCause::new_leader, "new_leader"}, {DuplicateCause::unexplained, "unexplained"}});
 constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
 inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 
@@ -109,6 +106,7 @@ class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
   std::uint16_t max_attempts(std::uint32_t type) const;
   // A message's status moved as a store reported; checks it could.
   void moved(relaysim::outbox::MessageRef m, Tracked& t, const relaysim::outbox::Message& now, Time at, const char* by);
+  void check_key_order(const Tracked& t, const relaysim::outbox::MessageRef& ref, Time at);
 
   const OutboxSpec& spec_;
   Ledger& ledger_;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::outbox {
 
 using namespace relaysim::outbox;
@@ -24,6 +26,7 @@ std::uint64_t PodStore::write_entity(EntityKey key) {
 }
 
 RowId PodStore::add(const NewMessage& m) {
+  RELAYSIM_ASSERT(m.version >= 1, "a message carries its entity's version, as write_entity returned it");
   return run(1, [&] { return store_.add(m); });
 }
 
@@ -37,11 +40,13 @@ bool PodStore::fence(FenceToken token) {
 }
 
 bool PodStore::scan(const Scan& s, std::vector<Message>& out) {
+  RELAYSIM_ASSERT(!s.mark || s.processing_timeout > Duration::zero(), "a processing timeout is longer than zero");
   return run(1, [&] { return store_.scan(s, out); });
 }
 
 std::optional<std::uint32_t> PodStore::mark(FenceToken token, Time now, Duration processing_timeout,
                                             std::span<const Message> messages, std::vector<Message>& out) {
+  RELAYSIM_ASSERT(processing_timeout > Duration::zero(), "a processing timeout is longer than zero");
   return run(1, [&] { return store_.mark(token, now, processing_timeout, messages, out); });
 }
 
@@ -55,6 +60,7 @@ Relock PodStore::relock(RowId id, std::uint16_t attempt, Message& out) {
 }
 
 bool PodStore::finish(RowId id, std::uint16_t attempt, const Finish& f) {
+  RELAYSIM_ASSERT(f.status != relaysim::outbox::Status::processing, "a consumer finishes a message out of processing");
   return run(1, [&] { return store_.finish(id, attempt, f); });
 }
 

@@ -8,6 +8,7 @@
 #include "model/outbox/consumer.h"
 #include "model/outbox/inbox.h"
 #include "model/outbox/memory_store.h"
+#include "model/core/assert.h"
 #include "model/outbox/mutants.h"
 #include "model/outbox/sqlite_store.h"
 #include "sim/outbox/oracle.h"
@@ -46,7 +47,9 @@ std::vector<std::string> shard_names(std::uint32_t shards) {
 // by the downstream, out of attempts, or failed by the rescuer.
 class Finals final : public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
  public:
-  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_(kGroupDimension, shard_names(shards)) {}
+  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_(kGroupDimension, shard_names(shards)) {
+    RELAYSIM_ASSERT(tally_.groups() == shards, "a group for every shard");
+  }
   void on(const model::Finished& e) override {
     if (!e.applied || !model::is_final(e.finish.status)) return;
     const bool handled = e.finish.status == model::Status::handled;
@@ -71,6 +74,8 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
  private:
   void put(model::ShardId shard, model::RowId id, model::Reason reason, std::uint32_t attempts, Time created, Time at) {
     if (sink_ == nullptr) return;
+    RELAYSIM_ASSERT(shard < tally_.groups(), "a failed message's shard is a group");
+    RELAYSIM_ASSERT(at >= created, "a message ends no earlier than it was created");
     record_.group = tally_.name(shard);
     record_.key.assign(record_.group).append("/").append(std::to_string(id));
     record_.outcome = to_string(model::Status::failed);
@@ -112,6 +117,8 @@ class Simulation final : public sim::Simulation {
       }
       shards_.push_back(stores_.back().get());
     }
+    RELAYSIM_ASSERT(shards_.size() == spec_.platform.shards && dbs_.size() == shards_.size(),
+                    "a store and a database slot for every shard");
     if (sqlite) {
       effects_ = std::make_unique<relaysim::outbox::SqliteEffectStore>(path_of(ctx.sqlite_path, "-downstream"), Durability::off);
     } else {
@@ -277,6 +284,9 @@ class OutboxSystem final : public SystemOf<Manifest> {
     const double seconds = to_seconds(s.duration);
     const double pods = c.pods;
     const double shards = c.shards;
+    RELAYSIM_ASSERT(c.renew_every > Duration::zero() && c.scan_every > Duration::zero() &&
+                        c.rescue_every > Duration::zero(),
+                    "a validated relay's timers have periods longer than zero");
     f.timer_firings = seconds * (pods * shards / to_seconds(c.renew_every) + shards / to_seconds(c.scan_every) +
                                  shards / to_seconds(c.rescue_every) + pods / to_seconds(relaysim::outbox::Consumer::kPollWait));
     f.timers_advice = "lengthen outbox.platform.renew_every, scan_every or rescue_every, or shorten the run";

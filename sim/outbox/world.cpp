@@ -141,8 +141,10 @@ World::World(const Scenario& scenario, Kernel& kernel, std::span<Store* const> s
 World::~World() = default;
 
 void World::start(Process& p) {
+  RELAYSIM_ASSERT(p.index() < pods_.size(), "a pod the world built");
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  RELAYSIM_ASSERT(pod.stores_.size() == shards_.size(), "a pod has a handle on every shard");
   pod.shards_.clear();
   const bool faults = store_faults_.any() || !spec_.shard_faults.empty();
   for (ShardId s = 0; s < shards_.size(); ++s) {
@@ -156,13 +158,16 @@ void World::start(Process& p) {
 }
 
 void World::stop(Process& p) {
+  RELAYSIM_ASSERT(p.index() < pods_.size(), "a pod the world built");
   Pod& pod = *pods_[p.index()];
+  RELAYSIM_ASSERT(pod.node_ != nullptr, "stopping a pod that is up");
   pod.dying_ = true;
   pod.node_.reset();
   pod.dying_ = false;
 }
 
 void World::arrive(std::uint32_t segment) {
+  RELAYSIM_ASSERT(segment < spec_.load.size() && segment < keys_.size(), "a segment of the load");
   const LoadSegment& l = spec_.load[segment];
   const EntityKey key = keys_[segment](rng_);
   const bool fails = rng_.chance(l.rollbacks);
@@ -171,6 +176,7 @@ void World::arrive(std::uint32_t segment) {
     buses_.world.emit(OperationCalled{UINT32_MAX, key, 255, kernel_.now()});
     return;
   }
+  RELAYSIM_ASSERT(pods_[p->index()]->node_ != nullptr, "the load balancer picks a pod that is up");
   types_.assign(l.messages, l.type);
   const OperationResult r = pods_[p->index()]->node_->operate(OperationRequest{key, types_, fails});
   buses_.world.emit(OperationCalled{p->index() + 1, key, static_cast<std::uint8_t>(r.outcome), kernel_.now()});

@@ -60,6 +60,7 @@ TailEstimate tail_estimate(const LatencyHistogram& pooled, std::span<const doubl
   const double n = static_cast<double>(t.samples);
   const auto rank = std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(q * n)), 1, t.samples);
   t.beyond = t.samples - rank;
+  RELAYSIM_ASSERT(t.beyond < t.samples, "a quantile has at least one duration at or below it");
   t.value = to_seconds(pooled.quantile(q));
   const Estimate spread = estimate(per_run, confidence);
   t.runs = spread.n;
@@ -80,6 +81,7 @@ TailEstimate tail_estimate(const LatencyHistogram& pooled, std::span<const doubl
   const double sd = std::sqrt(n * q * (1 - q));
   const double low = std::floor(n * q - z * sd);
   const double high = std::ceil(n * q + z * sd) + 1;
+  RELAYSIM_ASSERT(low < high, "a rank interval's low end is below its high end");
   if (low >= 1) {
     const double edge = to_seconds(pooled.at_rank(static_cast<std::uint64_t>(low)));  // an upper edge: its bucket starts lower
     t.ci_low = std::max(0.0, edge - width(edge));

@@ -171,6 +171,7 @@ void write_runs_header(std::ostream& out, const SweepPlan& plan) {
 
 void write_run(std::ostream& out, const SweepPlan& plan, const SweepRun& r) {
   RELAYSIM_ASSERT(r.values.size() == plan.metrics.size(), "a value for every metric");
+  RELAYSIM_ASSERT(r.run < plan.runs(), "a run of the sweep");
   const std::size_t point = plan.point_of(r.run);
   out << r.run << ',' << point << ',' << plan.replication_of(r.run) << ',' << plan.seed_of(r.run);
   for (const Override& o : plan.overrides(point)) out << ',' << csv_field(o.value);
@@ -265,6 +266,7 @@ void read_pooled(std::istream& in, const SweepPlan& plan, const std::string& nam
 std::vector<SweepPoint> summarize(const SweepPlan& plan, std::vector<SweepRun> runs, const PooledLatency& pooled) {
   std::sort(runs.begin(), runs.end(), [](const SweepRun& a, const SweepRun& b) { return a.run < b.run; });
   RELAYSIM_ASSERT(runs.size() == plan.runs(), "a table of the whole sweep needs every run");
+  RELAYSIM_ASSERT(pooled.empty() || pooled.size() == plan.points(), "a pool for every point, or none");
   const std::vector<SweepPlan::Tail> tails = plan.tails();
   std::vector<SweepPoint> out;
   std::vector<double> column(plan.replications);
@@ -298,6 +300,8 @@ void write_summary_csv(std::ostream& out, const SweepPlan& plan, const std::vect
   for (const Axis& a : plan.axes) out << ',' << csv_field(a.path);
   out << ",metric,n,mean,stddev,ci95_low,ci95_high,min,max\n";
   for (const SweepPoint& p : points) {
+    RELAYSIM_ASSERT(p.metrics.size() == plan.metrics.size() && p.values.size() == plan.axes.size(),
+                    "a point has an estimate per metric and a value per axis");
     for (std::size_t m = 0; m < plan.metrics.size(); ++m) {
       const Estimate& e = p.metrics[m];
       out << p.point;
@@ -315,6 +319,7 @@ void write_tails_csv(std::ostream& out, const SweepPlan& plan, const std::vector
   out << ",metric,samples,beyond,runs,pooled,ci95_low,ci95_high,method\n";
   const std::vector<SweepPlan::Tail> tails = plan.tails();
   for (const SweepPoint& p : points) {
+    RELAYSIM_ASSERT(p.tails.size() <= tails.size(), "a point's tails are the plan's");
     for (std::size_t i = 0; i < p.tails.size(); ++i) {
       const TailEstimate& t = p.tails[i];
       out << p.point;
@@ -335,6 +340,8 @@ nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>
   j["points"] = nlohmann::json::array();
   for (const SweepPoint& p : points) {
     nlohmann::json jp;
+    RELAYSIM_ASSERT(p.values.size() == plan.axes.size() && p.metrics.size() == plan.metrics.size(),
+                    "a point has a value per axis and an estimate per metric");
     for (std::size_t a = 0; a < plan.axes.size(); ++a) jp["at"][plan.axes[a].path] = p.values[a];
     jp["runs"] = p.runs;
     jp["passed"] = p.passed;

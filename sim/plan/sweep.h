@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "sim/plan/stats.h"
 #include "sim/report/metric.h"
 #include "sim/loader.h"
@@ -54,9 +55,18 @@ struct SweepPlan {
 
   std::size_t points() const;
   std::size_t runs() const { return points() * replications; }
-  bool mine(std::size_t run) const { return run % shards == shard - 1; }
-  std::size_t point_of(std::size_t run) const { return run / replications; }
-  std::uint32_t replication_of(std::size_t run) const { return static_cast<std::uint32_t>(run % replications); }
+  bool mine(std::size_t run) const {
+    RELAYSIM_ASSERT(shard >= 1 && shard <= shards, "a shard of the sweep");
+    return run % shards == shard - 1;
+  }
+  std::size_t point_of(std::size_t run) const {
+    RELAYSIM_ASSERT(replications > 0, "a point runs at least once");
+    return run / replications;
+  }
+  std::uint32_t replication_of(std::size_t run) const {
+    RELAYSIM_ASSERT(replications > 0, "a point runs at least once");
+    return static_cast<std::uint32_t>(run % replications);
+  }
   std::uint64_t seed_of(std::size_t run) const { return seed + replication_of(run); }
   // The value of each axis at `point` (the first axis varies slowest), as --set overrides.
   std::vector<Override> overrides(std::size_t point) const;

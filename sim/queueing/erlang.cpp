@@ -52,6 +52,7 @@ double Station::sojourn_quantile(double q) const {
 }
 
 std::optional<std::uint32_t> least_servers(const Station& s, std::uint32_t most, const std::function<bool(const Station&)>& meets) {
+  RELAYSIM_ASSERT(static_cast<bool>(meets), "a test of a station");
   Station probe = s;
   probe.c = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::floor(s.offered())) + 1);
   for (; probe.c <= most; ++probe.c) {
@@ -62,6 +63,7 @@ std::optional<std::uint32_t> least_servers(const Station& s, std::uint32_t most,
 
 double fluid_drain_s(double outage_s, double rho) {
   RELAYSIM_ASSERT(rho >= 0 && rho < 1, "a backlog drains only below full load");
+  RELAYSIM_ASSERT(outage_s >= 0, "an outage lasts no negative time");
   return outage_s * rho / (1 - rho);
 }
 

@@ -22,6 +22,8 @@ class Mmc {
     kernel_.at(Time{}, [this] { arrive(); });
     while (kernel_.step()) {
     }
+    RELAYSIM_ASSERT(queue_.empty() && served_ == arrived_, "every customer who came was served");
+    RELAYSIM_ASSERT(free_ == p_.servers, "every server is free once the queue is done");
     MmcResult r;
     r.customers = served_;
     r.events = kernel_.events_run();
@@ -79,6 +81,7 @@ MmcResult run_mmc(const MmcParams& params) {
 }
 
 double erlang_c_wait(double lambda, double mu, std::uint32_t servers) {
+  RELAYSIM_ASSERT(mu > 0, "a server serves at some rate");
   RELAYSIM_ASSERT(lambda < servers * mu, "Erlang C needs a stable queue (lambda < servers * mu)");
   return queueing::Station{lambda, 1 / mu, servers}.mean_wait_s();
 }

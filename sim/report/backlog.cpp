@@ -16,6 +16,7 @@ constexpr Duration kLevelSpan = std::chrono::minutes(5);
 }  // namespace
 
 double Drain::seconds() const {
+  RELAYSIM_ASSERT(!drained_by_end() || drained >= fault_end, "a backlog drains after its faults end");
   return drained_by_end() ? to_seconds(drained - fault_end) : std::numeric_limits<double>::infinity();
 }
 
@@ -24,10 +25,12 @@ Duration BacklogTrace::step_for(Duration run_length) {
 }
 
 BacklogTrace::BacklogTrace(Duration run_length) : step_(step_for(run_length)) {
+  RELAYSIM_ASSERT(run_length > Duration::zero(), "a run lasts some time");
   samples_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(run_length / step_ + 1, 200'000)));
 }
 
 std::uint64_t BacklogTrace::peak() const {
+  RELAYSIM_ASSERT(from_ <= samples_.size(), "the warm-up ends within the trace");
   std::uint64_t most = 0;
   for (std::size_t i = from_; i < samples_.size(); ++i) most = std::max(most, samples_[i]);
   return most;
@@ -106,6 +109,7 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     // sample at its start may already see it).
     const std::size_t to = index_at(d.fault_start - Duration{1});
     const std::size_t from = d.fault_start - kLevelSpan <= time_of(0) ? 0 : index_at(d.fault_start - kLevelSpan);
+    RELAYSIM_ASSERT(from <= to, "the level before a fault is measured over a sample or more");
     double sum = 0;
     for (std::size_t i = from; i <= to; ++i) sum += static_cast<double>(samples_[i]);
     d.level = sum / static_cast<double>(to - from + 1);

@@ -85,6 +85,7 @@ const GroupTally::Row& GroupTally::group(std::size_t group) const {
 }
 
 double detail::group_latency_quantile_s(const GroupTally::Row& r, double q) {
+  RELAYSIM_ASSERT(q > 0 && q <= 100, "a percentile is in (0, 100]");
   if (r.latency.count() == 0) return std::numeric_limits<double>::quiet_NaN();
   return to_seconds(r.latency.quantile(q / 100.0));
 }
@@ -111,6 +112,7 @@ GroupTally::Row& GroupTally::row(std::size_t group) {
 }
 
 void GroupTally::finished(std::size_t group, std::string_view outcome, bool ok) {
+  RELAYSIM_ASSERT(!outcome.empty(), "an outcome has a name");
   count(row(group), outcome, ok);
   count(all_, outcome, ok);
 }

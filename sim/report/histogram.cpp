@@ -14,6 +14,7 @@ void LatencyHistogram::add(Duration d) {
   const auto ns = static_cast<std::uint64_t>(std::max<std::int64_t>(1, d.count()));
   const int octave = 63 - std::countl_zero(ns);
   const int sub = octave >= 4 ? static_cast<int>((ns >> (octave - 4)) & (kSub - 1)) : 0;
+  RELAYSIM_ASSERT(static_cast<std::size_t>(octave * kSub + sub) < buckets_.size(), "a duration's bucket is in the histogram");
   ++buckets_[static_cast<std::size_t>(octave * kSub + sub)];
   ++count_;
   sum_s_ += to_seconds(d);
@@ -21,6 +22,7 @@ void LatencyHistogram::add(Duration d) {
 }
 
 Duration LatencyHistogram::quantile(double q) const {
+  RELAYSIM_ASSERT(q > 0 && q <= 1, "a quantile is in (0, 1]");
   if (count_ == 0) return Duration::zero();
   const auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
   return at_rank(std::clamp<std::uint64_t>(rank, 1, count_));
@@ -92,6 +94,7 @@ std::optional<LatencyHistogram> LatencyHistogram::decode(std::string_view text) 
 
 // The bucket's upper edge, but never past the largest value seen.
 Duration LatencyHistogram::upper_edge(std::size_t bucket) const {
+  RELAYSIM_ASSERT(bucket < buckets_.size(), "a bucket of the histogram");
   const int octave = static_cast<int>(bucket) / kSub;
   const int sub = static_cast<int>(bucket) % kSub;
   const double upper = std::ldexp(1.0 + (sub + 1) / static_cast<double>(kSub), octave);
@@ -106,6 +109,7 @@ std::vector<LatencyHistogram::CdfPoint> LatencyHistogram::cdf() const {
     seen += buckets_[i];
     out.push_back({to_seconds(upper_edge(i)), static_cast<double>(seen) / static_cast<double>(count_)});
   }
+  RELAYSIM_ASSERT(seen == count_, "the buckets hold every duration counted");
   return out;
 }
 

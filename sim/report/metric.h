@@ -26,11 +26,7 @@ enum class Unit : std::uint8_t {
   number,   // any other number (a mean)
 };
 inline constexpr auto kUnitNames = names<Unit>({
-    {Unit::count, "count"},
-    {Unit::ratio, "ratio"},
-    {Unit::seconds, "seconds"},
-    {Unit::number, "number"},
-});
+    {Unit::count, "count"}, {Unit::ratio, "ratio"}, {Unit::seconds, "seconds"}, {Unit::number, "number"}});
 constexpr std::string_view to_string(Unit u) { return kUnitNames[u]; }
 
 struct MetricInfo {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include "model/core/assert.h"
 #include "model/store/store_error.h"
 #include "sim/scenario/scenario.h"
 
@@ -106,6 +107,7 @@ void write_series_header(std::ostream& out, std::span<const SeriesColumn> column
 }
 
 void write_series_row(std::ostream& out, const SeriesWindow& window, std::span<const double> values) {
+  RELAYSIM_ASSERT(window.end >= window.start, "a window ends no earlier than it starts");
   put_time(out, window.start);
   out << ',';
   put_time(out, window.end);
@@ -123,6 +125,7 @@ void write_timeline(std::ostream& out, const std::vector<TimelineEvent>& events)
   std::stable_sort(sorted.begin(), sorted.end(), [](const TimelineEvent* a, const TimelineEvent* b) { return a->at < b->at; });
   out << "start_s,end_s,kind,subject,detail,fault\n";
   for (const TimelineEvent* e : sorted) {
+    RELAYSIM_ASSERT(e->length >= Duration::zero(), "a timeline event lasts no negative time");
     put_time(out, e->at);
     out << ',';
     // A window that never ends has no end to write.

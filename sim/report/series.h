@@ -37,12 +37,8 @@ enum class Panel : std::uint8_t {
   health,   // utilisation, breakers, pods, faults
 };
 inline constexpr auto kPanelNames = names<Panel>({
-    {Panel::flow, "flow"},
-    {Panel::backlog, "backlog"},
-    {Panel::latency, "latency"},
-    {Panel::calls, "calls"},
-    {Panel::health, "health"},
-});
+    {Panel::flow, "flow"}, {Panel::backlog, "backlog"}, {Panel::latency, "latency"}, {Panel::calls, "calls"},
+    {Panel::health, "health"}});
 constexpr std::string_view to_string(Panel p) { return kPanelNames[p]; }
 
 struct SeriesColumn {

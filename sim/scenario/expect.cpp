@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "model/core/assert.h"
 #include "sim/scenario/units.h"
 
 namespace relaysim::sim {
@@ -70,6 +71,7 @@ std::optional<std::string> parse_comparison(std::string_view s, Unit unit, Compa
 }
 
 bool holds(const Expectation& e, double actual) {
+  RELAYSIM_ASSERT(std::isfinite(e.value), "an expectation compares with a number");
   // Compared with a little tolerance for the rounding of what was written ("0.1%").
   const double eps = 1e-12 * std::max(1.0, std::fabs(e.value));
   switch (e.op) {

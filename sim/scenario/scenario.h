@@ -30,9 +30,7 @@ struct Window {
 
 enum class StoreKind : std::uint8_t { memory, sqlite };
 inline constexpr auto kStoreKindNames = names<StoreKind>({
-    {StoreKind::memory, "memory"},
-    {StoreKind::sqlite, "sqlite"},
-});
+    {StoreKind::memory, "memory"}, {StoreKind::sqlite, "sqlite"}});
 constexpr std::string_view to_string(StoreKind k) { return kStoreKindNames[k]; }
 
 // A pod crash: at `at`, process `pod` (0-based) loses everything in memory; it starts again after
@@ -66,13 +64,8 @@ struct StoreFault {
 
 enum class CompareOp : std::uint8_t { lt, le, gt, ge, eq, ne };
 inline constexpr auto kCompareOpNames = names<CompareOp>({
-    {CompareOp::lt, "<"},
-    {CompareOp::le, "<="},
-    {CompareOp::gt, ">"},
-    {CompareOp::ge, ">="},
-    {CompareOp::eq, "=="},
-    {CompareOp::ne, "!="},
-});
+    {CompareOp::lt, "<"}, {CompareOp::le, "<="}, {CompareOp::gt, ">"}, {CompareOp::ge, ">="}, {CompareOp::eq, "=="},
+    {CompareOp::ne, "!="}});
 constexpr std::string_view to_string(CompareOp op) { return kCompareOpNames[op]; }
 
 // One line of `expect:`: a comparison on one of the system's metrics (sim/report/metric.h).

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "model/core/assert.h"
 #include "model/core/utf8.h"
 
 namespace relaysim::sim {
@@ -51,6 +52,7 @@ Codec<double> fraction_codec() {
 }
 
 Codec<double> number_codec(double lo, double hi) {
+  RELAYSIM_ASSERT(lo <= hi, "a range's low end is not above its high end");
   return {"number, " + write_number(lo) + " to " + write_number(hi),
           [lo, hi](const Reader& r, const YAML::Node& n, const std::string& p, double& v) { v = r.number(n, p, lo, hi); },
           [](YAML::Emitter& e, const double& v, const double&) { e << write_number(v); },
@@ -62,6 +64,8 @@ namespace {
 // `c` with its values held to `b`: the kind says the range, a value outside is refused at its node.
 template <class T>
 Codec<T> bounded(Codec<T> c, const Bounds<T>& b, std::string range, std::string (*must)(const Bounds<T>&)) {
+  RELAYSIM_ASSERT(!(b.hi < b.lo), "a bound's low end is not above its high end");
+  RELAYSIM_ASSERT(static_cast<bool>(c.read) && must != nullptr, "a bounded value is read and explained");
   c.kind += ", " + range;
   auto read = c.read;
   c.read = [read, b, must](const Reader& r, const YAML::Node& n, const std::string& p, T& v) {

@@ -20,6 +20,7 @@ struct Utf8Char {
 };
 
 Utf8Char decode_utf8(std::string_view s, std::size_t i) {
+  RELAYSIM_ASSERT(i < s.size(), "a character at a place in the text");
   const auto c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) return {c, 1};
   std::size_t n = 0;
@@ -194,6 +195,7 @@ double Reader::fraction(const YAML::Node& n, const std::string& path) const {
 }
 
 double Reader::number(const YAML::Node& n, const std::string& path, double lo, double hi) const {
+  RELAYSIM_ASSERT(lo <= hi, "a range's low end is not above its high end");
   const std::string s = scalar(n, path, "a number");
   double v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -210,6 +212,7 @@ double Reader::number(const YAML::Node& n, const std::string& path, double lo, d
 }
 
 std::uint64_t Reader::integer(const YAML::Node& n, const std::string& path, std::uint64_t lo, std::uint64_t hi) const {
+  RELAYSIM_ASSERT(lo <= hi, "a range's low end is not above its high end");
   const std::string s = scalar(n, path, "a whole number");
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -292,6 +295,7 @@ namespace {
 
 // The line and column (1-based) of byte `pos` in `text`.
 std::pair<int, int> line_column(std::string_view text, std::size_t pos) {
+  RELAYSIM_ASSERT(pos <= text.size(), "a place in the text");
   int line = 1;
   std::size_t line_start = 0;
   for (std::size_t i = 0; i < pos && i < text.size(); ++i) {

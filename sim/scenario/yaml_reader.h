@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/time.h"
 
 namespace relaysim::sim {
@@ -50,7 +51,10 @@ class Reader {
   // The run's duration: a time at or after it would never happen. Unset (zero) while the top
   // level has not read it; then any time up to kMaxDuration is accepted.
   Duration run_duration() const { return run_duration_; }
-  void set_run_duration(Duration d) { run_duration_ = d; }
+  void set_run_duration(Duration d) {
+    RELAYSIM_ASSERT(d > Duration::zero(), "a run lasts some time");
+    run_duration_ = d;
+  }
 
   // Scalars. Each fails with what was expected, the text it got, and the allowed range.
   std::string scalar(const YAML::Node& n, const std::string& path, std::string_view expected) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/core/assert.h"
 #include "model/core/random.h"
 
 namespace relaysim::sim::sms {
@@ -15,6 +16,7 @@ SimDirectory::SimDirectory(const DirectorySpec& spec, std::uint64_t seed)
     : spec_(spec), seed_(mix64(seed ^ 0x6469726563746f72ULL)), vocabulary_{spec.regions, spec.tags} {}
 
 UserRecord SimDirectory::user(std::uint64_t index) const {
+  RELAYSIM_ASSERT(index < spec_.users, "a user of the directory");
   const std::uint64_t h = mix64(seed_ + index * 0x9e3779b97f4a7c15ULL);
   UserRecord u;
   u.recipient = kFirstNumber + index;

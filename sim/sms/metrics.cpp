@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::sms {
 
 using namespace relaysim::sms;
@@ -9,10 +11,12 @@ using namespace relaysim::sms;
 void Metrics::on(const Answered& e) {
   const SendAnswer& a = e.answer;
   if (a.fault != AuthFault::none) {
+    RELAYSIM_ASSERT(static_cast<std::size_t>(a.fault) < auth.size(), "a token's fault the table counts");
     ++auth[static_cast<std::size_t>(a.fault)];
   } else if (a.unavailable) {
     ++unavailable;
   } else {
+    RELAYSIM_ASSERT(static_cast<std::size_t>(a.outcome) < outcomes.size(), "an accept outcome the table counts");
     ++outcomes[static_cast<std::size_t>(a.outcome)];
     if (a.outcome == AcceptOutcome::duplicate) ++repeat_answers[static_cast<std::size_t>(a.answer)];
   }
@@ -21,7 +25,11 @@ void Metrics::on(const Answered& e) {
 void Metrics::on(const Accepted& e) {
   if (e.result.outcome != AcceptOutcome::accepted) return;
   accepted += e.request.messages.size();
-  for (const NewMessage& m : e.request.messages) ++accepted_by_kind[static_cast<std::size_t>(m.kind)];
+  RELAYSIM_ASSERT(!e.request.messages.empty(), "an accepted request carries a message");
+  for (const NewMessage& m : e.request.messages) {
+    RELAYSIM_ASSERT(static_cast<std::size_t>(m.kind) < accepted_by_kind.size(), "a message kind the table counts");
+    ++accepted_by_kind[static_cast<std::size_t>(m.kind)];
+  }
 }
 
 void Metrics::on(const CampaignAnswered& e) {
@@ -35,6 +43,7 @@ void Metrics::on(const CampaignAnswered& e) {
     campaign_states.resize(e.answer.id, CampaignState::expanding);
     campaign_stops.resize(e.answer.id, AcceptOutcome::accepted);
   }
+  RELAYSIM_ASSERT(campaign_stops.size() == campaign_states.size(), "a stop reason for every campaign");
 }
 
 void Metrics::on(const CampaignExpanded& e) {
@@ -50,10 +59,12 @@ void Metrics::on(const CampaignExpanded& e) {
 }
 
 void Metrics::on(const LimitDecided& e) {
+  RELAYSIM_ASSERT(static_cast<std::size_t>(e.decision.via) < limits.size(), "a limit path the table counts");
   ++limits[static_cast<std::size_t>(e.decision.via)][e.decision.admitted ? 1 : 0];
 }
 
 void Metrics::on(const SubmitFinished& e) {
+  RELAYSIM_ASSERT(static_cast<std::size_t>(e.outcome) < submits_by_class.size(), "a submit class the table counts");
   ++submits_by_class[static_cast<std::size_t>(e.outcome)];
   if (e.decision.step == Step::fail_over) ++failovers;
 }
@@ -63,6 +74,9 @@ void Metrics::on(const Completed& e) {
   const Completion& c = e.completion;
   if (c.status == Status::submitted) submit_latency.add(c.at - e.row.send_at);
   if (!is_final(c.status)) return;
+  RELAYSIM_ASSERT(static_cast<std::size_t>(c.status) < final.size() &&
+                      static_cast<std::size_t>(c.reason) < final[0].size(),
+                  "a final status and reason the table counts");
   ++final[static_cast<std::size_t>(c.status)][static_cast<std::size_t>(c.reason)];
   ++finals;
   last_final_at = std::max(last_final_at, c.at);
@@ -81,6 +95,7 @@ void Metrics::on(const ReceiptReceived& e) {
 }
 
 void Metrics::close_period(std::uint32_t pod, Time at, AsyncRule rule) {
+  RELAYSIM_ASSERT(pod >= 1, "gateway pods are numbered from 1");
   for (auto it = periods.rbegin(); it != periods.rend(); ++it) {
     if (it->pod == pod && it->left == kTimeNever) {
       it->left = at;
@@ -91,6 +106,8 @@ void Metrics::close_period(std::uint32_t pod, Time at, AsyncRule rule) {
 }
 
 void Metrics::on(const ModeChanged& e) {
+  RELAYSIM_ASSERT(static_cast<std::size_t>(e.change.rule) < async_by_rule.size(), "an async rule the table counts");
+  RELAYSIM_ASSERT(e.pod >= 1, "gateway pods are numbered from 1");
   ++async_by_rule[static_cast<std::size_t>(e.change.rule)];
   if (e.change.entered) {
     ++async_entered;
@@ -116,11 +133,13 @@ void Metrics::on(const ClientCalled& e) {
 }
 
 double detail::latency_quantile_s(const Figures& f, double q) {
+  RELAYSIM_ASSERT(q > 0 && q <= 100, "a percentile is in (0, 100]");
   if (f.metrics.submit_latency.count() == 0) return std::numeric_limits<double>::quiet_NaN();
   return to_seconds(f.metrics.submit_latency.quantile(q / 100.0));
 }
 
 double detail::async_seconds(const Figures& f) {
+  RELAYSIM_ASSERT(f.end >= f.start, "a run ends no earlier than it is measured from");
   double s = 0;
   for (const AsyncPeriod& p : f.metrics.periods) {
     const Time from = std::max(p.entered, f.start);

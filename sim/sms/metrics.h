@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/sms/events.h"
 #include "model/sms/store.h"
 #include "sim/report/histogram.h"
@@ -87,7 +88,10 @@ class Metrics final : public SinkFor<model::Answered>,
   void on(const model::CampaignExpanded& e) override;
   void on(const model::MarketingDeferred&) override { ++marketing_deferred; }
   void on(const OptedOut&) override { ++opt_outs; }
-  void on(const AdminActed& e) override { ++admin_actions[e.action][e.outcome == model::AdminOutcome::done ? 1 : 0]; }
+  void on(const AdminActed& e) override {
+    RELAYSIM_ASSERT(e.action < admin_actions.size(), "an admin acts by approving or revoking");
+    ++admin_actions[e.action][e.outcome == model::AdminOutcome::done ? 1 : 0];
+  }
   void on(const AdminQueried&) override { ++admin_queries; }
   void on(const ClientCalled& e) override;
   void on(const ClientTimedOut&) override { ++client_timeouts; }

@@ -34,6 +34,7 @@ Oracle::Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger)
 
 MessageId Oracle::find_key(std::string_view key) const {
   return keys_.find(hash_bytes(key), [&](std::uint64_t id) {
+    RELAYSIM_ASSERT(id >= 1 && id <= key_at_.size(), "a key's message has its place in the arena");
     const std::uint64_t at = key_at_[id - 1];
     return std::string_view(key_arena_).substr(at >> 24, at & 0xffffff) == key;
   });
@@ -85,6 +86,7 @@ void Oracle::check_send_path(const Accepted& e) {
 
 // S-dedup: a repeated request is answered with the first one's message and its outcome so far.
 void Oracle::check_repeat(const AcceptRequest& req, const AcceptResult& r) {
+  RELAYSIM_ASSERT(!req.messages.empty(), "a request carries a message");
   const NewMessage& m = req.messages[0];
   key_text(scratch_, req.business, m.biz_type, m.biz_id);
   const MessageId known = find_key(scratch_);
@@ -146,6 +148,7 @@ void Oracle::record_accepted(const AcceptRequest& req, const AcceptResult& r) {
     }
   }
   std::uint64_t& used = charged_[ledger_key(req.business, req.period)];
+  RELAYSIM_ASSERT(key_at_.size() <= messages_.size(), "a key for no more than every message");
   used += req.messages.size();
   const BusinessSpec* b = business(req.business);
   if (b != nullptr && used > b->quota) {
@@ -393,6 +396,7 @@ void Oracle::observe_sync_submit(const SubmitFinished& e) {
   const Duration keep = std::max({Duration{std::chrono::seconds(3)}, c.latency.window * 11 / 10,
                                   c.error_rate.window * 11 / 10});
   while (pm.samples.front().at + keep < e.at) pm.samples.pop_front();
+  RELAYSIM_ASSERT(!pm.samples.empty() && pm.samples.back().at == e.at, "the newest sample is kept");
   // The other side of entering: once a rule holds on this evidence the pod must enter async mode
   // now (its ModeChanged follows this event, before anything else of the pod).
   if (!c.enabled) return;
@@ -409,6 +413,7 @@ void Oracle::observe_sync_submit(const SubmitFinished& e) {
 Oracle::PodMode& Oracle::mode(PodId pod) {
   RELAYSIM_ASSERT(pod >= 1, "a pod");
   if (modes_.size() < pod) modes_.resize(pod);
+  RELAYSIM_ASSERT(pod <= modes_.size(), "a pod's mode is kept");
   return modes_[pod - 1];
 }
 
@@ -572,6 +577,7 @@ void Oracle::on(const ModeChanged& e) {
 }
 
 void Oracle::finalise(Message& m, MessageId id, Status s, Time at) {
+  RELAYSIM_ASSERT(is_final(s), "only a final status ends a message");
   if (m.final_status != kOpen) {
     violate(Invariant::final, at, id,
             "became " + std::string(to_string(s)) + " after it had ended " +
@@ -659,6 +665,7 @@ void Oracle::on(const ClientAnswered& e) {
 void Oracle::on(const AdminActed& e) {
   if (e.action != static_cast<std::uint8_t>(AdminAction::revoke) || e.outcome != AdminOutcome::done) return;
   if (revoked_epochs_.size() <= e.business) revoked_epochs_.resize(e.business + 1);
+  RELAYSIM_ASSERT(e.business < revoked_epochs_.size(), "a revoked grant's business has a list of epochs");
   revoked_epochs_[e.business].push_back(e.epoch);
 }
 
@@ -704,6 +711,7 @@ void Oracle::on(const ProviderSubmitted& e) {
     } else if (m->store_failed) {
       cause = DuplicateCause::store_failure;
     }
+    RELAYSIM_ASSERT(static_cast<std::size_t>(cause) < duplicates_.size(), "a duplicate's cause the table counts");
     ++duplicates_[static_cast<std::size_t>(cause)];
     if (cause == DuplicateCause::unexplained) {
       violate(Invariant::dup, e.at, e.message,
@@ -755,6 +763,7 @@ void Oracle::on(const LimitDecided& e) {
   share.burst = (share.burst + n - 1) / n;
   RELAYSIM_ASSERT(e.pod >= 1, "a pod");
   if (local_limits_.size() < e.pod) local_limits_.resize(e.pod);
+  RELAYSIM_ASSERT(share.limit >= 1 || e.limit.spec.limit == 0, "a pod's share of a limit is at least one call");
   auto it = local_limits_[e.pod - 1].try_emplace(e.business, share).first;
   ++limit_checks_;
   const LimitReplay::Verdict v = it->second.judge(e.at, 1, e.member);
@@ -767,6 +776,7 @@ void Oracle::on(const LimitDecided& e) {
 }
 
 void Oracle::reset_local_limits(PodId pod) {
+  RELAYSIM_ASSERT(pod >= 1, "gateway pods are numbered from 1");
   if (pod <= local_limits_.size()) local_limits_[pod - 1].clear();
   if (pod <= modes_.size()) modes_[pod - 1] = PodMode{};
 }

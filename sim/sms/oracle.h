@@ -33,11 +33,8 @@ enum class DuplicateCause : std::uint8_t {
   unexplained,    // none of these: an S-dup violation
 };
 inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
-    {DuplicateCause::answer_lost, "answer_lost"},
-    {DuplicateCause::rescued, "rescued"},
-    {DuplicateCause::store_failure, "store_failure"},
-    {DuplicateCause::unexplained, "unexplained"},
-});
+    {DuplicateCause::answer_lost, "answer_lost"}, {DuplicateCause::rescued, "rescued"},
+    {DuplicateCause::store_failure, "store_failure"}, {DuplicateCause::unexplained, "unexplained"}});
 constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
 inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 

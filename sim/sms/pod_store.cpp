@@ -1,5 +1,7 @@
 #include "sim/sms/pod_store.h"
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::sms {
 
 using namespace relaysim::sms;
@@ -7,6 +9,8 @@ using namespace relaysim::sms;
 // On SQLite, per message: its insert (its history is in the row), and a claim token when it is
 // claimed at once; then the quota charge.
 AcceptResult PodStore::accept(const AcceptRequest& r) {
+  RELAYSIM_ASSERT(!r.messages.empty(), "a request carries at least one message");
+  RELAYSIM_ASSERT(r.claim_for == 0 || r.lease > Duration::zero(), "a claim at accept has a lease longer than zero");
   int writes = 1;
   for (const NewMessage& m : r.messages) writes += r.claim_for != 0 && m.send_at <= r.now ? 2 : 1;
   return guard_.run(writes, [&] { return store_.accept(r); });
@@ -14,11 +18,13 @@ AcceptResult PodStore::accept(const AcceptRequest& r) {
 
 // The claim token, then the row (with its history entry).
 std::optional<Status> PodStore::claim_due(Time now, PodId pod, Duration lease, MessageRow& out) {
+  RELAYSIM_ASSERT(pod != 0 && lease > Duration::zero(), "a claim is held by a pod for a lease longer than zero");
   return guard_.run(2, [&] { return store_.claim_due(now, pod, lease, out); });
 }
 
 // The row, its history entry in it (a refund's two writes follow; a crash fails the first write).
 bool PodStore::complete(MessageId id, ClaimToken token, const Completion& c) {
+  RELAYSIM_ASSERT(c.status != relaysim::sms::Status::in_flight, "a completion must leave in_flight");
   return guard_.run(1, [&] { return store_.complete(id, token, c); });
 }
 
@@ -32,6 +38,7 @@ std::optional<Time> PodStore::next_due() {
 }
 
 void PodStore::put_business(const BusinessRow& row) {
+  RELAYSIM_ASSERT(row.id != 0, "business ids count from 1");
   guard_.run(1, [&] { store_.put_business(row); });
 }
 
@@ -65,6 +72,7 @@ CampaignStart PodStore::start_campaign(const NewCampaign& c) {
 
 // The claim token and the row.
 bool PodStore::claim_campaign(Time now, PodId pod, Duration lease, CampaignRow& out) {
+  RELAYSIM_ASSERT(pod != 0 && lease > Duration::zero(), "a campaign is claimed by a pod for a lease longer than zero");
   return guard_.run(2, [&] { return store_.claim_campaign(now, pod, lease, out); });
 }
 
@@ -82,6 +90,8 @@ std::optional<CampaignRow> PodStore::campaign(CampaignId id) {
 
 // The window's pruning (and the place taken, when there is room).
 bool PodStore::take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) {
+  RELAYSIM_ASSERT(cap.per > Duration::zero(), "a frequency cap's window is longer than zero");
+  RELAYSIM_ASSERT(id != 0, "a place in the cap is held by a message");
   return guard_.run(1, [&] { return store_.take_cap(recipient, id, now, cap); });
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::sms {
 
 using relaysim::sms::SubmitClass;
@@ -32,6 +34,8 @@ SimProviders::SimProviders(const std::vector<ProviderSpec>& specs, std::uint64_t
 }
 
 ProviderAnswer SimProviders::submit(ProviderId id, Time now, Duration timeout) {
+  RELAYSIM_ASSERT(id < providers_.size(), "a provider of the world");
+  RELAYSIM_ASSERT(timeout > Duration::zero(), "a submit has a timeout");
   Provider& p = providers_.at(id);
   const ProviderSpec& s = *p.spec;
   ProviderAnswer a;
@@ -70,6 +74,7 @@ ProviderAnswer SimProviders::submit(ProviderId id, Time now, Duration timeout) {
     a.seen = SubmitClass::accepted;
     a.answer_at = now + latency;
   }
+  RELAYSIM_ASSERT(a.answer_at <= now + timeout, "an answer comes by the timeout");
   a.receipt = !p.rng.chance(s.receipts.lost);
   a.delivered = !p.rng.chance(s.receipts.undelivered);
   a.receipt_at = accepted_at + p.receipt_delay.sample(p.rng);

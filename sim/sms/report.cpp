@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "model/core/assert.h"
 #include "sim/report/text.h"
 
 namespace relaysim::sim::sms {
@@ -109,6 +111,7 @@ void Report::print_sending(std::ostream& out) const {
       << format_value(Unit::seconds, get(metric("async_s"))) << " pod-time\n";
   std::size_t shown = 0;
   for (const AsyncPeriod& p : m.periods) {
+    RELAYSIM_ASSERT(p.pod >= 1, "gateway pods are numbered from 1");
     if (shown++ == 12) {
       out << "    ... (" << m.periods.size() - 12 + m.periods_dropped << " more in the JSON)\n";
       break;
@@ -129,6 +132,7 @@ void Report::print_marketing(std::ostream& out) const {
         << get(metric("campaigns_done")) << ", stopped " << get(metric("campaigns_stopped")) << ", still expanding "
         << m.campaigns - static_cast<std::uint64_t>(get(metric("campaigns_done")) + get(metric("campaigns_stopped")))
         << ";  chunks " << m.campaign_chunks << "\n";
+    RELAYSIM_ASSERT(m.campaign_stops.size() == m.campaign_states.size(), "a stop reason for every campaign");
     for (std::size_t c = 0; c < m.campaign_states.size(); ++c) {
       if (m.campaign_states[c] == CampaignState::stopped) {
         out << "    campaign " << c + 1 << " stopped: " << name(m.campaign_stops[c]) << "\n";
@@ -178,6 +182,7 @@ void Report::to_json(nlohmann::json& j, double wall) const {
   j["limits"] = limits;
   json periods = json::array();
   for (const AsyncPeriod& p : m.periods) {
+    RELAYSIM_ASSERT(p.pod >= 1 && (p.left == kTimeNever || p.left >= p.entered), "an async period of a pod, ending no earlier than it began");
     periods.push_back({{"pod", p.pod - 1},
                        {"entered_seconds", to_seconds(p.entered)},
                        {"entered_by", name(p.entered_by)},
@@ -196,6 +201,7 @@ void Report::to_json(nlohmann::json& j, double wall) const {
   for (int a = 0; a < kAnswerNames.count; ++a) repeats[name(static_cast<Answer>(a))] = m.repeat_answers[a];
   j["duplicate_requests_answered"] = repeats;
   json campaigns = json::array();
+  RELAYSIM_ASSERT(m.campaign_stops.size() == m.campaign_states.size(), "a stop reason for every campaign");
   for (std::size_t c = 0; c < m.campaign_states.size(); ++c) {
     campaigns.push_back({{"id", c + 1},
                          {"state", name(m.campaign_states[c])},

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "model/core/assert.h"
 #include "model/resilience/mutants.h"
 #include "model/sms/memory_store.h"
 #include "model/sms/mutants.h"
@@ -69,6 +70,7 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
   // `provider`: the one that last had it (for a receipt, the one that sent it).
   void put(const model::MessageRow& row, model::ProviderId provider, model::Status st, model::Reason reason, Time at) {
     if (sink_ == nullptr) return;
+    RELAYSIM_ASSERT(row.business >= 1, "business ids count from 1");
     record_.key.assign(spec_.businesses.at(row.business - 1).name).append("/").append(row.biz_type).append("/").append(row.biz_id);
     record_.outcome = to_string(st);
     record_.reason = to_string(reason);
@@ -136,6 +138,7 @@ class Simulation final : public sim::Simulation {
   }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged, std::uint64_t open) override {
+    RELAYSIM_ASSERT(end >= measured_from_, "a run ends no earlier than its warm-up");
     Figures f;
     if (judged) {
       oracle_.finish(end, *store_);
@@ -166,6 +169,7 @@ class Simulation final : public sim::Simulation {
       add_to_timeline(p.slowdowns, "provider " + p.name, timeline);
     }
     for (const AsyncPeriod& p : f.metrics.periods) {
+      RELAYSIM_ASSERT(p.pod >= 1 && p.left >= p.entered, "an async period of a gateway pod ends after it begins");
       timeline.push_back({p.entered, p.left == kTimeNever ? kForever : p.left - p.entered, "async", "pod-" + std::to_string(p.pod - 1),
                           "by " + std::string(to_string(p.entered_by))});
     }

@@ -22,11 +22,8 @@ using relaysim::sms::ProviderId;
 // What was wrong with a call's token, as the client made it.
 enum class TokenKind : std::uint8_t { good, forged, expired, foreign };
 inline constexpr auto kTokenKindNames = names<TokenKind>({
-    {TokenKind::good, "good"},
-    {TokenKind::forged, "forged"},
-    {TokenKind::expired, "expired"},
-    {TokenKind::foreign, "foreign"},
-});
+    {TokenKind::good, "good"}, {TokenKind::forged, "forged"}, {TokenKind::expired, "expired"},
+    {TokenKind::foreign, "foreign"}});
 constexpr std::string_view to_string(TokenKind k) { return kTokenKindNames[k]; }
 inline constexpr int kTokenKindCount = kTokenKindNames.count;
 
@@ -80,14 +77,9 @@ enum class Fate : std::uint8_t {
   swallowed,    // never read (a `timeout` outage): not sent, the gateway times out
 };
 inline constexpr auto kFateNames = names<Fate>({
-    {Fate::accepted, "accepted"},
-    {Fate::answer_lost, "answer_lost"},
-    {Fate::late, "late"},
-    {Fate::throttled, "throttled"},
-    {Fate::unavailable, "unavailable"},
-    {Fate::refused, "refused"},
-    {Fate::swallowed, "swallowed"},
-});
+    {Fate::accepted, "accepted"}, {Fate::answer_lost, "answer_lost"}, {Fate::late, "late"},
+    {Fate::throttled, "throttled"}, {Fate::unavailable, "unavailable"}, {Fate::refused, "refused"},
+    {Fate::swallowed, "swallowed"}});
 constexpr std::string_view to_string(Fate f) { return kFateNames[f]; }
 inline constexpr int kFateCount = kFateNames.count;
 constexpr bool sent(Fate f) { return f == Fate::accepted || f == Fate::answer_lost || f == Fate::late; }

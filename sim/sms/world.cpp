@@ -51,6 +51,7 @@ Pod::Pod(World& world, Process& process)
 std::size_t Pod::count() const { return world_.providers_.count(); }
 
 void Pod::submit(ProviderId provider, const Submit& s, Duration timeout, SubmitCallback done) {
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a submit has someone to answer");
   Kernel& k = world_.kernel_;
   const ProviderAnswer a = world_.providers_.submit(provider, k.now(), timeout);
   world_.buses_.world.emit(ProviderSubmitted{provider, process_.index(), s.id, s.recipient, s.attempt, a.fate, k.now()});
@@ -63,6 +64,7 @@ void Pod::submit(ProviderId provider, const Submit& s, Duration timeout, SubmitC
 
 void Pod::limit(std::string_view key, const LimiterSpec& spec, LimitOp op, std::uint32_t cost, std::uint64_t member,
                 Duration timeout, LimitCallback done) {
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a call has someone to answer");
   const std::uint32_t slot = kv_calls_.acquire();
   kv_calls_[slot].done = std::move(done);
   kv_calls_[slot].generation = generation_;
@@ -128,8 +130,10 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Sms
 World::~World() = default;
 
 void World::start(Process& p) {
+  RELAYSIM_ASSERT(p.index() < pods_.size(), "a pod the world built");
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  RELAYSIM_ASSERT(pod.store_ != nullptr, "a pod has its handle on the store");
   pod.store_->restart();
   // Without store faults the pod talks to the store directly: the facade costs a call per call.
   Store& store = store_faults_.any() ? static_cast<Store&>(*pod.store_) : store_;
@@ -139,12 +143,15 @@ void World::start(Process& p) {
 }
 
 void World::stop(Process& p) {
+  RELAYSIM_ASSERT(p.index() < pods_.size(), "a pod the world built");
   Pod& pod = *pods_[p.index()];
+  RELAYSIM_ASSERT(pod.node_ != nullptr, "stopping a pod that is up");
   ++pod.generation_;
   pod.node_.reset();
 }
 
 const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
+  RELAYSIM_ASSERT(business < tokens_.size(), "a business of the scenario");
   const Time now = kernel_.now();
   auto& t = tokens_[business];
   // A client renews its token when half its lifetime is gone.
@@ -182,11 +189,13 @@ const std::string& World::token_for(std::uint32_t business, TokenKind kind) {
 }
 
 TokenKind World::presented_kind(std::uint32_t business, TokenKind kind) const {
+  RELAYSIM_ASSERT(business < token_expires_s_.size(), "a business of the scenario");
   const std::int64_t now_s = to_ns(kernel_.now()) / 1'000'000'000;  // as the platform reads a claim
   return kind == TokenKind::good && now_s >= token_expires_s_[business] ? TokenKind::expired : kind;
 }
 
 void World::admin(const AdminEvent& e) {
+  RELAYSIM_ASSERT(e.business_index < spec_.businesses.size(), "the reader resolves an admin event's business");
   const BusinessId id = business_id(e.business_index);
   const Time now = kernel_.now();
   if (e.action == AdminAction::query) {
@@ -225,10 +234,12 @@ Node* World::pod_for_client() {
     buses_.world.emit(ClientRejected{kernel_.now()});
     return nullptr;
   }
+  RELAYSIM_ASSERT(pods_[p->index()]->node_ != nullptr, "the load balancer picks a pod that is up");
   return pods_[p->index()]->node_.get();
 }
 
 void World::start_campaign(std::uint32_t segment) {
+  RELAYSIM_ASSERT(segment < spec_.load.size(), "a segment of the load");
   const LoadSegment& l = spec_.load[segment];
   Node* node = pod_for_client();
   if (node == nullptr) return;
@@ -251,6 +262,7 @@ void World::start_campaign(std::uint32_t segment) {
 }
 
 void World::arrive(std::uint32_t segment) {
+  RELAYSIM_ASSERT(segment <= spec_.load.size(), "a segment of the load, or the opt-outs after them");
   if (segment == spec_.load.size()) {
     opt_out();
     return;
@@ -299,7 +311,9 @@ void World::arrive(std::uint32_t segment) {
 
 void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKind token, std::uint32_t retries,
                  bool repeat, MessageId resend_of) {
+  RELAYSIM_ASSERT(segment < spec_.load.size(), "a segment of the load");
   const LoadSegment& l = spec_.load[segment];
+  RELAYSIM_ASSERT(l.recipients > 0, "a segment sends to someone");
   Node* node = pod_for_client();
   if (node == nullptr) return;
   const BusinessSpec& b = spec_.businesses[l.business_index];
@@ -307,6 +321,7 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   if (presented.empty()) return;  // its business was revoked before its clients got a token
   const TokenKind truth = presented_kind(l.business_index, token);
   const std::uint32_t size = l.kind == Kind::bulk ? l.size : 1;
+  RELAYSIM_ASSERT(size >= 1, "a request carries a message");
   const std::uint32_t template_id = token == TokenKind::foreign ? kForeignTemplate : b.templates[0];
   const Recipient base = 8'610'000'000'000 + mix64(scenario_.seed ^ key) % l.recipients;
   ids_.resize(size);
@@ -352,6 +367,7 @@ void World::answered(std::uint32_t slot, std::uint32_t serial, const SendAnswer&
   // The client was told its new message failed: a resend segment of its business may resend it.
   if (a.outcome == AcceptOutcome::accepted && a.answer == Answer::failure && a.first != 0 && !a.unavailable &&
       a.fault == AuthFault::none) {
+    RELAYSIM_ASSERT(c.segment < spec_.load.size(), "a call of a segment of the load");
     std::vector<MessageId>& failed = failed_[spec_.load[c.segment].business_index];
     constexpr std::size_t kKept = 4096;
     if (failed.size() < kKept) failed.push_back(a.first);
@@ -373,6 +389,7 @@ void World::timed_out(std::uint32_t slot) {
 void World::deliver_receipt(MessageId id, ProviderId provider, bool delivered) {
   Process* p = processes_.next_awake();
   if (p == nullptr) return;  // nobody to take it: the message ends unconfirmed
+  RELAYSIM_ASSERT(pods_[p->index()]->node_ != nullptr, "the load balancer picks a pod that is up");
   pods_[p->index()]->node_->receipt(id, provider, delivered);
 }
 

@@ -17,6 +17,7 @@ Endpoints::Endpoints(const std::vector<EndpointGroup>& groups, std::uint64_t see
 
 SendFate Endpoints::send(std::uint32_t endpoint, Time now, Duration timeout, Duration& retry_after) {
   RELAYSIM_ASSERT(endpoint < group_of_.size(), "an endpoint that does not exist");
+  RELAYSIM_ASSERT(timeout > Duration::zero(), "a call has a timeout");
   const EndpointGroup& g = groups_[group_of_[endpoint]];
   SendFate f;
   f.endpoint = endpoint;

@@ -44,6 +44,7 @@ std::uint64_t LoadGenerator::key_in(std::string_view payload) {
 }
 
 void LoadGenerator::call(std::uint32_t segment) {
+  RELAYSIM_ASSERT(segment < segments_.size(), "a segment of the load");
   const LoadSegment& s = segments_[segment];
   if (!recent_.empty()) {
     const double u = rng_.uniform01();
@@ -79,6 +80,7 @@ void LoadGenerator::remember(const ClientKey& key) {
   if (recent_.size() < kRecentKeys) {
     recent_.push_back({key, 0});
   } else {
+    RELAYSIM_ASSERT(recent_next_ < recent_.size(), "the ring's next place is in the ring");
     recent_[recent_next_] = {key, 0};
     recent_next_ = (recent_next_ + 1) % kRecentKeys;
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
@@ -55,6 +57,7 @@ void Metrics::on(const ProcessCrashed& e) {
 }
 
 double detail::latency_quantile_s(const Figures& f, double q) {
+  RELAYSIM_ASSERT(q > 0 && q <= 100, "a percentile is in (0, 100]");
   return if_delivered(f, to_seconds(f.metrics.delivery_latency.quantile(q / 100.0)));
 }
 

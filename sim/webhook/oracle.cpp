@@ -22,6 +22,7 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
       in_flight_(spec_.platform.pods),
       pauses_(spec_.platform.pods) {
   const PlatformConfig& p = spec_.platform;
+  RELAYSIM_ASSERT(p.pods >= 1, "a platform has at least one pod");
   // How long after its deadline a request may still be open. An attempt in flight at the deadline
   // ends within lookup + HTTP timeout, and a freed slot takes expired work before anything else,
   // so without crashes that is the bound. A request in flight under a pod that dies waits for its
@@ -48,7 +49,10 @@ RequestChecker::Req* RequestChecker::find(RequestId id) {
 std::uint32_t RequestChecker::find_key(std::uint64_t request) const {
   const std::uint32_t slot = key_index_.find(request);
   if (slot != DenseIdMap::kNone) return slot;
-  const std::uint64_t late = late_keys_.find(request, [&](std::uint64_t s) { return reqs_[static_cast<std::uint32_t>(s - 1)].request == request; });
+  const std::uint64_t late = late_keys_.find(request, [&](std::uint64_t s) {
+    RELAYSIM_ASSERT(s >= 1 && s <= reqs_.size(), "a late key's slot is in the pool");
+    return reqs_[static_cast<std::uint32_t>(s - 1)].request == request;
+  });
   return late != 0 ? static_cast<std::uint32_t>(late - 1) : DenseIdMap::kNone;
 }
 
@@ -56,6 +60,7 @@ void RequestChecker::forget_finished(Time now) {
   // As the store does: load the cold record a few calls before it is due.
   if (const Retention::Finished* f = retention_.peek(8)) __builtin_prefetch(&reqs_[f->slot]);
   retention_.expire(now, [this, now](const Retention::Finished& f) {
+    RELAYSIM_ASSERT(f.slot < reqs_.size(), "a finished request's slot is in the pool");
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) return;  // replayed since
     check_notified(q, now);
@@ -89,6 +94,7 @@ void RequestChecker::on(const Ingested& e) {
   const std::uint32_t slot = reqs_.acquire();
   req_index_.insert(r.id, slot);
   Req& q = reqs_[slot];
+  RELAYSIM_ASSERT(q.id == 0 && !q.keyed, "a fresh slot holds no request");
   q.id = r.id;
   q.deadline_at = e.request.deadline_at;
   // A cxid that is none of ServiceB's (the live shell's requests may name any) is UINT32_MAX.
@@ -116,6 +122,7 @@ void RequestChecker::bind_key(std::uint32_t slot, const ClientKey& key) {
   } else {
     late_keys_.insert(key.request, slot + 1);  // stored after younger keys: see late_keys_
   }
+  RELAYSIM_ASSERT(find_key(key.request) == slot, "a bound key finds its request");
 }
 
 void RequestChecker::move(Req& q, Status to, Time at) {
@@ -258,6 +265,8 @@ void RequestChecker::on(const ServiceBCalled& e) {
   RELAYSIM_ASSERT(e.pod < incarnation_.size(), "an event from a pod the scenario does not have");
   if (e.version == 0 || e.cxid >= spec_.cxid_count()) return;  // nothing to use
   const Duration ttl = spec_.platform.url_cache_ttl;
+  RELAYSIM_ASSERT(std::size_t{e.pod} * spec_.cxid_count() + e.cxid < lookup_heads_.size(),
+                  "a lookup list for every pod and cxid");
   std::uint32_t& head = lookup_heads_[std::size_t{e.pod} * spec_.cxid_count() + e.cxid];
   // Drop the entries of no use now: read (answered, and any pause it came in over), and past
   // sent + TTL, or of a dead incarnation.
@@ -287,6 +296,7 @@ void RequestChecker::on(const ServiceBCalled& e) {
 
 bool RequestChecker::url_allowed(std::uint32_t pod, std::uint32_t cxid, std::uint64_t version, Time at) const {
   if (cxid >= spec_.cxid_count()) return false;
+  RELAYSIM_ASSERT(pod < incarnation_.size(), "a pod the scenario has");
   UrlQuestion& last = last_url_;
   if (last.at == at && last.version == version && last.pod == pod && last.cxid == cxid) return last.allowed;
   const Duration ttl = spec_.platform.url_cache_ttl;
@@ -385,6 +395,7 @@ void RequestChecker::record_send(Req& r, const HttpSent& e) {
 }
 
 void RequestChecker::on(const ProcessStarted& e) {
+  RELAYSIM_ASSERT(e.pod < incarnation_.size(), "a start of a pod the scenario has");
   if (pods_up_++ == 0 && e.at > all_down_since_) all_down_.emplace_back(all_down_since_, e.at);
 }
 
@@ -484,10 +495,12 @@ void RequestChecker::on(const Completed& e) {
     violate(Invariant::noloss, q, q->id, c.at,
             "reached a second terminal state (" + std::string(to_string(c.status)) + ") after " +
                 std::string(to_string(q->terminal)));
+    RELAYSIM_ASSERT(terminal_by_status_[static_cast<int>(q->terminal)] > 0, "a terminal request is counted in its state");
     --terminal_by_status_[static_cast<int>(q->terminal)];
   }
   ++q->terminal_count;
   if (c.status != Status::delivered) ++q->failures;
+  RELAYSIM_ASSERT(static_cast<int>(c.status) < kStatusCount, "a terminal status the counts have");
   ++terminal_by_status_[static_cast<int>(c.status)];
   q->terminal = c.status;
   q->terminal_at = c.at;
@@ -581,8 +594,10 @@ void RequestChecker::on(const Replayed& e) {
         violate(Invariant::noloss, q, e.id, e.at, "a replay restarted it while it was " + state + " (only terminal requests replay)");
         if (q == nullptr) return;
       } else {
+        RELAYSIM_ASSERT(terminal_by_status_[static_cast<int>(q->terminal)] > 0, "a terminal request is counted in its state");
         --terminal_by_status_[static_cast<int>(q->terminal)];
         ++q->replays;
+        RELAYSIM_ASSERT(q->replays <= q->terminal_count, "a replay follows a terminal state");
       }
       move(*q, Status::pending, e.at);
       // A new life: a fresh deadline, counted from the replay; a fresh schedule. What the
@@ -810,6 +825,7 @@ void BreakerChecker::finish(Time end, const std::vector<BreakerState>& final_bre
   // failed answer, half_open_probes successful calls close it; allow for calls still unanswered
   // when the run ended (at most the pod's concurrency).
   const BreakerConfig& b = spec_.platform.serviceb_breaker;
+  RELAYSIM_ASSERT(final_breakers.size() <= pods_.size(), "no more breakers than the scenario has pods");
   for (std::uint32_t pod = 0; pod < final_breakers.size(); ++pod) {
     const PodView& p = pods_[pod];
     if (final_breakers[pod] != BreakerState::closed &&

@@ -51,13 +51,9 @@ namespace model = relaysim::webhook;
 // answer came until past the claim's lease; store_failure: the store could not record the completion.
 enum class DuplicateCause : std::uint8_t { lost_response, late_response, crash, lease_expired, store_failure, unexplained };
 inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
-    {DuplicateCause::lost_response, "lost_response"},
-    {DuplicateCause::late_response, "late_response"},
-    {DuplicateCause::crash, "crash"},
-    {DuplicateCause::lease_expired, "lease_expired"},
-    {DuplicateCause::store_failure, "store_failure"},
-    {DuplicateCause::unexplained, "unexplained"},
-});
+    {DuplicateCause::lost_response, "lost_response"}, {DuplicateCause::late_response, "late_response"},
+    {DuplicateCause::crash, "crash"}, {DuplicateCause::lease_expired, "lease_expired"},
+    {DuplicateCause::store_failure, "store_failure"}, {DuplicateCause::unexplained, "unexplained"}});
 constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
 inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 

@@ -1,5 +1,7 @@
 #include "sim/webhook/pod_store.h"
 
+#include "model/core/assert.h"
+
 namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
@@ -19,6 +21,9 @@ bool PodStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& ou
 
 // A completion writes the row, then (with an attempt) the attempt: one transaction.
 bool PodStore::complete(RequestId id, ClaimToken token, const Completion& c) {
+  RELAYSIM_ASSERT(c.status != relaysim::webhook::Status::in_flight, "a completion must leave in_flight");
+  RELAYSIM_ASSERT(c.attempt == nullptr || c.attempt->request == id, "an attempt belongs to the request it completes");
+  RELAYSIM_ASSERT(c.attempt == nullptr || c.attempt->claim_token == token, "an attempt is recorded under the claim that made it");
   return guard_.run(c.attempt != nullptr ? 2 : 1, [&] { return store_.complete(id, token, c); });
 }
 

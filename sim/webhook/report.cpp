@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model/core/assert.h"
+
 #include "sim/report/text.h"
 #include "sim/webhook/oracle.h"
 
@@ -76,6 +78,8 @@ void Report::print_serviceb(std::ostream& out) const {
       << " while closed (before the breaker tripped), "
       << m.serviceb_calls_in_outage_by_state[static_cast<int>(BreakerState::half_open)] << " half-open probes, "
       << m.serviceb_calls_in_outage_by_state[static_cast<int>(BreakerState::open)] << " while open\n";
+  RELAYSIM_ASSERT(m.transitions_dropped == 0 || m.transitions.size() == Metrics::kTransitionsKept,
+                  "transitions are dropped only once the kept list is full");
   out << "  breaker opened " << m.breaker_opened << ", closed " << m.breaker_closed << "\n";
   std::size_t shown = 0;
   for (const auto& t : m.transitions) {

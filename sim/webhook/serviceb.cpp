@@ -38,6 +38,7 @@ Time ServiceB::last_outage_end() const {
 }
 
 ServiceB::Answer ServiceB::lookup(std::uint32_t cxid, Time now, Duration timeout) {
+  RELAYSIM_ASSERT(timeout > Duration::zero(), "a lookup has a timeout");
   Answer a;
   a.latency = latency_.sample(rng_);
   for (const auto& o : spec_.outages) {
@@ -58,6 +59,7 @@ ServiceB::Answer ServiceB::lookup(std::uint32_t cxid, Time now, Duration timeout
     a.status = LookupStatus::not_found;
     return a;
   }
+  RELAYSIM_ASSERT(a.latency <= timeout, "an answer comes by the timeout");
   a.status = LookupStatus::found;
   a.version = version(cxid);
   return a;

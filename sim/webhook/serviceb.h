@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/random.h"
 #include "model/core/short_text.h"
 #include "model/webhook/ports.h"
@@ -37,14 +38,20 @@ class ServiceB {
   // Decides the fate of a lookup sent at `now` with `timeout`.
   Answer lookup(std::uint32_t cxid, Time now, Duration timeout);
 
-  bool known(std::uint32_t cxid) const { return known_[cxid]; }
+  bool known(std::uint32_t cxid) const {
+    RELAYSIM_ASSERT(cxid < known_.size(), "a cxid of the world");
+    return known_[cxid];
+  }
   // Does ServiceB hold a URL for the cxid named `name`? Its index, or -1.
   std::int64_t known_index(std::string_view name) const {
     const std::int64_t c = cxid_index(name);
     return c >= 0 && static_cast<std::uint64_t>(c) < known_.size() && known_[static_cast<std::size_t>(c)] ? c : -1;
   }
   std::uint32_t endpoint_of(std::uint32_t cxid) const { return cxid % endpoints_; }
-  std::uint64_t version(std::uint32_t cxid) const { return version_[cxid]; }
+  std::uint64_t version(std::uint32_t cxid) const {
+    RELAYSIM_ASSERT(cxid < version_.size(), "a cxid of the world");
+    return version_[cxid];
+  }
   bool in_outage(Time t) const;
   Time last_outage_end() const;
   const std::vector<Outage>& outages() const { return spec_.outages; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "model/core/assert.h"
 #include "model/webhook/memory_store.h"
 #include "model/webhook/mutants.h"
 #include "model/webhook/sqlite_store.h"
@@ -102,6 +103,7 @@ class Simulation final : public sim::Simulation {
   }
 
   void sample(const SeriesWindow& w, std::span<double> row) override {
+    RELAYSIM_ASSERT(w.end > w.start, "a window is longer than zero");
     const relaysim::webhook::PlatformConfig& platform = spec_of(ctx_.scenario).platform;
     const Duration busy = world_->busy_time();
     std::uint32_t open = 0;
@@ -127,6 +129,7 @@ class Simulation final : public sim::Simulation {
   GroupTally take_groups() override { return finals_->take(); }
 
   void restart_measuring(Time at) override {
+    RELAYSIM_ASSERT(at >= measured_from_, "the warm-up ends no earlier than the run starts");
     metrics_.restart();
     finals_->restart();
     measured_from_ = at;
@@ -134,6 +137,7 @@ class Simulation final : public sim::Simulation {
   }
 
   std::unique_ptr<SystemReport> finish(Time end, bool judged, std::uint64_t open) override {
+    RELAYSIM_ASSERT(end >= measured_from_, "a run ends no earlier than its warm-up");
     Figures f;
     if (judged) {
       const relaysim::webhook::StoreCounts counts = store_->counts();
@@ -283,6 +287,7 @@ class WebhookSystem final : public SystemOf<Manifest> {
     // go down or have incidents, and those that keep failing at a steady error rate.
     double stuck = 0;
     const double endpoints = w.endpoint_count();
+    RELAYSIM_ASSERT(endpoints > 0, "a world has endpoints");
     for (const EndpointGroup& g : w.endpoints) {
       const double fails = std::max({g.error_rate, g.blackhole_rate, g.dns_failure_rate});
       const double share = !g.down.empty() || !g.incidents.empty() ? 1.0 : fails * fails * fails * fails;

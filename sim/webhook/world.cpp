@@ -10,6 +10,7 @@ void Operator::on(const TenantNotified& e) {
   if (notices_.size() < kReplayNoticesKept) {
     notices_.push_back(e.row.id);
   } else {
+    RELAYSIM_ASSERT(next_ < notices_.size(), "the ring's next place is in the ring");
     notices_[next_] = e.row.id;
     next_ = (next_ + 1) % kReplayNoticesKept;
   }
@@ -27,6 +28,7 @@ std::optional<std::uint32_t> World::endpoint_group(std::string_view cxid) const 
 }
 
 void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a lookup has someone to answer");
   Kernel& k = world_.kernel_;
   const std::int64_t c = ServiceB::cxid_index(cxid);
   const auto index = static_cast<std::uint32_t>(c < 0 ? UINT32_MAX : c);
@@ -45,6 +47,7 @@ void Pod::lookup(std::string_view cxid, Duration timeout, LookupCallback done) {
 }
 
 void Pod::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a send has someone to answer");
   Kernel& k = world_.kernel_;
   const std::string_view webhook_id = request.header(kWebhookIdHeader);
   const RequestId id = request_id_from_webhook_id(webhook_id);
@@ -102,8 +105,10 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
 World::~World() = default;
 
 void World::start(Process& p) {
+  RELAYSIM_ASSERT(p.index() < pods_.size(), "a pod the world built");
   Pod& pod = *pods_[p.index()];
   RELAYSIM_ASSERT(!pod.node_, "starting a pod that is up");
+  RELAYSIM_ASSERT(pod.store_ != nullptr, "a pod has its handle on the store");
   pod.store_->restart();
   // Without store faults the pod talks to the store directly: the facade costs a call per call.
   Store& store = store_faults_.any() ? static_cast<Store&>(*pod.store_) : store_;
@@ -112,7 +117,9 @@ void World::start(Process& p) {
 }
 
 void World::stop(Process& p) {
+  RELAYSIM_ASSERT(p.index() < pods_.size(), "a pod the world built");
   auto& node = pods_[p.index()]->node_;
+  RELAYSIM_ASSERT(node != nullptr, "stopping a pod that is up");
   retired_busy_ += node->dispatcher().busy_time();
   node.reset();
 }
@@ -142,6 +149,7 @@ void World::route(const ClientKey& key, std::string_view cxid, std::string_view 
     buses_.world.emit(ClientRejected{kernel_.now()});
     return;
   }
+  RELAYSIM_ASSERT(pods_[p->index()]->node_ != nullptr, "the load balancer picks a pod that is up");
   buses_.world.emit(ClientCalling{key, kernel_.now()});
   const IngestResult r = pods_[p->index()]->node_->ingest().create(cxid, request_id, payload);
   buses_.world.emit(ClientCreated{key, r, kernel_.now()});
@@ -150,7 +158,9 @@ void World::route(const ClientKey& key, std::string_view cxid, std::string_view 
 void World::replay(RequestId id) {
   // Through the same load balancer as the clients; with no pod up the operator's call fails.
   Process* p = processes_.next_awake();
-  if (p != nullptr) pods_[p->index()]->node_->ingest().replay(id);
+  if (p == nullptr) return;
+  RELAYSIM_ASSERT(pods_[p->index()]->node_ != nullptr, "the load balancer picks a pod that is up");
+  pods_[p->index()]->node_->ingest().replay(id);
 }
 
 }  // namespace relaysim::sim::webhook

@@ -18,6 +18,7 @@ double ArrivalSpec::expected_calls(Time end) const {
 }
 
 double ArrivalSpec::low_rate_per_s() const {
+  RELAYSIM_ASSERT(high_share < 1, "high spells leave time for low ones");
   return std::max(0.0, rate_per_s * (1.0 - peak * high_share) / (1.0 - high_share));
 }
 
@@ -141,7 +142,9 @@ const Schema<ArrivalSpec>& arrival_schema() {
 }
 
 Arrivals::Arrivals(std::vector<ArrivalSpec> segments, Rng& rng, Sink sink)
-    : segments_(std::move(segments)), burst_done_(segments_.size(), 0), spells_(segments_.size()), rng_(rng), sink_(std::move(sink)) {}
+    : segments_(std::move(segments)), burst_done_(segments_.size(), 0), spells_(segments_.size()), rng_(rng), sink_(std::move(sink)) {
+  RELAYSIM_ASSERT(static_cast<bool>(sink_), "arrivals have somewhere to go");
+}
 
 void Arrivals::install(Kernel& kernel) {
   for (std::uint32_t i = 0; i < segments_.size(); ++i) {
@@ -150,12 +153,14 @@ void Arrivals::install(Kernel& kernel) {
 }
 
 void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
+  RELAYSIM_ASSERT(segment < segments_.size(), "a segment of the schedule");
   const ArrivalSpec& s = segments_[segment];
   if (s.burst > 0) {
     // A large burst comes in chunks, each its own event at the same moment: the run loop looks
     // at Ctrl-C and the memory limit between events, and ten million calls in one event would
     // keep it from looking for seconds.
     std::uint64_t& done = burst_done_[segment];
+    RELAYSIM_ASSERT(done < s.burst, "a burst has calls left to make");
     const std::uint64_t chunk = std::min(kBurstChunk, s.burst - done);
     for (std::uint64_t n = 0; n < chunk; ++n) sink_(segment);
     done += chunk;
@@ -192,6 +197,7 @@ Duration spell_length(Rng& rng, Duration mean) {
 }  // namespace
 
 Time Arrivals::next_bursty(std::uint32_t segment, Time now) {
+  RELAYSIM_ASSERT(segment < segments_.size() && segments_[segment].arrival == Arrival::bursty, "a bursty segment of the schedule");
   const ArrivalSpec& s = segments_[segment];
   Spell& spell = spells_[segment];
   if (spell.ends == Time{}) {

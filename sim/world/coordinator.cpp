@@ -23,6 +23,7 @@ SimCoordinator::SimCoordinator(const CoordinatorSpec& spec, Kernel& kernel, std:
     : spec_(spec), kernel_(kernel), latency_(spec.latency), rng_(Rng::derive(seed, "coordinator")) {}
 
 SimCoordinator::Lease& SimCoordinator::lease(std::string_view name) {
+  RELAYSIM_ASSERT(!name.empty(), "a lease has a name");
   for (Lease& l : leases_) {
     if (l.name == name) return l;
   }
@@ -33,6 +34,7 @@ SimCoordinator::Lease& SimCoordinator::lease(std::string_view name) {
 void SimCoordinator::acquire(Process& caller, std::string_view name, std::uint64_t holder, Duration ttl,
                              Coordinator::GrantCallback done) {
   RELAYSIM_ASSERT(holder != 0 && ttl > Duration::zero(), "a lease has a holder and a length");
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a call has someone to answer");
   const Time now = kernel_.now();
   const Duration round_trip = scale(latency_.sample(rng_), slowdown_at(spec_.slowdowns, now));
   const std::uint32_t slot = requests_.acquire();
@@ -43,6 +45,8 @@ void SimCoordinator::acquire(Process& caller, std::string_view name, std::uint64
 
 void SimCoordinator::arrive(std::uint32_t slot) {
   Request& r = requests_[slot];
+  RELAYSIM_ASSERT(r.lease < leases_.size() && r.caller != nullptr, "a request names its lease and its caller");
+  RELAYSIM_ASSERT(static_cast<bool>(r.done), "a request still has someone to answer");
   Lease& l = leases_[r.lease];
   const Time at = kernel_.now();
   const std::uint64_t holder = r.holder;
@@ -55,6 +59,7 @@ void SimCoordinator::arrive(std::uint32_t slot) {
     l.holder = holder;
     l.token = ++revision_;
     l.expires = at + r.ttl;
+    RELAYSIM_ASSERT(l.expires > at, "a new grant runs past the moment it is made");
     g = LeaseGrant{true, l.token, l.expires};
     bus_.emit(LeaseGranted{l.name, holder, l.token, false, l.expires, at});
   } else {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <filesystem>
 
+#include "model/core/assert.h"
 #include "sim/scenario/units.h"
 
 namespace relaysim::sim {
@@ -62,14 +63,20 @@ std::shared_ptr<const std::vector<std::int64_t>> read_samples(const Reader& r, c
 
 // The keys every latency may be written with; a mixture's parts add `weight`, the whole adds
 // `mixture`.
-void latency_keys(Schema<LatencySpec>& s) {
-  static const Schema<GammaKeys> gamma = [] {
+namespace {
+
+const Schema<GammaKeys>& gamma_schema() {
+  static const Schema<GammaKeys> schema = [] {
     Schema<GammaKeys> g(Style::flow);
     g.key("mean", &GammaKeys::mean, duration_codec(), "the mean", opt::required());
     g.key("shape", &GammaKeys::shape, number_codec(1e-3, 1e6), "the shape (1: exponential)", opt::required());
     return g;
   }();
-  static const Schema<GammaKeys> erlang = [] {
+  return schema;
+}
+
+const Schema<GammaKeys>& erlang_schema() {
+  static const Schema<GammaKeys> schema = [] {
     Schema<GammaKeys> g(Style::flow);
     g.key("mean", &GammaKeys::mean, duration_codec(), "the mean", opt::required());
     g.key("k", &GammaKeys::shape, number_codec(1, 1e6), "the number of exponential phases", opt::required());
@@ -78,29 +85,60 @@ void latency_keys(Schema<LatencySpec>& s) {
     });
     return g;
   }();
-  static const Schema<UniformKeys> uniform = [] {
+  return schema;
+}
+
+const Schema<UniformKeys>& uniform_schema() {
+  static const Schema<UniformKeys> schema = [] {
     Schema<UniformKeys> u(Style::flow);
     u.key("min", &UniformKeys::min, duration_codec(), "the shortest", opt::required());
     u.key("max", &UniformKeys::max, duration_codec(), "the longest", opt::required());
     return u;
   }();
-  const auto gamma_key = [](std::string name, const Schema<GammaKeys>& keys, bool is_erlang, std::string meaning) {
-    typename Schema<LatencySpec>::Key k;
-    k.name = std::move(name);
-    k.kind = "mapping";
-    k.meaning = std::move(meaning);
-    k.read = [&keys, is_erlang](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) {
-      GammaKeys g;
-      keys.read(r, n, p, g);
-      l.shape = LatencyShape::gamma;
-      l.mean = g.mean;
-      l.gamma_shape = g.shape;
-      l.erlang = is_erlang;
-    };
-    k.differs = [](const LatencySpec&, const LatencySpec&) { return false; };  // latency_codec writes it
-    k.emit = [](YAML::Emitter&, const LatencySpec&, const LatencySpec&) {};
-    return k;
+  return schema;
+}
+
+// `gamma: {mean, shape}` or `erlang: {mean, k}`, read into the latency (latency_codec writes it).
+Schema<LatencySpec>::Key gamma_key(std::string name, const Schema<GammaKeys>& keys, bool is_erlang, std::string meaning) {
+  typename Schema<LatencySpec>::Key k;
+  k.name = std::move(name);
+  k.kind = "mapping";
+  k.meaning = std::move(meaning);
+  k.read = [&keys, is_erlang](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) {
+    GammaKeys g;
+    keys.read(r, n, p, g);
+    l.shape = LatencyShape::gamma;
+    l.mean = g.mean;
+    l.gamma_shape = g.shape;
+    l.erlang = is_erlang;
   };
+  k.differs = [](const LatencySpec&, const LatencySpec&) { return false; };  // latency_codec writes it
+  k.emit = [](YAML::Emitter&, const LatencySpec&, const LatencySpec&) {};
+  return k;
+}
+
+// `uniform: {min, max}`, read into the latency (latency_codec writes it).
+Schema<LatencySpec>::Key uniform_key() {
+  typename Schema<LatencySpec>::Key u;
+  u.name = "uniform";
+  u.kind = "mapping";
+  u.meaning = "uniform: `{min, max}`";
+  u.read = [](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) {
+    UniformKeys v;
+    uniform_schema().read(r, n, p, v);
+    if (v.max < v.min) r.fail(n, p + ".max", "must not be below min");
+    l.shape = LatencyShape::uniform;
+    l.min = v.min;
+    l.max = v.max;
+  };
+  u.differs = [](const LatencySpec&, const LatencySpec&) { return false; };
+  u.emit = [](YAML::Emitter&, const LatencySpec&, const LatencySpec&) {};
+  return u;
+}
+
+}  // namespace
+
+void latency_keys(Schema<LatencySpec>& s) {
   s.key("p50", &LatencySpec::p50, duration_codec(), "log-normal: the median");
   s.key("p99", &LatencySpec::p99, duration_codec(), "log-normal: the 99th percentile", opt::shown("`p50` (constant)"));
   s.key("constant", &LatencySpec::mean, duration_codec(), "always this long", opt::shown("—"));
@@ -113,23 +151,9 @@ void latency_keys(Schema<LatencySpec>& s) {
     l.mean = r.duration(n, p);
     l.shape = LatencyShape::exponential;
   };
-  s.add(gamma_key("gamma", gamma, false, "gamma: `{mean, shape}`"));
-  s.add(gamma_key("erlang", erlang, true, "Erlang-k: `{mean, k}`"));
-  typename Schema<LatencySpec>::Key u;
-  u.name = "uniform";
-  u.kind = "mapping";
-  u.meaning = "uniform: `{min, max}`";
-  u.read = [](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) {
-    UniformKeys v;
-    uniform.read(r, n, p, v);
-    if (v.max < v.min) r.fail(n, p + ".max", "must not be below min");
-    l.shape = LatencyShape::uniform;
-    l.min = v.min;
-    l.max = v.max;
-  };
-  u.differs = [](const LatencySpec&, const LatencySpec&) { return false; };
-  u.emit = [](YAML::Emitter&, const LatencySpec&, const LatencySpec&) {};
-  s.add(std::move(u));
+  s.add(gamma_key("gamma", gamma_schema(), false, "gamma: `{mean, shape}`"));
+  s.add(gamma_key("erlang", erlang_schema(), true, "Erlang-k: `{mean, k}`"));
+  s.add(uniform_key());
   s.key("empirical", &LatencySpec::file, name_codec(), "a file of samples, one per line (seconds, or a duration), relative to the scenario file", opt::shown("—"));
   s.last().read = [](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) {
     l.file = r.scalar(n, p, "a file name");
@@ -269,6 +293,7 @@ LatencyMoments moments(const LatencySpec& l) {
       return {m, m == 0 ? 0 : (b - a) * (b - a) / 12 / (m * m)};
     }
     case LatencyShape::empirical: {
+      RELAYSIM_ASSERT(l.samples && !l.samples->empty(), "an empirical latency has samples");
       double sum = 0, squares = 0;
       for (std::int64_t ns : *l.samples) sum += static_cast<double>(ns) * 1e-9;
       const double m = sum / static_cast<double>(l.samples->size());
@@ -284,6 +309,7 @@ LatencyMoments moments(const LatencySpec& l) {
         m1 += p.weight * pm.mean_s;
         m2 += p.weight * pm.mean_s * pm.mean_s * (1 + pm.scv);
       }
+      RELAYSIM_ASSERT(w > 0, "a mixture's parts weigh something");
       m1 /= w;
       m2 /= w;
       return {m1, m1 == 0 ? 0 : (m2 - m1 * m1) / (m1 * m1)};
@@ -349,10 +375,12 @@ Latency::Latency(const LatencySpec& spec) : shape_(spec.shape), samples_(spec.sa
     case LatencyShape::constant:
     case LatencyShape::exponential: a_ = static_cast<double>(spec.mean.count()); break;
     case LatencyShape::gamma:
+      RELAYSIM_ASSERT(spec.gamma_shape > 0, "a gamma's shape is positive");
       a_ = static_cast<double>(spec.mean.count());
       b_ = spec.gamma_shape;
       break;
     case LatencyShape::uniform:
+      RELAYSIM_ASSERT(spec.max >= spec.min, "a uniform latency's max is not below its min");
       a_ = static_cast<double>(spec.min.count());
       b_ = static_cast<double>(spec.max.count());
       break;
@@ -360,6 +388,7 @@ Latency::Latency(const LatencySpec& spec) : shape_(spec.shape), samples_(spec.sa
     case LatencyShape::mixture: {
       double total = 0;
       for (const LatencySpec& p : spec.mixture) total += p.weight;
+      RELAYSIM_ASSERT(total > 0, "a mixture's parts weigh something");
       double sum = 0;
       for (const LatencySpec& p : spec.mixture) {
         parts_.emplace_back(p);

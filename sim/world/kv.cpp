@@ -52,6 +52,8 @@ bool SimKv::swallows(Time t) const {
 void SimKv::limit(std::string_view key, const LimiterSpec& spec, LimitOp op, std::uint32_t cost,
                   std::uint64_t member, Duration timeout, LimitCallback done) {
   RELAYSIM_ASSERT(timeout > Duration::zero(), "a call has a timeout");
+  RELAYSIM_ASSERT(static_cast<bool>(done), "a call has someone to answer");
+  RELAYSIM_ASSERT(!key.empty(), "a limit is kept under a key");
   const Time now = kernel_.now();
   const Duration round_trip = latency_.sample(rng_);
   const Time arrives = now + round_trip / 2;
@@ -91,6 +93,7 @@ void SimKv::limit(std::string_view key, const LimiterSpec& spec, LimitOp op, std
 
 void SimKv::apply(std::uint32_t slot) {
   Call& c = calls_[slot];
+  RELAYSIM_ASSERT(!c.key.empty(), "a call that reaches the store names its key");
   const Time now = kernel_.now();
   auto it = keys_.find(std::string_view(c.key));
   if (it == keys_.end() || !(it->second.spec == c.spec)) {

@@ -7,6 +7,7 @@
 namespace relaysim::sim {
 
 TimerId Process::schedule_at(Time at, TimerCallback cb) {
+  RELAYSIM_ASSERT(static_cast<bool>(cb), "a timer has a callback");
   const EventId id = kernel_.at(std::max(at, kernel_.now()), [this, generation = generation_, cb = std::move(cb)]() mutable {
     if (generation != generation_) return;
     if (kernel_.now() < paused_until_) {
@@ -19,6 +20,7 @@ TimerId Process::schedule_at(Time at, TimerCallback cb) {
 }
 
 void Process::defer_timer(std::uint64_t original, TimerCallback cb) {
+  RELAYSIM_ASSERT(kernel_.now() < paused_until_, "a timer is deferred only while its process is paused");
   const EventId moved = kernel_.at(paused_until_, [this, original, generation = generation_, cb = std::move(cb)]() mutable {
     for (std::size_t i = 0; i < deferred_.size(); ++i) {
       if (deferred_[i].first == original) {
@@ -51,6 +53,8 @@ void Process::cancel(TimerId id) {
 
 void PauseHistory::paused(const ProcessPaused& e) {
   RELAYSIM_ASSERT(e.pod < pauses_.size(), "a pause of a process the scenario does not have");
+  RELAYSIM_ASSERT(e.until >= e.at, "a pause ends no earlier than it begins");
+  RELAYSIM_ASSERT(pauses_[e.pod].empty() || e.at >= pauses_[e.pod].back().first, "pauses are recorded in the order they begin");
   pauses_[e.pod].emplace_back(e.at, e.until);
 }
 
@@ -102,6 +106,7 @@ void Processes::install(const std::vector<PauseFault>& pauses) {
 }
 
 void Processes::pause(std::uint32_t index, Duration length) {
+  RELAYSIM_ASSERT(index < size(), "a pause of a process the platform has");
   Process& p = *processes_[index];
   if (!p.up_) return;
   p.paused_until_ = std::max(p.paused_until_, kernel_.now() + length);
@@ -109,6 +114,8 @@ void Processes::pause(std::uint32_t index, Duration length) {
 }
 
 void Processes::crash_and_restart(std::uint32_t index, Duration restart_after) {
+  RELAYSIM_ASSERT(index < size(), "a crash of a process the platform has");
+  RELAYSIM_ASSERT(restart_after >= Duration::zero(), "a restart does not come before its crash");
   if (!processes_[index]->up()) return;
   crash(index);
   if (restart_after < kForever) {
@@ -119,17 +126,21 @@ void Processes::crash_and_restart(std::uint32_t index, Duration restart_after) {
 }
 
 void Processes::start(std::uint32_t index) {
+  RELAYSIM_ASSERT(index < size(), "a start of a process the platform has");
   Process& p = *processes_[index];
   RELAYSIM_ASSERT(!p.up_, "starting a process that is up");
   p.up_ = true;
   ++up_;
+  RELAYSIM_ASSERT(up_ <= size(), "no more processes are up than there are");
   events_.emit(ProcessStarted{index, kernel_.now()});
   host_.start(p);
 }
 
 void Processes::crash(std::uint32_t index) {
+  RELAYSIM_ASSERT(index < size(), "a crash of a process the platform has");
   Process& p = *processes_[index];
   if (!p.up_) return;
+  RELAYSIM_ASSERT(up_ > 0, "a process that is up is counted as up");
   ++p.generation_;  // every callback owed to this incarnation is now dropped
   p.up_ = false;
   p.paused_until_ = Time{};
@@ -147,6 +158,7 @@ Process* Processes::next_awake() {
 }
 
 Process* Processes::next_up() {
+  RELAYSIM_ASSERT(next_ < size(), "the round robin points at a process");
   for (std::size_t tried = 0; tried < processes_.size(); ++tried) {
     Process& p = *processes_[next_];
     next_ = (next_ + 1) % size();

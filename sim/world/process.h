@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/core/assert.h"
 #include "model/core/events.h"
 #include "model/core/ports.h"
 #include "sim/kernel/kernel.h"
@@ -117,7 +118,10 @@ class PauseHistory {
   void crashed(const ProcessCrashed& e);  // a crash ends a pause: the next incarnation is awake
   // When `process` could first act on what reached it at `t`: `t`, or the end of the pause it came in.
   // (Asked for every lookup and answer an oracle judges: a process never paused answers at once.)
-  Time read_at(std::uint32_t process, Time t) const { return pauses_[process].empty() ? t : read_after_pauses(process, t); }
+  Time read_at(std::uint32_t process, Time t) const {
+    RELAYSIM_ASSERT(process < pauses_.size(), "a process the scenario has");
+    return pauses_[process].empty() ? t : read_after_pauses(process, t);
+  }
   // The end of the process's latest pause (Time{} if none).
   Time paused_until(std::uint32_t process) const;
 
@@ -157,7 +161,10 @@ class Processes {
   void crash_and_restart(std::uint32_t index, Duration restart_after);
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(processes_.size()); }
-  Process& operator[](std::uint32_t index) { return *processes_[index]; }
+  Process& operator[](std::uint32_t index) {
+    RELAYSIM_ASSERT(index < processes_.size(), "a process the platform has");
+    return *processes_[index];
+  }
   std::uint32_t up() const { return up_; }
   // The next process that is up, round robin (a load balancer in front of them), or nullptr.
   Process* next_up();

@@ -22,6 +22,7 @@ class DieAfter final : public FailPoint {
 }  // namespace
 
 bool StoreGuard::enter(int writes) {
+  RELAYSIM_ASSERT(writes >= 0, "a call writes no statements or some");
   const Time now = kernel_.now();
   if (dying_) throw StoreError(StoreFailure::io, "the pod died in the middle of a store write");
   if (const auto failure = faults_.failure(now, writes > 0)) {
@@ -36,6 +37,7 @@ bool StoreGuard::enter(int writes) {
 }
 
 void StoreGuard::die_during(int writes, InplaceFunction<void(), 16> write) {
+  RELAYSIM_ASSERT(writes >= 1, "a pod dies in the middle of a write, not of a read");
   if (db_ == nullptr) throw StoreError(StoreFailure::io, "the pod died as it began a store write");
   // The last statement of the transaction fails; the ones before it ran and roll back.
   DieAfter die(writes - 1);

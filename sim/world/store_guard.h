@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "model/core/assert.h"
 #include "model/store/sqlite_db.h"
 #include "model/store/store_error.h"
 #include "sim/kernel/kernel.h"
@@ -28,7 +29,9 @@ class StoreGuard {
   // `db`: the SQLite store's database, to fail in the middle of a transaction; nullptr for an
   // in-memory store.
   StoreGuard(Db* db, StoreFaults& faults, Kernel& kernel, Processes& processes, std::uint32_t pod)
-      : db_(db), faults_(faults), kernel_(kernel), processes_(processes), pod_(pod) {}
+      : db_(db), faults_(faults), kernel_(kernel), processes_(processes), pod_(pod) {
+    RELAYSIM_ASSERT(pod < processes.size(), "a guard for a pod the platform has");
+  }
 
   // A new incarnation of the pod: it is no longer dying.
   void restart() { dying_ = false; }
