@@ -57,6 +57,7 @@ void BM_StoreOp(benchmark::State& state, sim::StoreKind kind, Op op, std::int64_
       case Op::complete:
         for (std::int64_t i = 0; i < n; ++i) {
           attempt.request = static_cast<RequestId>(i + 1);
+          attempt.claim_token = tokens[static_cast<std::size_t>(i)];  // the attempt was made under this claim
           store->complete(attempt.request, tokens[static_cast<std::size_t>(i)],
                           Completion{&attempt, Status::delivered, Reason::ok, t, t, t, {}});
         }
