@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "cli/parallel.h"
+#include "live/parallel.h"
 #include "sim/report/series.h"
 #include "sim/run.h"
 #include "sim/loader.h"
@@ -66,17 +66,17 @@ void BM_TimeSeriesOverhead(benchmark::State& state, double load_s) {
 void BM_SweepEfficiency(benchmark::State& state, int runs) {
   sim::Scenario s = sim::load_scenario(source_dir() + "/scenarios/quickstart.yaml");
   s.duration = std::chrono::minutes(5);
-  std::vector<cli::RunJob> jobs;
+  std::vector<live::RunJob> jobs;
   for (int i = 0; i < runs; ++i) jobs.push_back({&s, static_cast<std::uint64_t>(i + 1)});
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  benchmark::DoNotOptimize(cli::run_parallel(jobs, cores, true, "run"));  // warm
+  benchmark::DoNotOptimize(live::run_parallel(jobs, cores, true, "run"));  // warm
   double one = 0, all = 0;
   for (auto _ : state) {
     Clock::time_point t = Clock::now();
-    benchmark::DoNotOptimize(cli::run_parallel(jobs, 1, true, "run"));
+    benchmark::DoNotOptimize(live::run_parallel(jobs, 1, true, "run"));
     one += seconds_since(t);
     t = Clock::now();
-    benchmark::DoNotOptimize(cli::run_parallel(jobs, cores, true, "run"));
+    benchmark::DoNotOptimize(live::run_parallel(jobs, cores, true, "run"));
     all += seconds_since(t);
   }
   state.counters["runs"] = runs;

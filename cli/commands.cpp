@@ -1,5 +1,5 @@
 #include "cli/commands.h"
-#include "cli/machine.h"
+#include "live/machine.h"
 #include "cli/outputs.h"
 
 #include <fcntl.h>
@@ -30,6 +30,13 @@
 #include "sim/system.h"
 
 namespace relaysim::cli {
+
+using live::StopSignals;
+using live::default_memory_limit;
+using live::human_bytes;
+using live::memory_limit_of;
+using live::resident_memory;
+using live::stop_requested;
 
 using namespace relaysim::sim;
 

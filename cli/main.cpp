@@ -1,7 +1,8 @@
 // relaysim: the command-line front end.
 //
-// cli/ is the only place outside live/ where the wall clock, signals and the machine's memory are
-// read (here, cli/commands.cpp, cli/machine.cpp, cli/parallel.cpp, cli/sweep.cpp): for the
+// Outside the live service, the wall clock, signals and the machine's memory are read only by the
+// command line (here, cli/commands.cpp, cli/sweep.cpp) and the pieces of live/ it uses
+// (live/machine.cpp, live/parallel.cpp): for the
 // progress line, the events-per-second figures, Ctrl-C and the memory limit — never for the
 // simulation itself, which stays deterministic.
 #include <CLI/CLI.hpp>

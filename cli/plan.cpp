@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/machine.h"
-#include "cli/parallel.h"
+#include "live/machine.h"
+#include "live/parallel.h"
 #include "cli/result_dir.h"
 #include "model/core/assert.h"
 #include "sim/plan/stats.h"
@@ -31,6 +31,13 @@
 #include "sim/system.h"
 
 namespace relaysim::cli {
+
+using live::RunJob;
+using live::RunOutcome;
+using live::memory_limit_of;
+using live::run_parallel;
+using live::runs_at_once;
+using live::stop_requested;
 
 namespace {
 

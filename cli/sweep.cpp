@@ -18,8 +18,8 @@
 #include <unordered_map>
 
 #include "cli/commands.h"
-#include "cli/machine.h"
-#include "cli/parallel.h"
+#include "live/machine.h"
+#include "live/parallel.h"
 #include "cli/result_dir.h"
 #include "model/core/assert.h"
 #include "model/core/random.h"
@@ -31,6 +31,14 @@
 #include "sim/system.h"
 
 namespace relaysim::cli {
+
+using live::EachRun;
+using live::RunJob;
+using live::RunOutcome;
+using live::memory_limit_of;
+using live::run_parallel;
+using live::runs_at_once;
+using live::stop_requested;
 
 namespace {
 

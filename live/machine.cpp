@@ -1,4 +1,4 @@
-#include "cli/machine.h"
+#include "live/machine.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 
 #include "model/core/assert.h"
 
-namespace relaysim::cli {
+namespace relaysim::live {
 
 std::string human_bytes(double b) {
   RELAYSIM_ASSERT(!(b < 0), "a size is not negative");
@@ -104,4 +104,4 @@ StopSignals::~StopSignals() {
 
 bool stop_requested() { return g_signal.load() != 0; }
 
-}  // namespace relaysim::cli
+}  // namespace relaysim::live

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace relaysim::cli {
+namespace relaysim::live {
 
 // "1.2 GiB", "500 MiB": a size of memory as a person reads it.
 std::string human_bytes(double bytes);
@@ -40,4 +40,4 @@ class StopSignals {
 // A stop signal came (and the command has not ended).
 bool stop_requested();
 
-}  // namespace relaysim::cli
+}  // namespace relaysim::live

@@ -1,4 +1,4 @@
-#include "cli/parallel.h"
+#include "live/parallel.h"
 
 #include <unistd.h>
 
@@ -13,11 +13,11 @@
 #include <string>
 #include <thread>
 
-#include "cli/machine.h"
+#include "live/machine.h"
 #include "model/core/assert.h"
 #include "sim/run.h"
 
-namespace relaysim::cli {
+namespace relaysim::live {
 
 unsigned runs_at_once(const std::vector<RunJob>& jobs, unsigned threads, double limit, bool quiet, const std::string& what) {
   RELAYSIM_ASSERT(threads >= 1, "runs go on at least one thread");
@@ -113,4 +113,4 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
   return out;
 }
 
-}  // namespace relaysim::cli
+}  // namespace relaysim::live

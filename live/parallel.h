@@ -1,7 +1,7 @@
 // Runs many independent scenario runs on a pool of threads, one run per thread at a time, with a
 // progress line on stderr. Each run is the same single-threaded, deterministic run_scenario as
 // `relaysim run`, so results do not depend on the number of threads. (The simulator itself never
-// starts a thread: this is the command line's.)
+// starts a thread: threads, like the wall clock, live in live/.)
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@ namespace relaysim::sim {
 struct RunResult;
 }
 
-namespace relaysim::cli {
+namespace relaysim::live {
 
 struct RunJob {
   const sim::Scenario* scenario = nullptr;
@@ -44,9 +44,9 @@ using EachRun = std::function<void(std::size_t job, const sim::RunResult& result
 // Throws std::runtime_error naming the run when one could not be run at all.
 // `refs`: metrics to read by reference too (RunOutcome::targets), such as latency_p99.9_s.
 // Ctrl-C or SIGTERM stops the runs where they are and starts no more: the outcomes of the runs
-// that finished have `ran`, and stop_requested() (cli/machine.h) stays true for the caller to
+// that finished have `ran`, and stop_requested() (live/machine.h) stays true for the caller to
 // report. A second one ends the process at once.
 std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned threads, bool quiet, const std::string& what,
                                      const std::vector<sim::MetricRef>& refs = {}, const EachRun& each = {});
 
-}  // namespace relaysim::cli
+}  // namespace relaysim::live
