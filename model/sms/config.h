@@ -71,7 +71,7 @@ using relaysim::ConfigError;
 // Every problem found, in a stable order; empty when the configuration is usable. `providers`:
 // how many providers the platform routes among.
 std::vector<ConfigError> validate(const PlatformConfig& config, std::size_t providers);
-// The same for one business's policy, its keys named under `key`.
-std::vector<ConfigError> validate(const BusinessPolicy& policy, const std::string& key);
+// The same for one business's policy.
+std::vector<ConfigError> validate(const BusinessPolicy& policy);
 
 }  // namespace relaysim::sms

@@ -158,7 +158,7 @@ const Schema<OutboxSpec>& spec_schema() {
                                              " is not shorter than platform.lease (" + format_duration(spec.platform.lease) +
                                              "): most grants would come back expired and no pod would lead");
       }
-      for (const model::ConfigError& e : model::validate(spec.platform)) m.fail_at(e.key, e.message);
+      m.refuse(model::validate(spec.platform), "platform");
     });
     return s;
   }();

@@ -278,6 +278,12 @@ void Map::fail_at(const std::string& dotted, const std::string& problem) const {
   r_.fail(at, child(dotted), problem);
 }
 
+void Map::refuse(const std::vector<ConfigError>& problems, const std::string& section) const {
+  if (problems.empty()) return;
+  const ConfigError& first = problems.front();
+  fail_at(section.empty() ? first.key : section + "." + first.key, first.message);
+}
+
 void Map::check_keys() const {
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string k = it->first.Scalar();

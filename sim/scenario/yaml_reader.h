@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/config_error.h"
 #include "model/core/time.h"
 
 namespace relaysim::sim {
@@ -115,6 +116,10 @@ class Map {
   // else at the nearest enclosing key it has: for a system's own validation, which names keys
   // whether or not the file wrote them.
   [[noreturn]] void fail_at(const std::string& dotted, const std::string& problem) const;
+  // Fails at the first problem a model's validate() found in the section at `section` below this
+  // mapping ("" for this mapping itself); returns when there are none. The model names keys
+  // relative to the section it validates (model/core/config_error.h).
+  void refuse(const std::vector<ConfigError>& problems, const std::string& section = "") const;
 
  private:
   const Reader& r_;

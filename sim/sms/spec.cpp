@@ -70,7 +70,7 @@ const Schema<BusinessSpec>& business_schema() {
     s.check([](const Reader& r, const Map& m, BusinessSpec& b) {
       if (b.senders.empty()) r.fail(m["senders"], m.child("senders"), "needs at least one sender");
       if (b.templates.empty()) r.fail(m["templates"], m.child("templates"), "needs at least one template");
-      for (const model::ConfigError& e : model::validate(b.policy, "")) m.fail_at(e.key.substr(1), e.message);
+      m.refuse(model::validate(b.policy));
     });
     return s;
   }();
@@ -475,9 +475,7 @@ const Schema<SmsSpec>& spec_schema() {
         only_for("lead", l.kind == model::Kind::scheduled || l.kind == model::Kind::marketing);
         only_for("filter", l.kind == model::Kind::marketing);
       }
-      for (const model::ConfigError& e : model::validate(spec.platform, spec.providers.size())) {
-        m.fail_at(e.key, e.message);
-      }
+      m.refuse(model::validate(spec.platform, spec.providers.size()), "platform");
     });
     return s;
   }();

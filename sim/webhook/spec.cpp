@@ -127,14 +127,9 @@ const Schema<model::PlatformConfig>& url_cache_schema() {
   return schema;
 }
 
-// The platform's own validation (model/webhook/config.h) names keys relative to the section;
-// point at the key when it is in the file, else at the nearest enclosing one.
-void check_platform(const Reader&, const Map& m, model::PlatformConfig& p) {
-  for (const model::ConfigError& e : model::validate(p)) {
-    const std::string prefix = "platform.";
-    m.fail_at(e.key.rfind(prefix, 0) == 0 ? e.key.substr(prefix.size()) : e.key, e.message);
-  }
-}
+// The platform's own validation (model/webhook/config.h): at the key when it is in the file, else
+// at the nearest enclosing one.
+void check_platform(const Reader&, const Map& m, model::PlatformConfig& p) { m.refuse(model::validate(p)); }
 
 
 const Schema<ServiceBSpec>& serviceb_schema() {
