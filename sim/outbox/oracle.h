@@ -1,130 +1,60 @@
 // Oracle: judges an outbox run against its invariants (sim/outbox/invariants.h) from the model's
-// events and the world's ground truth, reporting every violation to the ledger; and attributes
-// every duplicate record in the log to its cause.
+// events, the world's ground truth and the coordinator's grants, reporting every violation to the
+// ledger; and attributes every duplicate record in the log to its cause.
 //
-// It keeps its own picture of every message — committed, its status, attempt and next attempt —
-// built only from transitions the stores reported as applied, and checks each new transition
-// against it; the effects come from the downstream's database, the records from the log.
+// The judging is done by one checker per concern, each a sink with its own state:
+//
+//   MessageChecker     O-final, O-once, O-retry, O-order, O-rollback, O-relock, O-lifecycle, and
+//                      O-log's duplicate records and marks: per-message state, built only from
+//                      transitions the stores reported as applied (sim/outbox/message_checker.h)
+//   LeadershipChecker  O-fence: per-shard fencing tokens, per-token lease grants
+//                      (sim/outbox/leadership_checker.h)
+//   LogChecker         O-log's acknowledged-means-written and group commits: per-partition
+//                      offsets (sim/outbox/log_checker.h)
+//
+// The Oracle owns them, attaches them to the buses and forwards the end-of-run checks and the
+// counters. It attaches them so that the reports of one event come in one fixed order (see attach).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <deque>
 #include <span>
-#include <string>
-#include <unordered_map>
-#include <vector>
 
-#include "model/core/names.h"
 #include "model/outbox/events.h"
 #include "model/outbox/store.h"
 #include "sim/oracle/ledger.h"
-#include "sim/outbox/invariants.h"
+#include "sim/outbox/leadership_checker.h"
+#include "sim/outbox/log_checker.h"
+#include "sim/outbox/message_checker.h"
 #include "sim/outbox/spec.h"
 #include "sim/outbox/truth.h"
 #include "sim/world/coordinator.h"
-#include "sim/world/process.h"
 
 namespace relaysim::sim::outbox {
 
-// Why the log holds a second record of one message for one attempt.
-enum class DuplicateCause : std::uint8_t {
-  ambiguous,    // an earlier publish of it timed out: it was written though the relay could not know
-  unmarked,     // it was published and then not marked (the mark failed or was fenced out): published again
-  new_leader,   // another leader (another fencing token) published it again
-  unexplained,  // none of these: an O-log violation
-};
-inline constexpr auto kDuplicateCauseNames = names<DuplicateCause>({
-    {DuplicateCause::ambiguous, "ambiguous"}, {DuplicateCause::unmarked, "unmarked"},
-    {DuplicateCause::new_leader, "new_leader"}, {DuplicateCause::unexplained, "unexplained"}});
-constexpr std::string_view to_string(DuplicateCause c) { return kDuplicateCauseNames[c]; }
-inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
-
-class Oracle final : public SinkFor<relaysim::outbox::OperationDone>,
-                     public SinkFor<relaysim::outbox::LeadershipChanged>,
-                     public SinkFor<relaysim::outbox::LeaderWrote>,
-                     public SinkFor<relaysim::outbox::Published>,
-                     public SinkFor<relaysim::outbox::Relocked>,
-                     public SinkFor<relaysim::outbox::Finished>,
-                     public SinkFor<relaysim::outbox::Consumed>,
-                     public SinkFor<LogAppended>,
-                     public SinkFor<LogDeduped>,
-                     public SinkFor<GroupCommitted>,
-                     public SinkFor<EffectApplied>,
-                     public SinkFor<LeaseGranted> {
+class Oracle {
  public:
-  Oracle(const Scenario& scenario, Ledger& ledger);
+  Oracle(const Scenario& scenario, Ledger& ledger)
+      : leadership_(spec_of(scenario), ledger), messages_(scenario, ledger), log_(spec_of(scenario), ledger) {}
 
-  void on(const relaysim::outbox::OperationDone& e) override;
-  void on(const relaysim::outbox::LeadershipChanged& e) override;
-  void on(const relaysim::outbox::LeaderWrote& e) override;
-  void on(const relaysim::outbox::Published& e) override;
-  void on(const relaysim::outbox::Relocked& e) override;
-  void on(const relaysim::outbox::Finished& e) override;
-  void on(const relaysim::outbox::Consumed& e) override;
-  void on(const LogAppended& e) override;
-  void on(const LogDeduped& e) override;
-  void on(const GroupCommitted& e) override;
-  void on(const EffectApplied& e) override;
-  void on(const LeaseGranted& e) override;
+  // Attaches the checkers to the run's buses, where the oracle's place among their sinks is.
+  void attach(relaysim::outbox::Events& model, WorldEvents& world);
+  // Attaches the checker of leases to the coordinator's bus.
+  void attach(CoordinatorBus& coordinator) { coordinator.attach(leadership_); }
 
   // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
-  void finish(Time end, std::span<relaysim::outbox::Store* const> shards);
+  void finish(Time end, std::span<relaysim::outbox::Store* const> shards) { messages_.finish(end, shards); }
 
-  std::uint64_t duplicates(DuplicateCause c) const { return duplicates_[static_cast<std::size_t>(c)]; }
-  std::uint64_t effects() const { return effects_; }
-  std::uint64_t lost() const { return lost_; }
-  std::uint64_t stuck() const { return stuck_; }
-  std::uint64_t committed() const { return committed_; }
-  std::uint64_t stale_writes_kept_out() const { return fenced_out_; }
+  std::uint64_t duplicates(DuplicateCause c) const { return messages_.duplicates(c); }
+  std::uint64_t effects() const { return messages_.effects(); }
+  std::uint64_t lost() const { return messages_.lost(); }
+  std::uint64_t stuck() const { return messages_.stuck(); }
+  std::uint64_t committed() const { return messages_.committed(); }
+  std::uint64_t stale_writes_kept_out() const { return leadership_.stale_writes_kept_out(); }
 
  private:
-  using Status = relaysim::outbox::Status;
-  struct Tracked {
-    relaysim::outbox::EntityKey key = 0;
-    std::uint64_t version = 0;
-    Time next_attempt{};
-    Time final_at{};  // when it became handled or failed
-    std::uint32_t type = 0;
-    std::uint16_t attempt = 0;
-    std::uint16_t appended_attempt = 0;  // the highest attempt the log holds a record of
-    std::uint16_t acked_attempt = 0;     // the highest attempt a publish of which the log acknowledged
-    std::uint8_t effects = 0;
-    Status status = Status::pending;
-    relaysim::outbox::Reason reason = relaysim::outbox::Reason::none;
-    relaysim::outbox::FenceToken appended_fence = 0;  // of that record
-    bool committed = false;
-    // The highest attempt a publish of which timed out: its record may be written before the
-    // time-out is reported, or after (a write slower than the producer's timeout).
-    std::uint16_t timed_out_attempt = 0;
-    bool unmarked = false;   // published (acknowledged) for appended_attempt and not marked since
-  };
-
-  Tracked* find(relaysim::outbox::ShardId shard, relaysim::outbox::RowId id);
-  std::string subject(relaysim::outbox::MessageRef m) const;
-  void violate(Invariant i, Time at, relaysim::outbox::MessageRef m, std::string what);
-  std::uint16_t max_attempts(std::uint32_t type) const;
-  // A message's status moved as a store reported; checks it could.
-  void moved(relaysim::outbox::MessageRef m, Tracked& t, const relaysim::outbox::Message& now, Time at, const char* by);
-  void check_key_order(const Tracked& t, const relaysim::outbox::MessageRef& ref, Time at);
-
-  const OutboxSpec& spec_;
-  Ledger& ledger_;
-  Duration settle_;  // how long a due message may wait before it counts as stuck at the end
-  std::vector<std::vector<Tracked>> messages_;  // per shard, by id - 1
-  std::vector<relaysim::outbox::FenceToken> fence_;  // per shard: the largest token that wrote
-  std::vector<Time> granted_until_;  // per fencing token: the latest expiry the coordinator granted it
-  // per_key: per entity, its messages not yet final, in id order (packed refs).
-  std::unordered_map<relaysim::outbox::EntityKey, std::deque<std::uint64_t>> open_by_key_;
-  // Per partition: which offsets a consumer finished, and up to where commits were checked.
-  std::vector<std::vector<bool>> consumed_;
-  std::vector<std::uint64_t> checked_;
-  std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
-  std::uint64_t effects_ = 0;
-  std::uint64_t lost_ = 0;
-  std::uint64_t stuck_ = 0;
-  std::uint64_t committed_ = 0;
-  std::uint64_t fenced_out_ = 0;
+  LeadershipChecker leadership_;
+  MessageChecker messages_;
+  LogChecker log_;
 };
 
 }  // namespace relaysim::sim::outbox

@@ -127,14 +127,13 @@ class Simulation final : public sim::Simulation {
     buses_.model.attach(fp_model_);
     buses_.world.attach(fp_world_);
     buses_.processes.attach(fp_processes_);
-    buses_.model.attach(oracle_);
-    buses_.world.attach(oracle_);
+    oracle_.attach(buses_.model, buses_.world);
     buses_.model.attach(metrics_);
     buses_.world.attach(metrics_);
     buses_.processes.attach(metrics_);
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, shards_, dbs_, *effects_, buses_);
     world_->coordinator().bus().attach(fp_coordinator_);
-    world_->coordinator().bus().attach(oracle_);
+    oracle_.attach(world_->coordinator().bus());
     if (ctx.series) {
       window_.metrics = Metrics(spec_.platform.shards);
       buses_.model.attach(window_.metrics);

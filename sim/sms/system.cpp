@@ -102,16 +102,14 @@ class Simulation final : public sim::Simulation {
     buses_.model.attach(fp_model_);
     buses_.world.attach(fp_world_);
     buses_.processes.attach(fp_processes_);
-    buses_.model.attach(oracle_);
-    buses_.world.attach(oracle_);
-    buses_.processes.attach(oracle_);
+    oracle_.attach(buses_.model, buses_.world, buses_.processes);
     buses_.model.attach(metrics_);
     buses_.world.attach(metrics_);
     buses_.processes.attach(metrics_);
     auto* sqlite = dynamic_cast<relaysim::sms::SqliteStore*>(store_.get());
     world_ = std::make_unique<World>(ctx.scenario, ctx.kernel, *store_, sqlite != nullptr ? &sqlite->db() : nullptr, buses_);
     world_->kv().bus().attach(fp_kv_);
-    world_->kv().bus().attach(oracle_);
+    oracle_.attach(world_->kv().bus());
     if (ctx.series) {
       buses_.model.attach(window_.metrics);
       buses_.world.attach(window_.metrics);
