@@ -4,18 +4,7 @@
 
 namespace relaysim::sms {
 
-Pod::Pod(PodId id_, const PlatformConfig& config_, const NodePorts& p)
-    : id(id_),
-      config(config_),
-      clock(p.clock),
-      timers(p.timers),
-      rng(p.rng),
-      providers(p.providers),
-      kv(p.kv),
-      directory(p.directory),
-      codec(p.codec),
-      store(p.store),
-      events(p.events) {
+Pod::Pod(PodId pod, const PlatformConfig& platform, const NodePorts& ports) : NodePorts(ports), id(pod), config(platform) {
   RELAYSIM_ASSERT(id >= 1, "pod 0 means no pod to the store");
   RELAYSIM_ASSERT(providers.count() >= 1 && providers.count() <= kMaxProviders, "1 to 64 providers");
 }

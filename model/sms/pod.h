@@ -27,9 +27,10 @@ struct NodePorts {
   Events& events;
 };
 
-// The pod as each part of its node sees it. The parts share one rest of the store: after any
-// of them sees a store call fail, none asks the store again before `store_retry_at`.
-struct Pod {
+// The pod as each part of its node sees it: its ports, which it is, and its configuration. The
+// parts share one rest of the store: after any of them sees a store call fail, none asks the
+// store again before `store_retry_at`.
+struct Pod : NodePorts {
   // `id` ≥ 1 (0 means "no pod" to the store).
   Pod(PodId id, const PlatformConfig& config, const NodePorts& ports);
 
@@ -38,15 +39,6 @@ struct Pod {
 
   const PodId id;
   const PlatformConfig& config;
-  Clock& clock;
-  Timers& timers;
-  Rng& rng;
-  Providers& providers;
-  KeyValue& kv;
-  Directory& directory;
-  TokenCodec& codec;
-  Store& store;
-  Events& events;
   Time store_retry_at{};
 };
 
