@@ -21,6 +21,7 @@
 
 #include "model/core/assert.h"
 #include "model/store/store_error.h"
+#include "sim/capacity.h"
 #include "sim/database.h"
 #include "sim/summary.h"
 #include "sim/report/text.h"
@@ -521,6 +522,11 @@ int run_command(const RunArgs& args) {
   // Every refusal comes before prepare_database, which with --overwrite removes the earlier run.
   const Footprint footprint = as_run.system->footprint(as_run, database == ":memory:");
   if (const auto problem = check_footprint(footprint, memory_limit, args)) return fail_usage(*problem);
+  if (!args.quiet) {
+    for (const queueing::StationLoad& st : capacity_check(as_run)) {
+      if (!st.station.stable()) std::cerr << "relaysim: warning: " << overload_warning(st) << "\n";
+    }
+  }
   if (const auto problem = check_outputs_apart(args, database)) return fail_usage(*problem);
   RunOutputs outputs;
   JsonOutput json;
@@ -551,6 +557,10 @@ int validate_command(const std::vector<std::string>& files, const std::vector<st
     if (const double limit = default_memory_limit(); over_limit(fp, limit)) {
       std::cerr << "relaysim: warning: " << f << " needs more than the " << human_bytes(limit)
                 << " a run may use here, so `run` will refuse it; " << fp.largest().advice << "\n";
+    }
+    for (const queueing::StationLoad& st : capacity_check(*s)) {
+      std::cout << "  capacity: " << describe(st) << "\n";
+      if (!st.station.stable()) std::cerr << "relaysim: warning: " << f << ": " << overload_warning(st) << "\n";
     }
   }
   return status;

@@ -7,6 +7,7 @@
 // simulation itself, which stays deterministic.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -17,7 +18,9 @@
 #include "cli/sweep.h"
 #include "sim/queueing/mmc.h"
 #include "sim/loader.h"
+#include "model/core/assert.h"
 #include "sim/scenario/units.h"
+#include "sim/scenario/yaml_reader.h"
 #include "sim/system.h"
 #ifdef RELAYSIM_LIVE_CLI
 #include "cli/live_commands.h"
@@ -67,6 +70,28 @@ int unknown_command(const CLI::App& app, const std::string& word) {
   for (const auto& n : names) std::cerr << " " << n;
   std::cerr << "; see relaysim --help)\n";
   return kExitInvalid;
+}
+
+// `run --seeds 3`: after CLI11's own message, the nearest option the command has, for each long
+// option it does not.
+void suggest_options(const CLI::App& app, int argc, char** argv) {
+  RELAYSIM_ASSERT(argc >= 1, "a command line names the program");
+  if (argc < 3) return;
+  const CLI::App* command = nullptr;
+  for (const CLI::App* sub : app.get_subcommands({})) command = sub->get_name() == argv[1] ? sub : command;
+  if (command == nullptr) return;
+  std::vector<std::string> names;
+  for (const CLI::Option* o : command->get_options()) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  }
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!arg.starts_with("--")) continue;
+    const std::string name(arg.substr(0, arg.find('=')));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    const std::string hint = sim::Reader::suggestion(name, names);
+    if (!hint.empty()) std::cerr << "relaysim: " << command->get_name() << ": no option '" << name << "'" << hint << "\n";
+  }
 }
 
 // Each command's arguments, and the subcommand that fills them: CLI11 writes into the arguments
@@ -129,7 +154,7 @@ CLI::App* declare_run(CLI::App& app, RunArgs& run_args) {
   run->add_flag("-q,--quiet", run_args.quiet, "Print nothing but errors; the exit status tells the verdict");
   run->add_option("--set", run_args.sets,
                   "Set a value over the file's own, as key.path=value (repeatable): --set webhook.platform.pods=8, "
-                  "--set webhook.endpoints.0.error_rate=5%; read as strictly as the file");
+                  "--set webhook.world.endpoints.0.errors.rate=5%; read as strictly as the file");
   run->add_option("--timeseries", run_args.timeseries,
                   "Write the run's time series: to FILE.csv alone, or to a directory with series.csv, timeline.csv "
                   "(faults, crashes, breaker transitions), records.csv (every entity that did not end well), result.json "
@@ -221,7 +246,7 @@ CLI::App* declare_report(CLI::App& app, std::string& report_dir) {
 }
 
 CLI::App* declare_validate(CLI::App& app, std::vector<std::string>& files, std::vector<std::string>& validate_sets) {
-  auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost");
+  auto* validate = app.add_subcommand("validate", "Check scenario files without running them; print what each would cost, and its load at the peak against its capacity (a warning where it cannot keep up)");
   validate->add_option("FILES", files, "Scenario files ('-': standard input)")->required();
   validate->add_option("--set", validate_sets, "Set a value over each file's own, as key.path=value (repeatable), as run does");
   return validate;
@@ -407,6 +432,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    if (code != 0) suggest_options(app, argc, argv);
     return code == 0 ? 0 : kExitInvalid;
   }
   return run_chosen_command(commands);

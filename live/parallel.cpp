@@ -15,6 +15,7 @@
 
 #include "live/machine.h"
 #include "model/core/assert.h"
+#include "model/core/text.h"
 #include "sim/run.h"
 
 namespace relaysim::live {
@@ -103,9 +104,11 @@ std::vector<RunOutcome> run_parallel(const std::vector<RunJob>& jobs, unsigned t
     if (quiet || wall - last < (tty ? 0.2 : 10.0)) continue;
     last = wall;
     const std::size_t d = done;
-    const double left = d == 0 ? 0 : wall * static_cast<double>(jobs.size() - d) / static_cast<double>(d);
-    std::fprintf(stderr, tty ? "\r  %s: %zu/%zu runs  wall %.0fs  about %.0fs left   " : "relaysim: %s: %zu/%zu runs  wall %.0fs  about %.0fs left\n",
-                 what.c_str(), d, jobs.size(), wall, left);
+    // Until a run has finished there is nothing to estimate from.
+    const std::string left = d == 0 ? std::string("estimating the time left")
+                                    : fmt("about %.0fs left", wall * static_cast<double>(jobs.size() - d) / static_cast<double>(d));
+    std::fprintf(stderr, tty ? "\r  %s: %zu/%zu runs  wall %.0fs  %s   " : "relaysim: %s: %zu/%zu runs  wall %.0fs  %s\n",
+                 what.c_str(), d, jobs.size(), wall, left.c_str());
   }
   for (std::thread& t : pool) t.join();
   if (tty && !quiet && last > 0) std::fprintf(stderr, "\r%*s\r", 80, "");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/core/assert.h"
+#include "sim/capacity.h"
 #include "sim/report/text.h"
 #include "sim/scenario/expect.h"
 
@@ -38,6 +39,18 @@ void print_backlog(std::ostream& out, const RunResult& r) {
   out << "\n";
 }
 
+// The capacity check at the load's peak (sim/capacity.h), before the figures that show its effect.
+void print_capacity(std::ostream& out, const Scenario& s) {
+  const std::vector<queueing::StationLoad> stations = capacity_check(s);
+  if (stations.empty()) return;
+  out << "Capacity at the load's peak
+";
+  for (const queueing::StationLoad& st : stations) {
+    out << "  " << (st.station.stable() ? "" : "OVERLOADED ") << describe(st) << "\n";
+  }
+  out << "\n";
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall) {
@@ -49,6 +62,7 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
   out << "  virtual " << format_time(r.end) << (r.drained() ? " (nothing left to do)" : "") << " in "
       << fmt("%.2f", wall.seconds) << " s wall;  " << r.events << " events, "
       << fmt("%.3g", wall.seconds > 0 ? static_cast<double>(r.events) / wall.seconds : 0.0) << " events/s\n\n";
+  print_capacity(out, s);
   if (r.report) {
     r.report->print(out, wall.seconds);
     print_backlog(out, r);
@@ -125,6 +139,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
   j["events"] = r.events;
   j["event_limit"] = r.event_limit;
   j["events_per_wall_second"] = wall.seconds > 0 ? static_cast<double>(r.events) / wall.seconds : 0.0;
+  j["capacity"] = capacity_json(capacity_check(s));
   json inv = json::array();
   const auto invariants = r.ledger.invariants();
   for (std::size_t i = 0; i < invariants.size(); ++i) {

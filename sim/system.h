@@ -169,6 +169,13 @@ class System {
     (void)s;
     return std::nullopt;
   }
+  // Every station of the scenario's pipeline at the load's peak, for the capacity check
+  // (sim/capacity.h): the one plan reads first, named, then any the system has besides (its rate
+  // limits, a second stage). A system with a station() and nothing besides need not override it.
+  virtual std::vector<queueing::StationLoad> stations(const Scenario& s) const {
+    if (const auto st = station(s)) return {queueing::StationLoad{"pipeline", "servers", *st}};
+    return {};
+  }
 };
 
 // Every system relaysim can run, and the one named `name` (nullptr when none is).

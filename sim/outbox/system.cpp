@@ -259,9 +259,30 @@ struct Manifest {
   }
 };
 
+// The relay's consumers at the load's peak: every committed outbox row is a record a consumer
+// handles, holding one of its pod's slots for the downstream's answer. Partitions are spread over
+// the pods (sim/outbox/log.h), so the pod with the most partitions takes the largest share, and
+// its slots are the station. The leaders' publishing is not a station here: a scan takes up to
+// `batch` rows at once and scans again while it comes back full.
+std::vector<queueing::StationLoad> outbox_stations(const OutboxSpec& spec) {
+  std::vector<WeightedArrivals> all;
+  for (const LoadSegment& l : spec.load) all.push_back({&l.arrivals, l.messages * (1.0 - l.rollbacks)});
+  const PeakLoad peak = peak_load(all);
+  if (peak.rate_per_s <= 0) return {};
+  const std::uint32_t partitions = spec.log.partitions;
+  const std::uint32_t members = std::min(spec.platform.pods, partitions);
+  RELAYSIM_ASSERT(members >= 1, "a group with a member and a partition");
+  const std::uint32_t most = (partitions + members - 1) / members;
+  const LatencyMoments m = moments(spec.downstream.latency);
+  const queueing::Station st{peak.rate_per_s * most / partitions, m.mean_s, spec.platform.concurrency_per_pod, peak.scv, m.scv};
+  return {{"consumers", "handling slots of the pod with the most partitions (" + std::to_string(most) + " of " +
+                            std::to_string(partitions) + ")", st}};
+}
+
 class OutboxSystem final : public SystemOf<Manifest> {
  public:
   std::vector<std::string> groups(const Scenario& s) const override { return shard_names(spec_of(s).platform.shards); }
+  std::vector<queueing::StationLoad> stations(const Scenario& s) const override { return outbox_stations(spec_of(s)); }
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const OutboxSpec& spec = spec_of(s);
     Footprint f;

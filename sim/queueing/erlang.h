@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace relaysim::sim::queueing {
 
@@ -38,6 +39,15 @@ struct Station {
   double sojourn_tail(double t) const;
   double sojourn_quantile(double q) const;
   double mean_sojourn_s() const { return mean_wait_s() + mean_s; }
+};
+
+// A station as people name it, for the capacity check (sim/capacity.h): what it is ("dispatch"),
+// what one of its servers is ("dispatch slots"), and the station at the load's peak. A rate limit
+// of L calls per window W reads as one: L servers, each held for W by a call it admits.
+struct StationLoad {
+  std::string name;
+  std::string servers;
+  Station station;
 };
 
 // The least c, from the least stable one up to `most`, for which `meets` holds; nothing when none

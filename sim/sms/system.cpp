@@ -255,9 +255,61 @@ struct Manifest {
   }
 };
 
+// The messages one call of a segment brings to the workers: a bulk request's `size`; none for a
+// campaign, whose messages its filter chooses from the directory as it runs (it is left out).
+double messages_per_call(const LoadSegment& l) {
+  switch (l.kind) {
+    case relaysim::sms::Kind::bulk: return l.size;
+    case relaysim::sms::Kind::marketing: return 0;
+    default: return 1;
+  }
+}
+
+// A rate limit as a station: `limit` places in a window, each held for the window by a call it
+// admits, so that it carries limit / window calls a second whatever its algorithm.
+queueing::StationLoad limit_station(std::string name, const relaysim::sms::LimiterSpec& limit, const PeakLoad& peak) {
+  queueing::Station st;
+  st.lambda = peak.rate_per_s;
+  st.ca2 = peak.scv;
+  st.mean_s = to_seconds(limit.window);
+  st.cs2 = 0;
+  st.c = limit.limit;
+  return {std::move(name), "places in its " + format_duration(limit.window) + " window", st};
+}
+
+// The gateway's stations at the load's peak: its async workers, which carry every message once
+// the switch has gone async (the worst case a pod must take: in sync mode single sends ride in
+// their clients' requests instead), each held for a provider's answer, the providers taken alike;
+// then its cluster limit and each business's own limit against the messages they would admit.
+std::vector<queueing::StationLoad> sms_stations(const SmsSpec& spec) {
+  std::vector<WeightedArrivals> all;
+  for (const LoadSegment& l : spec.load) all.push_back({&l.arrivals, messages_per_call(l)});
+  const PeakLoad peak = peak_load(all);
+  if (peak.rate_per_s <= 0 || spec.providers.empty()) return {};
+  LatencySpec service;
+  service.shape = LatencyShape::mixture;
+  for (const ProviderSpec& p : spec.providers) service.mixture.push_back(p.latency);
+  const LatencyMoments m = moments(service);
+  queueing::Station workers{peak.rate_per_s, m.mean_s, spec.platform.pods * spec.platform.concurrency_per_pod, peak.scv, m.scv};
+  std::vector<queueing::StationLoad> out{{"async workers", "worker slots", workers}};
+  if (spec.platform.cluster_limit) out.push_back(limit_station("cluster limit", spec.platform.cluster_limit->spec, peak));
+  for (std::size_t b = 0; b < spec.businesses.size(); ++b) {
+    const BusinessSpec& business = spec.businesses[b];
+    if (!business.policy.limit) continue;
+    std::vector<WeightedArrivals> own;
+    for (const LoadSegment& l : spec.load) {
+      if (l.business_index == b) own.push_back({&l.arrivals, messages_per_call(l)});
+    }
+    const PeakLoad p = peak_load(own);
+    if (p.rate_per_s > 0) out.push_back(limit_station(business.name + "'s limit", *business.policy.limit, p));
+  }
+  return out;
+}
+
 class SmsSystem final : public SystemOf<Manifest> {
  public:
   std::vector<std::string> groups(const Scenario& s) const override { return provider_names(spec_of(s)); }
+  std::vector<queueing::StationLoad> stations(const Scenario& s) const override { return sms_stations(spec_of(s)); }
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const SmsSpec& spec = spec_of(s);
     Footprint f;

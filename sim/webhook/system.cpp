@@ -249,17 +249,16 @@ class WebhookSystem final : public SystemOf<Manifest> {
  public:
   // A webhook platform is one station: every dispatch slot of every pod is a server, and a
   // request holds it for the endpoint's answer (plus ServiceB's when there is no URL cache to
-  // answer for it). Arrivals at the load's peak rate; a burst is not a rate and is left out.
+  // answer for it). Arrivals at the load's peak (sim/world/arrivals.h).
   std::vector<std::string> groups(const Scenario& s) const override { return group_names(spec_of(s)); }
   std::optional<queueing::Station> station(const Scenario& s) const override {
     const WebhookSpec& spec = spec_of(s);
+    std::vector<WeightedArrivals> load;
+    for (const LoadSegment& seg : spec.load) load.push_back({&seg.arrivals, 1.0});
+    const PeakLoad peak = peak_load(load);
     queueing::Station st;
-    for (const LoadSegment& seg : spec.load) {
-      if (seg.arrivals.burst == 0 && seg.arrivals.rate_per_s > st.lambda) {
-        st.lambda = seg.arrivals.rate_per_s;
-        st.ca2 = seg.arrivals.scv();
-      }
-    }
+    st.lambda = peak.rate_per_s;
+    st.ca2 = peak.scv;
     LatencySpec service;
     service.shape = LatencyShape::mixture;
     for (const EndpointGroup& g : spec.endpoints) {
@@ -278,6 +277,10 @@ class WebhookSystem final : public SystemOf<Manifest> {
     st.cs2 = m.scv;
     st.c = spec.platform.pods * spec.platform.concurrency_per_pod;
     return st;
+  }
+  std::vector<queueing::StationLoad> stations(const Scenario& s) const override {
+    if (const auto st = station(s)) return {{"dispatch", "dispatch slots", *st}};
+    return {};
   }
 
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {

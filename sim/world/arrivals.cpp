@@ -42,6 +42,25 @@ double ArrivalSpec::scv() const {
   return 1.0 + 2.0 * d * d * r1 * r2 / ((r1 + r2) * (r1 + r2) * (l1 * r2 + l2 * r1));
 }
 
+PeakLoad peak_load(std::span<const WeightedArrivals> segments) {
+  // The total rate changes only where a segment starts, so the busiest moment is one of those.
+  PeakLoad peak;
+  for (const WeightedArrivals& at : segments) {
+    RELAYSIM_ASSERT(at.arrivals != nullptr && at.weight >= 0, "a segment with the work each of its calls brings");
+    if (at.arrivals->burst != 0 || at.arrivals->rate_per_s <= 0) continue;
+    const Time t = at.arrivals->from;
+    double rate = 0, weighted_scv = 0;
+    for (const WeightedArrivals& w : segments) {
+      const ArrivalSpec& a = *w.arrivals;
+      if (a.burst != 0 || !(a.from <= t && t < a.to)) continue;
+      rate += a.rate_per_s * w.weight;
+      weighted_scv += a.rate_per_s * w.weight * a.scv();
+    }
+    if (rate > peak.rate_per_s) peak = PeakLoad{rate, weighted_scv / rate};
+  }
+  return peak;
+}
+
 namespace {
 
 // A time key of a load segment: `from` and `to` belong to a rate, `at` to a burst (it lands in

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "model/core/function.h"
@@ -53,6 +54,20 @@ struct ArrivalSpec {
   // counts, which is what a queue under heavy load feels of them.
   double scv() const;
 };
+
+// The busiest moment of a load: the most work its rate segments offer at once, each counted as
+// its rate times `weight` (the work one call brings: a bulk request's messages, an operation's
+// outbox rows), and the arrivals' variability then (Kingman's c_a², weighted by rate). Segments
+// that overlap add up; a burst is not a rate and is left out.
+struct WeightedArrivals {
+  const ArrivalSpec* arrivals = nullptr;
+  double weight = 1.0;
+};
+struct PeakLoad {
+  double rate_per_s = 0.0;
+  double scv = 1.0;
+};
+PeakLoad peak_load(std::span<const WeightedArrivals> segments);
 
 // The keys of an arrival segment (rate, from, to, arrival, or burst and at), for a system's load
 // schema to include.

@@ -618,6 +618,77 @@ def _():
     expect(year, 0, r"about 18000 client calls", where="stdout")
 
 
+@case("help.the_set_examples_of_run_help_work")
+def _():
+    # Every `--set` example `run --help` gives is one a user may paste.
+    text = re.sub(r"\s+", " ", run("run", "--help")[1])
+    examples = re.findall(r"--set (\S+?=[^,;\s]+)", text)
+    assert len(examples) >= 2, text
+    for e in examples:
+        expect(run("validate", QUICKSTART, "--set", e), 0)
+
+
+@case("help.a_misspelt_option_gets_the_nearest_one")
+def _():
+    expect(run("run", QUICKSTART, "--seeds", "3"), EXIT_INVALID, r"run: no option '--seeds'; did you mean '--seed'\?")
+    expect(run("sweep", QUICKSTART, "--varry=pods=2..4"), EXIT_INVALID, r"sweep: no option '--varry'; did you mean '--vary'\?")
+
+
+# ---- the capacity check (docs/outputs.md) ------------------------------------------------------
+
+# 3 pods x 40 slots, 1 500/s at the peak, endpoints answering in p50 100ms / p99 2s: the
+# log-normal's mean is 229ms, so about 344 slots are busy on average where 120 exist.
+OVERLOADED = ["--set", "webhook.platform.pods=3", "--set", "webhook.platform.concurrency_per_pod=40",
+              "--set", "webhook.world.endpoints=[{name: all, count: 100, latency: {p50: 100ms, p99: 2s}}]"]
+
+
+@case("capacity.an_overloaded_platform_is_warned_of_before_it_runs")
+def _():
+    r = run("validate", QUICKSTART, *OVERLOADED, "--set", "webhook.load=[{rate: 1500/s, from: 0s, to: 1h}]")
+    expect(r, 0, r"dispatch cannot carry 1500/s: it needs about 344 dispatch slots busy, and has 120 \(ρ 2\.86\)")
+    expect(r, 0, r"capacity: dispatch: 1500/s at the peak keeps 343\.\d of 120 dispatch slots busy for 229(\.\d)?ms each", where="stdout")
+    # Segments that overlap add up; ones that follow each other do not.
+    both = run("validate", QUICKSTART, *OVERLOADED,
+               "--set", "webhook.load=[{rate: 300/s, from: 0s, to: 1h}, {rate: 300/s, from: 30m, to: 2h}]")
+    expect(both, 0, r"dispatch cannot carry 600/s")
+    apart = run("validate", QUICKSTART, *OVERLOADED,
+                "--set", "webhook.load=[{rate: 300/s, from: 0s, to: 30m}, {rate: 300/s, from: 30m, to: 1h}]")
+    expect(apart, 0, r"capacity: dispatch: 300/s at the peak", where="stdout")
+    assert "cannot carry" not in apart[2], apart[2]
+    # run warns before it starts, and the summary marks the station.
+    ran = run("run", QUICKSTART, *OVERLOADED, "--set", "duration=20s", "--set", "webhook.load=[{rate: 1500/s, from: 0s, to: 10s}]")
+    expect(ran, ran[0], r"relaysim: warning: dispatch cannot carry 1500/s")
+    expect(ran, ran[0], r"OVERLOADED dispatch: 1500/s", where="stdout")
+
+
+@case("capacity.a_platform_that_keeps_up_is_not_warned_and_its_stations_are_in_the_json")
+def _():
+    r = run("validate", QUICKSTART)
+    expect(r, 0, r"capacity: dispatch: 20/s at the peak keeps", where="stdout")
+    assert "warning" not in r[2], r[2]
+    out = path("capacity.json")
+    expect(run("run", "-q", QUICKSTART, "--set", "duration=1m", "--json", out), 0)
+    [station] = json.load(open(out))["capacity"]
+    assert station["station"] == "dispatch" and station["servers_configured"] == 128, station
+    assert 0 < station["utilisation"] < 1 and not station["overloaded"], station
+    assert abs(station["busy"] - station["peak_per_s"] * station["mean_service_s"]) < 1e-9, station
+
+
+@case("capacity.rate_limits_and_consumers_are_stations_too")
+def _():
+    # Shop offers 45/s to its limit of 40 per second, and the three businesses 65/s to the
+    # cluster's 60: messages are held back (never dropped) for as long as that load lasts.
+    r = run("validate", os.path.join(SRC, "scenarios", "sms-redis-down.yaml"))
+    expect(r, 0, r"shop's limit cannot carry 45/s: it needs about 45 places in its 1s window busy, and has 40")
+    expect(r, 0, r"cluster limit cannot carry 65/s")
+    assert "bank's limit cannot" not in r[2], r[2]
+    expect(r, 0, r"capacity: async workers: 65/s at the peak", where="stdout")
+    # The outbox's busiest consumer has 4 of 12 partitions over 3 pods: a third of the rows.
+    o = run("validate", os.path.join(SRC, "scenarios", "outbox-quickstart.yaml"), "--set", "outbox.platform.concurrency_per_pod=1",
+            "--set", "outbox.downstream.latency={constant: 1s}")
+    expect(o, 0, r"consumers cannot carry [\d.]+/s: it needs about \d+ handling slots of the pod with the most partitions \(4 of 12\) busy, and has 1")
+
+
 @case("bounds.values_the_model_would_assert_on_are_refused_where_written")
 def _():
     sms = os.path.join(SRC, "scenarios", "sms-quickstart.yaml")

@@ -1,0 +1,60 @@
+#include "sim/capacity.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "model/core/assert.h"
+#include "sim/report/text.h"
+#include "sim/system.h"
+
+namespace relaysim::sim {
+
+namespace {
+
+std::string seconds_text(double s) { return format_value(Unit::seconds, s); }
+
+}  // namespace
+
+std::vector<queueing::StationLoad> capacity_check(const Scenario& s) {
+  RELAYSIM_ASSERT(s.system != nullptr, "a scenario names its system");
+  std::vector<queueing::StationLoad> stations = s.system->stations(s);
+  for (const queueing::StationLoad& st : stations) {
+    RELAYSIM_ASSERT(st.station.c >= 1 && st.station.mean_s > 0 && st.station.lambda > 0,
+                    "a station has servers, a service time and a load");
+  }
+  return stations;
+}
+
+std::string describe(const queueing::StationLoad& s) {
+  const queueing::Station& st = s.station;
+  return s.name + ": " + fmt("%.4g", st.lambda) + "/s at the peak keeps " + fmt("%.4g", st.offered()) + " of " +
+         std::to_string(st.c) + " " + s.servers + " busy for " + seconds_text(st.mean_s) + " each (ρ " +
+         fmt("%.2f", st.utilisation()) + "; at most " + fmt("%.4g", st.c / st.mean_s) + "/s)";
+}
+
+std::string overload_warning(const queueing::StationLoad& s) {
+  const queueing::Station& st = s.station;
+  RELAYSIM_ASSERT(!st.stable(), "a warning for a station that cannot carry its load");
+  return s.name + " cannot carry " + fmt("%.4g", st.lambda) + "/s: it needs about " + fmt("%.0f", std::ceil(st.offered())) +
+         " " + s.servers + " busy, and has " + std::to_string(st.c) + " (ρ " + fmt("%.2f", st.utilisation()) +
+         "); its backlog grows for as long as the load stays at its peak";
+}
+
+nlohmann::json capacity_json(const std::vector<queueing::StationLoad>& stations) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const queueing::StationLoad& s : stations) {
+    const queueing::Station& st = s.station;
+    out.push_back({{"station", s.name},
+                   {"servers", s.servers},
+                   {"servers_configured", st.c},
+                   {"peak_per_s", st.lambda},
+                   {"mean_service_s", st.mean_s},
+                   {"busy", st.offered()},
+                   {"utilisation", st.utilisation()},
+                   {"most_per_s", st.c / st.mean_s},
+                   {"overloaded", !st.stable()}});
+  }
+  return out;
+}
+
+}  // namespace relaysim::sim
