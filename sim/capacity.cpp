@@ -11,7 +11,17 @@ namespace relaysim::sim {
 
 namespace {
 
-std::string seconds_text(double s) { return format_value(Unit::seconds, s); }
+// A mean service time as people say it: 228.9ms, 1.5s, 2m03.000s.
+std::string seconds_text(double s) {
+  if (s < 1) return fmt("%.4gms", s * 1e3);
+  return s < 60 ? fmt("%.4gs", s) : format_value(Unit::seconds, s);
+}
+
+// A rate or a count of servers: four significant figures, whole numbers past them (30000, not 3e+04).
+std::string number_text(double v) { return fmt(v >= 1e4 ? "%.0f" : "%.4g", v); }
+
+// ρ to two places, and a light load as the first figure that is not zero.
+std::string rho_text(double rho) { return fmt(rho >= 0.01 ? "%.2f" : "%.1g", rho); }
 
 }  // namespace
 
@@ -27,16 +37,16 @@ std::vector<queueing::StationLoad> capacity_check(const Scenario& s) {
 
 std::string describe(const queueing::StationLoad& s) {
   const queueing::Station& st = s.station;
-  return s.name + ": " + fmt("%.4g", st.lambda) + "/s at the peak keeps " + fmt("%.4g", st.offered()) + " of " +
+  return s.name + ": " + number_text(st.lambda) + "/s at the peak keeps " + number_text(st.offered()) + " of " +
          std::to_string(st.c) + " " + s.servers + " busy for " + seconds_text(st.mean_s) + " each (ρ " +
-         fmt("%.2f", st.utilisation()) + "; at most " + fmt("%.4g", st.c / st.mean_s) + "/s)";
+         rho_text(st.utilisation()) + "; at most " + number_text(st.c / st.mean_s) + "/s)";
 }
 
 std::string overload_warning(const queueing::StationLoad& s) {
   const queueing::Station& st = s.station;
   RELAYSIM_ASSERT(!st.stable(), "a warning for a station that cannot carry its load");
-  return s.name + " cannot carry " + fmt("%.4g", st.lambda) + "/s: it needs about " + fmt("%.0f", std::ceil(st.offered())) +
-         " " + s.servers + " busy, and has " + std::to_string(st.c) + " (ρ " + fmt("%.2f", st.utilisation()) +
+  return s.name + " cannot carry " + number_text(st.lambda) + "/s: it needs about " + fmt("%.0f", std::ceil(st.offered())) +
+         " " + s.servers + " busy, and has " + std::to_string(st.c) + " (ρ " + rho_text(st.utilisation()) +
          "); its backlog grows for as long as the load stays at its peak";
 }
 

@@ -43,8 +43,7 @@ void print_backlog(std::ostream& out, const RunResult& r) {
 void print_capacity(std::ostream& out, const Scenario& s) {
   const std::vector<queueing::StationLoad> stations = capacity_check(s);
   if (stations.empty()) return;
-  out << "Capacity at the load's peak
-";
+  out << "Capacity at the load's peak\n";
   for (const queueing::StationLoad& st : stations) {
     out << "  " << (st.station.stable() ? "" : "OVERLOADED ") << describe(st) << "\n";
   }

@@ -267,14 +267,14 @@ double messages_per_call(const LoadSegment& l) {
 
 // A rate limit as a station: `limit` places in a window, each held for the window by a call it
 // admits, so that it carries limit / window calls a second whatever its algorithm.
-queueing::StationLoad limit_station(std::string name, const relaysim::sms::LimiterSpec& limit, const PeakLoad& peak) {
+queueing::StationLoad limit_station(std::string name, const relaysim::LimiterSpec& limit, const PeakLoad& peak) {
   queueing::Station st;
   st.lambda = peak.rate_per_s;
   st.ca2 = peak.scv;
   st.mean_s = to_seconds(limit.window);
   st.cs2 = 0;
   st.c = limit.limit;
-  return {std::move(name), "places in its " + format_duration(limit.window) + " window", st};
+  return {std::move(name), "places in its " + write_duration(limit.window) + " window", st};
 }
 
 // The gateway's stations at the load's peak: its async workers, which carry every message once

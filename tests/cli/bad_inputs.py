@@ -667,7 +667,7 @@ def _():
     expect(r, 0, r"capacity: dispatch: 20/s at the peak keeps", where="stdout")
     assert "warning" not in r[2], r[2]
     out = path("capacity.json")
-    expect(run("run", "-q", QUICKSTART, "--set", "duration=1m", "--json", out), 0)
+    expect(run("run", "-q", QUICKSTART, "--set", "duration=2m", "--set", "webhook.load=[{rate: 20/s, from: 0s, to: 30s}]", "--json", out), 0)
     [station] = json.load(open(out))["capacity"]
     assert station["station"] == "dispatch" and station["servers_configured"] == 128, station
     assert 0 < station["utilisation"] < 1 and not station["overloaded"], station
