@@ -566,12 +566,21 @@ int validate_command(const std::vector<std::string>& files, const std::vector<st
   return status;
 }
 
+namespace {
+// What a percentile metric is worth, from the histogram it is read from.
+std::string percentile_resolution() {
+  return "A percentile (latency_p99_s) is read from a histogram whose buckets are at most " +
+         fmt("%.2g", LatencyHistogram::kResolution * 100) + "% of their durations wide, inside its bucket.";
+}
+}  // namespace
+
 int metrics_command(const std::optional<std::string>& only) {
   if (only && find_system(*only) == nullptr) {
     std::string all;
     for (const System* s : systems()) all += (all.empty() ? "" : ", ") + std::string(s->name());
     return fail_usage("--system: no system is named '" + *only + "' (the systems: " + all + ")");
   }
+  std::printf("%s\n\n", percentile_resolution().c_str());
   for (const System* s : systems()) {
     if (only && s->name() != *only) continue;
     std::printf("system %s: %s\n", std::string(s->name()).c_str(), std::string(s->title()).c_str());
@@ -594,7 +603,8 @@ int reference_command() {
   for (const System* s : systems()) {
     std::cout << "## Metrics of the " << s->name() << " system\n\n";
     std::cout << "`expect:` may name each of these. A count is compared with a whole number, a ratio with a "
-                 "percentage (or 0 to 1), seconds with a time (`30s`) or a number of seconds.\n\n";
+                 "percentage (or 0 to 1), seconds with a time (`30s`) or a number of seconds. "
+              << percentile_resolution() << "\n\n";
     std::cout << "| metric | unit | meaning |\n|---|---|---|\n";
     for (const MetricInfo& m : s->metrics()) {
       std::cout << "| `" << m.name << "` | " << to_string(m.unit) << " | " << m.meaning << " |\n";

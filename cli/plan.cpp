@@ -109,14 +109,17 @@ std::optional<double> predicted(const Target& t, const queueing::Station& s) {
   return std::nullopt;
 }
 
-// A latency percentile is read as the upper edge of its histogram bucket (sim/report/histogram.h,
-// 16 buckets per power of two): the true value lies up to a bucket below it.
-constexpr double kPercentileResolution = 1.0 + 1.0 / 16;
+// A latency percentile is read inside its histogram bucket (sim/report/histogram.h): the true
+// value lies within a bucket of it, either way.
+constexpr double kPercentileResolution = 1.0 + LatencyHistogram::kResolution;
 
 Verdict decide(const Target& t, Estimate e) {
   if (e.n == 0) return Verdict::fails;  // never measurable: nothing delivered
   if (e.n < 2) return Verdict::undecided;
-  if (t.quantile) e.ci_low /= kPercentileResolution;
+  if (t.quantile) {
+    e.ci_low /= kPercentileResolution;
+    e.ci_high *= kPercentileResolution;
+  }
   const bool strict = t.op == CompareOp::lt || t.op == CompareOp::gt;
   if (below(t.op)) {
     if (strict ? e.ci_high < t.value : e.ci_high <= t.value) return Verdict::meets;
@@ -133,7 +136,9 @@ std::string format_estimate(const Target& t, const Estimate& e) {
   std::string s = format_value(t.unit, e.mean);
   if (e.n >= 2) s += " ± " + format_value(t.unit == Unit::count ? Unit::number : t.unit, e.half_width());
   // Every run's percentile in one histogram bucket: the spread is below what a bucket resolves.
-  if (t.quantile && e.n >= 2 && e.half_width() < e.mean * (kPercentileResolution - 1)) s += " (to a bucket, 6%)";
+  if (t.quantile && e.n >= 2 && e.half_width() < e.mean * (kPercentileResolution - 1)) {
+    s += " (to a bucket, " + fmt("%.2g", LatencyHistogram::kResolution * 100) + "%)";
+  }
   return s;
 }
 

@@ -197,10 +197,10 @@ inline constexpr Metric kOwnMetrics[] = {
     {{"store_failures", Unit::count, "shard calls that failed, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.store_failures); }},
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
     {{"pauses", Unit::count, "pod pauses"}, [](const Figures& f, double) { return detail::d(f.metrics.pauses); }},
-    {{"latency_p50_s", Unit::seconds, "commit to handled, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
-    {{"latency_p99_s", Unit::seconds, "commit to handled, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
+    {{"latency_p50_s", Unit::seconds, "commit to handled, median"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
+    {{"latency_p99_s", Unit::seconds, "commit to handled, 99th percentile"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
     {{"latency_mean_s", Unit::seconds, "commit to handled, mean (exact)"}, [](const Figures& f, double) { return f.metrics.latency.mean_metric_s(); }},
-    {{"latency_p{q}_s", Unit::seconds, "commit to handled, any percentile q in (0, 100] (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
+    {{"latency_p{q}_s", Unit::seconds, "commit to handled, any percentile q in (0, 100]"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
     {{"last_final_s", Unit::seconds, "when the last message became final"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_final_at); }},
     // clang-format on
 };

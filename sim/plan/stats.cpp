@@ -83,12 +83,17 @@ TailEstimate tail_estimate(const LatencyHistogram& pooled, std::span<const doubl
   const double high = std::ceil(n * q + z * sd) + 1;
   RELAYSIM_ASSERT(low < high, "a rank interval's low end is below its high end");
   if (low >= 1) {
-    const double edge = to_seconds(pooled.at_rank(static_cast<std::uint64_t>(low)));  // an upper edge: its bucket starts lower
-    t.ci_low = std::max(0.0, edge - width(edge));
+    const double read = to_seconds(pooled.at_rank(static_cast<std::uint64_t>(low)));  // read inside its bucket
+    t.ci_low = std::max(0.0, read - width(read));
   } else {
     t.ci_low = 0.0;
   }
-  t.ci_high = high <= n ? to_seconds(pooled.at_rank(static_cast<std::uint64_t>(high))) : std::numeric_limits<double>::infinity();
+  if (high <= n) {
+    const double read = to_seconds(pooled.at_rank(static_cast<std::uint64_t>(high)));
+    t.ci_high = read + width(read);
+  } else {
+    t.ci_high = std::numeric_limits<double>::infinity();
+  }
   return t;
 }
 

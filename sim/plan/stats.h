@@ -40,8 +40,8 @@ Estimate estimate(std::span<const double> values, double confidence = 0.95);
 // waits are, which the textbook order-statistic interval does not. With one run there is no
 // spread to take, and the interval is the distribution-free one of the order statistics around
 // rank nq, which assumes independent durations (`independent` says so). Either way the interval
-// is at least a bucket of the histogram wide on each side: the durations are kept to 3-6 %, and a
-// narrower interval would claim a precision they do not have.
+// is at least a bucket of the histogram wide on each side: the durations are kept to 0.39-0.78 %,
+// and a narrower interval would claim a precision they do not have.
 struct TailEstimate {
   double q = 0;               // the quantile, in (0, 1]: 0.99
   std::uint64_t samples = 0;  // durations pooled, every run

@@ -258,7 +258,7 @@ void read_pooled(std::istream& in, const SweepPlan& plan, const std::string& nam
       throw bad("expected a point of this sweep, a comma and its latency");
     }
     const auto h = LatencyHistogram::decode(std::string_view(line).substr(comma + 1));
-    if (!h) throw bad("the latency is not a histogram as relaysim writes one");
+    if (!h) throw bad("the latency is not a histogram as this relaysim writes one (was the shard written by another version?)");
     pooled[static_cast<std::size_t>(point)].merge(*h);
   }
 }

@@ -89,7 +89,7 @@ inline constexpr GroupMetric kGroupMetrics[] = {
     {{"finished", Unit::count, "the group's requests or messages that reached a final state (after the warm-up)"}, [](const GroupTally::Row& r, double) { return metric_math::d(r.finished); }},
     {{"success_rate", Unit::ratio, "of them, the share that ended in the outcome the system exists for: delivered, handled"}, [](const GroupTally::Row& r, double) { return metric_math::ratio(metric_math::d(r.succeeded), metric_math::d(r.finished)); }},
     {{"latency_mean_s", Unit::seconds, "the group's latency, as the system's latency metrics measure it, mean"}, [](const GroupTally::Row& r, double) { return r.latency.mean_metric_s(); }},
-    {{"latency_p{q}_s", Unit::seconds, "the group's latency, any percentile q in (0, 100]: latency_p99_s[slow] (to ~4%)"}, [](const GroupTally::Row& r, double q) { return detail::group_latency_quantile_s(r, q); }},
+    {{"latency_p{q}_s", Unit::seconds, "the group's latency, any percentile q in (0, 100]: latency_p99_s[slow]"}, [](const GroupTally::Row& r, double q) { return detail::group_latency_quantile_s(r, q); }},
     {{"latency_max_s", Unit::seconds, "the group's latency, maximum (exact)"}, [](const GroupTally::Row& r, double) { return r.latency.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : to_seconds(r.latency.max()); }},
 };
 // clang-format on

@@ -10,14 +10,36 @@
 
 namespace relaysim::sim {
 
-void LatencyHistogram::add(Duration d) {
+std::size_t LatencyHistogram::bucket_of(Duration d) {
+  // A power of two [2^o, 2^(o+1)) is cut into kSub equal buckets by the kSubBits bits below its
+  // top bit; below 2^kSubBits nanoseconds each duration has a bucket of its own.
   const auto ns = static_cast<std::uint64_t>(std::max<std::int64_t>(1, d.count()));
   const int octave = 63 - std::countl_zero(ns);
-  const int sub = octave >= 4 ? static_cast<int>((ns >> (octave - 4)) & (kSub - 1)) : 0;
-  RELAYSIM_ASSERT(static_cast<std::size_t>(octave * kSub + sub) < buckets_.size(), "a duration's bucket is in the histogram");
-  ++buckets_[static_cast<std::size_t>(octave * kSub + sub)];
+  const std::uint64_t sub = octave >= kSubBits ? (ns >> (octave - kSubBits)) & (kSub - 1) : (ns << (kSubBits - octave)) & (kSub - 1);
+  const std::size_t bucket = static_cast<std::size_t>(octave) * kSub + sub;
+  RELAYSIM_ASSERT(bucket < 64 * kSub, "a duration's bucket is in the histogram");
+  return bucket;
+}
+
+double LatencyHistogram::lower_edge(std::size_t bucket) {
+  RELAYSIM_ASSERT(bucket < 64 * kSub, "a bucket of the histogram");
+  const int octave = static_cast<int>(bucket / kSub);
+  const int sub = static_cast<int>(bucket % kSub);
+  return std::ldexp(1.0 + sub / static_cast<double>(kSub), octave);
+}
+
+double LatencyHistogram::upper_edge(std::size_t bucket) {
+  RELAYSIM_ASSERT(bucket < 64 * kSub, "a bucket of the histogram");
+  const int octave = static_cast<int>(bucket / kSub);
+  const int sub = static_cast<int>(bucket % kSub);
+  return std::ldexp(1.0 + (sub + 1) / static_cast<double>(kSub), octave);
+}
+
+void LatencyHistogram::add(Duration d) {
+  ++buckets_[bucket_of(d)];
   ++count_;
   sum_s_ += to_seconds(d);
+  min_ = std::min(min_, d);
   max_ = std::max(max_, d);
 }
 
@@ -30,24 +52,38 @@ Duration LatencyHistogram::quantile(double q) const {
 
 Duration LatencyHistogram::at_rank(std::uint64_t k) const {
   RELAYSIM_ASSERT(k >= 1 && k <= count_, "a rank among the durations held");
+  // The extremes are known exactly (the smallest only as its bucket's edge once read back).
+  if (k == count_) return max_;
+  if (k == 1 && min_ <= max_) return min_;
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
-    seen += buckets_[i];
-    if (seen >= k) return upper_edge(i);
+    const std::uint64_t n = buckets_[i];
+    if (seen + n < k) {
+      seen += n;
+      continue;
+    }
+    // The j-th of the bucket's n durations, as if they were spread evenly across it, and never
+    // outside what was seen: a bucket that holds one repeated duration reads it exactly.
+    const double j = static_cast<double>(k - seen);
+    const double lower = lower_edge(i);
+    const double ns = lower + (upper_edge(i) - lower) * (j - 0.5) / static_cast<double>(n);
+    const Duration d{static_cast<std::int64_t>(std::llround(std::min(ns, 9.2e18)))};
+    return std::clamp(d, std::min(min_, max_), max_);
   }
+  RELAYSIM_ASSERT(false, "the buckets hold every duration counted");
   return max_;
 }
 
 Duration LatencyHistogram::bucket_width(Duration d) {
-  const auto ns = static_cast<std::uint64_t>(std::max<std::int64_t>(1, d.count()));
-  const int octave = 63 - std::countl_zero(ns);
-  return Duration{octave >= 4 ? std::int64_t{1} << (octave - 4) : 1};
+  const std::size_t bucket = bucket_of(d);
+  return Duration{std::max<std::int64_t>(1, std::llround(upper_edge(bucket) - lower_edge(bucket)))};
 }
 
 void LatencyHistogram::merge(const LatencyHistogram& other) {
   for (std::size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
   count_ += other.count_;
   sum_s_ += other.sum_s_;
+  min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
 }
 
@@ -85,20 +121,15 @@ std::optional<LatencyHistogram> LatencyHistogram::decode(std::string_view text) 
     if (h.count_ + n < h.count_) return std::nullopt;
     h.buckets_[bucket] = n;
     h.count_ += n;
+    if (first) h.min_ = Duration{static_cast<std::int64_t>(std::min(lower_edge(bucket), 9.2e18))};
     last = bucket;
     first = false;
     p = after_n;
   }
+  // The largest duration lies in the last bucket that holds any: a histogram cut otherwise (by
+  // another version, or by hand) is not one this one can read.
+  if (h.count_ > 0 && bucket_of(h.max_) != last) return std::nullopt;
   return h;
-}
-
-// The bucket's upper edge, but never past the largest value seen.
-Duration LatencyHistogram::upper_edge(std::size_t bucket) const {
-  RELAYSIM_ASSERT(bucket < buckets_.size(), "a bucket of the histogram");
-  const int octave = static_cast<int>(bucket) / kSub;
-  const int sub = static_cast<int>(bucket) % kSub;
-  const double upper = std::ldexp(1.0 + (sub + 1) / static_cast<double>(kSub), octave);
-  return std::min(Duration{static_cast<std::int64_t>(std::min(upper, 9.2e18))}, max_);
 }
 
 std::vector<LatencyHistogram::CdfPoint> LatencyHistogram::cdf() const {
@@ -107,7 +138,8 @@ std::vector<LatencyHistogram::CdfPoint> LatencyHistogram::cdf() const {
   for (std::size_t i = 0; i < buckets_.size(); ++i) {
     if (buckets_[i] == 0) continue;
     seen += buckets_[i];
-    out.push_back({to_seconds(upper_edge(i)), static_cast<double>(seen) / static_cast<double>(count_)});
+    const Duration edge{static_cast<std::int64_t>(std::min(upper_edge(i), 9.2e18))};
+    out.push_back({to_seconds(std::min(edge, max_)), static_cast<double>(seen) / static_cast<double>(count_)});
   }
   RELAYSIM_ASSERT(seen == count_, "the buckets hold every duration counted");
   return out;

@@ -253,10 +253,10 @@ inline constexpr Metric kOwnMetrics[] = {
     {{"async_sends", Unit::count, "submits made by async workers"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[1]); }},
     {{"probe_sends", Unit::count, "sync submits made in async mode as probes"}, [](const Figures& f, double) { return detail::d(f.metrics.sends_by_path[2]); }},
     {{"store_failures", Unit::count, "store calls that failed, all pods"}, [](const Figures& f, double) { return detail::d(f.metrics.store_failures); }},
-    {{"latency_p50_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, median (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
-    {{"latency_p99_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, 99th percentile (to ~4%)"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
+    {{"latency_p50_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, median"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 50); }},
+    {{"latency_p99_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, 99th percentile"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
     {{"latency_mean_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, mean (exact)"}, [](const Figures& f, double) { return f.metrics.submit_latency.mean_metric_s(); }},
-    {{"latency_p{q}_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, any percentile q in (0, 100] (to ~4%)"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
+    {{"latency_p{q}_s", Unit::seconds, "due (accept, or send_at if later) to a provider's certain accept, any percentile q in (0, 100]"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
     {{"last_final_s", Unit::seconds, "when the last message became final"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_final_at); }},
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
     // clang-format on
