@@ -204,6 +204,7 @@ class JsonOutput {
       std::cerr << "relaysim: waiting for a reader of the FIFO " << path << " (--json)\n";
       fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     }
+    if (fd_ < 0 && errno == EINTR) return "stopped while waiting for a reader of the FIFO " + path + " (--json)";
     if (fd_ < 0) return "cannot write --json " + path + ": " + std::strerror(errno);
     const int flags = ::fcntl(fd_, F_GETFL);
     if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
@@ -456,15 +457,12 @@ std::optional<RunResult> simulate(const Scenario& scenario, RunOptions options, 
   StopWatch watch{started, memory_limit};
   options.should_stop = [&watch] { return watch.stop(); };
   RunResult result;
-  {
-    const StopSignals signals;
-    try {
-      result = run_scenario(scenario, std::move(options));
-    } catch (const std::exception& failure) {
-      progress.clear();
-      std::cerr << "relaysim: the run failed: " << failure.what() << "\n";
-      return std::nullopt;
-    }
+  try {
+    result = run_scenario(scenario, std::move(options));
+  } catch (const std::exception& failure) {
+    progress.clear();
+    std::cerr << "relaysim: the run failed: " << failure.what() << "\n";
+    return std::nullopt;
   }
   progress.clear();
   if (watch.over && result.ending == Ending::interrupted) {
@@ -509,6 +507,9 @@ int finish_run(const RunArgs& args, const RunResult& result, const WallStats& wa
 }  // namespace
 
 int run_command(const RunArgs& args) {
+  // From the start, not only once the run begins: a stop asked for while the scenario is read
+  // ends the run at its first step, with its summary, rather than killing the process.
+  const StopSignals signals;
   RunOptions options;
   double memory_limit = 0;
   if (const auto problem = read_run_options(args, options, memory_limit)) return fail_usage(*problem);

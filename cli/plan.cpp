@@ -23,6 +23,7 @@
 #include "live/parallel.h"
 #include "cli/result_dir.h"
 #include "model/core/assert.h"
+#include "model/core/text.h"
 #include "sim/plan/stats.h"
 #include "sim/plan/sweep.h"
 #include "sim/queueing/erlang.h"

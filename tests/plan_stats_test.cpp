@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "model/core/random.h"
 #include "sim/plan/stats.h"
@@ -64,6 +66,32 @@ TEST(Histogram, EncodesMergesAndRanksExactly) {
   for (const char* bad : {"", "x", "-5", "5 3", "5 3:0", "5 4:1 3:1", "5 99999:1", "5 3:1,", "5  3:1", "5 3:1 "}) {
     EXPECT_FALSE(LatencyHistogram::decode(bad)) << "'" << bad << "'";
   }
+}
+
+TEST(Histogram, ReadsEveryQuantileWithinABucketOfTheTrueOne) {
+  Rng rng(7);
+  LatencyHistogram h;
+  std::vector<Duration> all;
+  for (int i = 0; i < 100'000; ++i) {
+    all.push_back(secs(rng.exponential(1.0)));
+    h.add(all.back());
+  }
+  std::sort(all.begin(), all.end());
+  for (const double q : {0.1, 0.5, 0.8, 0.9, 0.99, 0.999}) {
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(all.size())));
+    const double truth = to_seconds(all[rank - 1]);
+    EXPECT_NEAR(to_seconds(h.quantile(q)), truth, truth * LatencyHistogram::kResolution) << q;
+  }
+  // Two durations 3 % apart no longer share a bucket, and one repeated duration reads exactly.
+  LatencyHistogram a, b, same;
+  for (int i = 0; i < 10; ++i) {
+    a.add(secs(299.8));
+    b.add(secs(309.2));
+    same.add(secs(0.25));
+  }
+  EXPECT_LT(a.quantile(0.8), b.quantile(0.8));
+  EXPECT_EQ(same.quantile(0.5), secs(0.25));
+  EXPECT_LE(LatencyHistogram::bucket_width(secs(300.0)), secs(300.0 * LatencyHistogram::kResolution));
 }
 
 // How often the interval holds the true quantile of exponential durations (mean 1s).
