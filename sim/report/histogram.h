@@ -48,9 +48,9 @@ class LatencyHistogram {
   // The mean as a metric shows it: no figure (NaN) when nothing was measured.
   double mean_metric_s() const { return count_ == 0 ? std::numeric_limits<double>::quiet_NaN() : mean_seconds(); }
 
-  // The distribution as a plot draws it: for each bucket that holds something, its upper edge in
-  // seconds (never past the maximum) and the fraction of the durations at or below it. Ends at
-  // 1.0; empty when nothing was added.
+  // The distribution as a plot draws it, in steps of 16 a power of two: for each step that holds
+  // something, its upper edge in seconds (never past the maximum) and the fraction of the
+  // durations at or below it. Ends at 1.0; empty when nothing was added.
   struct CdfPoint {
     double seconds = 0;
     double fraction = 0;
