@@ -14,7 +14,8 @@
 
 namespace relaysim::sim {
 
-// The scenario's stations; none when its system has no queueing reading of it.
+// The scenario's stations; none when its system has no queueing reading of it. A station whose
+// service takes no time is left out: it carries any load.
 std::vector<queueing::StationLoad> capacity_check(const Scenario& s);
 
 // One line: "dispatch: 1500/s at the peak keeps 343.4 of 120 dispatch slots busy for 228.9ms each

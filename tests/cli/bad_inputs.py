@@ -687,6 +687,10 @@ def _():
     o = run("validate", os.path.join(SRC, "scenarios", "outbox-quickstart.yaml"), "--set", "outbox.platform.concurrency_per_pod=1",
             "--set", "outbox.downstream.latency={constant: 1s}")
     expect(o, 0, r"consumers cannot carry [\d.]+/s: it needs about \d+ handling slots of the pod with the most partitions \(4 of 12\) busy, and has 1")
+    # A latency of 0s holds no server: no station, no crash.
+    zero = run("validate", QUICKSTART, "--set", "webhook.world.endpoints=[{name: a, count: 10, latency: {constant: 0s}}]")
+    expect(zero, 0)
+    assert "capacity:" not in zero[1], zero[1]
 
 
 @case("bounds.values_the_model_would_assert_on_are_refused_where_written")
