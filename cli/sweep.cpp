@@ -135,14 +135,21 @@ void print_table(std::ostream& out, const SweepPlan& plan, const System& system,
 
 // A steady-state figure wants the warm-up to cover the ramp: say where the backlog settled after it
 // (by MSER-5, as settle_time_s measures it), at how many points, and the warm-up that would do.
+// Not where the runs had a fault (drain_time_s has a figure): their figures are the fault's, and a
+// warm-up that cut into it would hide what the run is for.
 void print_settle_note(std::ostream& out, const SweepPlan& plan, const std::vector<Scenario>& scenarios, const std::vector<SweepPoint>& points) {
-  const auto m = std::find(plan.metrics.begin(), plan.metrics.end(), "settle_time_s");
-  RELAYSIM_ASSERT(m != plan.metrics.end(), "every system has the run metric settle_time_s");
-  const auto index = static_cast<std::size_t>(m - plan.metrics.begin());
+  const auto column = [&plan](std::string_view name) {
+    const auto m = std::find(plan.metrics.begin(), plan.metrics.end(), name);
+    RELAYSIM_ASSERT(m != plan.metrics.end(), "every system has the run metrics settle_time_s and drain_time_s");
+    return static_cast<std::size_t>(m - plan.metrics.begin());
+  };
+  const std::size_t index = column("settle_time_s");
+  const std::size_t drain = column("drain_time_s");
   RELAYSIM_ASSERT(scenarios.size() == plan.points(), "a scenario for every point");
   std::size_t late = 0;
   double latest = 0;
   for (const SweepPoint& p : points) {
+    if (p.metrics[drain].n > 0) continue;  // a run with a fault window
     const double settle = p.metrics[index].mean;
     if (!std::isnan(settle) && settle > to_seconds(scenarios[p.point].warmup)) {
       ++late;

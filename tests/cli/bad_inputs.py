@@ -634,6 +634,19 @@ def _():
     expect(run("sweep", QUICKSTART, "--varry=pods=2..4"), EXIT_INVALID, r"sweep: no option '--varry'; did you mean '--vary'\?")
 
 
+@case("sweep.warm_up_advice_only_where_no_fault_was_meant_to_be_measured")
+def _():
+    # A fault-free run still ramping after its warm-up gets the advice; runs with crashes do not:
+    # their figures are the fault's, and a warm-up would cut into it.
+    calm = run("sweep", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--set", "duration=10m",
+               "--vary", "seed=1,2", "-r", "1", "--out", path("sweep-calm"))
+    expect(calm, calm[0], r"For steady-state figures, --set warmup=\d+s or more", where="stdout")
+    crashes = run("sweep", os.path.join(SRC, "scenarios", "pod-crash-restart.yaml"), "--vary", "webhook.platform.pods=4..5",
+                  "-r", "2", "--out", path("sweep-crashes"))
+    expect(crashes, 0)
+    assert "--set warmup" not in crashes[1], crashes[1]
+
+
 # ---- the capacity check (docs/outputs.md) ------------------------------------------------------
 
 # 3 pods x 40 slots, 1 500/s at the peak, endpoints answering in p50 100ms / p99 2s: the
