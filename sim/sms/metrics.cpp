@@ -130,6 +130,7 @@ void Metrics::on(const ProcessCrashed& e) {
 void Metrics::on(const ClientCalled& e) {
   ++calls;
   if (e.repeat) ++repeats;
+  if (e.campaign) ++campaign_calls;
 }
 
 double detail::latency_quantile_s(const Figures& f, double q) {

@@ -99,8 +99,9 @@ class Metrics final : public SinkFor<model::Answered>,
   void on(const ProviderSubmitted& e) override { ++fates[static_cast<std::size_t>(e.fate)]; }
   void on(const ProcessCrashed& e) override;
 
-  std::uint64_t calls = 0;
+  std::uint64_t calls = 0;           // sends and campaign requests
   std::uint64_t repeats = 0;  // calls that repeated an earlier request (retries, duplicates)
+  std::uint64_t campaign_calls = 0;  // of the calls, campaign requests
   std::uint64_t rejected = 0;
   std::uint64_t client_timeouts = 0;
   std::array<std::uint64_t, model::kAuthFaultCount> auth{};      // answers by fault
@@ -191,7 +192,7 @@ double async_seconds(const Figures& f);
 
 inline constexpr Metric kOwnMetrics[] = {
     // clang-format off
-    {{"requests", Unit::count, "send requests the clients made (repeats included)"}, [](const Figures& f, double) { return detail::d(f.metrics.calls); }},
+    {{"requests", Unit::count, "requests the clients made: sends (repeats included) and campaign requests"}, [](const Figures& f, double) { return detail::d(f.metrics.calls); }},
     {{"repeated_requests", Unit::count, "requests that repeated an earlier one: retries after a timeout and deliberate duplicates"}, [](const Figures& f, double) { return detail::d(f.metrics.repeats); }},
     {{"rejected_requests", Unit::count, "requests no pod was up to take"}, [](const Figures& f, double) { return detail::d(f.metrics.rejected); }},
     {{"client_timeouts", Unit::count, "requests whose client gave up waiting for the answer"}, [](const Figures& f, double) { return detail::d(f.metrics.client_timeouts); }},

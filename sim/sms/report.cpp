@@ -27,8 +27,9 @@ void Report::print(std::ostream& out, double) const {
 void Report::print_requests(std::ostream& out) const {
   const Metrics& m = f_.metrics;
   out << "Requests\n";
-  out << "  made " << m.calls << "  (repeats " << m.repeats << ", client timeouts " << m.client_timeouts
-      << ", no pod up " << m.rejected << ")\n";
+  // The calls made include campaign requests (answered under Marketing, not on the line below).
+  out << "  made " << m.calls << "  (campaign requests " << m.campaign_calls << ", repeats " << m.repeats
+      << ", client timeouts " << m.client_timeouts << ", no pod up " << m.rejected << ")\n";
   out << "  answered: accepted " << m.outcomes[static_cast<int>(AcceptOutcome::accepted)] << ", duplicate "
       << m.outcomes[static_cast<int>(AcceptOutcome::duplicate)] << ", conflict "
       << m.outcomes[static_cast<int>(AcceptOutcome::conflict)] << ", over quota "

@@ -31,13 +31,15 @@ inline constexpr int kTokenKindCount = kTokenKindNames.count;
 // messages add "#i").
 std::string key_text(std::uint64_t key);
 
-// A client's send call, made to a pod that is up.
+// A client's call, made to a pod that is up: a send, or a campaign request. Both are requests the
+// clients made (the footprint estimate counts a campaign request as one call too).
 struct ClientCalled {
   std::uint64_t key;          // the client's request number: repeats and retries share it (its kind in the top byte)
   std::uint32_t business;     // index into the spec's businesses
-  std::uint32_t messages;
+  std::uint32_t messages;     // 0 for a campaign request: the pods make its messages later
   TokenKind token;
   bool repeat;                // a retry after a timeout, or a deliberate duplicate
+  bool campaign;              // a campaign request (answered at once, never repeated)
   Time at;
 };
 

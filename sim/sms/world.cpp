@@ -258,6 +258,9 @@ void World::start_campaign(std::uint32_t segment) {
                                 mix64(key) ^ b.templates[0],
                                 1,
                                 kernel_.now() + l.lead};
+  // A campaign request is a request the client made, like a send, so it is told as a call before it
+  // is answered. ClientCalled is not fingerprinted: telling it changes no run's fingerprint.
+  buses_.world.emit(ClientCalled{key, l.business_index, 0, TokenKind::good, false, true, kernel_.now()});
   node->campaign(request);
 }
 
@@ -352,7 +355,7 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   c.presented = truth;
   c.repeat = repeat;
   c.answered = false;
-  buses_.world.emit(ClientCalled{key, l.business_index, size, truth, repeat, kernel_.now()});
+  buses_.world.emit(ClientCalled{key, l.business_index, size, truth, repeat, false, kernel_.now()});
   kernel_.at(kernel_.now() + l.client_timeout, [this, slot] { timed_out(slot); });
   const SendRequest request{presented, b.senders[0], template_id,
                             std::span<const NewMessage>(messages_.data(), size)};
