@@ -30,6 +30,7 @@
 #include "sim/scenario/expect.h"
 #include "sim/loader.h"
 #include "sim/system.h"
+#include "sim/report/stamp.h"
 
 namespace relaysim::cli {
 
@@ -54,7 +55,9 @@ struct Target {
   Unit unit = Unit::count;
   CompareOp op = CompareOp::lt;
   double value = 0;
-  std::optional<double> quantile;  // a latency percentile theory can answer (0.99), or the mean (nullopt, mean)
+  // What theory can answer: a percentile (0.99) or the mean of the sojourn or of the wait.
+  enum class Measure { none, sojourn, wait } measure = Measure::none;
+  std::optional<double> quantile;
   bool mean = false;
 };
 
@@ -87,16 +90,27 @@ std::optional<std::string> parse_target(const Scenario& base, const std::string&
   if (auto problem = parse_comparison(text.substr(space), t.unit, t.op, t.value)) return "--target " + text + ": " + *problem;
   if (t.op == CompareOp::eq || t.op == CompareOp::ne) return "--target " + text + ": a target is a bound: <, <=, > or >=";
   if (t.group != MetricRef::kNoGroup) return std::nullopt;  // theory sees the station whole, not one group of it
-  // latency_p50_s, latency_p99_s: a percentile theory can answer, named in the metric itself.
+  // latency_p99_s, latency_mean_s, wait_p80_s, wait_mean_s: what theory can answer of the sojourn
+  // or of the wait, a percentile named in the metric itself or in its family's parameter.
   const std::string_view name = t.metric;
-  if (name.starts_with("latency_p") && name.ends_with("_s") && name.size() > 11) {
-    const std::string q(name.substr(9, name.size() - 11));
-    char* end = nullptr;
-    const double v = std::strtod(q.c_str(), &end);
-    if (end == q.c_str() + q.size() && v > 0 && v < 100) t.quantile = v / 100;
+  for (const auto& [prefix, measure] : {std::pair{std::string_view("latency_"), Target::Measure::sojourn}, std::pair{std::string_view("wait_"), Target::Measure::wait}}) {
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view rest = name.substr(prefix.size());
+    if (rest == "mean_s") {
+      t.measure = measure;
+      t.mean = true;
+    } else if (rest.starts_with("p") && rest.ends_with("_s") && rest.size() > 3) {
+      const std::string q(rest.substr(1, rest.size() - 3));
+      char* end = nullptr;
+      const double v = std::strtod(q.c_str(), &end);
+      const bool family = is_family(system.metrics()[t.index].name);
+      const double percent = family ? t.parameter : (end == q.c_str() + q.size() ? v : 0);
+      if (percent > 0 && percent < 100) {
+        t.measure = measure;
+        t.quantile = percent / 100;
+      }
+    }
   }
-  if (is_family(system.metrics()[t.index].name) && system.metrics()[t.index].name == "latency_p{q}_s") t.quantile = t.parameter / 100;
-  t.mean = t.metric == "latency_mean_s";
   return std::nullopt;
 }
 
@@ -105,8 +119,9 @@ bool below(CompareOp op) { return op == CompareOp::lt || op == CompareOp::le; }
 // What theory predicts for a target at a station: nothing when it cannot say.
 std::optional<double> predicted(const Target& t, const queueing::Station& s) {
   if (!s.stable()) return std::numeric_limits<double>::infinity();
-  if (t.mean) return s.mean_sojourn_s();
-  if (t.quantile && *t.quantile > 0 && *t.quantile < 1) return s.sojourn_quantile(*t.quantile);
+  const bool wait = t.measure == Target::Measure::wait;
+  if (t.mean) return wait ? s.mean_wait_s() : s.mean_sojourn_s();
+  if (t.quantile) return wait ? s.wait_quantile(*t.quantile) : s.sojourn_quantile(*t.quantile);
   return std::nullopt;
 }
 
@@ -454,6 +469,7 @@ std::optional<int> write_json(const PlanState& plan, const std::string& json_pat
   const std::vector<Target>& targets = plan.targets;
   const std::vector<std::string>& values = plan.range.values;
   nlohmann::json j;
+  stamp(j, kPlanSchema);
   j["resource"] = plan.args.resource;
   j["targets"] = plan.args.targets;
   j["answer"] = plan.answer ? nlohmann::json(std::stoll(values[*plan.answer])) : nlohmann::json(nullptr);

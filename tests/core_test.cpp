@@ -99,6 +99,8 @@ TEST(Time, FormatsDurationsForPeople) {
   EXPECT_EQ(format_duration(std::chrono::hours(26) + std::chrono::minutes(3)), "26h03m00.000s");
   EXPECT_EQ(format_duration(std::chrono::milliseconds(1500)), "1.500s");
   EXPECT_EQ(format_duration(std::chrono::seconds(90)), "1m30.000s");
+  EXPECT_EQ(format_duration(Duration(1)), "1ns");
+  EXPECT_EQ(format_duration(std::chrono::microseconds(250)), "0.25ms");
 }
 
 TEST(Units, ParsesDurations) {

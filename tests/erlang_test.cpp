@@ -58,6 +58,13 @@ TEST(Erlang, SojournTailIsAProperDistribution) {
   EXPECT_NEAR(s.sojourn_tail(s.sojourn_quantile(0.99)), 0.01, 1e-9);
 }
 
+TEST(Erlang, WaitQuantileInvertsTheWaitTail) {
+  Station s{24, 0.5, 14};  // a = 12: C(14, 12) = 0.4817, so 51.8 % never wait
+  EXPECT_EQ(s.wait_quantile(0.5), 0.0);
+  EXPECT_NEAR(s.wait_tail(s.wait_quantile(0.9)), 0.1, 1e-12);
+  EXPECT_NEAR(s.wait_quantile(0.9), 0.39304, 1e-5);
+}
+
 TEST(Erlang, ConstantServiceHalvesTheWait) {
   Station s{0.8, 1.0, 1, 1, 0};  // M/D/1: Pollaczek-Khinchine, Wq = ρ / (2 μ (1 − ρ)) = 2
   EXPECT_NEAR(s.mean_wait_s(), 2.0, 1e-12);

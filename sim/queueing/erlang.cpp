@@ -31,6 +31,13 @@ double Station::mean_wait_s() const { return p_wait() / decay(*this); }
 
 double Station::wait_tail(double t) const { return t < 0 ? 1.0 : p_wait() * std::exp(-decay(*this) * t); }
 
+double Station::wait_quantile(double q) const {
+  RELAYSIM_ASSERT(q > 0 && q < 1 && stable(), "a quantile of a stable queue");
+  const double pw = p_wait();
+  // P(wait > t) = C e^(−θt) falls to 1 − q at t = ln(C / (1 − q)) / θ, if C is above 1 − q at all.
+  return pw <= 1 - q ? 0.0 : std::log(pw / (1 - q)) / decay(*this);
+}
+
 double Station::sojourn_tail(double t) const {
   if (t <= 0) return 1.0;
   const double mu = 1 / mean_s, theta = decay(*this), pw = p_wait();

@@ -34,6 +34,8 @@ struct Station {
   double p_wait() const;
   double mean_wait_s() const;
   double wait_tail(double t) const;
+  // The wait's q-quantile (0 < q < 1): 0 while q is within the share that never waits.
+  double wait_quantile(double q) const;
   // P(sojourn > t), the sojourn being the wait plus an exponential service (exact for M/M/c),
   // and its q-quantile (0 < q < 1), found by bisection.
   double sojourn_tail(double t) const;
