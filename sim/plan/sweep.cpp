@@ -14,6 +14,7 @@
 #include "model/core/assert.h"
 #include "sim/report/series.h"
 #include "sim/scenario/yaml_reader.h"
+#include "sim/report/stamp.h"
 
 namespace relaysim::sim {
 
@@ -119,6 +120,7 @@ std::vector<Override> SweepPlan::overrides(std::size_t point) const {
 
 nlohmann::json SweepPlan::to_json() const {
   nlohmann::json j;
+  stamp(j, kSweepSchema);
   j["file"] = file;
   j["system"] = system;
   j["scenario_hash"] = scenario_hash;
@@ -333,9 +335,9 @@ void write_tails_csv(std::ostream& out, const SweepPlan& plan, const std::vector
 nlohmann::json summary_json(const SweepPlan& plan, const std::vector<SweepPoint>& points) {
   const auto number = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
   nlohmann::json j;
+  stamp(j, kSweepSummarySchema);
   j["sweep"] = plan.to_json();
-  j["sweep"].erase("shard");
-  j["sweep"].erase("shards");
+  for (const char* key : {"shard", "shards", "relaysim_version", "schema"}) j["sweep"].erase(key);
   j["confidence"] = 0.95;
   j["points"] = nlohmann::json::array();
   for (const SweepPoint& p : points) {
