@@ -52,13 +52,17 @@ class Sampler {
   }
   // When the next row is due (never, without a sink).
   Time next() const { return sink_ != nullptr ? last_ + interval_ : kTimeNever; }
-  // The window from the last row to `now` ends: a row for it, if it has any length.
-  void take(Time now) {
-    if (sink_ == nullptr || now <= last_) return;
+  // The window from the last row to `now` ends: a row for it. `events`: the events the run has
+  // run so far. A window of no length gets a row only when events ran since the last row: a run
+  // that ran out of work at the very instant a window began did its last in that window, which
+  // must be counted somewhere for the rows to add up to the run's totals.
+  void take(Time now, std::uint64_t events) {
+    if (sink_ == nullptr || now < last_ || (now == last_ && events == events_)) return;
     const SeriesWindow window{last_, now};
     world_.sample(window, row_);
     sink_->row(window, row_);
     last_ = now;
+    events_ = events;
   }
 
  private:
@@ -66,6 +70,7 @@ class Sampler {
   SeriesSink* sink_;
   Duration interval_;
   Time last_{};
+  std::uint64_t events_ = 0;  // the events run when the last row was taken
   std::vector<double> row_;
 };
 
@@ -77,7 +82,7 @@ class WorkTally {
   WorkTally(Simulation& world, bool warm) : world_(world), warm_(warm) {}
   WorkCount total() const {
     const WorkCount now = world_.work();
-    return {before_.opened + now.opened, before_.finished + now.finished};
+    return {before_.opened + now.opened, before_.finished + now.finished, now.stuck};
   }
   bool warm() const { return warm_; }
   // The warm-up ends at `at`: the system counts from zero, and the backlog is measured from here.
@@ -95,6 +100,21 @@ class WorkTally {
   bool warm_;
 };
 
+// Runs every event due at or before `until`, in batches between which progress is told and stop
+// requests are heard; why the run must stop, if it must.
+std::optional<Ending> run_through(Kernel& kernel, Time until, RunOptions& options, std::uint64_t limit) {
+  for (bool more = true; more;) {
+    std::uint64_t n = 0;
+    kernel.take_yield();  // a request made by the last event of the previous batch is answered
+    while ((more = kernel.step(until)) && ++n < kEventsPerCheck && !kernel.take_yield()) {
+    }
+    if (options.progress) options.progress(kernel.now(), kernel.events_run());
+    if (kernel.events_run() > limit) return Ending::event_limit;
+    if (options.should_stop && options.should_stop()) return Ending::interrupted;
+  }  // !more: everything up to `until` has run
+  return std::nullopt;
+}
+
 // Runs the kernel to the scenario's end, or until something stops it; returns why it stopped.
 // The backlog is sampled on its own steps (BacklogTrace::next()), whether or not there is a series.
 Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uint64_t limit, Sampler& sampler,
@@ -105,21 +125,32 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
   const Duration slice = std::max<Duration>(s.duration / 100, Duration{1});
   for (Time t = Time{}; t < end;) {
     // A slice ends early where a row of the time series, a sample of the backlog or the end of
-    // the warm-up is due: it sees everything up to its time and nothing after.
+    // the warm-up is due.
     t = std::min({end, t + slice, sampler.next(), backlog.next(), work.warm() ? kTimeNever : warm_at});
-    for (bool more = true; more;) {
-      std::uint64_t n = 0;
-      kernel.take_yield();  // a request made by the last event of the previous batch is answered
-      while ((more = kernel.step(t)) && ++n < kEventsPerCheck && !kernel.take_yield()) {
-      }
-      if (options.progress) options.progress(kernel.now(), kernel.events_run());
-      if (kernel.events_run() > limit) return Ending::event_limit;
-      if (options.should_stop && options.should_stop()) return Ending::interrupted;
-    }  // !more: everything up to t has run
+    // A window of the time series is [start, end): what happens at the very instant it ends (a
+    // burst `at: 2m` with 1-minute windows) belongs to the next window. So its row is taken once
+    // every event before `t` has run and before any event at `t` does. (An event scheduled at `t`
+    // to take it would not do: the kernel runs the events of one instant in the order they were
+    // scheduled, so it would come after those scheduled earlier for `t`, and it would be one more
+    // event of the run.) The loop takes it between events and schedules nothing, so a run with a
+    // series has the same events, in the same order, and the same fingerprint as one without.
+    // The run's last window is closed: it also holds what happens at the run's end (its row is
+    // taken after the loop).
+    if (t == sampler.next() && t < end) {
+      if (const auto stop = run_through(kernel, t - Duration{1}, options, limit)) return *stop;
+      if (kernel.pending() == 0) return Ending::drained;
+      kernel.advance_to(t);  // levels and busy time are read at the window's end
+      sampler.take(t, kernel.events_run());
+    }
+    // The backlog's sample and the end of the warm-up see everything up to `t`, events at `t`
+    // included, and nothing after, whether or not there is a series.
+    if (const auto stop = run_through(kernel, t, options, limit)) return *stop;
     if (kernel.pending() == 0) return Ending::drained;
     kernel.advance_to(t);
-    if (t == sampler.next()) sampler.take(t);
-    if (t == backlog.next()) backlog.take(work.total().open());
+    if (t == backlog.next()) {
+      const WorkCount total = work.total();
+      backlog.take(total.open(), total.stuck);
+    }
     if (!work.warm() && t == warm_at) work.end_warmup(t, backlog);
   }
   return Ending::finished;
@@ -137,7 +168,7 @@ void run_world(const System& system, RunContext& context, RunOptions& options, B
     Sampler sampler(*world, options.series, options.series_interval, system.series().size());
     work.emplace(*world, s.warmup == Duration{});
     result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *work, backlog);
-    sampler.take(kernel.now());  // the last window, shorter than the others
+    sampler.take(kernel.now(), kernel.events_run());  // the last window, shorter than the others
     // A run that stopped within its warm-up measured nothing.
     if (!work->warm()) work->end_warmup(kernel.now(), backlog);
     result.run.work = world->work();
@@ -179,8 +210,9 @@ void measure(const BacklogTrace& backlog, RunResult& result) {
   run.drains = backlog.drains(result.timeline);
   for (const Drain& d : run.drains) {
     result.timeline.push_back({d.fault_end, d.drained_by_end() ? d.drained - d.fault_end : result.end - d.fault_end, "drain", d.what,
-                               d.drained_by_end() ? fmt("back to %.0f open, from a peak of %" PRIu64, d.level, d.peak)
-                                                  : fmt("not back to %.0f open by the end", d.level)});
+                               (d.drained_by_end() ? fmt("back to %.0f open, from a peak of %" PRIu64, d.level, d.peak)
+                                                   : fmt("not back to %.0f open by the end", d.level)) +
+                                   (d.stuck > 0 ? fmt(", except %" PRIu64 " in groups down for good", d.stuck) : "")});
   }
 }
 

@@ -10,13 +10,16 @@
 #include "sim/capacity.h"
 #include "sim/report/text.h"
 #include "sim/scenario/expect.h"
+#include "sim/report/stamp.h"
 
 namespace relaysim::sim {
 
 namespace {
 std::string hex(std::uint64_t v) { return fmt("%016" PRIx64, v); }
 std::string drain_text(const Drain& d) {
-  return d.drained_by_end() ? "drained " + format_duration(d.drained - d.fault_end) + " after it ended" : "not drained by the end";
+  std::string out = d.drained_by_end() ? "drained " + format_duration(d.drained - d.fault_end) + " after it ended" : "not drained by the end";
+  if (d.stuck > 0) out += " (except " + std::to_string(d.stuck) + " open in groups down for good)";
+  return out;
 }
 
 // The spine's own figures: the backlog, how fast work went through, and the drain after each fault.
@@ -122,6 +125,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
   const Scenario& s = r.scenario;
   RELAYSIM_ASSERT(s.system != nullptr, "a result names its system");
   json j;
+  stamp(j, kRunSchema);
   j["scenario"] = s.name;
   j["file"] = s.file;
   j["system"] = s.system->name();
@@ -170,6 +174,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
                       {"fault_end_s", to_seconds(d.fault_end)},
                       {"level", d.level},
                       {"peak", d.peak},
+                      {"stuck", d.stuck},
                       {"drained_s", d.drained_by_end() ? json(to_seconds(d.drained)) : json(nullptr)},
                       {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)}});
   }

@@ -111,6 +111,40 @@ TEST(Series, TheLastRowsBacklogIsTheOpenWork) {
   EXPECT_EQ(open, static_cast<double>(r.open_work()));
 }
 
+// A window is [start, end): a burst at the very instant a window ends is counted in the next one.
+// The run drains at about 4m, which may be the instant a window begins: the rows still tile the
+// run and add up to its totals.
+TEST(Series, AWindowIsHalfOpen) {
+  const Scenario s = parse_scenario(R"(
+name: burst-on-a-window-edge
+duration: 5m
+system: webhook
+webhook:
+  world:
+    endpoints:
+      - {count: 10}
+  load:
+    - {burst: 100, at: 2m}
+)",
+                                    "burst-on-a-window-edge.yaml");
+  Rows rows;
+  const RunResult r = run_with(s, rows, std::chrono::minutes(1));
+  EXPECT_EQ(r.fingerprint, run_scenario(s).fingerprint) << "sampling changes nothing";
+  ASSERT_TRUE(r.pass()) << testing::failures(r);
+  const System& system = r.system();
+  const auto ingested = rows.column(system, "ingested");
+  ASSERT_GE(rows.windows.size(), 3u);
+  EXPECT_EQ(rows.windows[1].end, Time{} + std::chrono::minutes(2));
+  EXPECT_EQ(ingested[1], 0) << "the window [1m, 2m) ends as the burst comes";
+  EXPECT_EQ(ingested[2], 100) << "the window [2m, 3m) begins with the burst";
+  EXPECT_EQ(rows.windows.back().end, r.end);
+  for (const char* name : {"ingested", "delivered", "attempts"}) {
+    double sum = 0;
+    for (double v : rows.column(system, name)) sum += v;
+    EXPECT_EQ(sum, r.value(find_metric(system.metrics(), name)->index)) << name;
+  }
+}
+
 // Little's law, L = λW, on a steady run: the mean number of requests in the platform (sampled
 // every second) is the arrival rate times the mean time a request spends there.
 TEST(Series, LittlesLawHolds) {

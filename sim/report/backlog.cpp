@@ -27,6 +27,7 @@ Duration BacklogTrace::step_for(Duration run_length) {
 BacklogTrace::BacklogTrace(Duration run_length) : step_(step_for(run_length)) {
   RELAYSIM_ASSERT(run_length > Duration::zero(), "a run lasts some time");
   samples_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(run_length / step_ + 1, 200'000)));
+  live_.reserve(samples_.capacity());
 }
 
 std::uint64_t BacklogTrace::peak() const {
@@ -96,8 +97,8 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
   // The first sample at or after `from` whose backlog is at `level` or below.
   const auto drained_at = [&](Time from, double level) {
     const auto steps = ((from - Time{}) + step_ - Duration{1}) / step_;  // rounded up
-    for (auto i = static_cast<std::size_t>(steps) - 1; i < samples_.size(); ++i) {
-      if (static_cast<double>(samples_[i]) <= level) return time_of(i);
+    for (auto i = static_cast<std::size_t>(steps) - 1; i < live_.size(); ++i) {
+      if (static_cast<double>(live_[i]) <= level) return time_of(i);
     }
     return kTimeNever;
   };
@@ -111,11 +112,14 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     const std::size_t from = d.fault_start - kLevelSpan <= time_of(0) ? 0 : index_at(d.fault_start - kLevelSpan);
     RELAYSIM_ASSERT(from <= to, "the level before a fault is measured over a sample or more");
     double sum = 0;
-    for (std::size_t i = from; i <= to; ++i) sum += static_cast<double>(samples_[i]);
+    for (std::size_t i = from; i <= to; ++i) sum += static_cast<double>(live_[i]);
     d.level = sum / static_cast<double>(to - from + 1);
     const auto join = [&](const TimelineEvent& e) {
       d.fault_end = std::max(d.fault_end, e.at + e.length);
-      d.what += (d.what.empty() ? "" : ", ") + e.kind + " " + e.subject;
+      // Two windows of one fault (an outage that comes back) are named once.
+      const std::string name = e.kind + " " + e.subject;
+      const bool named = (", " + d.what + ", ").find(", " + name + ", ") != std::string::npos;
+      if (!named) d.what += (d.what.empty() ? "" : ", ") + name;
     };
     join(*windows[next++]);
     for (;;) {
@@ -129,7 +133,8 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
       break;
     }
     const std::size_t until = d.drained_by_end() ? index_at(d.drained) : samples_.size() - 1;
-    for (std::size_t i = to; i <= until; ++i) d.peak = std::max(d.peak, samples_[i]);
+    for (std::size_t i = to; i <= until; ++i) d.peak = std::max(d.peak, live_[i]);
+    d.stuck = samples_[until] - live_[until];
     out.push_back(std::move(d));
   }
   return out;

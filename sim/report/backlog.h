@@ -7,6 +7,7 @@
 // has the same events and fingerprint however it is sampled.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct Drain {
   std::uint64_t peak = 0;  // the most open at once from the episode's start until drained
   Time drained = kTimeNever;  // the first sample at or after fault_end back at `level` or below
   std::string what;           // the episode's windows: "outage serviceb, crash pod-1"
+  // Open then (at `drained`, or at the last sample), in groups down for good: left out of the
+  // level, the peak and the drain, since they cannot come back whatever the platform does.
+  std::uint64_t stuck = 0;
 
   bool drained_by_end() const { return drained != kTimeNever; }
   // From the end of the faults until the backlog was back at its level (+inf: never, in the run).
@@ -43,8 +47,11 @@ class BacklogTrace {
   Duration step() const { return step_; }
   // When the next sample is due.
   Time next() const { return Time{} + step_ * static_cast<std::int64_t>(samples_.size() + 1); }
-  // The backlog at next().
-  void take(std::uint64_t open) { samples_.push_back(open); }
+  // The backlog at next(): `open` in all, `stuck` of them in groups down for good (WorkCount).
+  void take(std::uint64_t open, std::uint64_t stuck) {
+    samples_.push_back(open);
+    live_.push_back(open - std::min(open, stuck));
+  }
   // The warm-up ends: peak() and mean() leave out the samples taken so far (drains and
   // settle_time() still read the whole trace).
   void measure_from_here() { from_ = samples_.size(); }
@@ -60,7 +67,8 @@ class BacklogTrace {
   Duration settle_time() const;
   // The drain of every fault episode whose windows (TimelineEvent::fault, with an end) lie
   // within the samples; one that begins at the run's start has no level to come back to and is
-  // left out.
+  // left out. Read on the backlog without the work stuck in groups down for good: a dead
+  // endpoint's requests wait for their deadline, so with them the backlog would never drain.
   std::vector<Drain> drains(const std::vector<TimelineEvent>& timeline) const;
 
  private:
@@ -70,6 +78,7 @@ class BacklogTrace {
 
   Duration step_;
   std::vector<std::uint64_t> samples_;  // samples_[i]: the backlog at (i + 1) steps
+  std::vector<std::uint64_t> live_;     // live_[i]: the part of it not stuck
   std::size_t from_ = 0;                // the first sample after the warm-up
 };
 

@@ -20,6 +20,9 @@ namespace relaysim::sim {
 struct WorkCount {
   std::uint64_t opened = 0;    // acknowledged (a replay opens a request again)
   std::uint64_t finished = 0;  // reached a final state, whichever
+  // Of those open now, how many belong to a group down for good (a webhook endpoint group `down`
+  // with no end): a level, not a count since the warm-up; 0 where a system has no such group.
+  std::uint64_t stuck = 0;
   std::uint64_t open() const { return opened - std::min(opened, finished); }
 };
 
@@ -49,7 +52,7 @@ inline constexpr RunMetric kRunMetrics[] = {
     {{"peak_backlog", Unit::count, "the most requests or messages acknowledged and not final at once after the warm-up (sampled every second, or every 1/100000 of a longer run)"}, [](const RunFigures& f) { return metric_math::d(f.peak_backlog); }},
     {{"mean_backlog", Unit::number, "requests or messages acknowledged and not final, on average over the run after the warm-up (L in Little's law)"}, [](const RunFigures& f) { return f.mean_backlog; }},
     {{"settle_time_s", Unit::seconds, "the warm-up the backlog suggests: MSER-5 on the whole run's backlog trace (the time from which it varies least about its mean); a `warmup` shorter than this measures part of the ramp, and half the run or more means the run is too short to settle"}, [](const RunFigures& f) { return f.settle_s; }},
-    {{"drain_time_s", Unit::seconds, "after a fault window ends, the time until the backlog is back at its level before the fault; the longest over the run's faults (never: one did not drain; n/a: no fault)"}, [](const RunFigures& f) { return f.drain_time_s(); }},
+    {{"drain_time_s", Unit::seconds, "after a fault window ends, the time until the backlog is back at its level before the fault, leaving out work stuck in groups down for good; the longest over the run's faults (never: one did not drain; n/a: no fault)"}, [](const RunFigures& f) { return f.drain_time_s(); }},
 };
 // clang-format on
 

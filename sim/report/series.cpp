@@ -140,7 +140,7 @@ void write_record(std::ostream& out, const EntityRecord& r) {
   out << csv_field(r.key) << ',' << r.outcome << ',' << r.reason << ',' << r.attempts << ',';
   put_time(out, r.created);
   out << ',';
-  put_time(out, r.ended);
+  if (r.ended != kTimeNever) put_time(out, r.ended);
   out << ',' << csv_field(r.group) << '\n';
 }
 

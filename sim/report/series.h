@@ -151,7 +151,7 @@ struct EntityRecord {
   std::string_view reason;   // "deadline", "no_url", ...
   std::uint32_t attempts = 0;
   Time created{};
-  Time ended{};
+  Time ended{};        // kTimeNever: still open when the run ended (written empty)
   std::string group;   // the endpoint group, provider or shard it belongs to ("" when none)
 };
 

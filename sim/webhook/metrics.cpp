@@ -12,6 +12,15 @@ void Metrics::on(const Ingested& e) {
   if (e.result.outcome == CreateOutcome::created) ++acked;
 }
 
+void Metrics::on(const AttemptStarted& e) {
+  ++attempts;
+  if (e.number > 1) {
+    ++retries;
+  } else if (e.row.replays == 0) {
+    first_wait.add(e.at - e.row.created_at);
+  }
+}
+
 void Metrics::on(const ClientCreated& e) { ++created_by_outcome[static_cast<std::size_t>(e.result.status)]; }
 
 void Metrics::on(const Completed& e) {
@@ -59,6 +68,11 @@ void Metrics::on(const ProcessCrashed& e) {
 double detail::latency_quantile_s(const Figures& f, double q) {
   RELAYSIM_ASSERT(q > 0 && q <= 100, "a percentile is in (0, 100]");
   return if_delivered(f, to_seconds(f.metrics.delivery_latency.quantile(q / 100.0)));
+}
+
+double detail::wait_quantile_s(const Figures& f, double q) {
+  RELAYSIM_ASSERT(q > 0 && q <= 100, "a percentile is in (0, 100]");
+  return if_attempted(f, to_seconds(f.metrics.first_wait.quantile(q / 100.0)));
 }
 
 }  // namespace relaysim::sim::webhook

@@ -72,10 +72,7 @@ class Metrics final : public SinkFor<model::Ingested>,
   }
 
   void on(const model::Ingested& e) override;
-  void on(const model::AttemptStarted& e) override {
-    ++attempts;
-    if (e.number > 1) ++retries;
-  }
+  void on(const model::AttemptStarted& e) override;
   void on(const model::Completed& e) override;
   void on(const model::TenantNotified&) override { ++notifications; }
   void on(const model::UrlLookedUp& e) override { ++(e.cache_hit ? cache_hits : cache_misses); }
@@ -106,6 +103,9 @@ class Metrics final : public SinkFor<model::Ingested>,
   std::array<std::uint64_t, kAttemptBuckets> attempts_per_request{};
   Time last_terminal_at{};  // when the last request became terminal
   LatencyHistogram delivery_latency;
+  // Ingest to the first attempt's start: the time a request waited for a slot (and its URL)
+  // before its endpoint was first called; the queue's wait, apart from the endpoint's service.
+  LatencyHistogram first_wait;
   std::uint64_t serviceb_calls = 0;
   std::uint64_t serviceb_probes = 0;  // calls made as a half-open breaker's probe
   std::uint64_t serviceb_calls_in_outage = 0;
@@ -135,6 +135,8 @@ struct Figures {
   OracleFigures oracle;
   std::array<std::uint64_t, kInvariantCount> violations{};
   std::uint64_t unresolved = 0;  // acknowledged, not terminal at the end
+  std::uint64_t stuck = 0;       // of those, to endpoint groups down for good
+  double oldest_open_age_s = std::numeric_limits<double>::quiet_NaN();  // at the end, the rest's oldest
   double busy_s = 0;  // dispatch-slot seconds spent on calls, every pod, after the warm-up
   double slot_s = 0;  // dispatch-slot seconds there were: every pod's slots from the warm-up's end
   Time end{};
@@ -156,9 +158,14 @@ constexpr double terminal(const Figures& f, model::Status s, model::Reason r) {
 }
 constexpr double duplicates(const Figures& f, int cause) { return d(f.oracle.duplicates[static_cast<std::size_t>(cause)]); }
 double latency_quantile_s(const Figures& f, double q);
+double wait_quantile_s(const Figures& f, double q);
 // A latency figure, or n/a when nothing was delivered: 0s would pass "< 1s" by accident.
 inline double if_delivered(const Figures& f, double v) {
   return f.metrics.delivery_latency.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : v;
+}
+// A wait figure, or n/a when no request was attempted.
+inline double if_attempted(const Figures& f, double v) {
+  return f.metrics.first_wait.count() == 0 ? std::numeric_limits<double>::quiet_NaN() : v;
 }
 }  // namespace detail
 
@@ -171,6 +178,8 @@ inline constexpr Metric kOwnMetrics[] = {
     {{"dead_lettered_deadline", Unit::count, "requests dead-lettered because their deadline passed"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::dead_lettered, model::Reason::deadline); }},
     {{"failed_no_url", Unit::count, "requests failed because ServiceB does not know their cxid"}, [](const Figures& f, double) { return detail::terminal(f, model::Status::failed, model::Reason::no_url); }},
     {{"unresolved", Unit::count, "acknowledged requests not terminal when the run ended"}, [](const Figures& f, double) { return detail::d(f.unresolved); }},
+    {{"unresolved_down_for_good", Unit::count, "of the unresolved, those to endpoint groups down for good (`down` with no end): they wait for their deadline"}, [](const Figures& f, double) { return detail::d(f.stuck); }},
+    {{"oldest_open_age_s", Unit::seconds, "how long the oldest unresolved request not to a group down for good had waited when the run ended (n/a: none)"}, [](const Figures& f, double) { return f.oldest_open_age_s; }},
     {{"lost", Unit::count, "acknowledged requests missing from the store"}, [](const Figures& f, double) { return detail::d(f.oracle.lost); }},
     {{"dlq_rate", Unit::ratio, "dead_lettered / ingested"}, [](const Figures& f, double) { return detail::ratio(detail::terminal(f, model::Status::dead_lettered), detail::d(f.metrics.acked)); }},
     {{"delivered_rate", Unit::ratio, "delivered / ingested"}, [](const Figures& f, double) { return detail::ratio(detail::terminal(f, model::Status::delivered), detail::d(f.metrics.acked)); }},
@@ -211,6 +220,9 @@ inline constexpr Metric kOwnMetrics[] = {
     {{"latency_p99_s", Unit::seconds, "ingest-to-delivered latency, 99th percentile"}, [](const Figures& f, double) { return detail::latency_quantile_s(f, 99); }},
     {{"latency_max_s", Unit::seconds, "ingest-to-delivered latency, maximum (exact)"}, [](const Figures& f, double) { return detail::if_delivered(f, to_seconds(f.metrics.delivery_latency.max())); }},
     {{"latency_p{q}_s", Unit::seconds, "ingest-to-delivered latency, any percentile q in (0, 100]: latency_p90_s, latency_p99.9_s"}, [](const Figures& f, double q) { return detail::latency_quantile_s(f, q); }},
+    {{"wait_mean_s", Unit::seconds, "ingest to a request's first attempt, mean (exact): the wait for a dispatch slot and the URL, apart from the endpoint's answer"}, [](const Figures& f, double) { return detail::if_attempted(f, f.metrics.first_wait.mean_seconds()); }},
+    {{"wait_p99_s", Unit::seconds, "ingest to a request's first attempt, 99th percentile"}, [](const Figures& f, double) { return detail::wait_quantile_s(f, 99); }},
+    {{"wait_p{q}_s", Unit::seconds, "ingest to a request's first attempt, any percentile q in (0, 100]: wait_p50_s, wait_p90_s"}, [](const Figures& f, double q) { return detail::wait_quantile_s(f, q); }},
     {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the run (after the warm-up)"}, [](const Figures& f, double) { return metric_math::ratio(f.busy_s, f.slot_s); }},
     {{"last_terminal_s", Unit::seconds, "when the last request became terminal: the time the backlog drained, if unresolved is 0"}, [](const Figures& f, double) { return to_seconds(f.metrics.last_terminal_at); }},
     {{"crashes", Unit::count, "pod crashes"}, [](const Figures& f, double) { return detail::d(f.metrics.crashes); }},
@@ -237,6 +249,7 @@ inline constexpr Flow kPipeline[] = {
 // What the time series sees of one window (sim/report/series.h).
 struct Sample {
   const Figures& window;                   // what was counted in the window alone
+  double oldest_open_age_s = 0;            // at the window's end (NaN: none open), groups down for good left out
   relaysim::webhook::StoreCounts counts;   // the store at the window's end
   double seconds = 0;                      // the window's length
   double busy_seconds = 0;                 // dispatch slot-seconds busy in the window, every pod
@@ -264,6 +277,7 @@ inline constexpr SeriesEntry<Sample> kSeries[] = {
     Series::in_status<model::Status::pending>("pending", "requests waiting for their first attempt or a retry, at the window's end"),
     Series::in_status<model::Status::blocked>("blocked", "requests waiting for ServiceB (blocked_on_dependency), at the window's end"),
     Series::in_status<model::Status::in_flight>("in_flight", "requests claimed by a pod, at the window's end"),
+    {{"oldest_open_age_s", Unit::seconds, "how long the oldest request acknowledged and not terminal has waited, at the window's end (empty: none open); endpoint groups down for good (`down` with no end) left out", Panel::latency}, [](const Sample& s) { return s.oldest_open_age_s; }},
     {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the window", Panel::health}, [](const Sample& s) { return metric_math::ratio(s.busy_seconds, s.slots * s.seconds); }},
     Series::windowed<metric("serviceb_calls")>(Panel::calls),
     Series::windowed<metric("serviceb_probes")>(Panel::calls),

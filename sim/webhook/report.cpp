@@ -1,5 +1,6 @@
 #include "sim/webhook/report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -35,6 +36,14 @@ void Report::print_requests(std::ostream& out) const {
   }
   out << "  not terminal at the end " << f_.unresolved << ",  lost " << f_.oracle.lost << ",  tenant notifications "
       << m.notifications << "\n";
+  // What on-call looks at first: who is still waiting, and for how long.
+  if (f_.unresolved > 0) {
+    out << "  of those open at the end: " << f_.stuck << " to endpoint groups down for good";
+    if (!std::isnan(f_.oldest_open_age_s)) {
+      out << ";  the oldest of the rest acknowledged " << format_value(Unit::seconds, f_.oldest_open_age_s) << " before the end";
+    }
+    out << "\n";
+  }
   if (get(metric("replayed")) + get(metric("replays_refused")) > 0) {
     out << "  replayed " << format_count(get(metric("replayed"))) << " (each ends again, above),  replays refused "
         << format_count(get(metric("replays_refused"))) << "\n";
@@ -56,15 +65,20 @@ void Report::print_requests(std::ostream& out) const {
     out << "  store calls failed " << m.store_failures << "  (creates refused, not acknowledged: "
         << m.created_by_outcome[static_cast<int>(IngestStatus::unavailable)] << ")\n";
   }
-  const LatencyHistogram& h = m.delivery_latency;
-  if (h.count() == 0) {
-    out << "  ingest->delivered latency  n/a (nothing was delivered)\n\n";
-  } else {
-    out << "  ingest->delivered latency  mean " << format_value(Unit::seconds, h.mean_seconds()) << "  p50 "
-        << format_duration(h.quantile(0.5)) << "  p90 " << format_duration(h.quantile(0.9)) << "  p99 "
-        << format_duration(h.quantile(0.99)) << "  p99.9 " << format_duration(h.quantile(0.999)) << "  max "
-        << format_duration(h.max()) << "\n\n";
-  }
+  // Percentiles are read inside a histogram bucket: they are good to its width, not to the ms.
+  const auto line = [&out](const char* what, const LatencyHistogram& h, const char* none) {
+    out << "  " << what;
+    if (h.count() == 0) {
+      out << "  n/a (" << none << ")\n";
+      return;
+    }
+    out << "  mean " << format_value(Unit::seconds, h.mean_seconds()) << "  p50 " << format_duration(h.quantile(0.5))
+        << "  p90 " << format_duration(h.quantile(0.9)) << "  p99 " << format_duration(h.quantile(0.99)) << "  p99.9 "
+        << format_duration(h.quantile(0.999)) << "  max " << format_duration(h.max()) << "\n";
+  };
+  line("ingest->delivered latency", m.delivery_latency, "nothing was delivered");
+  line("ingest->first attempt    ", m.first_wait, "nothing was attempted");
+  out << "  (percentiles to " << fmt("%.2g", LatencyHistogram::kResolution * 100) << "%, mean and max exact)\n\n";
 }
 
 // ServiceB's calls and the breakers around it, then the endpoints' duplicates.

@@ -1,6 +1,7 @@
 #include "sim/webhook/system.h"
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "model/core/assert.h"
@@ -65,6 +66,70 @@ class Finals final : public SinkFor<relaysim::webhook::Completed> {
   EntityRecord record_;  // reused: its key's buffer is allocated once
 };
 
+// The requests open now, by id (ids grow with time, so the least open id is the oldest): how many
+// belong to an endpoint group down for good — `down` with no end, a dead customer endpoint whose
+// requests can only wait for their deadline — and which of the others has waited longest. A
+// request's group is the one its URL pointed to when it was acknowledged. Two bits a request.
+class OpenRequests final : public SinkFor<relaysim::webhook::Ingested>,
+                           public SinkFor<relaysim::webhook::Completed>,
+                           public SinkFor<relaysim::webhook::Replayed> {
+ public:
+  explicit OpenRequests(const World& world) : world_(world) {
+    for (const EndpointGroup& g : world.spec().endpoints) {
+      dead_group_.push_back(std::any_of(g.down.begin(), g.down.end(), [](const Window& w) { return w.end() == kTimeNever; }));
+    }
+  }
+  void on(const relaysim::webhook::Ingested& e) override {
+    if (e.result.outcome != relaysim::webhook::CreateOutcome::created) return;
+    const std::optional<std::uint32_t> g = world_.endpoint_group(e.request.cxid);
+    open(e.result.id, g && dead_group_[*g]);
+  }
+  void on(const relaysim::webhook::Completed& e) override {
+    if (!e.applied || !relaysim::webhook::is_terminal(e.completion.status)) return;
+    const RequestId id = e.row.id;
+    if (id >= open_.size() || !open_[id]) return;
+    open_[id] = false;
+    if (dead_[id]) --stuck_;
+  }
+  void on(const relaysim::webhook::Replayed& e) override {
+    if (e.outcome == relaysim::webhook::ReplayOutcome::replayed) open(e.id, e.id < dead_.size() && dead_[e.id]);
+  }
+  // Open now in groups down for good.
+  std::uint64_t stuck() const { return stuck_; }
+  // Calls `f(id)` for every request open now, in the order they were acknowledged.
+  template <class F>
+  void each_open(F&& f) const {
+    for (RequestId id = 0; id < open_.size(); ++id) {
+      if (open_[id]) f(id);
+    }
+  }
+  // The oldest request open now outside those groups, if any.
+  std::optional<RequestId> oldest() {
+    while (oldest_ < open_.size() && (!open_[oldest_] || dead_[oldest_])) ++oldest_;
+    return oldest_ < open_.size() ? std::optional<RequestId>(oldest_) : std::nullopt;
+  }
+
+ private:
+  void open(RequestId id, bool dead) {
+    if (id >= open_.size()) {
+      open_.resize(id + 1, false);
+      dead_.resize(id + 1, false);
+    }
+    RELAYSIM_ASSERT(!open_[id], "a request is opened once until it ends");
+    open_[id] = true;
+    dead_[id] = dead;
+    if (dead) ++stuck_;
+    oldest_ = std::min<RequestId>(oldest_, id);  // a replay opens an old request again
+  }
+
+  const World& world_;
+  std::vector<bool> dead_group_;  // per endpoint group: down for good
+  std::vector<bool> open_;        // by request id
+  std::vector<bool> dead_;        // by request id: its group was down for good when it opened
+  std::uint64_t stuck_ = 0;
+  RequestId oldest_ = 0;  // no request open outside the dead groups has a smaller id
+};
+
 // One webhook run: the store, the buses, the world, and the sinks attached to the buses.
 class Simulation final : public sim::Simulation {
  public:
@@ -100,15 +165,20 @@ class Simulation final : public sim::Simulation {
     }
     finals_.emplace(*world_, ctx.records);
     buses_.model.attach(*finals_);
+    open_.emplace(*world_);
+    buses_.model.attach(*open_);
   }
 
   void sample(const SeriesWindow& w, std::span<double> row) override {
-    RELAYSIM_ASSERT(w.end > w.start, "a window is longer than zero");
+    // A run's last window may be of no length (its last events came at the instant the window
+    // began): its rates have nothing to divide by.
+    RELAYSIM_ASSERT(w.end >= w.start, "a window does not end before it starts");
     const relaysim::webhook::PlatformConfig& platform = spec_of(ctx_.scenario).platform;
     const Duration busy = world_->busy_time();
     std::uint32_t open = 0;
     for (BreakerState b : world_->breakers()) open += b == BreakerState::open ? 1 : 0;
     const Sample s{window_,
+                   oldest_open_age(w.end),
                    store_->counts(),
                    w.seconds(),
                    to_seconds(busy - busy_before_),
@@ -123,7 +193,8 @@ class Simulation final : public sim::Simulation {
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
   // (Each replay opens a request again.)
   WorkCount work() override {
-    return {metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)], metrics_.terminal_requests};
+    return {metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)], metrics_.terminal_requests,
+            open_->stuck()};
   }
 
   GroupTally take_groups() override { return finals_->take(); }
@@ -157,6 +228,11 @@ class Simulation final : public sim::Simulation {
     f.oracle.retry_after_honoured = requests_->retry_after_honoured();
     f.oracle.lost = requests_->lost();
     f.end = end;
+    f.stuck = open_->stuck();
+    if (judged) {
+      f.oldest_open_age_s = oldest_open_age(end);
+      if (ctx_.records != nullptr) record_open(*ctx_.records);
+    }
     const relaysim::webhook::PlatformConfig& platform = spec_of(ctx_.scenario).platform;
     f.busy_s = to_seconds(world_->busy_time() - busy_at_warmup_);
     f.slot_s = static_cast<double>(platform.pods) * platform.concurrency_per_pod * to_seconds(end - measured_from_);
@@ -191,6 +267,34 @@ class Simulation final : public sim::Simulation {
     }
     return std::make_unique<relaysim::webhook::MemoryStore>(spec_of(ctx.scenario).platform.retention);
   }
+  // Every request still open, beside those that ended badly: what an on-call engineer would
+  // chase next. (Only for a judged run: one cut short may have left the store unusable.)
+  void record_open(RecordSink& sink) {
+    const std::vector<std::string> names = group_names(world_->spec());
+    EntityRecord r;
+    r.reason = "open_at_end";
+    r.ended = kTimeNever;
+    open_->each_open([&](relaysim::webhook::RequestId id) {
+      const std::optional<relaysim::webhook::RequestRow> row = store_->get(id);
+      RELAYSIM_ASSERT(row.has_value(), "an open request is in the store");
+      r.key = row->cxid + '/' + row->request_id;
+      r.outcome = to_string(row->status);
+      r.attempts = row->attempts;
+      r.created = row->created_at;
+      const std::optional<std::uint32_t> g = world_->endpoint_group(row->cxid);
+      r.group = g ? names[*g] : std::string();
+      sink.record(r);
+    });
+  }
+  // How long the oldest request open now (outside the groups down for good) has waited: NaN
+  // with none. It is open, so the store still holds it.
+  double oldest_open_age(Time now) {
+    const std::optional<relaysim::webhook::RequestId> id = open_->oldest();
+    if (!id) return std::numeric_limits<double>::quiet_NaN();
+    const std::optional<relaysim::webhook::RequestRow> row = store_->get(*id);
+    RELAYSIM_ASSERT(row.has_value(), "an open request is in the store");
+    return to_seconds(now - row->created_at);
+  }
   static std::uint64_t unresolved(const relaysim::webhook::StoreCounts& c) {
     std::uint64_t n = 0;
     for (int st = 0; st < static_cast<int>(relaysim::webhook::Status::delivered); ++st) n += c.by_status[st];
@@ -210,6 +314,7 @@ class Simulation final : public sim::Simulation {
   Duration busy_at_warmup_{};  // the pods' busy slot-time then
   std::unique_ptr<World> world_;
   std::optional<Finals> finals_;
+  std::optional<OpenRequests> open_;
   std::unique_ptr<RequestChecker> requests_;
   std::unique_ptr<BreakerChecker> breakers_;
 };
