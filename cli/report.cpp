@@ -401,7 +401,15 @@ void expectation_tables(const nlohmann::json& result, std::string& tables, std::
   md += "## Expectations\n\n| | expectation | actual |\n|---|---|---|\n";
   for (const auto& e : result["expectations"]) {
     const bool ok = e.value("ok", false);
-    const std::string actual = e.contains("actual") && !e["actual"].is_null() ? e["actual"].dump() : "n/a";
+    // The figure in its unit, as the summary shows it ("1h17m52.924s", "100%"), where the result
+    // says which; anything else as the JSON has it.
+    const nlohmann::json& value = field(e, "actual");
+    const nlohmann::json& unit_name = field(e, "unit");
+    const std::optional<Unit> unit = unit_name.is_string() ? kUnitNames.parse(unit_name.get<std::string>()) : std::nullopt;
+    const std::string actual = value.is_null()                  ? "n/a"
+                               : value.is_number() && unit      ? value_text(*unit, value.get<double>())
+                               : value.is_number()              ? readable(value.get<double>())
+                                                                : value.dump();
     tables += std::string("<tr><td class=\"") + (ok ? "ok\">ok" : "fail\">FAIL") + "</td><td>" + html_escape(e.value("expr", "")) +
               "</td><td>" + html_escape(actual) + "</td></tr>\n";
     md += std::string("| ") + (ok ? "ok" : "FAIL") + " | " + md_escape(e.value("expr", "")) + " | " + md_escape(actual) + " |\n";
@@ -410,22 +418,27 @@ void expectation_tables(const nlohmann::json& result, std::string& tables, std::
   md += "\n";
 }
 
-// The timeline's table (its first 200 rows), when it has any.
+// The timeline's table (its first 200 rows, a subject's flapping collapsed), when it has any.
 void timeline_tables(const std::vector<std::vector<std::string>>& events, std::string& tables, std::string& md) {
   if (events.empty()) return;
-  tables += "<h2>Timeline</h2>\n<table><tr><th>from (s)</th><th>to (s)</th><th>what</th><th>of</th><th>detail</th></tr>\n";
-  md += "## Timeline\n\n| from (s) | to (s) | what | of | detail |\n|---|---|---|---|---|\n";
-  std::size_t shown = 0;
-  for (const auto& f : events) {
-    if (++shown > 200) break;
-    RELAYSIM_ASSERT(f.size() == 6, "a timeline row has its six fields");
-    tables += "<tr><td>" + html_escape(f[0]) + "</td><td>" + html_escape(f[1]) + "</td><td>" + html_escape(f[2]) + "</td><td>" +
-              html_escape(f[3]) + "</td><td>" + html_escape(f[4]) + "</td></tr>\n";
-    md += "| " + md_escape(f[0]) + " | " + md_escape(f[1]) + " | " + md_escape(f[2]) + " | " + md_escape(f[3]) + " | " +
-          md_escape(f[4]) + " |\n";
+  const std::vector<TimelineRow> rows = timeline_rows(events);
+  constexpr std::size_t kShown = 200;
+  tables += "<h2>Timeline</h2>\n<table><tr><th>from</th><th>to</th><th>what</th><th>of</th><th>detail</th></tr>\n";
+  md += "## Timeline\n\n| from | to | what | of | detail |\n|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < rows.size() && i < kShown; ++i) {
+    const TimelineRow& r = rows[i];
+    tables += "<tr><td>" + html_escape(r.from) + "</td><td>" + html_escape(r.to) + "</td><td>" + html_escape(r.kind) + "</td><td>" +
+              html_escape(r.subject) + "</td><td>" + html_escape(r.detail) + "</td></tr>\n";
+    md += "| " + md_escape(r.from) + " | " + md_escape(r.to) + " | " + md_escape(r.kind) + " | " + md_escape(r.subject) + " | " +
+          md_escape(r.detail) + " |\n";
   }
   tables += "</table>\n";
-  if (events.size() > 200) tables += "<p>… and " + std::to_string(events.size() - 200) + " more in timeline.csv.</p>\n";
+  md += "\n";
+  if (rows.size() > kShown) {
+    const std::string more = "… and " + std::to_string(rows.size() - kShown) + " more rows in timeline.csv.";
+    tables += "<p>" + html_escape(more) + "</p>\n";
+    md += md_escape(more) + "\n\n";
+  }
 }
 
 // The tables: the verdict, expectations, a few figures, the timeline; then the pages.
@@ -435,7 +448,7 @@ int write_run_pages(const RunReport& run) {
   const std::string title = "relaysim run: " + result.value("scenario", std::string("?")) + " (" + run.system_name + ")";
   std::string intro = "<p>Verdict: <b class=\"" + std::string(result.value("verdict", "") == "pass" ? "ok" : "fail") + "\">" +
                       html_escape(result.value("verdict", "?")) + "</b>; " + html_escape(result.value("ending", "")) + " at virtual " +
-                      std::to_string(static_cast<long long>(run.end_s)) + " s; seed " + std::to_string(result.value("seed", 0ull)) +
+                      html_escape(value_text(Unit::seconds, run.end_s)) + "; seed " + std::to_string(result.value("seed", 0ull)) +
                       ", store " + html_escape(result.value("store", "")) + ", fingerprint " + html_escape(result.value("fingerprint", "")) +
                       ". Shaded: fault windows (outages, store faults, pauses, crashes until their restart).</p>\n";
   std::string md = "# " + md_escape(title) + "\n\nVerdict: **" + md_escape(result.value("verdict", "?")) +

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include "model/core/assert.h"
@@ -41,6 +42,43 @@ std::string grouped(double v) {
     out += digits[i];
   }
   return (v < 0 ? "-" : "") + out;
+}
+
+std::string readable(double v) {
+  if (std::isnan(v)) return "n/a";
+  if (std::isinf(v)) return v > 0 ? "\u221E" : "-\u221E";  // ∞
+  const double a = std::fabs(v);
+  char buf[64];
+  if (a >= 1e15 || (a > 0 && a < 1e-6)) {  // past what a person reads digit by digit
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+  }
+  if (a >= 99.95) return grouped(std::round(v));  // "1,500": three digits or more, no fraction
+  if (a == 0) return "0";
+  // Three significant digits, the zeros a fraction ends with dropped: 12.5, 0.5, 0.0421.
+  const int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(a))), 0, 8);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string out = buf;
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out;
+}
+
+std::string value_text(Unit unit, double v) {
+  if (std::isnan(v)) return "n/a";
+  switch (unit) {
+    case Unit::count:
+      return std::isfinite(v) && v == std::round(v) && std::fabs(v) < 1e15 ? grouped(v) : readable(v);
+    case Unit::ratio:
+      return format_value(unit, v);
+    case Unit::seconds:
+      return v == 0 ? "0s" : format_value(unit, v);
+    case Unit::number:
+      return readable(v);
+  }
+  return readable(v);
 }
 
 std::string printable(std::string_view s) {
@@ -128,7 +166,7 @@ constexpr std::string_view kGnuplotWords[] = {
     "noenhanced", "termoption", "logscale", "x", "y", "xlabel", "ylabel", "y2label", "xrange", "yrange", "y2range",
     "object", "rect", "from", "to", "graph", "behind", "fc", "rgb", "fs", "solid", "noborder", "style", "fill",
     "using", "with", "lines", "linespoints", "steps", "filledcurves", "boxxyerror", "lw", "lc", "pt", "title",
-    "axes", "x1y2", "index", "column", "NaN", "notitle"};
+    "axes", "x1y2", "index", "column", "NaN", "notitle", "offsets", "autoscale", "yfixmax"};
 
 bool plain_name(std::string_view s) {
   if (s.empty()) return false;
@@ -287,7 +325,7 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
   const std::string by = field(g, "by").is_string() ? field(g, "by").get<std::string>() : "group";
   std::vector<std::string> header{by, "finished"};
   header.insert(header.end(), outcomes.begin(), outcomes.end());
-  for (const char* h : {"succeeded", "latency p50 (s)", "p99 (s)", "mean (s)"}) header.emplace_back(h);
+  for (const char* h : {"succeeded", "latency p50", "p99", "mean"}) header.emplace_back(h);
   html += "<h2>By " + html_escape(by) + "</h2>\n<table><tr>";
   md += "## By " + md_escape(by) + "\n\n|";
   for (const std::string& h : header) {
@@ -304,8 +342,11 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
       cells.push_back(n.is_null() ? "0" : number(n));
     }
     const nlohmann::json& share = field(r, "success_rate");
-    cells.push_back(share.is_number() ? grouped(100 * share.get<double>()) + "%" : "-");
-    for (const char* k : {"p50_s", "p99_s", "mean_s"}) cells.push_back(number(field(field(r, "latency"), k)));
+    cells.push_back(share.is_number() ? value_text(Unit::ratio, share.get<double>()) : "-");
+    for (const char* k : {"p50_s", "p99_s", "mean_s"}) {
+      const nlohmann::json& seconds = field(field(r, "latency"), k);
+      cells.push_back(seconds.is_number() ? value_text(Unit::seconds, seconds.get<double>()) : std::string("-"));
+    }
     html += "<tr>";
     md += "|";
     for (const std::string& c : cells) {
@@ -317,6 +358,13 @@ void group_tables(const nlohmann::json& result, std::string& html, std::string& 
   }
   html += "</table>\n";
   md += "\n";
+}
+
+double open_at_end(const nlohmann::json& result) {
+  const nlohmann::json& unresolved = field(field(result, "metrics"), "unresolved");
+  if (unresolved.is_number()) return std::max(0.0, unresolved.get<double>());
+  const nlohmann::json& backlog = field(result, "backlog");
+  return std::max(0.0, number_or_zero(field(backlog, "acknowledged")) - number_or_zero(field(backlog, "finished")));
 }
 
 std::string pipeline_dot(const System& system, const nlohmann::json& result) {
@@ -338,18 +386,96 @@ std::string pipeline_dot(const System& system, const nlohmann::json& result) {
     const double n = number_or_zero(field(field(result, "metrics"), std::string(f.metric).c_str()));
     const double width = n <= 0 ? 0.6 : 0.8 + 4.0 * std::log1p(n) / std::log1p(most);
     std::string label = std::string(f.metric) + "\n" + grouped(n);
-    if (seconds > 0 && n > 0) {
-      char rate[32];
-      std::snprintf(rate, sizeof rate, " (%.3g/s)", n / seconds);
-      label += rate;
-    }
+    if (seconds > 0 && n > 0) label += " (" + readable(n / seconds) + "/s)";
     char w[32];
     std::snprintf(w, sizeof w, "%.2f", width);
     dot += "  " + dot_quote(std::string(f.from)) + " -> " + dot_quote(std::string(f.to)) + " [label=" + dot_quote(label) +
            ", penwidth=" + w + (n <= 0 ? ", style=dashed, color=\"#aaaaaa\"" : "") + "];\n";
   }
+  // What arrived and had not finished when the run ended: beside where it arrived (the first
+  // flow is the arrivals), a node of its own, shown only when there is any.
+  if (const double open = open_at_end(result); open > 0) {
+    std::string id = "open at the end";
+    const auto taken = [&](const std::string& name) {
+      return std::any_of(flows.begin(), flows.end(), [&](const Flow& f) { return f.from == name || f.to == name; });
+    };
+    while (taken(id)) id += " ";  // never one of the pipeline's own nodes
+    dot += "  " + dot_quote(id) + " [label=" + dot_quote("open at the end\n" + grouped(open)) +
+           ", shape=oval, fillcolor=\"#fbe3d6\", color=\"#c0504d\"];\n  " + dot_quote(std::string(flows.front().to)) + " -> " +
+           dot_quote(id) + " [style=dashed, color=\"#c0504d\"];\n";
+  }
   dot += "}\n";
   return dot;
+}
+
+namespace {
+
+// The states of an instant transition of timeline.csv (detail "a -> b", no end or the end its
+// start), as lane_bars reads them; nothing for any other row.
+std::optional<std::pair<std::string, std::string>> transition_of(const std::vector<std::string>& f) {
+  const std::size_t arrow = f[4].find(" -> ");
+  if (arrow == std::string::npos || (!f[1].empty() && std::atof(f[1].c_str()) != std::atof(f[0].c_str()))) return std::nullopt;
+  return std::pair{f[4].substr(0, arrow), f[4].substr(arrow + 4)};
+}
+
+std::string time_text(const std::string& seconds) { return value_text(Unit::seconds, std::atof(seconds.c_str())); }
+
+}  // namespace
+
+std::vector<TimelineRow> timeline_rows(const std::vector<std::vector<std::string>>& events) {
+  // Runs of each subject's flapping, found first: rows alternating between two states, each
+  // within kFlapGapSeconds of the one before.
+  struct Run {
+    std::vector<std::size_t> rows;  // of `events`
+    std::string state, other;       // the state it is in, the one it flaps back to
+    double last = 0;
+  };
+  std::map<std::string, Run> open;
+  std::vector<std::size_t> collapsed_into(events.size(), SIZE_MAX);  // SIZE_MAX: shown as it is
+  std::map<std::size_t, std::pair<std::size_t, std::size_t>> collapsed;  // a run's first row: its rows, its last
+  const auto close = [&](Run& run) {
+    if (run.rows.size() >= 3) {
+      for (std::size_t i : run.rows) collapsed_into[i] = run.rows.front();
+      collapsed[run.rows.front()] = {run.rows.size(), run.rows.back()};
+    }
+    run = Run{};
+  };
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& f = events[i];
+    RELAYSIM_ASSERT(f.size() >= 6, "a timeline row has its six fields");
+    const auto states = transition_of(f);
+    if (!states) continue;
+    const double at = std::atof(f[0].c_str());
+    Run& run = open[f[2] + "\n" + f[3]];
+    const bool flaps = !run.rows.empty() && states->first == run.state && states->second == run.other &&
+                       at - run.last <= kFlapGapSeconds;
+    if (!flaps) {
+      close(run);
+      run.other = states->first;
+    } else {
+      run.other = run.state;
+    }
+    run.state = states->second;
+    run.rows.push_back(i);
+    run.last = at;
+  }
+  for (auto& [key, run] : open) close(run);
+
+  std::vector<TimelineRow> out;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& f = events[i];
+    if (collapsed_into[i] != SIZE_MAX && collapsed_into[i] != i) continue;  // shown in its run's row
+    TimelineRow row{time_text(f[0]), f[1].empty() ? "the end" : time_text(f[1]), f[2], f[3], f[4]};
+    if (transition_of(f)) row.to.clear();  // an instant
+    if (collapsed_into[i] == i) {
+      const auto [n, last] = collapsed.at(i);
+      const auto states = transition_of(f);
+      row.to = time_text(events[last][0]);
+      row.detail = states->first + " \u21C4 " + states->second + " \u00D7" + std::to_string(n);  // a ⇄ b ×n
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 std::string chart_start(const std::string& name, int height) {
@@ -365,7 +491,8 @@ GnuplotChart cdf_chart(const LatencyCdf& cdf) {
   c.title = "Latency distribution (CDF)" + (cdf.titles.size() > 1 ? ", by " + cdf.by : std::string());
   c.data.emplace_back("latency-cdf.dat", cdf.data);
   c.script = chart_start(c.name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
-             "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset yrange [0:100]\nplot ";
+             "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset ytics 0, 20, 100\n"
+             "set yrange [0:105]\nplot ";  // 100% below the frame
   for (std::size_t i = 0; i < cdf.titles.size(); ++i) {
     c.script += std::string(i ? ", " : "") + "'latency-cdf.dat' index " + std::to_string(i) + " using 1:2 with steps lw " +
                 (i == 0 ? "2.4 lc rgb '#222222'" : "1.4") + " title " + gp_string(cdf.titles[i]);
@@ -403,6 +530,9 @@ GnuplotChart panel_chart(const std::string& name, const std::string& title, cons
                 number(shades[i].to / div) + ", graph 1 behind fc rgb '#f6d5d5' fs solid 0.7 noborder\n";
   }
   if (log_y) c.script += "set logscale y\nset ylabel 'seconds'\n";
+  // Room above the highest value (a tenth of the range, on a log axis too): a level such as 3
+  // breakers open would otherwise lie on the frame, where no one sees it.
+  c.script += "set offsets 0, 0, graph 0.1, 0\nset autoscale yfixmax\n";
   bool ratio_axis = false;
   std::string plot = "plot ";
   const std::string x = std::string("(column(1)/") + (hours ? "3600" : "60") + ")";
@@ -416,7 +546,7 @@ GnuplotChart panel_chart(const std::string& name, const std::string& title, cons
     plot += std::string(i ? ", " : "") + "'series.dat' using " + x + ":" + (s.ratio ? "(100*" + col + ")" : std::to_string(s.column)) + " with lines lw 1.6" +
             (s.ratio ? " axes x1y2" : "") + " title " + gp_string(s.title + (s.ratio ? " (%)" : ""));
   }
-  if (ratio_axis) c.script += "set y2tics\nset y2range [0:100]\nset y2label '%'\n";
+  if (ratio_axis) c.script += "set y2tics 0, 20, 100\nset y2range [0:110]\nset y2label '%'\n";  // 100% below the frame
   c.script += plot + "\n";
   return c;
 }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/report/metric.h"
 #include "sim/system.h"
 
 namespace relaysim::cli {
@@ -21,6 +22,13 @@ namespace relaysim::cli {
 const nlohmann::json& field(const nlohmann::json& j, const char* key);
 // A figure as a person reads it: 1234567 as "1,234,567"; a fraction with up to 3 digits.
 std::string grouped(double v);
+// Any number as a person reads it: three significant digits, thousands grouped and never an
+// exponent below 1e15 — 1500 as "1,500", 12.46 as "12.5", 0.0421 as "0.0421" (a rate, a mean).
+std::string readable(double v);
+// A value in its unit as the report's tables show it: a count grouped ("2,619,313"), a ratio in
+// per cent ("99.5%"), seconds as a duration ("1h17m52.924s", 0 as "0s"), any other number
+// readable(); "n/a" for NaN.
+std::string value_text(sim::Unit unit, double v);
 
 // Text from a file, made fit to show: valid UTF-8, with every invalid byte and every control
 // character (a newline too) shown as U+FFFD. Every name a report shows passes through here first.
@@ -59,8 +67,25 @@ std::optional<LatencyCdf> latency_cdf(const nlohmann::json& result);
 void group_tables(const nlohmann::json& result, std::string& html, std::string& md);
 
 // The system's pipeline with the run's flow on each edge, as a Graphviz graph: the count, and the
-// rate per second of virtual time ("" when the system declares no pipeline or there are no metrics).
+// rate per second of virtual time ("1,500/s", "12.5/s"), and — when any are — the requests still
+// open when the run ended, as a node of their own beside where they arrived (the first flow's
+// destination) ("" when the system declares no pipeline or there are no metrics).
 std::string pipeline_dot(const sim::System& system, const nlohmann::json& result);
+// How many requests (or messages) were still open when the run ended: the result's `unresolved`
+// metric (every system has one), else its backlog's acknowledged less finished; 0 when it holds
+// neither.
+double open_at_end(const nlohmann::json& result);
+
+// The timeline's table as a person reads it, from timeline.csv's rows (from, to, kind, subject,
+// detail, fault): times as durations ("1h00m05.613s"; an instant's end blank, no end "the end"),
+// and each run of one subject's transitions flapping between two states ("open -> half_open",
+// "half_open -> open", ..., each within kFlapGapSeconds of the one before, at least three) as one
+// row: "open ⇄ half_open ×N" from the first to the last. timeline.csv itself keeps every row.
+struct TimelineRow {
+  std::string from, to, kind, subject, detail;
+};
+inline constexpr double kFlapGapSeconds = 600;
+std::vector<TimelineRow> timeline_rows(const std::vector<std::vector<std::string>>& events);
 
 // A chart for gnuplot, as text: `script` reads the files of `data` (name, content) and those the
 // caller puts beside them (series.csv, summary.csv, tails.csv), and writes `name`.svg, all in the

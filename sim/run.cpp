@@ -149,7 +149,7 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     kernel.advance_to(t);
     if (t == backlog.next()) {
       const WorkCount total = work.total();
-      backlog.take(total.open(), total.stuck);
+      backlog.take(total.open(), total.stuck, total.opened, total.finished);
     }
     if (!work.warm() && t == warm_at) work.end_warmup(t, backlog);
   }
@@ -207,6 +207,8 @@ void measure(const BacklogTrace& backlog, RunResult& result) {
   run.settle_s = to_seconds(backlog.settle_time());
   run.peak_backlog = backlog.peak();
   run.mean_backlog = backlog.mean();
+  run.peak_arrivals_per_s = backlog.peak_arrivals_per_s();
+  run.peak_throughput_per_s = backlog.peak_throughput_per_s();
   run.drains = backlog.drains(result.timeline);
   for (const Drain& d : run.drains) {
     result.timeline.push_back({d.fault_end, d.drained_by_end() ? d.drained - d.fault_end : result.end - d.fault_end, "drain", d.what,

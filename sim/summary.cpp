@@ -28,7 +28,8 @@ void print_backlog(std::ostream& out, const RunResult& r) {
   out << "Backlog (sampled every " << format_duration(f.step) << ")\n";
   out << "  peak " << f.peak_backlog << " open,  mean " << fmt("%.1f", f.mean_backlog) << ";  "
       << fmt("%.4g", run_metric_value(f, "arrivals_per_s")) << " acknowledged and "
-      << fmt("%.4g", run_metric_value(f, "throughput_per_s")) << " finished per second\n";
+      << fmt("%.4g", run_metric_value(f, "throughput_per_s")) << " finished per second;  in the busiest minute "
+      << fmt("%.4g", f.peak_arrivals_per_s) << " and " << fmt("%.4g", f.peak_throughput_per_s) << "\n";
   // The warm-up the figures left out, beside the one the trace suggests (MSER-5).
   const Duration warmup = r.scenario.warmup;
   const auto settle = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(f.settle_s));

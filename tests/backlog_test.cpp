@@ -3,6 +3,7 @@
 // whole runs of every system.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -106,6 +107,21 @@ TEST(Backlog, WorkStuckInAGroupDownForGoodIsLeftOutOfTheDrain) {
   EXPECT_EQ(drains[0].drained, at(1500));
   EXPECT_EQ(drains[0].stuck, 150u) << "what was left out, as the backlog drained";
   EXPECT_EQ(t.peak(), 10u + 360) << "the run's peak is of everything open: the stuck work at the end";
+}
+
+TEST(Backlog, TheBusiestMinuteIsReadBesideTheAverage) {
+  // 10 a second, except 40 a second from 600 s to 720 s; everything finished 5 s later.
+  BacklogTrace t(std::chrono::hours(1));
+  std::uint64_t opened = 0;
+  for (int s = 1; s <= 3600; ++s) {
+    opened += s > 600 && s <= 720 ? 40 : 10;
+    t.take(50, 0, opened, opened - std::min<std::uint64_t>(opened, 50));
+  }
+  EXPECT_DOUBLE_EQ(t.peak_arrivals_per_s(), 40);
+  EXPECT_DOUBLE_EQ(t.peak_throughput_per_s(), 40);
+  BacklogTrace short_run(std::chrono::seconds(30));
+  for (int s = 1; s <= 30; ++s) short_run.take(0, 0, 10u * s, 10u * s);
+  EXPECT_EQ(short_run.peak_arrivals_per_s(), 0) << "no whole minute to read";
 }
 
 TEST(Backlog, TwoWindowsOfOneFaultAreNamedOnce) {

@@ -19,7 +19,7 @@ std::string format_duration(Duration d) {
     out.push_back('-');
     ns = -ns;
   }
-  if (ns < 1'000) return out + std::to_string(ns) + "ns";  // not "1e-06ms"
+  if (ns > 0 && ns < 1'000) return out + std::to_string(ns) + "ns";  // not "1e-06ms"
   if (ns < 1'000'000) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3gms", static_cast<double>(ns) / 1e6);

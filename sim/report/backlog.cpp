@@ -28,6 +28,8 @@ BacklogTrace::BacklogTrace(Duration run_length) : step_(step_for(run_length)) {
   RELAYSIM_ASSERT(run_length > Duration::zero(), "a run lasts some time");
   samples_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(run_length / step_ + 1, 200'000)));
   live_.reserve(samples_.capacity());
+  opened_.reserve(samples_.capacity());
+  finished_.reserve(samples_.capacity());
 }
 
 std::uint64_t BacklogTrace::peak() const {
@@ -42,6 +44,19 @@ double BacklogTrace::mean() const {
   double sum = 0;
   for (std::size_t i = from_; i < samples_.size(); ++i) sum += static_cast<double>(samples_[i]);
   return sum / static_cast<double>(samples_.size() - from_);
+}
+
+double BacklogTrace::peak_rate(const std::vector<std::uint64_t>& counts) const {
+  RELAYSIM_ASSERT(counts.size() == samples_.size(), "a count for every sample");
+  const auto span = static_cast<std::size_t>(std::max<std::int64_t>(1, std::chrono::minutes(1) / step_));
+  double most = 0;
+  // From the sample before the warm-up's end (or the start's zero) to `span` samples later.
+  for (std::size_t i = from_; i + span <= counts.size(); ++i) {
+    const std::uint64_t before = i == 0 ? 0 : counts[i - 1];
+    const std::uint64_t after = counts[i + span - 1];
+    most = std::max(most, static_cast<double>(after - std::min(after, before)));
+  }
+  return most / to_seconds(step_ * static_cast<std::int64_t>(span));
 }
 
 Duration BacklogTrace::settle_time() const {

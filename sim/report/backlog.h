@@ -48,9 +48,12 @@ class BacklogTrace {
   // When the next sample is due.
   Time next() const { return Time{} + step_ * static_cast<std::int64_t>(samples_.size() + 1); }
   // The backlog at next(): `open` in all, `stuck` of them in groups down for good (WorkCount).
-  void take(std::uint64_t open, std::uint64_t stuck) {
+  // `opened` and `finished`: the work acknowledged and finished so far, for the busiest minute.
+  void take(std::uint64_t open, std::uint64_t stuck, std::uint64_t opened = 0, std::uint64_t finished = 0) {
     samples_.push_back(open);
     live_.push_back(open - std::min(open, stuck));
+    opened_.push_back(opened);
+    finished_.push_back(finished);
   }
   // The warm-up ends: peak() and mean() leave out the samples taken so far (drains and
   // settle_time() still read the whole trace).
@@ -59,6 +62,11 @@ class BacklogTrace {
   // The most, and the time-average, over the samples measured (0 with none).
   std::uint64_t peak() const;
   double mean() const;
+  // The most acknowledged, and finished, in any minute of the samples measured (or in one step,
+  // if a step is longer), per second: the peak beside the run's average, which a quiet night or
+  // a long drain pulls down. 0 in a run shorter than that.
+  double peak_arrivals_per_s() const { return peak_rate(opened_); }
+  double peak_throughput_per_s() const { return peak_rate(finished_); }
   // Where the backlog settles: the warm-up MSER-5 chooses (White, 1997; the rule JMT and most
   // simulation texts use). The trace is cut into batches of five samples, and the cut is the
   // number of leading batches whose removal leaves the rest varying least about its mean, per
@@ -72,6 +80,7 @@ class BacklogTrace {
   std::vector<Drain> drains(const std::vector<TimelineEvent>& timeline) const;
 
  private:
+  double peak_rate(const std::vector<std::uint64_t>& counts) const;
   // The sample at or before `t` (0 before the first).
   std::size_t index_at(Time t) const;
   Time time_of(std::size_t i) const { return Time{} + step_ * static_cast<std::int64_t>(i + 1); }
@@ -79,6 +88,8 @@ class BacklogTrace {
   Duration step_;
   std::vector<std::uint64_t> samples_;  // samples_[i]: the backlog at (i + 1) steps
   std::vector<std::uint64_t> live_;     // live_[i]: the part of it not stuck
+  std::vector<std::uint64_t> opened_;   // opened_[i]: acknowledged by then, since the start
+  std::vector<std::uint64_t> finished_;  // finished_[i]: finished by then
   std::size_t from_ = 0;                // the first sample after the warm-up
 };
 

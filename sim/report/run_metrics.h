@@ -32,6 +32,8 @@ struct RunFigures {
   WorkCount work;      // after the warm-up
   std::uint64_t peak_backlog = 0;
   double mean_backlog = 0;
+  double peak_arrivals_per_s = 0;    // in the busiest minute (BacklogTrace::peak_arrivals_per_s)
+  double peak_throughput_per_s = 0;  // in the minute that finished most
   std::vector<Drain> drains;
   Duration step{};  // the backlog's sampling step: the resolution of drain times
   double settle_s = 0;  // the warm-up the backlog trace suggests (BacklogTrace::settle_time)
@@ -49,6 +51,8 @@ struct RunMetric {
 inline constexpr RunMetric kRunMetrics[] = {
     {{"throughput_per_s", Unit::number, "requests or messages that reached a final state, per second of the run (after the warm-up)"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.finished), f.seconds); }},
     {{"arrivals_per_s", Unit::number, "requests or messages acknowledged, per second of the run after the warm-up (λ in Little's law)"}, [](const RunFigures& f) { return metric_math::ratio(metric_math::d(f.work.opened), f.seconds); }},
+    {{"peak_arrivals_per_s", Unit::number, "requests or messages acknowledged in the busiest minute of the run (after the warm-up), per second: the peak beside arrivals_per_s's average"}, [](const RunFigures& f) { return f.peak_arrivals_per_s; }},
+    {{"peak_throughput_per_s", Unit::number, "requests or messages that reached a final state in the minute that finished most (after the warm-up), per second"}, [](const RunFigures& f) { return f.peak_throughput_per_s; }},
     {{"peak_backlog", Unit::count, "the most requests or messages acknowledged and not final at once after the warm-up (sampled every second, or every 1/100000 of a longer run)"}, [](const RunFigures& f) { return metric_math::d(f.peak_backlog); }},
     {{"mean_backlog", Unit::number, "requests or messages acknowledged and not final, on average over the run after the warm-up (L in Little's law)"}, [](const RunFigures& f) { return f.mean_backlog; }},
     {{"settle_time_s", Unit::seconds, "the warm-up the backlog suggests: MSER-5 on the whole run's backlog trace (the time from which it varies least about its mean); a `warmup` shorter than this measures part of the ramp, and half the run or more means the run is too short to settle"}, [](const RunFigures& f) { return f.settle_s; }},

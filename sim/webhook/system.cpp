@@ -115,7 +115,9 @@ class OpenRequests final : public SinkFor<relaysim::webhook::Ingested>,
       open_.resize(id + 1, false);
       dead_.resize(id + 1, false);
     }
-    RELAYSIM_ASSERT(!open_[id], "a request is opened once until it ends");
+    // Opened twice only under a planted bug (a replay of an open request), which the oracle
+    // reports; the count goes on as if it were opened once.
+    if (open_[id]) return;
     open_[id] = true;
     dead_[id] = dead;
     if (dead) ++stuck_;
