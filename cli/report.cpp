@@ -177,7 +177,7 @@ std::string page(const std::string& title, const std::string& intro_html, const 
                   "figure{margin:1em 0}figure svg{max-width:100%;height:auto}figcaption{font-size:.85em;color:#555}</style></head><body>\n";
   h += "<h1>" + html_escape(title) + "</h1>\n" + intro_html;
   for (const Chart& c : charts) {
-    h += "<h2>" + html_escape(c.title) + "</h2>\n<figure>" + c.svg + "</figure>\n";
+    h += "<h2 id=\"" + html_escape(c.name) + "\">" + html_escape(c.title) + "</h2>\n<figure>" + c.svg + "</figure>\n";
   }
   h += tables_html + "</body></html>\n";
   return h;
@@ -194,12 +194,14 @@ std::optional<nlohmann::json> read_json(const fs::path& p, const std::string& wh
 }
 
 // A CSV file as rows of fields, or why it is not what `what` says: every row as many fields as
-// the header, a finite number (or nothing) in every column whose header `numeric` names, and
-// nothing `row_problem` (if given) finds wrong with a row.
+// the header, a finite number (or nothing) in every column whose header `numeric` names — or an
+// infinite one ("inf", "-inf"), with `infinite_ok` — and nothing `row_problem` (if given) finds
+// wrong with a row.
 using RowCheck = std::function<std::optional<std::string>(const std::vector<std::string>&)>;
 std::optional<std::vector<std::vector<std::string>>> read_csv(const fs::path& p, const std::string& what,
                                                                const std::function<bool(const std::string&)>& numeric,
-                                                               std::string& problem, const RowCheck& row_problem = {}) {
+                                                               std::string& problem, const RowCheck& row_problem = {},
+                                                               bool infinite_ok = false) {
   std::ifstream in(p);
   if (!in) {
     problem = p.string() + ": cannot be read";
@@ -221,7 +223,7 @@ std::optional<std::vector<std::vector<std::string>>> read_csv(const fs::path& p,
       if (f[i].empty() || !numeric(rows.front()[i])) continue;
       char* end = nullptr;
       const double v = std::strtod(f[i].c_str(), &end);
-      if (end != f[i].c_str() + f[i].size() || !std::isfinite(v)) {
+      if (end != f[i].c_str() + f[i].size() || std::isnan(v) || (std::isinf(v) && !infinite_ok)) {
         problem = where + "not " + what + ": the " + printable(rows.front()[i]) + " field is '" + printable(f[i]) +
                   "', not a number";
         return std::nullopt;
@@ -486,22 +488,33 @@ bool sweep_numeric(const std::string& column) {
   return false;
 }
 
-// Each metric's points, from the file that has it: tails.csv for a pooled percentile.
-std::optional<std::vector<SweepChartPoint>> points_of(const std::vector<std::vector<std::string>>& rows, const std::string& metric,
-                                                      const char* value) {
+// Each metric's points in a sweep's file, the metrics in the order the file first names them;
+// `value` is the column of the point's figure (summary.csv's mean, tails.csv's pooled).
+struct SweepPoints {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<SweepChartPoint>> of;
+};
+
+// The points of summary.csv or tails.csv (`rows`, the header first): the first axis' value, and
+// the other axes' (the columns between `point` and `metric`) as the curve it is on; nothing when
+// the header lacks a column the chart needs.
+std::optional<SweepPoints> points_of(const std::vector<std::vector<std::string>>& rows, const char* value) {
   RELAYSIM_ASSERT(!rows.empty(), "a file read has its header");
   const std::vector<std::string>& h = rows.front();
   const auto col = [&h](const char* name) { return static_cast<std::size_t>(std::find(h.begin(), h.end(), name) - h.begin()); };
   const std::size_t m = col("metric"), v = col(value), lo = col("ci95_low"), hi = col("ci95_high");
-  if (h.size() < 2 || m == h.size() || v == h.size() || lo == h.size() || hi == h.size()) return std::nullopt;
-  std::vector<SweepChartPoint> points;
+  if (m < 2 || m == h.size() || v == h.size() || lo == h.size() || hi == h.size()) return std::nullopt;
+  SweepPoints out;
+  const auto num = [](const std::string& t) { return t.empty() ? std::nan("") : std::strtod(t.c_str(), nullptr); };
   for (std::size_t r = 1; r < rows.size(); ++r) {
     const auto& f = rows[r];
-    if (f[m] != metric) continue;
-    const auto num = [](const std::string& t) { return t.empty() ? std::nan("") : std::strtod(t.c_str(), nullptr); };
-    points.push_back({f[1], num(f[lo]), num(f[hi]), num(f[v])});
+    std::string curve;
+    for (std::size_t a = 2; a < m; ++a) curve += (curve.empty() ? "" : ", ") + h[a] + "=" + f[a];
+    auto [it, added] = out.of.try_emplace(f[m]);
+    if (added) out.order.push_back(f[m]);
+    it->second.push_back({f[1], num(f[lo]), num(f[hi]), num(f[v]), curve});
   }
-  return points;
+  return out;
 }
 
 // How a metric's axis is labelled: its unit, when the system is known and declares it.
@@ -513,6 +526,27 @@ const char* unit_suffix(const System* system, const std::string& metric) {
   return unit == Unit::ratio ? " (%)" : unit == Unit::seconds ? " (s)" : "";
 }
 
+// Whether every point has the figure and the interval of the first (NaN the same as NaN).
+bool unchanged(const std::vector<SweepChartPoint>& points) {
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  return std::all_of(points.begin(), points.end(), [&](const SweepChartPoint& p) {
+    return same(p.value, points.front().value) && same(p.low, points.front().low) && same(p.high, points.front().high);
+  });
+}
+
+// A figure of a sweep's table in its metric's unit: "∞" (a backlog that never drained), "n/a".
+std::string sweep_value(const System* system, const std::string& metric, double v) {
+  if (std::isinf(v)) return readable(v);
+  Unit unit = Unit::number;
+  if (system != nullptr) {
+    if (const auto ref = find_metric(system->metrics(), metric)) unit = system->metrics()[ref->index].unit;
+  }
+  return value_text(unit, v);
+}
+
+// The most charts a sweep's page draws; a file naming more metrics than a system has is edited.
+constexpr std::size_t kMostSweepCharts = 200;
+
 int sweep_report(const fs::path& dir) {
   std::string problem;
   const auto read = read_json(dir / "sweep.json", "a sweep's description", problem);
@@ -520,39 +554,117 @@ int sweep_report(const fs::path& dir) {
   const nlohmann::json& sweep = *read;
   if (!sweep.contains("axes") || sweep["axes"].empty()) return fail_usage((dir / "sweep.json").string() + ": a sweep without axes");
   const std::string axis = sweep["axes"][0].value("path", "");
-  std::vector<std::string> metrics = sweep.value("expected", std::vector<std::string>{});
-  if (metrics.empty()) metrics = {"latency_p99_s"};
+  std::vector<std::string> expected = sweep.value("expected", std::vector<std::string>{});
+  // What `sweep --show` named is charted as what expect: names is (a sweep's sweep.json records it).
+  const std::vector<std::string> shown = sweep.value("shown", std::vector<std::string>{});
+  for (const std::string& m : shown) {
+    if (std::find(expected.begin(), expected.end(), m) == expected.end()) expected.push_back(m);
+  }
   const System* system = find_system(sweep.value("system", ""));
-  const auto summary = read_csv(dir / "summary.csv", "a sweep's summary", sweep_numeric, problem);
+  // A metric that never ends (a backlog that never drained) is "inf" in the sweep's files.
+  const auto summary = read_csv(dir / "summary.csv", "a sweep's summary", sweep_numeric, problem, {}, true);
   if (!summary) return fail_usage(problem);
   std::optional<std::vector<std::vector<std::string>>> tails;
   if (fs::exists(dir / "tails.csv")) {
-    tails = read_csv(dir / "tails.csv", "a sweep's pooled tails", sweep_numeric, problem);
+    tails = read_csv(dir / "tails.csv", "a sweep's pooled tails", sweep_numeric, problem, {}, true);
     if (!tails) return fail_usage(problem);
   }
+  const std::optional<SweepPoints> means = points_of(*summary, "mean");
+  if (!means) return fail_usage((dir / "summary.csv").string() + ":1: not a sweep's summary: it lacks the metric, mean or ci95 columns");
+  std::optional<SweepPoints> pooled;
+  if (tails) {
+    pooled = points_of(*tails, "pooled");
+    if (!pooled) return fail_usage((dir / "tails.csv").string() + ":1: not a sweep's pooled tails: it lacks the metric, pooled or ci95 columns");
+  }
 
+  // Every metric the sweep recorded: those the scenario's expect: names and those --show named
+  // first, always charted; then the rest in the sweep's order, charted where they differ between
+  // points.
+  std::vector<std::string> metrics;
+  for (const std::string& m : expected) {
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+  }
+  for (const std::string& m : means->order) {
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+  }
   WorkDir work(dir);
   if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
   std::vector<Chart> charts;
-  for (std::size_t i = 0; i < metrics.size(); ++i) {
-    const std::string& m = metrics[i];
-    const char* suffix = unit_suffix(system, m);
-    std::optional<std::vector<SweepChartPoint>> points = tails ? points_of(*tails, m, "pooled") : std::nullopt;
-    const bool pooled = points && !points->empty();
-    if (!pooled) points = points_of(*summary, m, "mean");
-    if (!points) return fail_usage((dir / "summary.csv").string() + ":1: not a sweep's summary: it lacks the metric, mean or ci95 columns");
-    const GnuplotChart chart = sweep_chart(i, m, suffix, axis, pooled, *points);
-    if (auto bad = draw(work.path(), dir, chart, (dir / (pooled ? "tails.csv" : "summary.csv")).string(), charts)) {
+  std::vector<std::string> missing, not_drawn;
+  std::string same_html, same_md;  // the table of what is the same at every point
+  for (const std::string& m : metrics) {
+    const bool expect = std::find(expected.begin(), expected.end(), m) != expected.end();
+    // A latency percentile the sweep pooled, from tails.csv; every other figure from summary.csv.
+    const bool from_tails = pooled && pooled->of.contains(m) && !pooled->of.at(m).empty();
+    const auto& source = from_tails ? pooled->of : means->of;
+    if (!source.contains(m)) {
+      missing.push_back(m);
+      continue;
+    }
+    const std::vector<SweepChartPoint>& points = source.at(m);
+    const bool drawable = std::any_of(points.begin(), points.end(), [](const SweepChartPoint& p) { return std::isfinite(p.value); });
+    if (!drawable || (!expect && unchanged(points))) {
+      const SweepChartPoint& p = points.front();
+      std::string text = sweep_value(system, m, p.value);
+      if (std::isfinite(p.low) && std::isfinite(p.high) && p.low != p.high) {
+        text += " [" + sweep_value(system, m, p.low) + ", " + sweep_value(system, m, p.high) + "]";
+      }
+      if (!unchanged(points)) text = "not drawn: no finite value";
+      same_html += "<tr><td>" + html_escape(m) + "</td><td>" + html_escape(text) + "</td></tr>\n";
+      same_md += "| " + md_escape(m) + " | " + md_escape(text) + " |\n";
+      continue;
+    }
+    if (charts.size() >= kMostSweepCharts) {
+      not_drawn.push_back(m);
+      continue;
+    }
+    const GnuplotChart chart = sweep_chart(charts.size(), m, unit_suffix(system, m), axis, from_tails, points);
+    if (auto bad = draw(work.path(), dir, chart, (dir / (from_tails ? "tails.csv" : "summary.csv")).string(), charts)) {
       return fail_incomplete(*bad);
     }
   }
+
   const std::string title = "relaysim sweep: " + sweep.value("file", std::string("?"));
-  std::string md = "# " + md_escape(title) + "\n\n";
+  const std::size_t axes = sweep["axes"].size();
+  const std::string intro_text =
+      "Each point: the mean over " + std::to_string(sweep.value("replications", 0)) +
+      " replications, with its 95% confidence interval shaded (summary.csv); a latency percentile, that of every run's "
+      "durations pooled, with its interval (tails.csv). Against the first axis" +
+      (axes > 1 ? std::string(", a curve for each combination of the other axes' values") : std::string()) +
+      ". Charted: the metrics the scenario's expect: names and those sweep --show named, then every other metric the "
+      "sweep recorded that differs between points; the ones the same at every point are in the table below.";
+  std::string intro = "<p>" + html_escape(intro_text) + "</p>\n";
+  std::string md = "# " + md_escape(title) + "\n\n" + md_escape(intro_text) + "\n\n";
+  if (!charts.empty()) {
+    intro += "<p>Charts:";
+    for (std::size_t i = 0; i < charts.size(); ++i) {
+      const std::string name = charts[i].title.substr(0, charts[i].title.find(" against "));
+      intro += std::string(i ? "," : "") + " <a href=\"#" + html_escape(charts[i].name) + "\">" + html_escape(name) + "</a>";
+    }
+    intro += "</p>\n";
+  }
   for (const Chart& c : charts) md += "## " + md_escape(c.title) + "\n\n![" + md_escape(c.title) + "](" + c.name + ".svg)\n\n";
-  const std::string intro = "<p>Each point: the mean over " + std::to_string(sweep.value("replications", 0)) +
-                            " replications, with its 95% confidence interval (summary.csv); a latency percentile, that of every "
-                            "run's durations pooled, with its interval (tails.csv).</p>\n";
-  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, ""))) return fail_incomplete(*bad);
+  std::string tables;
+  if (!same_html.empty()) {
+    tables += "<h2>The same at every point</h2>\n<table><tr><th>metric</th><th>value [95% interval]</th></tr>\n" + same_html + "</table>\n";
+    md += "## The same at every point\n\n| metric | value \\[95% interval\\] |\n|---|---|\n" + same_md + "\n";
+  }
+  const auto listed = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+    return out;
+  };
+  if (!missing.empty()) {
+    const std::string text = "Expected, but not in summary.csv: " + listed(missing) + ".";
+    tables += "<p>" + html_escape(text) + "</p>\n";
+    md += md_escape(text) + "\n\n";
+  }
+  if (!not_drawn.empty()) {
+    const std::string text = "Not charted (past " + std::to_string(kMostSweepCharts) + " charts): " + listed(not_drawn) + ".";
+    tables += "<p>" + html_escape(text) + "</p>\n";
+    md += md_escape(text) + "\n\n";
+  }
+  if (auto bad = write_text(dir / "report.html", page(title, intro, charts, tables))) return fail_incomplete(*bad);
   if (auto bad = write_text(dir / "report.md", md)) return fail_incomplete(*bad);
   std::cout << "report: " << (dir / "report.html").string() << " and report.md, with " << charts.size() << " charts\n";
   return kExitPass;

@@ -12,6 +12,7 @@
 
 #include "model/core/assert.h"
 #include "model/core/utf8.h"
+#include "sim/scenario/units.h"
 
 namespace relaysim::cli {
 
@@ -166,7 +167,7 @@ constexpr std::string_view kGnuplotWords[] = {
     "noenhanced", "termoption", "logscale", "x", "y", "xlabel", "ylabel", "y2label", "xrange", "yrange", "y2range",
     "object", "rect", "from", "to", "graph", "behind", "fc", "rgb", "fs", "solid", "noborder", "style", "fill",
     "using", "with", "lines", "linespoints", "steps", "filledcurves", "boxxyerror", "lw", "lc", "pt", "title",
-    "axes", "x1y2", "index", "column", "NaN", "notitle", "offsets", "autoscale", "yfixmax"};
+    "axes", "x1y2", "index", "column", "NaN", "notitle", "offsets", "autoscale", "yfixmax", "yerrorbars", "transparent"};
 
 bool plain_name(std::string_view s) {
   if (s.empty()) return false;
@@ -667,34 +668,216 @@ std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::strin
   return c;
 }
 
+namespace {
+
+// How a sweep's first axis is drawn along x: where each of its values goes, and the label's unit.
+struct SweepX {
+  bool numeric = false;          // else a category each, at 1, 2, ...
+  std::string unit;              // "minutes", "%", "per second"; "" for plain numbers and categories
+  std::map<std::string, double> at;
+};
+
+std::optional<double> plain_number(std::string_view s) {
+  const std::string t(s);
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// Past this an axis' value is no position a chart can pad around (its span would overflow).
+constexpr double kLargestX = 1e15;
+
+SweepX sweep_x(const std::vector<SweepChartPoint>& points) {
+  std::vector<std::string> values;  // distinct, in the points' order
+  for (const SweepChartPoint& p : points) {
+    if (std::find(values.begin(), values.end(), p.x) == values.end()) values.push_back(p.x);
+  }
+  // Each reading of a value as a number, tried in turn: the first that reads every value wins.
+  using Reading = std::optional<double> (*)(const std::string&);
+  const Reading readings[] = {
+      [](const std::string& s) { return plain_number(s); },
+      [](const std::string& s) -> std::optional<double> {
+        double seconds = 0;
+        if (!parse_duration_seconds(s, seconds) || !std::isfinite(seconds)) return std::nullopt;
+        return seconds;
+      },
+      [](const std::string& s) -> std::optional<double> {
+        if (s.size() < 2 || s.back() != '%') return std::nullopt;
+        return plain_number(std::string_view(s).substr(0, s.size() - 1));
+      },
+      [](const std::string& s) -> std::optional<double> {
+        double per_second = 0;
+        if (!parse_rate(s, per_second) || !std::isfinite(per_second)) return std::nullopt;
+        return per_second;
+      }};
+  SweepX out;
+  for (std::size_t r = 0; r < std::size(readings) && !values.empty(); ++r) {
+    std::map<std::string, double> at;
+    double most = 0;
+    for (const std::string& v : values) {
+      const std::optional<double> x = readings[r](v);
+      if (!x || std::fabs(*x) > kLargestX) break;
+      at[v] = *x;
+      most = std::max(most, std::fabs(*x));
+    }
+    if (at.size() != values.size()) continue;
+    out.numeric = true;
+    double divisor = 1;
+    if (r == 1) {  // durations: in the one unit that suits the longest
+      const auto [d, unit] = most >= 7200 ? std::pair{3600.0, "hours"}
+                             : most >= 120 ? std::pair{60.0, "minutes"}
+                             : most >= 1 || most == 0 ? std::pair{1.0, "seconds"}
+                                                      : std::pair{0.001, "milliseconds"};
+      divisor = d;
+      out.unit = unit;
+    } else if (r == 2) {
+      out.unit = "%";
+    } else if (r == 3) {
+      out.unit = "per second";
+    }
+    for (auto& [v, x] : at) x /= divisor;
+    out.at = std::move(at);
+    return out;
+  }
+  for (std::size_t i = 0; i < values.size(); ++i) out.at[values[i]] = static_cast<double>(i + 1);
+  return out;
+}
+
+// [low, high] holding every one of `v`, widened by `pad` of its span on each side: a span of
+// nothing (a metric the same everywhere) is widened to reach 0 (`full` for a percentage) first.
+std::pair<double, double> padded_range(double low, double high, double pad, double full) {
+  if (high == low) {
+    const double v = low;
+    low = v == 0 ? 0 : v < 0 ? (full > 0 ? std::min(v, -full) : 2 * v) : 0;
+    high = v == 0 ? (full > 0 ? full : 1) : v < 0 ? 0 : (full > 0 ? std::max(v, full) : 2 * v);
+  }
+  const double margin = (high - low) * pad;
+  return {low - margin, high + margin};
+}
+
+}  // namespace
+
 GnuplotChart sweep_chart(std::size_t index, const std::string& metric, const std::string& unit_suffix, const std::string& axis,
                          bool pooled, const std::vector<SweepChartPoint>& points) {
+  RELAYSIM_ASSERT(!points.empty(), "a sweep's chart draws a point");
   GnuplotChart c;
-  c.name = "sweep-" + file_stem(metric) + (index > 0 ? "-" + std::to_string(index + 1) : std::string());
+  // Numbered always, so no two charts share a file (a metric "a" second and one named "a-2" first).
+  c.name = "sweep-" + file_stem(metric) + "-" + std::to_string(index + 1);
   c.title = metric + " against " + axis;
-  const double scale = unit_suffix == " (%)" ? 100 : 1;
-  // The axis' values where every one is a number; otherwise the points in order, named by them.
-  bool numeric = true;
+  const bool percent = unit_suffix == " (%)";
+  const double scale = percent ? 100 : 1;
+  const SweepX sx = sweep_x(points);
+
+  // A curve for each combination of the other axes' values, in the points' order, its points in
+  // the order of x (a band is the area between its bounds from one point to the next).
+  std::vector<std::string> curve_names;
+  std::vector<std::vector<const SweepChartPoint*>> curves;
   for (const SweepChartPoint& p : points) {
-    char* end = nullptr;
-    const double v = std::strtod(p.x.c_str(), &end);
-    numeric = numeric && !p.x.empty() && end == p.x.c_str() + p.x.size() && std::isfinite(v);
+    const auto k = static_cast<std::size_t>(std::find(curve_names.begin(), curve_names.end(), p.curve) - curve_names.begin());
+    if (k == curve_names.size()) {
+      curve_names.push_back(p.curve);
+      curves.emplace_back();
+    }
+    curves[k].push_back(&p);
   }
+  const auto bounded = [](const SweepChartPoint& p) { return std::isfinite(p.low) && std::isfinite(p.high) && std::isfinite(p.value); };
   std::string& data = c.data.emplace_back(c.name + ".dat", std::string()).second;
-  std::string xtics;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const SweepChartPoint& p = points[i];
-    const double x = numeric ? std::strtod(p.x.c_str(), nullptr) : static_cast<double>(i + 1);
-    if (!numeric) xtics += std::string(xtics.empty() ? "set xtics (" : ", ") + gp_string(p.x) + " " + std::to_string(i + 1);
-    data += number(x) + " " + datum(p.low * scale) + " " + datum(p.high * scale) + " " + datum(p.value * scale) + "\n";
+  std::vector<bool> band(curves.size(), false), bars(curves.size(), false);
+  double x_low = INFINITY, x_high = -INFINITY, y_low = INFINITY, y_high = -INFINITY;
+  std::vector<std::string> infinite, absent;  // where the value is infinite, or none, as the axis names the point
+  for (std::size_t k = 0; k < curves.size(); ++k) {
+    std::vector<const SweepChartPoint*>& curve = curves[k];
+    std::stable_sort(curve.begin(), curve.end(),
+                     [&](const SweepChartPoint* a, const SweepChartPoint* b) { return sx.at.at(a->x) < sx.at.at(b->x); });
+    if (k > 0) data += "\n\n";  // gnuplot's next index
+    for (std::size_t i = 0; i < curve.size(); ++i) {
+      const SweepChartPoint& p = *curve[i];
+      const double x = sx.at.at(p.x);
+      x_low = std::min(x_low, x);
+      x_high = std::max(x_high, x);
+      for (const double v : {p.low * scale, p.high * scale, p.value * scale}) {
+        if (std::isfinite(v)) {
+          y_low = std::min(y_low, v);
+          y_high = std::max(y_high, v);
+        }
+      }
+      const std::string where = p.curve.empty() ? p.x : p.x + " (" + p.curve + ")";
+      if (std::isinf(p.value)) infinite.push_back(where);
+      if (std::isnan(p.value)) absent.push_back(where);
+      bars[k] = bars[k] || bounded(p);
+      band[k] = band[k] || (i > 0 && bounded(p) && bounded(*curve[i - 1]));
+      // x, low, high, value, and the value again only where the point has its interval (the
+      // error bar of a point without one would be drawn at the frame).
+      data += number(x) + " " + datum(p.low * scale) + " " + datum(p.high * scale) + " " + datum(p.value * scale) + " " +
+              (bounded(p) ? datum(p.value * scale) : std::string("NaN")) + "\n";
+    }
   }
-  c.script = chart_start(c.name) + "set datafile separator whitespace\nset key noenhanced\nset xlabel " + gp_string(axis) +
-             "\nset ylabel " + gp_string(metric + unit_suffix) + "\n" + (xtics.empty() ? std::string() : xtics + ")\n");
-  // A latency percentile the sweep pooled is the percentile of every run's durations, not the
-  // mean of the runs' own.
+  // What the chart cannot show, said beside it: a point's value infinite (a backlog that never
+  // drained) or absent (nothing to measure in any run).
+  for (const auto& [what, where] : {std::pair{"; infinite (not drawn) at ", &infinite}, std::pair{"; no value at ", &absent}}) {
+    if (where->empty()) continue;
+    c.title += what;
+    for (std::size_t i = 0; i < where->size() && i < 8; ++i) c.title += (i ? ", " : "") + (*where)[i];
+    if (where->size() > 8) c.title += " and " + std::to_string(where->size() - 8) + " more";
+  }
+
+  c.script = chart_start(c.name) + "set datafile separator whitespace\nset key outside right top noenhanced\nset xlabel " +
+             gp_string(axis + (sx.unit.empty() ? "" : " (" + sx.unit + ")")) + "\nset ylabel " + gp_string(metric + unit_suffix) + "\n";
+  // The axis' own values as its tics, when they are few and far enough apart to be read.
+  std::vector<std::pair<double, std::string>> tics;
+  for (const auto& [text, x] : sx.at) tics.emplace_back(x, text);
+  std::sort(tics.begin(), tics.end());
+  bool spaced = tics.size() <= 12;
+  for (std::size_t i = 1; i < tics.size() && spaced; ++i) spaced = tics[i].first - tics[i - 1].first >= (x_high - x_low) / 30;
+  if (!sx.numeric || (spaced && !tics.empty())) {
+    c.script += "set xtics (";
+    for (std::size_t i = 0; i < tics.size(); ++i) {
+      c.script += std::string(i ? ", " : "") + (sx.numeric ? std::string() : gp_string(tics[i].second) + " ") + number(tics[i].first);
+    }
+    c.script += ")\n";
+  }
+  // Room on every side: no point sits on the frame, where half of it would be cut off.
+  const auto [xa, xb] = sx.numeric ? padded_range(x_low, x_high, 0.05, 0) : std::pair{0.5, x_high + 0.5};
+  c.script += "set xrange [" + number(xa) + ":" + number(xb) + "]\n";
+  if (std::isfinite(y_low)) {
+    const auto [ya, yb] = padded_range(y_low, y_high, 0.08, percent ? 100 : 0);
+    if (std::isfinite(ya) && std::isfinite(yb)) c.script += "set yrange [" + number(ya) + ":" + number(yb) + "]\n";
+  }
+
+  // The bands first, then the bars of each point's interval (seen where a point has no
+  // neighbour to make a band with), then the lines over them.
+  static const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+  const bool one = curves.size() == 1;
+  const bool any_band = std::find(band.begin(), band.end(), true) != band.end();
+  const bool any_bars = std::find(bars.begin(), bars.end(), true) != bars.end();
   const std::string file = "'" + c.name + ".dat'";
-  c.script += "plot " + file + " using 1:2:3 with filledcurves fc rgb '#c6dbef' title '95% interval', " + file +
-              " using 1:4 with linespoints lw 1.6 pt 7 title " + (pooled ? "'every run pooled'" : "'mean'") + "\n";
+  std::vector<std::string> plots;
+  const auto colour = [&](std::size_t k) { return std::string(" lc rgb '") + kColours[k % std::size(kColours)] + "'"; };
+  const auto source = [&](std::size_t k) { return file + " index " + std::to_string(k); };
+  bool titled = false;  // the key names the interval once
+  for (std::size_t k = 0; k < curves.size(); ++k) {
+    if (!band[k]) continue;
+    plots.push_back(source(k) + " using 1:2:3 with filledcurves fc rgb '" + kColours[k % std::size(kColours)] +
+                    "' fs transparent solid 0.25 noborder " + (titled ? "notitle" : one ? "title '95% interval'" : "title '95% intervals'"));
+    titled = true;
+  }
+  for (std::size_t k = 0; k < curves.size(); ++k) {
+    if (!bars[k]) continue;
+    plots.push_back(source(k) + " using 1:5:2:3 with yerrorbars" + colour(k) + " lw 1 pt -1 " +
+                    (titled ? "notitle" : one ? "title '95% interval'" : "title '95% intervals'"));
+    titled = true;
+  }
+  for (std::size_t k = 0; k < curves.size(); ++k) {
+    // A latency percentile the sweep pooled is the percentile of every run's durations, not the
+    // mean of the runs' own.
+    const std::string what = one ? (pooled ? "every run pooled" : "mean") : curve_names[k];
+    plots.push_back(source(k) + " using 1:4 with linespoints lw 1.6 pt 7" + colour(k) + " title " +
+                    gp_string(what + (any_band || any_bars ? "" : " (no 95% interval)")));
+  }
+  c.script += "plot ";
+  for (std::size_t i = 0; i < plots.size(); ++i) c.script += (i ? ", " : "") + plots[i];
+  c.script += "\n";
   return c;
 }
 

@@ -121,12 +121,23 @@ GnuplotChart panel_chart(const std::string& name, const std::string& title, cons
 // drawn as bars, one lane per subject; nothing when there is nothing to draw.
 std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::string>>& events, double end_s, bool hours);
 
-// One expected metric of a sweep against its first axis: a point per value of the axis, with its
-// 95% band (the mean's, or the pooled percentile's when `pooled`).
+// One metric of a sweep against its first axis: a point per value of the axis, with its 95% band
+// (the mean's, or the pooled percentile's when `pooled`); with more axes, a curve for each
+// combination of the others' values.
 struct SweepChartPoint {
-  std::string x;  // the axis' value, as the sweep wrote it
+  std::string x;  // the first axis' value, as the sweep wrote it
+  // NaN where summary.csv has nothing (no interval with one run); infinite as it has them (a
+  // backlog that never drained): neither is drawn, and the chart's title names the infinite ones.
   double low = 0, high = 0, value = 0;
+  std::string curve{};  // the other axes' values ("pods=4, ttl=1m"); "" with one axis
 };
+// The x axis reads the first axis' values as numbers when every one is one: a number as it is, a
+// duration ("90s", "15m", "1h30m") in the one unit that suits them all (seconds, minutes or
+// hours), a percentage ("5%") in per cent, a rate ("20/s", "30/min") per second, the unit in the
+// axis' label; anything else is a category, in the order the points give them. Both axes are
+// padded so no point and no band lies on the frame, and a metric the same at every point is drawn
+// mid-chart on an axis from 0.
+// The chart is named sweep-METRIC-N, N being `index` + 1.
 GnuplotChart sweep_chart(std::size_t index, const std::string& metric, const std::string& unit_suffix, const std::string& axis,
                          bool pooled, const std::vector<SweepChartPoint>& points);
 

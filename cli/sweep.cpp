@@ -309,6 +309,7 @@ std::optional<int> describe_plan(SweepState& sweep) {
   for (const Expectation& e : base.expect) plan.expected.push_back(e.name);
   sweep.shown = shown_metrics(plan, args.show, problem);
   if (!problem.empty()) return fail_usage(problem);
+  plan.shown = args.show;
   return std::nullopt;
 }
 

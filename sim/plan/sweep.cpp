@@ -128,6 +128,7 @@ nlohmann::json SweepPlan::to_json() const {
   j["seed"] = seed;
   j["metrics"] = metrics;
   j["expected"] = expected;
+  j["shown"] = shown;
   j["shard"] = shard;
   j["shards"] = shards;
   j["axes"] = nlohmann::json::array();
@@ -145,6 +146,7 @@ SweepPlan SweepPlan::from_json(const nlohmann::json& j) {
     p.seed = j.at("seed").get<std::uint64_t>();
     p.metrics = j.at("metrics").get<std::vector<std::string>>();
     p.expected = j.value("expected", std::vector<std::string>{});
+    p.shown = j.value("shown", std::vector<std::string>{});
     p.shard = j.at("shard").get<std::uint32_t>();
     p.shards = j.at("shards").get<std::uint32_t>();
     for (const auto& a : j.at("axes")) p.axes.push_back({a.at("path").get<std::string>(), a.at("values").get<std::vector<std::string>>()});

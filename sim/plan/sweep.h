@@ -50,6 +50,7 @@ struct SweepPlan {
   std::uint64_t seed = 1;           // replication r runs with seed + r
   std::vector<std::string> metrics; // the system's metrics, in its table's order (families left out)
   std::vector<std::string> expected;  // the metrics the scenario's expect: names (what a table shows first)
+  std::vector<std::string> shown;     // the metrics `--show` named (what the report charts beside those)
   std::uint32_t shard = 1;          // 1-based: this part runs the runs with index % shards == shard - 1
   std::uint32_t shards = 1;
 
