@@ -118,6 +118,7 @@ bool below(CompareOp op) { return op == CompareOp::lt || op == CompareOp::le; }
 
 // What theory predicts for a target at a station: nothing when it cannot say.
 std::optional<double> predicted(const Target& t, const queueing::Station& s) {
+  if (s.bursty && t.measure != Target::Measure::none) return std::nullopt;  // no closed form for the waits of arrivals in spells
   if (!s.stable()) return std::numeric_limits<double>::infinity();
   const bool wait = t.measure == Target::Measure::wait;
   if (t.mean) return wait ? s.mean_wait_s() : s.mean_sojourn_s();
@@ -191,6 +192,7 @@ struct PlanState {
   std::optional<std::size_t> analytic;
   std::optional<queueing::Station> analytic_station;
   bool theory_speaks = false;
+  bool theory_bursty = false;  // it would have, but the arrivals come in spells
   std::vector<MetricRef> refs;
   std::map<std::size_t, Probe> probes;
   std::vector<std::size_t> order;  // probes in the order they ran
@@ -269,6 +271,7 @@ std::optional<int> consult_theory(PlanState& plan) {
       if (!st) break;
       bool meets = true;
       for (const Target& t : plan.targets) {
+        if (st->bursty && t.measure != Target::Measure::none) plan.theory_bursty = true;
         const auto p = predicted(t, *st);
         if (!p) continue;
         plan.theory_speaks = true;
@@ -461,7 +464,11 @@ void print_theory(const PlanState& plan, std::ostream& out) {
       out << "             " << (diff == 0 ? "agrees with the simulation" : "the simulation needs " + std::to_string(diff) + " more") << "\n";
     }
   } else {
-    out << "  theory:    " << (plan.theory_speaks ? "no value in the range" : "has nothing to say about these targets for this system") << "\n";
+    out << "  theory:    "
+        << (plan.theory_speaks   ? "no value in the range"
+            : plan.theory_bursty ? "no closed form for arrivals in spells (arrival: bursty): the waits depend on a spell's length against how fast the queue empties, and Kingman's formula with the spells' index of dispersion can be an order of magnitude off"
+                                 : "has nothing to say about these targets for this system")
+        << "\n";
   }
 }
 

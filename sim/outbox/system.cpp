@@ -274,7 +274,7 @@ std::vector<queueing::StationLoad> outbox_stations(const OutboxSpec& spec) {
   RELAYSIM_ASSERT(members >= 1, "a group with a member and a partition");
   const std::uint32_t most = (partitions + members - 1) / members;
   const LatencyMoments m = moments(spec.downstream.latency);
-  const queueing::Station st{peak.rate_per_s * most / partitions, m.mean_s, spec.platform.concurrency_per_pod, peak.scv, m.scv};
+  const queueing::Station st{peak.rate_per_s * most / partitions, m.mean_s, spec.platform.concurrency_per_pod, peak.scv, m.scv, peak.bursty};
   return {{"consumers", "handling slots of the pod with the most partitions (" + std::to_string(most) + " of " +
                             std::to_string(partitions) + ")", st}};
 }

@@ -25,6 +25,12 @@ struct Station {
   std::uint32_t c = 1;   // servers
   double ca2 = 1;        // arrivals' squared coefficient of variation (1: Poisson)
   double cs2 = 1;        // service's (1: exponential, 0: constant)
+  // Arrivals in spells (an MMPP). ca2 is then the spells' asymptotic index of dispersion, right
+  // for the load a queue carries but not for its waits: those depend on how long a spell lasts
+  // against how fast the queue empties (short spells wait like ca2 says; spells much longer than
+  // a busy period wait like the high and the low rate each alone, which can be an order of
+  // magnitude less, or unstable). No closed form covers both, so theory keeps out of it.
+  bool bursty = false;
 
   double offered() const { return lambda * mean_s; }   // a, Erlangs
   double utilisation() const { return offered() / c; }  // ρ

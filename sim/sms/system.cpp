@@ -271,6 +271,7 @@ queueing::StationLoad limit_station(std::string name, const relaysim::LimiterSpe
   queueing::Station st;
   st.lambda = peak.rate_per_s;
   st.ca2 = peak.scv;
+  st.bursty = peak.bursty;
   st.mean_s = to_seconds(limit.window);
   st.cs2 = 0;
   st.c = limit.limit;
@@ -290,7 +291,7 @@ std::vector<queueing::StationLoad> sms_stations(const SmsSpec& spec) {
   service.shape = LatencyShape::mixture;
   for (const ProviderSpec& p : spec.providers) service.mixture.push_back(p.latency);
   const LatencyMoments m = moments(service);
-  queueing::Station workers{peak.rate_per_s, m.mean_s, spec.platform.pods * spec.platform.concurrency_per_pod, peak.scv, m.scv};
+  queueing::Station workers{peak.rate_per_s, m.mean_s, spec.platform.pods * spec.platform.concurrency_per_pod, peak.scv, m.scv, peak.bursty};
   std::vector<queueing::StationLoad> out{{"async workers", "worker slots", workers}};
   if (spec.platform.cluster_limit) out.push_back(limit_station("cluster limit", spec.platform.cluster_limit->spec, peak));
   for (std::size_t b = 0; b < spec.businesses.size(); ++b) {

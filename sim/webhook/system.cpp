@@ -366,6 +366,7 @@ class WebhookSystem final : public SystemOf<Manifest> {
     queueing::Station st;
     st.lambda = peak.rate_per_s;
     st.ca2 = peak.scv;
+    st.bursty = peak.bursty;
     LatencySpec service;
     service.shape = LatencyShape::mixture;
     for (const EndpointGroup& g : spec.endpoints) {

@@ -50,13 +50,15 @@ PeakLoad peak_load(std::span<const WeightedArrivals> segments) {
     if (at.arrivals->burst != 0 || at.arrivals->rate_per_s <= 0) continue;
     const Time t = at.arrivals->from;
     double rate = 0, weighted_scv = 0;
+    bool bursty = false;
     for (const WeightedArrivals& w : segments) {
       const ArrivalSpec& a = *w.arrivals;
       if (a.burst != 0 || !(a.from <= t && t < a.to)) continue;
       rate += a.rate_per_s * w.weight;
       weighted_scv += a.rate_per_s * w.weight * a.scv();
+      bursty = bursty || a.arrival == Arrival::bursty;
     }
-    if (rate > peak.rate_per_s) peak = PeakLoad{rate, weighted_scv / rate};
+    if (rate > peak.rate_per_s) peak = PeakLoad{rate, weighted_scv / rate, bursty};
   }
   return peak;
 }

@@ -66,6 +66,7 @@ struct WeightedArrivals {
 struct PeakLoad {
   double rate_per_s = 0.0;
   double scv = 1.0;
+  bool bursty = false;  // a segment then comes in spells (MMPP)
 };
 PeakLoad peak_load(std::span<const WeightedArrivals> segments);
 
