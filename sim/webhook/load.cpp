@@ -26,6 +26,20 @@ LoadGenerator::LoadGenerator(const std::vector<LoadSegment>& segments, std::uint
       arrivals_(arrivals_of(segments), rng_, [this](std::uint32_t segment) { call(segment); }) {
   RELAYSIM_ASSERT(cxids > 0, "load needs cxids to send to");
   recent_.reserve(kRecentKeys);
+  for (const LoadSegment& s : segments_) {
+    zipf_.push_back(s.tenant_skew > 0 ? std::optional<Zipf>(Zipf(cxids, s.tenant_skew)) : std::nullopt);
+  }
+}
+
+std::uint32_t LoadGenerator::pick_cxid(std::uint32_t segment) {
+  if (!zipf_[segment]) return static_cast<std::uint32_t>(rng_.below(cxids_));
+  // Rank k to a cxid through a fixed shuffle (multiplying by a prime larger than any count of
+  // cxids is a bijection mod cxids), so the busiest tenants are spread over the endpoint groups
+  // rather than all in the first.
+  constexpr std::uint64_t kPrime = 1'000'000'007;
+  static_assert(kPrime > kMaxCxids, "the shuffle needs a prime above every count of cxids");
+  const std::uint64_t rank = zipf_[segment]->draw(rng_);
+  return static_cast<std::uint32_t>((rank - 1) * kPrime % cxids_);
 }
 
 std::string LoadGenerator::key_text(std::uint32_t cxid, std::uint64_t name) {
@@ -70,7 +84,7 @@ void LoadGenerator::call(std::uint32_t segment) {
       }
     }
   }
-  const ClientKey key{static_cast<std::uint32_t>(rng_.below(cxids_)), next_request_, 0, next_request_};
+  const ClientKey key{pick_cxid(segment), next_request_, 0, next_request_};
   ++next_request_;
   remember(key);
   emit(key, 0);

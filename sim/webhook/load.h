@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "sim/webhook/spec.h"
 #include "sim/webhook/truth.h"
 #include "sim/world/arrivals.h"
+#include "sim/world/zipf.h"
 
 namespace relaysim::sim::webhook {
 
@@ -42,7 +44,11 @@ class LoadGenerator {
   void emit(const ClientKey& key, std::uint64_t variant);
   void remember(const ClientKey& key);
 
+  // A new call's cxid: uniform, or by Zipf's law under the segment's tenant_skew.
+  std::uint32_t pick_cxid(std::uint32_t segment);
+
   std::vector<LoadSegment> segments_;
+  std::vector<std::optional<Zipf>> zipf_;  // per segment: its skew, if any
   std::uint32_t cxids_;
   Rng rng_;
   Sink sink_;

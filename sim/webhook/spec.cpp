@@ -250,6 +250,10 @@ const Schema<LoadSegment>& load_schema() {
           "share that repeat an earlier key with another payload (must be refused as a conflict)");
     s.key("shared_ids", &LoadSegment::shared_ids, fraction_codec(),
           "share that reuse an earlier call's request_id under another cxid: a new key (must be stored as a new request)");
+    s.key("tenant_skew", &LoadSegment::tenant_skew, number_codec(0, 10),
+          "how new calls spread over the cxids: 0 evenly; s > 0 by Zipf's law, the k-th busiest tenant getting calls in "
+          "proportion to 1 / k^s (1: the classic skew, where the busiest of 20,000 tenants gets about a tenth of the calls); which cxids "
+          "are the busy ones is a fixed shuffle, not their order");
     s.check([](const Reader& r, const Map& m, LoadSegment& l) {
       if (l.duplicates + l.conflicts + l.shared_ids > 1.0) {
         const char* last = m.has("shared_ids") ? "shared_ids" : m.has("conflicts") ? "conflicts" : "duplicates";

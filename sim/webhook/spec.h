@@ -65,6 +65,7 @@ struct LoadSegment {
   double duplicates = 0.0;  // fraction of calls that repeat an earlier (cxid, request_id, payload)
   double conflicts = 0.0;   // fraction that repeat an earlier key with another payload
   double shared_ids = 0.0;  // fraction that reuse an earlier request_id under another cxid (a new key)
+  double tenant_skew = 0.0;  // Zipf's exponent of how new calls spread over the cxids (0: evenly)
   bool operator==(const LoadSegment&) const = default;
 };
 
