@@ -12,6 +12,7 @@
 #include "sim/scenario/yaml_reader.h"
 #include "sim/webhook/spec.h"
 #include "sim/world/distribution.h"
+#include "sim/world/zipf.h"
 
 namespace relaysim::sim {
 namespace {
@@ -118,13 +119,68 @@ TEST(Latency, EmpiricalDrawsTheFilesSamples) {
 TEST(Latency, OneDistributionAtATime) {
   EXPECT_NE(error_of("{p50: 1s, exponential: 1s}").find("only one of"), std::string::npos);
   EXPECT_NE(error_of("{}").find("needs one of"), std::string::npos);
-  EXPECT_NE(error_of("{p99: 1s}").find("goes with p50"), std::string::npos);
+  EXPECT_NE(error_of("{p99: 1s}").find("needs two of p50, p90, p99 and mean"), std::string::npos);
   EXPECT_NE(error_of("{erlang: {mean: 1s, k: 2.5}}").find("whole number"), std::string::npos);
   EXPECT_NE(error_of("{uniform: {min: 2s, max: 1s}}").find("must not be below min"), std::string::npos);
   EXPECT_NE(error_of("{exponential: 0s}").find("must be positive"), std::string::npos);
   EXPECT_NE(error_of("{mixture: []}").find("at least one part"), std::string::npos);
   EXPECT_NE(error_of("{mixture: [{weight: 1, mixture: []}]}").find("unknown key"), std::string::npos);
   EXPECT_NE(error_of("{weight: 2, p50: 1s}").find("unknown key"), std::string::npos) << "weight belongs to a mixture's part";
+}
+
+// The figures operators know: any two of p50, p90, p99 and mean give the log-normal through them,
+// kept as its p50 and p99.
+TEST(Latency, ALogNormalIsFittedThroughAnyTwoFigures) {
+  const auto near = [](Duration a, double seconds) { return std::abs(to_seconds(a) / seconds - 1) < 1e-6; };
+  // sigma = ln(2)/z90 from p50 1s and p90 2s: p99 = e^(z99 sigma).
+  LatencySpec l = latency_of("{p50: 1s, p90: 2s}");
+  EXPECT_TRUE(near(l.p50, 1.0));
+  EXPECT_TRUE(near(l.p99, std::exp(2.3263478740408408 * std::log(2.0) / 1.2815515655446004)));
+  // And back: the p90 of that one, with its p99, gives the same p50.
+  l = latency_of("{p90: 2s, p99: " + std::to_string(to_seconds(l.p99)) + "s}");
+  EXPECT_TRUE(near(l.p50, 1.0));
+  // p50 and mean: mean = p50 e^(sigma^2 / 2).
+  l = latency_of("{p50: 100ms, mean: 200ms}");
+  EXPECT_NEAR(moments(l).mean_s, 0.2, 1e-6);
+  // p99 and mean: the fitted log-normal has that mean and that p99.
+  l = latency_of("{p99: 2s, mean: 200ms}");
+  EXPECT_TRUE(near(l.p99, 2.0));
+  EXPECT_NEAR(moments(l).mean_s, 0.2, 1e-6);
+  // What a rewritten scenario says: p50 and p99, which read back as the same latency.
+  EXPECT_EQ(latency_of("{p50: " + std::to_string(to_seconds(l.p50)) + "s, p99: 2s}").p99, l.p99);
+}
+
+TEST(Latency, AFitNoLogNormalHasIsRefused) {
+  // A p99 of 2s allows a mean of 2s / e^(z99^2 / 2) = 133.7ms at least.
+  EXPECT_NE(error_of("{p99: 2s, mean: 100ms}").find("has a mean of at least 0.133s"), std::string::npos) << error_of("{p99: 2s, mean: 100ms}");
+  EXPECT_NE(error_of("{p50: 1s, mean: 500ms}").find("a log-normal's mean is at least its median"), std::string::npos);
+  EXPECT_NE(error_of("{p50: 1s, p90: 500ms}").find("must not be below p50"), std::string::npos);
+  EXPECT_NE(error_of("{p50: 1s, p90: 2s, p99: 3s}").find("two parameters"), std::string::npos);
+  EXPECT_NE(error_of("{mean: 1s}").find("needs two of"), std::string::npos);
+  EXPECT_NE(error_of("{p50: 1ms, mean: 1h}").find("at most 1000 times its p50"), std::string::npos);
+  EXPECT_NE(error_of("{p90: 0s, mean: 1s}").find("must be positive"), std::string::npos);
+}
+
+// Zipf's law by rejection-inversion: the share of each rank is 1 / (k^s H(n, s)).
+TEST(Zipf, RanksComeAsOftenAsTheLawSays) {
+  for (const double s : {0.5, 1.0, 1.5}) {
+    constexpr std::uint64_t n = 50;
+    double harmonic = 0;
+    for (std::uint64_t k = 1; k <= n; ++k) harmonic += std::pow(static_cast<double>(k), -s);
+    const Zipf zipf(n, s);
+    Rng rng(7);
+    std::vector<double> seen(n + 1, 0);
+    constexpr int kDraws = 200'000;
+    for (int i = 0; i < kDraws; ++i) {
+      const std::uint64_t k = zipf.draw(rng);
+      ASSERT_TRUE(k >= 1 && k <= n);
+      seen[k] += 1.0 / kDraws;
+    }
+    for (const std::uint64_t k : {1, 2, 10, 50}) {
+      const double p = std::pow(static_cast<double>(k), -s) / harmonic;
+      EXPECT_NEAR(seen[k], p, 5 * std::sqrt(p / kDraws)) << "s " << s << ", rank " << k;
+    }
+  }
 }
 
 }  // namespace

@@ -138,9 +138,90 @@ Schema<LatencySpec>::Key uniform_key() {
 
 }  // namespace
 
+// A log-normal's figure other than p50 and p99 (`p90`, `mean`), read into `member` for the fit in
+// check_one_shape (latency_codec writes the fitted p50 and p99).
+Schema<LatencySpec>::Key fit_key(std::string name, Duration LatencySpec::*member, std::string meaning) {
+  typename Schema<LatencySpec>::Key k;
+  k.name = std::move(name);
+  k.kind = "duration";
+  k.meaning = std::move(meaning);
+  k.default_text = "—";
+  k.read = [member](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) { l.*member = r.duration(n, p); };
+  k.differs = [](const LatencySpec&, const LatencySpec&) { return false; };
+  k.emit = [](YAML::Emitter&, const LatencySpec&, const LatencySpec&) {};
+  return k;
+}
+
+// The standard normal's 90th and 99th percentiles.
+constexpr double kZ90 = 1.2815515655446004;
+constexpr double kZ99 = 2.3263478740408408;
+
+// The log-normal through the figures given (two of p50, p90, p99 and mean), as its p50 and p99.
+// A percentile and the mean leave two log-normals when the percentile is above the mean; the one
+// with the lighter tail is taken (its sigma below the percentile's z), which is also the one whose
+// mean is the least a percentile allows: e^(-z^2/2) of it, 1/14.96 of a p99.
+void fit_lognormal(const Reader& r, const Map& m, LatencySpec& l) {
+  const bool p50 = m.has("p50"), p90 = m.has("p90"), p99 = m.has("p99"), mean = m.has("mean");
+  const int given = p50 + p90 + p99 + mean;
+  if (given > 2) r.fail(m.node(), m.path(), "a log-normal has two parameters: give two of p50, p90, p99 and mean");
+  if (given == 1 && !p50) r.fail(m.node(), m.path(), "a log-normal needs two of p50, p90, p99 and mean (p50 alone: constant)");
+  for (const char* k : {"p50", "p90", "p99", "mean"}) {
+    const Duration v = std::string_view(k) == "p50" ? l.p50 : std::string_view(k) == "p90" ? l.fit_p90 : std::string_view(k) == "p99" ? l.p99 : l.fit_mean;
+    if (m.has(k) && v <= Duration::zero()) r.fail(m[k], m.child(k), "must be positive");
+  }
+  const auto s = [](Duration d) { return to_seconds(d); };
+  const auto at = [](double seconds) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(seconds)); };
+  // Sigma from a percentile at `z` and the mean, refusing a mean the percentile cannot have.
+  const auto sigma_from_mean = [&](const char* key, double pct, double z) {
+    const double x = std::log(pct / s(l.fit_mean));  // = z sigma - sigma^2 / 2
+    if (x > z * z / 2) {
+      r.fail(m["mean"], m.child("mean"), "a log-normal whose " + std::string(key) + " is " + format_duration(at(pct)) +
+                                             " has a mean of at least " + format_duration(at(pct * std::exp(-z * z / 2))));
+    }
+    return x >= 0 ? z - std::sqrt(z * z - 2 * x) : z + std::sqrt(z * z - 2 * x);
+  };
+  double mu = 0, sigma = 0;
+  if (p50 && (p99 || given == 1)) return;  // as written: p50 and p99, or p50 alone (checked by the caller)
+  if (p50 && p90) {
+    if (l.fit_p90 < l.p50) r.fail(m["p90"], m.child("p90"), "must not be below p50");
+    mu = std::log(s(l.p50));
+    sigma = std::log(s(l.fit_p90) / s(l.p50)) / kZ90;
+  } else if (p90 && p99) {
+    if (l.p99 < l.fit_p90) r.fail(m["p99"], m.child("p99"), "must not be below p90");
+    sigma = std::log(s(l.p99) / s(l.fit_p90)) / (kZ99 - kZ90);
+    mu = std::log(s(l.fit_p90)) - kZ90 * sigma;
+  } else if (p50 && mean) {
+    if (l.fit_mean < l.p50) r.fail(m["mean"], m.child("mean"), "must not be below p50: a log-normal's mean is at least its median");
+    mu = std::log(s(l.p50));
+    sigma = std::sqrt(2 * std::log(s(l.fit_mean) / s(l.p50)));
+  } else if (p90 && mean) {
+    sigma = sigma_from_mean("p90", s(l.fit_p90), kZ90);
+    mu = std::log(s(l.fit_p90)) - kZ90 * sigma;
+  } else {
+    RELAYSIM_ASSERT(p99 && mean, "the pairs above are every other pair");
+    sigma = sigma_from_mean("p99", s(l.p99), kZ99);
+    mu = std::log(s(l.p99)) - kZ99 * sigma;
+  }
+  const double median = std::exp(mu), tail = std::exp(mu + kZ99 * sigma);
+  if (!(median >= 1e-9 && tail <= median * 1000 && tail <= to_seconds(kLongestDuration))) {
+    const auto secs = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3gs", v);
+      return std::string(buf);
+    };
+    r.fail(m.node(), m.path(), "the log-normal through these figures has p50 " + secs(median) + " and p99 " + secs(tail) +
+                                   ": its p99 must be at most 1000 times its p50 (latencies are capped there, so a longer tail would not be simulated)");
+  }
+  l.p50 = at(median);
+  l.p99 = at(tail);
+  l.fit_p90 = l.fit_mean = Duration{};
+}
+
 void latency_keys(Schema<LatencySpec>& s) {
   s.key("p50", &LatencySpec::p50, duration_codec(), "log-normal: the median");
   s.key("p99", &LatencySpec::p99, duration_codec(), "log-normal: the 99th percentile", opt::shown("`p50` (constant)"));
+  s.add(fit_key("p90", &LatencySpec::fit_p90, "log-normal: the 90th percentile (with one of p50, p99 or mean)"));
+  s.add(fit_key("mean", &LatencySpec::fit_mean, "log-normal: the mean (with one of p50, p90 or p99); the fit is refused where no log-normal has it"));
   s.key("constant", &LatencySpec::mean, duration_codec(), "always this long", opt::shown("—"));
   s.last().read = [](const Reader& r, const YAML::Node& n, const std::string& p, LatencySpec& l) {
     l.mean = r.duration(n, p);
@@ -164,15 +245,18 @@ void latency_keys(Schema<LatencySpec>& s) {
 
 // Which keys a latency was written with: exactly one way of giving it.
 void check_one_shape(const Reader& r, const Map& m, LatencySpec& l) {
-  if (m.has("p99") && !m.has("p50")) r.fail(m["p99"], m.child("p99"), "goes with p50");
-  int given = 0;
-  for (const char* k : {"p50", "constant", "exponential", "gamma", "erlang", "uniform", "empirical", "mixture"}) given += m.has(k) ? 1 : 0;
+  const bool lognormal = m.has("p50") || m.has("p90") || m.has("p99") || m.has("mean");
+  int given = lognormal ? 1 : 0;
+  for (const char* k : {"constant", "exponential", "gamma", "erlang", "uniform", "empirical", "mixture"}) given += m.has(k) ? 1 : 0;
   if (given != 1) {
-    r.fail(m.node(), m.path(), given == 0 ? "a latency needs one of p50, constant, exponential, gamma, erlang, uniform, empirical or mixture"
+    r.fail(m.node(), m.path(), given == 0 ? "a latency needs one of p50 (or two of p50, p90, p99 and mean), constant, exponential, gamma, erlang, uniform, empirical or mixture"
                                           : "a latency is one distribution: give only one of p50, constant, exponential, gamma, erlang, uniform, empirical or mixture");
   }
-  if (m.has("p50")) {
+  if (lognormal) {
     l.shape = LatencyShape::lognormal;
+    fit_lognormal(r, m, l);
+  }
+  if (lognormal && m.has("p50") && !m.has("p90") && !m.has("mean")) {  // as written: p50, with p99 or alone
     if (l.p50 <= Duration::zero()) r.fail(m["p50"], m.child("p50"), "must be positive");
     if (!m.has("p99")) l.p99 = l.p50;
     if (l.p99 < l.p50) r.fail(m["p99"], m.child("p99"), "must not be below p50");
@@ -229,7 +313,7 @@ void emit_latency(YAML::Emitter& e, const LatencySpec& l, bool part) {
 
 const Schema<LatencySpec>& latency_schema() {
   static const Schema<LatencySpec> schema = [] {
-    Schema<LatencySpec> s(Style::flow, "One distribution, named by its key: log-normal (`p50`, with `p99`), `constant`, `exponential`, `gamma`, `erlang`, `uniform`, `empirical` (a file of samples) or a `mixture` of these.");
+    Schema<LatencySpec> s(Style::flow, "One distribution, named by its key: log-normal (`p50`, with `p99`; or two of `p50`, `p90`, `p99`, `mean`), `constant`, `exponential`, `gamma`, `erlang`, `uniform`, `empirical` (a file of samples) or a `mixture` of these.");
     latency_keys(s);
     typename Schema<LatencySpec>::Key k;
     k.name = "mixture";

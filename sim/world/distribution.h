@@ -2,6 +2,8 @@
 // written as the one key that names it:
 //   {p50: 80ms, p99: 1s}                  log-normal through a median and a 99th percentile
 //                                         (capped at 1000 times the median); {p50: 5ms}: constant
+//   {p99: 2s, mean: 200ms}                the same, fitted through any two of p50, p90, p99 and
+//                                         mean (the figures operators know), kept as p50 and p99
 //   {constant: 200ms}                     always the same
 //   {exponential: 200ms}                  exponential with this mean (M/M/c's service)
 //   {gamma: {mean: 200ms, shape: 0.5}}    gamma; shape 1 is exponential, large is nearly constant
@@ -31,6 +33,9 @@ enum class LatencyShape : std::uint8_t { lognormal, constant, exponential, gamma
 struct LatencySpec {
   Duration p50 = std::chrono::milliseconds(50);   // lognormal (first, so that {p50, p99} makes one)
   Duration p99 = std::chrono::milliseconds(200);  // lognormal
+  // Figures a log-normal may be given by instead, as read (zero: not given); the fit turns them
+  // into p50 and p99 and clears them, so a latency has one form however it was written.
+  Duration fit_p90{}, fit_mean{};
   LatencyShape shape = LatencyShape::lognormal;
   Duration mean{};                                // constant (its value), exponential, gamma
   double gamma_shape = 1.0;                       // gamma (a whole number for erlang)
