@@ -342,21 +342,10 @@ std::string series_numbers(const RunReport& run) {
   return numbers;
 }
 
-// Fault windows, shaded in every chart.
-std::vector<Shade> fault_shades(const RunReport& run) {
-  std::vector<Shade> shades;
-  for (const auto& f : run.events) {
-    RELAYSIM_ASSERT(f.size() == 6, "a timeline row has its six fields");
-    const double from = std::atof(f[0].c_str());
-    const double to = f[1].empty() ? run.end_s : std::atof(f[1].c_str());
-    if (to > from && f[5] == "1" && shades.size() < 40) shades.push_back({from, to});
-  }
-  return shades;
-}
-
 // Draws the time series' panels from series.dat in `work`, each with the system's columns it
-// declares; says what went wrong.
-std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, const std::vector<Shade>& shades) {
+// declares and the fault windows shaded (each fault in its colour; one lasting nearly the whole
+// run named instead); says what went wrong.
+std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, const FaultWindows& faults) {
   const auto columns = run.system->series();
   RELAYSIM_ASSERT(run.drawn.size() == columns.size(), "a field for each of the system's columns");
   const std::string series_name = (run.dir / "series.csv").string();
@@ -371,14 +360,15 @@ std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, con
     }
     if (curves.empty()) continue;
     const GnuplotChart chart = panel_chart("panel-" + std::string(to_string(static_cast<Panel>(panel))), kPanelTitles[panel], curves,
-                                           shades, run.hours, panel == static_cast<int>(Panel::latency));
+                                           faults.shaded, run.hours, panel == static_cast<int>(Panel::latency), run.end_s,
+                                           faults.whole_run);
     if (auto bad = draw(work, run.dir, chart, series_name, run.charts)) return bad;
   }
   return std::nullopt;
 }
 
 // Draws every chart of the run in `work`, in the order the page shows them; says what went wrong.
-std::optional<std::string> draw_run_charts(RunReport& run, const fs::path& work, const std::vector<Shade>& shades) {
+std::optional<std::string> draw_run_charts(RunReport& run, const fs::path& work, const FaultWindows& faults) {
   const fs::path& dir = run.dir;
   RELAYSIM_ASSERT(run.system != nullptr, "a run's result names its system");
   if (const std::string dot = pipeline_dot(*run.system, run.result); !dot.empty()) {
@@ -386,7 +376,7 @@ std::optional<std::string> draw_run_charts(RunReport& run, const fs::path& work,
     if (auto bad = graphviz(work, dir, "pipeline", dot, false, &svg)) return bad;
     run.charts.push_back({"pipeline", "Pipeline: what flowed along each edge over the run", svg});
   }
-  if (auto bad = draw_panels(run, work, shades)) return bad;
+  if (auto bad = draw_panels(run, work, faults)) return bad;
   if (const auto lanes = lanes_chart(run.events, run.end_s, run.hours)) {
     if (auto bad = draw(work, dir, *lanes, (dir / "timeline.csv").string(), run.charts)) return bad;
   }
@@ -444,17 +434,28 @@ void timeline_tables(const std::vector<std::vector<std::string>>& events, std::s
 }
 
 // The tables: the verdict, expectations, a few figures, the timeline; then the pages.
-int write_run_pages(const RunReport& run) {
+int write_run_pages(const RunReport& run, const FaultWindows& faults) {
   const nlohmann::json& result = run.result;
   const std::vector<Chart>& charts = run.charts;
   const std::string title = "relaysim run: " + result.value("scenario", std::string("?")) + " (" + run.system_name + ")";
+  // What the shading shows, and what it leaves out: a fault over nearly the whole run.
+  std::string shading = "Shaded in the charts over time: fault windows (outages, store faults, pauses, crashes until their "
+                        "restart), each fault in a colour of its own, named in the key.";
+  if (const std::vector<std::string>& whole = faults.whole_run; !whole.empty()) {
+    shading += std::string(" Not shaded, as ") + (whole.size() == 1 ? "it lasts" : "they last") + " (nearly) the whole run (over " +
+               std::to_string(static_cast<int>(kWholeRun * 100)) + "% of it) and would hide the rest: ";
+    constexpr std::size_t kNamed = 20;
+    for (std::size_t i = 0; i < whole.size() && i < kNamed; ++i) shading += (i ? "; " : "") + whole[i];
+    if (whole.size() > kNamed) shading += "; and " + std::to_string(whole.size() - kNamed) + " more";
+    shading += " (in the timeline's lanes and table).";
+  }
   std::string intro = "<p>Verdict: <b class=\"" + std::string(result.value("verdict", "") == "pass" ? "ok" : "fail") + "\">" +
                       html_escape(result.value("verdict", "?")) + "</b>; " + html_escape(result.value("ending", "")) + " at virtual " +
                       html_escape(value_text(Unit::seconds, run.end_s)) + "; seed " + std::to_string(result.value("seed", 0ull)) +
                       ", store " + html_escape(result.value("store", "")) + ", fingerprint " + html_escape(result.value("fingerprint", "")) +
-                      ". Shaded: fault windows (outages, store faults, pauses, crashes until their restart).</p>\n";
-  std::string md = "# " + md_escape(title) + "\n\nVerdict: **" + md_escape(result.value("verdict", "?")) +
-                   "**. Shaded in the charts: fault windows.\n\n";
+                      ".</p>\n<p>" + html_escape(shading) + "</p>\n";
+  std::string md = "# " + md_escape(title) + "\n\nVerdict: **" + md_escape(result.value("verdict", "?")) + "**.\n\n" +
+                   md_escape(shading) + "\n\n";
   std::string tables;
   expectation_tables(result, tables, md);
   for (const Chart& c : charts) md += "## " + md_escape(c.title) + "\n\n![" + md_escape(c.title) + "](" + c.name + ".svg)\n\n";
@@ -475,8 +476,9 @@ int run_report(const fs::path& dir) {
   WorkDir work(dir);
   if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());
   if (auto bad = write_text(work.path() / "series.dat", numbers)) return fail_incomplete(*bad);
-  if (auto bad = draw_run_charts(run, work.path(), fault_shades(run))) return fail_incomplete(*bad);
-  return write_run_pages(run);
+  const FaultWindows faults = fault_windows(run.events, run.end_s);
+  if (auto bad = draw_run_charts(run, work.path(), faults)) return fail_incomplete(*bad);
+  return write_run_pages(run, faults);
 }
 
 // summary.csv (and tails.csv): the point, the axes' values, the metric, then its figures (and

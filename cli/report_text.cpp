@@ -167,7 +167,18 @@ constexpr std::string_view kGnuplotWords[] = {
     "noenhanced", "termoption", "logscale", "x", "y", "xlabel", "ylabel", "y2label", "xrange", "yrange", "y2range",
     "object", "rect", "from", "to", "graph", "behind", "fc", "rgb", "fs", "solid", "noborder", "style", "fill",
     "using", "with", "lines", "linespoints", "steps", "filledcurves", "boxxyerror", "lw", "lc", "pt", "title",
-    "axes", "x1y2", "index", "column", "NaN", "notitle", "offsets", "autoscale", "yfixmax", "yerrorbars", "transparent"};
+    "axes", "x1y2", "index", "column", "NaN", "notitle", "offsets", "autoscale", "yfixmax", "yerrorbars", "transparent",
+    "lmargin", "rmargin", "at", "screen", "keyentry", "boxes", "format", "y2"};
+
+// `s` as printable() shows it, cut to at most `most` characters, the last of them '…' where it
+// was cut (a name in a chart's key or on its axis, where the margin holds so much).
+std::string shortened(std::string_view s, std::size_t most) {
+  const std::string p = printable(s);
+  std::vector<std::size_t> starts;  // of each character
+  for (std::size_t at = 0; at < p.size(); at += std::max<std::size_t>(1, utf8_length(p, at))) starts.push_back(at);
+  if (starts.size() <= most || most == 0) return p;
+  return p.substr(0, starts[most - 1]) + "\u2026";
+}
 
 bool plain_name(std::string_view s) {
   if (s.empty()) return false;
@@ -284,21 +295,34 @@ std::optional<LatencyCdf> latency_cdf(const nlohmann::json& result) {
   const nlohmann::json& g = field(result, "groups");
   const auto cdf_of = [](const nlohmann::json& row) -> const nlohmann::json& { return field(field(row, "latency"), "cdf"); };
   const auto has_cdf = [&](const nlohmann::json& row) { return cdf_of(row).is_array() && !cdf_of(row).empty(); };
+  const auto name_of = [](const nlohmann::json& row) {
+    return field(row, "name").is_string() ? field(row, "name").get<std::string>() : std::string("?");
+  };
   std::vector<const nlohmann::json*> rows;
   if (has_cdf(field(g, "all"))) rows.push_back(&field(g, "all"));
   if (rows.empty()) return std::nullopt;
+  LatencyCdf out;
   std::size_t grouped_rows = 0;
   const nlohmann::json& groups = field(g, "groups");
   if (groups.is_array()) {
     for (const auto& r : groups) {
-      if (has_cdf(r) && grouped_rows < 12) {
+      if (!has_cdf(r)) {
+        out.unmeasured.push_back(name_of(r));
+      } else if (grouped_rows < 12) {
         rows.push_back(&r);
         ++grouped_rows;
+      } else {
+        ++out.not_drawn;
       }
     }
   }
-  if (grouped_rows < 2) rows.resize(1);  // one group is the whole again
-  LatencyCdf out;
+  std::string all = "all";
+  if (grouped_rows == 1) {
+    // One group with a distribution is the whole again: its curve would lie on the whole's. When
+    // others had none (no latency measured there), the whole's title says whose it is.
+    if (!out.unmeasured.empty()) all += " = " + name_of(*rows[1]);
+    rows.resize(1);
+  }
   std::string& data = out.data;
   for (const nlohmann::json* r : rows) {
     for (const auto& point : cdf_of(*r)) {
@@ -309,7 +333,7 @@ std::optional<LatencyCdf> latency_cdf(const nlohmann::json& result) {
     data += "\n\n";
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    out.titles.push_back(i == 0 ? "all" : field(*rows[i], "name").is_string() ? field(*rows[i], "name").get<std::string>() : "?");
+    out.titles.push_back(i == 0 ? all : name_of(*rows[i]));
   }
   out.by = field(g, "by").is_string() ? field(g, "by").get<std::string>() : "group";
   return out;
@@ -489,7 +513,16 @@ GnuplotChart cdf_chart(const LatencyCdf& cdf) {
   RELAYSIM_ASSERT(!cdf.titles.empty(), "a CDF has a curve");
   GnuplotChart c;
   c.name = "latency-cdf";
-  c.title = "Latency distribution (CDF)" + (cdf.titles.size() > 1 ? ", by " + cdf.by : std::string());
+  const bool grouped = cdf.titles.size() > 1 || !cdf.unmeasured.empty() || cdf.not_drawn > 0;
+  c.title = "Latency distribution (CDF)" + (grouped ? ", by " + cdf.by : std::string());
+  // The groups without a curve, and why: nothing of theirs had a latency measured (an endpoint
+  // group down from the start).
+  if (!cdf.unmeasured.empty()) {
+    c.title += "; no latency measured for ";
+    for (std::size_t i = 0; i < cdf.unmeasured.size() && i < 8; ++i) c.title += (i ? ", " : "") + cdf.unmeasured[i];
+    if (cdf.unmeasured.size() > 8) c.title += " and " + std::to_string(cdf.unmeasured.size() - 8) + " more";
+  }
+  if (cdf.not_drawn > 0) c.title += "; " + std::to_string(cdf.not_drawn) + " more not drawn (12 at most)";
   c.data.emplace_back("latency-cdf.dat", cdf.data);
   c.script = chart_start(c.name) + "set datafile separator whitespace\nset key outside right top noenhanced\n"
              "set logscale x\nset xlabel 'seconds (log scale)'\nset ylabel '% at or below'\nset ytics 0, 20, 100\n"
@@ -518,17 +551,70 @@ const char* time_axis(bool hours) { return hours ? "set xlabel 'virtual time (ho
 
 }  // namespace
 
+FaultWindows fault_windows(const std::vector<std::vector<std::string>>& events, double end_s) {
+  FaultWindows out;
+  for (const auto& f : events) {
+    RELAYSIM_ASSERT(f.size() >= 6, "a timeline row has its six fields");
+    if (f[5] != "1") continue;
+    const double from = std::atof(f[0].c_str());
+    const double to = f[1].empty() ? end_s : std::atof(f[1].c_str());
+    if (!(to > from) || !std::isfinite(from) || !std::isfinite(to)) continue;
+    const std::string fault = f[3].empty() ? f[2] : f[2] + ": " + f[3];
+    if (end_s > 0 && std::min(to, end_s) - std::max(from, 0.0) > kWholeRun * end_s) {
+      out.whole_run.push_back(fault + ", from " + value_text(Unit::seconds, from) + " to " +
+                              (to >= end_s ? std::string("the end") : value_text(Unit::seconds, to)));
+    } else if (out.shaded.size() < kMostShades) {
+      out.shaded.push_back({from, to, fault});
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The same plot area in every chart along virtual time (kTimeFrameLeft, kTimeFrameRight).
+std::string time_frame() {
+  return "set lmargin at screen " + number(kTimeFrameLeft) + "\nset rmargin at screen " + number(kTimeFrameRight) + "\n";
+}
+
+// A fault's shade: light enough that the curves over it stay clear, and where two overlap both show.
+constexpr const char* kFaultFill = " fs transparent solid 0.2 noborder";
+constexpr const char* kOtherFaults = "#7f7f7f";  // past kFaultColours: the rest, in one grey
+// The most characters of a name the margins of a time chart hold: a fault's in the key (right of
+// the frame and the % axis of the health panel), a lane's left of the frame.
+constexpr std::size_t kKeyName = 26, kLaneName = 18;
+
+}  // namespace
+
 GnuplotChart panel_chart(const std::string& name, const std::string& title, const std::vector<SeriesCurve>& curves,
-                         const std::vector<Shade>& shades, bool hours, bool log_y) {
+                         const std::vector<Shade>& shades, bool hours, bool log_y, double end_s,
+                         const std::vector<std::string>& whole_run) {
   RELAYSIM_ASSERT(!curves.empty(), "a panel draws a column");
   GnuplotChart c;
   c.name = name;
   c.title = title;
-  c.script = chart_start(name) + "set datafile separator whitespace\nset key outside right top noenhanced\n" + time_axis(hours);
+  c.script = chart_start(name) + "set datafile separator whitespace\nset key outside right top noenhanced\n" + time_axis(hours) +
+             time_frame();
   const double div = hours ? 3600 : 60;
+  // From 0 to the run's end, as the lanes are: a band is at the same place in every chart.
+  if (end_s > 0 && std::isfinite(end_s)) c.script += "set xrange [0:" + number(end_s / div) + "]\n";
+  // What lasts (nearly) the whole run, named above the chart instead of shading all of it.
+  if (!whole_run.empty()) {
+    std::string text = whole_run.size() == 1 ? "Not shaded, as it lasts (nearly) the whole run: "
+                                              : "Not shaded, as they last (nearly) the whole run: ";
+    for (std::size_t i = 0; i < whole_run.size() && i < 3; ++i) text += (i ? "; " : "") + shortened(whole_run[i], 60);
+    if (whole_run.size() > 3) text += "; and " + std::to_string(whole_run.size() - 3) + " more";
+    c.script += "set title " + gp_string(text) + "\n";
+  }
+  // Each fault its colour, in the order the faults first appear.
+  std::vector<std::string> faults;
+  const auto colour_of = [](std::size_t k) { return k < std::size(kFaultColours) ? kFaultColours[k] : kOtherFaults; };
   for (std::size_t i = 0; i < shades.size(); ++i) {
+    const auto at = std::find(faults.begin(), faults.end(), shades[i].fault);
+    const auto k = static_cast<std::size_t>(at - faults.begin());
+    if (at == faults.end()) faults.push_back(shades[i].fault);
     c.script += "set object " + std::to_string(i + 1) + " rect from " + number(shades[i].from / div) + ", graph 0 to " +
-                number(shades[i].to / div) + ", graph 1 behind fc rgb '#f6d5d5' fs solid 0.7 noborder\n";
+                number(shades[i].to / div) + ", graph 1 behind fc rgb '" + colour_of(k) + "'" + kFaultFill + "\n";
   }
   if (log_y) c.script += "set logscale y\nset ylabel 'seconds'\n";
   // Room above the highest value (a tenth of the range, on a log axis too): a level such as 3
@@ -547,7 +633,15 @@ GnuplotChart panel_chart(const std::string& name, const std::string& title, cons
     plot += std::string(i ? ", " : "") + "'series.dat' using " + x + ":" + (s.ratio ? "(100*" + col + ")" : std::to_string(s.column)) + " with lines lw 1.6" +
             (s.ratio ? " axes x1y2" : "") + " title " + gp_string(s.title + (s.ratio ? " (%)" : ""));
   }
-  if (ratio_axis) c.script += "set y2tics 0, 20, 100\nset y2range [0:110]\nset y2label '%'\n";  // 100% below the frame
+  // 100% below the frame; the unit in each tic's label, leaving the room right of them to the key.
+  if (ratio_axis) c.script += "set y2tics 0, 20, 100\nset format y2 '%g%%'\nset y2range [0:110]\n";
+  // The key names each fault beside the curves (a name cut to what the key's room holds).
+  for (std::size_t k = 0; k < faults.size() && k <= std::size(kFaultColours); ++k) {
+    const bool rest = k == std::size(kFaultColours);
+    const std::string named = rest ? std::to_string(faults.size() - k) + " other faults" : faults[k].empty() ? "fault" : faults[k];
+    plot += std::string(", keyentry with boxes fc rgb '") + colour_of(k) + "'" + kFaultFill + " title " +
+            gp_string(shortened(named, kKeyName));
+  }
   c.script += plot + "\n";
   return c;
 }
@@ -655,11 +749,15 @@ std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::strin
     data += buf;
   }
   std::string ytics = "set ytics (";
-  for (std::size_t i = 0; i < lanes.size(); ++i) ytics += std::string(i ? ", " : "") + gp_string(lanes[i]) + " " + std::to_string(i);
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    ytics += std::string(i ? ", " : "") + gp_string(shortened(lanes[i], kLaneName)) + " " + std::to_string(i);
+  }
   ytics += ")\n";
+  // lanes.dat is whitespace-separated, as series.dat is (chart_start reads commas).
   c.script = chart_start(c.name, static_cast<int>(std::max<std::size_t>(220, 90 + 22 * lanes.size()))) +
-             "set grid xtics\nset key outside right top noenhanced\n" + ytics + "set yrange [" + std::to_string(lanes.size()) +
-             "-0.3:-0.7]\nset xrange [0:" + number(end_s / div) + "]\n" + time_axis(hours) + "set style fill solid 0.85 noborder\nplot ";
+             "set datafile separator whitespace\nset grid xtics\nset key outside right top noenhanced\n" + time_frame() + ytics +
+             "set yrange [" + std::to_string(lanes.size()) + "-0.3:-0.7]\nset xrange [0:" + number(end_s / div) + "]\n" +
+             time_axis(hours) + "set style fill solid 0.85 noborder\nplot ";
   for (std::size_t k = 0; k < categories.size(); ++k) {
     c.script += std::string(k ? ", " : "") + "'lanes.dat' using 1:(column(5) == " + std::to_string(k) +
                 " ? column(3) : NaN):2:4 with boxxyerror lc rgb '" + found.colours[k] + "' title " + gp_string(categories[k]);

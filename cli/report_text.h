@@ -52,13 +52,18 @@ bool gp_inert(std::string_view script);
 // A file name made of `s`: letters, digits, '-' and '_' kept, the rest '_', at most 60 long.
 std::string file_stem(std::string_view s);
 
-// The latency distribution of the whole and of each group (up to 12; none when there is one),
-// from the JSON's `groups` (what the system's latency metrics measure): gnuplot data, one block
-// per curve of "seconds percent" lines, and each curve's title.
+// The latency distribution of the whole and of each group that has one (up to 12; none when
+// only one has: its curve is the whole's, and the whole's title says so, "all = live"), from the
+// JSON's `groups` (what the system's latency metrics measure): gnuplot data, one block per curve
+// of "seconds percent" lines, and each curve's title. The groups without a distribution (no
+// latency measured: an endpoint group down from the start) are named, and those past the 12
+// drawn counted, so the chart's title can say why they have no curve.
 struct LatencyCdf {
   std::string data;
-  std::vector<std::string> titles;  // "all", then the groups'
-  std::string by;                   // what the groups are: "endpoint group"
+  std::vector<std::string> titles;        // "all" (or "all = live"), then the groups'
+  std::string by;                         // what the groups are: "endpoint group"
+  std::vector<std::string> unmeasured{};  // the groups with no latency to draw
+  std::size_t not_drawn = 0;              // the groups with one, past the 12 drawn
 };
 std::optional<LatencyCdf> latency_cdf(const nlohmann::json& result);
 
@@ -99,14 +104,36 @@ struct GnuplotChart {
 
 // The start of every chart's script: an SVG of the given height, text taken literally.
 std::string chart_start(const std::string& name, int height = 340);
+// Where the plot area of every chart along virtual time (the panels and the lanes) begins and
+// ends, as a fraction of the width: the same in each, so their time axes line up down the page.
+inline constexpr double kTimeFrameLeft = 0.13, kTimeFrameRight = 0.73;
 
 // The latency CDF chart of `cdf`: one curve per title.
 GnuplotChart cdf_chart(const LatencyCdf& cdf);
 
-// A window of virtual time to shade in every chart (a fault), in seconds.
+// A window of virtual time to shade in every panel, in seconds, and the fault it is a window of
+// ("outage: serviceb": timeline.csv's kind and subject): each fault is shaded in a colour of its
+// own (kFaultColours, in the order the shaded faults first appear; past those, one grey for the
+// rest) and named in the panel's key.
 struct Shade {
   double from = 0, to = 0;
+  std::string fault{};
 };
+inline constexpr const char* kFaultColours[] = {"#d62728", "#1f77b4", "#ff7f0e", "#2ca02c",
+                                                "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+// The faults of timeline.csv's rows (from, to, kind, subject, detail, fault; those with fault 1)
+// as the panels show them: a window over more than kWholeRun of the run (an endpoint group down
+// from the start to the end) would shade every panel throughout and hide the others, so it is not
+// shaded but named ("down: endpoints dead, from 0s to the end") in each panel's title and on the
+// page (the lanes draw it as they draw every fault); the rest are shaded (the first kMostShades).
+struct FaultWindows {
+  std::vector<Shade> shaded;
+  std::vector<std::string> whole_run;
+};
+inline constexpr double kWholeRun = 0.9;
+inline constexpr std::size_t kMostShades = 40;
+FaultWindows fault_windows(const std::vector<std::vector<std::string>>& events, double end_s);
+
 // One panel of the time series, from series.dat: whitespace-separated numbers (NaN where a
 // window had nothing to measure), a row per window, the window's end in its first column.
 struct SeriesCurve {
@@ -114,11 +141,16 @@ struct SeriesCurve {
   std::string title;
   bool ratio = false;      // a fraction, drawn in % on the right axis
 };
+// Its time axis runs from 0 to `end_s`, the run's end (0: as far as the data go), in the frame
+// every time chart shares; `whole_run`: the faults not shaded, as they last (nearly) the whole
+// run (FaultWindows), named in its title.
 GnuplotChart panel_chart(const std::string& name, const std::string& title, const std::vector<SeriesCurve>& curves,
-                         const std::vector<Shade>& shades, bool hours, bool log_y);
+                         const std::vector<Shade>& shades, bool hours, bool log_y, double end_s = 0,
+                         const std::vector<std::string>& whole_run = {});
 
 // The timeline's lanes: `events` are timeline.csv's rows (from, to, kind, subject, detail, fault),
-// drawn as bars, one lane per subject; nothing when there is nothing to draw.
+// drawn as bars, one lane per subject (its name cut to what the frame's left margin holds, the
+// whole of it in the timeline's table); nothing when there is nothing to draw.
 std::optional<GnuplotChart> lanes_chart(const std::vector<std::vector<std::string>>& events, double end_s, bool hours);
 
 // One metric of a sweep against its first axis: a point per value of the axis, with its 95% band
