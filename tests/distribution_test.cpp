@@ -131,7 +131,7 @@ TEST(Latency, OneDistributionAtATime) {
 // The figures operators know: any two of p50, p90, p99 and mean give the log-normal through them,
 // kept as its p50 and p99.
 TEST(Latency, ALogNormalIsFittedThroughAnyTwoFigures) {
-  const auto near = [](Duration a, double seconds) { return std::abs(to_seconds(a) / seconds - 1) < 1e-6; };
+  const auto near = [](Duration a, double expected_s) { return std::abs(to_seconds(a) / expected_s - 1) < 1e-6; };
   // sigma = ln(2)/z90 from p50 1s and p90 2s: p99 = e^(z99 sigma).
   LatencySpec l = latency_of("{p50: 1s, p90: 2s}");
   EXPECT_TRUE(near(l.p50, 1.0));
