@@ -34,6 +34,23 @@ Permit CircuitBreaker::acquire(Time now) {
   return {false, generation_};
 }
 
+bool CircuitBreaker::refuses(Time now) const {
+  switch (state_) {
+    case BreakerState::closed:
+      return false;
+    case BreakerState::open:
+      return now < open_until_;
+    case BreakerState::half_open:
+      return probes_in_flight_ >= config_.half_open_probes && !planted(mutant::half_open_unlimited);
+  }
+  return false;
+}
+
+std::optional<Time> CircuitBreaker::open_until() const {
+  if (state_ != BreakerState::open) return std::nullopt;
+  return open_until_;
+}
+
 void CircuitBreaker::release(const Permit& permit) {
   if (!permit.admitted || permit.generation != generation_) return;
   if (state_ == BreakerState::half_open) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,12 @@ class CircuitBreaker {
   Permit acquire(Time now);
   void record(const Permit& permit, bool success, Time now);
   void release(const Permit& permit);
+
+  // Whether acquire(now) would refuse: open before open_for has passed, or half-open with every
+  // probe taken. Changes nothing.
+  bool refuses(Time now) const;
+  // While open, when it will admit probes again; otherwise std::nullopt.
+  std::optional<Time> open_until() const;
 
   BreakerState state() const { return state_; }
   std::uint64_t generation() const { return generation_; }

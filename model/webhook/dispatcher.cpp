@@ -38,7 +38,8 @@ void Dispatcher::pump() {
       bool claimed = false;
       try {
         // Expired work first: it is dead-lettered at once and must not wait behind due work.
-        claimed = store_.claim_expired(now, pod_, lease(), job.row) || store_.claim_due(now, pod_, lease(), job.row);
+        claimed = store_.claim_expired(now, pod_, lease(), job.row) ||
+                  store_.claim_due(now, pod_, lease(), job.row, claimable(now));
       } catch (const StoreError& e) {
         store_failed(StoreOp::claim, e.failure());
         break;
@@ -52,6 +53,14 @@ void Dispatcher::pump() {
   } while (repump_);
   pumping_ = false;
   arm_wake(clock_.now());
+}
+
+Claimable Dispatcher::claimable(Time now) const {
+  // While the breaker refuses every lookup, claiming a blocked request would only defer it again
+  // (a store write and a claim per request per backoff step, millions in a long outage). They
+  // stay where they are until a probe may go out; the pod meanwhile takes the work it can move.
+  if (resolver_.breaker().refuses(now) && !planted(mutant::blocked_claimed_while_refused)) return Claimable::unblocked;
+  return Claimable::all;
 }
 
 Duration Dispatcher::lease() const {
@@ -70,7 +79,17 @@ void Dispatcher::arm_wake(Time now) {
   std::optional<Time> next;
   if (now >= store_retry_at_) {
     try {
-      next = store_.next_due();
+      const Claimable which = claimable(now);
+      next = store_.next_due(which);
+      if (which == Claimable::unblocked) {
+        // The blocked requests left out come due when the breaker lets a probe through, or just
+        // after a deadline, to be dead-lettered (claim_expired takes what has passed it).
+        const auto earliest = [&next](std::optional<Time> t) {
+          if (t && (!next || *t < *next)) next = t;
+        };
+        earliest(resolver_.breaker().open_until());
+        if (const std::optional<Time> expiry = store_.next_expiry()) earliest(*expiry + Duration{1});
+      }
     } catch (const StoreError& e) {
       store_failed(StoreOp::next_due, e.failure());
     }

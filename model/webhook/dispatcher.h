@@ -7,7 +7,10 @@
 // state. Completions are fenced by the claim token, so a pod that lost its lease changes nothing.
 //
 // It never polls: when nothing is due it sleeps until the Store's next due time, and nudge()
-// wakes it when new work arrives. When a store call fails (busy, full, an I/O error) it leaves
+// wakes it when new work arrives. While its breaker refuses every ServiceB lookup it leaves the
+// blocked requests in the store (claiming one would only defer it again) and sleeps at most until
+// the breaker lets a probe through: a long outage costs a deferral per request, not one per
+// request per backoff step. When a store call fails (busy, full, an I/O error) it leaves
 // the store alone for `store_retry` and then asks again; a completion that could not be recorded
 // leaves its request in flight until the lease expires, when another claim rescues it.
 #pragma once
@@ -63,6 +66,7 @@ class Dispatcher {
   void arm_wake(Time now);
   void store_failed(StoreOp op, StoreFailure failure);
   Duration lease() const;
+  Claimable claimable(Time now) const;  // which waiting requests a claim may take now
 
   PodId pod_;
   const PlatformConfig& config_;

@@ -1,6 +1,7 @@
 #include "model/webhook/memory_store.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/core/assert.h"
 #include "model/webhook/mutants.h"
@@ -41,15 +42,19 @@ void MemoryStore::schedule(std::uint32_t slot, bool created) {
   const Row& r = rows_[slot];
   switch (r.status) {
     case Status::pending:
-    case Status::blocked: {
       // A new request's times are its creation time and that plus the fixed deadline, both no
       // earlier than the last request's: lane a. A retry's are anywhere.
-      const DueLane lane = created ? DueLane::a : DueLane::none;
-      due_.set(slot, r.id, r.due_at, lane);
-      expiry_.set(slot, r.id, r.deadline_at, lane);
+      blocked_.remove(slot);
+      due_.set(slot, r.id, r.due_at, created ? DueLane::a : DueLane::none);
+      expiry_.set(slot, r.id, r.deadline_at, created ? DueLane::a : DueLane::none);
       return;
-    }
+    case Status::blocked:
+      due_.remove(slot);
+      blocked_.set(slot, r.id, r.due_at, DueLane::none);
+      expiry_.set(slot, r.id, r.deadline_at, DueLane::none);
+      return;
     case Status::in_flight:
+      blocked_.remove(slot);
       due_.set(slot, r.id, r.due_at, DueLane::b);  // now + the lease: no earlier than the last
       expiry_.remove(slot);
       return;
@@ -57,6 +62,7 @@ void MemoryStore::schedule(std::uint32_t slot, bool created) {
     case Status::failed:
     case Status::dead_lettered:
       due_.remove(slot);
+      blocked_.remove(slot);
       expiry_.remove(slot);
       return;
   }
@@ -133,12 +139,18 @@ CreateResult MemoryStore::create(const NewRequest& req) {
   return {CreateOutcome::created, r.id};
 }
 
-bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
+bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out, Claimable which) {
   const DueOrder::Entry* first = due_.front();
   while (planted(mutant::crash_loses_leased_work) && first != nullptr && first->at <= now &&
          rows_[first->slot].status == Status::in_flight) {
     due_.remove(first->slot);  // the abandoned claim is forgotten
     first = due_.front();
+  }
+  if (const BlockedOrder::Entry* b = which == Claimable::all ? blocked_.front() : nullptr;
+      b != nullptr && (first == nullptr || std::pair(b->at, b->id) < std::pair(first->at, first->id))) {
+    if (b->at > now) return false;
+    claim(b->slot, now, pod, lease, out);
+    return true;
   }
   if (first == nullptr || first->at > now) return false;
   claim(first->slot, now, pod, lease, out);
@@ -213,8 +225,17 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   return true;
 }
 
-std::optional<Time> MemoryStore::next_due() {
-  const DueOrder::Entry* first = due_.front();
+std::optional<Time> MemoryStore::next_due(Claimable which) {
+  std::optional<Time> next;
+  if (const DueOrder::Entry* first = due_.front()) next = first->at;
+  if (const BlockedOrder::Entry* b = which == Claimable::all ? blocked_.front() : nullptr; b != nullptr && (!next || b->at < *next)) {
+    next = b->at;
+  }
+  return next;
+}
+
+std::optional<Time> MemoryStore::next_expiry() {
+  const ExpiryOrder::Entry* first = expiry_.front();
   if (first == nullptr) return std::nullopt;
   return first->at;
 }

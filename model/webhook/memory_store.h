@@ -6,9 +6,10 @@
 // slab of their own, each naming its URL by index into a table of the distinct URLs seen, so an
 // attempt allocates nothing once the slab is warm.
 //
-// Two DueQueues say what to claim next. `due_` holds every open row at the time claim_due may
-// take it (pending/blocked: due_at; in flight: its lease expiry); `expiry_` holds the waiting
-// rows (pending/blocked) at deadline_at, for claim_expired. Terminal rows are in neither, so both
+// Three DueQueues say what to claim next. `due_` holds the open rows claim_due may take whatever
+// it is asked for, at the time it may (pending: due_at; in flight: its lease expiry); `blocked_`
+// the blocked ones at due_at, apart, so a claim that leaves them out does not pass over them;
+// `expiry_` the waiting rows (pending/blocked) at deadline_at, for claim_expired. Terminal rows are in neither, so both
 // are as small as the open work. New requests go to the queues' lane `a` (a creation time and
 // that plus the fixed deadline never go back), claims to `due_`'s lane `b` (now + the lease).
 //
@@ -42,10 +43,11 @@ class MemoryStore final : public Store {
   MemoryStore& operator=(const MemoryStore&) = delete;
 
   CreateResult create(const NewRequest& request) override;
-  bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) override;
+  bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out, Claimable which = Claimable::all) override;
   bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) override;
   bool complete(RequestId id, ClaimToken token, const Completion& completion) override;
-  std::optional<Time> next_due() override;
+  std::optional<Time> next_due(Claimable which = Claimable::all) override;
+  std::optional<Time> next_expiry() override;
   ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
 
   std::optional<RequestRow> get(RequestId id) override;
@@ -75,6 +77,7 @@ class MemoryStore final : public Store {
     std::uint32_t replays = 0;
     PodId lease_owner = 0;
     std::uint32_t due_pos = kNone;       // the row's place in due_ (kNone: DueQueue::kNowhere)
+    std::uint32_t blocked_pos = kNone;   // the row's place in blocked_
     std::uint32_t expiry_pos = kNone;    // the row's place in expiry_
     std::uint32_t last_attempt = kNone;  // slot in attempts_ of the newest attempt
     std::uint16_t cxid_len = 0;
@@ -103,11 +106,16 @@ class MemoryStore final : public Store {
     MemoryStore* store;
     std::uint32_t& operator()(std::uint32_t slot) const { return store->rows_[slot].due_pos; }
   };
+  struct BlockedPlace {
+    MemoryStore* store;
+    std::uint32_t& operator()(std::uint32_t slot) const { return store->rows_[slot].blocked_pos; }
+  };
   struct ExpiryPlace {
     MemoryStore* store;
     std::uint32_t& operator()(std::uint32_t slot) const { return store->rows_[slot].expiry_pos; }
   };
   using DueOrder = DueQueue<DuePlace>;
+  using BlockedOrder = DueQueue<BlockedPlace>;
   using ExpiryOrder = DueQueue<ExpiryPlace>;
   static_assert(kNone == DueOrder::kNowhere, "a row's places start nowhere");
 
@@ -125,6 +133,7 @@ class MemoryStore final : public Store {
   DenseIdMap ids_;                   // id -> slot
   FlatIndex keys_;                   // key_hash -> slot + 1
   DueOrder due_{DuePlace{this}};
+  BlockedOrder blocked_{BlockedPlace{this}};
   ExpiryOrder expiry_{ExpiryPlace{this}};
   SlotPool<StoredAttempt> attempts_;
   // The few attempts that say in words why nothing was sent (AttemptRow::detail), by slot: kept

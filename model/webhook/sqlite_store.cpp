@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS requests (
   UNIQUE (cxid, request_id)
 );
 CREATE INDEX IF NOT EXISTS requests_due ON requests (due_at, id) WHERE status < 3;
+CREATE INDEX IF NOT EXISTS requests_ready ON requests (due_at, id) WHERE status IN (0, 2);
 CREATE INDEX IF NOT EXISTS requests_expiry ON requests (deadline_at, id) WHERE status < 2;
 CREATE TABLE IF NOT EXISTS attempts (
   id               INTEGER PRIMARY KEY,
@@ -62,6 +63,9 @@ END;
 }  // namespace
 
 static_assert(kActiveBelow == 3, "the partial index and queries say status < 3");
+static_assert(static_cast<int>(Status::pending) == 0 && static_cast<int>(Status::blocked) == 1 &&
+                  static_cast<int>(Status::in_flight) == 2,
+              "requests_ready and claimable_statement say status IN (0, 2) for all but blocked");
 
 // A claim: the request `pick` selects becomes in_flight under the next claim token and a lease,
 // and is returned with its token.
@@ -83,10 +87,7 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
       "INSERT INTO requests (cxid, request_id, payload, created_at, deadline_at, status, due_at, not_before)"
       " VALUES (?1, ?2, ?3, ?4, ?5, 0, ?4, ?4) ON CONFLICT (cxid, request_id) DO NOTHING RETURNING id");
   find_key_ = std::make_unique<Statement>(db_, "SELECT id, payload FROM requests WHERE cxid = ?1 AND request_id = ?2");
-  // Due: pending, blocked, or in flight with its lease expired (a rescue). Expired: waiting past
-  // the deadline.
-  claim_ = std::make_unique<Statement>(db_,
-      claim_sql("SELECT id FROM requests WHERE status < 3 AND due_at <= ?3 ORDER BY due_at, id LIMIT 1").c_str());
+  // Expired: waiting past the deadline. (Due: see claimable_statement.)
   claim_expired_ = std::make_unique<Statement>(db_,
       claim_sql("SELECT id FROM requests WHERE status < 2 AND deadline_at < ?3 ORDER BY deadline_at, id LIMIT 1").c_str());
   complete_ = std::make_unique<Statement>(db_,
@@ -96,7 +97,6 @@ SqliteStore::SqliteStore(const std::string& path, Durability durability) : db_(p
   add_attempt_ = std::make_unique<Statement>(db_,
       "INSERT INTO attempts (request, number, pod, claim_token, started_at, finished_at, resolved_url,"
       " serviceb_version, net_error, http_status, detail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
-  next_due_ = std::make_unique<Statement>(db_, "SELECT due_at FROM requests WHERE status < 3 ORDER BY due_at, id LIMIT 1");
   replay_ = std::make_unique<Statement>(db_,
       "UPDATE requests SET status = 0, reason = 0, deadline_at = ?2, due_at = ?3, not_before = ?3,"
       " last_delay = 0, deferrals = 0, terminal_at = 0, replays = replays + 1 WHERE id = ?1 AND status >= 3");
@@ -133,17 +133,25 @@ CreateResult SqliteStore::create(const NewRequest& req) {
   return {find_key_->text_view(1) == req.payload ? CreateOutcome::duplicate : CreateOutcome::conflict, id};
 }
 
-bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
+Db::Statement& SqliteStore::claimable_statement(std::array<std::unique_ptr<Statement>, 4>& slots, Claimable which,
+                                               bool next_due) {
+  // Due: pending, blocked (unless left out), or in flight with its lease expired (a rescue). Each
+  // condition is written exactly as a partial index's WHERE, so SQLite reads that index.
+  const bool rescue = !planted(mutant::crash_loses_leased_work);  // the bug: expired leases never claimed again
+  const char* statuses = which == Claimable::all ? (rescue ? "status < 3" : "status < 2")
+                                                 : (rescue ? "status IN (0, 2)" : "status = 0");
+  std::unique_ptr<Statement>& slot = slots[(which == Claimable::all ? 0 : 1) + (rescue ? 0 : 2)];
+  if (slot) return *slot;
+  const std::string pick = std::string(next_due ? "SELECT due_at" : "SELECT id") + " FROM requests WHERE " + statuses +
+                           (next_due ? "" : " AND due_at <= ?3") + " ORDER BY due_at, id LIMIT 1";
+  return db_.prepared(slot, (next_due ? pick : claim_sql(pick)).c_str());
+}
+
+bool SqliteStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out, Claimable which) {
   // Most calls find nothing due (every pod asks after every completion). Reading the due index
   // answers that in a fraction of the time an UPDATE that changes nothing takes.
-  if (const std::optional<Time> next = next_due(); !next || *next > now) return false;
-  Statement* q = claim_.get();
-  if (planted(mutant::crash_loses_leased_work)) {
-    // Expired leases are never claimed again: status < 2 leaves out in_flight rows.
-    q = &db_.prepared(claim_no_rescue_,
-        claim_sql("SELECT id FROM requests WHERE status < 2 AND due_at <= ?3 ORDER BY due_at, id LIMIT 1").c_str());
-  }
-  const bool claimed = claim_with(*q, now, pod, lease, out);
+  if (const std::optional<Time> next = next_due(which); !next || *next > now) return false;
+  const bool claimed = claim_with(claimable_statement(claim_, which, false), now, pod, lease, out);
   if (claimed) db_.wrote();
   return claimed;
 }
@@ -236,15 +244,18 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   return true;
 }
 
-std::optional<Time> SqliteStore::next_due() {
-  Statement* q = next_due_.get();
-  if (planted(mutant::crash_loses_leased_work)) {
-    q = &db_.prepared(next_due_no_rescue_,
-        "SELECT due_at FROM requests WHERE status < 2 ORDER BY due_at, id LIMIT 1");
-  }
-  ResetOnExit guard(*q);
-  if (!q->step()) return std::nullopt;
-  return q->time(0);
+std::optional<Time> SqliteStore::next_due(Claimable which) {
+  Statement& q = claimable_statement(next_due_, which, true);
+  ResetOnExit guard(q);
+  if (!q.step()) return std::nullopt;
+  return q.time(0);
+}
+
+std::optional<Time> SqliteStore::next_expiry() {
+  Statement& q = db_.prepared(next_expiry_, "SELECT deadline_at FROM requests WHERE status < 2 ORDER BY deadline_at, id LIMIT 1");
+  ResetOnExit guard(q);
+  if (!q.step()) return std::nullopt;
+  return q.time(0);
 }
 
 ReplayOutcome SqliteStore::replay(RequestId id, Time now, Time new_deadline) {

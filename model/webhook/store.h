@@ -15,7 +15,12 @@
 //  - claim_expired() is claim_due() for the expired: the pending or blocked request whose
 //    deadline_at passed longest ago. Claimants take these first and dead-letter them at once, so
 //    expiry never waits behind a backlog of due work.
+//  - claim_due(..., Claimable::unblocked) and next_due(Claimable::unblocked) do the same leaving out
+//    blocked requests: a pod whose ServiceB breaker refuses every lookup takes only work it can
+//    move, and the blocked requests cost nothing until it may ask ServiceB again.
 //  - next_due() is the earliest time claim_due() could return something, found without a scan.
+//  - next_expiry() is the earliest deadline_at of a waiting request (claim_expired() takes it just
+//    after), found without a scan.
 //  - replay() puts a terminal request back to pending with a new deadline; its history is kept.
 //  - with_status() lists the ids of requests in one status, in increasing order, from after `after`
 //    (a page of an operator's listing: the dead letters).
@@ -68,6 +73,10 @@ inline constexpr auto kStoreOpNames = names<StoreOp>({
     {StoreOp::next_due, "next_due"}, {StoreOp::replay, "replay"}});
 constexpr std::string_view to_string(StoreOp op) { return kStoreOpNames[op]; }
 
+// Which waiting requests claim_due and next_due consider: all of them (pending, blocked, and in
+// flight past the lease), or all but the blocked ones.
+enum class Claimable : std::uint8_t { all, unblocked };
+
 struct StoreCounts {
   std::array<std::uint64_t, kStatusCount> by_status{};
   std::uint64_t attempts = 0;
@@ -79,10 +88,11 @@ class Store {
 
   virtual CreateResult create(const NewRequest& request) = 0;
   // Fills `out` (reusing its strings' capacity) and returns true, or returns false.
-  virtual bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out) = 0;
+  virtual bool claim_due(Time now, PodId pod, Duration lease, RequestRow& out, Claimable which = Claimable::all) = 0;
   virtual bool claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) = 0;
   virtual bool complete(RequestId id, ClaimToken token, const Completion& completion) = 0;
-  virtual std::optional<Time> next_due() = 0;
+  virtual std::optional<Time> next_due(Claimable which = Claimable::all) = 0;
+  virtual std::optional<Time> next_expiry() = 0;
   virtual ReplayOutcome replay(RequestId id, Time now, Time new_deadline) = 0;
 
   virtual std::optional<RequestRow> get(RequestId id) = 0;

@@ -20,6 +20,7 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
       incarnation_(spec_.platform.pods, 0),
       retention_(retention),
       in_flight_(spec_.platform.pods),
+      refusing_until_(spec_.platform.pods),
       pauses_(spec_.platform.pods) {
   const PlatformConfig& p = spec_.platform;
   RELAYSIM_ASSERT(p.pods >= 1, "a platform has at least one pod");
@@ -199,11 +200,23 @@ void RequestChecker::on(const Claimed& e) {
                 format_time(q->deadline_at) + (q->replays > 0 ? " (from its last replay)" : " (from its create)"));
     q->deadline_at = std::min(q->deadline_at, e.row.deadline_at);  // report the rest against the stricter one
   }
+  RELAYSIM_ASSERT(e.pod < refusing_until_.size(), "an event from a pod the scenario does not have");
+  // (A blocked request past its deadline is claimed to be dead-lettered, whatever the breaker.)
+  if (q->status == Status::blocked && e.at < refusing_until_[e.pod] && e.at <= q->deadline_at) {
+    violate(Invariant::breaker, q, q->id, e.at,
+            "was claimed while blocked by pod " + std::to_string(e.pod) + ", whose breaker refuses every lookup until " +
+                format_time(refusing_until_[e.pod]) + ": it could only be deferred again");
+  }
   if (q->claimed_open) ++rescued_;  // the previous claimant never completed: a rescue
   q->claimed_open = true;
   move(*q, Status::in_flight, e.at);
   q->latest_token = e.row.claim_token;
   q->lease_until = e.row.due_at;
+}
+
+void RequestChecker::on(const BreakerChanged& e) {
+  RELAYSIM_ASSERT(e.pod < refusing_until_.size(), "an event from a pod the scenario does not have");
+  refusing_until_[e.pod] = e.to == BreakerState::open ? e.at + spec_.platform.serviceb_breaker.open_for : Time{};
 }
 
 void RequestChecker::on(const AttemptStarted& e) {
@@ -432,6 +445,7 @@ void RequestChecker::on(const ProcessCrashed& e) {
   RELAYSIM_ASSERT(pods_up_ > 0, "a crash of a pod that was not up");
   if (--pods_up_ == 0) all_down_since_ = e.at;
   RELAYSIM_ASSERT(e.pod < in_flight_.size(), "an event from a pod the scenario does not have");
+  refusing_until_[e.pod] = Time{};  // a restarted pod starts with a fresh, closed breaker
   // A result it would have read only after the crash (it came later, or during a pause the crash
   // ended) was never heard.
   for (const auto& [id, result_at] : in_flight_[e.pod]) {

@@ -59,6 +59,7 @@ inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 
 class RequestChecker final : public SinkFor<model::Ingested>,
                              public SinkFor<model::Claimed>,
+                             public SinkFor<model::BreakerChanged>,
                              public SinkFor<model::AttemptStarted>,
                              public SinkFor<model::AttemptFinished>,
                              public SinkFor<model::Completed>,
@@ -80,6 +81,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
 
   void on(const model::Ingested& e) override;
   void on(const model::Claimed& e) override;
+  void on(const model::BreakerChanged& e) override;
   void on(const model::AttemptStarted& e) override;
   void on(const model::AttemptFinished& e) override;
   void on(const model::Completed& e) override;
@@ -211,6 +213,9 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   bool calling_now_ = false;
   Retention retention_;
   std::vector<std::vector<std::pair<model::RequestId, Time>>> in_flight_;  // per pod: sends whose result is pending
+  // Per pod: until when its breaker refuses every lookup (opened + open_for; Time{}: not open).
+  // A blocked request claimed before then would only be deferred again (W-breaker).
+  std::vector<Time> refusing_until_;
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};
   std::array<std::uint64_t, model::kStatusCount> terminal_by_status_{};
   std::uint64_t acked_ = 0;

@@ -11,8 +11,8 @@ CreateResult PodStore::create(const NewRequest& r) {
 }
 
 // On SQLite a claim is one statement (its trigger moves the token counter on within it).
-bool PodStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out) {
-  return guard_.run(1, [&] { return store_.claim_due(now, pod, lease, out); });
+bool PodStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out, Claimable which) {
+  return guard_.run(1, [&] { return store_.claim_due(now, pod, lease, out, which); });
 }
 
 bool PodStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
@@ -27,8 +27,12 @@ bool PodStore::complete(RequestId id, ClaimToken token, const Completion& c) {
   return guard_.run(c.attempt != nullptr ? 2 : 1, [&] { return store_.complete(id, token, c); });
 }
 
-std::optional<Time> PodStore::next_due() {
-  return guard_.run(0, [&] { return store_.next_due(); });
+std::optional<Time> PodStore::next_due(Claimable which) {
+  return guard_.run(0, [&] { return store_.next_due(which); });
+}
+
+std::optional<Time> PodStore::next_expiry() {
+  return guard_.run(0, [&] { return store_.next_expiry(); });
 }
 
 ReplayOutcome PodStore::replay(RequestId id, Time now, Time new_deadline) {

@@ -16,10 +16,12 @@ class PodStore final : public GuardedStore<relaysim::webhook::Store> {
 
   using RequestId = relaysim::webhook::RequestId;
   relaysim::webhook::CreateResult create(const relaysim::webhook::NewRequest& r) override;
-  bool claim_due(Time now, relaysim::webhook::PodId pod, Duration lease, relaysim::webhook::RequestRow& out) override;
+  bool claim_due(Time now, relaysim::webhook::PodId pod, Duration lease, relaysim::webhook::RequestRow& out,
+                 relaysim::webhook::Claimable which) override;
   bool claim_expired(Time now, relaysim::webhook::PodId pod, Duration lease, relaysim::webhook::RequestRow& out) override;
   bool complete(RequestId id, relaysim::webhook::ClaimToken token, const relaysim::webhook::Completion& c) override;
-  std::optional<Time> next_due() override;
+  std::optional<Time> next_due(relaysim::webhook::Claimable which) override;
+  std::optional<Time> next_expiry() override;
   relaysim::webhook::ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
 
   std::optional<relaysim::webhook::RequestRow> get(RequestId id) override { return store_.get(id); }

@@ -298,7 +298,7 @@ const Schema<model::PlatformConfig>& platform_schema() {
     s.key("http_timeout", &PlatformConfig::http_timeout, duration_codec(), "timeout of one delivery attempt");
     s.key("retry", &PlatformConfig::retry, map_codec(retry_schema()), "the delivery retry policy");
     s.key("dependency_backoff", &PlatformConfig::dependency_backoff, map_codec(backoff_schema()),
-          "how requests blocked on ServiceB are deferred; deferrals are not attempts and still end at the deadline");
+          "how requests blocked on ServiceB are deferred; deferrals are not attempts and still end at the deadline. While a pod's breaker is open its blocked requests wait for the breaker, whatever their backoff says");
     s.section("url_cache", url_cache_schema(), "the per-pod cache of ServiceB's answers");
     s.key("serviceb_breaker", &PlatformConfig::serviceb_breaker, map_codec(breaker_schema()),
           "the circuit breaker around ServiceB, per pod");

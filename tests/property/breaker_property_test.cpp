@@ -6,6 +6,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <deque>
+#include <optional>
 
 #include "model/resilience/breaker.h"
 
@@ -51,7 +52,11 @@ RC_GTEST_PROP(BreakerModel, KeepsItsPromisesUnderAnyHistory, ()) {
     const std::uint64_t generation = b.generation();
     switch (s) {
       case Step::call: {
+        const bool refuses = b.refuses(now);
+        const std::optional<Time> open_until = b.open_until();
+        if (open_until) RC_ASSERT(refuses == (now < *open_until));
         const Permit p = b.acquire(now);
+        RC_ASSERT(refuses == !p.admitted);  // refuses() says what acquire() will do
         if (b.state() == BreakerState::open) RC_ASSERT(!p.admitted);  // open admits nothing
         if (b.state() == BreakerState::closed) RC_ASSERT(p.admitted);
         if (p.admitted) outstanding.push_back(p);

@@ -461,6 +461,19 @@ TEST_F(OracleTest, AServiceBCallThroughAnOpenBreaker) {
   expect_only(Invariant::breaker);
 }
 
+TEST_F(OracleTest, ABlockedRequestClaimedWhileItsPodsBreakerRefuses) {
+  ingest();
+  const Completion deferred{nullptr, Status::blocked, Reason::none, at(seconds(1)), at(seconds(6)), {}, {}};
+  oracle.on(Claimed{0, row, at(seconds(1))});
+  completed(deferred);
+  trip(oracle, at(seconds(5)));  // pod 1 refuses until 5 s + open_for
+  oracle.on(Claimed{0, row, at(seconds(6))});  // pod 0's breaker is closed: fine
+  completed(deferred);
+  EXPECT_EQ(oracle.total_violations(), 0u);
+  oracle.on(Claimed{1, row, at(seconds(7))});  // it could only defer it again
+  expect_only(Invariant::breaker);
+}
+
 TEST_F(OracleTest, ADuplicateCreateAnsweredWithAnotherRequest) {
   ingest();
   const ClientKey key{0, 1, 7, 1};

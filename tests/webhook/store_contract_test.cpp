@@ -166,6 +166,29 @@ TEST_P(StoreContract, NextDueCoversPendingBlockedAndLeases) {
   EXPECT_FALSE(store->next_due().has_value());
 }
 
+TEST_P(StoreContract, AClaimOfUnblockedWorkLeavesTheBlockedWhereTheyAre) {
+  const RequestId blocked = create("cx", "blocked");
+  const RequestId later = create("cx", "later", "{}", t0 + seconds(10));
+  RequestRow row;
+  ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
+  ASSERT_EQ(row.id, blocked);
+  ASSERT_TRUE(store->complete(blocked, row.claim_token,
+                              Completion{nullptr, Status::blocked, Reason::none, t0, t0 + seconds(5), t0, {}}));
+  // Due first, but blocked: an unblocked claim passes it by, and so does next_due.
+  EXPECT_EQ(store->next_due(Claimable::unblocked), t0 + seconds(10));
+  EXPECT_EQ(store->next_due(Claimable::all), t0 + seconds(5));
+  EXPECT_FALSE(store->claim_due(t0 + seconds(9), 1, minutes(2), row, Claimable::unblocked));
+  ASSERT_TRUE(store->claim_due(t0 + seconds(10), 1, minutes(2), row, Claimable::unblocked));
+  EXPECT_EQ(row.id, later);
+  EXPECT_EQ(store->get(blocked)->status, Status::blocked);
+  // A claim of all work takes it, in its (due, id) place.
+  ASSERT_TRUE(store->claim_due(t0 + seconds(10), 1, minutes(2), row, Claimable::all));
+  EXPECT_EQ(row.id, blocked);
+  // A lease that expires is rescued by either claim (in flight is not blocked, whatever it was).
+  ASSERT_TRUE(store->claim_due(t0 + seconds(10) + minutes(2), 2, minutes(2), row, Claimable::unblocked));
+  EXPECT_EQ(row.id, blocked);  // both leases end together: the lower id first
+}
+
 TEST_P(StoreContract, ReplayRevivesATerminalRequestAndKeepsItsHistory) {
   const RequestId id = create("cx", "a");
   RequestRow row;
@@ -193,12 +216,14 @@ TEST_P(StoreContract, ExpiredWorkIsClaimedByDeadlineAndOnlyWhenWaiting) {
   const RequestId b = store->create({"cx", "b", "{}", t, t + seconds(30)}).id;
   const RequestId c = store->create({"cx", "c", "{}", t, t + seconds(90)}).id;
   RequestRow row;
+  EXPECT_EQ(store->next_expiry(), t + seconds(30));
   EXPECT_FALSE(store->claim_expired(t + seconds(30), 1, minutes(2), row));  // not past yet
   ASSERT_TRUE(store->claim_expired(t + seconds(61), 1, minutes(2), row));
   EXPECT_EQ(row.id, b);  // the longest expired first
   ASSERT_TRUE(store->claim_expired(t + seconds(61), 1, minutes(2), row));
   EXPECT_EQ(row.id, a);
   EXPECT_FALSE(store->claim_expired(t + seconds(61), 1, minutes(2), row));  // c has time left; a, b are in flight
+  EXPECT_EQ(store->next_expiry(), t + seconds(90));  // only waiting requests expire
   EXPECT_GT(row.claim_token, 0u);
   (void)c;
 }

@@ -1,5 +1,5 @@
 // Stateful tests of the Store contract (model/webhook/store.h) on both stores: random sequences of
-// create, duplicate create, claim, claim of expired work, completion under the current and under a
+// create, duplicate create, claim (of all waiting work or all but the blocked), claim of expired work, completion under the current and under a
 // stale token, lease expiry, dead-letter and replay, each checked against a simple model.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
@@ -34,11 +34,14 @@ struct Model {
   std::map<std::string, RequestId> keys;
 
   bool active(const ModelRow& r) const { return !is_terminal(r.status); }
+  bool claimable(const ModelRow& r, Claimable which) const {
+    return active(r) && (which == Claimable::all || r.status != Status::blocked);
+  }
   // What claim_due must return: the earliest (due, id) among claimable rows.
-  std::optional<RequestId> due_now() const {
+  std::optional<RequestId> due_now(Claimable which) const {
     std::optional<RequestId> best;
     for (const auto& [id, r] : rows) {
-      if (!active(r) || r.due > now) continue;
+      if (!claimable(r, which) || r.due > now) continue;
       if (!best || r.due < rows.at(*best).due) best = id;
     }
     return best;
@@ -52,10 +55,10 @@ struct Model {
     }
     return best;
   }
-  std::optional<Time> next_due() const {
+  std::optional<Time> next_due(Claimable which) const {
     std::optional<Time> t;
     for (const auto& [id, r] : rows) {
-      if (active(r) && (!t || r.due < *t)) t = r.due;
+      if (claimable(r, which) && (!t || r.due < *t)) t = r.due;
     }
     return t;
   }
@@ -104,8 +107,9 @@ struct Advance final : Command {
 
 template <bool kExpired>
 struct Claim final : Command {
+  Claimable which = *rc::gen::element(Claimable::all, Claimable::unblocked);
   void apply(Model& m) const override {
-    const auto id = kExpired ? m.expired_now() : m.due_now();
+    const auto id = kExpired ? m.expired_now() : m.due_now(which);
     if (!id) return;
     ModelRow& r = m.rows.at(*id);
     r.status = Status::in_flight;
@@ -113,8 +117,8 @@ struct Claim final : Command {
   }
   void run(const Model& m, Sut& s) const override {
     RequestRow row;
-    const bool got = kExpired ? s.store.claim_expired(m.now, 1, kLease, row) : s.store.claim_due(m.now, 1, kLease, row);
-    const auto want = kExpired ? m.expired_now() : m.due_now();
+    const bool got = kExpired ? s.store.claim_expired(m.now, 1, kLease, row) : s.store.claim_due(m.now, 1, kLease, row, which);
+    const auto want = kExpired ? m.expired_now() : m.due_now(which);
     RC_ASSERT(got == want.has_value());
     if (!got) return;
     RC_ASSERT(row.id == *want);
@@ -125,7 +129,9 @@ struct Claim final : Command {
     }
     s.current[row.id] = row.claim_token;
   }
-  void show(std::ostream& os) const override { os << (kExpired ? "claim_expired" : "claim_due"); }
+  void show(std::ostream& os) const override {
+    os << (kExpired ? "claim_expired" : which == Claimable::all ? "claim_due" : "claim_due(unblocked)");
+  }
 };
 
 struct Complete final : Command {
@@ -200,17 +206,31 @@ struct Replay final : Command {
   void show(std::ostream& os) const override { os << "replay(" << id << ")"; }
 };
 
-struct CheckNextDue final : Command {
+struct CheckNextExpiry final : Command {
   void apply(Model&) const override {}
-  void run(const Model& m, Sut& s) const override { RC_ASSERT(s.store.next_due() == m.next_due()); }
-  void show(std::ostream& os) const override { os << "next_due"; }
+  void run(const Model& m, Sut& s) const override {
+    std::optional<Time> want;
+    for (const auto& [id, r] : m.rows) {
+      if ((r.status == Status::pending || r.status == Status::blocked) && (!want || r.deadline < *want)) want = r.deadline;
+    }
+    RC_ASSERT(s.store.next_expiry() == want);
+  }
+  void show(std::ostream& os) const override { os << "next_expiry"; }
+};
+
+struct CheckNextDue final : Command {
+  Claimable which = *rc::gen::element(Claimable::all, Claimable::unblocked);
+  void apply(Model&) const override {}
+  void run(const Model& m, Sut& s) const override { RC_ASSERT(s.store.next_due(which) == m.next_due(which)); }
+  void show(std::ostream& os) const override { os << (which == Claimable::all ? "next_due" : "next_due(unblocked)"); }
 };
 
 void check_store(Store& store) {
   Sut sut{store, {}, {}};
   rc::state::check(Model{}, sut,
                    rc::state::gen::execOneOfWithArgs<Create, Create, Advance, Claim<false>, Claim<true>, Complete,
-                                                     Complete, Replay, CheckNextDue>());
+                                                     Complete, Replay, CheckNextDue,
+                                                     CheckNextExpiry>());
 }
 
 RC_GTEST_PROP(StoreState, MemoryStoreFollowsTheModel, ()) {
