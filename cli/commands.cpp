@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "model/core/assert.h"
@@ -273,6 +274,22 @@ std::optional<Scenario> load(const std::string& file, const std::vector<std::str
 }
 
 
+// --scale 1:N: appends to `sets` the values that make `s` N times smaller (System::scaled) and a
+// name that says so. Returns the problem, or nothing.
+std::optional<std::string> scale_sets(const Scenario& s, const std::string& scale, std::vector<std::string>& sets) {
+  static const std::regex kForm(R"(1:([1-9][0-9]{0,5}))");
+  std::smatch m;
+  if (!std::regex_match(scale, m, kForm)) {
+    return "--scale: expected 1:N with N a whole number from 1 to 999999, such as 1:10, got '" + scale + "'";
+  }
+  const auto n = static_cast<std::uint32_t>(std::stoul(m[1].str()));
+  const std::optional<std::vector<std::string>> values = s.system->scaled(s, n);
+  if (!values) return "--scale: a scenario of the " + std::string(s.system->name()) + " system cannot be scaled";
+  sets.insert(sets.end(), values->begin(), values->end());
+  sets.push_back("name=" + nlohmann::json(s.name + " at 1:" + std::to_string(n)).dump());  // quoted: any name reads back
+  return std::nullopt;
+}
+
 // The command line, checked before anything else: nothing is run on a mistake in it. Returns the
 // problem, or nothing.
 std::optional<std::string> read_run_options(const RunArgs& args, RunOptions& options, double& memory_limit) {
@@ -513,8 +530,20 @@ int run_command(const RunArgs& args) {
   RunOptions options;
   double memory_limit = 0;
   if (const auto problem = read_run_options(args, options, memory_limit)) return fail_usage(*problem);
-  const std::optional<Scenario> scenario = load(args.file, args.sets);
+  std::optional<Scenario> scenario = load(args.file, args.sets);
   if (!scenario) return kExitInvalid;
+  if (args.scale) {
+    // The smaller copy is read like any --set: a value it would make invalid is refused.
+    std::vector<std::string> sets = args.sets;
+    if (const auto problem = scale_sets(*scenario, *args.scale, sets)) return fail_usage(*problem);
+    scenario = load(args.file, sets);
+    if (!scenario) return kExitInvalid;
+    if (!args.quiet) {
+      std::cerr << "relaysim: --scale " << *args.scale << " sets";
+      for (std::size_t i = args.sets.size(); i < sets.size(); ++i) std::cerr << (i > args.sets.size() ? ", " : " ") << sets[i];
+      std::cerr << "\n";
+    }
+  }
   if (const auto problem = check_series_rows(args, options, *scenario)) return fail_usage(*problem);
   Scenario as_run = *scenario;
   if (options.seed) as_run.seed = *options.seed;

@@ -28,6 +28,7 @@ struct RunArgs {
   bool force = false;                       // run even when the estimate is above the memory limit
   bool quiet = false;
   std::vector<std::string> sets;            // key.path=value, over the file's own
+  std::optional<std::string> scale;         // 1:N, after the sets
   std::optional<std::string> timeseries;    // a .csv file, or a result directory
   std::optional<std::string> interval;      // the time series' window
 };

@@ -176,6 +176,15 @@ class System {
     if (const auto st = station(s)) return {queueing::StationLoad{"pipeline", "servers", *st}};
     return {};
   }
+  // `run --scale 1:N`: the values (as `--set` writes them, key.path=value) that make `s` about
+  // N times smaller with every station as busy as before — its load, servers, tenants and
+  // endpoints divided by N, its policies, latencies and faults as they are. Nothing when the
+  // system has no such reading.
+  virtual std::optional<std::vector<std::string>> scaled(const Scenario& s, std::uint32_t n) const {
+    (void)s;
+    (void)n;
+    return std::nullopt;
+  }
 };
 
 // Every system relaysim can run, and the one named `name` (nullptr when none is).

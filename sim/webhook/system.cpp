@@ -1,6 +1,9 @@
 #include "sim/webhook/system.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -391,6 +394,37 @@ class WebhookSystem final : public SystemOf<Manifest> {
     return {};
   }
 
+  // Rates and counts divided by n, each count at least 1; a pod keeps its breaker and cache, so
+  // the servers go from each pod's slots. The tenants and endpoints shrink with the load, so each
+  // still sees as many calls and the URL cache answers as often.
+  std::optional<std::vector<std::string>> scaled(const Scenario& s, std::uint32_t n) const override {
+    RELAYSIM_ASSERT(n >= 1, "a scale of 1:n has n >= 1");
+    const WebhookSpec& w = spec_of(s);
+    const auto divided = [n](double v) { return std::to_string(static_cast<std::uint64_t>(std::max(1.0, std::round(v / n)))); };
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < w.load.size(); ++i) {
+      const ArrivalSpec& a = w.load[i].arrivals;
+      const std::string key = "webhook.load." + std::to_string(i);
+      if (a.burst > 0) {
+        out.push_back(key + ".burst=" + divided(static_cast<double>(a.burst)));
+      } else {
+        std::array<char, 32> text{};
+        const auto [end, ec] = std::to_chars(text.data(), text.data() + text.size(), a.rate_per_s / n);
+        RELAYSIM_ASSERT(ec == std::errc{}, "a double fits 32 characters");
+        out.push_back(key + ".rate=" + std::string(text.data(), end) + "/s");
+      }
+    }
+    out.push_back("webhook.platform.concurrency_per_pod=" + divided(w.platform.concurrency_per_pod));
+    if (w.cxids != 0) out.push_back("webhook.world.cxids=" + divided(w.cxids));
+    for (std::size_t i = 0; i < w.endpoints.size(); ++i) {
+      out.push_back("webhook.world.endpoints." + std::to_string(i) + ".count=" + divided(w.endpoints[i].count));
+    }
+    for (std::size_t i = 0; i < w.replays.size(); ++i) {
+      out.push_back("webhook.replays." + std::to_string(i) + ".count=" + divided(w.replays[i].count));
+    }
+    return out;
+  }
+
   Footprint footprint(const Scenario& s, bool database_in_memory) const override {
     const WebhookSpec& w = spec_of(s);
     const relaysim::webhook::PlatformConfig& p = w.platform;
@@ -408,8 +442,9 @@ class WebhookSystem final : public SystemOf<Manifest> {
     for (const Outage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
     Footprint f;
     // ServiceB's deferrals: a request that arrives while ServiceB is down is deferred by
-    // dependency_backoff again and again until it comes back, on average about as often as in
-    // half the outage. A short fixed backoff through a long outage is billions of firings.
+    // dependency_backoff until its pod's breaker opens (within the breaker's window of the
+    // failures), and then waits for the breaker, not for its backoff (model/webhook/dispatcher.h):
+    // about one deferral, plus as many as the backoff makes in a window.
     for (const Outage& o : w.serviceb.outages) {
       const Time end = Time{} + s.duration;
       const Time from = std::min(o.window.at, end);
@@ -417,7 +452,7 @@ class WebhookSystem final : public SystemOf<Manifest> {
       if (to <= from) continue;
       double blocked = 0;
       for (const LoadSegment& l : w.load) blocked += l.arrivals.expected_calls(to) - l.arrivals.expected_calls(from);
-      f.timer_firings += blocked * mean_retries_within(p.dependency_backoff, (to - from) / 2);
+      f.timer_firings += blocked * (1 + mean_retries_within(p.dependency_backoff, std::min(to - from, p.serviceb_breaker.window)));
     }
     f.timers_advice = "lengthen webhook.platform.dependency_backoff (its initial or max_interval), or shorten ServiceB's outages";
     double held = 0;
