@@ -536,13 +536,15 @@ int run_command(const RunArgs& args) {
     // The smaller copy is read like any --set: a value it would make invalid is refused.
     std::vector<std::string> sets = args.sets;
     if (const auto problem = scale_sets(*scenario, *args.scale, sets)) return fail_usage(*problem);
-    scenario = load(args.file, sets);
-    if (!scenario) return kExitInvalid;
+    std::optional<Scenario> scaled = load(args.file, sets);
+    if (!scaled) return kExitInvalid;
     if (!args.quiet) {
       std::cerr << "relaysim: --scale " << *args.scale << " sets";
       for (std::size_t i = args.sets.size(); i < sets.size(); ++i) std::cerr << (i > args.sets.size() ? ", " : " ") << sets[i];
       std::cerr << "\n";
+      for (const std::string& drift : scale_drift(*scenario, *scaled)) std::cerr << "relaysim: warning: " << drift << "\n";
     }
+    scenario = std::move(scaled);
   }
   if (const auto problem = check_series_rows(args, options, *scenario)) return fail_usage(*problem);
   Scenario as_run = *scenario;

@@ -156,9 +156,9 @@ CLI::App* declare_run(CLI::App& app, RunArgs& run_args) {
                   "Set a value over the file's own, as key.path=value (repeatable): --set webhook.platform.pods=8, "
                   "--set webhook.world.endpoints.0.errors.rate=5%; read as strictly as the file");
   run->add_option("--scale", run_args.scale,
-                  "Run a copy N times smaller, as 1:N: the load, each pod's dispatch slots, the tenants and the "
-                  "endpoints divided by N (after --set), so every station stays as busy, for a quick look at a big "
-                  "scenario (webhook; docs/planning.md)");
+                  "Run a copy N times smaller, as 1:N: the load, each pod's dispatch slots and URL cache, the tenants "
+                  "and the endpoints divided by N (after --set), so every station stays as busy (a warning says when "
+                  "rounding the slots could not keep it), for a quick look at a big scenario (webhook; docs/planning.md)");
   run->add_option("--timeseries", run_args.timeseries,
                   "Write the run's time series: to FILE.csv alone, or to a directory with series.csv, timeline.csv "
                   "(faults, crashes, breaker transitions), records.csv (every entity that did not end well), result.json "

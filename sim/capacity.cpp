@@ -1,5 +1,6 @@
 #include "sim/capacity.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,22 @@ std::string overload_warning(const queueing::StationLoad& s) {
   return s.name + " cannot carry " + number_text(st.lambda) + "/s: it needs about " + fmt("%.0f", std::ceil(st.offered())) +
          " " + s.servers + " busy, and has " + std::to_string(st.c) + " (ρ " + rho_text(st.utilisation()) +
          "); its backlog grows for as long as the load stays at its peak";
+}
+
+std::vector<std::string> scale_drift(const Scenario& full, const Scenario& scaled) {
+  const std::vector<queueing::StationLoad> before = capacity_check(full);
+  const std::vector<queueing::StationLoad> after = capacity_check(scaled);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < std::min(before.size(), after.size()); ++i) {
+    const double was = before[i].station.utilisation();
+    const double is = after[i].station.utilisation();
+    if (std::abs(is - was) <= 0.02 * was) continue;
+    out.push_back(after[i].name + " runs at ρ " + rho_text(is) + ", not the full scenario's " + rho_text(was) + ": " +
+                  std::to_string(before[i].station.c) + " " + after[i].servers + " could only be rounded to " +
+                  std::to_string(after[i].station.c) + ", so it waits " + (is > was ? "longer" : "less") +
+                  " than the full one");
+  }
+  return out;
 }
 
 nlohmann::json capacity_json(const std::vector<queueing::StationLoad>& stations) {

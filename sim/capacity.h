@@ -23,6 +23,9 @@ std::vector<queueing::StationLoad> capacity_check(const Scenario& s);
 std::string describe(const queueing::StationLoad& station);
 // For a station that cannot carry its load (ρ ≥ 1): what it needs against what it has.
 std::string overload_warning(const queueing::StationLoad& station);
+// For a smaller copy of a scenario (`run --scale`): each station of `scaled` whose utilisation is
+// more than 2% from `full`'s, as its servers could only be rounded, in words.
+std::vector<std::string> scale_drift(const Scenario& full, const Scenario& scaled);
 // The stations as result.json writes them (docs/outputs.md).
 nlohmann::json capacity_json(const std::vector<queueing::StationLoad>& stations);
 

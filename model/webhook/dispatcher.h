@@ -8,9 +8,11 @@
 //
 // It never polls: when nothing is due it sleeps until the Store's next due time, and nudge()
 // wakes it when new work arrives. While its breaker refuses every ServiceB lookup it leaves the
-// blocked requests in the store (claiming one would only defer it again) and sleeps at most until
-// the breaker lets a probe through: a long outage costs a deferral per request, not one per
-// request per backoff step. When a store call fails (busy, full, an I/O error) it leaves
+// blocked requests in the store (claiming one would only defer it again): an open breaker wakes it
+// when it lets a probe through; a half-open one with every probe out, when a slot's work ends
+// after the probes answered (a probe's own success does not pump, so the blocked work waits for
+// the next completion, at most an HTTP attempt). A long outage costs a deferral per request, not
+// one per request per backoff step. When a store call fails (busy, full, an I/O error) it leaves
 // the store alone for `store_retry` and then asks again; a completion that could not be recorded
 // leaves its request in flight until the lease expires, when another claim rescues it.
 #pragma once

@@ -9,9 +9,10 @@
 // Three DueQueues say what to claim next. `due_` holds the open rows claim_due may take whatever
 // it is asked for, at the time it may (pending: due_at; in flight: its lease expiry); `blocked_`
 // the blocked ones at due_at, apart, so a claim that leaves them out does not pass over them;
-// `expiry_` the waiting rows (pending/blocked) at deadline_at, for claim_expired. Terminal rows are in neither, so both
-// are as small as the open work. New requests go to the queues' lane `a` (a creation time and
-// that plus the fixed deadline never go back), claims to `due_`'s lane `b` (now + the lease).
+// `expiry_` the waiting rows (pending/blocked) at deadline_at, for claim_expired. Terminal rows are
+// in none, so all three are as small as the open work. New requests go to the queues' lane `a` (a
+// creation time and that plus the fixed deadline never go back), claims to `due_`'s lane `b` (now +
+// the lease), deadlines of requests that come back to wait to `expiry_`'s lane `c`.
 //
 // Retention: with a finite `retention`, a terminal request is forgotten that long after it became
 // terminal — its row, its idempotency key and its slot go (the slot is reused), so memory follows

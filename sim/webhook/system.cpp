@@ -415,6 +415,8 @@ class WebhookSystem final : public SystemOf<Manifest> {
       }
     }
     out.push_back("webhook.platform.concurrency_per_pod=" + divided(w.platform.concurrency_per_pod));
+    // Each pod's cache for a tenant N times fewer: as full, so it evicts as often.
+    out.push_back("webhook.platform.url_cache.max_entries=" + divided(static_cast<double>(w.platform.url_cache_max_entries)));
     if (w.cxids != 0) out.push_back("webhook.world.cxids=" + divided(w.cxids));
     for (std::size_t i = 0; i < w.endpoints.size(); ++i) {
       out.push_back("webhook.world.endpoints." + std::to_string(i) + ".count=" + divided(w.endpoints[i].count));
