@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 #include "model/core/assert.h"
@@ -277,12 +276,13 @@ std::optional<Scenario> load(const std::string& file, const std::vector<std::str
 // --scale 1:N: appends to `sets` the values that make `s` N times smaller (System::scaled) and a
 // name that says so. Returns the problem, or nothing.
 std::optional<std::string> scale_sets(const Scenario& s, const std::string& scale, std::vector<std::string>& sets) {
-  static const std::regex kForm(R"(1:([1-9][0-9]{0,5}))");
-  std::smatch m;
-  if (!std::regex_match(scale, m, kForm)) {
+  std::uint32_t n = 0;
+  const std::string_view digits = std::string_view(scale).substr(std::min<std::size_t>(2, scale.size()));
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (scale.substr(0, 2) != "1:" || digits.empty() || digits[0] == '0' || ec != std::errc{} ||
+      end != digits.data() + digits.size() || n > 999'999) {
     return "--scale: expected 1:N with N a whole number from 1 to 999999, such as 1:10, got '" + scale + "'";
   }
-  const auto n = static_cast<std::uint32_t>(std::stoul(m[1].str()));
   const std::optional<std::vector<std::string>> values = s.system->scaled(s, n);
   if (!values) return "--scale: a scenario of the " + std::string(s.system->name()) + " system cannot be scaled";
   sets.insert(sets.end(), values->begin(), values->end());
