@@ -444,9 +444,12 @@ class WebhookSystem final : public SystemOf<Manifest> {
     for (const Outage& o : w.serviceb.outages) outages += std::min(o.window.length, s.duration);
     Footprint f;
     // ServiceB's deferrals: a request that arrives while ServiceB is down is deferred by
-    // dependency_backoff until its pod's breaker opens (within the breaker's window of the
-    // failures), and then waits for the breaker, not for its backoff (model/webhook/dispatcher.h):
-    // about one deferral, plus as many as the backoff makes in a window.
+    // dependency_backoff until it comes back, on average about as often as in half the outage.
+    // Once its pod's breaker opens it waits for the breaker instead (model/webhook/dispatcher.h),
+    // usually after one deferral; but a breaker that never trips (min_calls out of reach at a low
+    // load) leaves the backoff to pace it, and this bound must hold then too: it feeds the default
+    // event limit, past which a run is judged a livelock. A short fixed backoff through a long
+    // outage can be billions of firings.
     for (const Outage& o : w.serviceb.outages) {
       const Time end = Time{} + s.duration;
       const Time from = std::min(o.window.at, end);
@@ -454,7 +457,7 @@ class WebhookSystem final : public SystemOf<Manifest> {
       if (to <= from) continue;
       double blocked = 0;
       for (const LoadSegment& l : w.load) blocked += l.arrivals.expected_calls(to) - l.arrivals.expected_calls(from);
-      f.timer_firings += blocked * (1 + mean_retries_within(p.dependency_backoff, std::min(to - from, p.serviceb_breaker.window)));
+      f.timer_firings += blocked * mean_retries_within(p.dependency_backoff, (to - from) / 2);
     }
     f.timers_advice = "lengthen webhook.platform.dependency_backoff (its initial or max_interval), or shorten ServiceB's outages";
     double held = 0;
