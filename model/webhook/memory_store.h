@@ -130,14 +130,15 @@ class MemoryStore final : public Store {
   static std::uint64_t key_hash(std::string_view cxid, std::string_view request_id);
 
   Retention retention_;
-  // In chunks that never move: growing to millions of rows copies none of them.
-  StableSlotPool<Row, 16> rows_;
+  // In chunks that never move: growing to millions of rows copies none of them. (Small chunks:
+  // a sweep makes thousands of small runs, and each chunk is zeroed when it is made.)
+  StableSlotPool<Row> rows_;
   DenseIdMap ids_;                   // id -> slot
   FlatIndex keys_;                   // key_hash -> slot + 1
   DueOrder due_{DuePlace{this}};
   BlockedOrder blocked_{BlockedPlace{this}};
   ExpiryOrder expiry_{ExpiryPlace{this}};
-  StableSlotPool<StoredAttempt, 16> attempts_;
+  StableSlotPool<StoredAttempt> attempts_;
   // The few attempts that say in words why nothing was sent (AttemptRow::detail), by slot: kept
   // aside, so the many that do not cost nothing.
   std::unordered_map<std::uint32_t, std::string> details_;

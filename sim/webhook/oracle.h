@@ -176,7 +176,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   Ledger& ledger_;
   Duration terminal_bound_;
   std::string terminal_bound_text_;
-  StableSlotPool<Req, 16> reqs_;  // req_index_ finds a request's slot; chunks never move, growth copies nothing
+  StableSlotPool<Req> reqs_;  // req_index_ finds a request's slot; chunks never move, growth copies nothing
   DenseIdMap req_index_;  // id -> slot
   // The client's request number (ClientKey::request, unique per key, handed out in increasing
   // order by the load generator) -> slot. Ground truth the platform cannot use, the oracle can.
