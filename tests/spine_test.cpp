@@ -2,7 +2,9 @@
 // processes, arrivals, metric tables, comparisons and the schema machinery.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <set>
 #include <vector>
@@ -24,6 +26,8 @@
 namespace relaysim::sim {
 namespace {
 
+using std::chrono::hours;
+using std::chrono::minutes;
 using std::chrono::seconds;
 
 // ---- events -----------------------------------------------------------------------------------
@@ -284,6 +288,109 @@ TEST(Arrivals, BurstyAveragesItsRateAndIsAsVariableAsTheMmppSays) {
   poisson.arrival = Arrival::poisson;
   EXPECT_DOUBLE_EQ(poisson.scv(), 1.0);
   EXPECT_NEAR(index_of_dispersion(poisson, total), 1.0, 0.35);
+}
+
+// Shaped rates: the calls made in each part of a ramp or a day follow Lambda, the integral of the
+// shape. Evenly spaced calls land exactly where Lambda crosses each whole number; Poisson ones
+// within a few standard deviations of it (a fixed seed: the same counts every run).
+std::vector<double> counts_per_window(const ArrivalSpec& spec, Duration window, std::uint64_t seed) {
+  Kernel k;
+  Rng rng(seed);
+  std::vector<double> counts(static_cast<std::size_t>((spec.to - spec.from) / window), 0.0);
+  struct Tally {
+    Kernel& k;
+    std::vector<double>& counts;
+    Time from;
+    Duration window;
+  } tally{k, counts, spec.from, window};
+  Arrivals a({spec}, rng, [t = &tally](std::uint32_t) {
+    const auto w = static_cast<std::size_t>((t->k.now() - t->from) / t->window);
+    EXPECT_LT(w, t->counts.size()) << "a call outside [from, to)";
+    if (w < t->counts.size()) ++t->counts[w];
+  });
+  a.install(k);
+  k.run_until(spec.to + hours(1));
+  return counts;
+}
+
+TEST(Arrivals, ARampMakesItsCallsWhereItsIntegralSays) {
+  ArrivalSpec ramp;
+  ramp.rate_per_s = 0;
+  ramp.ramp_to_per_s = 100;
+  ramp.from = Time{} + minutes(10);
+  ramp.to = ramp.from + seconds(1000);
+  ramp.arrival = Arrival::constant;
+  // Lambda(u) = 0.05 u^2: 50,000 in all, 12,500 in the first half.
+  EXPECT_DOUBLE_EQ(ramp.expected_calls(), 50'000.0);
+  EXPECT_DOUBLE_EQ(ramp.calls_before(ramp.from + seconds(500)), 12'500.0);
+  EXPECT_DOUBLE_EQ(ramp.rate_at(ramp.from + seconds(250)), 25.0);
+  EXPECT_EQ(ramp.rate_at(ramp.to), 0.0);
+  EXPECT_DOUBLE_EQ(ramp.max_rate_per_s(), 100.0);
+  std::vector<double> c = counts_per_window(ramp, seconds(100), 1);
+  for (std::size_t w = 0; w < c.size(); ++w) {
+    const double expected = ramp.calls_before(ramp.from + seconds(100) * static_cast<int>(w + 1)) -
+                            ramp.calls_before(ramp.from + seconds(100) * static_cast<int>(w));
+    EXPECT_NEAR(c[w], expected, 1.0) << "window " << w;
+  }
+  ramp.arrival = Arrival::poisson;
+  c = counts_per_window(ramp, seconds(500), 2);
+  EXPECT_NEAR(c[0], 12'500, 4 * std::sqrt(12'500.0));
+  EXPECT_NEAR(c[1], 37'500, 4 * std::sqrt(37'500.0));
+}
+
+TEST(Arrivals, ADiurnalRateSwingsAroundItsMeanAndPeaksWhereItSays) {
+  ArrivalSpec day;
+  day.rate_per_s = 10;
+  day.swing = 0.8;
+  day.period = hours(24);
+  day.peak_at = hours(14);
+  day.to = Time{} + hours(48);
+  EXPECT_NEAR(day.expected_calls(), 10 * 48 * 3600.0, 1e-6);  // two whole periods: the mean is the rate
+  EXPECT_NEAR(day.rate_at(Time{} + hours(14)), 18, 1e-9);
+  EXPECT_NEAR(day.rate_at(Time{} + hours(26)), 2, 1e-9);
+  EXPECT_DOUBLE_EQ(day.max_rate_per_s(), 18);
+  const std::vector<Time> peaks = day.busiest_moments();
+  EXPECT_NE(std::find(peaks.begin(), peaks.end(), Time{} + hours(14)), peaks.end());
+  EXPECT_NE(std::find(peaks.begin(), peaks.end(), Time{} + hours(38)), peaks.end());
+  // Hour by hour over two days, Poisson: each hour within 4 standard deviations of Lambda's.
+  const std::vector<double> c = counts_per_window(day, hours(1), 3);
+  ASSERT_EQ(c.size(), 48u);
+  for (std::size_t h = 0; h < c.size(); ++h) {
+    const Time at = Time{} + hours(static_cast<int>(h));
+    const double expected = day.calls_before(at + hours(1)) - day.calls_before(at);
+    EXPECT_NEAR(c[h], expected, 4 * std::sqrt(expected)) << "hour " << h;
+  }
+  EXPECT_GT(c[14], 4 * c[2]);  // 2 p.m. is busier than 2 a.m. (about 17.6/s against 2.4/s)
+  // The peak a capacity check reads: the day's crest, 18/s.
+  const WeightedArrivals one[] = {{&day, 1.0}};
+  EXPECT_NEAR(peak_load(one).rate_per_s, 18, 1e-9);
+  // A ramp under the same cycle: its crest is near the last peak.
+  ArrivalSpec both = day;
+  both.ramp_to_per_s = 20;
+  EXPECT_NEAR(both.rate_at(Time{} + hours(38)), (10 + 10 * 38.0 / 48) * 1.8, 1e-9);
+  const WeightedArrivals two[] = {{&both, 1.0}};
+  EXPECT_GE(peak_load(two).rate_per_s, both.rate_at(Time{} + hours(38)));
+  EXPECT_LE(peak_load(two).rate_per_s, both.max_rate_per_s());
+}
+
+TEST(Arrivals, AShapedRateEndsAtItsEndAndHasNoCallsWithoutRate) {
+  ArrivalSpec none;
+  none.rate_per_s = 0;
+  none.swing = 0.5;
+  none.to = Time{} + hours(1);
+  EXPECT_EQ(none.expected_calls(), 0.0);
+  EXPECT_EQ(none.when_calls_reach(0.5, Time{}), kTimeNever);
+  EXPECT_EQ(counts_per_window(none, hours(1), 4)[0], 0.0);
+  // A full swing touches 0 at the trough: no call is made near it, none is lost elsewhere.
+  ArrivalSpec full;
+  full.rate_per_s = 50;
+  full.swing = 1;
+  full.period = seconds(100);
+  full.peak_at = seconds(0);
+  full.to = Time{} + seconds(1000);
+  full.arrival = Arrival::constant;
+  const std::vector<double> c = counts_per_window(full, seconds(1000), 5);
+  EXPECT_NEAR(c[0], 50'000, 1);
 }
 
 // ---- metrics and expectations -----------------------------------------------------------------

@@ -408,10 +408,14 @@ class WebhookSystem final : public SystemOf<Manifest> {
       if (a.burst > 0) {
         out.push_back(key + ".burst=" + divided(static_cast<double>(a.burst)));
       } else {
-        std::array<char, 32> text{};
-        const auto [end, ec] = std::to_chars(text.data(), text.data() + text.size(), a.rate_per_s / n);
-        RELAYSIM_ASSERT(ec == std::errc{}, "a double fits 32 characters");
-        out.push_back(key + ".rate=" + std::string(text.data(), end) + "/s");
+        const auto rate = [n](double per_s) {
+          std::array<char, 32> text{};
+          const auto [end, ec] = std::to_chars(text.data(), text.data() + text.size(), per_s / n);
+          RELAYSIM_ASSERT(ec == std::errc{}, "a double fits 32 characters");
+          return std::string(text.data(), end) + "/s";
+        };
+        out.push_back(key + ".rate=" + rate(a.rate_per_s));
+        if (a.ramps()) out.push_back(key + ".ramp_to=" + rate(a.ramp_to_per_s));
       }
     }
     out.push_back("webhook.platform.concurrency_per_pod=" + divided(w.platform.concurrency_per_pod));
@@ -469,7 +473,7 @@ class WebhookSystem final : public SystemOf<Manifest> {
       // every row, and so the oracle keeps every record.)
       if (p.retention && s.store == StoreKind::memory && l.arrivals.burst == 0) {
         const double hold_s = to_seconds(*p.retention + p.lease + outages) + stuck * to_seconds(std::min(p.retry.deadline, s.duration));
-        held += std::min(calls, l.arrivals.rate_per_s * hold_s);
+        held += std::min(calls, l.arrivals.max_rate_per_s() * hold_s);
       } else {
         held += calls;
       }

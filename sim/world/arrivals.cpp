@@ -1,6 +1,8 @@
 #include "sim/world/arrivals.h"
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 
 #include "model/core/assert.h"
 #include "model/core/text.h"
@@ -9,13 +11,113 @@ namespace relaysim::sim {
 
 double ArrivalSpec::expected_calls() const {
   if (burst > 0) return static_cast<double>(burst);
+  if (shaped()) return calls_before(to);
   return rate_per_s * to_seconds(to - from);
 }
 
 double ArrivalSpec::expected_calls(Time end) const {
   if (burst > 0) return from < end ? static_cast<double>(burst) : 0.0;
+  if (shaped()) return calls_before(end);
   return rate_per_s * to_seconds(std::max(Duration{}, std::min(to, end) - from));
 }
+
+namespace {
+
+// A shaped segment's rate and Lambda as functions of u, the seconds since its `from`:
+//   r(u) = (a + b u) (1 + A cos(w (u + c))),  a = rate, b = the ramp's slope, A = swing,
+//   w = 2 pi / period, c = from - peak_at (seconds);
+//   Lambda(u) = a u + b u^2 / 2 + A [g(u) - g(0)],  g(s) = (a + b s) sin(w (s + c)) / w + b cos(w (s + c)) / w^2
+// (g' = (a + b s) cos(w (s + c)), by parts). Lambda never falls, as r >= 0 when A <= 1.
+struct Shape {
+  double a = 0, b = 0, swing = 0, w = 0, c = 0, span = 0;
+
+  explicit Shape(const ArrivalSpec& s) : a(s.rate_per_s), swing(s.swing), span(to_seconds(s.to - s.from)) {
+    RELAYSIM_ASSERT(span > 0, "a rate segment ends after it starts");
+    if (s.ramps()) b = (s.ramp_to_per_s - s.rate_per_s) / span;
+    if (swing > 0) {
+      w = 2 * std::numbers::pi / to_seconds(s.period);
+      // Reduced to one period, so that the phase stays small and exact for any `from`.
+      c = std::fmod(to_seconds(s.from.time_since_epoch()) - to_seconds(s.peak_at), to_seconds(s.period));
+    }
+  }
+  double rate(double u) const {
+    const double linear = std::max(0.0, a + b * u);
+    return swing > 0 ? linear * (1 + swing * std::cos(w * (u + c))) : linear;
+  }
+  double g(double s) const { return (a + b * s) * std::sin(w * (s + c)) / w + b * std::cos(w * (s + c)) / (w * w); }
+  double lambda(double u) const {
+    const double plain = a * u + b * u * u / 2;
+    return swing > 0 ? plain + swing * (g(u) - g(0)) : plain;
+  }
+};
+
+}  // namespace
+
+double ArrivalSpec::rate_at(Time t) const {
+  if (burst > 0 || t < from || t >= to) return 0.0;
+  if (!shaped()) return rate_per_s;
+  return Shape(*this).rate(to_seconds(t - from));
+}
+
+double ArrivalSpec::max_rate_per_s() const {
+  if (burst > 0) return 0.0;
+  return std::max(rate_per_s, ramps() ? ramp_to_per_s : 0.0) * (1 + swing);
+}
+
+double ArrivalSpec::calls_before(Time t) const {
+  RELAYSIM_ASSERT(burst == 0, "a burst has no rate to integrate");
+  if (t <= from) return 0.0;
+  const Shape shape(*this);
+  return shape.lambda(std::min(to_seconds(t - from), shape.span));
+}
+
+Time ArrivalSpec::when_calls_reach(double calls, Time hint) const {
+  RELAYSIM_ASSERT(burst == 0 && shaped(), "a shaped rate segment");
+  const Shape shape(*this);
+  if (!(calls < shape.lambda(shape.span))) return kTimeNever;
+  // Newton's method on Lambda(u) = calls, kept inside a bracket [lo, hi] that always holds the
+  // root, and bisecting where Newton would leave it (near a trough, where the rate is ~0).
+  double lo = std::clamp(to_seconds(hint - from), 0.0, shape.span), hi = shape.span;
+  if (shape.lambda(lo) >= calls) return hint;
+  const double r0 = shape.rate(lo);
+  double u = r0 > 0 ? std::min(hi, lo + (calls - shape.lambda(lo)) / r0) : (lo + hi) / 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-10; ++i) {
+    const double f = shape.lambda(u) - calls;
+    if (f >= 0) hi = u; else lo = u;
+    const double r = shape.rate(u);
+    double next = r > 0 ? u - f / r : lo;
+    if (!(next > lo && next < hi)) next = lo + (hi - lo) / 2;
+    if (std::abs(next - u) < 1e-10) {
+      u = next;
+      break;
+    }
+    u = next;
+  }
+  // Rounded up to the clock's nanosecond: the call comes when Lambda has reached `calls`.
+  const double ns = std::ceil(u * 1e9);
+  return from + Duration{static_cast<std::int64_t>(std::min(ns, static_cast<double>(to_ns(to - from))))};
+}
+
+std::vector<Time> ArrivalSpec::busiest_moments() const {
+  std::vector<Time> out{from};
+  if (!shaped()) return out;
+  out.push_back(to - Duration{1});
+  if (swing > 0) {
+    // The cycle's peaks within [from, to): at most the first and last thousand of them (a linear
+    // ramp times the cycle is highest near one of its ends' peaks).
+    constexpr std::int64_t kMost = 1000;
+    const std::int64_t p = period.count();
+    const auto floor_div = [p](std::int64_t x) { return x / p - (x % p < 0 ? 1 : 0); };
+    const std::int64_t first = -floor_div(peak_at.count() - to_ns(from.time_since_epoch()));  // the first peak >= from
+    const std::int64_t last = floor_div(to_ns(to.time_since_epoch()) - 1 - peak_at.count());  // the last < to
+    for (std::int64_t k = first; k <= last; ++k) {
+      if (k - first >= kMost && last - k >= kMost) k = last - kMost;
+      out.push_back(Time{} + peak_at + Duration{k * p});
+    }
+  }
+  return out;
+}
+
 
 double ArrivalSpec::low_rate_per_s() const {
   RELAYSIM_ASSERT(high_share < 1, "high spells leave time for low ones");
@@ -43,22 +145,25 @@ double ArrivalSpec::scv() const {
 }
 
 PeakLoad peak_load(std::span<const WeightedArrivals> segments) {
-  // The total rate changes only where a segment starts, so the busiest moment is one of those.
+  // Flat segments change the total rate only where one starts, so the busiest moment is one of
+  // those, or a shaped segment's busiest moment.
   PeakLoad peak;
   for (const WeightedArrivals& at : segments) {
     RELAYSIM_ASSERT(at.arrivals != nullptr && at.weight >= 0, "a segment with the work each of its calls brings");
-    if (at.arrivals->burst != 0 || at.arrivals->rate_per_s <= 0) continue;
-    const Time t = at.arrivals->from;
-    double rate = 0, weighted_scv = 0;
-    bool bursty = false;
-    for (const WeightedArrivals& w : segments) {
-      const ArrivalSpec& a = *w.arrivals;
-      if (a.burst != 0 || !(a.from <= t && t < a.to)) continue;
-      rate += a.rate_per_s * w.weight;
-      weighted_scv += a.rate_per_s * w.weight * a.scv();
-      bursty = bursty || a.arrival == Arrival::bursty;
+    if (at.arrivals->burst != 0 || at.arrivals->max_rate_per_s() <= 0) continue;
+    for (const Time t : at.arrivals->busiest_moments()) {
+      double rate = 0, weighted_scv = 0;
+      bool bursty = false;
+      for (const WeightedArrivals& w : segments) {
+        const ArrivalSpec& a = *w.arrivals;
+        const double r = a.rate_at(t);
+        if (r <= 0) continue;
+        rate += r * w.weight;
+        weighted_scv += r * w.weight * a.scv();
+        bursty = bursty || a.arrival == Arrival::bursty;
+      }
+      if (rate > peak.rate_per_s) peak = PeakLoad{rate, weighted_scv / rate, bursty};
     }
-    if (rate > peak.rate_per_s) peak = PeakLoad{rate, weighted_scv / rate, bursty};
   }
   return peak;
 }
@@ -115,7 +220,9 @@ void check_arrival(const Reader& r, const Map& m, ArrivalSpec& a) {
       r.fail(m[k], m.child(k), "a burst happens at one moment, `at:`; `from` and `to` belong to rates");
     }
     if (!m.has("at")) r.fail(m.node(), m.child("at"), "a burst needs `at:`, the moment it happens");
-    if (m.has("arrival")) r.fail(m["arrival"], m.child("arrival"), "a burst's calls all come at `at`; `arrival` belongs to rates");
+    for (const char* k : {"arrival", "ramp_to", "diurnal"}) {
+      if (m.has(k)) r.fail(m[k], m.child(k), std::string("a burst's calls all come at `at`; `") + k + "` belongs to rates");
+    }
     a.rate_per_s = 0;
     a.to = a.from;
     return;
@@ -124,10 +231,37 @@ void check_arrival(const Reader& r, const Map& m, ArrivalSpec& a) {
   for (const char* k : {"peak", "high_share", "spell"}) {
     if (m.has(k) && a.arrival != Arrival::bursty) r.fail(m[k], m.child(k), "belongs to `arrival: bursty`");
   }
-  if (a.arrival == Arrival::bursty) check_bursty(r, m, a);
+  if (a.arrival == Arrival::bursty) {
+    for (const char* k : {"ramp_to", "diurnal"}) {
+      if (m.has(k)) {
+        r.fail(m[k], m.child(k), "shapes Poisson or evenly spaced arrivals; `arrival: bursty` has its own spells");
+      }
+    }
+    check_bursty(r, m, a);
+  }
+  if (m.has("diurnal") && a.swing <= 0) {
+    r.fail(m["diurnal"], m.child("diurnal") + ".swing",
+           "is required: how far above and below `rate` the load swings, e.g. `swing: 60%`");
+  }
   if (!m.has("rate")) r.fail(m.node(), m.child("rate"), "is required but missing (or give `burst` and `at`)");
   if (!m.has("to")) a.to = Time{} + r.run_duration();
   if (a.to <= a.from) r.fail(m.has("to") ? m["to"] : m.node(), m.child("to"), "must be after `from`");
+}
+
+// `diurnal: {swing, period, peak_at}`: the cycle's keys, members of the segment itself.
+const Schema<ArrivalSpec>& diurnal_schema() {
+  static const Schema<ArrivalSpec> schema = [] {
+    Schema<ArrivalSpec> s(Style::flow, "The cycle of a rate: `rate` is its mean, and the load goes up to rate x (1 + swing) "
+                                       "at `peak_at` (and every period after) and down to rate x (1 - swing) half a period away.");
+    s.key("swing", &ArrivalSpec::swing, fraction_codec(),
+          "how far the rate rises above and falls below `rate`, as a share of it (100%: down to nothing at the trough)",
+          opt::shown("(required)"));
+    s.key("period", &ArrivalSpec::period, duration_codec(ArrivalSpec::kCyclePeriod), "the cycle's length");
+    s.key("peak_at", &ArrivalSpec::peak_at, duration_codec(), "when the rate is highest, counted from the run's start "
+          "(with a day's period, the run starts at midnight)");
+    return s;
+  }();
+  return schema;
 }
 
 }  // namespace
@@ -153,6 +287,12 @@ const Schema<ArrivalSpec>& arrival_schema() {
     s.last().differs = bursty;
     s.key("spell", &ArrivalSpec::spell, duration_codec(), "bursty: a high spell's mean length (exponential)");
     s.last().differs = bursty;
+    s.key("ramp_to", &ArrivalSpec::ramp_to_per_s, rate_codec(),
+          "a ramp: the rate at `to`, reached linearly from `rate` at `from` (Poisson or evenly spaced arrivals)",
+          opt::shown("none"));
+    s.section("diurnal", diurnal_schema(),
+              "a daily swing: the rate times 1 + swing x cos(2 pi (t - peak_at) / period), t counted from the run's "
+              "start, whose mean over a whole period is the rate itself (Poisson or evenly spaced arrivals)");
     s.key("burst", &ArrivalSpec::burst, integer_codec<std::uint64_t>(1, 100'000'000),
           "instead of a rate: this many calls all at once, at `at`", opt::shown("(or `rate`)"));
     s.add(moment("at", "when a burst happens", "(with `burst`)", &ArrivalSpec::from, true, true));
@@ -163,7 +303,12 @@ const Schema<ArrivalSpec>& arrival_schema() {
 }
 
 Arrivals::Arrivals(std::vector<ArrivalSpec> segments, Rng& rng, Sink sink)
-    : segments_(std::move(segments)), burst_done_(segments_.size(), 0), spells_(segments_.size()), rng_(rng), sink_(std::move(sink)) {
+    : segments_(std::move(segments)),
+      burst_done_(segments_.size(), 0),
+      spells_(segments_.size()),
+      reached_(segments_.size(), -1.0),
+      rng_(rng),
+      sink_(std::move(sink)) {
   RELAYSIM_ASSERT(static_cast<bool>(sink_), "arrivals have somewhere to go");
 }
 
@@ -187,6 +332,16 @@ void Arrivals::arrive(Kernel& kernel, std::uint32_t segment) {
     done += chunk;
     if (done < s.burst) kernel.at(kernel.now(), [this, &kernel, segment] { arrive(kernel, segment); });
     if (chunk == kBurstChunk) kernel.yield();
+    return;
+  }
+  if (s.shaped()) {
+    // Calls where Lambda reaches a running sum of unit exponential draws (ones, evenly spaced);
+    // the first comes at the first such moment, not at `from`, where a ramp from 0 has no rate.
+    double& reached = reached_[segment];
+    if (reached >= 0) sink_(segment);
+    reached = std::max(reached, 0.0) + (s.arrival == Arrival::constant ? 1.0 : rng_.exponential(1.0));
+    const Time next = std::max(kernel.now() + Duration{1}, s.when_calls_reach(reached, kernel.now()));
+    if (next < s.to) kernel.at(next, [this, &kernel, segment] { arrive(kernel, segment); });
     return;
   }
   if (kernel.now() >= s.to || s.rate_per_s <= 0.0) return;

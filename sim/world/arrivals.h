@@ -7,6 +7,13 @@
 // traffic that comes in spells: Poisson at `peak` times the rate during high spells (exponential,
 // of mean `spell`), and at a lower rate between them, such that the long-run mean is `rate` and
 // the process is high `high_share` of the time.
+//
+// A Poisson or evenly spaced rate may also have a shape: a ramp (the rate goes linearly from
+// `rate` at `from` to `ramp_to` at `to`) and a cycle (the rate times 1 + swing x cos(2 pi (t -
+// peak_at) / period), t from the run's start: a day's traffic with its peak at `peak_at`). A
+// shaped segment's calls are a non-homogeneous Poisson process, made by inverting its expected
+// calls so far, Lambda(t): the k-th call comes when Lambda reaches the sum of k unit exponential
+// draws (or k, evenly spaced). Unshaped segments are made as before, draw for draw.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +40,35 @@ struct ArrivalSpec {
   double peak = 4.0;
   double high_share = 0.2;
   Duration spell = std::chrono::seconds(30);
+  // The shape (Poisson and evenly spaced only): the rate at `to`, reached linearly from `rate`
+  // (kNoRamp: none); the cycle's swing (0: none, 1: the rate touches 0 at its trough), period
+  // and the moment of a peak, counted from the run's start.
+  static constexpr double kNoRamp = -1.0;
+  double ramp_to_per_s = kNoRamp;
+  double swing = 0.0;
+  Duration period = std::chrono::hours(24);
+  Duration peak_at = std::chrono::hours(12);
   bool operator==(const ArrivalSpec&) const = default;
+
+  // A cycle shorter than a second would swing the rate faster than any queue notices; one
+  // longer than a year is a ramp.
+  static constexpr Bounds<Duration> kCyclePeriod{std::chrono::seconds(1), std::chrono::hours(24 * 366)};
+
+  bool ramps() const { return ramp_to_per_s >= 0; }
+  bool shaped() const { return ramps() || swing > 0; }
+  // Calls per second at `t`, the shape included; 0 outside [from, to) and for a burst.
+  double rate_at(Time t) const;
+  // The most calls per second the segment ever makes (an upper bound for a shaped one).
+  double max_rate_per_s() const;
+  // The calls a rate segment is expected to make in [from, t): Lambda(t), the integral of
+  // rate_at. 0 before `from`; Lambda(to) after `to`.
+  double calls_before(Time t) const;
+  // The first moment at or after `hint` at which calls_before reaches `calls`, kTimeNever when it
+  // never does before `to`. Lambda must be below `calls` at `hint`, or `hint` is the answer.
+  Time when_calls_reach(double calls, Time hint) const;
+  // The moments a shaped segment's rate is highest at, for peak_load: its ends and the cycle's
+  // peaks (at most a few thousand of them). An unshaped segment's is `from`.
+  std::vector<Time> busiest_moments() const;
 
   // A spell shorter than a millisecond switches the rate a million times a second of virtual
   // time: a busy loop, not a load. A low spell (spell x (1 - high_share) / high_share) must also
@@ -101,6 +136,7 @@ class Arrivals {
   std::vector<ArrivalSpec> segments_;
   std::vector<std::uint64_t> burst_done_;  // per segment: calls of its burst made so far
   std::vector<Spell> spells_;              // per segment: a bursty one's current spell
+  std::vector<double> reached_;            // per segment: a shaped one's Lambda at its next call (< 0: not drawn)
   Rng& rng_;
   Sink sink_;
 };

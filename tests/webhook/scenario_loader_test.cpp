@@ -66,6 +66,33 @@ TEST(ScenarioLoader, ReadsAValidScenario) {
   EXPECT_DOUBLE_EQ(s.expect[1].value, 0.001);
 }
 
+TEST(ScenarioLoader, ALoadMayRampAndSwingOverADay) {
+  const Scenario s = parse_scenario(
+      replace(kValid, "{rate: 5/s, from: 0s, to: 30m}", "{rate: 5/s, from: 0s, to: 30m, ramp_to: 50/s, diurnal: {swing: 60%, peak_at: 15m, period: 1h}}"),
+      "test.yaml");
+  const ArrivalSpec& a = spec_of(s).load[0].arrivals;
+  EXPECT_DOUBLE_EQ(a.ramp_to_per_s, 50.0);
+  EXPECT_DOUBLE_EQ(a.swing, 0.6);
+  EXPECT_EQ(a.peak_at, std::chrono::minutes(15));
+  EXPECT_EQ(a.period, std::chrono::hours(1));
+  // Written back as read.
+  const std::string written = write_scenario(s);
+  EXPECT_NE(written.find("ramp_to: 50/s"), std::string::npos) << written;
+  EXPECT_NE(written.find("swing: 0.6"), std::string::npos) << written;
+  EXPECT_EQ(spec_of(parse_scenario(written, "again.yaml")).load[0].arrivals, a);
+  // What a shape cannot be.
+  const auto refused = [](const std::string& segment, const std::string& why) {
+    const ScenarioError e = error_for(replace(kValid, "{rate: 5/s, from: 0s, to: 30m}", segment));
+    EXPECT_TRUE(says(e, why)) << e.what();
+  };
+  refused("{rate: 5/s, ramp_to: 9/s, arrival: bursty}", "`arrival: bursty` has its own spells");
+  refused("{burst: 10, at: 1m, ramp_to: 9/s}", "`ramp_to` belongs to rates");
+  refused("{rate: 5/s, diurnal: {period: 1h}}", "diurnal.swing: is required");
+  refused("{rate: 5/s, diurnal: {swing: 120%}}", "swing");
+  refused("{rate: 5/s, diurnal: {swing: 50%, period: 10ms}}", "period");
+  refused("{rate: 5/s, diurnal: {swing: 50%, peek_at: 1h}}", "did you mean 'peak_at'");
+}
+
 TEST(ScenarioLoader, AMisspeltKeyNamesFileLineColumnAndSuggests) {
   const ScenarioError e = error_for(replace(kValid, "retry:", "retyr:"));
   EXPECT_EQ(e.file(), "test.yaml");

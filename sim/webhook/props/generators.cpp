@@ -111,6 +111,15 @@ struct Draw {
       l.arrivals.rate_per_s = *rc::gen::inRange(1, 101) / 10.0;
       l.arrivals.arrival = *rc::gen::element(Arrival::poisson, Arrival::constant, Arrival::bursty);
       if (l.arrivals.arrival == Arrival::bursty) l.arrivals.spell = sec(1, 10);
+      // A shaped rate now and then: a ramp up or down, and a cycle of a few seconds.
+      if (l.arrivals.arrival != Arrival::bursty && *rc::gen::inRange(0, 4) == 0) {
+        l.arrivals.ramp_to_per_s = *rc::gen::inRange(0, 101) / 10.0;
+        if (*rc::gen::arbitrary<bool>()) {
+          l.arrivals.swing = percent(10, 100);
+          l.arrivals.period = sec(1, 20);
+          l.arrivals.peak_at = sec(0, 20);
+        }
+      }
       if (on[kDuplicates]) l.duplicates = percent(0, 20);
       if (on[kDuplicates]) l.conflicts = percent(0, 5);
       if (on[kSharedIds]) l.shared_ids = percent(0, 20);
