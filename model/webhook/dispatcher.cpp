@@ -81,7 +81,8 @@ void Dispatcher::arm_wake(Time now) {
     try {
       const Claimable which = claimable(now);
       next = store_.next_due(which);
-      if (which == Claimable::unblocked) {
+      left_blocked_ = which == Claimable::unblocked;
+      if (left_blocked_) {
         // The blocked requests left out come due when the breaker lets a probe through, or just
         // after a deadline, to be dead-lettered (claim_expired takes what has passed it).
         const auto earliest = [&next](std::optional<Time> t) {
@@ -116,6 +117,13 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   // The moment the URL was decided, not a later reading of the clock: the attempt's start is
   // what W-url holds against the lookup's time and the TTL (see Resolution::at).
   const Time now = r.at;
+  // This pod's breaker changes only in its own resolutions (and, open, with time: arm_wake wakes
+  // at open_until). A probe's answer that closed it or freed a probe's place lets blocked work be
+  // claimed again: look at once, not at the next completion of a slot.
+  if (left_blocked_ && !resolver_.breaker().refuses(now)) {
+    left_blocked_ = false;
+    waker_.arm(now, store_retry_at_, now);
+  }
   switch (r.status) {
     case ResolveStatus::not_found:
       finish(slot, Completion{nullptr, Status::failed, Reason::no_url, now, now, now, Duration::zero()});

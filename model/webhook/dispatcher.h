@@ -9,9 +9,8 @@
 // It never polls: when nothing is due it sleeps until the Store's next due time, and nudge()
 // wakes it when new work arrives. While its breaker refuses every ServiceB lookup it leaves the
 // blocked requests in the store (claiming one would only defer it again): an open breaker wakes it
-// when it lets a probe through; a half-open one with every probe out, when a slot's work ends
-// after the probes answered (a probe's own success does not pump, so the blocked work waits for
-// the next completion, at most an HTTP attempt). A long outage costs a deferral per request, not
+// when it lets a probe through; a half-open one with every probe out, as soon as a probe's answer
+// frees a probe's place or closes the breaker. A long outage costs a deferral per request, not
 // one per request per backoff step. When a store call fails (busy, full, an I/O error) it leaves
 // the store alone for `store_retry` and then asks again; a completion that could not be recorded
 // leaves its request in flight until the lease expires, when another claim rescues it.
@@ -86,6 +85,7 @@ class Dispatcher {
   bool stopped_ = false;
   bool repump_ = false;
   Time store_retry_at_{};  // after a failed store call: not before this
+  bool left_blocked_ = false;  // the last pass left blocked work in the store: the breaker refused it
   DueWaker waker_;
 };
 
