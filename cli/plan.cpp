@@ -29,6 +29,7 @@
 #include "sim/queueing/erlang.h"
 #include "sim/scenario/expect.h"
 #include "sim/loader.h"
+#include "sim/run.h"
 #include "sim/system.h"
 #include "sim/report/stamp.h"
 
@@ -59,6 +60,10 @@ struct Target {
   enum class Measure { none, sojourn, wait } measure = Measure::none;
   std::optional<double> quantile;
   bool mean = false;
+  // A percentile of the whole run's latency: read from every run's durations pooled, with the
+  // sectioning interval, as sweep reads its tails (sim/plan/stats.h), not as a mean of the runs'
+  // own percentiles: a planner's "p99 < 30 s" is about every request.
+  bool pooled_tail = false;
 };
 
 enum class Verdict { meets, fails, undecided };
@@ -66,6 +71,7 @@ const char* to_text(Verdict v) { return v == Verdict::meets ? "meets" : v == Ver
 
 struct Probe {
   long long value = 0;
+  LatencyHistogram pooled;                 // every run's latency, for the pooled tails
   std::vector<Estimate> estimates;         // per target
   std::uint32_t runs = 0;
   Verdict verdict = Verdict::undecided;
@@ -111,6 +117,8 @@ std::optional<std::string> parse_target(const Scenario& base, const std::string&
       }
     }
   }
+  // The latency every run pools (sim/report/groups.h) is what latency_p{q}_s is read from.
+  t.pooled_tail = t.measure == Target::Measure::sojourn && t.quantile.has_value();
   return std::nullopt;
 }
 
@@ -133,7 +141,9 @@ constexpr double kPercentileResolution = 1.0 + LatencyHistogram::kResolution;
 Verdict decide(const Target& t, Estimate e) {
   if (e.n == 0) return Verdict::fails;  // never measurable: nothing delivered
   if (e.n < 2) return Verdict::undecided;
-  if (t.quantile) {
+  // A mean of the runs' percentiles is widened by the bucket the percentiles were read in; a
+  // pooled tail's interval is at least a bucket wide on each side already.
+  if (t.quantile && !t.pooled_tail) {
     e.ci_low /= kPercentileResolution;
     e.ci_high *= kPercentileResolution;
   }
@@ -306,7 +316,8 @@ void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
     const std::string what = args.resource + "=" + plan.range.values[i];
     // (A probe too big for memory stops the plan: the answer would be a guess.)
     const unsigned threads = runs_at_once(jobs_of, plan.jobs, plan.memory_limit, args.quiet || !outcomes.empty(), what);
-    for (RunOutcome& o : run_parallel(jobs_of, threads, args.quiet, what, plan.refs)) {
+    const live::EachRun pool = [&p](std::size_t, const RunResult& r) { p.pooled.merge(r.groups.all().latency); };
+    for (RunOutcome& o : run_parallel(jobs_of, threads, args.quiet, what, plan.refs, pool)) {
       outcomes.push_back(std::move(o));
     }
     if (stop_requested()) throw Interrupted{};
@@ -320,7 +331,19 @@ void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
         v.push_back(o.targets[&t - targets.data()]);
       }
       p.estimates.push_back(estimate(v));
-      const Verdict d = decide(t, p.estimates.back());
+      Verdict d = Verdict::undecided;
+      if (t.pooled_tail) {
+        // The pooled quantile and its sectioning interval stand for the mean and its interval.
+        const TailEstimate tail = tail_estimate(p.pooled, v, *t.quantile);
+        Estimate& e = p.estimates.back();
+        e.mean = tail.value;
+        e.ci_low = tail.ci_low;
+        e.ci_high = tail.ci_high;
+        // Fewer than ten durations beyond the quantile: a guess, decided by more runs.
+        if (tail.enough()) d = decide(t, e);
+      } else {
+        d = decide(t, p.estimates.back());
+      }
       if (d == Verdict::fails) p.verdict = Verdict::fails;
       if (d == Verdict::undecided && p.verdict == Verdict::meets) p.verdict = Verdict::undecided;
     }
@@ -419,6 +442,43 @@ std::optional<int> find_answer(PlanState& plan) {
   return std::nullopt;
 }
 
+// No value met the targets: why, target by target, at the most of the resource tried. A figure
+// that barely moved from the least tried to the most (by under a tenth) is held by something
+// more of this resource cannot change, as a p99 cannot fall below a 45-minute outage: say so
+// rather than let the user widen the range in vain.
+void explain_no_answer(const PlanState& plan, std::ostream& out) {
+  if (plan.order.empty()) return;
+  const std::vector<std::string>& values = plan.range.values;
+  const std::size_t least = *std::min_element(plan.order.begin(), plan.order.end());
+  const std::size_t most = *std::max_element(plan.order.begin(), plan.order.end());
+  const Probe& top = plan.probes.at(most);
+  const Probe& bottom = plan.probes.at(least);
+  if (top.unstable) {
+    out << "  why:       even at " << values[most] << " the offered load is at or above capacity; widen the range\n";
+    return;
+  }
+  for (std::size_t t = 0; t < plan.targets.size(); ++t) {
+    const Target& target = plan.targets[t];
+    const Estimate& e = top.estimates[t];
+    const Verdict v = decide(target, e);
+    if (v == Verdict::meets) continue;
+    out << "  why:       at " << values[most] << ", the most tried, " << target.metric << " is " << format_estimate(target, e);
+    if (v == Verdict::undecided) {
+      out << ": too close to " << target.text << " to decide in " << top.runs << " runs (raise --max-replications)\n";
+      continue;
+    }
+    out << ", against " << target.text;
+    const Estimate& b = bottom.estimates[t];
+    if (least != most && !bottom.unstable && e.n > 0 && b.n > 0 && std::isfinite(e.mean) && std::isfinite(b.mean) &&
+        std::abs(e.mean - b.mean) <= 0.1 * std::max(std::abs(e.mean), std::abs(b.mean))) {
+      out << "; it was " << format_estimate(target, b) << " at " << values[least] << ". It hardly moves with "
+          << plan.args.resource << ", so no value of it will do: what holds it there is elsewhere (a fault window, a "
+             "dependency's latency or outage, a deadline)";
+    }
+    out << "\n";
+  }
+}
+
 // The report: what the simulation found.
 void print_simulated(const PlanState& plan, std::ostream& out) {
   const std::vector<Target>& targets = plan.targets;
@@ -444,6 +504,7 @@ void print_simulated(const PlanState& plan, std::ostream& out) {
     }
   } else {
     out << "  simulated: no value in the range meets every target with 95% confidence\n";
+    explain_no_answer(plan, out);
   }
 }
 
