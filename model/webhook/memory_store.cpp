@@ -149,15 +149,20 @@ bool MemoryStore::claim_due(Time now, PodId pod, Duration lease, RequestRow& out
     due_.remove(first->slot);  // the abandoned claim is forgotten
     first = due_.front();
   }
+  const std::optional<Next> next = next_claimable(which);
+  if (!next || next->at > now) return false;
+  claim(next->slot, now, pod, lease, out);
+  return true;
+}
+
+std::optional<MemoryStore::Next> MemoryStore::next_claimable(Claimable which) const {
+  const DueOrder::Entry* first = due_.front();
   if (const BlockedOrder::Entry* b = which == Claimable::all ? blocked_.front() : nullptr;
       b != nullptr && (first == nullptr || std::pair(b->at, b->id) < std::pair(first->at, first->id))) {
-    if (b->at > now) return false;
-    claim(b->slot, now, pod, lease, out);
-    return true;
+    return Next{b->at, b->slot};
   }
-  if (first == nullptr || first->at > now) return false;
-  claim(first->slot, now, pod, lease, out);
-  return true;
+  if (first == nullptr) return std::nullopt;
+  return Next{first->at, first->slot};
 }
 
 bool MemoryStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& out) {
@@ -229,12 +234,9 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
 }
 
 std::optional<Time> MemoryStore::next_due(Claimable which) {
-  std::optional<Time> next;
-  if (const DueOrder::Entry* first = due_.front()) next = first->at;
-  if (const BlockedOrder::Entry* b = which == Claimable::all ? blocked_.front() : nullptr; b != nullptr && (!next || b->at < *next)) {
-    next = b->at;
-  }
-  return next;
+  const std::optional<Next> next = next_claimable(which);
+  if (!next) return std::nullopt;
+  return next->at;
 }
 
 std::optional<Time> MemoryStore::next_expiry() {

@@ -125,6 +125,13 @@ class MemoryStore final : public Store {
   // Puts the row where its status says in both orders; `created`: it was just created.
   void schedule(std::uint32_t slot, bool created = false);
   void claim(std::uint32_t slot, Time now, PodId pod, Duration lease, RequestRow& out);
+  // The row a claim of `which` takes next, whenever it comes due: the earlier of due_'s front and
+  // (with Claimable::all) blocked_'s, by (due time, id), as one queue of both would order them.
+  struct Next {
+    Time at;
+    std::uint32_t slot;
+  };
+  std::optional<Next> next_claimable(Claimable which) const;
   void forget_finished(Time now);
   std::uint32_t intern_url(std::string_view url);
   static std::uint64_t key_hash(std::string_view cxid, std::string_view request_id);
