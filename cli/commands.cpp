@@ -441,12 +441,23 @@ std::optional<std::string> check_outputs_apart(const RunArgs& args, const std::s
 // Returns the problem, or nothing.
 std::optional<std::string> open_outputs(const RunArgs& args, const Scenario& as_run, const std::string& database,
                                         JsonOutput& json, RunOutputs& outputs, RunOptions& options) {
+  double start_s = 0;
+  if (args.start_time) {
+    // Up to the last second of year 9999, as Prometheus's tools read a timestamp.
+    constexpr std::uint64_t kLatest = 253'402'300'799;
+    const auto t = parse_u64(*args.start_time);
+    if (!t || *t > kLatest) return "--start-time: expected Unix seconds from 0 to " + std::to_string(kLatest) + ", got '" + *args.start_time + "'";
+    if (!args.timeseries || RunOutputs::files_of(*args.timeseries).size() == 1) {
+      return "--start-time stamps series.om: it goes with --timeseries DIR";
+    }
+    start_s = static_cast<double>(*t);
+  }
   if (args.json_path) {
     if (auto problem = json.open(*args.json_path, args.file, database)) return problem;
   }
   if (args.timeseries) {
     RELAYSIM_ASSERT(as_run.system != nullptr, "a scenario names its system");
-    if (auto problem = outputs.open(*args.timeseries, *as_run.system)) return problem;
+    if (auto problem = outputs.open(*args.timeseries, *as_run.system, start_s)) return problem;
     options.series = &outputs;
     if (outputs.directory()) options.records = &outputs;
   }

@@ -31,6 +31,7 @@ struct RunArgs {
   std::optional<std::string> scale;         // 1:N, after the sets
   std::optional<std::string> timeseries;    // a .csv file, or a result directory
   std::optional<std::string> interval;      // the time series' window
+  std::optional<std::string> start_time;    // Unix seconds series.om stamps the run's start with
 };
 
 struct MmcArgs {

@@ -160,10 +160,14 @@ CLI::App* declare_run(CLI::App& app, RunArgs& run_args) {
                   "and the endpoints divided by N (after --set), so every station stays as busy (a warning says when "
                   "rounding the slots could not keep it), for a quick look at a big scenario (webhook; docs/planning.md)");
   run->add_option("--timeseries", run_args.timeseries,
-                  "Write the run's time series: to FILE.csv alone, or to a directory with series.csv, timeline.csv "
+                  "Write the run's time series: to FILE.csv alone, or to a directory with series.csv, series.om "
+                  "(the same in OpenMetrics text), timeline.csv "
                   "(faults, crashes, breaker transitions), records.csv (every entity that did not end well), result.json "
                   "and scenario.yaml, which `relaysim report` reads (docs/outputs.md)");
   run->add_option("--interval", run_args.interval, "The time series' window of virtual time (default 1m): 10s, 5m, 1h");
+  run->add_option("--start-time", run_args.start_time,
+                  "The Unix time (seconds) series.om stamps the run's start with, for a Prometheus to load it "
+                  "(default 0: virtual time has no date; docs/outputs.md)");
   return run;
 }
 

@@ -25,7 +25,7 @@ std::optional<std::string> open_file(std::ofstream& out, const fs::path& p) {
 
 }  // namespace
 
-constexpr std::initializer_list<const char*> kRunFiles = {"series.csv", "timeline.csv", "records.csv", "result.json", "scenario.yaml"};
+constexpr std::initializer_list<const char*> kRunFiles = {"series.csv", "series.om", "timeline.csv", "records.csv", "result.json", "scenario.yaml"};
 
 std::vector<std::string> RunOutputs::files_of(const std::string& path) {
   if (ends_with(path, ".csv")) return {path};
@@ -34,9 +34,10 @@ std::vector<std::string> RunOutputs::files_of(const std::string& path) {
   return out;
 }
 
-std::optional<std::string> RunOutputs::open(const std::string& path, const sim::System& system) {
+std::optional<std::string> RunOutputs::open(const std::string& path, const sim::System& system, double start_s) {
   if (path.empty()) return "--timeseries needs a path: a .csv file, or a directory for every output";
   path_ = path;
+  start_s_ = start_s;
   directory_ = !ends_with(path, ".csv");
   if (!directory_) {
     if (auto problem = open_file(series_, path)) return problem;
@@ -49,6 +50,7 @@ std::optional<std::string> RunOutputs::open(const std::string& path, const sim::
     if (auto problem = open_file(series_, fs::path(path) / "series.csv")) return problem;
     if (auto problem = open_file(records_, fs::path(path) / "records.csv")) return problem;
     sim::write_record_header(records_);
+    openmetrics_.emplace(system.series());
   }
   sim::write_series_header(series_, system.series());
   return std::nullopt;
@@ -57,6 +59,7 @@ std::optional<std::string> RunOutputs::open(const std::string& path, const sim::
 void RunOutputs::row(const sim::SeriesWindow& window, std::span<const double> values) {
   RELAYSIM_ASSERT(series_.is_open(), "the time series is opened before the run");
   sim::write_series_row(series_, window, values);
+  if (openmetrics_) openmetrics_->row(window, values);
 }
 
 void RunOutputs::record(const sim::EntityRecord& r) {
@@ -73,6 +76,10 @@ std::optional<std::string> RunOutputs::finish(const sim::RunResult& result, cons
   std::ostringstream timeline;
   sim::write_timeline(timeline, result.timeline);
   if (auto problem = write_text(fs::path(path_) / "timeline.csv", timeline.str())) return problem;
+  RELAYSIM_ASSERT(openmetrics_.has_value() && result.scenario.system != nullptr, "a result directory has its OpenMetrics series");
+  std::ostringstream om;
+  openmetrics_->write(om, result.scenario.system->name(), result.scenario.name, start_s_);
+  if (auto problem = write_text(fs::path(path_) / "series.om", om.str())) return problem;
   if (auto problem = write_text(fs::path(path_) / "result.json", sim::json_text(sim::to_json(result, wall)) + "\n")) return problem;
   return write_text(fs::path(path_) / "scenario.yaml", sim::write_scenario(result.scenario));
 }

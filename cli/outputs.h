@@ -1,6 +1,7 @@
 // What `relaysim run --timeseries PATH` writes besides the summary: with a PATH ending in .csv,
 // the time series alone; otherwise PATH is a result directory (made if it does not exist) holding
 //   series.csv     the time series, a row per window (docs/outputs.md has every column)
+//   series.om      the same series in OpenMetrics text, for Prometheus and Grafana
 //   timeline.csv   faults, crashes, breaker transitions, leader terms: what happened when
 //   records.csv    every entity that did not end well: key, outcome, reason, attempts, times
 //   result.json    the run's result, as --json writes it
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "sim/report/openmetrics.h"
 #include "sim/report/series.h"
 #include "sim/summary.h"
 #include "sim/run.h"
@@ -23,7 +25,8 @@ class RunOutputs final : public sim::SeriesSink, public sim::RecordSink {
   // The files `--timeseries path` writes: path itself when it ends in .csv, else the directory's.
   static std::vector<std::string> files_of(const std::string& path);
   // Opens everything the run will write as it goes; says what is wrong when it cannot.
-  std::optional<std::string> open(const std::string& path, const sim::System& system);
+  // `start_s`: the Unix time series.om stamps the run's start with.
+  std::optional<std::string> open(const std::string& path, const sim::System& system, double start_s = 0);
   bool directory() const { return directory_; }
 
   void row(const sim::SeriesWindow& window, std::span<const double> values) override;
@@ -37,6 +40,8 @@ class RunOutputs final : public sim::SeriesSink, public sim::RecordSink {
   bool directory_ = false;
   std::ofstream series_;
   std::ofstream records_;
+  std::optional<sim::OpenMetricsSeries> openmetrics_;  // in a result directory
+  double start_s_ = 0;
 };
 
 }  // namespace relaysim::cli

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "model/store/store_error.h"
+#include "model/webhook/metric_families.h"
 
 namespace relaysim::live::webhook {
 
@@ -98,9 +99,10 @@ std::string LiveMetrics::text() {
   std::string out;
   try {
     const model::StoreCounts counts = store_.counts();
-    head(out, "relaysim_requests", "gauge", "Requests in the store, by status.");
+    const std::string requests(model::kRequestsFamily.name);
+    head(out, requests, "gauge", std::string(model::kRequestsFamily.help));
     for (int s = 0; s < model::kStatusCount; ++s) {
-      sample(out, "relaysim_requests", "status=\"" + std::string(to_string(static_cast<model::Status>(s))) + "\"",
+      sample(out, requests, "status=\"" + std::string(to_string(static_cast<model::Status>(s))) + "\"",
              static_cast<double>(counts.by_status[static_cast<std::size_t>(s)]));
     }
   } catch (const StoreError&) {
@@ -118,10 +120,12 @@ std::string LiveMetrics::text() {
     const std::string result = i < kStatusClasses ? std::to_string(i) + "xx" : std::string(to_string(static_cast<NetError>(i - kStatusClasses)));
     sample(out, "relaysim_attempts_total", "result=\"" + result + "\"", static_cast<double>(attempts_[i]));
   }
-  head(out, "relaysim_completions_total", "counter", "Claims this process completed, by the status they left.");
+  // This process's completions; a dashboard sums them over the processes (docs/live.md).
+  const std::string completions = std::string(model::kCompletionsFamily.name) + "_total";
+  head(out, completions, "counter", std::string(model::kCompletionsFamily.help));
   for (int s = 0; s < model::kStatusCount; ++s) {
     if (s == static_cast<int>(model::Status::in_flight)) continue;
-    sample(out, "relaysim_completions_total", "status=\"" + std::string(to_string(static_cast<model::Status>(s))) + "\"",
+    sample(out, completions, "status=\"" + std::string(to_string(static_cast<model::Status>(s))) + "\"",
            static_cast<double>(completions_[static_cast<std::size_t>(s)]));
   }
   head(out, "relaysim_fenced_completions_total", "counter",

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/metric_family.h"
 #include "model/core/names.h"
 #include "model/core/time.h"
 #include "sim/report/metric.h"
@@ -46,6 +47,13 @@ struct SeriesColumn {
   Unit unit;
   std::string_view meaning;
   Panel panel = Panel::flow;
+  // How the column reads in OpenMetrics (sim/report/openmetrics.h). A count per window is a
+  // counter, its running total; anything else a gauge. A column the live service also serves
+  // names that family and its label there (status="pending"); the others are relaysim_<name>.
+  bool per_window_count = false;
+  const MetricFamily* family = nullptr;
+  std::string_view label_name = {};
+  std::string_view label_value = {};
 };
 
 // A window of virtual time [start, end): the last one of a run may be shorter than the others.
@@ -92,14 +100,33 @@ struct SeriesOf {
   // `window` holds the figures the system counted in that window.
   template <std::size_t M>
   static constexpr SeriesEntry<Sample> windowed(Panel panel) {
-    return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning, panel},
+    return {{Metrics[M].info.name, Metrics[M].info.unit, Metrics[M].info.meaning, panel, Metrics[M].info.unit == Unit::count},
             [](const Sample& s) { return Metrics[M].value(s.window, 0); }};
+  }
+  // The same, published in OpenMetrics as `family`'s sample labelled status="<Status's name>".
+  template <std::size_t M, auto Status>
+  static constexpr SeriesEntry<Sample> windowed_as(Panel panel, const MetricFamily& family) {
+    return published<Status>(windowed<M>(panel), family);
   }
   // How many of the store's entities are in `Status` at the window's end.
   template <auto Status>
   static constexpr SeriesEntry<Sample> in_status(std::string_view name, std::string_view meaning) {
     return {{name, Unit::count, meaning, Panel::backlog},
             [](const Sample& s) { return static_cast<double>(s.counts.by_status[static_cast<std::size_t>(Status)]); }};
+  }
+  // The same, published in OpenMetrics as `family`'s sample labelled status="<Status's name>".
+  template <auto Status>
+  static constexpr SeriesEntry<Sample> in_status_as(std::string_view name, std::string_view meaning, const MetricFamily& family) {
+    return published<Status>(in_status<Status>(name, meaning), family);
+  }
+
+ private:
+  template <auto Status>
+  static constexpr SeriesEntry<Sample> published(SeriesEntry<Sample> e, const MetricFamily& family) {
+    e.info.family = &family;
+    e.info.label_name = "status";
+    e.info.label_value = to_string(Status);
+    return e;
   }
 };
 

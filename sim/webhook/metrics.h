@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/webhook/events.h"
+#include "model/webhook/metric_families.h"
 #include "model/webhook/store.h"
 #include "sim/report/histogram.h"
 #include "sim/report/metric.h"
@@ -264,9 +265,9 @@ using Series = SeriesOf<Sample, kMetrics>;
 inline constexpr SeriesEntry<Sample> kSeries[] = {
     // clang-format off
     Series::windowed<metric("ingested")>(Panel::flow),
-    Series::windowed<metric("delivered")>(Panel::flow),
-    Series::windowed<metric("failed")>(Panel::flow),
-    Series::windowed<metric("dead_lettered")>(Panel::flow),
+    Series::windowed_as<metric("delivered"), model::Status::delivered>(Panel::flow, model::kCompletionsFamily),
+    Series::windowed_as<metric("failed"), model::Status::failed>(Panel::flow, model::kCompletionsFamily),
+    Series::windowed_as<metric("dead_lettered"), model::Status::dead_lettered>(Panel::flow, model::kCompletionsFamily),
     Series::windowed<metric("attempts")>(Panel::calls),
     Series::windowed<metric("retries")>(Panel::calls),
     Series::windowed<metric("deferrals")>(Panel::calls),
@@ -274,9 +275,9 @@ inline constexpr SeriesEntry<Sample> kSeries[] = {
     Series::windowed<metric("latency_p50_s")>(Panel::latency),
     Series::windowed<metric("latency_p99_s")>(Panel::latency),
     Series::windowed<metric("latency_max_s")>(Panel::latency),
-    Series::in_status<model::Status::pending>("pending", "requests waiting for their first attempt or a retry, at the window's end"),
-    Series::in_status<model::Status::blocked>("blocked", "requests waiting for ServiceB (blocked_on_dependency), at the window's end"),
-    Series::in_status<model::Status::in_flight>("in_flight", "requests claimed by a pod, at the window's end"),
+    Series::in_status_as<model::Status::pending>("pending", "requests waiting for their first attempt or a retry, at the window's end", model::kRequestsFamily),
+    Series::in_status_as<model::Status::blocked>("blocked", "requests waiting for ServiceB (blocked_on_dependency), at the window's end", model::kRequestsFamily),
+    Series::in_status_as<model::Status::in_flight>("in_flight", "requests claimed by a pod, at the window's end", model::kRequestsFamily),
     {{"oldest_open_age_s", Unit::seconds, "how long the oldest request acknowledged and not terminal has waited, at the window's end (empty: none open); endpoint groups down for good (`down` with no end) left out", Panel::latency}, [](const Sample& s) { return s.oldest_open_age_s; }},
     {{"utilisation", Unit::ratio, "busy dispatch slots over every pod's slots, averaged over the window", Panel::health}, [](const Sample& s) { return metric_math::ratio(s.busy_seconds, s.slots * s.seconds); }},
     Series::windowed<metric("serviceb_calls")>(Panel::calls),

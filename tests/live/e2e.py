@@ -176,6 +176,16 @@ def readme(relaysim):
             fail(f"the endpoint's receipt is missing or unsigned: {receipts}")
         if live.metric("relaysim_requests", '{status="delivered"}') != 1 or live.metric("relaysim_attempts_total", '{result="2xx"}') < 1:
             fail("/metrics does not count the delivery")
+        # The Grafana dashboard's live panels read figures /metrics serves (checked by the
+        # Prometheus project's own parser, in Debian's interpreter).
+        _, text = call(live.port, "GET", "/metrics", raw=True)
+        metrics_file = os.path.join(live.tmp, "metrics.txt")
+        with open(metrics_file, "w") as f:
+            f.write(text)
+        checked = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "tests", "cli", "openmetrics_check.py"), "live", ROOT,
+                                  metrics_file], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if checked.returncode != 0:
+            fail("the dashboard against /metrics: " + checked.stdout)
         # A body over the limit is refused with 413 and its reason, and the client gets to read it
         # although it is still sending.
         with socket.create_connection(("127.0.0.1", live.port), timeout=10) as s:
