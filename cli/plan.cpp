@@ -201,8 +201,9 @@ struct PlanState {
   std::map<std::size_t, Scenario> at;  // the scenario at each value of the resource read so far
   std::optional<std::size_t> analytic;
   std::optional<queueing::Station> analytic_station;
-  bool theory_speaks = false;
-  bool theory_bursty = false;  // it would have, but the arrivals come in spells
+  // What theory can say of the targets, the strongest word found: nothing; that it has no
+  // closed form (it would answer, but the arrivals come in spells); or an answer.
+  enum class Theory { silent, no_closed_form, speaks } theory = Theory::silent;
   std::vector<MetricRef> refs;
   std::map<std::size_t, Probe> probes;
   std::vector<std::size_t> order;  // probes in the order they ran
@@ -281,15 +282,15 @@ std::optional<int> consult_theory(PlanState& plan) {
       if (!st) break;
       bool meets = true;
       for (const Target& t : plan.targets) {
-        if (st->bursty && t.measure != Target::Measure::none) plan.theory_bursty = true;
+        if (st->bursty && t.measure != Target::Measure::none) plan.theory = std::max(plan.theory, PlanState::Theory::no_closed_form);
         const auto p = predicted(t, *st);
         if (!p) continue;
-        plan.theory_speaks = true;
+        plan.theory = PlanState::Theory::speaks;
         const bool ok = below(t.op) ? (t.op == CompareOp::lt ? *p < t.value : *p <= t.value)
                                     : (t.op == CompareOp::gt ? *p > t.value : *p >= t.value);
         meets = meets && ok;
       }
-      if (!plan.theory_speaks) break;
+      if (plan.theory != PlanState::Theory::speaks) break;
       if (meets) {
         plan.analytic = i;
         plan.analytic_station = st;
@@ -525,11 +526,13 @@ void print_theory(const PlanState& plan, std::ostream& out) {
       out << "             " << (diff == 0 ? "agrees with the simulation" : "the simulation needs " + std::to_string(diff) + " more") << "\n";
     }
   } else {
-    out << "  theory:    "
-        << (plan.theory_speaks   ? "no value in the range"
-            : plan.theory_bursty ? "no closed form for arrivals in spells (arrival: bursty): the waits depend on a spell's length against how fast the queue empties, and Kingman's formula with the spells' index of dispersion can be an order of magnitude off"
-                                 : "has nothing to say about these targets for this system")
-        << "\n";
+    const char* word = "has nothing to say about these targets for this system";
+    if (plan.theory == PlanState::Theory::speaks) word = "no value in the range";
+    if (plan.theory == PlanState::Theory::no_closed_form) {
+      word = "no closed form for arrivals in spells (arrival: bursty): the waits depend on a spell's length against how fast the "
+             "queue empties, and Kingman's formula with the spells' index of dispersion can be an order of magnitude off";
+    }
+    out << "  theory:    " << word << "\n";
   }
 }
 

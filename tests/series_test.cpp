@@ -115,18 +115,9 @@ TEST(Series, TheLastRowsBacklogIsTheOpenWork) {
 // The run drains at about 4m, which may be the instant a window begins: the rows still tile the
 // run and add up to its totals.
 TEST(Series, AWindowIsHalfOpen) {
-  const Scenario s = parse_scenario(R"(
-name: burst-on-a-window-edge
-duration: 5m
-system: webhook
-webhook:
-  world:
-    endpoints:
-      - {count: 10}
-  load:
-    - {burst: 100, at: 2m}
-)",
-                                    "burst-on-a-window-edge.yaml");
+  // A burst of 100 at exactly 2m, the start of the third 1-minute window (the file the CLI test
+  // cli.series_windows_are_half_open runs too).
+  const Scenario s = load_scenario(std::string(RELAYSIM_SOURCE_DIR) + "/tests/cli/burst-on-a-window-edge.yaml");
   Rows rows;
   const RunResult r = run_with(s, rows, std::chrono::minutes(1));
   EXPECT_EQ(r.fingerprint, run_scenario(s).fingerprint) << "sampling changes nothing";

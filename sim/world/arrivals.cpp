@@ -118,7 +118,6 @@ std::vector<Time> ArrivalSpec::busiest_moments() const {
   return out;
 }
 
-
 double ArrivalSpec::low_rate_per_s() const {
   RELAYSIM_ASSERT(high_share < 1, "high spells leave time for low ones");
   return std::max(0.0, rate_per_s * (1.0 - peak * high_share) / (1.0 - high_share));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <filesystem>
+#include <utility>
 
 #include "model/core/assert.h"
 #include "sim/scenario/units.h"
@@ -165,8 +166,8 @@ void fit_lognormal(const Reader& r, const Map& m, LatencySpec& l) {
   const int given = p50 + p90 + p99 + mean;
   if (given > 2) r.fail(m.node(), m.path(), "a log-normal has two parameters: give two of p50, p90, p99 and mean");
   if (given == 1 && !p50) r.fail(m.node(), m.path(), "a log-normal needs two of p50, p90, p99 and mean (p50 alone: constant)");
-  for (const char* k : {"p50", "p90", "p99", "mean"}) {
-    const Duration v = std::string_view(k) == "p50" ? l.p50 : std::string_view(k) == "p90" ? l.fit_p90 : std::string_view(k) == "p99" ? l.p99 : l.fit_mean;
+  const std::pair<const char*, Duration> figures[] = {{"p50", l.p50}, {"p90", l.fit_p90}, {"p99", l.p99}, {"mean", l.fit_mean}};
+  for (const auto& [k, v] : figures) {
     if (m.has(k) && v <= Duration::zero()) r.fail(m[k], m.child(k), "must be positive");
   }
   const auto s = [](Duration d) { return to_seconds(d); };
