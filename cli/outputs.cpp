@@ -77,9 +77,11 @@ std::optional<std::string> RunOutputs::finish(const sim::RunResult& result, cons
   sim::write_timeline(timeline, result.timeline);
   if (auto problem = write_text(fs::path(path_) / "timeline.csv", timeline.str())) return problem;
   RELAYSIM_ASSERT(openmetrics_.has_value() && result.scenario.system != nullptr, "a result directory has its OpenMetrics series");
-  std::ostringstream om;
-  openmetrics_->write(om, result.scenario.system->name(), result.scenario.name, start_s_);
-  if (auto problem = write_text(fs::path(path_) / "series.om", om.str())) return problem;
+  // Written a piece at a time: at a short interval over a long run, the text is too big to hold.
+  const auto write_om = [&](const TextWriter& write) {
+    openmetrics_->write([&write](std::string_view piece) { write(piece); }, result.scenario.system->name(), result.scenario.name, start_s_);
+  };
+  if (auto problem = write_pieces(fs::path(path_) / "series.om", write_om)) return problem;
   if (auto problem = write_text(fs::path(path_) / "result.json", sim::json_text(sim::to_json(result, wall)) + "\n")) return problem;
   return write_text(fs::path(path_) / "scenario.yaml", sim::write_scenario(result.scenario));
 }

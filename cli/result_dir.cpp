@@ -39,22 +39,34 @@ std::optional<std::string> check_writable(const fs::path& p, const std::string& 
 }
 
 std::optional<std::string> write_text(const fs::path& p, const std::string& text) {
+  return write_pieces(p, [&text](const TextWriter& write) { write(text); });
+}
+
+std::optional<std::string> write_pieces(const fs::path& p, const std::function<void(const TextWriter&)>& produce) {
   // A new file beside `p`, renamed over it once whole: rename(2) replaces a symbolic link at `p`
   // instead of following it, and a reader never sees half a file.
   std::string temp = (p.parent_path().empty() ? fs::path(".") : p.parent_path()) / ("." + p.filename().string() + ".XXXXXX");
   const int fd = ::mkstemp(temp.data());
   if (fd < 0) return "cannot write " + p.string() + ": " + std::strerror(errno);
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return "cannot write " + p.string() + ": " + why;
+  std::optional<std::string> failed;
+  const TextWriter write = [&](std::string_view piece) {
+    std::size_t done = 0;
+    while (!failed && done < piece.size()) {
+      const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed = std::strerror(errno);
+        break;
+      }
+      done += static_cast<std::size_t>(n);
     }
-    done += static_cast<std::size_t>(n);
+    return !failed;
+  };
+  produce(write);
+  if (failed) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return "cannot write " + p.string() + ": " + *failed;
   }
   // mkstemp makes the file 0600; an output is as readable as any file the user makes.
   const mode_t mask = ::umask(0);

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace relaysim::cli {
 
@@ -20,5 +22,10 @@ std::optional<std::string> check_writable(const std::filesystem::path& p, const 
 // Writes `text` to `p` whole, as a new file that replaces `p` (a symbolic link there is replaced,
 // never written through); says what went wrong.
 std::optional<std::string> write_text(const std::filesystem::path& p, const std::string& text);
+
+// The same for text too large to hold whole: `produce` hands it to the writer piece by piece (the
+// writer says false once a write has failed, and later pieces are dropped).
+using TextWriter = std::function<bool(std::string_view)>;
+std::optional<std::string> write_pieces(const std::filesystem::path& p, const std::function<void(const TextWriter&)>& produce);
 
 }  // namespace relaysim::cli

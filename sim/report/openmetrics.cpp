@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <ostream>
 
 #include "model/core/assert.h"
 
@@ -49,9 +48,17 @@ void OpenMetricsSeries::row(const SeriesWindow& window, std::span<const double> 
   values_.insert(values_.end(), values.begin(), values.end());
 }
 
-void OpenMetricsSeries::write(std::ostream& out, std::string_view system, std::string_view run, double start_s) const {
+void OpenMetricsSeries::write(const Emit& emit, std::string_view system, std::string_view run, double start_s) const {
   const std::size_t width = columns_.size();
   RELAYSIM_ASSERT(values_.size() == ends_s_.size() * width, "every row as wide as the columns");
+  constexpr std::size_t kPiece = 1 << 20;
+  std::string out;
+  out.reserve(kPiece + 4096);
+  const auto flush_if_full = [&] {
+    if (out.size() < kPiece) return;
+    emit(out);
+    out.clear();
+  };
   const std::string labels = "system=\"" + openmetrics_label_value(system) + "\",run=\"" + openmetrics_label_value(run) + "\"";
   std::vector<bool> written(width, false);
   for (std::size_t first = 0; first < width; ++first) {
@@ -59,9 +66,9 @@ void OpenMetricsSeries::write(std::ostream& out, std::string_view system, std::s
     // The family's columns, in the table's order: all its samples go together.
     const std::string family = family_of(columns_[first]);
     const bool counter = columns_[first].per_window_count;
-    out << "# TYPE " << family << (counter ? " counter\n" : " gauge\n");
-    out << "# HELP " << family << " "
-        << openmetrics_label_value(columns_[first].family != nullptr ? columns_[first].family->help : columns_[first].meaning) << "\n";
+    out += "# TYPE " + family + (counter ? " counter\n" : " gauge\n");
+    out += "# HELP " + family + " " +
+           openmetrics_label_value(columns_[first].family != nullptr ? columns_[first].family->help : columns_[first].meaning) + "\n";
     for (std::size_t c = first; c < width; ++c) {
       if (written[c] || family_of(columns_[c]) != family) continue;
       RELAYSIM_ASSERT(columns_[c].per_window_count == counter, "a family's columns are all counters or all gauges");
@@ -79,11 +86,17 @@ void OpenMetricsSeries::write(std::ostream& out, std::string_view system, std::s
           total += v;
           v = total;
         }
-        out << name_and_labels << number(v) << " " << number(start_s + ends_s_[r]) << "\n";
+        out += name_and_labels;
+        out += number(v);
+        out += ' ';
+        out += number(start_s + ends_s_[r]);
+        out += '\n';
+        flush_if_full();
       }
     }
   }
-  out << "# EOF\n";
+  out += "# EOF\n";
+  emit(out);
 }
 
 }  // namespace relaysim::sim

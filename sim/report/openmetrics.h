@@ -13,7 +13,7 @@
 // end.
 #pragma once
 
-#include <iosfwd>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,8 +29,11 @@ class OpenMetricsSeries final : public SeriesSink {
 
   void row(const SeriesWindow& window, std::span<const double> values) override;
 
-  // Every family, then `# EOF`. `system` and `run` are data: written as escaped label values.
-  void write(std::ostream& out, std::string_view system, std::string_view run, double start_s) const;
+  // Every family, then `# EOF`, handed to `emit` a piece of about a mebibyte at a time (a long
+  // series at a short interval is hundreds of megabytes of text). `system` and `run` are data:
+  // written as escaped label values.
+  using Emit = std::function<void(std::string_view)>;
+  void write(const Emit& emit, std::string_view system, std::string_view run, double start_s) const;
 
  private:
   std::span<const SeriesColumn> columns_;
