@@ -73,6 +73,7 @@ struct Probe {
   long long value = 0;
   LatencyHistogram pooled;                 // every run's latency, for the pooled tails
   std::vector<Estimate> estimates;         // per target
+  std::vector<Verdict> verdicts;           // per target: what its estimate decided
   std::uint32_t runs = 0;
   Verdict verdict = Verdict::undecided;
   bool unstable = false;  // offered load at or above capacity: fails whatever the runs showed
@@ -324,6 +325,7 @@ void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
     if (stop_requested()) throw Interrupted{};
     p.runs = reps;
     p.estimates.clear();
+    p.verdicts.clear();
     p.verdict = Verdict::meets;
     for (const Target& t : targets) {
       std::vector<double> v;
@@ -345,6 +347,7 @@ void replicate(PlanState& plan, std::size_t i, const Scenario& s, Probe& p) {
       } else {
         d = decide(t, p.estimates.back());
       }
+      p.verdicts.push_back(d);
       if (d == Verdict::fails) p.verdict = Verdict::fails;
       if (d == Verdict::undecided && p.verdict == Verdict::meets) p.verdict = Verdict::undecided;
     }
@@ -368,6 +371,7 @@ Verdict probe(PlanState& plan, std::size_t i) {
     p.verdict = Verdict::fails;
     p.unstable = true;
     p.estimates.assign(targets.size(), Estimate{0, std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")});
+    p.verdicts.assign(targets.size(), Verdict::fails);
   }
   replicate(plan, i, s, p);
   plan.probes[i] = p;
@@ -461,7 +465,7 @@ void explain_no_answer(const PlanState& plan, std::ostream& out) {
   for (std::size_t t = 0; t < plan.targets.size(); ++t) {
     const Target& target = plan.targets[t];
     const Estimate& e = top.estimates[t];
-    const Verdict v = decide(target, e);
+    const Verdict v = top.verdicts[t];  // as the probe decided it (a pooled tail with too few beyond it: undecided)
     if (v == Verdict::meets) continue;
     out << "  why:       at " << values[most] << ", the most tried, " << target.metric << " is " << format_estimate(target, e);
     if (v == Verdict::undecided) {

@@ -15,12 +15,14 @@ usage: report_chromium.py RELAYSIM PROJECT_DIR WORK_DIR
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "live"))
+from livetest import free_port  # noqa: E402  (the live tests' helper: a loopback port nobody holds)
 
 # What the browser reports of each chart: its size on the page, and how many of its data
 # shapes (a line of more than three points, a box, a node or an edge) have a size.
@@ -57,12 +59,6 @@ for (const h of document.querySelectorAll('h2[id]')) {
 }
 return {title: document.title, charts: charts, headings: document.querySelectorAll('h2[id]').length};
 """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class WebDriver:
