@@ -18,12 +18,18 @@ struct Mutant {
   std::string_view description;  // what it breaks, in a sentence, for reports
 };
 
-#ifdef RELAYSIM_MUTANTS
+#if defined(RELAYSIM_MUTANTS)
 namespace mutants {
 const Mutant*& active();
 }
 inline bool planted(const Mutant& m) { return mutants::active() == &m; }
 inline const Mutant* active_mutant() { return mutants::active(); }
+#elif defined(RELAYSIM_EITHER_MODEL)
+// Code compiled once and linked with either build of the model (sim/ and the component property
+// suites: CMakeLists.txt) cannot know whether bugs may be planted, so it may not ask: a planted
+// bug lives in a model source, never in a header such code includes.
+bool planted(const Mutant&) = delete;
+const Mutant* active_mutant() = delete;
 #else
 constexpr bool planted(const Mutant&) { return false; }
 constexpr const Mutant* active_mutant() { return nullptr; }

@@ -19,6 +19,14 @@ bool names_a_key_twice(std::span<const NewMessage> messages) {
   return std::adjacent_find(keys.begin(), keys.end()) != keys.end();
 }
 
+bool quota_short(std::size_t wanted, std::uint64_t left) {
+  return wanted > left || (planted(mutant::quota_refuses_last_unit) && wanted == left);
+}
+
+bool cap_full(std::uint64_t held, std::uint32_t count) {
+  return held >= count || (planted(mutant::cap_refuses_last_place) && held + 1 == count);
+}
+
 CampaignStart judge_campaign(const NewCampaign& c, const BusinessRow* business, const CampaignRow* existing) {
   CampaignStart start;
   if (business == nullptr) {
