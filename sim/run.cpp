@@ -85,10 +85,12 @@ class WorkTally {
     return {before_.opened + now.opened, before_.finished + now.finished, now.stuck};
   }
   bool warm() const { return warm_; }
+  const LatencyHistogram& latency() const { return world_.latency_so_far(); }
   // The warm-up ends at `at`: the system counts from zero, and the backlog is measured from here.
   void end_warmup(Time at, BacklogTrace& backlog) {
     RELAYSIM_ASSERT(!warm_, "a run has one warm-up");
     before_ = total();
+    backlog.restart_latency(world_.latency_so_far());
     world_.restart_measuring(at);
     backlog.measure_from_here();
     warm_ = true;
@@ -150,6 +152,7 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     if (t == backlog.next()) {
       const WorkCount total = work.total();
       backlog.take(total.open(), total.stuck, total.opened, total.finished);
+      if (backlog.latency_due()) backlog.take_latency(work.latency());
     }
     if (!work.warm() && t == warm_at) work.end_warmup(t, backlog);
   }

@@ -19,6 +19,11 @@ std::string hex(std::uint64_t v) { return fmt("%016" PRIx64, v); }
 std::string drain_text(const Drain& d) {
   std::string out = d.drained_by_end() ? "drained " + format_duration(d.drained - d.fault_end) + " after it ended" : "not drained by the end";
   if (d.stuck > 0) out += " (except " + std::to_string(d.stuck) + " open in groups down for good)";
+  if (d.latency_level) {
+    out += "; p99 " + (d.latency_back != kTimeNever
+                           ? "back under " + format_duration(*d.latency_level) + " " + format_duration(d.latency_back - d.fault_end) + " after it"
+                           : "not back under " + format_duration(*d.latency_level) + " in any minute after it");
+  }
   return out;
 }
 
@@ -177,7 +182,10 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
                       {"peak", d.peak},
                       {"stuck", d.stuck},
                       {"drained_s", d.drained_by_end() ? json(to_seconds(d.drained)) : json(nullptr)},
-                      {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)}});
+                      {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)},
+                      {"latency_level_s", d.latency_level ? json(to_seconds(*d.latency_level)) : json(nullptr)},
+                      {"latency_back_s", d.latency_back != kTimeNever ? json(to_seconds(d.latency_back)) : json(nullptr)},
+                      {"latency_recovery_s", d.latency_back != kTimeNever ? json(d.latency_seconds()) : json(nullptr)}});
   }
   j["backlog"] = {{"step_s", to_seconds(r.run.step)},
                   {"peak", r.run.peak_backlog},

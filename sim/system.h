@@ -106,6 +106,10 @@ class Simulation {
   // What the system has acknowledged and finished so far, from its own events: the spine samples
   // it every second of virtual time (sim/report/backlog.h), so it must cost next to nothing.
   virtual WorkCount work() = 0;
+  // Every latency the system's metrics have measured so far (since the warm-up): its groups'
+  // together (GroupTally::all). The spine reads it once a minute of virtual time, for how long the
+  // latency takes to recover after a fault (sim/report/backlog.h); a reference, copied only then.
+  virtual const LatencyHistogram& latency_so_far() const = 0;
   // The warm-up ends at `at` (Scenario::warmup): from now on, count as if the run began here.
   // Everything the system's metrics and groups measure of the work done — counts, rates,
   // latencies, utilisation — starts again from zero, and work() counts from zero too (the spine

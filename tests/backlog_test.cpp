@@ -66,6 +66,64 @@ TEST(Backlog, WhatIsNotAFaultOrHasNoLevelToComeBackToIsLeftOut) {
   EXPECT_TRUE(t.drains({forever}).empty());
 }
 
+// An hour's trace whose work finishes `quick` late, except what finishes in [from, to): `slow`
+// late (0: nothing finishes then), read each minute as the spine reads it. `warm_at`: the
+// system measures from zero after that second (0: no warm-up).
+BacklogTrace latency_trace(Duration quick, Duration slow, int from, int to, int warm_at = 0) {
+  BacklogTrace t(std::chrono::hours(1));
+  LatencyHistogram so_far;
+  for (int s = 1; s <= 3600; ++s) {
+    const bool held = s > from && s <= to;
+    for (int i = 0; i < 10 && (!held || slow > Duration{}); ++i) so_far.add(held ? slow : quick + std::chrono::milliseconds(i));
+    t.take(held ? 80 : 10, 0);
+    if (t.latency_due()) t.take_latency(so_far);
+    if (s == warm_at) {
+      t.restart_latency(so_far);
+      so_far = LatencyHistogram{};
+    }
+  }
+  return t;
+}
+
+TEST(Backlog, TheLatencyRecoversInTheFirstWholeMinuteAfterTheFaultBackAtItsLevel) {
+  using std::chrono::milliseconds;
+  // Nothing finishes during the outage 1000..1360; what it held finishes 30 s late until 1500.
+  const BacklogTrace t = latency_trace(milliseconds(10), seconds(30), 1360, 1500);
+  auto drains = t.drains({fault(1000, 1360)});
+  ASSERT_EQ(drains.size(), 1u);
+  ASSERT_TRUE(drains[0].latency_level.has_value());
+  // The worst minute before: ten durations a second of 10..19 ms, so its p99 lies in 19 ms's bucket.
+  EXPECT_NEAR(to_seconds(*drains[0].latency_level), 0.019, 0.019 * LatencyHistogram::kResolution);
+  // Minutes 1380..1440 and 1440..1500 finish slow work; 1500..1560 is back.
+  EXPECT_EQ(drains[0].latency_back, at(1560));
+  EXPECT_DOUBLE_EQ(drains[0].latency_seconds(), 200);
+
+  // The minute 1320..1380 looks quick (nothing slow finishes in it) but began in the fault.
+  const BacklogTrace quiet = latency_trace(milliseconds(10), Duration{}, 1000, 1370);
+  drains = quiet.drains({fault(1000, 1370)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].latency_back, at(1440));
+
+  // Slow to the end: never back.
+  const BacklogTrace never = latency_trace(milliseconds(10), seconds(30), 1360, 3600);
+  drains = never.drains({fault(1000, 1360)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].latency_back, kTimeNever);
+  EXPECT_TRUE(std::isinf(drains[0].latency_seconds()));
+  // A fault with nothing finished in the five minutes before it has no level: no figure.
+  const BacklogTrace idle = latency_trace(milliseconds(10), Duration{}, 0, 1000);
+  drains = idle.drains({fault(1000, 1360)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_FALSE(drains[0].latency_level.has_value());
+  EXPECT_TRUE(std::isnan(drains[0].latency_seconds()));
+
+  // A warm-up that ends mid-minute loses nothing of that minute: the same figures.
+  const BacklogTrace warmed = latency_trace(milliseconds(10), seconds(30), 1360, 1500, 1530);
+  drains = warmed.drains({fault(1000, 1360)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].latency_back, at(1560));
+}
+
 TEST(Backlog, AFaultBeforeTheLastDrainedJoinsItsEpisode) {
   // Two outages 600..700 and 1000..1100, the backlog high throughout 600..1500: one episode.
   const BacklogTrace t = trace(10, 80, 600, 1500);
@@ -185,6 +243,14 @@ TEST_P(EverySystemsBacklog, IsTheOpenWorkAndServesTheRunMetrics) {
   std::size_t drains = 0;
   for (const TimelineEvent& e : r.timeline) drains += e.kind == "drain" ? 1 : 0;
   EXPECT_EQ(drains, r.run.drains.size());
+  // The latency comes back after each fault: in these runs the work finished before the fault
+  // gives a level, and whole minutes after it finish work again at that level, by the run's end.
+  for (const Drain& d : r.run.drains) {
+    EXPECT_TRUE(d.latency_level.has_value()) << GetParam() << ": " << d.what;
+    EXPECT_GE(d.latency_back, d.fault_end + std::chrono::minutes(1)) << GetParam() << ": " << d.what;
+    EXPECT_TRUE(std::isfinite(d.latency_seconds())) << GetParam() << ": " << d.what;
+  }
+  EXPECT_EQ(r.value(find_metric(metrics, "latency_recovery_s")->index), r.run.latency_recovery_s());
 }
 
 // Little's law, L = λW, over a whole run that starts and ends empty: the time-average backlog is

@@ -69,6 +69,7 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
     }
   }
   GroupTally take() { return std::move(tally_); }
+  const GroupTally& tally() const { return tally_; }
   void restart() { tally_.restart(); }
 
  private:
@@ -159,6 +160,7 @@ class Simulation final : public sim::Simulation {
   WorkCount work() override { return {metrics_.committed, metrics_.finals}; }
 
   GroupTally take_groups() override { return finals_->take(); }
+  const LatencyHistogram& latency_so_far() const override { return finals_->tally().all().latency; }
 
   void restart_measuring(Time at) override {
     metrics_.restart(at);

@@ -20,6 +20,24 @@ double Drain::seconds() const {
   return drained_by_end() ? to_seconds(drained - fault_end) : std::numeric_limits<double>::infinity();
 }
 
+double Drain::latency_seconds() const {
+  if (!latency_level) return std::numeric_limits<double>::quiet_NaN();
+  if (latency_back == kTimeNever) return std::numeric_limits<double>::infinity();
+  return to_seconds(std::max(Duration{}, latency_back - fault_end));
+}
+
+void BacklogTrace::take_latency(const LatencyHistogram& so_far) {
+  RELAYSIM_ASSERT(latency_due() && minutes_.size() + 1 == samples_.size() / kLatencySteps, "a reading every minute of samples");
+  minutes_.push_back(LatencyHistogram::joined(carried_, so_far.added_since(previous_)));
+  carried_.clear();
+  previous_ = so_far;
+}
+
+void BacklogTrace::restart_latency(const LatencyHistogram& so_far) {
+  carried_ = LatencyHistogram::joined(carried_, so_far.added_since(previous_));
+  previous_ = LatencyHistogram{};
+}
+
 Duration BacklogTrace::step_for(Duration run_length) {
   return std::max<Duration>(std::chrono::seconds(1), run_length / 100'000);
 }
@@ -147,12 +165,37 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
       }
       break;
     }
+    latency_recovery(d);
     const std::size_t until = d.drained_by_end() ? index_at(d.drained) : samples_.size() - 1;
     for (std::size_t i = to; i <= until; ++i) d.peak = std::max(d.peak, live_[i]);
     d.stuck = samples_[until] - live_[until];
     out.push_back(std::move(d));
   }
   return out;
+}
+
+void BacklogTrace::latency_recovery(Drain& d) const {
+  const Duration minute = step_ * static_cast<std::int64_t>(kLatencySteps);
+  const auto end_of = [&](std::size_t m) { return Time{} + minute * static_cast<std::int64_t>(m + 1); };
+  constexpr double kQ = 0.99;
+  // The level: the worst p99 of the minutes that end by the fault's start and begin within the
+  // level's span before it (at least the one minute just before, in a long run's long minutes).
+  const Time since = d.fault_start - std::max(kLevelSpan, minute);
+  for (std::size_t m = 0; m < minutes_.size() && end_of(m) <= d.fault_start; ++m) {
+    if (end_of(m) - minute < since || minutes_[m].empty()) continue;
+    const Duration p = LatencyHistogram::quantile_of(minutes_[m], kQ);
+    d.latency_level = d.latency_level ? std::max(*d.latency_level, p) : p;
+  }
+  if (!d.latency_level) return;
+  // Whole minutes after the fault: work held up by it is seen only when it finishes, so a minute
+  // during the fault looks quick exactly when nothing can get through.
+  for (std::size_t m = 0; m < minutes_.size(); ++m) {
+    if (end_of(m) - minute < d.fault_end || minutes_[m].empty()) continue;
+    if (LatencyHistogram::quantile_of(minutes_[m], kQ) <= *d.latency_level) {
+      d.latency_back = end_of(m);
+      return;
+    }
+  }
 }
 
 }  // namespace relaysim::sim

@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/core/time.h"
+#include "sim/report/histogram.h"
 #include "sim/report/series.h"
 
 namespace relaysim::sim {
@@ -31,9 +33,19 @@ struct Drain {
   // level, the peak and the drain, since they cannot come back whatever the platform does.
   std::uint64_t stuck = 0;
 
+  // The latency the system's metrics measure, read per minute of the trace (the p99 of the work
+  // finished in the minute): the worst minute's of those in the five minutes before the episode
+  // (none when nothing finished then), and the end of the first minute that begins at or after
+  // fault_end, has finished work, and whose p99 is back at or under that level.
+  std::optional<Duration> latency_level;
+  Time latency_back = kTimeNever;
+
   bool drained_by_end() const { return drained != kTimeNever; }
   // From the end of the faults until the backlog was back at its level (+inf: never, in the run).
   double seconds() const;
+  // From the end of the faults until the p99 latency was back at its level (+inf: never, in the
+  // run; NaN: no level to come back to).
+  double latency_seconds() const;
 };
 
 class BacklogTrace {
@@ -55,6 +67,16 @@ class BacklogTrace {
     opened_.push_back(opened);
     finished_.push_back(finished);
   }
+  // The latency is read every kLatencySteps samples (a minute, or 1/1667 of a run longer than
+  // 27 hours): after take(), when latency_due(), the spine hands take_latency() every latency the
+  // system has measured so far (Simulation::latency_so_far), and the trace keeps what that
+  // minute added, bucket by bucket. restart_latency(): the system is about to measure from zero
+  // (its warm-up ends); what it measured of the minute so far is carried into the minute.
+  static constexpr std::size_t kLatencySteps = 60;
+  bool latency_due() const { return !samples_.empty() && samples_.size() % kLatencySteps == 0; }
+  void take_latency(const LatencyHistogram& so_far);
+  void restart_latency(const LatencyHistogram& so_far);
+
   // The warm-up ends: peak() and mean() leave out the samples taken so far (drains and
   // settle_time() still read the whole trace).
   void measure_from_here() { from_ = samples_.size(); }
@@ -81,6 +103,8 @@ class BacklogTrace {
 
  private:
   double peak_rate(const std::vector<std::uint64_t>& counts) const;
+  // Fills in the episode's latency_level and latency_back from the minutes read.
+  void latency_recovery(Drain& d) const;
   // The sample at or before `t` (0 before the first).
   std::size_t index_at(Time t) const;
   Time time_of(std::size_t i) const { return Time{} + step_ * static_cast<std::int64_t>(i + 1); }
@@ -90,6 +114,10 @@ class BacklogTrace {
   std::vector<std::uint64_t> live_;     // live_[i]: the part of it not stuck
   std::vector<std::uint64_t> opened_;   // opened_[i]: acknowledged by then, since the start
   std::vector<std::uint64_t> finished_;  // finished_[i]: finished by then
+  // minutes_[m]: the latencies measured in samples m·kLatencySteps to (m + 1)·kLatencySteps - 1.
+  std::vector<std::vector<LatencyHistogram::Piece>> minutes_;
+  LatencyHistogram previous_;                   // what the system had measured at the last reading
+  std::vector<LatencyHistogram::Piece> carried_;  // of this minute, measured before a restart
   std::size_t from_ = 0;                // the first sample after the warm-up
 };
 

@@ -35,6 +35,18 @@ double LatencyHistogram::upper_edge(std::size_t bucket) {
   return std::ldexp(1.0 + (sub + 1) / static_cast<double>(kSub), octave);
 }
 
+std::uint64_t LatencyHistogram::rank_of(double q, std::uint64_t n) {
+  RELAYSIM_ASSERT(q > 0 && q <= 1 && n > 0, "a quantile of some durations");
+  return std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(n))), 1, n);
+}
+
+Duration LatencyHistogram::read_in_bucket(std::size_t bucket, std::uint64_t j, std::uint64_t n) {
+  RELAYSIM_ASSERT(j >= 1 && j <= n, "one of the bucket's durations");
+  const double lower = lower_edge(bucket);
+  const double ns = lower + (upper_edge(bucket) - lower) * (static_cast<double>(j) - 0.5) / static_cast<double>(n);
+  return Duration{static_cast<std::int64_t>(std::llround(std::min(ns, 9.2e18)))};
+}
+
 void LatencyHistogram::add(Duration d) {
   ++buckets_[bucket_of(d)];
   ++count_;
@@ -46,8 +58,7 @@ void LatencyHistogram::add(Duration d) {
 Duration LatencyHistogram::quantile(double q) const {
   RELAYSIM_ASSERT(q > 0 && q <= 1, "a quantile is in (0, 1]");
   if (count_ == 0) return Duration::zero();
-  const auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
-  return at_rank(std::clamp<std::uint64_t>(rank, 1, count_));
+  return at_rank(rank_of(q, count_));
 }
 
 Duration LatencyHistogram::at_rank(std::uint64_t k) const {
@@ -62,13 +73,8 @@ Duration LatencyHistogram::at_rank(std::uint64_t k) const {
       seen += n;
       continue;
     }
-    // The j-th of the bucket's n durations, as if they were spread evenly across it, and never
-    // outside what was seen: a bucket that holds one repeated duration reads it exactly.
-    const double j = static_cast<double>(k - seen);
-    const double lower = lower_edge(i);
-    const double ns = lower + (upper_edge(i) - lower) * (j - 0.5) / static_cast<double>(n);
-    const Duration d{static_cast<std::int64_t>(std::llround(std::min(ns, 9.2e18)))};
-    return std::clamp(d, std::min(min_, max_), max_);
+    // Never outside what was seen: a bucket that holds one repeated duration reads it exactly.
+    return std::clamp(read_in_bucket(i, k - seen, n), std::min(min_, max_), max_);
   }
   RELAYSIM_ASSERT(false, "the buckets hold every duration counted");
   return max_;
@@ -85,6 +91,53 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   sum_s_ += other.sum_s_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
+}
+
+std::vector<LatencyHistogram::Piece> LatencyHistogram::added_since(const LatencyHistogram& earlier) const {
+  RELAYSIM_ASSERT(earlier.count_ <= count_, "an earlier copy holds no more than the histogram");
+  std::vector<Piece> out;
+  if (earlier.count_ == count_) return out;
+  for (std::size_t i = 0; i < buckets_.size(); ++i) {
+    RELAYSIM_ASSERT(earlier.buckets_[i] <= buckets_[i], "an earlier copy's buckets are no fuller");
+    if (buckets_[i] != earlier.buckets_[i]) out.push_back({static_cast<std::uint16_t>(i), buckets_[i] - earlier.buckets_[i]});
+  }
+  return out;
+}
+
+std::vector<LatencyHistogram::Piece> LatencyHistogram::joined(const std::vector<Piece>& a, const std::vector<Piece>& b) {
+  std::vector<Piece> out;
+  out.reserve(a.size() + b.size());
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].bucket < b[j].bucket)) {
+      out.push_back(a[i++]);
+    } else if (i == a.size() || b[j].bucket < a[i].bucket) {
+      out.push_back(b[j++]);
+    } else {
+      out.push_back({a[i].bucket, a[i].count + b[j].count});
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+Duration LatencyHistogram::quantile_of(const std::vector<Piece>& window, double q) {
+  RELAYSIM_ASSERT(q > 0 && q <= 1, "a quantile is in (0, 1]");
+  std::uint64_t n = 0;
+  for (const Piece& p : window) n += p.count;
+  if (n == 0) return Duration::zero();
+  const std::uint64_t k = rank_of(q, n);
+  std::uint64_t seen = 0;
+  for (const Piece& p : window) {
+    if (seen + p.count < k) {
+      seen += p.count;
+      continue;
+    }
+    return read_in_bucket(p.bucket, k - seen, p.count);
+  }
+  RELAYSIM_ASSERT(false, "the pieces hold every duration counted");
+  return Duration::zero();
 }
 
 std::string LatencyHistogram::encode() const {

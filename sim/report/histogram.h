@@ -35,6 +35,20 @@ class LatencyHistogram {
   static Duration bucket_width(Duration d);
   // Adds every duration `other` holds: the pooled distribution of several runs.
   void merge(const LatencyHistogram& other);
+  // What was added since `earlier`, an earlier copy of this histogram, as the buckets that grew
+  // (in increasing order) and by how much: one window of a trace that keeps a distribution per
+  // minute (sim/report/backlog.h) without 64 KiB a minute.
+  struct Piece {
+    std::uint16_t bucket = 0;
+    std::uint64_t count = 0;
+  };
+  std::vector<Piece> added_since(const LatencyHistogram& earlier) const;
+  // Two parts of one window, together.
+  static std::vector<Piece> joined(const std::vector<Piece>& a, const std::vector<Piece>& b);
+  // The q-quantile (0 < q <= 1) of such a window: the duration of rank ⌈q·n⌉, read inside its
+  // bucket as at_rank() reads it; its extremes are known only as their buckets' edges. Zero when
+  // the window holds nothing.
+  static Duration quantile_of(const std::vector<Piece>& window, double q);
   // As one line of text, "max_ns bucket:count ...": the counts and the maximum, which decode()
   // reads back exactly. The sum is left out, as it depends on the order durations were added in
   // (floating point), and a file must not: a histogram read back has no mean (NaN).
@@ -65,6 +79,11 @@ class LatencyHistogram {
   // The bucket's edges in nanoseconds, as real numbers (the lower one is its smallest duration).
   static double lower_edge(std::size_t bucket);
   static double upper_edge(std::size_t bucket);
+  // The j-th (1-based) of a bucket's n durations, as if they were spread evenly across it: (j - ½)/n
+  // of the way from its lower edge to its upper one.
+  static Duration read_in_bucket(std::size_t bucket, std::uint64_t j, std::uint64_t n);
+  // The rank of the q-quantile among n > 0 durations: ⌈q·n⌉, at least 1.
+  static std::uint64_t rank_of(double q, std::uint64_t n);
   std::array<std::uint64_t, 64 * kSub> buckets_{};
   std::uint64_t count_ = 0;
   double sum_s_ = 0.0;

@@ -14,6 +14,15 @@ double RunFigures::drain_time_s() const {
   return longest;
 }
 
+double RunFigures::latency_recovery_s() const {
+  double longest = std::nan("");
+  for (const Drain& d : drains) {
+    const double s = d.latency_seconds();
+    if (!std::isnan(s)) longest = std::isnan(longest) ? s : std::max(longest, s);
+  }
+  return longest;
+}
+
 std::span<const MetricInfo> run_metric_infos() { return infos_of<kRunMetrics>(); }
 
 double run_metric_value(const RunFigures& f, std::size_t index) {

@@ -40,6 +40,9 @@ struct RunFigures {
 
   // The longest drain (+inf when one never drained; NaN with no fault to drain from).
   double drain_time_s() const;
+  // The longest recovery of the p99 latency (Drain::latency_seconds: +inf when one never came
+  // back; NaN with no fault that had a level to come back to).
+  double latency_recovery_s() const;
 };
 
 struct RunMetric {
@@ -57,6 +60,7 @@ inline constexpr RunMetric kRunMetrics[] = {
     {{"mean_backlog", Unit::number, "requests or messages acknowledged and not final, on average over the run after the warm-up (L in Little's law)"}, [](const RunFigures& f) { return f.mean_backlog; }},
     {{"settle_time_s", Unit::seconds, "the warm-up the backlog suggests: MSER-5 on the whole run's backlog trace (the time from which it varies least about its mean); a `warmup` shorter than this measures part of the ramp, and half the run or more means the run is too short to settle"}, [](const RunFigures& f) { return f.settle_s; }},
     {{"drain_time_s", Unit::seconds, "after a fault window ends, the time until the backlog is back at its level before the fault, leaving out work stuck in groups down for good; the longest over the run's faults (never: one did not drain; n/a: no fault)"}, [](const RunFigures& f) { return f.drain_time_s(); }},
+    {{"latency_recovery_s", Unit::seconds, "after a fault window ends, the time until the p99 latency of the work finished in a whole minute after it is back at or under the worst such minute's in the five before the fault, to the minute (a minute, or 1/1667 of a run longer than 27 hours); the longest over the run's faults (never: one did not come back; n/a: no fault, or nothing finished before it)"}, [](const RunFigures& f) { return f.latency_recovery_s(); }},
 };
 // clang-format on
 

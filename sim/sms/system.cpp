@@ -61,6 +61,7 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
     }
   }
   GroupTally take() { return std::move(tally_); }
+  const GroupTally& tally() const { return tally_; }
   void restart() { tally_.restart(); }
 
  private:
@@ -128,6 +129,7 @@ class Simulation final : public sim::Simulation {
   WorkCount work() override { return {metrics_.accepted, metrics_.finals}; }
 
   GroupTally take_groups() override { return finals_->take(); }
+  const LatencyHistogram& latency_so_far() const override { return finals_->tally().all().latency; }
 
   void restart_measuring(Time at) override {
     metrics_.restart();

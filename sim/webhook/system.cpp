@@ -60,6 +60,7 @@ class Finals final : public SinkFor<relaysim::webhook::Completed> {
     sink_->record(record_);
   }
   GroupTally take() { return std::move(tally_); }
+  const GroupTally& tally() const { return tally_; }
   void restart() { tally_.restart(); }
 
  private:
@@ -203,6 +204,7 @@ class Simulation final : public sim::Simulation {
   }
 
   GroupTally take_groups() override { return finals_->take(); }
+  const LatencyHistogram& latency_so_far() const override { return finals_->tally().all().latency; }
 
   void restart_measuring(Time at) override {
     RELAYSIM_ASSERT(at >= measured_from_, "the warm-up ends no earlier than the run starts");
