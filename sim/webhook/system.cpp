@@ -82,10 +82,12 @@ class OpenRequests final : public SinkFor<relaysim::webhook::Ingested>,
     for (const EndpointGroup& g : world.spec().endpoints) {
       dead_group_.push_back(std::any_of(g.down.begin(), g.down.end(), [](const Window& w) { return w.end() == kTimeNever; }));
     }
+    any_dead_ = std::find(dead_group_.begin(), dead_group_.end(), true) != dead_group_.end();
   }
   void on(const relaysim::webhook::Ingested& e) override {
     if (e.result.outcome != relaysim::webhook::CreateOutcome::created) return;
-    const std::optional<std::uint32_t> g = world_.endpoint_group(e.request.cxid);
+    // The URL's group is looked up only where a group is down for good: most runs have none.
+    const std::optional<std::uint32_t> g = any_dead_ ? world_.endpoint_group(e.request.cxid) : std::nullopt;
     open(e.result.id, g && dead_group_[*g]);
   }
   void on(const relaysim::webhook::Completed& e) override {
@@ -130,6 +132,7 @@ class OpenRequests final : public SinkFor<relaysim::webhook::Ingested>,
 
   const World& world_;
   std::vector<bool> dead_group_;  // per endpoint group: down for good
+  bool any_dead_ = false;         // some group is
   std::vector<bool> open_;        // by request id
   std::vector<bool> dead_;        // by request id: its group was down for good when it opened
   std::uint64_t stuck_ = 0;
