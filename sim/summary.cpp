@@ -21,8 +21,8 @@ std::string drain_text(const Drain& d) {
   if (d.stuck > 0) out += " (except " + std::to_string(d.stuck) + " open in groups down for good)";
   if (d.latency_level) {
     out += "; p99 " + (d.latency_back != kTimeNever
-                           ? "back under " + format_duration(*d.latency_level) + " " + format_duration(d.latency_back - d.fault_end) + " after it"
-                           : "not back under " + format_duration(*d.latency_level) + " in any minute after it");
+                           ? "back to " + format_duration(*d.latency_level) + " " + format_duration(d.latency_back - d.fault_end) + " after it"
+                           : "not back to " + format_duration(*d.latency_level));
   }
   return out;
 }

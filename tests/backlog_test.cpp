@@ -66,16 +66,18 @@ TEST(Backlog, WhatIsNotAFaultOrHasNoLevelToComeBackToIsLeftOut) {
   EXPECT_TRUE(t.drains({forever}).empty());
 }
 
-// An hour's trace whose work finishes `quick` late, except what finishes in [from, to): `slow`
-// late (0: nothing finishes then), read each minute as the spine reads it. `warm_at`: the
-// system measures from zero after that second (0: no warm-up).
-BacklogTrace latency_trace(Duration quick, Duration slow, int from, int to, int warm_at = 0) {
-  BacklogTrace t(std::chrono::hours(1));
+// A trace of `run`, read each second (each step in a longer run) as the spine reads it: ten
+// pieces of work finish a step, `late(s)` late at second s (zero: nothing finishes then), and
+// `open(s)` are open. `warm_at`: the system measures from zero after that second (0: no warm-up).
+template <class Late, class Open>
+BacklogTrace latency_trace_of(Duration run, Late late, Open open, int warm_at = 0) {
+  BacklogTrace t(run);
   LatencyHistogram so_far;
-  for (int s = 1; s <= 3600; ++s) {
-    const bool held = s > from && s <= to;
-    for (int i = 0; i < 10 && (!held || slow > Duration{}); ++i) so_far.add(held ? slow : quick + std::chrono::milliseconds(i));
-    t.take(held ? 80 : 10, 0);
+  for (Time now = t.next(); now <= Time{} + run; now = t.next()) {
+    const auto s = static_cast<int>(std::chrono::duration_cast<seconds>(now - Time{}).count());
+    const Duration d = late(s);
+    for (int i = 0; i < 10 && d > Duration{}; ++i) so_far.add(d + std::chrono::milliseconds(i));
+    t.take(open(s), 0);
     if (t.latency_due()) t.take_latency(so_far);
     if (s == warm_at) {
       t.restart_latency(so_far);
@@ -83,6 +85,14 @@ BacklogTrace latency_trace(Duration quick, Duration slow, int from, int to, int 
     }
   }
   return t;
+}
+
+// An hour's trace whose work finishes `quick` (to 9 ms more) late, except what finishes in
+// (from, to]: `slow` late (0: nothing finishes then).
+BacklogTrace latency_trace(Duration quick, Duration slow, int from, int to, int warm_at = 0) {
+  return latency_trace_of(
+      std::chrono::hours(1), [&](int s) { return s > from && s <= to ? slow : quick; },
+      [&](int s) -> std::uint64_t { return s > from && s <= to ? 80 : 10; }, warm_at);
 }
 
 TEST(Backlog, TheLatencyRecoversInTheFirstWholeMinuteAfterTheFaultBackAtItsLevel) {
@@ -122,6 +132,38 @@ TEST(Backlog, TheLatencyRecoversInTheFirstWholeMinuteAfterTheFaultBackAtItsLevel
   drains = warmed.drains({fault(1000, 1360)});
   ASSERT_EQ(drains.size(), 1u);
   EXPECT_EQ(drains[0].latency_back, at(1560));
+}
+
+TEST(Backlog, TheLatencysRecoveryIsSoughtBeforeTheNextFaultAndInLongRunsToo) {
+  using std::chrono::milliseconds;
+  // Two episodes (the backlog is back by 1400): after the first, work finishes slow, except for
+  // a quick minute inside the second fault, which is not the first's recovery.
+  const auto late = [](int s) -> Duration {
+    if (s > 1000 && s <= 1360) return Duration{};
+    return s > 1360 && s <= 3000 && !(s > 2040 && s <= 2100) ? Duration{seconds(30)} : Duration{milliseconds(10)};
+  };
+  const BacklogTrace t = latency_trace_of(std::chrono::hours(1), late, [](int s) -> std::uint64_t { return s > 1000 && s <= 1400 ? 80 : 10; });
+  const auto drains = t.drains({fault(1000, 1360), fault(2000, 2100, "redis")});
+  ASSERT_EQ(drains.size(), 2u);
+  EXPECT_EQ(drains[0].latency_back, kTimeNever) << "slow until the next fault began";
+  // The second began while the first's slow work still finished: that is its level, so it is
+  // back in its first whole minute after.
+  EXPECT_EQ(drains[1].latency_back, at(2160));
+
+  // A week-long run reads its latency every 60 steps of 6.048 s: a fault at any time still has
+  // the long minute that ends last before it for a level.
+  const auto week = std::chrono::hours(24 * 7);
+  const BacklogTrace long_run = latency_trace_of(
+      week, [](int s) -> Duration { return s > 100'000 && s <= 100'500 ? Duration{} : Duration{milliseconds(10)}; },
+      [](int) -> std::uint64_t { return 10; });
+  const auto long_drains = long_run.drains({fault(100'000, 100'500)});
+  ASSERT_EQ(long_drains.size(), 1u);
+  ASSERT_TRUE(long_drains[0].latency_level.has_value());
+  EXPECT_NEAR(to_seconds(*long_drains[0].latency_level), 0.019, 0.019 * LatencyHistogram::kResolution);
+  // Back in the first long minute that begins after the fault.
+  const Duration minute = BacklogTrace::step_for(week) * static_cast<std::int64_t>(BacklogTrace::kLatencySteps);
+  EXPECT_GT(long_drains[0].latency_back, at(100'500));
+  EXPECT_LE(long_drains[0].latency_back, at(100'500) + 2 * minute);
 }
 
 TEST(Backlog, AFaultBeforeTheLastDrainedJoinsItsEpisode) {

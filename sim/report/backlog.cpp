@@ -165,7 +165,7 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
       }
       break;
     }
-    latency_recovery(d);
+    latency_recovery(d, next < windows.size() ? windows[next]->at : kTimeNever);
     const std::size_t until = d.drained_by_end() ? index_at(d.drained) : samples_.size() - 1;
     for (std::size_t i = to; i <= until; ++i) d.peak = std::max(d.peak, live_[i]);
     d.stuck = samples_[until] - live_[until];
@@ -174,24 +174,27 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
   return out;
 }
 
-void BacklogTrace::latency_recovery(Drain& d) const {
+void BacklogTrace::latency_recovery(Drain& d, Time next_fault) const {
   const Duration minute = step_ * static_cast<std::int64_t>(kLatencySteps);
   const auto end_of = [&](std::size_t m) { return Time{} + minute * static_cast<std::int64_t>(m + 1); };
   constexpr double kQ = 0.99;
-  // The level: the worst p99 of the minutes that end by the fault's start and begin within the
-  // level's span before it (at least the one minute just before, in a long run's long minutes).
+  // The level: the worst p99 of the minutes that end in the level's span before the fault's start
+  // (or, in a long run whose minutes are longer than that, the one that ends last before it).
   const Time since = d.fault_start - std::max(kLevelSpan, minute);
   for (std::size_t m = 0; m < minutes_.size() && end_of(m) <= d.fault_start; ++m) {
-    if (end_of(m) - minute < since || minutes_[m].empty()) continue;
+    if (end_of(m) <= since || minutes_[m].empty()) continue;
     const Duration p = LatencyHistogram::quantile_of(minutes_[m], kQ);
     d.latency_level = d.latency_level ? std::max(*d.latency_level, p) : p;
   }
   if (!d.latency_level) return;
-  // Whole minutes after the fault: work held up by it is seen only when it finishes, so a minute
-  // during the fault looks quick exactly when nothing can get through.
-  for (std::size_t m = 0; m < minutes_.size(); ++m) {
+  // Back at the level, to the histogram's resolution: a minute's p99 is read inside its bucket,
+  // where it moves with how many finished, so the same durations can read a little higher.
+  const Duration back_under = *d.latency_level + LatencyHistogram::bucket_width(*d.latency_level);
+  // Whole minutes after the fault and before the next one: work held up by a fault is seen only
+  // when it finishes, so a minute during one looks quick exactly when nothing can get through.
+  for (std::size_t m = 0; m < minutes_.size() && end_of(m) <= next_fault; ++m) {
     if (end_of(m) - minute < d.fault_end || minutes_[m].empty()) continue;
-    if (LatencyHistogram::quantile_of(minutes_[m], kQ) <= *d.latency_level) {
+    if (LatencyHistogram::quantile_of(minutes_[m], kQ) <= back_under) {
       d.latency_back = end_of(m);
       return;
     }

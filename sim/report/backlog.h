@@ -34,9 +34,10 @@ struct Drain {
   std::uint64_t stuck = 0;
 
   // The latency the system's metrics measure, read per minute of the trace (the p99 of the work
-  // finished in the minute): the worst minute's of those in the five minutes before the episode
+  // finished in the minute): the worst of the minutes that end in the five before the episode
   // (none when nothing finished then), and the end of the first minute that begins at or after
-  // fault_end, has finished work, and whose p99 is back at or under that level.
+  // fault_end, ends by the next episode's start, has finished work, and whose p99 is back at that
+  // level (at or under it, give or take the width of its histogram bucket).
   std::optional<Duration> latency_level;
   Time latency_back = kTimeNever;
 
@@ -68,7 +69,7 @@ class BacklogTrace {
     finished_.push_back(finished);
   }
   // The latency is read every kLatencySteps samples (a minute, or 1/1667 of a run longer than
-  // 27 hours): after take(), when latency_due(), the spine hands take_latency() every latency the
+  // 100 000 s, about 28 hours): after take(), when latency_due(), the spine hands take_latency() every latency the
   // system has measured so far (Simulation::latency_so_far), and the trace keeps what that
   // minute added, bucket by bucket. restart_latency(): the system is about to measure from zero
   // (its warm-up ends); what it measured of the minute so far is carried into the minute.
@@ -103,8 +104,9 @@ class BacklogTrace {
 
  private:
   double peak_rate(const std::vector<std::uint64_t>& counts) const;
-  // Fills in the episode's latency_level and latency_back from the minutes read.
-  void latency_recovery(Drain& d) const;
+  // Fills in the episode's latency_level and latency_back from the minutes read, looking for the
+  // recovery only before `next_fault` (the next episode's start, or kTimeNever).
+  void latency_recovery(Drain& d, Time next_fault) const;
   // The sample at or before `t` (0 before the first).
   std::size_t index_at(Time t) const;
   Time time_of(std::size_t i) const { return Time{} + step_ * static_cast<std::int64_t>(i + 1); }
