@@ -23,7 +23,8 @@ double Drain::seconds() const {
 double Drain::latency_seconds() const {
   if (!latency_level) return std::numeric_limits<double>::quiet_NaN();
   if (latency_back == kTimeNever) return std::numeric_limits<double>::infinity();
-  return to_seconds(std::max(Duration{}, latency_back - fault_end));
+  RELAYSIM_ASSERT(latency_back > fault_end, "the latency is back in a whole minute after the faults end");
+  return to_seconds(latency_back - fault_end);
 }
 
 void BacklogTrace::take_latency(const LatencyHistogram& so_far) {

@@ -93,6 +93,8 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   max_ = std::max(max_, other.max_);
 }
 
+static_assert(64 * LatencyHistogram::kBucketsPerOctave <= 1 << 16, "a Piece names its bucket in 16 bits");
+
 std::vector<LatencyHistogram::Piece> LatencyHistogram::added_since(const LatencyHistogram& earlier) const {
   RELAYSIM_ASSERT(earlier.count_ <= count_, "an earlier copy holds no more than the histogram");
   std::vector<Piece> out;
