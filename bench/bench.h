@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "model/core/big_memory.h"
 #include "sim/run.h"
 
 namespace relaysim::bench {
@@ -17,11 +18,11 @@ bool quick();
 
 inline std::string source_dir() { return RELAYSIM_SOURCE_DIR; }
 
-// Bytes the heap holds now (glibc's mallinfo2): what a structure costs is the growth across
-// building it.
+// Bytes the heap holds now (glibc's mallinfo2, and the blocks on huge pages of their own that it
+// does not see): what a structure costs is the growth across building it.
 inline std::size_t heap_in_use() {
   const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
+  return m.uordblks + m.hblkhd + big_pages_in_use();
 }
 
 // Runs `s` once per iteration on `store`; the last run's result, or nothing (and the benchmark

@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <set>
+#include <vector>
 
+#include "model/core/big_memory.h"
 #include "model/core/concurrency_limit.h"
 #include "model/core/function.h"
 #include "model/core/inline_text.h"
@@ -9,6 +13,7 @@
 #include "model/core/random.h"
 #include "model/core/ring.h"
 #include "model/core/short_text.h"
+#include "model/core/slot_pool.h"
 #include "model/core/time.h"
 #include "sim/scenario/units.h"
 
@@ -220,6 +225,67 @@ TEST(Ring, KeepsFifoOrderAcrossWrapAndGrowth) {
     ring.pop_front();
   }
   EXPECT_EQ(next_out, next_in);
+}
+
+// Counts live elements: each one added to a StableVector is constructed once and destroyed once
+// with the vector. `Bytes` sets its size, and so how soon the vector's chunks reach their full size.
+template <std::size_t Bytes>
+struct Counted {
+  static inline int live = 0;
+  std::uint64_t value = 0;
+  std::array<unsigned char, Bytes - sizeof(std::uint64_t)> padding{};
+  Counted() { ++live; }
+  ~Counted() { --live; }
+};
+
+template <class T, unsigned ChunkBits>
+void expect_elements_stay_put_and_apart(std::size_t count) {
+  {
+    StableVector<T, ChunkBits> items;
+    std::vector<const T*> where;
+    for (std::size_t i = 0; i < count; ++i) {
+      T& c = items.emplace_back();
+      ASSERT_EQ(c.value, 0u) << "a new element is value-initialized: " << i;
+      c.value = i * 7 + 1;
+      where.push_back(&c);
+    }
+    EXPECT_EQ(T::live, static_cast<int>(count));
+    ASSERT_EQ(items.size(), count);
+    for (std::size_t i = 0; i < count; ++i) {
+      ASSERT_EQ(&items[i], where[i]) << "element " << i << " moved";
+      ASSERT_EQ(items[i].value, i * 7 + 1) << "element " << i << " was written over";
+    }
+  }
+  EXPECT_EQ(T::live, 0);
+}
+
+TEST(StableVector, ElementsStayPutAndApartAsTheChunksGrow) {
+  // Small elements: chunks of 4, 8, 16, ... elements, the last one partly used.
+  expect_elements_stay_put_and_apart<Counted<8>, 2>(5000);
+  // 64 KiB elements: chunks of 4, 8 and 16, then of 32 (2 MiB) from the 29th element on.
+  expect_elements_stay_put_and_apart<Counted<64 * 1024>, 2>(200);
+  // 24 KiB elements, which do not divide a huge page: chunks of 4 ... 64, then of 85 from the 125th.
+  expect_elements_stay_put_and_apart<Counted<24 * 1024>, 2>(400);
+}
+
+TEST(BigMemory, BlocksOfEverySizeHoldWhatIsWrittenAndAreAlignedAsAsked) {
+  for (const std::size_t bytes : {std::size_t{1}, std::size_t{4096}, kOwnPagesFrom - 1, kOwnPagesFrom, kHugePageBytes,
+                                  3 * kHugePageBytes + 5}) {
+    for (const std::size_t alignment : {alignof(std::uint64_t), std::size_t{64}}) {
+      auto* block = static_cast<unsigned char*>(allocate_big(bytes, alignment));
+      ASSERT_NE(block, nullptr);
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block) % alignment, 0u) << bytes;
+      for (std::size_t i = 0; i < bytes; i += 997) block[i] = static_cast<unsigned char>(i);
+      block[bytes - 1] = 0xAB;
+      for (std::size_t i = 0; i + 1 < bytes; i += 997) ASSERT_EQ(block[i], static_cast<unsigned char>(i));
+      EXPECT_EQ(block[bytes - 1], 0xAB);
+      release_big(block, bytes, alignment);
+    }
+  }
+  // A vector on it grows past the huge-page size and keeps its elements.
+  std::vector<std::uint32_t, BigAllocator<std::uint32_t>> big;
+  for (std::uint32_t i = 0; i < 3'000'000; ++i) big.push_back(i);
+  for (std::uint32_t i = 0; i < 3'000'000; i += 1009) ASSERT_EQ(big[i], i);
 }
 
 TEST(ShortText, JoinsLiteralsAndNumbers) {

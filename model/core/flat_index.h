@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/big_memory.h"
 #include "model/core/random.h"
 
 namespace relaysim {
@@ -96,7 +97,7 @@ class BasicFlatIndex {
   }
 
   void grow() {
-    std::vector<Entry> old = std::move(table_);
+    Table old = std::move(table_);
     table_.assign(old.empty() ? 16 : old.size() * 2, Entry{});
     mask_ = table_.size() - 1;
     for (const Entry& e : old) {
@@ -104,7 +105,8 @@ class BasicFlatIndex {
     }
   }
 
-  std::vector<Entry> table_;
+  using Table = std::vector<Entry, BigAllocator<Entry>>;
+  Table table_;
   std::size_t mask_ = 0;
   std::size_t size_ = 0;
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/big_memory.h"
 
 namespace relaysim {
 
@@ -50,14 +51,15 @@ class Ring {
 
  private:
   void grow() {
-    std::vector<T> bigger(items_.empty() ? 64 : 2 * items_.size());
+    Items bigger(items_.empty() ? 64 : 2 * items_.size());
     for (std::size_t i = 0; i < count_; ++i) bigger[i] = (*this)[i];
     items_ = std::move(bigger);
     head_ = 0;
     mask_ = items_.size() - 1;
   }
 
-  std::vector<T> items_;
+  using Items = std::vector<T, BigAllocator<T>>;
+  Items items_;
   std::size_t head_ = 0;
   std::size_t mask_ = 0;
   std::size_t count_ = 0;

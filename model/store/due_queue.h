@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "model/core/big_memory.h"
 #include "model/core/ring.h"
 #include "model/core/time.h"
 
@@ -171,7 +172,7 @@ class DueQueue {
   }
 
   Places places_;
-  std::vector<Entry> heap_;  // a 4-ary min-heap on (at, id)
+  std::vector<Entry, BigAllocator<Entry>> heap_;  // a 4-ary min-heap on (at, id)
   std::array<LaneQueue, 3> lanes_;
   Entry front_{{}, 0, kNowhere};  // the first of the four fronts; slot kNowhere: empty
 };

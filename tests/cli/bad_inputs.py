@@ -22,6 +22,8 @@ ONLY = set(sys.argv[4:])
 os.makedirs(WORK, exist_ok=True)
 QUICKSTART = os.path.join(SRC, "scenarios", "quickstart.yaml")
 OUTAGE = os.path.join(SRC, "scenarios", "serviceb-outage.yaml")
+# A run of a minute or more: one that a signal sent a second in must find still running.
+LONG_RUN = os.path.join(SRC, "scenarios", "capacity-serviceb-45m.yaml")
 EXIT_INVALID, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 2, 3, 130
 
 # A small valid scenario; cases change one thing in it.
@@ -525,7 +527,7 @@ def _():
 
 def interrupt(sig):
     j = path(f"interrupted-{sig}.json")
-    p = subprocess.Popen([RELAYSIM, "run", OUTAGE, "--json", j], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen([RELAYSIM, "run", LONG_RUN, "--json", j], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(1.0)
     p.send_signal(sig)
     out, err = p.communicate(timeout=60)
