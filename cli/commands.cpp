@@ -456,8 +456,7 @@ std::optional<std::string> open_outputs(const RunArgs& args, const Scenario& as_
     if (auto problem = json.open(*args.json_path, args.file, database)) return problem;
   }
   if (args.timeseries) {
-    RELAYSIM_ASSERT(as_run.system != nullptr, "a scenario names its system");
-    if (auto problem = outputs.open(*args.timeseries, *as_run.system, start_s)) return problem;
+    if (auto problem = outputs.open(*args.timeseries, as_run, start_s)) return problem;
     options.series = &outputs;
     if (outputs.directory()) options.records = &outputs;
   }
@@ -666,6 +665,12 @@ int reference_command() {
     std::cout << "| column | unit | meaning |\n|---|---|---|\n";
     for (const SeriesColumn& c : s->series()) {
       std::cout << "| `" << c.name << "` | " << to_string(c.unit) << " | " << c.meaning << " |\n";
+    }
+    std::cout << "\nThen, when the scenario has from 2 to " << kGroupsApart << " " << s->group_dimension()
+              << "s, these for each " << s->group_dimension() << ", written `NAME[GROUP]`:\n\n";
+    std::cout << "| column | unit | meaning |\n|---|---|---|\n";
+    for (const SeriesColumn& c : group_columns(*s)) {
+      std::cout << "| `" << c.name << "[...]` | " << to_string(c.unit) << " | " << c.meaning << " |\n";
     }
     std::cout << "\n## Invariants of the " << s->name() << " system\n\n";
     std::cout << "The oracle checks them on every run; a violation fails the run whatever `expect:` says.\n\n";

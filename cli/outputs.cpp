@@ -34,8 +34,10 @@ std::vector<std::string> RunOutputs::files_of(const std::string& path) {
   return out;
 }
 
-std::optional<std::string> RunOutputs::open(const std::string& path, const sim::System& system, double start_s) {
+std::optional<std::string> RunOutputs::open(const std::string& path, const sim::Scenario& as_run, double start_s) {
   if (path.empty()) return "--timeseries needs a path: a .csv file, or a directory for every output";
+  RELAYSIM_ASSERT(as_run.system != nullptr, "a scenario names its system");
+  columns_ = std::make_unique<sim::SeriesColumns>(*as_run.system, as_run);
   path_ = path;
   start_s_ = start_s;
   directory_ = !ends_with(path, ".csv");
@@ -50,9 +52,9 @@ std::optional<std::string> RunOutputs::open(const std::string& path, const sim::
     if (auto problem = open_file(series_, fs::path(path) / "series.csv")) return problem;
     if (auto problem = open_file(records_, fs::path(path) / "records.csv")) return problem;
     sim::write_record_header(records_);
-    openmetrics_.emplace(system.series());
+    openmetrics_.emplace(columns_->all());
   }
-  sim::write_series_header(series_, system.series());
+  sim::write_series_header(series_, columns_->all());
   return std::nullopt;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "sim/report/series.h"
 #include "sim/summary.h"
 #include "sim/run.h"
+#include "sim/system.h"
 
 namespace relaysim::cli {
 
@@ -26,7 +28,8 @@ class RunOutputs final : public sim::SeriesSink, public sim::RecordSink {
   static std::vector<std::string> files_of(const std::string& path);
   // Opens everything the run will write as it goes; says what is wrong when it cannot.
   // `start_s`: the Unix time series.om stamps the run's start with.
-  std::optional<std::string> open(const std::string& path, const sim::System& system, double start_s = 0);
+  // `as_run`: the scenario the run runs, whose groups have columns of their own.
+  std::optional<std::string> open(const std::string& path, const sim::Scenario& as_run, double start_s = 0);
   bool directory() const { return directory_; }
 
   void row(const sim::SeriesWindow& window, std::span<const double> values) override;
@@ -40,6 +43,7 @@ class RunOutputs final : public sim::SeriesSink, public sim::RecordSink {
   bool directory_ = false;
   std::ofstream series_;
   std::ofstream records_;
+  std::unique_ptr<sim::SeriesColumns> columns_;      // the series', once opened
   std::optional<sim::OpenMetricsSeries> openmetrics_;  // in a result directory
   double start_s_ = 0;
 };

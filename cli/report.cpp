@@ -168,6 +168,8 @@ std::optional<std::string> graphviz_missing() {
 const char* kPanelTitles[] = {"What arrived and what finished, per window", "Backlog: what waits or is in flight, at each window's end",
                               "Latency of what finished in each window", "Calls to dependencies and retries, per window",
                               "Health: utilisation, breakers, pods, faults"};
+// The groups' columns are drawn a chart per column, each titled by it (draw_panels).
+static_assert(std::size(kPanelTitles) == static_cast<std::size_t>(Panel::groups), "a title for every panel but the groups'");
 
 std::string page(const std::string& title, const std::string& intro_html, const std::vector<Chart>& charts, const std::string& tables_html) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
@@ -269,6 +271,17 @@ std::optional<std::vector<std::vector<std::string>>> read_timeline(const fs::pat
 
 // A run's report as it is made: what it is drawn from (every file read and checked before
 // anything is drawn), then the charts drawn from it.
+// A column of series.csv the report draws: one of the system's, or one of each group's
+// (`pending[slow]`: kGroupSeries or System::group_series), titled by the group's name.
+struct DrawnColumn {
+  std::size_t field = 0;  // of series.csv
+  std::string title;
+  Panel panel = Panel::flow;
+  bool ratio = false;
+  std::string_view kind;    // a group's column: which ("pending"); empty for the system's own
+  bool per_window = false;  // a count per window, not a level
+};
+
 struct RunReport {
   fs::path dir;
   nlohmann::json result;
@@ -279,7 +292,7 @@ struct RunReport {
   std::vector<std::string> names;                // series.csv's header
   std::vector<std::vector<std::string>> rows;    // series.csv's, the header first
   std::vector<std::vector<std::string>> events;  // timeline.csv's
-  std::vector<std::size_t> drawn;  // series.csv's field of each column of series.dat after the first
+  std::vector<DrawnColumn> drawn;  // each column of series.dat after the first
   std::vector<Chart> charts;
 };
 
@@ -317,12 +330,20 @@ std::optional<int> read_run(RunReport& run) {
   return std::nullopt;
 }
 
-// series.csv's field of each of the system's columns (0: the file lacks it).
-std::vector<std::size_t> drawn_fields(const RunReport& run) {
-  std::vector<std::size_t> drawn;
+// The columns of series.csv drawn: each of the system's the file has, then each group's.
+std::vector<DrawnColumn> drawn_columns(const RunReport& run) {
+  std::vector<DrawnColumn> drawn;
   for (const SeriesColumn& c : run.system->series()) {
     const auto at = std::find(run.names.begin(), run.names.end(), std::string(c.name));
-    drawn.push_back(at == run.names.end() ? 0 : static_cast<std::size_t>(at - run.names.begin()));
+    if (at != run.names.end()) drawn.push_back({static_cast<std::size_t>(at - run.names.begin()), std::string(c.name), c.panel, c.unit == Unit::ratio, {}, false});
+  }
+  const std::vector<SeriesColumn> each = group_columns(*run.system);
+  for (std::size_t f = 2; f < run.names.size(); ++f) {
+    const auto split = split_group(run.names[f]);
+    if (!split) continue;
+    for (const SeriesColumn& c : each) {
+      if (split->first == c.name) drawn.push_back({f, std::string(split->second), c.panel, c.unit == Unit::ratio, c.name, c.per_window_count});
+    }
   }
   return drawn;
 }
@@ -334,9 +355,7 @@ std::string series_numbers(const RunReport& run) {
   for (std::size_t r = 1; r < run.rows.size(); ++r) {
     const std::vector<std::string>& f = run.rows[r];
     numbers += f[1].empty() ? "NaN" : f[1];
-    for (std::size_t field : run.drawn) {
-      if (field != 0) numbers += " " + (f[field].empty() ? std::string("NaN") : f[field]);
-    }
+    for (const DrawnColumn& c : run.drawn) numbers += " " + (f[c.field].empty() ? std::string("NaN") : f[c.field]);
     numbers += "\n";
   }
   return numbers;
@@ -346,21 +365,34 @@ std::string series_numbers(const RunReport& run) {
 // declares and the fault windows shaded (each fault in its colour; one lasting nearly the whole
 // run named instead); says what went wrong.
 std::optional<std::string> draw_panels(RunReport& run, const fs::path& work, const FaultWindows& faults) {
-  const auto columns = run.system->series();
-  RELAYSIM_ASSERT(run.drawn.size() == columns.size(), "a field for each of the system's columns");
   const std::string series_name = (run.dir / "series.csv").string();
-  for (int panel = 0; panel <= static_cast<int>(Panel::health); ++panel) {
+  // The curves of the drawn columns `pick` takes (series.dat's column: the window's end first,
+  // then the drawn ones).
+  const auto curves_of = [&run](const auto& pick) {
     std::vector<SeriesCurve> curves;
-    std::size_t column = 1;  // of series.dat
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (run.drawn[i] == 0) continue;
-      ++column;
-      if (static_cast<int>(columns[i].panel) != panel) continue;
-      curves.push_back({column, std::string(columns[i].name), columns[i].unit == Unit::ratio});
+    for (std::size_t i = 0; i < run.drawn.size(); ++i) {
+      if (pick(run.drawn[i])) curves.push_back({i + 2, run.drawn[i].title, run.drawn[i].ratio});
     }
+    return curves;
+  };
+  for (std::size_t panel = 0; panel < std::size(kPanelTitles); ++panel) {
+    const auto curves = curves_of([panel](const DrawnColumn& c) { return c.kind.empty() && static_cast<std::size_t>(c.panel) == panel; });
     if (curves.empty()) continue;
     const GnuplotChart chart = panel_chart("panel-" + std::string(to_string(static_cast<Panel>(panel))), kPanelTitles[panel], curves,
-                                           faults.shaded, run.hours, panel == static_cast<int>(Panel::latency), run.end_s,
+                                           faults.shaded, run.hours, panel == static_cast<std::size_t>(Panel::latency), run.end_s,
+                                           faults.whole_run);
+    if (auto bad = draw(work, run.dir, chart, series_name, run.charts)) return bad;
+  }
+  // A chart for each of the groups' columns, a curve per group: "Each provider's submits, per window".
+  std::vector<const DrawnColumn*> kinds;
+  for (const DrawnColumn& c : run.drawn) {
+    if (!c.kind.empty() && std::none_of(kinds.begin(), kinds.end(), [&c](const DrawnColumn* k) { return k->kind == c.kind; })) kinds.push_back(&c);
+  }
+  for (const DrawnColumn* k : kinds) {
+    const auto curves = curves_of([k](const DrawnColumn& c) { return c.kind == k->kind; });
+    const std::string title = "Each " + std::string(run.system->group_dimension()) + "'s " + std::string(k->kind) +
+                              (k->per_window ? ", per window" : ", at each window's end");
+    const GnuplotChart chart = panel_chart("groups-" + std::string(k->kind), title, curves, faults.shaded, run.hours, false, run.end_s,
                                            faults.whole_run);
     if (auto bad = draw(work, run.dir, chart, series_name, run.charts)) return bad;
   }
@@ -471,7 +503,7 @@ int run_report(const fs::path& dir) {
   RunReport run;
   run.dir = dir;
   if (const auto refused = read_run(run)) return *refused;
-  run.drawn = drawn_fields(run);
+  run.drawn = drawn_columns(run);
   const std::string numbers = series_numbers(run);
   WorkDir work(dir);
   if (!work.made()) return fail_incomplete("cannot make a directory for the report's work in " + dir.string());

@@ -45,10 +45,18 @@ constexpr std::uint64_t kEventsPerCheck = 1 << 16;
 // Takes a row of the time series from the world at every interval of virtual time.
 class Sampler {
  public:
-  Sampler(Simulation& world, SeriesSink* sink, Duration interval, std::size_t columns)
-      : world_(world), sink_(sink), interval_(interval), row_(columns) {
+  Sampler(Simulation& world, SeriesSink* sink, Duration interval, const SeriesColumns& columns)
+      : world_(world),
+        sink_(sink),
+        interval_(interval),
+        own_(columns.own()),
+        groups_(columns.groups()),
+        per_group_(columns.per_group()),
+        row_(columns.all().size()),
+        systems_(groups_ * (per_group_ - std::min(per_group_, std::size(kGroupSeries)))) {
     RELAYSIM_ASSERT(sink == nullptr || interval > Duration{}, "a time series has windows of some length");
-    RELAYSIM_ASSERT(sink == nullptr || columns > 0, "a time series has columns");
+    RELAYSIM_ASSERT(sink == nullptr || own_ > 0, "a time series has columns");
+    RELAYSIM_ASSERT(row_.size() == own_ + groups_ * per_group_, "the system's columns, then each group's");
   }
   // When the next row is due (never, without a sink).
   Time next() const { return sink_ != nullptr ? last_ + interval_ : kTimeNever; }
@@ -59,7 +67,19 @@ class Sampler {
   void take(Time now, std::uint64_t events) {
     if (sink_ == nullptr || now < last_ || (now == last_ && events == events_)) return;
     const SeriesWindow window{last_, now};
-    world_.sample(window, row_);
+    world_.sample(window, std::span<double>(row_).first(own_), systems_);
+    if (groups_ > 0) {
+      // Each group's: its pending work (kGroupSeries), then the system's own columns.
+      static_assert(std::size(kGroupSeries) == 1, "the columns every group has are its pending work alone");
+      const std::span<const std::uint64_t> open = world_.open_by_group();
+      RELAYSIM_ASSERT(open.size() == groups_, "the system counts its work open in each of its groups");
+      const std::size_t theirs = per_group_ - 1;
+      for (std::size_t g = 0; g < groups_; ++g) {
+        double* at = row_.data() + own_ + g * per_group_;
+        at[0] = static_cast<double>(open[g]);
+        std::copy_n(systems_.begin() + static_cast<std::ptrdiff_t>(g * theirs), theirs, at + 1);
+      }
+    }
     sink_->row(window, row_);
     last_ = now;
     events_ = events;
@@ -69,9 +89,13 @@ class Sampler {
   Simulation& world_;
   SeriesSink* sink_;
   Duration interval_;
+  std::size_t own_;        // the system's own columns, first
+  std::size_t groups_;     // groups with columns of their own, after them
+  std::size_t per_group_;  // columns each
   Time last_{};
   std::uint64_t events_ = 0;  // the events run when the last row was taken
   std::vector<double> row_;
+  std::vector<double> systems_;  // the system's columns of each group, group after group
 };
 
 // What the run has acknowledged and finished, whole: the work the system counted before its
@@ -86,6 +110,7 @@ class WorkTally {
   }
   bool warm() const { return warm_; }
   const LatencyHistogram& latency() const { return world_.latency_so_far(); }
+  std::span<const std::uint64_t> open_by_group() const { return world_.open_by_group(); }
   // The warm-up ends at `at`: the system counts from zero, and the backlog is measured from here.
   void end_warmup(Time at, BacklogTrace& backlog) {
     RELAYSIM_ASSERT(!warm_, "a run has one warm-up");
@@ -152,6 +177,7 @@ Ending run_loop(Kernel& kernel, const Scenario& s, RunOptions& options, std::uin
     if (t == backlog.next()) {
       const WorkCount total = work.total();
       backlog.take(total.open(), total.stuck, total.opened, total.finished);
+      if (backlog.groups_traced()) backlog.take_groups(work.open_by_group());
       if (backlog.latency_due()) backlog.take_latency(work.latency());
     }
     if (!work.warm() && t == warm_at) work.end_warmup(t, backlog);
@@ -168,7 +194,9 @@ void run_world(const System& system, RunContext& context, RunOptions& options, B
   std::optional<WorkTally> work;
   try {
     world = system.simulate(context);
-    Sampler sampler(*world, options.series, options.series_interval, system.series().size());
+    const SeriesColumns columns(system, s);
+    Sampler sampler(*world, options.series, options.series_interval, columns);
+    backlog.trace_groups(system.groups(s).size(), world->down_for_good());
     work.emplace(*world, s.warmup == Duration{});
     result.ending = run_loop(kernel, s, options, result.event_limit, sampler, *work, backlog);
     sampler.take(kernel.now(), kernel.events_run());  // the last window, shorter than the others

@@ -27,6 +27,28 @@ std::string drain_text(const Drain& d) {
   return out;
 }
 
+// Each group's drain after the episode, slowest first (the first kShown of them), then those down
+// for good: "each endpoint group drained: slow 5m02.000s after it ended, fast 1m10.000s; dead is
+// down for good".
+std::string group_drains_text(const Drain& d, const Scenario& s) {
+  const std::vector<std::string> names = s.system->groups(s);
+  constexpr std::size_t kShown = 5;
+  std::vector<const GroupDrain*> sought, dead;
+  for (const GroupDrain& g : d.groups) (g.down_for_good ? dead : sought).push_back(&g);
+  std::stable_sort(sought.begin(), sought.end(), [](const GroupDrain* a, const GroupDrain* b) { return a->drained > b->drained; });
+  std::string out = "each " + std::string(s.system->group_dimension()) + " drained:";
+  for (std::size_t i = 0; i < sought.size() && i < kShown; ++i) {
+    const GroupDrain& g = *sought[i];
+    out += std::string(i == 0 ? " " : ", ") + names.at(g.group) + " " +
+           (g.drained_by_end() ? format_duration(g.drained - d.fault_end) + (i == 0 ? " after it ended" : "") : std::string("not by the end"));
+  }
+  if (sought.size() > kShown) out += fmt(" and %zu more", sought.size() - kShown);
+  for (std::size_t i = 0; i < dead.size(); ++i) {
+    out += std::string(i == 0 ? (sought.empty() ? " " : "; ") : ", ") + names.at(dead[i]->group) + (i + 1 == dead.size() ? (dead.size() == 1 ? " is" : " are") + std::string(" down for good") : "");
+  }
+  return out;
+}
+
 // The spine's own figures: the backlog, how fast work went through, and the drain after each fault.
 void print_backlog(std::ostream& out, const RunResult& r) {
   const RunFigures& f = r.run;
@@ -44,6 +66,7 @@ void print_backlog(std::ostream& out, const RunResult& r) {
   for (const Drain& d : f.drains) {
     out << "  " << d.what << "  " << format_time(d.fault_start) << " - " << format_time(d.fault_end) << ":  peak " << d.peak
         << " open (from " << fmt("%.0f", d.level) << "), " << drain_text(d) << "\n";
+    if (!d.groups.empty()) out << "    " << group_drains_text(d, r.scenario) << "\n";
   }
   out << "\n";
 }
@@ -174,7 +197,17 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
     j["notes"] = r.report->notes();
   }
   json drains = json::array();
+  const std::vector<std::string> group_names = s.system->groups(s);
   for (const Drain& d : r.run.drains) {
+    json groups = json::array();
+    for (const GroupDrain& g : d.groups) {
+      groups.push_back({{"group", group_names.at(g.group)},
+                        {"level", g.level},
+                        {"peak", g.peak},
+                        {"down_for_good", g.down_for_good},
+                        {"drained_s", g.drained_by_end() ? json(to_seconds(g.drained)) : json(nullptr)},
+                        {"drain_s", g.drained_by_end() ? json(to_seconds(g.drained - d.fault_end)) : json(nullptr)}});
+    }
     drains.push_back({{"faults", d.what},
                       {"fault_start_s", to_seconds(d.fault_start)},
                       {"fault_end_s", to_seconds(d.fault_end)},
@@ -185,7 +218,8 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
                       {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)},
                       {"latency_level_s", d.latency_level ? json(to_seconds(*d.latency_level)) : json(nullptr)},
                       {"latency_back_s", d.latency_back != kTimeNever ? json(to_seconds(d.latency_back)) : json(nullptr)},
-                      {"latency_recovery_s", d.latency_back != kTimeNever ? json(d.latency_seconds()) : json(nullptr)}});
+                      {"latency_recovery_s", d.latency_back != kTimeNever ? json(d.latency_seconds()) : json(nullptr)},
+                      {"groups", groups}});
   }
   j["backlog"] = {{"step_s", to_seconds(r.run.step)},
                   {"peak", r.run.peak_backlog},

@@ -12,6 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -106,6 +107,14 @@ class Simulation {
   // What the system has acknowledged and finished so far, from its own events: the spine samples
   // it every second of virtual time (sim/report/backlog.h), so it must cost next to nothing.
   virtual WorkCount work() = 0;
+  // Of the work open now, how much is in each of the system's groups (System::groups' order;
+  // work in none is not counted): sampled with work(), so it too must cost next to nothing.
+  // Where a piece of work is: the webhook request's endpoint group when it was acknowledged, the
+  // SMS message's provider of its last submit (none before its first), the outbox message's shard.
+  virtual std::span<const std::uint64_t> open_by_group() const = 0;
+  // Which of the groups are down for good (WorkCount::stuck): their open work can only wait for
+  // its deadline, so it is left out of their drain. Empty where a system has none such.
+  virtual std::vector<bool> down_for_good() const { return {}; }
   // Every latency the system's metrics have measured so far (since the warm-up): its groups'
   // together (GroupTally::all). The spine reads it once a minute of virtual time, for how long the
   // latency takes to recover after a fault (sim/report/backlog.h); a reference, copied only then.
@@ -125,8 +134,10 @@ class Simulation {
   // What the run finished, split by group (sim/report/groups.h); called once, after finish.
   virtual GroupTally take_groups() = 0;
   // Fills one row of the time series (System::series() gives its columns) for the window that
-  // ends now, and starts the next one. Called only when RunContext::series is set.
-  virtual void sample(const SeriesWindow& window, std::span<double> row) = 0;
+  // ends now, and starts the next one; and `groups`, the system's own columns of each of its
+  // groups (System::group_series), group after group, when the run has columns per group
+  // (SeriesColumns::groups; else it is empty). Called only when RunContext::series is set.
+  virtual void sample(const SeriesWindow& window, std::span<double> row, std::span<double> groups) = 0;
 };
 
 class System {
@@ -148,6 +159,9 @@ class System {
   virtual std::span<const MetricInfo> metrics() const = 0;
   // The columns of its time series (sim/report/series.h).
   virtual std::span<const SeriesColumn> series() const = 0;
+  // The columns it adds to each group's, after kGroupSeries (sim/report/groups.h), in runs that
+  // have columns per group: the SMS gateway's submits, failovers and ejections per provider.
+  virtual std::span<const SeriesColumn> group_series() const { return {}; }
   // Its pipeline, edge by edge, each measured by one of its count metrics (sim/report/series.h).
   virtual std::span<const Flow> pipeline() const = 0;
   // The lifecycles of its entities and components, from the model's own tables
@@ -189,6 +203,36 @@ class System {
     (void)n;
     return std::nullopt;
   }
+};
+
+// The columns each group of `system` has in a run's time series, by their bare names ("pending"):
+// kGroupSeries's (sim/report/groups.h), then the system's own (System::group_series).
+std::vector<SeriesColumn> group_columns(const System& system);
+
+// The columns of a run's time series: the system's own (System::series), then, when the scenario
+// has two to kGroupsApart of the system's groups (sim/report/groups.h), each group's: the
+// columns of kGroupSeries and the system's (System::group_series), named `pending[slow]` and
+// labelled group="slow" in OpenMetrics.
+class SeriesColumns {
+ public:
+  SeriesColumns(const System& system, const Scenario& s);
+  SeriesColumns(const SeriesColumns&) = delete;  // the columns point into text_
+  SeriesColumns& operator=(const SeriesColumns&) = delete;
+
+  std::span<const SeriesColumn> all() const { return columns_; }
+  // How many are the system's own (the first), how many groups have columns of their own, and
+  // how many columns each group has (kGroupSeries's, then the system's).
+  std::size_t own() const { return own_; }
+  std::size_t groups() const { return groups_; }
+  std::size_t per_group() const { return per_group_; }
+
+ private:
+  std::deque<std::string> text_;  // the group columns' names and labels (a deque: they stay put)
+  std::deque<MetricFamily> families_;  // the OpenMetrics families of the system's group columns
+  std::vector<SeriesColumn> columns_;
+  std::size_t own_ = 0;
+  std::size_t groups_ = 0;
+  std::size_t per_group_ = 0;
 };
 
 // Every system relaysim can run, and the one named `name` (nullptr when none is).

@@ -11,6 +11,7 @@
 //     static const Schema<Spec>& schema();
 //     static constexpr const auto& kMetrics = sms::kMetrics;      // MetricOf<…>[] (sim/report/metric.h)
 //     static constexpr const auto& kSeries = sms::kSeries;        // SeriesOf<…>::Column[] (sim/report/series.h)
+//     static constexpr const auto& kGroupSeries = sms::kProviderSeries;  // optional: columns per group
 //     static constexpr const auto& kPipeline = sms::kPipeline;    // Flow[]
 //     static constexpr const auto& kInvariants = sms::kInvariants;
 //     static constexpr const auto& kMutants = model::kMutants;
@@ -51,6 +52,13 @@ class SystemOf : public System {
 
   std::span<const MetricInfo> metrics() const override { return metric_infos_of<Manifest::kMetrics>(); }
   std::span<const SeriesColumn> series() const override { return series_infos_of<Manifest::kSeries>(); }
+  std::span<const SeriesColumn> group_series() const override {
+    if constexpr (requires { Manifest::kGroupSeries; }) {
+      return series_infos_of<Manifest::kGroupSeries>();
+    } else {
+      return {};
+    }
+  }
   std::span<const Flow> pipeline() const override { return Manifest::kPipeline; }
   std::vector<LifecycleDiagram> lifecycles() const override { return Manifest::lifecycles(); }
   std::string_view group_dimension() const override { return Manifest::kGroupDimension; }

@@ -17,6 +17,37 @@ std::span<const System* const> systems() {
   return kSystems;
 }
 
+std::vector<SeriesColumn> group_columns(const System& system) {
+  std::vector<SeriesColumn> out(std::begin(kGroupSeries), std::end(kGroupSeries));
+  for (const SeriesColumn& c : system.group_series()) out.push_back(c);
+  return out;
+}
+
+SeriesColumns::SeriesColumns(const System& system, const Scenario& s) {
+  const auto own = system.series();
+  own_ = own.size();
+  columns_.assign(own.begin(), own.end());
+  const std::vector<std::string> names = system.groups(s);
+  if (names.size() < 2 || names.size() > kGroupsApart) return;
+  groups_ = names.size();
+  std::vector<SeriesColumn> each = group_columns(system);
+  for (std::size_t k = std::size(kGroupSeries); k < each.size(); ++k) {
+    // In OpenMetrics, a family for the system's column, each group's a sample labelled group="NAME".
+    SeriesColumn& c = each[k];
+    RELAYSIM_ASSERT(c.family == nullptr, "a system's group column is named relaysim_group_<column>");
+    c.family = &families_.emplace_back(MetricFamily{text_.emplace_back("relaysim_group_" + std::string(c.name)), c.meaning});
+    c.label_name = "group";
+  }
+  per_group_ = each.size();
+  for (const std::string& group : names) {
+    for (SeriesColumn c : each) {
+      c.name = text_.emplace_back(std::string(c.name) + "[" + group + "]");
+      c.label_value = text_.emplace_back(group);
+      columns_.push_back(c);
+    }
+  }
+}
+
 const System* find_system(std::string_view name) {
   for (const System* s : systems()) {
     if (s->name() == name) return s;

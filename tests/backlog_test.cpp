@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/report/backlog.h"
+#include "sim/report/open_work.h"
 #include "sim/run.h"
 #include "sim/loader.h"
 #include "tests/scenario_helpers.h"
@@ -207,6 +208,77 @@ TEST(Backlog, WorkStuckInAGroupDownForGoodIsLeftOutOfTheDrain) {
   EXPECT_EQ(drains[0].drained, at(1500));
   EXPECT_EQ(drains[0].stuck, 150u) << "what was left out, as the backlog drained";
   EXPECT_EQ(t.peak(), 10u + 360) << "the run's peak is of everything open: the stuck work at the end";
+}
+
+TEST(Backlog, EachGroupDrainsToItsOwnLevelAndOneDownForGoodIsNotSought) {
+  // Three groups: `fast` 10 open, 50 from 600 s until 1000; `slow` 5 open, 30 from 600 s until
+  // 2000; `dead` down for good, one more every 10 s. The outage is 600..900.
+  BacklogTrace t(std::chrono::hours(1));
+  t.trace_groups(3, {false, false, true});
+  ASSERT_TRUE(t.groups_traced());
+  for (int s = 1; s <= 3600; ++s) {
+    const std::uint64_t fast = s >= 600 && s < 1000 ? 50 : 10, slow = s >= 600 && s < 2000 ? 30 : 5;
+    const auto dead = static_cast<std::uint64_t>(s / 10);
+    t.take(fast + slow + dead, dead);
+    const std::uint64_t open[] = {fast, slow, dead};
+    t.take_groups(open);
+  }
+  const auto drains = t.drains({fault(600, 900)});
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].drained, at(2000)) << "the whole is back when its slowest part is";
+  ASSERT_EQ(drains[0].groups.size(), 3u);
+  const GroupDrain& fast = drains[0].groups[0];
+  const GroupDrain& slow = drains[0].groups[1];
+  const GroupDrain& dead = drains[0].groups[2];
+  EXPECT_EQ(fast.group, 0u);
+  EXPECT_DOUBLE_EQ(fast.level, 10);
+  EXPECT_EQ(fast.peak, 50u);
+  EXPECT_EQ(fast.drained, at(1000));
+  EXPECT_EQ(slow.group, 1u);
+  EXPECT_DOUBLE_EQ(slow.level, 5);
+  EXPECT_EQ(slow.peak, 30u);
+  EXPECT_EQ(slow.drained, at(2000));
+  EXPECT_TRUE(dead.down_for_good);
+  EXPECT_FALSE(dead.drained_by_end()) << "a group down for good has no drain to seek";
+  EXPECT_EQ(dead.peak, 360u);
+
+  // One group is the whole; more than kGroupsApart are not kept apart.
+  BacklogTrace one(std::chrono::hours(1)), many(std::chrono::hours(1));
+  one.trace_groups(1, {});
+  many.trace_groups(kGroupsApart + 1, {});
+  EXPECT_FALSE(one.groups_traced());
+  EXPECT_FALSE(many.groups_traced());
+}
+
+TEST(OpenWork, CountsEachGroupsOpenWorkAsItMovesAndEnds) {
+  OpenWork w(2);
+  w.open(0, 0);
+  w.open(1, 1);
+  w.open(2, GroupTally::kNone);  // an SMS message not yet submitted
+  w.open(5, 1);                   // ids need not come in a row
+  EXPECT_EQ(std::vector<std::uint64_t>(w.by_group().begin(), w.by_group().end()), (std::vector<std::uint64_t>{1, 2}));
+  w.move(2, 0);  // submitted to provider 0
+  w.move(1, 0);  // failed over
+  w.move(3, 1);  // never opened: nothing
+  EXPECT_EQ(std::vector<std::uint64_t>(w.by_group().begin(), w.by_group().end()), (std::vector<std::uint64_t>{3, 1}));
+  w.open(1, 1);  // opened while open (a planted bug's replay): stays where it is
+  EXPECT_EQ(w.group_of(1), 0u);
+  w.close(1);
+  w.close(1);  // closed twice: once
+  w.close(4);  // never opened: nothing
+  EXPECT_FALSE(w.is_open(1));
+  EXPECT_TRUE(w.opened(1));
+  EXPECT_EQ(w.group_of(1), 0u) << "a closed id keeps the group it was last in";
+  EXPECT_FALSE(w.opened(3));
+  EXPECT_EQ(std::vector<std::uint64_t>(w.by_group().begin(), w.by_group().end()), (std::vector<std::uint64_t>{2, 1}));
+  w.reopen(1);  // a replay: back in the group it was last in
+  EXPECT_TRUE(w.is_open(1));
+  EXPECT_EQ(w.group_of(1), 0u);
+  w.reopen(7);  // never opened: nothing
+  EXPECT_FALSE(w.is_open(7));
+  EXPECT_EQ(std::vector<std::uint64_t>(w.by_group().begin(), w.by_group().end()), (std::vector<std::uint64_t>{3, 1}));
+  EXPECT_EQ(w.ids(), 6u);
+  EXPECT_TRUE(OpenWork(OpenWork::kMaxGroups + 1).by_group().empty()) << "past the most groups, none are kept apart";
 }
 
 TEST(Backlog, TheBusiestMinuteIsReadBesideTheAverage) {

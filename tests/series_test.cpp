@@ -3,6 +3,7 @@
 // shows obeys Little's law. And `--set` overrides, which sweeps build on.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -96,6 +97,101 @@ TEST_P(EverySystem, SamplingChangesNothingAndWindowsAddUpToTheTotals) {
 
   // The timeline holds the scenario's faults, and is in the run.
   EXPECT_FALSE(sampled.timeline.empty()) << GetParam() << " has faults, so its timeline has events";
+
+  // Then each group's backlog, `pending[GROUP]`: never more in all than the work open, exactly
+  // the work open where every piece is in a group (each outbox message in its shard; each webhook
+  // request in its URL's group, when ServiceB has a URL for every cxid).
+  const SeriesColumns columns(system, s);
+  ASSERT_EQ(rows.rows.front().size(), columns.all().size());
+  if (system.groups(s).size() < 2) {
+    EXPECT_EQ(columns.groups(), 0u) << GetParam() << ": one group's backlog is the whole's";
+    return;
+  }
+  ASSERT_EQ(columns.groups(), system.groups(s).size());
+  const std::vector<const char*> open_columns = system.name() == "webhook" ? std::vector<const char*>{"pending", "blocked", "in_flight"}
+                                                : system.name() == "outbox"  ? std::vector<const char*>{"pending", "processing"}
+                                                                             : std::vector<const char*>{};
+  double most = 0;
+  for (std::size_t r = 0; r < rows.rows.size(); ++r) {
+    double grouped = 0, open = 0;
+    for (std::size_t g = 0; g < columns.groups(); ++g) grouped += rows.rows[r][columns.own() + g];
+    for (const char* name : open_columns) open += rows.column(system, name)[r];
+    most = std::max(most, grouped);
+    if (system.name() == "outbox") {
+      EXPECT_EQ(grouped, open) << GetParam() << ", row " << r;
+    } else if (!open_columns.empty()) {
+      EXPECT_LE(grouped, open) << GetParam() << ", row " << r;
+    }
+  }
+  EXPECT_GT(most, 0) << GetParam() << ": some group had work open at some window's end";
+  // A system's column of each group named after one of its own counts (the SMS gateway's
+  // `submits[alpha]`) splits that count: the groups' add up to the whole's, window by window.
+  const auto theirs = system.group_series();
+  double counted = 0;
+  for (std::size_t k = 0; k < theirs.size(); ++k) {
+    if (!theirs[k].per_window_count) continue;
+    const std::vector<double> whole = rows.column(system, theirs[k].name);
+    for (std::size_t r = 0; r < rows.rows.size(); ++r) {
+      double split = 0;
+      for (std::size_t g = 0; g < columns.groups(); ++g) split += rows.rows[r][columns.own() + g * columns.per_group() + std::size(kGroupSeries) + k];
+      EXPECT_EQ(split, whole[r]) << GetParam() << ": " << theirs[k].name << ", row " << r;
+      counted += split;
+    }
+  }
+  if (!theirs.empty()) {
+    EXPECT_GT(counted, 0) << GetParam() << ": the groups' counts moved";
+  }
+  // The same counts give each group's drain after each fault.
+  for (const Drain& d : sampled.run.drains) EXPECT_EQ(d.groups.size(), columns.groups()) << GetParam() << ": " << d.what;
+}
+
+// A provider's outage shows in its own columns: the pods' routing (error_rate) ejects it while it
+// lasts, and every failover then is away from it.
+TEST(Series, AProvidersOutageShowsInItsOwnColumns) {
+  const Scenario s = load_scenario(scenario_path("sms-provider-outage-failover"), {parse_override("sms.platform.routing.policy=error_rate")});
+  Rows rows;
+  const RunResult r = run_with(s, rows, std::chrono::seconds(10));
+  const SeriesColumns columns(*s.system, s);
+  const auto at = std::find_if(columns.all().begin(), columns.all().end(), [](const SeriesColumn& c) { return c.name == "ejected[alpha]"; });
+  ASSERT_NE(at, columns.all().end());
+  const auto column = static_cast<std::size_t>(at - columns.all().begin());
+  const auto failovers = static_cast<std::size_t>(
+      std::find_if(columns.all().begin(), columns.all().end(), [](const SeriesColumn& c) { return c.name == "failovers[alpha]"; }) -
+      columns.all().begin());
+  ASSERT_LT(failovers, columns.all().size());
+  const std::vector<double> whole = rows.column(*s.system, "failovers");
+  double during = 0, outside = 0, away = 0;
+  for (std::size_t i = 0; i < rows.rows.size(); ++i) {
+    EXPECT_EQ(rows.rows[i][failovers], whole[i]) << "only alpha refuses, so every failover is away from it; row " << i;
+    away += whole[i];
+    const double v = rows.rows[i][column];
+    EXPECT_LE(v, 3) << "at most every pod";
+    const Time end = rows.windows[i].end;
+    if (end > Time{} + std::chrono::minutes(3) && end <= Time{} + std::chrono::minutes(5)) during = std::max(during, v);
+    // (An ejection lasts `eject_for`, 30 s, after the last refusal.)
+    if (end <= Time{} + std::chrono::minutes(3) || end >= Time{} + std::chrono::minutes(6)) outside = std::max(outside, v);
+  }
+  EXPECT_GT(during, 0) << "alpha refuses every call from 3m to 5m: the pods eject it";
+  EXPECT_EQ(outside, 0) << "and only then";
+  EXPECT_GT(away, 0);
+}
+
+// A group's column is named after it, and its name is data: quoted in the CSV header.
+TEST(Series, EachGroupHasAColumnNamedAfterIt) {
+  Scenario two = load_scenario(scenario_path("serviceb-outage"));
+  const SeriesColumns columns((*two.system), two);
+  const std::vector<std::string> groups = (*two.system).groups(two);
+  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_EQ(columns.all().size(), columns.own() + 2);
+  EXPECT_EQ(columns.all()[columns.own()].name, "pending[" + groups[0] + "]");
+  EXPECT_EQ(columns.all()[columns.own() + 1].label_value, groups[1]);
+  std::ostringstream out;
+  const SeriesColumn odd[] = {{"pending[a, \"b\"]", Unit::count, ""}};
+  write_series_header(out, odd);
+  EXPECT_EQ(out.str(), "start_s,end_s,\"pending[a, \"\"b\"\"]\"\n");
+  const Scenario one = load_scenario(scenario_path("serviceb-url-change"));
+  ASSERT_EQ((*one.system).groups(one).size(), 1u);
+  EXPECT_EQ(SeriesColumns((*one.system), one).groups(), 0u) << "one group's backlog is the whole's";
 }
 
 INSTANTIATE_TEST_SUITE_P(Series, EverySystem, ::testing::ValuesIn(kScenarios));

@@ -45,13 +45,18 @@ std::vector<std::string> shard_names(std::uint32_t shards) {
 
 // Every message's end: counted by its shard, and recorded as an entity when it failed — refused
 // by the downstream, out of attempts, or failed by the rescuer.
-class Finals final : public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
+// The messages open now are counted by shard too: committed, not yet final.
+class Finals final : public SinkFor<model::OperationDone>, public SinkFor<model::Finished>, public SinkFor<model::LeaderWrote> {
  public:
-  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_(kGroupDimension, shard_names(shards)) {
+  Finals(RecordSink* sink, std::uint32_t shards) : sink_(sink), tally_(kGroupDimension, shard_names(shards)), open_(shards, 0) {
     RELAYSIM_ASSERT(tally_.groups() == shards, "a group for every shard");
+  }
+  void on(const model::OperationDone& e) override {
+    if (e.committed && e.shard < open_.size()) open_[e.shard] += e.count();
   }
   void on(const model::Finished& e) override {
     if (!e.applied || !model::is_final(e.finish.status)) return;
+    closed(e.record.shard);
     const bool handled = e.finish.status == model::Status::handled;
     tally_.finished(e.record.shard, to_string(e.finish.status), handled);
     if (handled) {
@@ -64,6 +69,7 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
     if (!e.applied || e.write != model::LeaderWrite::rescue) return;
     for (const model::Message& m : e.messages) {
       if (m.status != model::Status::failed) continue;
+      closed(e.shard);
       tally_.finished(e.shard, to_string(m.status), false);
       put(e.shard, m.id, m.reason, m.attempt, m.created_at, e.at);
     }
@@ -71,8 +77,13 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
   GroupTally take() { return std::move(tally_); }
   const GroupTally& tally() const { return tally_; }
   void restart() { tally_.restart(); }
+  std::span<const std::uint64_t> open_by_group() const { return open_; }
 
  private:
+  // A message of `shard` is final. (A final the shard never committed is the oracle's to report.)
+  void closed(model::ShardId shard) {
+    if (shard < open_.size() && open_[shard] > 0) --open_[shard];
+  }
   void put(model::ShardId shard, model::RowId id, model::Reason reason, std::uint32_t attempts, Time created, Time at) {
     if (sink_ == nullptr) return;
     RELAYSIM_ASSERT(shard < tally_.groups(), "a failed message's shard is a group");
@@ -89,6 +100,7 @@ class Finals final : public SinkFor<model::Finished>, public SinkFor<model::Lead
 
   RecordSink* sink_;  // nullptr: no records wanted
   GroupTally tally_;
+  std::vector<std::uint64_t> open_;  // by shard: committed, not yet final
   EntityRecord record_;  // reused: its buffers are allocated once
 };
 
@@ -145,7 +157,8 @@ class Simulation final : public sim::Simulation {
     buses_.model.attach(*finals_);
   }
 
-  void sample(const SeriesWindow&, std::span<double> row) override {
+  void sample(const SeriesWindow&, std::span<double> row, std::span<double> groups) override {
+    RELAYSIM_ASSERT(groups.empty(), "no columns of its own per group");
     relaysim::outbox::StoreCounts sum;
     for (Store* s : shards_) {
       const relaysim::outbox::StoreCounts c = s->counts();
@@ -158,6 +171,7 @@ class Simulation final : public sim::Simulation {
 
   std::uint64_t open_work() override { return unresolved(); }
   WorkCount work() override { return {metrics_.committed, metrics_.finals}; }
+  std::span<const std::uint64_t> open_by_group() const override { return finals_->open_by_group(); }
 
   GroupTally take_groups() override { return finals_->take(); }
   const LatencyHistogram& latency_so_far() const override { return finals_->tally().all().latency; }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/core/assert.h"
+#include "sim/report/groups.h"
 #include "sim/scenario/scenario.h"
 
 namespace relaysim::sim {
@@ -41,6 +42,22 @@ void BacklogTrace::restart_latency(const LatencyHistogram& so_far) {
 
 Duration BacklogTrace::step_for(Duration run_length) {
   return std::max<Duration>(std::chrono::seconds(1), run_length / 100'000);
+}
+
+void BacklogTrace::trace_groups(std::size_t groups, std::vector<bool> down_for_good) {
+  RELAYSIM_ASSERT(samples_.empty(), "groups are traced from the first sample");
+  RELAYSIM_ASSERT(down_for_good.empty() || down_for_good.size() == groups, "a flag for every group, or none");
+  if (groups < 2 || groups > kGroupsApart) return;
+  groups_ = groups;
+  down_for_good_ = std::move(down_for_good);
+  by_group_.reserve(samples_.capacity() * groups_);
+}
+
+void BacklogTrace::take_groups(std::span<const std::uint64_t> open) {
+  if (groups_ == 0) return;
+  RELAYSIM_ASSERT(open.size() == groups_ && by_group_.size() + groups_ == samples_.size() * groups_,
+                  "each group's backlog at each sample, taken after the whole one's");
+  for (const std::uint64_t n : open) by_group_.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX)));
 }
 
 BacklogTrace::BacklogTrace(Duration run_length) : step_(step_for(run_length)) {
@@ -128,14 +145,27 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
   }
   std::stable_sort(windows.begin(), windows.end(), [](const TimelineEvent* a, const TimelineEvent* b) { return a->at < b->at; });
 
-  // The first sample at or after `from` whose backlog is at `level` or below.
-  const auto drained_at = [&](Time from, double level) {
+  // The first sample at or after `from` whose backlog (`at(i)`: the whole's not stuck, or a
+  // group's) is at `level` or below.
+  const auto drained_at = [&](const auto& at, Time from, double level) {
     const auto steps = ((from - Time{}) + step_ - Duration{1}) / step_;  // rounded up
-    for (auto i = static_cast<std::size_t>(steps) - 1; i < live_.size(); ++i) {
-      if (static_cast<double>(live_[i]) <= level) return time_of(i);
+    for (auto i = static_cast<std::size_t>(steps) - 1; i < samples_.size(); ++i) {
+      if (static_cast<double>(at(i)) <= level) return time_of(i);
     }
     return kTimeNever;
   };
+  // The mean of `at(i)` over samples `from` to `to`, and its most from `from` until `until`.
+  const auto mean_of = [](const auto& at, std::size_t from, std::size_t to) {
+    double sum = 0;
+    for (std::size_t i = from; i <= to; ++i) sum += static_cast<double>(at(i));
+    return sum / static_cast<double>(to - from + 1);
+  };
+  const auto peak_of = [](const auto& at, std::size_t from, std::size_t until) {
+    std::uint64_t most = 0;
+    for (std::size_t i = from; i <= until; ++i) most = std::max<std::uint64_t>(most, at(i));
+    return most;
+  };
+  const auto live = [this](std::size_t i) { return live_[i]; };
   for (std::size_t next = 0; next < windows.size();) {
     Drain d;
     d.fault_start = windows[next]->at;
@@ -145,9 +175,7 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     const std::size_t to = index_at(d.fault_start - Duration{1});
     const std::size_t from = d.fault_start - kLevelSpan <= time_of(0) ? 0 : index_at(d.fault_start - kLevelSpan);
     RELAYSIM_ASSERT(from <= to, "the level before a fault is measured over a sample or more");
-    double sum = 0;
-    for (std::size_t i = from; i <= to; ++i) sum += static_cast<double>(live_[i]);
-    d.level = sum / static_cast<double>(to - from + 1);
+    d.level = mean_of(live, from, to);
     const auto join = [&](const TimelineEvent& e) {
       d.fault_end = std::max(d.fault_end, e.at + e.length);
       // Two windows of one fault (an outage that comes back) are named once.
@@ -158,7 +186,7 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     join(*windows[next++]);
     for (;;) {
       while (next < windows.size() && windows[next]->at <= d.fault_end) join(*windows[next++]);
-      d.drained = drained_at(d.fault_end, d.level);
+      d.drained = drained_at(live, d.fault_end, d.level);
       // A fault that begins before the backlog of this one has drained joins the episode.
       if (next < windows.size() && (!d.drained_by_end() || windows[next]->at < d.drained)) {
         join(*windows[next++]);
@@ -168,8 +196,18 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     }
     latency_recovery(d, next < windows.size() ? windows[next]->at : kTimeNever);
     const std::size_t until = d.drained_by_end() ? index_at(d.drained) : samples_.size() - 1;
-    for (std::size_t i = to; i <= until; ++i) d.peak = std::max(d.peak, live_[i]);
+    d.peak = peak_of(live, to, until);
     d.stuck = samples_[until] - live_[until];
+    for (std::size_t g = 0; g < groups_; ++g) {
+      const auto group = [this, g](std::size_t i) { return by_group_[i * groups_ + g]; };
+      GroupDrain gd;
+      gd.group = g;
+      gd.down_for_good = !down_for_good_.empty() && down_for_good_[g];
+      gd.level = mean_of(group, from, to);
+      if (!gd.down_for_good) gd.drained = drained_at(group, d.fault_end, gd.level);
+      gd.peak = peak_of(group, to, gd.drained_by_end() ? index_at(gd.drained) : samples_.size() - 1);
+      d.groups.push_back(gd);
+    }
     out.push_back(std::move(d));
   }
   return out;

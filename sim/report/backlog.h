@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ namespace relaysim::sim {
 // What the backlog did around one fault episode: a fault window, or several whose effects ran
 // into each other (a window that begins before the backlog of the one before has drained joins
 // its episode).
+// How one group's backlog came back after a fault episode (the run has two groups or more): its
+// level, peak and drain as the episode's are read on the whole backlog.
+struct GroupDrain {
+  std::size_t group = 0;  // an index of the system's groups (System::groups)
+  double level = 0;
+  std::uint64_t peak = 0;
+  Time drained = kTimeNever;
+  bool down_for_good = false;  // its work waits for its deadline: no drain is sought
+  bool drained_by_end() const { return drained != kTimeNever; }
+};
+
 struct Drain {
   Time fault_start{};
   Time fault_end{};        // the end of the episode's last window
@@ -40,6 +52,8 @@ struct Drain {
   // level (at or under it, give or take the width of its histogram bucket).
   std::optional<Duration> latency_level;
   Time latency_back = kTimeNever;
+  // Each group's (BacklogTrace::trace_groups), in the system's order; empty when not traced.
+  std::vector<GroupDrain> groups;
 
   bool drained_by_end() const { return drained != kTimeNever; }
   // From the end of the faults until the backlog was back at its level (+inf: never, in the run).
@@ -68,6 +82,13 @@ class BacklogTrace {
     opened_.push_back(opened);
     finished_.push_back(finished);
   }
+  // The backlog of each of the run's groups is traced too, from the first sample on, when it has
+  // two to kGroupsApart (sim/report/groups.h): take_groups(), after each take(), hands the work
+  // open in each (Simulation::open_by_group). `down_for_good`: the groups whose drain is not
+  // sought (Simulation::down_for_good; empty: none).
+  void trace_groups(std::size_t groups, std::vector<bool> down_for_good);
+  bool groups_traced() const { return groups_ > 0; }
+  void take_groups(std::span<const std::uint64_t> open);
   // The latency is read every kLatencySteps samples (a minute, or 1/1667 of a run longer than
   // 100 000 s, about 28 hours): after take(), when latency_due(), the spine hands take_latency() every latency the
   // system has measured so far (Simulation::latency_so_far), and the trace keeps what that
@@ -116,6 +137,10 @@ class BacklogTrace {
   std::vector<std::uint64_t> live_;     // live_[i]: the part of it not stuck
   std::vector<std::uint64_t> opened_;   // opened_[i]: acknowledged by then, since the start
   std::vector<std::uint64_t> finished_;  // finished_[i]: finished by then
+  std::size_t groups_ = 0;                // traced apart (0: not traced)
+  std::vector<bool> down_for_good_;       // by group
+  // by_group_[i * groups_ + g]: the backlog of group g at (i + 1) steps (saturated at 2^32 - 1).
+  std::vector<std::uint32_t> by_group_;
   // minutes_[m]: the latencies measured in samples m·kLatencySteps to (m + 1)·kLatencySteps - 1.
   std::vector<std::vector<LatencyHistogram::Piece>> minutes_;
   LatencyHistogram previous_;                   // what the system had measured at the last reading

@@ -20,7 +20,9 @@
 
 #include "model/core/time.h"
 #include "sim/report/histogram.h"
+#include "model/core/metric_family.h"
 #include "sim/report/metric.h"
+#include "sim/report/series.h"
 
 namespace relaysim::sim {
 
@@ -99,6 +101,25 @@ std::span<const MetricInfo> group_metric_infos();
 std::optional<std::pair<std::string_view, std::string_view>> split_group(std::string_view name);
 // The value of the group metric `m` (an index into kGroupMetrics, and m.group) in the tally.
 double group_metric_value(const GroupTally& t, const MetricRef& m);
+
+// The most groups a run's backlog is kept apart for: each group's column of the time series
+// (kGroupSeries) and its drain after each fault (sim/report/backlog.h). A run with more has
+// neither; its split of what finished (the table above) is whole.
+inline constexpr std::size_t kGroupsApart = 64;
+
+// The columns of a run's time series kept for each of its groups, after the system's own, when it
+// has two to kGroupsApart: a column of this table followed by the group's name in brackets,
+// `pending[slow]`, published in OpenMetrics as the family below labelled group="slow". Declared
+// once here for every system (what `open` means in each: Simulation::open_by_group).
+inline constexpr MetricFamily kGroupPendingFamily{"relaysim_group_pending",
+                                                  "work open (acknowledged, not yet final) in one group, at the window's end"};
+inline constexpr SeriesColumn kGroupSeries[] = {
+    {"pending", Unit::count,
+     "the group's work open at the window's end: acknowledged and not yet final (a webhook request in the endpoint group "
+     "its URL pointed to when acknowledged; an SMS message at the provider it was last submitted to, none before its "
+     "first submit; an outbox message in its shard)",
+     Panel::groups, false, &kGroupPendingFamily, "group"},
+};
 
 // The split as the summary shows it: a table, one row per group (nothing with fewer than two groups).
 void print_groups(std::ostream& out, const GroupTally& t);

@@ -102,7 +102,8 @@ bool read_csv_record(std::istream& in, std::vector<std::string>& fields, std::si
 
 void write_series_header(std::ostream& out, std::span<const SeriesColumn> columns) {
   out << "start_s,end_s";
-  for (const SeriesColumn& c : columns) out << ',' << c.name;
+  // A group's column carries the group's name, which may hold a comma or a quote.
+  for (const SeriesColumn& c : columns) out << ',' << csv_field(c.name);
   out << '\n';
 }
 

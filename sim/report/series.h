@@ -36,10 +36,11 @@ enum class Panel : std::uint8_t {
   latency,  // how long things took
   calls,    // calls to dependencies, retries
   health,   // utilisation, breakers, pods, faults
+  groups,   // the backlog of each group (sim/report/groups.h)
 };
 inline constexpr auto kPanelNames = names<Panel>({
     {Panel::flow, "flow"}, {Panel::backlog, "backlog"}, {Panel::latency, "latency"}, {Panel::calls, "calls"},
-    {Panel::health, "health"}});
+    {Panel::health, "health"}, {Panel::groups, "groups"}});
 constexpr std::string_view to_string(Panel p) { return kPanelNames[p]; }
 
 struct SeriesColumn {

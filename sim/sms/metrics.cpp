@@ -67,6 +67,10 @@ void Metrics::on(const SubmitFinished& e) {
   RELAYSIM_ASSERT(static_cast<std::size_t>(e.outcome) < submits_by_class.size(), "a submit class the table counts");
   ++submits_by_class[static_cast<std::size_t>(e.outcome)];
   if (e.decision.step == Step::fail_over) ++failovers;
+  if (e.provider < submits_by_provider.size()) {
+    ++submits_by_provider[e.provider];
+    if (e.decision.step == Step::fail_over) ++failovers_by_provider[e.provider];
+  }
 }
 
 void Metrics::on(const Completed& e) {

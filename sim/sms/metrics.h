@@ -114,6 +114,9 @@ class Metrics final : public SinkFor<model::Answered>,
   std::array<std::uint64_t, model::kSendPathNames.count> sends_by_path{};
   std::array<std::uint64_t, model::kSubmitClassCount> submits_by_class{};
   std::uint64_t failovers = 0;
+  // By provider: submits it answered, and of them those sent on to another after its refusal.
+  std::array<std::uint64_t, model::kMaxProviders> submits_by_provider{};
+  std::array<std::uint64_t, model::kMaxProviders> failovers_by_provider{};
   std::uint64_t retry_alerts = 0;
   std::array<std::array<std::uint64_t, model::kReasonCount>, model::kStatusCount> final{};
   std::uint64_t finals = 0;
@@ -312,6 +315,24 @@ inline constexpr SeriesEntry<Sample> kSeries[] = {
     Series::windowed<metric("async_entered")>(Panel::health),
     Series::windowed<metric("store_failures")>(Panel::health),
     Series::windowed<metric("crashes")>(Panel::health),
+    // clang-format on
+};
+
+// What a provider's columns see of one window: the figures counted in it, and how many pods had
+// the provider ejected at its end.
+struct ProviderSample {
+  const Figures& window;
+  model::ProviderId provider;
+  std::uint32_t ejected_by;
+};
+
+// The columns of each provider, after its pending messages (SeriesColumns, sim/system.h):
+// `submits[alpha]`. With them a provider that flaps — ejected, back, ejected — shows by itself.
+inline constexpr SeriesEntry<ProviderSample> kProviderSeries[] = {
+    // clang-format off
+    {{"submits", Unit::count, "submits the provider answered in the window (the `submits` metric, by provider)", Panel::groups, true}, [](const ProviderSample& s) { return detail::d(s.window.metrics.submits_by_provider[s.provider]); }},
+    {{"failovers", Unit::count, "of them, those sent on to another provider after the provider's certain refusal", Panel::groups, true}, [](const ProviderSample& s) { return detail::d(s.window.metrics.failovers_by_provider[s.provider]); }},
+    {{"ejected", Unit::count, "pods that had the provider ejected (routing `error_rate`), at the window's end", Panel::groups}, [](const ProviderSample& s) { return detail::d(s.ejected_by); }},
     // clang-format on
 };
 

@@ -11,6 +11,7 @@
 #include "model/sms/mutants.h"
 #include "model/sms/sqlite_store.h"
 #include "sim/report/text.h"
+#include "sim/report/open_work.h"
 #include "sim/system_of.h"
 #include "sim/timeline.h"
 #include "sim/sms/oracle.h"
@@ -36,15 +37,22 @@ std::vector<std::string> provider_names(const SmsSpec& spec) {
 // sent it), and recorded as an entity when it was not delivered — failed, undelivered,
 // unconfirmed. (A suppressed marketing message ended as its rules said, and is not recorded.)
 // The latency, as the SMS latency metrics measure it, is the accepting provider's.
-class Finals final : public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
+// The messages open now are kept by the provider last tried too (none before the first submit).
+class Finals final : public SinkFor<model::Accepted>, public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
  public:
   Finals(RecordSink* sink, Store& store, const SmsSpec& spec)
-      : sink_(sink), store_(store), spec_(spec), tally_(kGroupDimension, provider_names(spec)) {}
+      : sink_(sink), store_(store), spec_(spec), tally_(kGroupDimension, provider_names(spec)), open_(spec.providers.size()) {}
+  void on(const model::Accepted& e) override {
+    if (e.result.outcome != model::AcceptOutcome::accepted) return;
+    for (std::size_t i = 0; i < e.request.messages.size(); ++i) open_.open(e.result.first + i, GroupTally::kNone);
+  }
   void on(const model::Completed& e) override {
     if (!e.applied) return;
     const model::Status st = e.completion.status;
+    if (e.completion.provider != model::kNoProvider) open_.move(e.row.id, group(e.completion.provider));
     if (st == model::Status::submitted) tally_.latency(group(e.completion.provider), e.completion.at - e.row.send_at);
     if (!model::is_final(st)) return;
+    open_.close(e.row.id);
     // The provider last tried: under this claim if it tried one, else under an earlier one.
     const model::ProviderId last = e.completion.provider != model::kNoProvider ? e.completion.provider : e.row.provider;
     tally_.finished(group(last), to_string(st), st == model::Status::delivered);
@@ -53,6 +61,7 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
   }
   void on(const model::ReceiptReceived& e) override {
     if (e.outcome != model::ReceiptOutcome::applied) return;
+    open_.close(e.message);
     const model::Status st = e.delivered ? model::Status::delivered : model::Status::undelivered;
     tally_.finished(group(e.provider), to_string(st), e.delivered);
     if (e.delivered || sink_ == nullptr) return;
@@ -63,6 +72,7 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
   GroupTally take() { return std::move(tally_); }
   const GroupTally& tally() const { return tally_; }
   void restart() { tally_.restart(); }
+  std::span<const std::uint64_t> open_by_group() const { return open_.by_group(); }
 
  private:
   std::size_t group(model::ProviderId provider) const {
@@ -86,6 +96,7 @@ class Finals final : public SinkFor<model::Completed>, public SinkFor<model::Rec
   Store& store_;
   const SmsSpec& spec_;
   GroupTally tally_;
+  OpenWork open_;
   EntityRecord record_;  // reused: its key's buffer is allocated once
 };
 
@@ -120,13 +131,21 @@ class Simulation final : public sim::Simulation {
     buses_.model.attach(*finals_);
   }
 
-  void sample(const SeriesWindow&, std::span<double> row) override {
+  void sample(const SeriesWindow& w, std::span<double> row, std::span<double> groups) override {
     fill_row<kSeries>(Sample{window_, store_->counts()}, row);
+    // Each provider's columns, provider after provider, when the run has them.
+    constexpr std::size_t kEach = std::size(kProviderSeries);
+    RELAYSIM_ASSERT(groups.empty() || groups.size() == kEach * spec_of(ctx_.scenario).providers.size(), "each provider's columns");
+    for (std::size_t p = 0; p < groups.size() / kEach; ++p) {
+      const auto provider = static_cast<model::ProviderId>(p);
+      fill_row<kProviderSeries>(ProviderSample{window_, provider, world_->ejected_by(provider, w.end)}, groups.subspan(p * kEach, kEach));
+    }
     window_.metrics = Metrics{};
   }
 
   std::uint64_t open_work() override { return unresolved(store_->counts()); }
   WorkCount work() override { return {metrics_.accepted, metrics_.finals}; }
+  std::span<const std::uint64_t> open_by_group() const override { return finals_->open_by_group(); }
 
   GroupTally take_groups() override { return finals_->take(); }
   const LatencyHistogram& latency_so_far() const override { return finals_->tally().all().latency; }
@@ -249,6 +268,7 @@ struct Manifest {
   static const Schema<Spec>& schema() { return spec_schema(); }
   static constexpr const auto& kMetrics = sms::kMetrics;
   static constexpr const auto& kSeries = sms::kSeries;
+  static constexpr const auto& kGroupSeries = sms::kProviderSeries;
   static constexpr const auto& kPipeline = sms::kPipeline;
   static constexpr const auto& kInvariants = sms::kInvariants;
   static constexpr const auto& kMutants = sms::kMutants;

@@ -50,6 +50,14 @@ Pod::Pod(World& world, Process& process)
 
 std::size_t Pod::count() const { return world_.providers_.count(); }
 
+std::uint32_t World::ejected_by(ProviderId provider, Time now) const {
+  std::uint32_t n = 0;
+  for (const auto& pod : pods_) {
+    if (pod->node_ != nullptr && pod->node_->dispatcher().router().ejected(provider, now)) ++n;
+  }
+  return n;
+}
+
 void Pod::submit(ProviderId provider, const Submit& s, Duration timeout, SubmitCallback done) {
   RELAYSIM_ASSERT(static_cast<bool>(done), "a submit has someone to answer");
   Kernel& k = world_.kernel_;

@@ -76,6 +76,8 @@ class World final : private ProcessHost {
   const SmsSpec& spec() const { return spec_; }
   SimKv& kv() { return kv_; }
   relaysim::sms::BackOffice& back_office() { return back_office_; }
+  // How many of the pods up have `provider` ejected from their routing at `now`.
+  std::uint32_t ejected_by(ProviderId provider, Time now) const;
   // Business index i is business id i + 1.
   static relaysim::sms::BusinessId business_id(std::uint32_t index) { return index + 1; }
 

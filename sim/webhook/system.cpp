@@ -11,6 +11,7 @@
 #include "model/webhook/memory_store.h"
 #include "model/webhook/mutants.h"
 #include "model/webhook/sqlite_store.h"
+#include "sim/report/open_work.h"
 #include "sim/report/text.h"
 #include "sim/system_of.h"
 #include "sim/timeline.h"
@@ -32,17 +33,94 @@ std::vector<std::string> group_names(const WebhookSpec& spec) {
   return out;
 }
 
-// Every request's end: counted by the endpoint group its URL points to, and recorded as an entity
-// when it was not delivered.
+// The requests open now, by id (ids grow with time, so the least open id is the oldest), each in
+// the endpoint group its URL points to (OpenWork): how many are open in each group, how many of
+// them in a group down for good — `down` with no end, a dead customer endpoint whose requests can
+// only wait for their deadline — and which of the others has waited longest. A cxid's endpoint,
+// and so its group, is the world's for the whole run (a URL change moves it to a new URL of the
+// same endpoint), so the group is looked up once, when the request is acknowledged.
+class OpenRequests final : public SinkFor<relaysim::webhook::Ingested>,
+                           public SinkFor<relaysim::webhook::Completed>,
+                           public SinkFor<relaysim::webhook::Replayed> {
+ public:
+  explicit OpenRequests(const World& world) : world_(world), open_(world.spec().endpoints.size()) {
+    for (const EndpointGroup& g : world.spec().endpoints) {
+      dead_group_.push_back(std::any_of(g.down.begin(), g.down.end(), [](const Window& w) { return w.end() == kTimeNever; }));
+    }
+  }
+  void on(const relaysim::webhook::Ingested& e) override {
+    if (e.result.outcome != relaysim::webhook::CreateOutcome::created) return;
+    open(e.result.id, group_of(e.request.cxid));
+  }
+  void on(const relaysim::webhook::Completed& e) override {
+    if (!e.applied || !relaysim::webhook::is_terminal(e.completion.status)) return;
+    const RequestId id = e.row.id;
+    if (!open_.is_open(id)) return;
+    if (dead(open_.group_of(id))) --stuck_;
+    open_.close(id);
+  }
+  void on(const relaysim::webhook::Replayed& e) override {
+    // A replay opens the request again in the group it was acknowledged in.
+    if (e.outcome != relaysim::webhook::ReplayOutcome::replayed || open_.is_open(e.id)) return;
+    open_.reopen(e.id);
+    if (open_.is_open(e.id)) opened(e.id);
+  }
+  // The endpoint group of request `id` (GroupTally::kNone: ServiceB has no URL for its cxid), as
+  // acknowledged; `cxid` is looked up only for a request never acknowledged.
+  std::size_t group_of(RequestId id, std::string_view cxid) const { return open_.opened(id) ? open_.group_of(id) : group_of(cxid); }
+  // Open now in groups down for good.
+  std::uint64_t stuck() const { return stuck_; }
+  // Open now in each endpoint group.
+  std::span<const std::uint64_t> by_group() const { return open_.by_group(); }
+  std::vector<bool> down_for_good() const { return dead_group_; }
+  // Calls `f(id)` for every request open now, in the order they were acknowledged.
+  template <class F>
+  void each_open(F&& f) const {
+    for (RequestId id = 0; id < open_.ids(); ++id) {
+      if (open_.is_open(id)) f(id);
+    }
+  }
+  // The oldest request open now outside those groups, if any.
+  std::optional<RequestId> oldest() {
+    while (oldest_ < open_.ids() && (!open_.is_open(oldest_) || dead(open_.group_of(oldest_)))) ++oldest_;
+    return oldest_ < open_.ids() ? std::optional<RequestId>(oldest_) : std::nullopt;
+  }
+
+ private:
+  std::size_t group_of(std::string_view cxid) const {
+    const std::optional<std::uint32_t> g = world_.endpoint_group(cxid);
+    return g ? *g : GroupTally::kNone;
+  }
+  bool dead(std::size_t group) const { return group != GroupTally::kNone && dead_group_[group]; }
+  void open(RequestId id, std::size_t group) {
+    if (open_.is_open(id)) return;  // only under a planted bug, which the oracle reports
+    open_.open(id, group);
+    opened(id);
+  }
+  void opened(RequestId id) {
+    if (dead(open_.group_of(id))) ++stuck_;
+    oldest_ = std::min<RequestId>(oldest_, id);  // a replay opens an old request again
+  }
+
+  const World& world_;
+  std::vector<bool> dead_group_;  // per endpoint group: down for good
+  OpenWork open_;
+  std::uint64_t stuck_ = 0;
+  RequestId oldest_ = 0;  // no request open outside the dead groups has a smaller id
+};
+
+// Every request's end: counted by the endpoint group its URL points to (as OpenRequests found it,
+// which must see the completion after this does), and recorded as an entity when it was not
+// delivered.
 class Finals final : public SinkFor<relaysim::webhook::Completed> {
  public:
-  Finals(const World& world, RecordSink* sink) : world_(world), sink_(sink), tally_(kGroupDimension, group_names(world.spec())) {}
+  Finals(const World& world, const OpenRequests& open, RecordSink* sink)
+      : open_(open), sink_(sink), tally_(kGroupDimension, group_names(world.spec())) {}
   void on(const relaysim::webhook::Completed& e) override {
     using relaysim::webhook::Status;
     const Status st = e.completion.status;
     if (!e.applied || !relaysim::webhook::is_terminal(st)) return;
-    const std::optional<std::uint32_t> g = world_.endpoint_group(e.row.cxid);
-    const std::size_t group = g ? *g : GroupTally::kNone;
+    const std::size_t group = open_.group_of(e.row.id, e.row.cxid);
     const bool delivered = st == Status::delivered;
     tally_.finished(group, to_string(st), delivered);
     // As the delivery-latency metrics measure it: a replayed request's time is the operator's.
@@ -64,79 +142,10 @@ class Finals final : public SinkFor<relaysim::webhook::Completed> {
   void restart() { tally_.restart(); }
 
  private:
-  const World& world_;
+  const OpenRequests& open_;
   RecordSink* sink_;  // nullptr: no records wanted
   GroupTally tally_;
   EntityRecord record_;  // reused: its key's buffer is allocated once
-};
-
-// The requests open now, by id (ids grow with time, so the least open id is the oldest): how many
-// belong to an endpoint group down for good — `down` with no end, a dead customer endpoint whose
-// requests can only wait for their deadline — and which of the others has waited longest. A
-// request's group is the one its URL pointed to when it was acknowledged. Two bits a request.
-class OpenRequests final : public SinkFor<relaysim::webhook::Ingested>,
-                           public SinkFor<relaysim::webhook::Completed>,
-                           public SinkFor<relaysim::webhook::Replayed> {
- public:
-  explicit OpenRequests(const World& world) : world_(world) {
-    for (const EndpointGroup& g : world.spec().endpoints) {
-      dead_group_.push_back(std::any_of(g.down.begin(), g.down.end(), [](const Window& w) { return w.end() == kTimeNever; }));
-    }
-    any_dead_ = std::find(dead_group_.begin(), dead_group_.end(), true) != dead_group_.end();
-  }
-  void on(const relaysim::webhook::Ingested& e) override {
-    if (e.result.outcome != relaysim::webhook::CreateOutcome::created) return;
-    // The URL's group is looked up only where a group is down for good: most runs have none.
-    const std::optional<std::uint32_t> g = any_dead_ ? world_.endpoint_group(e.request.cxid) : std::nullopt;
-    open(e.result.id, g && dead_group_[*g]);
-  }
-  void on(const relaysim::webhook::Completed& e) override {
-    if (!e.applied || !relaysim::webhook::is_terminal(e.completion.status)) return;
-    const RequestId id = e.row.id;
-    if (id >= open_.size() || !open_[id]) return;
-    open_[id] = false;
-    if (dead_[id]) --stuck_;
-  }
-  void on(const relaysim::webhook::Replayed& e) override {
-    if (e.outcome == relaysim::webhook::ReplayOutcome::replayed) open(e.id, e.id < dead_.size() && dead_[e.id]);
-  }
-  // Open now in groups down for good.
-  std::uint64_t stuck() const { return stuck_; }
-  // Calls `f(id)` for every request open now, in the order they were acknowledged.
-  template <class F>
-  void each_open(F&& f) const {
-    for (RequestId id = 0; id < open_.size(); ++id) {
-      if (open_[id]) f(id);
-    }
-  }
-  // The oldest request open now outside those groups, if any.
-  std::optional<RequestId> oldest() {
-    while (oldest_ < open_.size() && (!open_[oldest_] || dead_[oldest_])) ++oldest_;
-    return oldest_ < open_.size() ? std::optional<RequestId>(oldest_) : std::nullopt;
-  }
-
- private:
-  void open(RequestId id, bool dead) {
-    if (id >= open_.size()) {
-      open_.resize(id + 1, false);
-      dead_.resize(id + 1, false);
-    }
-    // Opened twice only under a planted bug (a replay of an open request), which the oracle
-    // reports; the count goes on as if it were opened once.
-    if (open_[id]) return;
-    open_[id] = true;
-    dead_[id] = dead;
-    if (dead) ++stuck_;
-    oldest_ = std::min<RequestId>(oldest_, id);  // a replay opens an old request again
-  }
-
-  const World& world_;
-  std::vector<bool> dead_group_;  // per endpoint group: down for good
-  bool any_dead_ = false;         // some group is
-  std::vector<bool> open_;        // by request id
-  std::vector<bool> dead_;        // by request id: its group was down for good when it opened
-  std::uint64_t stuck_ = 0;
-  RequestId oldest_ = 0;  // no request open outside the dead groups has a smaller id
 };
 
 // One webhook run: the store, the buses, the world, and the sinks attached to the buses.
@@ -172,13 +181,14 @@ class Simulation final : public sim::Simulation {
       buses_.world.attach(window_.metrics);
       buses_.processes.attach(window_.metrics);
     }
-    finals_.emplace(*world_, ctx.records);
-    buses_.model.attach(*finals_);
     open_.emplace(*world_);
+    finals_.emplace(*world_, *open_, ctx.records);
+    buses_.model.attach(*finals_);
     buses_.model.attach(*open_);
   }
 
-  void sample(const SeriesWindow& w, std::span<double> row) override {
+  void sample(const SeriesWindow& w, std::span<double> row, std::span<double> groups) override {
+    RELAYSIM_ASSERT(groups.empty(), "no columns of its own per group");
     // A run's last window may be of no length (its last events came at the instant the window
     // began): its rates have nothing to divide by.
     RELAYSIM_ASSERT(w.end >= w.start, "a window does not end before it starts");
@@ -205,6 +215,8 @@ class Simulation final : public sim::Simulation {
     return {metrics_.acked + metrics_.replays[static_cast<int>(relaysim::webhook::ReplayOutcome::replayed)], metrics_.terminal_requests,
             open_->stuck()};
   }
+  std::span<const std::uint64_t> open_by_group() const override { return open_->by_group(); }
+  std::vector<bool> down_for_good() const override { return open_->down_for_good(); }
 
   GroupTally take_groups() override { return finals_->take(); }
   const LatencyHistogram& latency_so_far() const override { return finals_->tally().all().latency; }

@@ -98,6 +98,8 @@ def check_against_csv(where, families, rows):
         for s in fam.samples:
             column = s.labels.get("status") if fam.name in ("relaysim_requests", "relaysim_completions") else None
             key = {"blocked_on_dependency": "blocked"}.get(column, column) if column else fam.name[len("relaysim_"):]
+            if fam.name.startswith("relaysim_group_"):  # a group's column, pending[GROUP]: labelled group="GROUP"
+                key = "%s[%s]" % (fam.name[len("relaysim_group_"):], s.labels.get("group"))
             if s.labels.get("system") is None or s.labels.get("run") is None:
                 fail("%s: %s has no system or run label" % (where, s.name))
             samples.setdefault(key, []).append((s.timestamp, s.value, fam.type))
