@@ -27,25 +27,37 @@ std::string drain_text(const Drain& d) {
   return out;
 }
 
-// Each group's drain after the episode, slowest first (the first kShown of them), then those down
-// for good: "each endpoint group drained: slow 5m02.000s after it ended, fast 1m10.000s; dead is
-// down for good".
+// Each group's drain after the episode, slowest first (the first kShown of them), then those the
+// faults did not raise and those down for good: "each endpoint group drained: slow 5m02.000s
+// after it ended, fast 1m10.000s; unaffected: quiet; down for good: dead".
 std::string group_drains_text(const Drain& d, const Scenario& s) {
   const std::vector<std::string> names = s.system->groups(s);
   constexpr std::size_t kShown = 5;
-  std::vector<const GroupDrain*> sought, dead;
-  for (const GroupDrain& g : d.groups) (g.down_for_good ? dead : sought).push_back(&g);
+  std::vector<const GroupDrain*> sought, unaffected, dead;
+  for (const GroupDrain& g : d.groups) (g.down_for_good ? dead : g.affected ? sought : unaffected).push_back(&g);
   std::stable_sort(sought.begin(), sought.end(), [](const GroupDrain* a, const GroupDrain* b) { return a->drained > b->drained; });
   std::string out = "each " + std::string(s.system->group_dimension()) + " drained:";
+  bool said_after = false;
   for (std::size_t i = 0; i < sought.size() && i < kShown; ++i) {
     const GroupDrain& g = *sought[i];
-    out += std::string(i == 0 ? " " : ", ") + names.at(g.group) + " " +
-           (g.drained_by_end() ? format_duration(g.drained - d.fault_end) + (i == 0 ? " after it ended" : "") : std::string("not by the end"));
+    out += std::string(i == 0 ? " " : ", ") + names.at(g.group) + " ";
+    if (!g.drained_by_end()) {
+      out += "not by the end";
+    } else {
+      out += format_duration(g.drained - d.fault_end) + (said_after ? "" : " after it ended");
+      said_after = true;
+    }
   }
+  if (sought.empty()) out += " none was raised by it";
   if (sought.size() > kShown) out += fmt(" and %zu more", sought.size() - kShown);
-  for (std::size_t i = 0; i < dead.size(); ++i) {
-    out += std::string(i == 0 ? (sought.empty() ? " " : "; ") : ", ") + names.at(dead[i]->group) + (i + 1 == dead.size() ? (dead.size() == 1 ? " is" : " are") + std::string(" down for good") : "");
-  }
+  const auto list = [&](const char* what, const std::vector<const GroupDrain*>& gs) {
+    if (gs.empty()) return;
+    out += std::string("; ") + what + ":";
+    for (std::size_t i = 0; i < gs.size() && i < kShown; ++i) out += std::string(i == 0 ? " " : ", ") + names.at(gs[i]->group);
+    if (gs.size() > kShown) out += fmt(" and %zu more", gs.size() - kShown);
+  };
+  list("unaffected", unaffected);
+  list("down for good", dead);
   return out;
 }
 
@@ -205,6 +217,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
                         {"level", g.level},
                         {"peak", g.peak},
                         {"down_for_good", g.down_for_good},
+                        {"affected", g.affected},
                         {"drained_s", g.drained_by_end() ? json(to_seconds(g.drained)) : json(nullptr)},
                         {"drain_s", g.drained_by_end() ? json(to_seconds(g.drained - d.fault_end)) : json(nullptr)}});
     }

@@ -109,8 +109,9 @@ class Simulation {
   virtual WorkCount work() = 0;
   // Of the work open now, how much is in each of the system's groups (System::groups' order;
   // work in none is not counted): sampled with work(), so it too must cost next to nothing.
-  // Where a piece of work is: the webhook request's endpoint group when it was acknowledged, the
-  // SMS message's provider of its last submit (none before its first), the outbox message's shard.
+  // Where a piece of work is: the webhook request's endpoint group (none when ServiceB has no URL
+  // for its cxid), the SMS message's provider of its last claim's submit (none until its first
+  // claim ends), the outbox message's shard.
   virtual std::span<const std::uint64_t> open_by_group() const = 0;
   // Which of the groups are down for good (WorkCount::stuck): their open work can only wait for
   // its deadline, so it is left out of their drain. Empty where a system has none such.

@@ -242,12 +242,46 @@ TEST(Backlog, EachGroupDrainsToItsOwnLevelAndOneDownForGoodIsNotSought) {
   EXPECT_FALSE(dead.drained_by_end()) << "a group down for good has no drain to seek";
   EXPECT_EQ(dead.peak, 360u);
 
+  // `quiet` (a fourth group in a second trace) stays at 20, give or take one: unaffected.
+  BacklogTrace q(std::chrono::hours(1));
+  q.trace_groups(2, {});
+  for (int s = 1; s <= 3600; ++s) {
+    const std::uint64_t loud = s >= 600 && s < 1000 ? 50 : 10, quiet = 20 + static_cast<std::uint64_t>(s % 3 == 0);
+    q.take(loud + quiet, 0);
+    const std::uint64_t open[] = {loud, quiet};
+    q.take_groups(open);
+  }
+  const auto quiet_drains = q.drains({fault(600, 900)});
+  ASSERT_EQ(quiet_drains.size(), 1u);
+  EXPECT_TRUE(quiet_drains[0].groups[0].affected);
+  EXPECT_FALSE(quiet_drains[0].groups[1].affected) << "a group the fault did not raise is not said to drain";
+  EXPECT_FALSE(quiet_drains[0].groups[1].drained_by_end());
+
   // One group is the whole; more than kGroupsApart are not kept apart.
   BacklogTrace one(std::chrono::hours(1)), many(std::chrono::hours(1));
   one.trace_groups(1, {});
   many.trace_groups(kGroupsApart + 1, {});
   EXPECT_FALSE(one.groups_traced());
   EXPECT_FALSE(many.groups_traced());
+}
+
+TEST(Backlog, AGroupsLevelLeavesOutAnEarlierFault) {
+  // `a` is 100 open, but 0 during its own outage 300..500 (its work went elsewhere); a second
+  // outage 600..700 raises it to 300 until 800. Its level before the second is 100, not the
+  // mean of 300..599 with the first outage in it.
+  BacklogTrace t(std::chrono::hours(1));
+  t.trace_groups(2, {});
+  for (int s = 1; s <= 3600; ++s) {
+    const std::uint64_t a = s >= 300 && s < 500 ? 0 : s >= 600 && s < 800 ? 300 : 100, b = 50;
+    t.take(a + b, 0);
+    const std::uint64_t open[] = {a, b};
+    t.take_groups(open);
+  }
+  const auto drains = t.drains({fault(300, 500, "a"), fault(600, 700, "b")});
+  ASSERT_EQ(drains.size(), 2u);
+  EXPECT_DOUBLE_EQ(drains[1].groups[0].level, 100);
+  EXPECT_EQ(drains[1].groups[0].drained, at(800));
+  EXPECT_FALSE(drains[0].groups[0].affected) << "its own outage lowered it";
 }
 
 TEST(OpenWork, CountsEachGroupsOpenWorkAsItMovesAndEnds) {
@@ -278,7 +312,6 @@ TEST(OpenWork, CountsEachGroupsOpenWorkAsItMovesAndEnds) {
   EXPECT_FALSE(w.is_open(7));
   EXPECT_EQ(std::vector<std::uint64_t>(w.by_group().begin(), w.by_group().end()), (std::vector<std::uint64_t>{3, 1}));
   EXPECT_EQ(w.ids(), 6u);
-  EXPECT_TRUE(OpenWork(OpenWork::kMaxGroups + 1).by_group().empty()) << "past the most groups, none are kept apart";
 }
 
 TEST(Backlog, TheBusiestMinuteIsReadBesideTheAverage) {

@@ -198,13 +198,29 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     const std::size_t until = d.drained_by_end() ? index_at(d.drained) : samples_.size() - 1;
     d.peak = peak_of(live, to, until);
     d.stuck = samples_[until] - live_[until];
+    // A group's level leaves out the samples taken during a fault before this episode.
+    std::vector<bool> clear(to - from + 1, true);
+    for (const TimelineEvent* w : windows) {
+      if (w->at >= d.fault_start) break;
+      for (std::size_t i = from; i <= to; ++i) clear[i - from] = clear[i - from] && !(time_of(i) >= w->at && time_of(i) < w->at + w->length);
+    }
+    const bool any_clear = std::find(clear.begin(), clear.end(), true) != clear.end();
+    const std::size_t faults_from = index_at(std::max(d.fault_start, time_of(0))), faults_to = index_at(d.fault_end);
     for (std::size_t g = 0; g < groups_; ++g) {
       const auto group = [this, g](std::size_t i) { return by_group_[i * groups_ + g]; };
       GroupDrain gd;
       gd.group = g;
       gd.down_for_good = !down_for_good_.empty() && down_for_good_[g];
-      gd.level = mean_of(group, from, to);
-      if (!gd.down_for_good) gd.drained = drained_at(group, d.fault_end, gd.level);
+      double sum = 0;
+      std::size_t n = 0;
+      for (std::size_t i = from; i <= to; ++i) {
+        if (any_clear && !clear[i - from]) continue;
+        sum += static_cast<double>(group(i));
+        ++n;
+      }
+      gd.level = sum / static_cast<double>(n);
+      gd.affected = static_cast<double>(peak_of(group, faults_from, faults_to)) > gd.level * 1.1 + 1;
+      if (gd.sought()) gd.drained = drained_at(group, d.fault_end, gd.level);
       gd.peak = peak_of(group, to, gd.drained_by_end() ? index_at(gd.drained) : samples_.size() - 1);
       d.groups.push_back(gd);
     }

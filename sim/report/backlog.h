@@ -20,20 +20,26 @@
 
 namespace relaysim::sim {
 
-// What the backlog did around one fault episode: a fault window, or several whose effects ran
-// into each other (a window that begins before the backlog of the one before has drained joins
-// its episode).
 // How one group's backlog came back after a fault episode (the run has two groups or more): its
-// level, peak and drain as the episode's are read on the whole backlog.
+// level, peak and drain, read as the whole's are (Drain) on the group's own backlog, except that
+// the level leaves out samples taken during an earlier fault (a failover empties one provider's
+// backlog while the whole's stays level), and that a group whose backlog did not rise during the
+// faults (its peak under them at most a tenth and one above its level) is `unaffected`: no drain
+// is sought for it, as a noisy group would "drain" whenever it dipped under its own mean.
 struct GroupDrain {
   std::size_t group = 0;  // an index of the system's groups (System::groups)
   double level = 0;
   std::uint64_t peak = 0;
   Time drained = kTimeNever;
   bool down_for_good = false;  // its work waits for its deadline: no drain is sought
+  bool affected = true;
   bool drained_by_end() const { return drained != kTimeNever; }
+  bool sought() const { return affected && !down_for_good; }
 };
 
+// What the backlog did around one fault episode: a fault window, or several whose effects ran
+// into each other (a window that begins before the backlog of the one before has drained joins
+// its episode).
 struct Drain {
   Time fault_start{};
   Time fault_end{};        // the end of the episode's last window

@@ -102,6 +102,10 @@ std::optional<std::pair<std::string_view, std::string_view>> split_group(std::st
 // The value of the group metric `m` (an index into kGroupMetrics, and m.group) in the tally.
 double group_metric_value(const GroupTally& t, const MetricRef& m);
 
+// The most groups a system may have (endpoint groups; SMS providers and outbox shards have lower
+// limits of their own): a piece of open work keeps its group in 15 bits (OpenWork).
+inline constexpr std::size_t kMaxGroups = 0x7FFF - 2;
+
 // The most groups a run's backlog is kept apart for: each group's column of the time series
 // (kGroupSeries) and its drain after each fault (sim/report/backlog.h). A run with more has
 // neither; its split of what finished (the table above) is whole.
@@ -115,9 +119,8 @@ inline constexpr MetricFamily kGroupPendingFamily{"relaysim_group_pending",
                                                   "work open (acknowledged, not yet final) in one group, at the window's end"};
 inline constexpr SeriesColumn kGroupSeries[] = {
     {"pending", Unit::count,
-     "the group's work open at the window's end: acknowledged and not yet final (a webhook request in the endpoint group "
-     "its URL pointed to when acknowledged; an SMS message at the provider it was last submitted to, none before its "
-     "first submit; an outbox message in its shard)",
+     "the group's work open at the window's end: acknowledged and not yet final (which group a piece of work is in: "
+     "docs/outputs.md)",
      Panel::groups, false, &kGroupPendingFamily, "group"},
 };
 

@@ -22,11 +22,12 @@ namespace relaysim::sim {
 
 class OpenWork {
  public:
-  // The most groups kept apart; a system with more counts its work in none (a run with that
-  // many groups has no per-group backlog, as it has no readable per-group table).
-  static constexpr std::size_t kMaxGroups = 0x7FFF - 2;
+  // What the table costs per id ever opened, at most: two bytes, twice over while it grows.
+  static constexpr double kBytesPerId = 4;
 
-  explicit OpenWork(std::size_t groups) : count_(groups <= kMaxGroups ? groups : 0, 0) {}
+  explicit OpenWork(std::size_t groups) : count_(groups, 0) {
+    RELAYSIM_ASSERT(groups <= kMaxGroups, "a system has at most kMaxGroups groups (its scenario is refused otherwise)");
+  }
 
   // `id` is acknowledged, in `group` (an index of the system's groups, or GroupTally::kNone).
   // Opened while open only under a planted bug (a replay of an open request), which the oracle
@@ -65,7 +66,7 @@ class OpenWork {
     const std::uint16_t code = id < slot_.size() ? static_cast<std::uint16_t>(slot_[id] & ~kOpen) : kNever;
     return code < kFirstGroup ? GroupTally::kNone : code - kFirstGroup;
   }
-  // Open now in each group, in the system's order (empty past kMaxGroups).
+  // Open now in each group, in the system's order.
   std::span<const std::uint64_t> by_group() const { return count_; }
   // One past the greatest id ever opened.
   std::uint64_t ids() const { return slot_.size(); }
@@ -73,10 +74,10 @@ class OpenWork {
  private:
   // A slot: kOpen while open, and which group: kNoGroup, or kFirstGroup + the group's index.
   static constexpr std::uint16_t kNever = 0, kNoGroup = 1, kFirstGroup = 2, kOpen = 0x8000;
+  static_assert(kMaxGroups + kFirstGroup <= kOpen, "a group fits beside the open bit");
   void put(std::uint64_t id, std::size_t group) {
-    RELAYSIM_ASSERT(group == GroupTally::kNone || group < count_.size() || count_.empty(), "a group of the system");
-    const bool apart = group != GroupTally::kNone && group < count_.size();
-    slot_[id] = static_cast<std::uint16_t>(kOpen | (apart ? group + kFirstGroup : kNoGroup));
+    RELAYSIM_ASSERT(group == GroupTally::kNone || group < count_.size(), "a group of the system");
+    slot_[id] = static_cast<std::uint16_t>(kOpen | (group == GroupTally::kNone ? kNoGroup : group + kFirstGroup));
     count(id, +1);
   }
   void count(std::uint64_t id, int by) {

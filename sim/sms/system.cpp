@@ -37,7 +37,9 @@ std::vector<std::string> provider_names(const SmsSpec& spec) {
 // sent it), and recorded as an entity when it was not delivered — failed, undelivered,
 // unconfirmed. (A suppressed marketing message ended as its rules said, and is not recorded.)
 // The latency, as the SMS latency metrics measure it, is the accepting provider's.
-// The messages open now are kept by the provider last tried too (none before the first submit).
+// The messages open now are kept by the provider last tried too: moved when a claim that
+// submitted ends (Completed), so none until the first claim's end, and within a claim that fails
+// over, at the provider before.
 class Finals final : public SinkFor<model::Accepted>, public SinkFor<model::Completed>, public SinkFor<model::ReceiptReceived> {
  public:
   Finals(RecordSink* sink, Store& store, const SmsSpec& spec)
@@ -348,7 +350,8 @@ class SmsSystem final : public SystemOf<Manifest> {
                                                                          : 1.0;
       messages += calls * per_call;
     }
-    f.parts.push_back({messages * kBytesPerMessage, format_count(messages) + " messages kept",
+    // (Each with its provider, for the backlog by provider: OpenWork.)
+    f.parts.push_back({messages * (kBytesPerMessage + OpenWork::kBytesPerId), format_count(messages) + " messages kept",
                        "shorten the load, lower its rate, or make bulk requests smaller"});
     if (s.store == StoreKind::sqlite && database_in_memory) {
       f.parts.push_back({messages * kBytesPerSqliteRow, format_count(messages) + " messages in the in-memory SQLite database",

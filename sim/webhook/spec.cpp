@@ -202,11 +202,15 @@ const Schema<WebhookSpec>& world_schema() {
           opt::shown("one per endpoint"));
     s.key("serviceb", &WebhookSpec::serviceb, map_codec(serviceb_schema()), "the URL directory");
     s.key("endpoints", &WebhookSpec::endpoints, list_codec(map_codec(endpoint_schema()), "list of groups, below"),
-          "the receivers of webhooks, in groups (at least one; at most " + std::to_string(kMaxEndpoints) +
-              " endpoints in all)",
+          "the receivers of webhooks, in groups (at least one, at most " + std::to_string(kMaxGroups) + "; at most " +
+              std::to_string(kMaxEndpoints) + " endpoints in all)",
           opt::required());
     s.check([](const Reader& r, const Map& m, WebhookSpec& w) {
       if (w.endpoints.empty()) r.fail(m["endpoints"], m.child("endpoints"), "needs at least one endpoint group");
+      if (w.endpoints.size() > kMaxGroups) {
+        r.fail(m["endpoints"][kMaxGroups], m.child("endpoints") + "[" + std::to_string(kMaxGroups) + "]",
+               "is one endpoint group more than the " + std::to_string(kMaxGroups) + " a world may have");
+      }
       std::uint64_t total = 0;
       for (std::size_t i = 0; i < w.endpoints.size(); ++i) {
         total += w.endpoints[i].count;

@@ -499,6 +499,9 @@ class WebhookSystem final : public SystemOf<Manifest> {
                        p.retention ? "shorten the load, lower its rate, or shorten webhook.platform.retention"
                                    : "set webhook.platform.retention (finished requests are then forgotten after it), "
                                      "shorten the load, or lower its rate"});
+    // Every request acknowledged keeps its endpoint group, for the backlog by group (OpenWork).
+    f.parts.push_back({f.calls * OpenWork::kBytesPerId, format_count(f.calls) + " requests' endpoint groups",
+                       "shorten the load, or lower its rate"});
     if (s.store == StoreKind::sqlite && database_in_memory) {
       f.parts.push_back({f.calls * kBytesPerSqliteRow, format_count(f.calls) + " requests in the in-memory SQLite database",
                          "give the run a database file (--sqlite-path), shorten the load, or lower its rate"});

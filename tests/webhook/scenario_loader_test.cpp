@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/loader.h"
+#include "sim/report/groups.h"
 #include "sim/writer.h"
 #include "sim/webhook/spec.h"
 
@@ -247,6 +248,12 @@ TEST(ScenarioLoader, SumsAndLimitsThatWouldOverflowAreLocatedErrors) {
   const ScenarioError e = error_for(many);
   EXPECT_EQ(e.key(), "webhook.world.endpoints[2].count");
   EXPECT_TRUE(says(e, "more than the 10000000")) << e.what();
+  // And the groups' number: a request keeps its group in 15 bits (OpenWork).
+  std::string groups;
+  for (std::size_t i = 0; i <= kMaxGroups; ++i) groups += "      - {count: 1}\n";
+  const ScenarioError g = error_for(replace(kValid, "      - {count: 3}\n", groups));
+  EXPECT_EQ(g.key(), "webhook.world.endpoints[" + std::to_string(kMaxGroups) + "]") << g.what();
+  EXPECT_TRUE(says(g, "one endpoint group more than the 32765")) << g.what();
 }
 
 TEST(ScenarioLoader, WhatStartsAfterTheRunEndsIsRefused) {
