@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/report/openmetrics.h"
 #include "sim/report/series.h"
 #include "sim/run.h"
 #include "sim/loader.h"
@@ -174,6 +175,23 @@ TEST(Series, AProvidersOutageShowsInItsOwnColumns) {
   EXPECT_GT(during, 0) << "alpha refuses every call from 3m to 5m: the pods eject it";
   EXPECT_EQ(outside, 0) << "and only then";
   EXPECT_GT(away, 0);
+}
+
+// OpenMetrics stamps a sample with its window's end as written: a minute is 60, not
+// 60.00000000000001 (what multiplying nanoseconds by 1e-9 gives).
+TEST(Series, OpenMetricsStampsAWindowsEndExactly) {
+  const SeriesColumn cols[] = {{"pods_up", Unit::count, "pods"}};
+  OpenMetricsSeries om(cols);
+  const double three[] = {3};
+  om.row({Time{}, Time{} + std::chrono::minutes(1)}, three);
+  om.row({Time{} + std::chrono::minutes(1), Time{} + std::chrono::milliseconds(61'500)}, three);
+  for (const double start_s : {0.0, 1'700'000'000.0}) {
+    std::string text;
+    om.write([&text](std::string_view piece) { text += piece; }, "webhook", "r", start_s);
+    const std::string at = start_s == 0 ? "60" : "1700000060";
+    EXPECT_NE(text.find("relaysim_pods_up{system=\"webhook\",run=\"r\"} 3 " + at + "\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("} 3 " + std::string(start_s == 0 ? "61.5" : "1700000061.5") + "\n"), std::string::npos) << text;
+  }
 }
 
 // A group's column is named after it, and its name is data: quoted in the CSV header.

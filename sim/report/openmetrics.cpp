@@ -44,7 +44,9 @@ std::string openmetrics_label_value(std::string_view text) {
 
 void OpenMetricsSeries::row(const SeriesWindow& window, std::span<const double> values) {
   RELAYSIM_ASSERT(values.size() == columns_.size(), "a row has a value for each column");
-  ends_s_.push_back(to_seconds(window.end.time_since_epoch()));
+  // Divided, not multiplied by 1e-9: a window ending at one minute is stamped 60, not
+  // 60.00000000000001 (the division rounds the exact quotient once).
+  ends_s_.push_back(static_cast<double>(window.end.time_since_epoch().count()) / 1e9);
   values_.insert(values_.end(), values.begin(), values.end());
 }
 
