@@ -31,7 +31,11 @@ std::string drain_text(const Drain& d) {
 // faults did not raise and those down for good: "each endpoint group drained: slow 5m02.000s
 // after it ended, fast 1m10.000s; unaffected: quiet; down for good: dead".
 std::string group_drains_text(const Drain& d, const Scenario& s) {
-  const std::vector<std::string> names = s.system->groups(s);
+  std::vector<std::string> names = s.system->groups(s);
+  // A name that holds the line's own separators is quoted: "acme, inc".
+  for (std::string& n : names) {
+    if (n.find_first_of(",;:\" ") != std::string::npos) n = "\"" + n + "\"";
+  }
   constexpr std::size_t kShown = 5;
   std::vector<const GroupDrain*> sought, unaffected, dead;
   for (const GroupDrain& g : d.groups) (g.down_for_good ? dead : g.affected ? sought : unaffected).push_back(&g);

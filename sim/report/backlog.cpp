@@ -221,7 +221,9 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
       gd.level = sum / static_cast<double>(n);
       gd.affected = static_cast<double>(peak_of(group, faults_from, faults_to)) > gd.level * 1.1 + 1;
       if (gd.sought()) gd.drained = drained_at(group, d.fault_end, gd.level);
-      gd.peak = peak_of(group, to, gd.drained_by_end() ? index_at(gd.drained) : samples_.size() - 1);
+      // Its peak over the episode: until the whole drained, or until the group did if later.
+      const std::size_t group_until = gd.drained_by_end() ? std::max(until, index_at(gd.drained)) : gd.sought() ? samples_.size() - 1 : until;
+      gd.peak = peak_of(group, to, group_until);
       d.groups.push_back(gd);
     }
     out.push_back(std::move(d));

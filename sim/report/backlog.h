@@ -29,7 +29,7 @@ namespace relaysim::sim {
 struct GroupDrain {
   std::size_t group = 0;  // an index of the system's groups (System::groups)
   double level = 0;
-  std::uint64_t peak = 0;
+  std::uint64_t peak = 0;  // from the episode's start until the whole drained (or the group did, if later)
   Time drained = kTimeNever;
   bool down_for_good = false;  // its work waits for its deadline: no drain is sought
   bool affected = true;

@@ -330,8 +330,8 @@ struct ProviderSample {
 // `submits[alpha]`. With them a provider that flaps — ejected, back, ejected — shows by itself.
 inline constexpr SeriesEntry<ProviderSample> kProviderSeries[] = {
     // clang-format off
-    {{"submits", Unit::count, "submits the provider answered in the window (the `submits` metric, by provider)", Panel::groups, true}, [](const ProviderSample& s) { return detail::d(s.window.metrics.submits_by_provider[s.provider]); }},
-    {{"failovers", Unit::count, "of them, those sent on to another provider after the provider's certain refusal", Panel::groups, true}, [](const ProviderSample& s) { return detail::d(s.window.metrics.failovers_by_provider[s.provider]); }},
+    {{"submits", Unit::count, "submits the provider answered (the `submits` metric, by provider)", Panel::groups, true}, [](const ProviderSample& s) { return detail::d(s.window.metrics.submits_by_provider[s.provider]); }},
+    {{"failovers", Unit::count, "of its submits, those sent on to another provider after its certain refusal (the `failovers` metric, by provider)", Panel::groups, true}, [](const ProviderSample& s) { return detail::d(s.window.metrics.failovers_by_provider[s.provider]); }},
     {{"ejected", Unit::count, "pods that had the provider ejected (routing `error_rate`), at the window's end", Panel::groups}, [](const ProviderSample& s) { return detail::d(s.ejected_by); }},
     // clang-format on
 };
