@@ -29,7 +29,8 @@ std::string drain_text(const Drain& d) {
 
 // Each group's drain after the episode, slowest first (the first kShown of them), then those the
 // faults did not raise and those down for good: "each endpoint group drained: slow 5m02.000s
-// after it ended, fast 1m10.000s; unaffected: quiet; down for good: dead".
+// after it ended, fast 1m10.000s; unaffected: quiet; down for good: dead" (or, when the faults
+// raised none, "no endpoint group's backlog rose; unaffected: ...").
 std::string group_drains_text(const Drain& d, const Scenario& s) {
   std::vector<std::string> names = s.system->groups(s);
   // A name that holds the line's own separators is quoted: "acme, inc".
@@ -40,7 +41,8 @@ std::string group_drains_text(const Drain& d, const Scenario& s) {
   std::vector<const GroupDrain*> sought, unaffected, dead;
   for (const GroupDrain& g : d.groups) (g.down_for_good ? dead : g.affected ? sought : unaffected).push_back(&g);
   std::stable_sort(sought.begin(), sought.end(), [](const GroupDrain* a, const GroupDrain* b) { return a->drained > b->drained; });
-  std::string out = "each " + std::string(s.system->group_dimension()) + " drained:";
+  const std::string dimension(s.system->group_dimension());
+  std::string out = sought.empty() ? "no " + dimension + "'s backlog rose" : "each " + dimension + " drained:";
   bool said_after = false;
   for (std::size_t i = 0; i < sought.size() && i < kShown; ++i) {
     const GroupDrain& g = *sought[i];
@@ -52,7 +54,6 @@ std::string group_drains_text(const Drain& d, const Scenario& s) {
       said_after = true;
     }
   }
-  if (sought.empty()) out += " none was raised by it";
   if (sought.size() > kShown) out += fmt(" and %zu more", sought.size() - kShown);
   const auto list = [&](const char* what, const std::vector<const GroupDrain*>& gs) {
     if (gs.empty()) return;
