@@ -5,6 +5,7 @@
 #include "bench/bench.h"
 #include "bench/mmc_reference.h"
 #include "model/core/random.h"
+#include "sim/kernel/event_queue.h"
 #include "sim/kernel/kernel.h"
 #include "sim/queueing/mmc.h"
 
@@ -32,6 +33,25 @@ void BM_KernelHold(benchmark::State& state) {
   }
   for (auto _ : state) kernel.step();
   state.counters["pending"] = static_cast<double>(kernel.pending());
+  state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+// The same hold model on the event queue alone (no actions, no slots), with the queue's buckets
+// and without them (a 4-ary heap at every size, as the kernel had before): what the structure
+// itself wins, measured side by side in one run.
+template <bool Buckets>
+void BM_QueueHold(benchmark::State& state) {
+  const auto pending = static_cast<std::size_t>(state.range(0));
+  sim::EventQueue queue = Buckets ? sim::EventQueue() : sim::EventQueue(static_cast<std::size_t>(-1));
+  Rng rng(42);
+  std::uint64_t seq = 0;
+  const auto delay = [&rng] { return 1 + static_cast<std::int64_t>(rng.exponential(1e6)); };
+  for (; seq < pending; ++seq) queue.push(sim::QueuedEvent{delay(), seq, 0, 0});
+  for (auto _ : state) {
+    const std::int64_t now = queue.top()->time_ns;
+    queue.pop();
+    queue.push(sim::QueuedEvent{now + delay(), seq++, 0, 0});
+  }
   state.counters["events_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
@@ -64,6 +84,10 @@ void BM_Mmc(benchmark::State& state) {
 void register_kernel_benchmarks() {
   const double min_time = quick() ? 0.05 : 0.5;
   benchmark::RegisterBenchmark("kernel/hold", BM_KernelHold)
+      ->Arg(100)->Arg(10'000)->Arg(1'000'000)->MinTime(min_time)->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark("event_queue/hold/buckets", BM_QueueHold<true>)
+      ->Arg(100)->Arg(10'000)->Arg(1'000'000)->MinTime(min_time)->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark("event_queue/hold/heap_only", BM_QueueHold<false>)
       ->Arg(100)->Arg(10'000)->Arg(1'000'000)->MinTime(min_time)->Unit(benchmark::kNanosecond);
   benchmark::RegisterBenchmark("mmc/kernel", BM_Mmc<sim::run_mmc>)->MinTime(min_time)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("mmc/hand_written_loop", BM_Mmc<run_mmc_reference>)

@@ -51,6 +51,12 @@ def main():
         v = get(f"kernel/hold/{n}", "events_per_s")
         if v is not None:
             row(f"kernel hold model, {n:,} pending", f"{v:,.0f}", "events/s")
+    for n, target in ((100, 0.95), (10000, None), (1000000, 3.0)):
+        b = get(f"event_queue/hold/buckets/{n}", "events_per_s")
+        h = get(f"event_queue/hold/heap_only/{n}", "events_per_s")
+        if b and h:
+            row(f"event queue hold, {n:,} pending: with buckets / 4-ary heap only", f"{b / h:.2f}", "ratio",
+                None if target is None else f">= {target}", None if target is None else b / h >= target)
     k, h = get("mmc/kernel", "customers_per_s"), get("mmc/hand_written_loop", "customers_per_s")
     if k and h:
         row("M/M/c through the kernel", f"{k:,.0f}", "customers/s")

@@ -77,9 +77,10 @@ class InplaceFunction<R(Args...), Capacity> {
     other.manage_ = nullptr;
   }
 
-  alignas(std::max_align_t) unsigned char storage_[Capacity];
+  // The call's pointer comes first: a small capture then shares its cache line.
   R (*invoke_)(void*, Args&&...) = nullptr;
   void (*manage_)(void*, void*) noexcept = nullptr;
+  alignas(std::max_align_t) unsigned char storage_[Capacity];
 };
 
 }  // namespace relaysim

@@ -4,19 +4,20 @@
 // so ties run in the order they were scheduled; time never moves backwards. An EventId cancels a
 // pending event.
 //
-// Allocation: events live in a slab of reusable slots and a 4-ary heap of 24-byte entries; once
-// the slab and heap have grown to the run's peak, scheduling allocates nothing. A cancelled event
-// stays in the heap and is skipped when it surfaces (its slot generation no longer matches).
+// Allocation: events live in a slab of reusable slots, ordered by a queue of 24-byte entries (a
+// 4-ary heap while small, a radix heap when large: sim/kernel/event_queue.h); once both have
+// grown to the run's peak, scheduling allocates nothing. A cancelled event stays in the queue and is skipped when it surfaces (its slot
+// generation no longer matches).
 #pragma once
 
 #include <cstdint>
 #include <utility>
-#include <vector>
 
 #include "model/core/function.h"
 #include "model/core/ports.h"
 #include "model/core/slot_pool.h"
 #include "model/core/time.h"
+#include "sim/kernel/event_queue.h"
 
 namespace relaysim::sim {
 
@@ -64,18 +65,12 @@ class Kernel final : public Clock {
   bool take_yield() { return std::exchange(yield_, false); }
 
  private:
-  struct Entry {
-    std::int64_t time_ns;
-    std::uint64_t seq;
-    std::uint32_t slot;
-    std::uint32_t generation;
-  };
+  // An event's action and the generation its id must match. In a large queue a surfacing slot is
+  // a cache miss; step() asks for the next event's lines while the current one runs.
   struct Slot {
     Action action;
     std::uint32_t generation = 1;
   };
-  void push_entry(const Entry& e);
-  void pop_entry();
 
   Time now_{};
   std::uint64_t next_seq_ = 0;
@@ -83,7 +78,7 @@ class Kernel final : public Clock {
   std::size_t live_ = 0;
   bool yield_ = false;
   EventId current_{};
-  std::vector<Entry> heap_;
+  EventQueue queue_;
   StableSlotPool<Slot> slots_;  // stable: an action runs where it is stored
 };
 
