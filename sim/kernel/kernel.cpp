@@ -51,12 +51,15 @@ bool Kernel::step(Time limit) {
     ++s.generation;
     --live_;
     ++events_run_;
-    // Look up the event after this one now and ask for its lines while this one runs: in a large
-    // queue they are cache misses, and the action is time the memory would otherwise idle through.
-    if (const QueuedEvent* after = queue_.top()) {
-      const Slot& next_slot = slots_[after->slot];
-      __builtin_prefetch(&next_slot.generation);
-      __builtin_prefetch(&next_slot.action);
+    // In a large queue, look up the event after this one now and ask for its lines while this one
+    // runs: they are cache misses, and the action is time the memory would otherwise idle
+    // through. (A small queue's slots are in cache; there the look would only cost.)
+    if (queue_.bucketed()) {
+      if (const QueuedEvent* after = queue_.top()) {
+        const Slot& next_slot = slots_[after->slot];
+        __builtin_prefetch(&next_slot.generation);
+        __builtin_prefetch(&next_slot.action);
+      }
     }
     s.action();
     s.action.reset();
