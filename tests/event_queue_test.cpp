@@ -2,7 +2,9 @@
 // (time, sequence) order through both of its structures and every move between them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -65,40 +67,85 @@ struct Checked {
   }
 };
 
-// Grows past the bucket threshold, holds there, shrinks under the heap threshold and empties, with
-// pushes and looks interleaved; over many seeds and time spans (a span of 1 is all ties).
+// Grows past the bucket threshold, holds there, shrinks under the heap threshold and empties,
+// twice, with pushes and looks interleaved; over many seeds, time spans (a span of 1 is all ties)
+// and starting times (negative ones, and near the end of time).
 TEST(EventQueue, LeavesInTimeThenSequenceOrderAsAnOrderedSetDoes) {
   for (const std::int64_t span : {std::int64_t{1}, std::int64_t{64}, std::int64_t{1'000'000}, std::int64_t{1} << 50}) {
-    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-      SCOPED_TRACE(testing::Message() << "span " << span << ", seed " << seed);
+    // From 0; from before 0, so that times cross it while bucketed; and near the end of time.
+    const std::int64_t starts[] = {0, -span / 2 - 1000, std::numeric_limits<std::int64_t>::max() - (std::int64_t{1} << 56)};
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+      const std::int64_t start = starts[seed - 1];
+      SCOPED_TRACE(testing::Message() << "span " << span << ", seed " << seed << ", from " << start);
       Rng rng(seed);
       Checked q;
-      const std::size_t peak = EventQueue::kToRadix + 3000;
-      while (q.expected.size() < peak) {
-        q.push(q.some_time(rng, span));
-        if (rng.below(4) == 0) q.pop();
-        if (rng.below(8) == 0) q.peek();
+      q.now = start;
+      for (int cycle = 0; cycle < 2; ++cycle) {
+        const std::size_t peak = EventQueue::kToRadix + 3000;
+        while (q.expected.size() < peak) {
+          q.push(q.some_time(rng, span));
+          if (rng.below(4) == 0) q.pop();
+          if (rng.below(8) == 0) q.peek();
+        }
+        for (int i = 0; i < 20'000; ++i) {
+          // A look between a pop and a push finds the next earliest entry before the push, which
+          // may then come before it (the kernel's driver does this at every limit).
+          q.pop();
+          if (rng.below(2) == 0) q.peek();
+          q.push(q.some_time(rng, span));
+        }
+        EXPECT_TRUE(q.queue.bucketed());
+        while (!q.expected.empty()) {
+          if (rng.below(4) == 0) q.push(q.some_time(rng, span));
+          if (rng.below(8) == 0) q.peek();
+          q.pop();
+          if (HasFatalFailure()) return;
+        }
+        q.peek();
+        EXPECT_TRUE(q.was_bucketed);
+        EXPECT_FALSE(q.queue.bucketed());  // back in the heap once small
+        EXPECT_TRUE(q.queue.empty());
       }
-      for (int i = 0; i < 20'000; ++i) {
-        // A look between a pop and a push finds the next earliest entry before the push, which
-        // may then come before it (the kernel's driver does this at every limit).
-        q.pop();
-        if (rng.below(2) == 0) q.peek();
-        q.push(q.some_time(rng, span));
-      }
-      EXPECT_TRUE(q.queue.bucketed());
-      while (!q.expected.empty()) {
-        if (rng.below(4) == 0) q.push(q.some_time(rng, span));
-        if (rng.below(8) == 0) q.peek();
-        q.pop();
-        if (HasFatalFailure()) return;
-      }
-      q.peek();
-      EXPECT_TRUE(q.was_bucketed);
-      EXPECT_FALSE(q.queue.bucketed());  // back in the heap once small
-      EXPECT_TRUE(q.queue.empty());
     }
   }
+}
+
+// A start that schedules far timers first and then its near work: the near work, all before the
+// buckets' earliest entry, must not pile up in the heap.
+TEST(EventQueue, NearWorkScheduledAfterFarTimersDoesNotPileUpInTheHeap) {
+  Checked q;
+  for (std::size_t i = 0; i <= EventQueue::kToRadix; ++i) q.push(1'000'000'000'000);
+  ASSERT_TRUE(q.queue.bucketed());
+  q.peek();
+  Rng rng(5);
+  for (int i = 0; i < 100'000; ++i) {
+    q.push(static_cast<std::int64_t>(rng.below(1'000'000'000)));
+    ASSERT_LE(q.queue.in_heap(), std::max(EventQueue::kToRadix, q.queue.size() / 4) + 1);
+  }
+  while (!q.expected.empty()) q.pop();
+}
+
+// Memory follows what is pending, not what has passed: bursts at one instant, and in buckets far
+// apart, leave no more room than a few times the peak, and none once the queue is small again.
+TEST(EventQueue, KeepsRoomForWhatIsPendingOnly) {
+  Checked q;
+  constexpr std::size_t kPending = 50'000;
+  for (std::size_t i = 0; i < kPending; ++i) q.push(7);
+  for (std::size_t i = 0; i < 6 * kPending; ++i) {  // each event schedules one more at its instant
+    q.pop();
+    q.push(7);
+  }
+  EXPECT_LE(q.queue.retained(), 4 * kPending);
+  while (!q.expected.empty()) q.pop();
+  for (int k = 40; k >= 1; --k) {  // bursts, each in a bucket of its own
+    const std::int64_t at = q.now + (std::int64_t{1} << k);
+    for (std::size_t i = 0; i < kPending; ++i) q.push(at);
+    while (!q.expected.empty()) q.pop();
+  }
+  EXPECT_LE(q.queue.retained(), 3 * kPending);
+  q.peek();
+  EXPECT_FALSE(q.queue.bucketed());
+  EXPECT_LE(q.queue.retained(), 2 * kPending);  // the heap's own vector only
 }
 
 // Once the queue has looked at its earliest entry, an entry scheduled before it (but not before

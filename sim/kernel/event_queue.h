@@ -22,15 +22,21 @@
 // kToHeap they move back. Once in buckets, the heap still takes what is scheduled before
 // `last_`: finding the earliest entry fixes `last_`, and the kernel may then schedule earlier
 // (at a time still not before its clock), as a driver does when it looks past its limit and then
-// adds an arrival.
+// adds an arrival. Should such entries grow past kToRadix and a quarter of the queue (a start
+// that schedules far timers first, then its near work), the whole queue is bucketed again from
+// the heap's earliest entry.
 //
 // Entries are plain values; a cancelled event's entry stays until it surfaces (the kernel skips
-// it). Growth keeps capacity: once the queue has held its peak, pushing allocates nothing.
+// it). The heap keeps its room; a bucket keeps its room while it fills, and when a spread empties
+// it keeps room for at most max(kKeepRoom, a quarter of the queue) entries; a queue that shrinks
+// back to its heap gives all its buckets' room back. So memory follows what is pending, not the
+// largest burst ever bucketed.
 #pragma once
 
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "model/core/assert.h"
@@ -50,23 +56,29 @@ struct QueuedEvent {
 class EntryRun {
  public:
   void append(const QueuedEvent& e) {
-    if (size_ == items_.size()) [[unlikely]] grow();
+    if (size_ == capacity_) [[unlikely]] grow();
     items_[size_++] = e;
   }
   void clear() { size_ = 0; }
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   QueuedEvent& operator[](std::size_t i) { return items_[i]; }
-  const QueuedEvent* begin() const { return items_.data(); }
-  const QueuedEvent* end() const { return items_.data() + size_; }
-  QueuedEvent* begin() { return items_.data(); }
-  QueuedEvent* end() { return items_.data() + size_; }
+  const QueuedEvent* begin() const { return items_.get(); }
+  const QueuedEvent* end() const { return items_.get() + size_; }
+  QueuedEvent* begin() { return items_.get(); }
+  QueuedEvent* end() { return items_.get() + size_; }
   void drop_front(std::size_t n);  // drops the first `n` entries
+  std::size_t capacity() const { return capacity_; }
+  // Empties the run and, when it holds room for more than `keep` entries, gives the room back.
+  void clear_keeping(std::size_t keep);
 
  private:
   void grow();
-  std::vector<QueuedEvent> items_;
+  // Room that is not initialised when it is allocated (a run refilled after a spread would
+  // otherwise write its room twice).
+  std::unique_ptr<QueuedEvent[]> items_;
   std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 class EventQueue {
@@ -82,8 +94,11 @@ class EventQueue {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  // Whether the buckets are in use (for tests).
+  // For tests: whether the buckets are in use, how many entries the heap holds, and how many
+  // entries' room the queue keeps allocated.
   bool bucketed() const { return bucketed_; }
+  std::size_t in_heap() const { return heap_.size(); }
+  std::size_t retained() const;
 
   // `e` must not be earlier than the last entry popped, and its sequence must be higher than any
   // pushed before.
@@ -92,7 +107,10 @@ class EventQueue {
     if (key < last_ || !bucketed_) {
       ++size_;
       heap_push(e);
-      if (heap_.size() > to_radix_ && !bucketed_) [[unlikely]] to_buckets();
+      // Past the threshold, and holding more than a quarter of the queue (always, before the
+      // buckets are in use): everything moves to buckets. A quarter keeps the moves' cost at a few
+      // per push, and the heap small beside the buckets whatever the load schedules early.
+      if (heap_.size() > to_radix_ && 4 * heap_.size() > size_) [[unlikely]] to_buckets();
       return;
     }
     ++size_;
@@ -133,6 +151,7 @@ class EventQueue {
 
  private:
   static constexpr std::size_t kCompactAt = 4096;
+  static constexpr std::size_t kKeepRoom = 1024;  // entries' room any bucket may keep when emptied
 
   struct Later {
     bool operator()(const QueuedEvent& a, const QueuedEvent& b) const {
