@@ -65,20 +65,27 @@ void EventQueue::sort_zero() {
   if (!std::is_sorted(zero_.begin(), zero_.end(), by_seq)) std::sort(zero_.begin(), zero_.end(), by_seq);
 }
 
-void EventQueue::to_buckets() {
-  RELAYSIM_ASSERT(!heap_.empty(), "the heap has entries to move");
-  // The heap's earliest is the whole queue's: the heap holds what is before last_, the buckets the
-  // rest. What is already bucketed joins the heap's entries, and all are bucketed from there.
-  const std::uint64_t least = key_of(heap_[0].time_ns);
-  for (std::size_t i = head_; i < zero_.size(); ++i) heap_.push_back(zero_[i]);
+// Hands every bucketed entry (the rest of bucket 0, then each bucket) to `each`, and empties the
+// buckets.
+template <class Each>
+void EventQueue::take_bucketed(Each each) {
+  for (std::size_t i = head_; i < zero_.size(); ++i) each(zero_[i]);
   zero_.clear();
   head_ = 0;
   while (mask_ != 0) {
     const auto b = static_cast<unsigned>(std::countr_zero(mask_)) + 1;
     mask_ &= mask_ - 1;
-    for (const QueuedEvent& e : buckets_[b]) heap_.push_back(e);
+    for (const QueuedEvent& e : buckets_[b]) each(e);
     buckets_[b].clear();
   }
+}
+
+void EventQueue::to_buckets() {
+  RELAYSIM_ASSERT(!heap_.empty(), "the heap has entries to move");
+  // The heap's earliest is the whole queue's: the heap holds what is before last_, the buckets the
+  // rest. What is already bucketed joins the heap's entries, and all are bucketed from there.
+  const std::uint64_t least = key_of(heap_[0].time_ns);
+  take_bucketed([this](const QueuedEvent& e) { heap_.push_back(e); });
   RELAYSIM_ASSERT(heap_.size() == size_, "every entry gathered");
   RELAYSIM_ASSERT(!bucketed_ || least < last_, "the heap holds what is before last_");
   last_ = least;
@@ -90,13 +97,7 @@ void EventQueue::to_buckets() {
 
 void EventQueue::to_heap() {
   RELAYSIM_ASSERT(heap_.empty() && head_ == zero_.size(), "the heap and bucket 0 are empty");
-  zero_.clear();
-  head_ = 0;
-  while (mask_ != 0) {
-    const auto b = static_cast<unsigned>(std::countr_zero(mask_)) + 1;
-    mask_ &= mask_ - 1;
-    for (const QueuedEvent& e : buckets_[b]) heap_push(e);
-  }
+  take_bucketed([this](const QueuedEvent& e) { heap_push(e); });
   // A small queue again: the buckets give their room back.
   zero_.clear_keeping(0);
   for (EntryRun& b : buckets_) b.clear_keeping(0);

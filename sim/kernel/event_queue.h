@@ -60,7 +60,6 @@ class EntryRun {
     items_[size_++] = e;
   }
   void clear() { size_ = 0; }
-  bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   QueuedEvent& operator[](std::size_t i) { return items_[i]; }
   const QueuedEvent* begin() const { return items_.get(); }
@@ -83,7 +82,7 @@ class EntryRun {
 
 class EventQueue {
  public:
-  // Over this many entries in the heap (and none in buckets), they move to buckets...
+  // Over this many entries in the heap (and more than a quarter of the queue), all move to buckets...
   static constexpr std::size_t kToRadix = 8192;
   // ... and under this many in the whole queue, back to the heap.
   static constexpr std::size_t kToHeap = 2048;
@@ -103,9 +102,9 @@ class EventQueue {
   // `e` must not be earlier than the last entry popped, and its sequence must be higher than any
   // pushed before.
   void push(const QueuedEvent& e) {
+    ++size_;
     const std::uint64_t key = key_of(e.time_ns);
     if (key < last_ || !bucketed_) {
-      ++size_;
       heap_push(e);
       // Past the threshold, and holding more than a quarter of the queue (always, before the
       // buckets are in use): everything moves to buckets. A quarter keeps the moves' cost at a few
@@ -113,7 +112,6 @@ class EventQueue {
       if (heap_.size() > to_radix_ && 4 * heap_.size() > size_) [[unlikely]] to_buckets();
       return;
     }
-    ++size_;
     bucket_push(key, e);
   }
 
@@ -178,6 +176,8 @@ class EventQueue {
   void heap_pop();
   void spread();
   void sort_zero();
+  template <class Each>
+  void take_bucketed(Each each);
   void to_buckets();
   void to_heap();
 
