@@ -51,7 +51,8 @@ def main():
         v = get(f"kernel/hold/{n}", "events_per_s")
         if v is not None:
             row(f"kernel hold model, {n:,} pending", f"{v:,.0f}", "events/s")
-    for n, target in ((100, 0.95), (10000, None), (1000000, 3.0)):
+    # No target at 100: there the queue never leaves its heap, and both rows run the same code.
+    for n, target in ((100, None), (10000, None), (1000000, 3.0)):
         b = get(f"event_queue/hold/buckets/{n}", "events_per_s")
         h = get(f"event_queue/hold/heap_only/{n}", "events_per_s")
         if b and h:
