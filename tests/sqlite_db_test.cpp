@@ -2,7 +2,14 @@
 // nested ones are savepoints, and an injected failure in the middle of one leaves nothing behind.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 #include <optional>
 
 #include "model/store/sqlite_db.h"
@@ -125,6 +132,104 @@ TEST(Db, TheSoleWriterMarkMovesWithEveryChangeAndEveryBatch) {
   EXPECT_NE(changed, start);
   db.flush();
   EXPECT_NE(db.sole_writer_mark(), changed) << "between batches another connection could write";
+}
+
+// Group commit: writes join one transaction until commit_group(); what waits for them runs
+// after the commit, in order; a read alone opens nothing.
+struct Grouped : ::testing::Test {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("relaysim-grouped-" + std::to_string(::getpid()) + ".db");
+  std::unique_ptr<Db> db;
+  int opened = 0;
+  void SetUp() override {
+    std::filesystem::remove(path);
+    db = std::make_unique<Db>(path.string(), Durability::full);
+    db->exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)");
+    db->group_commits([this] { ++opened; });
+  }
+  void TearDown() override {
+    db.reset();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+  }
+  void insert(int v) {
+    Db::Statement s(*db, "INSERT INTO t (v) VALUES (?1)");
+    s.bind(1, v).run();
+    db->wrote();
+  }
+  // Rows another connection sees: only what is committed.
+  std::int64_t committed_rows() {
+    Db other(path.string(), Durability::normal);
+    Db::Statement q(other, "SELECT COUNT(*) FROM t");
+    q.step();
+    const std::int64_t n = q.i64(0);
+    q.reset();
+    return n;
+  }
+};
+
+TEST_F(Grouped, AGroupHoldsItsWritesUntilItsCommitAndThenRunsWhatWaitedInOrder) {
+  std::vector<std::string> said;
+  db->when_committed([&said](bool ok) { said.push_back(ok ? "at once" : "lost"); });
+  EXPECT_EQ(said, std::vector<std::string>{"at once"}) << "nothing is open: nothing to wait for";
+  {
+    Db::Statement read(*db, "SELECT COUNT(*) FROM t");
+    read.step();
+    read.reset();
+  }
+  EXPECT_FALSE(db->group_open()) << "a read opens no group";
+  insert(1);
+  EXPECT_TRUE(db->group_open());
+  EXPECT_EQ(opened, 1);
+  db->when_committed([&said](bool ok) { said.push_back(ok ? "first" : "lost"); });
+  insert(2);
+  {
+    Db::Transaction tx(*db);
+    insert(3);
+    tx.commit();
+  }
+  db->wrote();  // the transaction's own call, as a store makes it after commit()
+  db->when_committed([&said](bool ok) { said.push_back(ok ? "second" : "lost"); });
+  EXPECT_EQ(opened, 1) << "one group for all";
+  EXPECT_EQ(db->group_writes(), 4u);
+  EXPECT_EQ(committed_rows(), 0) << "nothing is visible before the commit";
+  EXPECT_EQ(said.size(), 1u) << "nothing waiting ran before the commit";
+  EXPECT_EQ(db->commit_group(), 4u);
+  EXPECT_EQ(committed_rows(), 3);
+  EXPECT_EQ(said, (std::vector<std::string>{"at once", "first", "second"}));
+  EXPECT_FALSE(db->group_open());
+  EXPECT_EQ(db->commit_group(), 0u) << "no group, no commit";
+  insert(4);
+  EXPECT_EQ(opened, 2) << "the next write opens the next group";
+  db->commit_group();
+}
+
+TEST_F(Grouped, ATransactionInAGroupIsASavepointRolledBackAlone) {
+  insert(1);
+  try {
+    Db::Transaction tx(*db);
+    insert(2);
+    throw std::runtime_error("the store call fails here");
+  } catch (const std::runtime_error&) {
+  }
+  EXPECT_TRUE(db->group_open());
+  db->commit_group();
+  EXPECT_EQ(committed_rows(), 1);
+}
+
+TEST_F(Grouped, AGroupSqliteRolledBackIsReportedLostAndItsCommitThrows) {
+  insert(1);
+  std::vector<bool> said;
+  db->when_committed([&said](bool ok) { said.push_back(ok); });
+  // What SQLite does to the open transaction on some disk-full and I/O errors.
+  ASSERT_EQ(sqlite3_exec(db->handle(), "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+  try {
+    db->commit_group();
+    FAIL() << "a lost group must not pass for committed";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 writes are lost"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(said, std::vector<bool>{false});
+  EXPECT_EQ(committed_rows(), 0);
 }
 
 TEST(Db, FailuresSayWhatKindTheyAre) {

@@ -45,6 +45,7 @@ Db::Statement& Db::Statement::bind(int i, std::string_view s) {
 }
 
 bool Db::Statement::step() {
+  if (writes_ && !control_ && db_.grouping_ && !db_.group_open_) db_.open_group();
   if (!control_ && db_.fail_point_ != nullptr) {
     if (const std::optional<StoreFailure> f = db_.fail_point_->before_step(writes_)) {
       reset();
@@ -130,7 +131,8 @@ Db::Db(const std::string& path, Durability durability) : path_(path) {
 // The statements are finalized by their destructors after this body runs; close_v2 defers the
 // actual close until then.
 Db::~Db() {
-  if (batched_ && sqlite3_get_autocommit(db_) == 0) {
+  // A group still open commits (no one waits for it any more: its process is ending).
+  if ((batched_ || group_open_) && sqlite3_get_autocommit(db_) == 0) {
     sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);  // no throwing from here
   }
   sqlite3_close_v2(db_);
@@ -139,11 +141,12 @@ Db::~Db() {
 void Db::fail(int rc, const char* what) {
   std::string msg = std::string("SQLite ") + what + " failed on '" + path_ + "': " + sqlite3_errmsg(db_);
   StoreFailure f = failure_of(rc);
-  if (batched_ && sqlite3_get_autocommit(db_) != 0) {
-    // SQLite rolled back the whole open batch (it does so on some I/O and disk-full errors):
-    // writes already reported as done are gone. Nothing can continue on this connection.
+  if ((batched_ || group_open_) && sqlite3_get_autocommit(db_) != 0) {
+    // SQLite rolled back the whole open batch or group (it does so on some I/O and disk-full
+    // errors): writes already reported as done are gone. Nothing can continue on this connection.
     f = StoreFailure::other;
-    msg += " (the open batch of writes was rolled back; this database cannot continue)";
+    msg += batched_ ? " (the open batch of writes was rolled back; this database cannot continue)"
+                    : " (the open group of writes was rolled back; this database cannot continue)";
   }
   throw StoreError(f, msg);
 }
@@ -173,6 +176,10 @@ std::optional<Db::WriteMark> Db::sole_writer_mark() const {
 }
 
 void Db::wrote() {
+  if (group_open_) {
+    ++group_writes_;
+    return;
+  }
   if (!batched_ || depth_ != 0 || ++writes_ < kBatchWrites) return;
   flush();
 }
@@ -185,9 +192,67 @@ void Db::flush() {
   begin_->run();
 }
 
+// ---- Group commit -----------------------------------------------------------------------------
+
+void Db::group_commits(std::function<void()> opened) {
+  RELAYSIM_ASSERT(!batched_, "a batching connection (Durability::off) commits in batches, not groups");
+  RELAYSIM_ASSERT(depth_ == 0 && !grouping_, "group commits start once, outside any transaction");
+  grouping_ = true;
+  group_opened_ = std::move(opened);
+}
+
+void Db::open_group() {
+  RELAYSIM_ASSERT(grouping_ && !group_open_ && depth_ == 0, "a group opens before the first write of it");
+  begin_->run();  // busy: another process writes; the write that asked fails as busy, no group opens
+  group_open_ = true;
+  group_writes_ = 0;
+  if (group_opened_) group_opened_();
+}
+
+void Db::when_committed(std::function<void(bool committed)> then) {
+  RELAYSIM_ASSERT(static_cast<bool>(then), "something waits for the commit");
+  if (!group_open_) {
+    then(true);
+    return;
+  }
+  waiting_.push_back(std::move(then));
+}
+
+std::uint32_t Db::commit_group() {
+  if (!group_open_) return 0;
+  RELAYSIM_ASSERT(depth_ == 0, "a group commits between transactions, not inside one");
+  const std::uint32_t writes = group_writes_;
+  std::vector<std::function<void(bool)>> waiting;
+  waiting.swap(waiting_);
+  std::string problem;
+  bool committed = false;
+  if (sqlite3_get_autocommit(db_) != 0) {
+    problem = "SQLite had rolled the group back after a failed write";
+  } else {
+    try {
+      commit_->run();
+      committed = true;
+    } catch (const StoreError& e) {
+      problem = e.what();
+    }
+    if (!committed && sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  group_open_ = false;
+  group_writes_ = 0;
+  // Those waiting may write again (a delivery's claim, say): a new group then opens.
+  for (std::function<void(bool)>& then : waiting) then(committed);
+  if (!committed) {
+    throw StoreError(StoreFailure::other, "a group commit on '" + path_ + "' failed (" + problem + "): its " +
+                                              std::to_string(writes) + " writes are lost");
+  }
+  return writes;
+}
+
 // ---- Transaction ------------------------------------------------------------------------------
 
-Db::Transaction::Transaction(Db& db) : db_(db), savepoint_(db.batched_ || db.depth_ > 0) {
+Db::Transaction::Transaction(Db& db) : db_(db) {
+  if (db.grouping_ && !db.group_open_) db.open_group();
+  savepoint_ = db.batched_ || db.group_open_ || db.depth_ > 0;
   (savepoint_ ? db_.savepoint_ : db_.begin_)->run();
   ++db_.depth_;
 }

@@ -10,12 +10,17 @@
 //  - With Durability::off the connection runs one long transaction, committed every kBatchWrites
 //    writes (a statement-sized transaction costs more than the statement); a Transaction inside
 //    it is a savepoint. That is for simulations, where the process is the whole world.
+//  - With group commits (group_commits(), for the live shells), the first write outside a
+//    transaction opens one that every write joins until commit_group(): one commit, and with
+//    Durability::full one fsync, covers them all. Whatever must not happen before a write is
+//    durable — an acknowledgement, a delivery, a log line — waits in when_committed().
 //  - A FailPoint, when installed, is asked before every statement step; the failure it names is
 //    raised exactly as SQLite would raise it. The simulator injects busy databases, full disks and
 //    crashes in the middle of a transaction this way, into the real code paths.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,9 +84,32 @@ class Db {
   // Commits what a batching connection holds (Durability::off); nothing otherwise.
   void flush();
 
+  // ---- Group commit ----
+  // From now on, the first write outside a group opens one (BEGIN IMMEDIATE) that every write
+  // joins — a Transaction inside it is a savepoint, rolled back alone — until commit_group().
+  // `opened` is called as each group opens: its owner must call commit_group() soon (the live
+  // service posts it behind the work already queued on its loop, so that one commit covers every
+  // request that loop turn read). The group holds the database's write lock while open.
+  // Not with Durability::off, which batches already.
+  void group_commits(std::function<void()> opened);
+  bool group_open() const { return group_open_; }
+  // Writes in the open group (store calls that wrote, as wrote() counts them); 0 when none is open.
+  std::uint32_t group_writes() const { return group_writes_; }
+  // Runs `then(true)` once every write made so far is committed: at once when no group is open,
+  // else right after the group's commit, in the order asked. `then(false)` instead when the group
+  // is lost.
+  void when_committed(std::function<void(bool committed)> then);
+  // Commits the open group and runs what waited for it; returns its writes (0: none was open).
+  // When the commit fails, or SQLite had already rolled the group back (a full disk, an I/O
+  // error in one of its writes), what waited runs with false and this throws StoreError: writes
+  // whose callers were told they succeeded are gone, and whatever the process built on them in
+  // memory is wrong. Its owner stops (as a database stops when an fsync fails) and a restart
+  // reads the store again.
+  std::uint32_t commit_group();
+
   void set_fail_point(FailPoint* fp) { fail_point_ = fp; }
-  // Whether statements run inside a transaction already (an open Transaction, or batching).
-  bool in_transaction() const { return batched_ || depth_ > 0; }
+  // Whether statements run inside a transaction already (an open Transaction, a group, or batching).
+  bool in_transaction() const { return batched_ || group_open_ || depth_ > 0; }
   [[noreturn]] void fail(int rc, const char* what);
 
   static constexpr std::uint32_t kBatchWrites = 4096;
@@ -97,15 +125,22 @@ class Db {
 
    private:
     Db& db_;
-    bool savepoint_;
+    bool savepoint_ = false;
     bool done_ = false;
   };
 
  private:
   friend class Statement;
+  void open_group();
+
   sqlite3* db_ = nullptr;
   std::string path_;
   bool batched_ = false;
+  bool grouping_ = false;  // group_commits() was called
+  bool group_open_ = false;
+  std::uint32_t group_writes_ = 0;
+  std::function<void()> group_opened_;
+  std::vector<std::function<void(bool)>> waiting_;  // for the open group's commit
   std::uint32_t writes_ = 0;
   std::uint64_t batches_ = 0;  // batches committed
   int depth_ = 0;  // open Transactions
