@@ -74,6 +74,10 @@ const Schema<ServeConfig>& serve_schema() {
           "process's crash, but a power loss may take the last commits; a higher ingest rate (reports/performance.md). "
           "`off`: commits in batches, so a crash loses acknowledged requests; it exists to show that the kill -9 test "
           "catches a loss, never for use");
+    s.key("group_commit", &ServeConfig::group_commit, sim::flag_codec(),
+          "commit the writes one turn of the service's loop makes together: one commit (with `full`, one fsync) "
+          "covers every request read in that turn, and each is answered after it (docs/live.md). `false`: one commit "
+          "per write, as a baseline to measure against (bench/live_load.py). `durability: off` batches either way");
     s.key("serviceb", &ServeConfig::serviceb, sim::text_codec(),
           "ServiceB's base URL; a lookup is `GET {serviceb}/v1/urls/{cxid}`");
     s.key("signing_secret", &ServeConfig::signing_secret, sim::text_codec(),

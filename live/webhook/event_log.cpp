@@ -365,11 +365,25 @@ void EventLogWriter::write(const LogRecord& r) {
   RELAYSIM_ASSERT(fd_ >= 0, "the log is open");
   std::string line = write_record(r);
   line += '\n';
-  // One write(2) per line, at once, appended: a process killed later loses nothing it logged, and
-  // a kill cannot leave half a line for the restarted process to write after (stdio would split a
-  // line longer than its buffer into two writes).
-  for (std::size_t done = 0; done < line.size();) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+  if (commits_ != nullptr && commits_->group_open()) {
+    if (held_.empty()) {
+      commits_->when_committed([this](bool committed) {
+        if (committed) append(held_);
+        held_.clear();
+      });
+    }
+    held_ += line;
+    return;
+  }
+  append(line);
+}
+
+void EventLogWriter::append(const std::string& lines) {
+  // One write(2), at once, appended: a process killed later loses nothing it logged, and a kill
+  // cannot leave half a line for the restarted process to write after (stdio would split a line
+  // longer than its buffer into two writes).
+  for (std::size_t done = 0; done < lines.size();) {
+    const ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;  // a full disk: the log ends here, the service goes on (the judge will say)
     done += static_cast<std::size_t>(n);

@@ -21,6 +21,7 @@
 #include "model/core/http.h"
 #include "model/core/names.h"
 #include "model/resilience/breaker.h"
+#include "model/store/sqlite_db.h"
 #include "model/webhook/events.h"
 
 namespace relaysim::live::webhook {
@@ -154,6 +155,11 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
 
   void started(Time at);
   void stopped(Time at);
+  // From now on, lines of events that happen while `db` holds a group of writes open wait for its
+  // commit, and are written together after it (or dropped, when the group is lost): a line must
+  // not say what a crash could still take back. A process killed between the commit and the
+  // write leaves writes no line tells of; the judge reads those from the database.
+  void hold_for(Db& db) { commits_ = &db; }
 
   void on(const model::Ingested& e) override;
   void on(const model::Claimed& e) override;
@@ -167,9 +173,12 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
 
  private:
   void write(const LogRecord& r);
+  void append(const std::string& lines);
 
   int fd_;
   model::PodId pod_;
+  Db* commits_ = nullptr;
+  std::string held_;  // lines waiting for the open group's commit
 };
 
 }  // namespace relaysim::live::webhook

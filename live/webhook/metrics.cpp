@@ -30,11 +30,11 @@ void sample(std::string& out, const std::string& name, const std::string& labels
 
 }  // namespace
 
-void PromHistogram::observe(double seconds) {
+void PromHistogram::observe(double value) {
   ++count_;
-  sum_ += seconds;
+  sum_ += value;
   for (std::size_t i = 0; i < bounds_.size(); ++i) {
-    if (seconds <= bounds_[i]) {
+    if (value <= bounds_[i]) {
       ++counts_[i];
       return;
     }
@@ -58,7 +58,8 @@ LiveMetrics::LiveMetrics(model::Store& store)
     : store_(store),
       ingest_seconds_({0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}),
       attempt_seconds_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}),
-      delivery_seconds_({0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600}) {}
+      delivery_seconds_({0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60, 300, 1800, 3600, 6 * 3600, 24 * 3600}),
+      commit_writes_({1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}) {}
 
 void LiveMetrics::on(const model::Ingested& e) { ++ingests_[static_cast<std::size_t>(e.result.outcome)]; }
 
@@ -146,6 +147,7 @@ std::string LiveMetrics::text() {
   ingest_seconds_.write(out, "relaysim_ingest_seconds", "Time from a create call read to its answer.");
   attempt_seconds_.write(out, "relaysim_attempt_seconds", "Time one delivery attempt took.");
   delivery_seconds_.write(out, "relaysim_delivery_seconds", "Time from a request's creation to its delivery.");
+  commit_writes_.write(out, "relaysim_commit_writes", "Writes each group commit covered (serve's group_commit).");
   return out;
 }
 

@@ -17,13 +17,13 @@ namespace relaysim::live::webhook {
 
 namespace model = relaysim::webhook;
 
-// A Prometheus histogram with fixed bucket bounds (seconds).
+// A Prometheus histogram with fixed bucket bounds (seconds, or a count).
 class PromHistogram {
  public:
   explicit PromHistogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size(), 0) {
     RELAYSIM_ASSERT(!bounds_.empty() && std::is_sorted(bounds_.begin(), bounds_.end()), "a histogram's bounds rise");
   }
-  void observe(double seconds);
+  void observe(double value);
   void write(std::string& out, const std::string& name, const std::string& help) const;
 
  private:
@@ -52,6 +52,8 @@ class LiveMetrics final : public SinkFor<model::Ingested>,
   void on(const model::Replayed& e) override;
   // The time an ingest call took, from its request read to its answer written.
   void observe_ingest(Duration d) { ingest_seconds_.observe(to_seconds(d)); }
+  // The writes one group commit covered.
+  void observe_group(std::uint32_t writes) { commit_writes_.observe(writes); }
 
   // The exposition; reads the store's counts (a store failure leaves them out).
   std::string text();
@@ -74,6 +76,7 @@ class LiveMetrics final : public SinkFor<model::Ingested>,
   PromHistogram ingest_seconds_;
   PromHistogram attempt_seconds_;
   PromHistogram delivery_seconds_;
+  PromHistogram commit_writes_;
 };
 
 }  // namespace relaysim::live::webhook

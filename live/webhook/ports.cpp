@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <ctime>
 #include <charconv>
 #include <stdexcept>
@@ -58,6 +59,31 @@ const model::SigningKey* DeliveryClient::key_for(std::string_view tenant) const 
 
 void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCallback done) {
   RELAYSIM_ASSERT(timeout > Duration::zero() && static_cast<bool>(done), "a delivery has a timeout and someone to answer");
+  if (commits_ == nullptr || !commits_->group_open()) {
+    send_now(request, timeout, std::move(done));
+    return;
+  }
+  // The request names memory that lives only through this call: the held delivery keeps copies.
+  struct Held {
+    std::string url, payload, tenant;
+    std::vector<std::pair<std::string, std::string>> headers;
+    Duration timeout;
+    HttpCallback done;
+  };
+  auto held = std::make_shared<Held>(Held{std::string(request.url), std::string(request.payload),
+                                          std::string(request.tenant), {}, timeout, std::move(done)});
+  for (const HttpHeader& h : request.headers) held->headers.emplace_back(h.name, h.value);
+  commits_->when_committed([this, held](bool committed) {
+    // Not committed: the process stops (Db::commit_group), and the claim was never made.
+    if (!committed) return;
+    std::vector<HttpHeader> headers;
+    headers.reserve(held->headers.size());
+    for (const auto& [name, value] : held->headers) headers.push_back({name, value});
+    send_now(HttpRequest{held->url, headers, held->payload, held->tenant}, held->timeout, std::move(held->done));
+  });
+}
+
+void DeliveryClient::send_now(const HttpRequest& request, Duration timeout, HttpCallback done) {
   std::vector<OutgoingHeader> headers;
   headers.reserve(request.headers.size() + 2);
   for (const HttpHeader& h : request.headers) headers.push_back({h.name, h.value});

@@ -11,6 +11,7 @@
 #include "live/http_call.h"
 #include "model/core/http.h"
 #include "model/core/ports.h"
+#include "model/store/sqlite_db.h"
 #include "model/webhook/events.h"
 #include "model/webhook/ports.h"
 #include "model/webhook/signature.h"
@@ -27,9 +28,16 @@ class DeliveryClient final : public HttpClient {
   DeliveryClient(HttpCaller& caller, const Clock& clock, std::optional<model::SigningKey> key, TenantKeys tenants = {})
       : caller_(caller), clock_(clock), key_(std::move(key)), tenants_(std::move(tenants)) {}
   void send(const HttpRequest& request, Duration timeout, HttpCallback done) override;
+  // From now on a delivery asked for while `db` holds a group of writes open waits for its
+  // commit: the claim it is made under, and the create of its request, may be in that group, and
+  // a crash before the commit would take them back (and hand the request's id to another).
+  void send_after_commit(Db& db) { commits_ = &db; }
 
  private:
+  void send_now(const HttpRequest& request, Duration timeout, HttpCallback done);
   const model::SigningKey* key_for(std::string_view tenant) const;
+
+  Db* commits_ = nullptr;
 
   HttpCaller& caller_;
   const Clock& clock_;

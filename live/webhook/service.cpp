@@ -1,5 +1,7 @@
 #include "live/webhook/service.h"
 
+#include <boost/asio/post.hpp>
+
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -62,6 +64,12 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
     event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod);
     events_.attach(*event_log_);
   }
+  if (config.group_commit && config.durability != Durability::off) {
+    // The commit runs behind the handlers already queued: every request this turn read joins.
+    store_.db().group_commits([this] { boost::asio::post(io_, [this] { commit(); }); });
+    delivery_.send_after_commit(store_.db());
+    if (event_log_) event_log_->hold_for(store_.db());
+  }
   ServerLimits limits;
   // The body holds the payload and the two keys, in JSON (escapes may double a payload's length).
   limits.max_body = 2 * config.platform.max_payload_bytes + 2 * config.platform.max_key_bytes + 4096;
@@ -95,8 +103,27 @@ void Service::handle(const Incoming& in, Respond respond) {
   RELAYSIM_ASSERT(static_cast<bool>(respond), "a request has someone to answer it");
   const Time began = clock_.now();
   Response r = api_.handle(in);
-  if (in.method == "POST" && in.target == "/v1/webhooks") metrics_.observe_ingest(clock_.now() - began);
-  respond(std::move(r));
+  const bool ingest = in.method == "POST" && in.target == "/v1/webhooks";
+  Db& db = store_.db();
+  if (db.group_writes() >= kMaxGroupWrites) commit();
+  // Every answer given while a group is open waits for it, not only a create's: a read may have
+  // seen the group's rows, which a crash before the commit would take back.
+  db.when_committed([this, began, ingest, respond = std::move(respond), r = std::move(r)](bool committed) mutable {
+    if (!committed) {
+      Response lost = error_response(503, "the store lost this write; try again");
+      lost.headers.emplace_back("Retry-After", "1");
+      respond(std::move(lost));
+      return;
+    }
+    if (ingest) metrics_.observe_ingest(clock_.now() - began);
+    respond(std::move(r));
+  });
+}
+
+void Service::commit() {
+  Db& db = store_.db();
+  if (!db.group_open()) return;
+  metrics_.observe_group(db.commit_group());
 }
 
 void Service::drain(std::function<void(std::uint32_t)> done) {
@@ -119,6 +146,7 @@ void Service::check_drained() {
   // Polls in small steps: completions arrive on this loop, and nothing tells the shell of the last.
   const std::uint32_t left = node_.dispatcher().in_flight();
   if (left == 0 || clock_.now() >= drain_until_) {
+    commit();  // the process ends with the loop: what its last turn wrote commits now
     std::function<void(std::uint32_t)> done = std::move(drained_);
     if (done) done(left);
     return;

@@ -8,6 +8,12 @@
 // `poll`. A request is acknowledged (202) only after its row is committed; with
 // `durability: full` (synchronous=FULL) that commit has reached the disk, and survives a power
 // loss as well as a kill -9.
+//
+// Group commit (`group_commit`, on by default): the writes one turn of the loop makes — the
+// creates of every request it read, the claims and results of its deliveries — share one
+// transaction, committed at the end of the turn (or at kMaxGroupWrites): one fsync for all. Until
+// that commit, nothing that depends on them leaves the process: answers, deliveries and event log
+// lines wait (Db::when_committed). A commit that fails stops the process (Db::commit_group).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -42,6 +48,7 @@ struct ServeConfig {
   std::string listen = "127.0.0.1:8080";
   std::string database = "relaysim.db";
   Durability durability = Durability::full;
+  bool group_commit = true;
   std::string serviceb = "http://127.0.0.1:8081/serviceb";
   std::string signing_secret;  // empty: deliveries go unsigned
   struct TenantSecret {
@@ -82,9 +89,15 @@ class Service {
   void stopped();
 
  private:
+  // A group this large commits at once, not at the end of the turn: a bound on how long its
+  // first writer waits.
+  static constexpr std::uint32_t kMaxGroupWrites = 1024;
+
   void poll();
   void check_drained();
   void handle(const Incoming& in, Respond respond);
+  // Commits the open group, if any. Throws StoreError when it is lost: the process must stop.
+  void commit();
 
   boost::asio::io_context& io_;
   const ServeConfig& config_;
