@@ -358,6 +358,35 @@ std::vector<LogRecord> creates_from_store(model::Store& store, const std::vector
   return creates;
 }
 
+// Requests the store holds terminal under a claim token no log names: their claim and completion
+// committed together and their process died before logging either (Merger::end_after places them
+// at that death).
+std::vector<model::RequestRow> ended_unlogged(
+    const std::vector<std::vector<LogRecord>>& logs, model::Store& store) {
+  std::unordered_set<model::ClaimToken> logged;
+  for (const std::vector<LogRecord>& log : logs) {
+    for (const LogRecord& r : log) {
+      if (r.kind == LogKind::claimed) logged.insert(r.token);
+    }
+  }
+  std::vector<model::RequestRow> out;
+  for (int status = 0; status < model::kStatusCount; ++status) {
+    if (!model::is_terminal(static_cast<model::Status>(status))) continue;
+    for (model::RequestId after = 0;;) {
+      const std::vector<model::RequestId> ids = store.with_status(static_cast<model::Status>(status), after, 1024);
+      for (const model::RequestId id : ids) {
+        std::optional<model::RequestRow> row = store.get(id);
+        RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
+        if (row->claim_token == 0 || logged.contains(row->claim_token)) continue;
+        out.push_back(std::move(*row));
+      }
+      if (ids.size() < 1024) break;
+      after = ids.back();
+    }
+  }
+  return out;
+}
+
 // Every attempt: where it started, and how its claim ended — the attempt_finished (the HTTP
 // result) and the completed (the result recorded) that followed in its process, or the crash of
 // that process before them.
@@ -396,6 +425,8 @@ struct Merger {
   std::vector<bool> call_bound = std::vector<bool>(calls.size(), false);
   std::vector<Time> created_after = std::vector<Time>(calls.size(), Time::min());
   const std::vector<std::vector<Time>> keys = places_in_time(logs);
+  // Terminal requests whose last claim no log tells of (see end_after).
+  std::vector<model::RequestRow> unlogged_ends = ended_unlogged(logs, store);
 
   // The claims this process holds, not completed yet: the token, and its attempt if it made one.
   struct Claim {
@@ -408,10 +439,12 @@ struct Merger {
     bool up = false;
     std::unordered_map<model::RequestId, Claim> claims{};
     std::uint64_t stopped_at = kNone;  // the clean stop of the process before, when it left nothing open
+    Time started_at = Time::min();     // the running process's
   };
 
   void walk(std::uint32_t l);
-  void end_after(Walk& w, std::uint64_t last, bool killed);
+  // `until`: when the next process on this log started (Time::max(): none did).
+  void end_after(Walk& w, std::uint64_t last, bool killed, Time until = Time::max());
   void lookup(std::uint32_t l, std::uint64_t s);
   void record(Walk& w, std::uint64_t s);
   std::size_t call_answered(const LogRecord& r) const;
@@ -423,7 +456,7 @@ void Merger::walk(std::uint32_t l) {
   Walk w{l};
   for (std::uint64_t s = 0; s < log.size(); ++s) {
     const LogRecord& r = log[s];
-    if (r.kind == LogKind::started && w.up) end_after(w, s - 1, true);
+    if (r.kind == LogKind::started && w.up) end_after(w, s - 1, true, r.at);
     if (r.kind == LogKind::started && !w.up && w.stopped_at != kNone) {
       // Started again after a clean stop: a new process, with a fresh breaker and cache.
       stream.items.push_back(
@@ -432,6 +465,7 @@ void Merger::walk(std::uint32_t l) {
     if (r.kind == LogKind::started) {
       w.up = true;
       w.stopped_at = kNone;
+      w.started_at = r.at;
     }
     if (r.kind == LogKind::lookup) {
       lookup(l, s);
@@ -448,7 +482,7 @@ void Merger::walk(std::uint32_t l) {
 // flight stays in flight: the checkers hear of it as of a crash. A claim the store holds
 // terminal under its token was completed and the process died before logging it: that
 // completion joins the stream from the store, just before the end.
-void Merger::end_after(Walk& w, std::uint64_t last, bool killed) {
+void Merger::end_after(Walk& w, std::uint64_t last, bool killed, Time until) {
   if (!killed && w.claims.empty()) return;
   const std::uint32_t l = w.l;
   const std::vector<LogRecord>& log = logs[l];
@@ -476,6 +510,41 @@ void Merger::end_after(Walk& w, std::uint64_t last, bool killed) {
     recovered.push_back(std::move(r));
   }
   w.claims.clear();
+  // A claim that completed without an attempt (a deadline passed, a URL ServiceB does not hold)
+  // can commit in the same group as its completion, and a process killed before that group's
+  // lines were written leaves neither in its log: both join the stream from the store.
+  // The store does not keep who made a finished claim: it was a process that was killed after
+  // that moment and logged nothing from then on (a group's lines are written in the order of the
+  // groups, so a process that logged anything later had written that group's lines too).
+  if (!killed) return;
+  const model::PodId pod = log[last].pod;
+  const Time from = std::max(w.started_at, log[last].at);
+  std::vector<model::RequestRow>& rows = unlogged_ends;
+  for (auto row = rows.begin(); row != rows.end();) {
+    const Time at = row->terminal_at - shift;
+    if (at < from || at >= until) {
+      ++row;
+      continue;
+    }
+    LogRecord claim;
+    claim.kind = LogKind::claimed;
+    claim.pod = pod;
+    claim.at = at;
+    claim.id = row->id;
+    claim.token = row->claim_token;
+    claim.deadline_at = row->deadline_at - shift;
+    LogRecord done = claim;
+    done.kind = LogKind::completed;
+    done.status = row->status;
+    done.reason = row->reason;
+    done.due_at = row->due_at - shift;
+    done.applied = true;
+    for (LogRecord* r : {&claim, &done}) {
+      stream.items.push_back({keys[l][last], l, last, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
+      recovered.push_back(std::move(*r));
+    }
+    row = rows.erase(row);
+  }
 }
 
 // A lookup is logged when answered, judged when sent (the breaker's state then is what admitted

@@ -483,8 +483,10 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
 // Then a process stops cleanly with its breaker open and starts again: a new pod, not the old one
 // calling ServiceB through an open breaker.
 // `first_receipt`: when request 1's delivery reached the world (its attempt ran from 13 ms to 21 ms).
+// `unlogged_end`: a fourth life creates r3 (deadline 5 ms on), claims it past its deadline and
+// dead-letters it in one group commit, and is killed before that group's lines are written.
 void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
-                        Duration first_receipt = std::chrono::milliseconds(15)) {
+                        Duration first_receipt = std::chrono::milliseconds(15), bool unlogged_end = false) {
   using namespace std::chrono;
   using webhook::LogKind;
   using webhook::LogRecord;
@@ -507,6 +509,11 @@ void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
     ASSERT_TRUE(store.claim_due(at(200), 1, seconds(5), row));
     attempt = {2, 1, 1, row.claim_token, at(202), at(210), "http://127.0.0.1:9/ep2/hooks/cx2/v1", 1, NetError::none, 200, {}};
     ASSERT_TRUE(store.complete(2, row.claim_token, {&attempt, model::Status::delivered, model::Reason::ok, at(211), at(211), {}, {}}));
+    if (unlogged_end) {
+      ASSERT_EQ(store.create({"cx3", "r3", R"({"seq":3,"v":3})", at(610), at(615)}).id, 3u);
+      ASSERT_TRUE(store.claim_due(at(630), 1, seconds(5), row));
+      ASSERT_TRUE(store.complete(3, row.claim_token, {nullptr, model::Status::dead_lettered, model::Reason::deadline, at(630), at(630), at(630), {}}));
+    }
   }
   // The log: pod 1 three times, killed twice.
   std::ofstream events(dir + "/events.jsonl");
@@ -580,6 +587,15 @@ void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
   log(record(LogKind::started, 400, 0));
   lookup(410, 411, model::LookupStatus::found);
   log(record(LogKind::stopped, 500, 0));
+  if (unlogged_end) {
+    log(record(LogKind::started, 600, 0));
+    LogRecord r3 = record(LogKind::ingested, 610, 3);
+    r3.cxid = "cx3";
+    r3.request_id = "r3";
+    r3.created_at = at(610);
+    r3.deadline_at = at(615);
+    log(r3);
+  }
   events.close();
   // What the endpoints saw, and what the client sent and heard.
   std::ofstream receipts(dir + "/receipts.jsonl");
@@ -605,6 +621,7 @@ void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
   call(1, 9, 10, 202, false);
   call(2, 99, 150, 0, false);     // no answer: the process died
   call(2, 160, 161, 202, true);   // the retry finds it stored
+  if (unlogged_end) call(3, 609, 611, 202, false);
   calls.close();
   std::ofstream config(dir + "/serve.yaml");
   config << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s, serviceb_breaker: {min_calls: 1}}\n";
@@ -623,6 +640,23 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   EXPECT_EQ(j.acknowledged, 2u);
   EXPECT_EQ(j.crashes, 2u);
   EXPECT_EQ(j.recovered, 2u);
+}
+
+// With group commit, a claim that ends without an attempt commits in one group with its end; a
+// process killed before that group's lines are written leaves neither in its log. The judge takes
+// both from the store, placed at the process's death. What the kill did lose — the tenant's notice
+// of the dead letter, which no store holds — is reported, and nothing else.
+TEST(Judge, TakesAClaimAndItsEndThatOneGroupCommittedAndNoLogTells) {
+  webhook::JudgeInputs in;
+  write_recovery_run(testing::TempDir() + "judge-unlogged-end", in, std::chrono::milliseconds(15), true);
+  if (HasFatalFailure()) return;
+  const webhook::Judgement j = webhook::judge(in);
+  EXPECT_EQ(j.acknowledged, 3u);
+  EXPECT_EQ(j.crashes, 3u);
+  EXPECT_EQ(j.recovered, 4u);  // r2's create, r1's completion, r3's claim and its end
+  ASSERT_EQ(j.ledger.total(), 1u);
+  const std::string only = j.ledger.describe(j.ledger.examples().front());
+  EXPECT_NE(only.find("ended dead_lettered and its tenant was never told"), std::string::npos) << only;
 }
 
 // The judge's one tolerance: a receipt is written on the world's clock, an attempt on its process's;
