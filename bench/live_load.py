@@ -3,8 +3,9 @@
 with synchronous=FULL and NORMAL, each with group commit off and on, in `--rounds` interleaved
 rounds: first while every request is delivered to a fast local endpoint, then with deliveries held
 back (ServiceB never answers), which leaves the service to ingest alone. Then NORMAL with the event
-log `relaysim judge` reads, and a backlog delivered by one process; next to the simulator's SQLite
-store figure (relaysim_bench's store/sqlite/create) from the same sitting.
+log `relaysim judge` reads, and a backlog delivered by one process to fast and to slow endpoints,
+with a new connection for each delivery and with connections kept alive; next to the simulator's
+SQLite store figure (relaysim_bench's store/sqlite/create) from the same sitting.
 
     live_load.py BUILD_DIR [--seconds 10] [--clients 16] [--rounds 1] [--busy-disk] [--only-ingest]
 
@@ -77,7 +78,8 @@ def percentile(sorted_values, q):
     return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
 
 
-def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platform="", events=False, group=True):
+def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platform="", events=False, group=True,
+                keep_alive="2s"):
     port = free_port()
     config = os.path.join(tmp, f"serve-{pod}.yaml")
     with open(config, "w") as f:
@@ -86,6 +88,7 @@ def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platf
   database: {os.path.join(tmp, 'load.db')}
   durability: {durability}
   group_commit: {"true" if group else "false"}
+  keep_alive: {keep_alive}
   serviceb: http://127.0.0.1:{world_port}/serviceb
   allow_addresses: [loopback]
   pod: {pod}
@@ -153,14 +156,15 @@ def status_count(port, status):
     return float(re.search(r'^relaysim_requests\{status="' + status + r'"\} (\S+)$', text, re.M).group(1))
 
 
-def drain(relaysim, world_port, stuck_port, seconds, clients):
+def drain(relaysim, world_port, stuck_port, seconds, clients, keep_alive="2s"):
     """The dispatcher's own rate: a backlog is built by a process whose ServiceB never answers (it
-    touches one request at a time), then a second process on the same database delivers it."""
+    touches one request at a time), then a second process on the same database delivers it, with
+    connections kept alive for `keep_alive` (0s: a new one for each delivery)."""
     tmp = tempfile.mkdtemp(prefix="relaysim-drain-")
     builder, port = start_serve(relaysim, tmp, stuck_port, "normal", 1, 1, "  lookup_timeout: 1s\n")
     ingest(port, seconds, clients)
     stop(builder)
-    serve, port = start_serve(relaysim, tmp, world_port, "normal", 64, 2)
+    serve, port = start_serve(relaysim, tmp, world_port, "normal", 64, 2, keep_alive=keep_alive)
     backlog = status_count(port, "pending")
     began = time.time()
     done = 0.0
@@ -235,9 +239,16 @@ def main():
     print(f"simulator's SQLite store, create (in memory, no sync) {creates:9.0f}")
     if not args.only_ingest:
         print_rows("with the event log:", [run(relaysim, world_port, "normal", args.seconds, args.clients, True, True)])
-        backlog = drain(relaysim, world_port, stuck_port, args.seconds, args.clients)
-        print(f"a backlog of {backlog['backlog']:.0f} pending requests, delivered by one serve process (64 at once): "
-              f"{backlog['delivered']:.0f} in {backlog['seconds']:.2f} s = {backlog['per_s']:.0f} deliveries/s")
+        slow, slow_port = start_world(relaysim, "live-slow-world.yaml")
+        print("a backlog of pending requests, delivered by one serve process (64 at once):")
+        for name, port in (("fast", world_port), ("slow (20 ms)", slow_port)):
+            for keep_alive in ("0s", "2s"):
+                b = drain(relaysim, port, stuck_port, args.seconds, args.clients, keep_alive)
+                how = "a connection each" if keep_alive == "0s" else "kept alive      "
+                print(f"  {name:12} endpoints, {how} {b['delivered']:8.0f} in {b['seconds']:6.2f} s = "
+                      f"{b['per_s']:6.0f} deliveries/s")
+        slow.send_signal(signal.SIGTERM)
+        slow.wait(timeout=10)
     for w in (world, stuck):
         w.send_signal(signal.SIGTERM)
         w.wait(timeout=10)

@@ -10,7 +10,13 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <deque>
+#include <unordered_map>
 #include <array>
 #include <charconv>
 #include <memory>
@@ -162,17 +168,126 @@ AddressKind kind_of(const asio::ip::address& address) {
   return AddressKind::global;
 }
 
+}  // namespace
+
+// A connection: the socket, wrapped in TLS for https (the socket then lives in the stream).
+struct Connection {
+  explicit Connection(asio::io_context& io) : socket(io) {}
+  tcp::socket socket;
+  std::optional<asio::ssl::stream<tcp::socket>> tls;
+  std::chrono::steady_clock::time_point idle_since{};
+  tcp::socket& raw() { return tls ? tls->next_layer() : socket; }
+  void close() {
+    error_code ignored;
+    raw().shutdown(tcp::socket::shutdown_both, ignored);
+    raw().close(ignored);
+  }
+};
+
+// Idle connections by place ("scheme://host:port"), most recently used last.
+class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
+ public:
+  ConnectionPool(asio::io_context& io, Duration idle) : sweeper_(io), idle_(idle) {}
+
+  bool enabled() const { return idle_ > Duration::zero(); }
+
+  // The most recently used idle connection to `place` that is still open, if any.
+  std::unique_ptr<Connection> take(const std::string& place) {
+    const auto it = idle_by_place_.find(place);
+    if (it == idle_by_place_.end()) return nullptr;
+    std::deque<std::unique_ptr<Connection>>& idle = it->second;
+    while (!idle.empty()) {
+      std::unique_ptr<Connection> c = std::move(idle.back());
+      idle.pop_back();
+      --count_;
+      if (still_open(*c) && !expired(*c, std::chrono::steady_clock::now())) return c;
+      c->close();
+    }
+    return nullptr;
+  }
+
+  // Keeps `c`, done with, for the next call to `place` (or closes it, past the bounds).
+  void put(const std::string& place, std::unique_ptr<Connection> c) {
+    RELAYSIM_ASSERT(c != nullptr && enabled(), "a connection kept in a pool that keeps them");
+    std::deque<std::unique_ptr<Connection>>& idle = idle_by_place_[place];
+    if (idle.size() >= HttpCaller::kMaxIdlePerPlace || count_ >= HttpCaller::kMaxIdle) {
+      c->close();
+      return;
+    }
+    c->idle_since = std::chrono::steady_clock::now();
+    idle.push_back(std::move(c));
+    ++count_;
+    if (!sweeping_) sweep_later();
+  }
+
+  void close_all() {
+    for (auto& [place, idle] : idle_by_place_) {
+      for (std::unique_ptr<Connection>& c : idle) c->close();
+    }
+    idle_by_place_.clear();
+    count_ = 0;
+    sweeper_.cancel();
+  }
+
+ private:
+  bool expired(const Connection& c, std::chrono::steady_clock::time_point now) const { return now - c.idle_since >= idle_; }
+
+  // An idle connection reads as nothing yet; one the server closed reads as its end (or as data
+  // no request asked for): either way it cannot carry another exchange.
+  static bool still_open(Connection& c) {
+    char byte;
+    const ssize_t n = ::recv(c.raw().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+  }
+
+  // Closes what has been idle for `idle_`, now and then, so that an idle place holds no sockets.
+  void sweep_later() {
+    sweeping_ = true;
+    sweeper_.expires_after(idle_);
+    sweeper_.async_wait([weak = weak_from_this()](const error_code& ec) {
+      const std::shared_ptr<ConnectionPool> self = weak.lock();
+      if (ec || !self) return;
+      self->sweeping_ = false;
+      const auto now = std::chrono::steady_clock::now();
+      for (auto it = self->idle_by_place_.begin(); it != self->idle_by_place_.end();) {
+        std::deque<std::unique_ptr<Connection>>& idle = it->second;
+        while (!idle.empty() && self->expired(*idle.front(), now)) {
+          idle.front()->close();
+          idle.pop_front();
+          --self->count_;
+        }
+        it = idle.empty() ? self->idle_by_place_.erase(it) : std::next(it);
+      }
+      if (self->count_ > 0) self->sweep_later();
+    });
+  }
+
+  asio::steady_timer sweeper_;
+  Duration idle_;
+  bool sweeping_ = false;
+  std::size_t count_ = 0;
+  std::unordered_map<std::string, std::deque<std::unique_ptr<Connection>>> idle_by_place_;
+};
+
+namespace {
+
 // One exchange. It owns everything the operations use and lives until the last of them ends.
 class Call : public std::enable_shared_from_this<Call> {
  public:
-  Call(asio::io_context& io, AddressPolicy policy, asio::ssl::context* tls, Url url, HttpCaller::Done done)
+  Call(asio::io_context& io, AddressPolicy policy, asio::ssl::context* tls, Url url, HttpCaller::Done done,
+       std::shared_ptr<ConnectionPool> pool)
       : resolver_(io),
-        socket_(io),
         deadline_(io),
         policy_(policy),
         tls_context_(tls),
         url_(std::move(url)),
-        done_(std::move(done)) {}
+        place_(url_.scheme + "://" + url_.host + ":" + url_.port),
+        done_(std::move(done)),
+        pool_(std::move(pool)),
+        conn_(pool_->enabled() ? pool_->take(place_) : nullptr) {
+    reused_ = conn_ != nullptr;
+    if (!conn_) conn_ = std::make_unique<Connection>(io);
+  }
 
   http::request<http::string_body>& request() { return request_; }
 
@@ -186,6 +301,10 @@ class Call : public std::enable_shared_from_this<Call> {
       error_code ignored;
       self->socket().cancel(ignored);
     });
+    if (reused_) {
+      if (conn_->tls) return exchange(*conn_->tls);
+      return exchange(conn_->socket);
+    }
     resolver_.async_resolve(url_.host, url_.port, [self](const error_code& ec, const tcp::resolver::results_type& r) {
       self->on_resolved(ec, r);
     });
@@ -199,14 +318,17 @@ class Call : public std::enable_shared_from_this<Call> {
     reply.refused = refused && !timed_out_;
     finish(std::move(reply));
   }
-  void finish(HttpReply&& reply) {
+  // `reusable`: the exchange ended cleanly and the server keeps the connection open.
+  void finish(HttpReply&& reply, bool reusable = false) {
     if (finished_) return;
     RELAYSIM_ASSERT(static_cast<bool>(done_), "an unfinished call has someone to answer");
     finished_ = true;
     deadline_.cancel();
-    error_code ignored;
-    socket().shutdown(tcp::socket::shutdown_both, ignored);
-    socket().close(ignored);
+    if (reusable && pool_->enabled()) {
+      pool_->put(place_, std::move(conn_));
+    } else {
+      conn_->close();
+    }
     HttpCaller::Done done = std::move(done_);
     done(std::move(reply));
   }
@@ -226,9 +348,9 @@ class Call : public std::enable_shared_from_this<Call> {
     }
     if (endpoints_.empty()) return fail(NetError::connect_error, refused, true);
     auto self = shared_from_this();
-    asio::async_connect(socket_, endpoints_, [self](const error_code& e, const tcp::endpoint&) {
+    asio::async_connect(conn_->socket, endpoints_, [self](const error_code& e, const tcp::endpoint&) {
       if (self->timed_out_ || e) return self->fail(NetError::connect_error, "cannot connect: " + e.message());
-      if (self->tls_context_ == nullptr) return self->exchange(self->socket_);
+      if (self->tls_context_ == nullptr) return self->exchange(self->conn_->socket);
       self->handshake();
     });
   }
@@ -237,15 +359,16 @@ class Call : public std::enable_shared_from_this<Call> {
   // (SNI tells the server which host that is).
   void handshake() {
     RELAYSIM_ASSERT(tls_context_ != nullptr, "a TLS handshake has its context");
-    tls_.emplace(std::move(socket_), *tls_context_);
+    std::optional<asio::ssl::stream<tcp::socket>>& tls = conn_->tls;
+    tls.emplace(std::move(conn_->socket), *tls_context_);
     // SSL_set_tlsext_host_name, without its macro's C cast.
-    SSL_ctrl(tls_->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+    SSL_ctrl(tls->native_handle(), SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
              const_cast<char*>(url_.host.c_str()));
-    tls_->set_verify_mode(asio::ssl::verify_peer);
-    tls_->set_verify_callback(asio::ssl::host_name_verification(url_.host));
-    tls_->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this()](const error_code& e) {
+    tls->set_verify_mode(asio::ssl::verify_peer);
+    tls->set_verify_callback(asio::ssl::host_name_verification(url_.host));
+    tls->async_handshake(asio::ssl::stream_base::client, [self = shared_from_this()](const error_code& e) {
       if (self->timed_out_ || e) return self->fail(NetError::connect_error, "TLS handshake failed: " + e.message());
-      self->exchange(*self->tls_);
+      self->exchange(*self->conn_->tls);
     });
   }
 
@@ -275,19 +398,22 @@ class Call : public std::enable_shared_from_this<Call> {
       reply.retry_after = std::string(it->value());
     }
     if (!ec) reply.body = message.body();
-    finish(std::move(reply));
+    // Kept for the next call only when the whole answer was read and the server keeps it open.
+    finish(std::move(reply), !ec && message.keep_alive() && parser_->is_done());
   }
 
-  tcp::socket& socket() { return tls_ ? tls_->next_layer() : socket_; }
+  tcp::socket& socket() { return conn_->raw(); }
 
   tcp::resolver resolver_;
-  tcp::socket socket_;  // moved into tls_ for https
-  std::optional<asio::ssl::stream<tcp::socket>> tls_;
   asio::steady_timer deadline_;
   AddressPolicy policy_;
   asio::ssl::context* tls_context_;  // for https; nullptr for http
   Url url_;
+  std::string place_;  // the pool's key
   HttpCaller::Done done_;
+  std::shared_ptr<ConnectionPool> pool_;
+  std::unique_ptr<Connection> conn_;
+  bool reused_ = false;  // taken from the pool: resolved, connected and checked before
   http::request<http::string_body> request_;
   std::vector<tcp::endpoint> endpoints_;
   beast::flat_buffer buffer_;
@@ -298,14 +424,16 @@ class Call : public std::enable_shared_from_this<Call> {
 
 }  // namespace
 
-HttpCaller::HttpCaller(asio::io_context& io, AddressPolicy policy, const std::string& ca_file)
-    : io_(io), policy_(policy), tls_(asio::ssl::context::tls_client) {
+HttpCaller::HttpCaller(asio::io_context& io, AddressPolicy policy, const std::string& ca_file, Duration idle)
+    : io_(io), policy_(policy), tls_(asio::ssl::context::tls_client), pool_(std::make_shared<ConnectionPool>(io, idle)) {
   tls_.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
                    asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
   // The system's authorities, and the operator's own when given (a private CA, a test's).
   tls_.set_default_verify_paths();
   if (!ca_file.empty()) tls_.load_verify_file(ca_file);
 }
+
+HttpCaller::~HttpCaller() { pool_->close_all(); }
 
 std::optional<AddressKind> address_kind(std::string_view text) {
   error_code ec;
@@ -328,7 +456,7 @@ void HttpCaller::call(std::string_view method, std::string_view url, std::span<c
     asio::post(io_, [done = std::move(done), reply = std::move(reply)]() mutable { done(std::move(reply)); });
     return;
   }
-  auto call = std::make_shared<Call>(io_, policy_, u->scheme == "https" ? &tls_ : nullptr, *u, std::move(done));
+  auto call = std::make_shared<Call>(io_, policy_, u->scheme == "https" ? &tls_ : nullptr, *u, std::move(done), pool_);
   http::request<http::string_body>& req = call->request();
   req.method_string(method);
   req.target(u->target);
@@ -337,7 +465,7 @@ void HttpCaller::call(std::string_view method, std::string_view url, std::span<c
   const std::string host = u->host.find(':') != std::string::npos ? "[" + u->host + "]" : u->host;
   req.set(http::field::host, default_port ? host : host + ":" + u->port);
   req.set(http::field::user_agent, "relaysim/" RELAYSIM_VERSION);
-  req.set(http::field::connection, "close");
+  if (!pool_->enabled()) req.set(http::field::connection, "close");
   for (const OutgoingHeader& h : headers) req.set(h.name, h.value);
   if (method != "GET") {
     req.set(http::field::content_type, "application/json");

@@ -6,6 +6,15 @@
 // authority the system trusts (or `ca_file` names) and be valid for the URL's host; a handshake
 // that fails is a connect error.
 //
+// Connections are kept open after an answer that allows it (HTTP/1.1 keep-alive), one pool per
+// caller keyed by scheme, host and port, and the next call to the same place takes the most
+// recently used one instead of resolving, connecting and shaking hands again. Bounded: at most
+// kMaxIdlePerPlace idle connections to one place and kMaxIdle in all, each closed after `idle`
+// unused. A pooled connection the server has closed meanwhile is noticed before use (it reads as
+// closed) and dropped. One that fails after the request was written is "no answer", as on a new
+// connection: the server may have acted on it, so it is never sent again at once (the retry policy
+// decides).
+//
 // The address guard is the live shell's defence against server-side request forgery: a URL held
 // in ServiceB is the tenant's to choose, and must not make the platform call its own loopback,
 // private network or a cloud's metadata address. The name is resolved first and every address it
@@ -16,6 +25,7 @@
 #include <boost/asio/ssl/context.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -74,11 +84,20 @@ struct OutgoingHeader {
   std::string_view value;
 };
 
+class ConnectionPool;  // live/http_call.cpp
+
 class HttpCaller {
  public:
   using Done = InplaceFunction<void(HttpReply&&), 96>;
-  // Throws boost::system::system_error when `ca_file` cannot be read.
-  HttpCaller(boost::asio::io_context& io, AddressPolicy policy, const std::string& ca_file = {});
+  static constexpr std::size_t kMaxIdlePerPlace = 64;
+  static constexpr std::size_t kMaxIdle = 512;
+  // Throws boost::system::system_error when `ca_file` cannot be read. `idle`: how long an idle
+  // connection is kept for the next call; zero: none is, every call has a connection of its own.
+  HttpCaller(boost::asio::io_context& io, AddressPolicy policy, const std::string& ca_file = {},
+             Duration idle = std::chrono::seconds(2));
+  ~HttpCaller();
+  HttpCaller(const HttpCaller&) = delete;
+  HttpCaller& operator=(const HttpCaller&) = delete;
 
   // Sends `method` (GET or POST) to `url`; `done` runs on the loop, never inline, exactly once.
   // The views are copied before the call returns.
@@ -89,6 +108,7 @@ class HttpCaller {
   boost::asio::io_context& io_;
   AddressPolicy policy_;
   boost::asio::ssl::context tls_;
+  std::shared_ptr<ConnectionPool> pool_;  // shared with the calls under way
 };
 
 }  // namespace relaysim::live

@@ -7,6 +7,7 @@
 
 #include "live/http_call.h"
 #include "live/http_server.h"
+#include "model/core/bounds.h"
 #include "model/webhook/signature.h"
 #include "sim/loader.h"
 #include "sim/scenario/yaml_reader.h"
@@ -102,6 +103,10 @@ const Schema<ServeConfig>& serve_schema() {
           "how often to look for work other processes sharing the database created");
     s.key("drain_timeout", &ServeConfig::drain_timeout, sim::duration_codec(),
           "on SIGTERM, how long to wait for the attempts in flight before exiting");
+    s.key("keep_alive", &ServeConfig::keep_alive,
+          sim::duration_codec(Bounds<Duration>{Duration::zero(), std::chrono::hours(1), false, nullptr}),
+          "how long a connection to an endpoint or to ServiceB stays open, unused, for the next call to the same "
+          "scheme, host and port (at most 64 to one, 512 in all); `0s`: a new connection for every call");
     s.check(check_serve);
     return s;
   }();
