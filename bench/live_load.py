@@ -9,7 +9,8 @@ SQLite store figure (relaysim_bench's store/sqlite/create) from the same sitting
 
     live_load.py BUILD_DIR [--seconds 10] [--clients 16] [--rounds 1] [--busy-disk] [--only-ingest]
 
-Clients are processes, each with one keep-alive connection, sending creates back to back. The
+Clients are processes, each with one keep-alive connection, sending creates back to back with an
+admin key (`relaysim keys CONFIG --admin`, made for each fresh database). The
 ingest latency is the client's (request written to answer read); deliveries per second is the
 growth of relaysim_requests{status="delivered"} over the window; writes per commit is the mean of
 relaysim_commit_writes. `--busy-disk` keeps another process writing and syncing 64 MB files on the
@@ -48,7 +49,17 @@ def first_line(process):
     return line
 
 
-def client(port, seconds, index, out):
+# The admin key of the service on each port (start_serve makes one; every call sends it).
+KEYS = {}
+
+
+def get(port, path):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path, headers={"Authorization": f"Bearer {KEYS[port]}"})
+    return conn.getresponse().read().decode()
+
+
+def client(port, key, seconds, index, out):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     latencies = []
     end = time.time() + seconds
@@ -57,7 +68,8 @@ def client(port, seconds, index, out):
         body = json.dumps({"cxid": f"cx{(index * 7919 + n) % 1000}", "request_id": f"load-{index}-{n}",
                            "payload": {"n": n, "order": "A-1001", "amount": 42}})
         began = time.perf_counter()
-        conn.request("POST", "/v1/webhooks", body=body, headers={"Content-Type": "application/json"})
+        conn.request("POST", "/v1/webhooks", body=body,
+                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}"})
         response = conn.getresponse()
         response.read()
         latencies.append(time.perf_counter() - began)
@@ -68,9 +80,7 @@ def client(port, seconds, index, out):
 
 
 def delivered(port):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", "/metrics")
-    text = conn.getresponse().read().decode()
+    text = get(port, "/metrics")
     return float(re.search(r'^relaysim_requests\{status="delivered"\} (\S+)$', text, re.M).group(1))
 
 
@@ -95,6 +105,8 @@ def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platf
 platform:
   concurrency_per_pod: {concurrency}
 {platform}""")
+    made = subprocess.run([relaysim, "keys", config, "--admin"], capture_output=True, text=True, check=True)
+    KEYS[port] = made.stdout.strip()
     log = ["--events", os.path.join(tmp, f"events-{pod}.jsonl")] if events else []
     serve = subprocess.Popen([relaysim, "serve", config] + log, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first_line(serve)
@@ -104,7 +116,7 @@ platform:
 def ingest(port, seconds, clients):
     """Creates from `clients` processes for `seconds`: (latencies, wall time)."""
     out = multiprocessing.Queue()
-    workers = [multiprocessing.Process(target=client, args=(port, seconds, i, out)) for i in range(clients)]
+    workers = [multiprocessing.Process(target=client, args=(port, KEYS[port], seconds, i, out)) for i in range(clients)]
     began = time.time()
     for w in workers:
         w.start()
@@ -123,9 +135,7 @@ def stop(serve):
 
 def commit_writes(port):
     """Writes per commit, from the group commit histogram: nothing when no group committed."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", "/metrics")
-    text = conn.getresponse().read().decode()
+    text = get(port, "/metrics")
     total = float(re.search(r"^relaysim_commit_writes_sum (\S+)$", text, re.M).group(1))
     count = float(re.search(r"^relaysim_commit_writes_count (\S+)$", text, re.M).group(1))
     return total / count if count else None
@@ -150,9 +160,7 @@ def run(relaysim, world_port, durability, seconds, clients, events=False, group=
 
 
 def status_count(port, status):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", "/metrics")
-    text = conn.getresponse().read().decode()
+    text = get(port, "/metrics")
     return float(re.search(r'^relaysim_requests\{status="' + status + r'"\} (\S+)$', text, re.M).group(1))
 
 

@@ -8,11 +8,15 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include "cli/commands.h"
 #include "live/webhook/config.h"
 #include "live/webhook/judge.h"
+#include "live/clock.h"
 #include "live/http_server.h"
+#include "live/webhook/api.h"
+#include "live/webhook/keys.h"
 #include "live/webhook/service.h"
 #include "live/webhook/world.h"
 #include "model/store/sqlite_db.h"
@@ -110,6 +114,10 @@ int run_service(const webhook::ServeConfig& config) {
     });
   });
   service->start();
+  if (!service->has_keys()) {
+    std::cerr << "relaysim serve: the database holds no API key, so no call but /healthz can be made: make one with "
+                 "`relaysim keys CONFIG --admin` (docs/live.md)\n";
+  }
   std::printf("relaysim serve: listening on http://%s:%u (pod %u, database %s, %s, ServiceB %s)\n",
               url_host(listen_endpoint(config.listen, "listen")).c_str(), static_cast<unsigned>(service->port()),
               static_cast<unsigned>(config.pod), config.database.c_str(), std::string(durability_name(config.durability)).c_str(),
@@ -147,6 +155,48 @@ int serve_command(const ServeArgs& args) {
     return kExitPass;
   }
   return run_service(config);
+}
+
+int keys_command(const KeysArgs& args) {
+  ServeArgs serve;
+  serve.config = args.config;
+  serve.database = args.database;
+  webhook::ServeConfig config;
+  if (const auto refused = read_config(serve, config)) return *refused;
+  if (const auto refused = refuse_foreign_database(config.database)) return *refused;
+  if (config.database == ":memory:") return fail_usage("--database :memory: holds no keys a service could read");
+  if (args.tenant && args.tenant->empty()) return fail_usage("--tenant: give the tenant's cxid");
+  try {
+    // The whole store, not only the keys' table: serve then finds a database of its own.
+    webhook::model::SqliteStore store(config.database, config.durability);
+    webhook::ApiKeys keys(store.db());
+    const Time now = LiveClock().now();
+    if (args.admin || args.tenant) {
+      const webhook::ApiKeys::Created k = keys.create(args.admin ? std::nullopt : args.tenant, now);
+      std::cout << k.key << "\n";
+      std::cerr << "relaysim keys: key " << k.id << (args.admin ? ", the admin's" : ", tenant " + *args.tenant + "'s")
+                << ", in " << config.database << ". It is shown this once: the database keeps only its hash\n";
+      return kExitPass;
+    }
+    if (args.revoke) {
+      if (!keys.revoke(*args.revoke, now)) {
+        return fail_usage("--revoke " + std::to_string(*args.revoke) + ": no such key, or it is revoked already");
+      }
+      std::cerr << "relaysim keys: key " << *args.revoke << " revoked\n";
+      return kExitPass;
+    }
+    const std::vector<webhook::KeyInfo> all = keys.list();
+    std::cout << "id\ttenant\tcreated_at\trevoked_at\n";
+    for (const webhook::KeyInfo& k : all) {
+      std::cout << k.id << '\t' << (k.tenant ? *k.tenant : "(admin)") << '\t' << webhook::format_utc(k.created_at) << '\t'
+                << (k.revoked_at ? webhook::format_utc(*k.revoked_at) : "-") << '\n';
+    }
+    return kExitPass;
+  } catch (const StoreError& e) {
+    return fail_incomplete(std::string("the database failed: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    return fail_incomplete(e.what());
+  }
 }
 
 int world_command(const WorldArgs& args) {

@@ -20,6 +20,17 @@ struct ServeArgs {
   bool reference = false;               // print the format's reference as Markdown
 };
 
+// `relaysim keys CONFIG`: the API keys in the database CONFIG names. One action: make an admin
+// key, make a tenant's key, revoke a key, or (the default) list them.
+struct KeysArgs {
+  std::string config;
+  std::optional<std::string> database;  // over the file's serve.database
+  bool admin = false;
+  std::optional<std::string> tenant;
+  std::optional<std::uint64_t> revoke;
+  bool list = false;
+};
+
 struct WorldArgs {
   std::string scenario;
   std::string listen = "127.0.0.1:8081";
@@ -38,6 +49,7 @@ struct JudgeArgs {
 };
 
 int serve_command(const ServeArgs& args);
+int keys_command(const KeysArgs& args);
 int world_command(const WorldArgs& args);
 int judge_command(const JudgeArgs& args);
 

@@ -126,6 +126,8 @@ struct Commands {
 #ifdef RELAYSIM_LIVE_CLI
   CLI::App* serve = nullptr;
   live::ServeArgs serve_args;
+  CLI::App* keys = nullptr;
+  live::KeysArgs keys_args;
   CLI::App* world = nullptr;
   live::WorldArgs world_args;
   CLI::App* judge = nullptr;
@@ -310,6 +312,21 @@ CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
   return serve;
 }
 
+CLI::App* declare_keys(CLI::App& app, live::KeysArgs& keys_args) {
+  auto* keys = app.add_subcommand("keys", "Make, revoke and list the live API's keys, in the database of a serve "
+                                          "configuration (docs/live.md); a new key is printed once");
+  keys->add_option("CONFIG", keys_args.config, "The serve configuration file")->required();
+  keys->add_option("--database", keys_args.database, "Use this database file instead");
+  auto* admin = keys->add_flag("--admin", keys_args.admin, "Make an admin key: it may do everything");
+  auto* tenant = keys->add_option("--tenant", keys_args.tenant, "Make a key for this tenant (cxid): its own requests only");
+  auto* revoke = keys->add_option("--revoke", keys_args.revoke, "Revoke the key with this id");
+  auto* list = keys->add_flag("--list", keys_args.list, "List the keys (the default): id, tenant, made, revoked");
+  admin->excludes(tenant)->excludes(revoke)->excludes(list);
+  tenant->excludes(revoke)->excludes(list);
+  revoke->excludes(list);
+  return keys;
+}
+
 CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
   auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "
                                             "the scenario says, for `serve` to deliver to (docs/live.md)");
@@ -353,6 +370,7 @@ void declare_commands(CLI::App& app, Commands& c) {
   c.mmc = declare_mmc(app, c.mmc_args);
 #ifdef RELAYSIM_LIVE_CLI
   c.serve = declare_serve(app, c.serve_args);
+  c.keys = declare_keys(app, c.keys_args);
   c.world = declare_world(app, c.world_args);
   c.judge = declare_judge(app, c.judge_args);
 #endif
@@ -399,6 +417,7 @@ int run_chosen_command(const Commands& c) {
 #endif
 #ifdef RELAYSIM_LIVE_CLI
   if (*c.serve) return live::serve_command(c.serve_args);
+  if (*c.keys) return live::keys_command(c.keys_args);
   if (*c.world) return live::world_command(c.world_args);
   if (*c.judge) return live::judge_command(c.judge_args);
 #endif

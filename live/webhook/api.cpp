@@ -113,6 +113,16 @@ Response method_not_allowed(std::string_view allowed) {
   return r;
 }
 
+Response unauthorized(std::string_view reason) {
+  Response r = error_response(401, reason);
+  r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim\"");
+  return r;
+}
+
+Response not_yours(model::RequestId id) {
+  return error_response(403, "request " + std::to_string(id) + " is another tenant's");
+}
+
 Response store_failed(const StoreError& e) {
   Response r = error_response(503, "the store failed (" + std::string(e.what()) + "); try again");
   r.headers.emplace_back("Retry-After", "1");
@@ -136,16 +146,38 @@ std::string format_utc(Time t) {
 }
 
 Response Api::handle(const Incoming& in) {
+  const std::string_view path = in.target.substr(0, in.target.find('?'));
+  try {
+    if (path == "/healthz") {  // for load balancers and supervisors: no key
+      if (in.method != "GET") return method_not_allowed("GET");
+      return ok(draining_ ? 503 : 200, json{{"status", draining_ ? "draining" : "ok"}});
+    }
+    // The key is read, never echoed: no answer and no log line repeats it.
+    const std::string_view authorization = in.header("authorization");
+    if (authorization.empty()) {
+      return unauthorized("this API takes a key: send Authorization: Bearer rsk_... "
+                          "(`relaysim keys CONFIG --admin` makes one; docs/live.md)");
+    }
+    const std::optional<Principal> who = keys_.check(bearer_token(authorization));
+    if (!who) return unauthorized("the key is not one of this service's, or it was revoked");
+    return route(in, *who);
+  } catch (const StoreError& e) {
+    return store_failed(e);
+  }
+}
+
+Response Api::route(const Incoming& in, const Principal& who) {
   const std::size_t question = in.target.find('?');
   const std::string_view path = in.target.substr(0, question);
   const std::string_view query = question == std::string_view::npos ? std::string_view{} : in.target.substr(question + 1);
   const auto only = [&](std::string_view method) { return in.method == method; };
-  try {
-    if (path == "/healthz") {
-      if (!only("GET")) return method_not_allowed("GET");
-      return ok(draining_ ? 503 : 200, json{{"status", draining_ ? "draining" : "ok"}});
+  {
+    if (path == "/v1/keys" || path.starts_with("/v1/keys/")) {
+      if (!who.admin()) return error_response(403, "keys are managed with the admin's key");
+      return keys(in, path.substr(std::string_view("/v1/keys").size()));
     }
     if (path == "/metrics") {
+      if (!who.admin()) return error_response(403, "/metrics takes the admin's key");
       if (!only("GET")) return method_not_allowed("GET");
       Response r;
       r.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -155,11 +187,11 @@ Response Api::handle(const Incoming& in) {
     if (path == "/v1/webhooks") {
       if (!only("POST")) return method_not_allowed("POST");
       if (!query.empty()) return error_response(400, "POST /v1/webhooks takes no query");
-      return create(in);
+      return create(in, who);
     }
     if (path == "/v1/dead-letters") {
       if (!only("GET")) return method_not_allowed("GET");
-      return dead_letters(query);
+      return dead_letters(query, who);
     }
     constexpr std::string_view kPrefix = "/v1/webhooks/";
     if (path.substr(0, kPrefix.size()) == kPrefix) {
@@ -168,18 +200,46 @@ Response Api::handle(const Incoming& in) {
       if (is_replay) rest = rest.substr(0, rest.size() - 7);
       const std::optional<std::uint64_t> id = whole_number(rest);
       if (!id || *id == 0) return error_response(404, "no such request: '" + std::string(rest) + "' is not a request id");
-      if (is_replay) return only("POST") ? replay(*id) : method_not_allowed("POST");
-      return only("GET") ? show(*id) : method_not_allowed("GET");
+      if (is_replay) return only("POST") ? replay(*id, who) : method_not_allowed("POST");
+      return only("GET") ? show(*id, who) : method_not_allowed("GET");
     }
     return error_response(404, "no such endpoint: " + std::string(path) +
                                    " (the API has /v1/webhooks, /v1/webhooks/{id}, /v1/webhooks/{id}/replay, "
-                                   "/v1/dead-letters, /healthz and /metrics)");
-  } catch (const StoreError& e) {
-    return store_failed(e);
+                                   "/v1/dead-letters, /v1/keys, /healthz and /metrics)");
   }
 }
 
-Response Api::create(const Incoming& in) {
+Response Api::keys(const Incoming& in, std::string_view rest) {
+  RELAYSIM_ASSERT(rest.empty() || rest.front() == '/', "the path after /v1/keys");
+  if (rest.empty() || rest == "/") {
+    if (in.method == "GET") {
+      json items = json::array();
+      for (const KeyInfo& k : keys_.list()) {
+        json j{{"id", k.id}, {"tenant", k.tenant ? json(*k.tenant) : json(nullptr)}, {"created_at", format_utc(k.created_at)}};
+        if (k.revoked_at) j["revoked_at"] = format_utc(*k.revoked_at);
+        items.push_back(std::move(j));
+      }
+      return ok(200, json{{"keys", std::move(items)}});
+    }
+    if (in.method != "POST") return method_not_allowed("GET, POST");
+    const json body = json::parse(in.body, nullptr, false);
+    const bool admin = body.is_object() && body.size() == 1 && body.contains("admin") && body["admin"] == true;
+    const bool tenant = body.is_object() && body.size() == 1 && body.contains("tenant") && body["tenant"].is_string() &&
+                        !body["tenant"].get_ref<const std::string&>().empty();
+    if (!admin && !tenant) return error_response(400, "the body is {\"tenant\": CXID} for a tenant's key, or {\"admin\": true}");
+    const std::optional<std::string> whose =
+        tenant ? std::optional<std::string>(body["tenant"].get<std::string>()) : std::nullopt;
+    const ApiKeys::Created k = keys_.create(whose, clock_.now());
+    return ok(201, json{{"id", k.id}, {"key", k.key}, {"tenant", whose ? json(*whose) : json(nullptr)}});
+  }
+  const std::optional<std::uint64_t> id = whole_number(rest.substr(1));
+  if (!id || *id == 0) return error_response(404, "no such key: '" + std::string(rest.substr(1)) + "' is not a key id");
+  if (in.method != "DELETE") return method_not_allowed("DELETE");
+  if (!keys_.revoke(*id, clock_.now())) return error_response(404, "no key " + std::to_string(*id) + " that is not revoked");
+  return ok(200, json{{"id", *id}, {"revoked", true}});
+}
+
+Response Api::create(const Incoming& in, const Principal& who) {
   if (draining_) {
     Response r = error_response(503, "this server is shutting down; send it to another");
     r.headers.emplace_back("Retry-After", "1");
@@ -211,6 +271,7 @@ Response Api::create(const Incoming& in) {
   if (payload == body.end()) return error_response(400, "missing field 'payload'");
   const std::string& cxid = body["cxid"].get_ref<const std::string&>();
   const std::string& request_id = body["request_id"].get_ref<const std::string&>();
+  if (!who.may_act_for(cxid)) return error_response(403, "this key is tenant " + *who.tenant + "'s: it cannot act for " + cxid);
   // A repeat with the same JSON written otherwise is a duplicate, not a conflict.
   const std::string stored = stored_payload(*payload);
   const model::IngestResult r = ingest_.create(cxid, request_id, stored);
@@ -235,10 +296,11 @@ Response Api::create(const Incoming& in) {
   return error_response(500, "unknown ingest status");
 }
 
-Response Api::show(RequestId id) {
+Response Api::show(RequestId id, const Principal& who) {
   RELAYSIM_ASSERT(id != 0, "request ids count from 1");
   const std::optional<model::RequestRow> row = store_.get(id);
   if (!row) return error_response(404, "no request " + std::to_string(id));
+  if (!who.may_act_for(row->cxid)) return not_yours(id);
   json attempts = json::array();
   for (const model::AttemptRow& a : store_.attempts(id)) {
     json j{{"number", a.number},
@@ -276,8 +338,13 @@ Response Api::show(RequestId id) {
   return ok(200, out);
 }
 
-Response Api::replay(RequestId id) {
+Response Api::replay(RequestId id, const Principal& who) {
   RELAYSIM_ASSERT(id != 0, "request ids count from 1");
+  if (!who.admin()) {
+    const std::optional<model::RequestRow> row = store_.get(id);
+    if (!row) return error_response(404, "no request " + std::to_string(id));
+    if (!who.may_act_for(row->cxid)) return not_yours(id);
+  }
   switch (ingest_.replay(id)) {
     case model::ReplayOutcome::replayed: return ok(202, json{{"id", id}, {"status", "pending"}});
     case model::ReplayOutcome::not_found: return error_response(404, "no request " + std::to_string(id));
@@ -293,7 +360,7 @@ Response Api::replay(RequestId id) {
   return error_response(500, "unknown replay outcome");
 }
 
-Response Api::dead_letters(std::string_view query) {
+Response Api::dead_letters(std::string_view query, const Principal& who) {
   std::uint64_t after = 0;
   std::uint64_t limit = 100;
   while (!query.empty()) {
@@ -313,19 +380,35 @@ Response Api::dead_letters(std::string_view query) {
     }
   }
   RELAYSIM_ASSERT(limit >= 1 && limit <= 1000, "a page holds 1 to 1000 dead letters");
+  // A tenant's page holds its own dead letters only: the store's are read in id order and the
+  // others' skipped, at most kScan of them a page (then `next` goes on from where it stopped).
+  constexpr std::size_t kScan = 10'000;
   json items = json::array();
-  const std::vector<RequestId> ids = store_.with_status(model::Status::dead_lettered, after, limit);
-  for (const RequestId id : ids) {
-    const std::optional<model::RequestRow> row = store_.get(id);
-    if (!row) continue;
-    items.push_back(json{{"id", id},
-                         {"cxid", row->cxid},
-                         {"request_id", row->request_id},
-                         {"attempts", row->attempts},
-                         {"finished_at", format_utc(row->terminal_at)}});
+  std::size_t scanned = 0;
+  RequestId last = after;
+  bool more = false;
+  for (;;) {
+    const std::size_t want = limit - items.size();
+    const std::vector<RequestId> ids = store_.with_status(model::Status::dead_lettered, last, want);
+    for (const RequestId id : ids) {
+      last = id;
+      ++scanned;
+      const std::optional<model::RequestRow> row = store_.get(id);
+      if (!row || !who.may_act_for(row->cxid)) continue;
+      items.push_back(json{{"id", id},
+                           {"cxid", row->cxid},
+                           {"request_id", row->request_id},
+                           {"attempts", row->attempts},
+                           {"finished_at", format_utc(row->terminal_at)}});
+    }
+    if (ids.size() < want) break;  // the store has no more
+    if (items.size() >= limit || scanned >= kScan) {
+      more = true;
+      break;
+    }
   }
   json out{{"dead_letters", std::move(items)}};
-  if (ids.size() == limit) out["next"] = "/v1/dead-letters?after=" + std::to_string(ids.back()) + "&limit=" + std::to_string(limit);
+  if (more) out["next"] = "/v1/dead-letters?after=" + std::to_string(last) + "&limit=" + std::to_string(limit);
   return ok(200, out);
 }
 

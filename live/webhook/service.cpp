@@ -52,9 +52,10 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       delivery_(caller_, clock_, signing_key(config.signing_secret, "signing_secret"), tenant_keys(config)),
       directory_(serviceb_caller_, config.serviceb),
       store_(config.database, config.durability),
+      keys_(store_.db()),
       metrics_(store_),
       node_(config.pod, config.platform, model::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_}),
-      api_(node_.ingest(), store_, [this] { return metrics_.text(); }),
+      api_(node_.ingest(), store_, keys_, clock_, [this] { return metrics_.text(); }),
       poll_timer_(io),
       drain_timer_(io) {
   RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");

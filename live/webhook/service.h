@@ -31,6 +31,7 @@
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "live/webhook/event_log.h"
+#include "live/webhook/keys.h"
 #include "live/webhook/metrics.h"
 #include "live/webhook/ports.h"
 #include "model/core/random.h"
@@ -81,6 +82,8 @@ class Service {
   Service& operator=(const Service&) = delete;
 
   unsigned short port() const { return server_->port(); }
+  // Whether the database holds a key that is not revoked (live/webhook/keys.h).
+  bool has_keys() { return keys_.any_active(); }
   // Starts delivering what is due.
   void start();
   // Stops accepting and claiming; `done` runs when the attempts in flight have completed, or
@@ -110,6 +113,7 @@ class Service {
   DeliveryClient delivery_;
   HttpDirectory directory_;
   model::SqliteStore store_;
+  ApiKeys keys_;
   model::Events events_;
   // serve's log of attempts that sent nothing and never will: a refused address, a bad URL.
   struct NotSentLog final : SinkFor<model::AttemptFinished> {

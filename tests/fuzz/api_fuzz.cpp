@@ -2,15 +2,20 @@
 // The input is the raw bytes of one HTTP request as a client would send them; it is read as a
 // connection reads it and answered by the API over an in-memory store. Whatever the bytes, the
 // answer is a status the API promises (never a 500), every 4xx says why in JSON, and nothing
-// crashes.
+// crashes. So that the fuzzer reaches past the key check, `@ADMIN@` and `@TENANT@` in the input
+// stand for an admin key and tenant cx1's key (the seeds in tests/fuzz/requests use them).
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "live/webhook/api.h"
+#include "live/webhook/keys.h"
+#include "model/store/sqlite_db.h"
 #include "live/http_server.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/memory_store.h"
@@ -36,11 +41,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // One store for the whole run: requests from earlier inputs are there to be read and replayed.
   static webhook::MemoryStore store;
   static webhook::Ingest ingest(1, config, store, clock, events);
-  static live::webhook::Api api(ingest, store, [] { return std::string("# metrics\n"); });
+  static Db db(":memory:", Durability::normal);
+  static live::webhook::ApiKeys keys(db);
+  static const std::string admin = keys.create(std::nullopt, clock.now()).key;
+  static const std::string tenant = keys.create(std::string("cx1"), clock.now()).key;
+  static live::webhook::Api api(ingest, store, keys, clock, [] { return std::string("# metrics\n"); });
   live::ServerLimits limits;
   limits.max_body = 16 * 1024;
   limits.max_header = 4096;
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  std::string bytes(reinterpret_cast<const char*>(data), size);
+  for (const auto& [mark, key] : {std::pair<std::string_view, const std::string*>{"@ADMIN@", &admin}, {"@TENANT@", &tenant}}) {
+    for (std::size_t at = bytes.find(mark); at != std::string::npos; at = bytes.find(mark, at + key->size())) {
+      bytes.replace(at, mark.size(), *key);
+    }
+  }
   const live::Response r = live::answer_bytes(bytes, limits, [](const live::Incoming& in) { return api.handle(in); });
   if (r.status < 200 || r.status >= 600 || r.status == 500) std::abort();
   if (r.content_type == "application/json") {

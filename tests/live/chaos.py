@@ -14,6 +14,7 @@ waits until every acknowledged request is finished and holds the world's receipt
     the endpoint answered and before it recorded the answer, and its lease brought the request
     back. Any other duplicate is a failure.
 
+Every call carries an admin key (`relaysim keys CONFIG --admin`), which must appear in no log.
 Finally SIGTERM must drain the service and exit 0, and `relaysim judge` must find every invariant
 held when the simulator's own oracle judges the run from the processes' event logs (a process
 killed between a commit and its log line is read from the database), the receipts and the clients'
@@ -32,7 +33,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, fail, first_line, free_port, read_receipts, start
+from livetest import admin_key, call, fail, first_line, free_port, read_receipts, start
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -76,6 +77,7 @@ platform:
   retry: {{backoff: exponential, initial: 100ms, multiplier: 2, max_interval: 1s, jitter: full, deadline: 1h}}
 """)
 
+    key = admin_key(args.relaysim, config, ports)
     serve_log = open(os.path.join(tmp, "serve.log"), "w")
     events = [os.path.join(tmp, f"events-{i + 1}.jsonl") for i in range(args.processes)]
 
@@ -207,12 +209,21 @@ platform:
                             capture_output=True, text=True, timeout=120)
     if judged.returncode != 0 or "every invariant holds" not in judged.stdout:
         fail(f"the simulator's oracle judged the run and found:\n{judged.stdout}{judged.stderr}")
+    # The key the clients sent on every call is in no log: serve's, the world's, the event logs.
+    serve_log.flush()
+    world_log.flush()
+    secret = key[key.rindex("_") + 1:]
+    for path in [serve_log.name, world_log.name, receipts_path, *events]:
+        if os.path.exists(path) and secret in open(path, errors="replace").read():
+            fail(f"the API key appears in {path}")
+    if secret in judged.stdout + judged.stderr:
+        fail("the API key appears in the judge's output")
     attributed = re.search(r"duplicate deliveries: ([^;]*);", judged.stdout).group(1)
     unlogged = re.search(r"\((\d+) store changes they left unlogged\)", judged.stdout).group(1)
     print(f"chaos: {args.processes} serve processes on one database, {len(acked)} requests acknowledged, "
           f"{args.kills} kills, {retries[0]} client retries, "
           f"{len(receipts)} receipts; every acknowledged request delivered; {duplicates} duplicate deliveries, "
-          f"each after a kill; SIGTERM drained and exited 0; the simulator's oracle finds every invariant held, "
+          f"each after a kill; SIGTERM drained and exited 0; the key in no log; the simulator's oracle finds every invariant held, "
           f"duplicates attributed: {attributed} ({unlogged} commits the kills left unlogged, read from the database)", flush=True)
 
 

@@ -39,7 +39,7 @@ import tempfile
 import threading
 import time
 
-from livetest import call, end_all, fail, first_line, free_port, read_receipts, start
+from livetest import admin_key, call, end_all, fail, first_line, free_port, read_receipts, start
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -69,6 +69,7 @@ class Live:
         text = text.replace("relaysim-live.db", self.database)
         with open(config, "w") as f:
             f.write(text)
+        self.key = admin_key(relaysim, config, self.ports)
         self.serves = []
         self.serve_logs = [os.path.join(self.tmp, f"serve-{pod}.log") for pod in range(1, processes + 1)]
         for pod, port in enumerate(self.ports, start=1):
@@ -303,6 +304,7 @@ def badurl(relaysim):
 platform:
   retry: {{backoff: fixed, initial: 100ms, jitter: none, deadline: 1h}}
 """)
+    admin_key(relaysim, config, [port])
     serve = start([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
     first_line(serve, "relaysim serve")
     ids = {}
@@ -454,6 +456,7 @@ def tls(relaysim):
   http_timeout: 2s
   retry: {{backoff: fixed, initial: 10s, jitter: none, deadline: 1h}}
 """)
+        admin_key(relaysim, config, [port])
         p = start([relaysim, "serve", config], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         first_line(p, "relaysim serve")
         return p, port

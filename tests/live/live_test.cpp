@@ -10,6 +10,7 @@
 
 #include "live/clock.h"
 #include "live/webhook/api.h"
+#include "live/webhook/keys.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
 #include "live/webhook/judge.h"
@@ -123,16 +124,25 @@ class ApiTest : public ::testing::Test {
   }();
   model::MemoryStore store;
   model::Ingest ingest{1, config, store, clock, events};
-  Api api{ingest, store, [] { return std::string("relaysim_up 1\n"); }};
+  Db keys_db{":memory:", Durability::normal};
+  webhook::ApiKeys keys{keys_db};
+  std::string admin = "Bearer " + keys.create(std::nullopt, clock.now()).key;
+  Api api{ingest, store, keys, clock, [] { return std::string("relaysim_up 1\n"); }};
 
+  // `authorization`: the header as sent (empty: none); the admin's key by default.
   Response call(std::string_view method, std::string_view target, std::string_view body = {},
-                std::string_view content_type = "application/json") {
+                std::string_view content_type = "application/json", std::optional<std::string_view> authorization = {}) {
     Incoming in;
     in.method = method;
     in.target = target;
     in.body = body;
     if (!content_type.empty()) in.headers.emplace_back("Content-Type", content_type);
+    const std::string_view auth = authorization.value_or(admin);
+    if (!auth.empty()) in.headers.emplace_back("Authorization", auth);
     return api.handle(in);
+  }
+  Response call_as(std::string_view authorization, std::string_view method, std::string_view target, std::string_view body = {}) {
+    return call(method, target, body, "application/json", authorization);
   }
   static std::string error_of(const Response& r) { return json::parse(r.body).at("error").get<std::string>(); }
 };
@@ -260,6 +270,68 @@ TEST_F(ApiTest, ListsDeadLettersAPageAtATimeAndReplaysThem) {
   EXPECT_EQ(json::parse(call("GET", "/v1/webhooks/2").body)["status"], "pending");
   EXPECT_EQ(json::parse(call("GET", "/v1/webhooks/2").body)["replays"], 1);
   EXPECT_EQ(json::parse(call("GET", "/v1/dead-letters").body)["dead_letters"].size(), 2u);
+}
+
+// Every call but /healthz takes a key; a tenant's key acts on its own tenant's requests only, and
+// an admin's on everything, keys included; a revoked key is no key. No answer repeats the key.
+TEST_F(ApiTest, EveryCallButHealthzTakesAKeyAndATenantsKeyActsForItsOwnTenantOnly) {
+  ASSERT_EQ(call("POST", "/v1/webhooks", R"({"cxid":"cx2","request_id":"r1","payload":{}})").status, 202);  // id 1
+  const json made = json::parse(call("POST", "/v1/keys", R"({"tenant":"cx1"})").body);
+  const std::string cx1 = "Bearer " + made["key"].get<std::string>();
+  EXPECT_EQ(made["tenant"], "cx1");
+  std::vector<Response> answers;
+  const auto refused = [&](std::string_view auth, std::string_view method, std::string_view target, int status,
+                           std::string_view body = {}) {
+    const Response r = call_as(auth, method, target, body);
+    answers.push_back(r);
+    EXPECT_EQ(r.status, status) << method << " " << target << " with '" << auth << "': " << r.body;
+  };
+  // No key, a key that is not one, another scheme, a key with a wrong secret: 401, with the scheme to use.
+  const std::string wrong_secret = cx1.substr(0, cx1.size() - 1) + (cx1.back() == '0' ? "1" : "0");
+  for (const std::string& auth : {std::string(), std::string("Bearer nope"), std::string("Basic YTpi"), wrong_secret}) {
+    refused(auth, "GET", "/v1/webhooks/1", 401);
+    ASSERT_EQ(answers.back().headers.size(), 1u);
+    EXPECT_EQ(answers.back().headers[0].first, "WWW-Authenticate");
+  }
+  refused("", "POST", "/v1/webhooks", 401, R"({"cxid":"cx1","request_id":"r2","payload":{}})");
+  refused("", "GET", "/metrics", 401);
+  EXPECT_EQ(call_as("", "GET", "/healthz").status, 200);
+  // The tenant's key: its own requests, nothing of another's, no keys, no metrics.
+  EXPECT_EQ(call_as(cx1, "POST", "/v1/webhooks", R"({"cxid":"cx1","request_id":"r2","payload":{}})").status, 202);  // id 2
+  refused(cx1, "POST", "/v1/webhooks", 403, R"({"cxid":"cx2","request_id":"r3","payload":{}})");
+  EXPECT_EQ(call_as(cx1, "GET", "/v1/webhooks/2").status, 200);
+  refused(cx1, "GET", "/v1/webhooks/1", 403);
+  refused(cx1, "POST", "/v1/webhooks/1/replay", 403);
+  refused(cx1, "GET", "/v1/webhooks/9", 404);
+  refused(cx1, "GET", "/metrics", 403);
+  refused(cx1, "GET", "/v1/keys", 403);
+  refused(cx1, "POST", "/v1/keys", 403, R"({"admin":true})");
+  // Dead letters: a tenant lists its own.
+  for (const model::RequestId id : {1, 2}) {
+    model::RequestRow row;
+    ASSERT_TRUE(store.claim_due(clock.now(), 1, std::chrono::minutes(2), row));
+    const model::Completion dead{nullptr, model::Status::dead_lettered, model::Reason::deadline, clock.now(), {}, {}, {}};
+    ASSERT_TRUE(store.complete(row.id, row.claim_token, dead)) << id;
+  }
+  const json own = json::parse(call_as(cx1, "GET", "/v1/dead-letters?limit=1").body);
+  ASSERT_EQ(own["dead_letters"].size(), 1u);
+  EXPECT_EQ(own["dead_letters"][0]["id"], 2);
+  EXPECT_EQ(json::parse(call("GET", "/v1/dead-letters").body)["dead_letters"].size(), 2u);
+  EXPECT_EQ(call_as(cx1, "POST", "/v1/webhooks/2/replay").status, 202);
+  // The admin revokes the tenant's key: it is no key any more.
+  const json listed = json::parse(call("GET", "/v1/keys").body);
+  ASSERT_EQ(listed["keys"].size(), 2u);
+  EXPECT_EQ(listed.dump().find(cx1.substr(cx1.rfind('_') + 1)), std::string::npos) << "a listing never shows a key";
+  EXPECT_EQ(call("DELETE", "/v1/keys/" + std::to_string(made["id"].get<int>())).status, 200);
+  EXPECT_EQ(call("DELETE", "/v1/keys/" + std::to_string(made["id"].get<int>())).status, 404);
+  refused(cx1, "GET", "/v1/webhooks/2", 401);
+  EXPECT_TRUE(json::parse(call("GET", "/v1/keys").body)["keys"][1].contains("revoked_at"));
+  refused(admin, "POST", "/v1/keys", 400, R"({"tenant":""})");
+  refused(admin, "PUT", "/v1/keys", 405);
+  const std::string secret = cx1.substr(cx1.rfind('_') + 1);
+  for (const Response& r : answers) {
+    EXPECT_EQ(r.body.find(secret.substr(0, 16)), std::string::npos) << r.body;
+  }
 }
 
 // An attempt that sent nothing says why, in the API's record and in serve's log; the tenant's URL

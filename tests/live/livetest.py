@@ -1,6 +1,6 @@
 """What the live service's tests (chaos.py, e2e.py) share: starting processes that end with the
 test however it ends, failing with a message, finding a free port, waiting for a process's address
-line, and calling an HTTP endpoint."""
+line, making an API key, and calling an HTTP endpoint with it."""
 import atexit
 import http.client
 import json
@@ -103,11 +103,31 @@ def first_line(process, what, timeout=20):
     return result[0]
 
 
-def call(port, method, path, body=None, raw=False, timeout=10):
-    """(status, the body as JSON, or as text when raw)."""
+# The API key call() sends to each port (the service refuses calls without one).
+KEYS = {}
+
+
+def admin_key(relaysim, config, ports):
+    """Makes an admin key in the database `config` names (`relaysim keys CONFIG --admin`), for call()
+    to send to each of `ports` (the processes serving that database); returns it."""
+    made = subprocess.run([relaysim, "keys", config, "--admin"], capture_output=True, text=True)
+    if made.returncode != 0 or not made.stdout.startswith("rsk_"):
+        fail(f"relaysim keys {config} --admin exited {made.returncode}: {made.stderr}")
+    key = made.stdout.strip()
+    for port in ports:
+        KEYS[port] = key
+    return key
+
+
+def call(port, method, path, body=None, raw=False, timeout=10, key=None):
+    """(status, the body as JSON, or as text when raw). Sends `key`, or the key admin_key() made for
+    `port`; key="" sends none."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         headers = {"Content-Type": "application/json"} if body is not None else {}
+        key = KEYS.get(port) if key is None else key
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
         conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
         response = conn.getresponse()
         data = response.read()

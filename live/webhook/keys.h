@@ -1,0 +1,69 @@
+// ApiKeys: who may call the live service's API. An admin key may do everything; a tenant's key
+// may create, read and replay that tenant's requests and list its dead letters, nothing else.
+//
+// A key is `rsk_<id>_<secret>`: the id finds its row, the secret (32 random bytes, hex) proves it.
+// The database keeps the secret's SHA-256 only, so a copy of the database gives no usable key;
+// a fast hash suffices where the secret is 256 random bits (no dictionary reaches it), and it is
+// compared in constant time. A key is shown once, when created; it is revoked, never deleted (its
+// id is not handed out again). Keys live in the service's own database, beside the requests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/core/time.h"
+#include "model/store/sqlite_db.h"
+
+namespace relaysim::live::webhook {
+
+// Who a key speaks for: the admin, or one tenant (its cxid).
+struct Principal {
+  std::uint64_t key_id = 0;
+  std::optional<std::string> tenant;  // none: the admin
+  bool admin() const { return !tenant.has_value(); }
+  // May act on the requests of `cxid`.
+  bool may_act_for(std::string_view cxid) const { return admin() || *tenant == cxid; }
+};
+
+struct KeyInfo {
+  std::uint64_t id = 0;
+  std::optional<std::string> tenant;
+  Time created_at{};
+  std::optional<Time> revoked_at;
+};
+
+class ApiKeys {
+ public:
+  // Creates the table when absent. Throws StoreError.
+  explicit ApiKeys(Db& db);
+  ~ApiKeys();
+  ApiKeys(const ApiKeys&) = delete;
+  ApiKeys& operator=(const ApiKeys&) = delete;
+
+  // A new key for `tenant` (none: an admin key): its text, to be shown once.
+  struct Created {
+    std::uint64_t id = 0;
+    std::string key;
+  };
+  Created create(const std::optional<std::string>& tenant, Time now);
+  // Whose key `presented` is; nullopt when it is not a key, not ours, or revoked.
+  std::optional<Principal> check(std::string_view presented);
+  // False when there is no such key, or it was revoked already.
+  bool revoke(std::uint64_t id, Time now);
+  std::vector<KeyInfo> list();
+  // Whether any key that is not revoked exists (a service without one cannot be called).
+  bool any_active();
+
+ private:
+  Db& db_;
+  std::unique_ptr<Db::Statement> insert_, find_, revoke_, list_, active_;
+};
+
+// The bearer token of an Authorization header ("Bearer rsk_..."); empty when it is not one.
+std::string_view bearer_token(std::string_view authorization);
+
+}  // namespace relaysim::live::webhook
