@@ -89,7 +89,7 @@ def percentile(sorted_values, q):
 
 
 def start_serve(relaysim, tmp, world_port, durability, concurrency, pod=1, platform="", events=False, group=True,
-                keep_alive="2s"):
+                keep_alive="1s"):
     port = free_port()
     config = os.path.join(tmp, f"serve-{pod}.yaml")
     with open(config, "w") as f:
@@ -164,7 +164,7 @@ def status_count(port, status):
     return float(re.search(r'^relaysim_requests\{status="' + status + r'"\} (\S+)$', text, re.M).group(1))
 
 
-def drain(relaysim, world_port, stuck_port, seconds, clients, keep_alive="2s"):
+def drain(relaysim, world_port, stuck_port, seconds, clients, keep_alive="1s"):
     """The dispatcher's own rate: a backlog is built by a process whose ServiceB never answers (it
     touches one request at a time), then a second process on the same database delivers it, with
     connections kept alive for `keep_alive` (0s: a new one for each delivery)."""
@@ -250,7 +250,7 @@ def main():
         slow, slow_port = start_world(relaysim, "live-slow-world.yaml")
         print("a backlog of pending requests, delivered by one serve process (64 at once):")
         for name, port in (("fast", world_port), ("slow (20 ms)", slow_port)):
-            for keep_alive in ("0s", "2s"):
+            for keep_alive in ("0s", "1s"):
                 b = drain(relaysim, port, stuck_port, args.seconds, args.clients, keep_alive)
                 how = "a connection each" if keep_alive == "0s" else "kept alive      "
                 print(f"  {name:12} endpoints, {how} {b['delivered']:8.0f} in {b['seconds']:6.2f} s = "

@@ -240,10 +240,16 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
   }
 
-  // Closes what has been idle for `idle_`, now and then, so that an idle place holds no sockets.
+  // Closes each connection once it has been idle for `idle_`, so that an idle place holds no
+  // sockets: wakes when the one idle longest expires.
   void sweep_later() {
     sweeping_ = true;
-    sweeper_.expires_after(idle_);
+    auto oldest = std::chrono::steady_clock::time_point::max();
+    for (const auto& [place, idle] : idle_by_place_) {
+      if (!idle.empty()) oldest = std::min(oldest, idle.front()->idle_since);
+    }
+    RELAYSIM_ASSERT(oldest != std::chrono::steady_clock::time_point::max(), "a sweep is for connections kept");
+    sweeper_.expires_at(oldest + std::chrono::duration_cast<std::chrono::steady_clock::duration>(idle_));
     sweeper_.async_wait([weak = weak_from_this()](const error_code& ec) {
       const std::shared_ptr<ConnectionPool> self = weak.lock();
       if (ec || !self) return;
@@ -379,18 +385,29 @@ class Call : public std::enable_shared_from_this<Call> {
       // Once any of the request has gone, the endpoint may have acted on it: whatever goes wrong
       // from here is "no answer", as a timeout is, never "not sent".
       if (self->timed_out_ || w) return self->fail(NetError::timeout, "no answer: " + w.message());
-      self->parser_.emplace();
-      self->parser_->body_limit(kMaxReplyBody);
-      http::async_read(stream, self->buffer_, *self->parser_, [self](const error_code& r, std::size_t) { self->on_read(r); });
+      self->read_answer(stream);
     });
   }
 
-  void on_read(const error_code& ec) {
+  template <class Stream>
+  void read_answer(Stream& stream) {
+    parser_.emplace();
+    parser_->body_limit(kMaxReplyBody);
+    http::async_read(stream, buffer_, *parser_, [self = shared_from_this(), &stream](const error_code& r, std::size_t) {
+      self->on_read(stream, r);
+    });
+  }
+
+  template <class Stream>
+  void on_read(Stream& stream, const error_code& ec) {
     RELAYSIM_ASSERT(parser_.has_value(), "a read has its parser");
     // A reply whose body was too long still has its status line: that is the answer.
     if (timed_out_ || (ec && !(ec == http::error::body_limit && parser_->is_header_done()))) {
       return fail(NetError::timeout, "no answer: " + ec.message());
     }
+    // An interim answer (100 Continue, sent unasked by some servers) is not the answer: read on.
+    const unsigned interim = parser_->get().result_int();
+    if (!ec && interim >= 100 && interim < 200 && interim != 101) return read_answer(stream);
     const auto& message = parser_->get();
     HttpReply reply;
     reply.status = static_cast<int>(message.result_int());
@@ -398,8 +415,10 @@ class Call : public std::enable_shared_from_this<Call> {
       reply.retry_after = std::string(it->value());
     }
     if (!ec) reply.body = message.body();
-    // Kept for the next call only when the whole answer was read and the server keeps it open.
-    finish(std::move(reply), !ec && message.keep_alive() && parser_->is_done());
+    // Kept for the next call only when the whole answer was read, nothing follows it, and the
+    // server keeps the connection open (101 hands it to another protocol).
+    finish(std::move(reply), !ec && parser_->is_done() && parser_->keep_alive() && buffer_.size() == 0 &&
+                                 reply.status >= 200);
   }
 
   tcp::socket& socket() { return conn_->raw(); }

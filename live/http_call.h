@@ -94,7 +94,7 @@ class HttpCaller {
   // Throws boost::system::system_error when `ca_file` cannot be read. `idle`: how long an idle
   // connection is kept for the next call; zero: none is, every call has a connection of its own.
   HttpCaller(boost::asio::io_context& io, AddressPolicy policy, const std::string& ca_file = {},
-             Duration idle = std::chrono::seconds(2));
+             Duration idle = std::chrono::seconds(1));
   ~HttpCaller();
   HttpCaller(const HttpCaller&) = delete;
   HttpCaller& operator=(const HttpCaller&) = delete;

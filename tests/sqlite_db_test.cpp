@@ -222,6 +222,9 @@ TEST_F(Grouped, AGroupSqliteRolledBackIsReportedLostAndItsCommitThrows) {
   db->when_committed([&said](bool ok) { said.push_back(ok); });
   // What SQLite does to the open transaction on some disk-full and I/O errors.
   ASSERT_EQ(sqlite3_exec(db->handle(), "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+  // Nothing joins a lost group: a write now would commit alone, outside it.
+  EXPECT_THROW(insert(2), StoreError);
+  EXPECT_THROW(Db::Transaction tx(*db), StoreError);
   try {
     db->commit_group();
     FAIL() << "a lost group must not pass for committed";

@@ -368,8 +368,10 @@ void EventLogWriter::write(const LogRecord& r) {
   if (commits_ != nullptr && commits_->group_open()) {
     if (held_.empty()) {
       commits_->when_committed([this](bool committed) {
-        if (committed) append(held_);
-        held_.clear();
+        // Taken out first: a line logged while these are written belongs to the next group.
+        std::string lines;
+        lines.swap(held_);
+        if (committed) append(lines);
       });
     }
     held_ += line;

@@ -425,8 +425,14 @@ struct Merger {
   std::vector<bool> call_bound = std::vector<bool>(calls.size(), false);
   std::vector<Time> created_after = std::vector<Time>(calls.size(), Time::min());
   const std::vector<std::vector<Time>> keys = places_in_time(logs);
-  // Terminal requests whose last claim no log tells of (see end_after).
+  // Terminal requests whose last claim no log tells of (see end_after), and the deaths that could
+  // have left each so.
   std::vector<model::RequestRow> unlogged_ends = ended_unlogged(logs, store);
+  struct Death {
+    std::uint32_t l;
+    std::uint64_t last;
+  };
+  std::vector<std::vector<Death>> end_candidates = std::vector<std::vector<Death>>(unlogged_ends.size());
 
   // The claims this process holds, not completed yet: the token, and its attempt if it made one.
   struct Claim {
@@ -440,11 +446,13 @@ struct Merger {
     std::unordered_map<model::RequestId, Claim> claims{};
     std::uint64_t stopped_at = kNone;  // the clean stop of the process before, when it left nothing open
     Time started_at = Time::min();     // the running process's
+    model::ClaimToken last_token = 0;  // the last claim token it logged
   };
 
   void walk(std::uint32_t l);
   // `until`: when the next process on this log started (Time::max(): none did).
   void end_after(Walk& w, std::uint64_t last, bool killed, Time until = Time::max());
+  void place_unlogged_ends();
   void lookup(std::uint32_t l, std::uint64_t s);
   void record(Walk& w, std::uint64_t s);
   std::size_t call_answered(const LogRecord& r) const;
@@ -466,6 +474,7 @@ void Merger::walk(std::uint32_t l) {
       w.up = true;
       w.stopped_at = kNone;
       w.started_at = r.at;
+      w.last_token = 0;
     }
     if (r.kind == LogKind::lookup) {
       lookup(l, s);
@@ -512,38 +521,47 @@ void Merger::end_after(Walk& w, std::uint64_t last, bool killed, Time until) {
   w.claims.clear();
   // A claim that completed without an attempt (a deadline passed, a URL ServiceB does not hold)
   // can commit in the same group as its completion, and a process killed before that group's
-  // lines were written leaves neither in its log: both join the stream from the store.
-  // The store does not keep who made a finished claim: it was a process that was killed after
-  // that moment and logged nothing from then on (a group's lines are written in the order of the
-  // groups, so a process that logged anything later had written that group's lines too).
+  // lines were written leaves neither in its log. The store does not keep who made a finished
+  // claim: it can only be a process killed after that moment that logged nothing from then on (a
+  // group's lines are written in the order of the groups) and no later claim token (the database
+  // hands tokens out in order). Each such death is a candidate; place_unlogged_ends() takes the
+  // rows that have exactly one.
   if (!killed) return;
-  const model::PodId pod = log[last].pod;
   const Time from = std::max(w.started_at, log[last].at);
-  std::vector<model::RequestRow>& rows = unlogged_ends;
-  for (auto row = rows.begin(); row != rows.end();) {
-    const Time at = row->terminal_at - shift;
-    if (at < from || at >= until) {
-      ++row;
-      continue;
-    }
+  for (std::size_t i = 0; i < unlogged_ends.size(); ++i) {
+    const model::RequestRow& row = unlogged_ends[i];
+    const Time at = row.terminal_at - shift;
+    if (at >= from && at < until && row.claim_token > w.last_token) end_candidates[i].push_back({l, last});
+  }
+}
+
+// The unlogged claims and ends (see end_after) that one death alone can explain join the stream
+// there. A row that none or several explain stays out: the store's count then differs from the
+// platform's and the judge says so, rather than guess.
+void Merger::place_unlogged_ends() {
+  std::vector<LogRecord>& recovered = stream.recovered;
+  for (std::size_t i = 0; i < unlogged_ends.size(); ++i) {
+    if (end_candidates[i].size() != 1) continue;
+    const model::RequestRow& row = unlogged_ends[i];
+    const auto [l, last] = end_candidates[i].front();
+    const Time at = row.terminal_at - shift;
     LogRecord claim;
     claim.kind = LogKind::claimed;
-    claim.pod = pod;
+    claim.pod = logs[l][last].pod;
     claim.at = at;
-    claim.id = row->id;
-    claim.token = row->claim_token;
-    claim.deadline_at = row->deadline_at - shift;
+    claim.id = row.id;
+    claim.token = row.claim_token;
+    claim.deadline_at = row.deadline_at - shift;
     LogRecord done = claim;
     done.kind = LogKind::completed;
-    done.status = row->status;
-    done.reason = row->reason;
-    done.due_at = row->due_at - shift;
+    done.status = row.status;
+    done.reason = row.reason;
+    done.due_at = row.due_at - shift;
     done.applied = true;
     for (LogRecord* r : {&claim, &done}) {
       stream.items.push_back({keys[l][last], l, last, 2, Item::What::recovered, static_cast<std::uint32_t>(recovered.size())});
       recovered.push_back(std::move(*r));
     }
-    row = rows.erase(row);
   }
 }
 
@@ -569,7 +587,10 @@ void Merger::record(Walk& w, std::uint64_t s) {
       w.stopped_at = w.claims.empty() ? s : kNone;
       end_after(w, s, false);
       break;
-    case LogKind::claimed: w.claims[r.id] = {r.token, kNoAttempt}; break;
+    case LogKind::claimed:
+      w.claims[r.id] = {r.token, kNoAttempt};
+      w.last_token = std::max(w.last_token, r.token);
+      break;
     case LogKind::attempt_started:
       if (const auto c = w.claims.find(r.id); c != w.claims.end()) {
         c->second.attempt = static_cast<std::uint32_t>(attempts.size());
@@ -646,6 +667,7 @@ Stream merge(const std::vector<std::vector<LogRecord>>& logs, const std::vector<
   Merger m{logs, calls, store, shift, out};
   std::vector<Item>& items = m.stream.items;
   for (std::uint32_t l = 0; l < logs.size(); ++l) m.walk(l);
+  m.place_unlogged_ends();
   out.recovered += m.stream.recovered.size();
   for (std::uint32_t c = 0; c < calls.size(); ++c) {
     if (calls[c].status == 0) continue;  // never answered: nothing was said to the client

@@ -63,7 +63,7 @@ struct ServeConfig {
   std::uint32_t pod = 1;
   Duration poll = std::chrono::seconds(1);
   Duration drain_timeout = std::chrono::seconds(30);
-  Duration keep_alive = std::chrono::seconds(2);
+  Duration keep_alive = std::chrono::seconds(1);
   // Not a key of the file: `serve --events FILE` appends the model's events there, for
   // `relaysim judge` (live/webhook/event_log.h). Empty: no log.
   std::string events;

@@ -45,7 +45,7 @@ Db::Statement& Db::Statement::bind(int i, std::string_view s) {
 }
 
 bool Db::Statement::step() {
-  if (writes_ && !control_ && db_.grouping_ && !db_.group_open_) db_.open_group();
+  if (writes_ && !control_ && db_.grouping_) db_.join_group();
   if (!control_ && db_.fail_point_ != nullptr) {
     if (const std::optional<StoreFailure> f = db_.fail_point_->before_step(writes_)) {
       reset();
@@ -209,6 +209,18 @@ void Db::open_group() {
   if (group_opened_) group_opened_();
 }
 
+void Db::join_group() {
+  RELAYSIM_ASSERT(grouping_, "only a grouping connection has groups to join");
+  if (!group_open_) {
+    open_group();
+  } else if (sqlite3_get_autocommit(db_) != 0) {
+    // SQLite rolled the group back after a failed write (a full disk, an I/O error): a write now
+    // would commit on its own, and be reported lost with the rest at the group's commit.
+    throw StoreError(StoreFailure::other, "the open group of writes on '" + path_ +
+                                              "' was rolled back after a failed write; nothing can join it");
+  }
+}
+
 void Db::when_committed(std::function<void(bool committed)> then) {
   RELAYSIM_ASSERT(static_cast<bool>(then), "something waits for the commit");
   if (!group_open_) {
@@ -251,7 +263,7 @@ std::uint32_t Db::commit_group() {
 // ---- Transaction ------------------------------------------------------------------------------
 
 Db::Transaction::Transaction(Db& db) : db_(db) {
-  if (db.grouping_ && !db.group_open_) db.open_group();
+  if (db.grouping_) db.join_group();
   savepoint_ = db.batched_ || db.group_open_ || db.depth_ > 0;
   (savepoint_ ? db_.savepoint_ : db_.begin_)->run();
   ++db_.depth_;

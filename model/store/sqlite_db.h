@@ -132,6 +132,9 @@ class Db {
  private:
   friend class Statement;
   void open_group();
+  // Before a write: opens a group when none is, and refuses the write when SQLite has rolled the
+  // open one back (a write then would commit alone, outside it).
+  void join_group();
 
   sqlite3* db_ = nullptr;
   std::string path_;
