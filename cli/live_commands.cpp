@@ -114,9 +114,9 @@ int run_service(const webhook::ServeConfig& config) {
     });
   });
   service->start();
-  if (!service->has_keys()) {
-    std::cerr << "relaysim serve: the database holds no API key, so no call but /healthz can be made: make one with "
-                 "`relaysim keys CONFIG --admin` (docs/live.md)\n";
+  if (!service->has_admin_key()) {
+    std::cerr << "relaysim serve: the database holds no admin API key, so no key can be made or revoked through "
+                 "the API and /metrics cannot be read: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
   }
   std::printf("relaysim serve: listening on http://%s:%u (pod %u, database %s, %s, ServiceB %s)\n",
               url_host(listen_endpoint(config.listen, "listen")).c_str(), static_cast<unsigned>(service->port()),
@@ -164,8 +164,19 @@ int keys_command(const KeysArgs& args) {
   webhook::ServeConfig config;
   if (const auto refused = read_config(serve, config)) return *refused;
   if (const auto refused = refuse_foreign_database(config.database)) return *refused;
-  if (config.database == ":memory:") return fail_usage("--database :memory: holds no keys a service could read");
-  if (args.tenant && args.tenant->empty()) return fail_usage("--tenant: give the tenant's cxid");
+  if (config.database.empty() || config.database == ":memory:") {
+    return fail_usage("--database '" + config.database + "' holds no keys a service could read: give a file");
+  }
+  if (args.tenant) {
+    if (const std::string problem = webhook::tenant_problem(*args.tenant); !problem.empty()) {
+      return fail_usage("--tenant: " + problem);
+    }
+  }
+  // Only a new key makes a database: a list or a revocation of a path that holds none is a typo.
+  if (!args.admin && !args.tenant && !inspect_database(config.database).exists) {
+    return fail_usage("no database at " + config.database + " (the path is the configuration's serve.database, or "
+                      "--database, from the current directory): nothing to list or revoke");
+  }
   try {
     // The whole store, not only the keys' table: serve then finds a database of its own.
     webhook::model::SqliteStore store(config.database, config.durability);

@@ -319,7 +319,14 @@ CLI::App* declare_keys(CLI::App& app, live::KeysArgs& keys_args) {
   keys->add_option("--database", keys_args.database, "Use this database file instead");
   auto* admin = keys->add_flag("--admin", keys_args.admin, "Make an admin key: it may do everything");
   auto* tenant = keys->add_option("--tenant", keys_args.tenant, "Make a key for this tenant (cxid): its own requests only");
-  auto* revoke = keys->add_option("--revoke", keys_args.revoke, "Revoke the key with this id");
+  auto* revoke = keys->add_option("--revoke", keys_args.revoke, "Revoke the key with this id")
+                     ->check(CLI::Validator(
+                         [](std::string& id) {
+                           const bool whole = !id.empty() && id.size() <= 19 && id[0] != '0' &&
+                                              std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+                           return whole ? std::string() : "a key id is a whole number from 1, as `relaysim keys CONFIG` lists it";
+                         },
+                         "ID"));
   auto* list = keys->add_flag("--list", keys_args.list, "List the keys (the default): id, tenant, made, revoked");
   admin->excludes(tenant)->excludes(revoke)->excludes(list);
   tenant->excludes(revoke)->excludes(list);

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 #include <optional>
@@ -152,7 +154,15 @@ Response Api::handle(const Incoming& in) {
       if (in.method != "GET") return method_not_allowed("GET");
       return ok(draining_ ? 503 : 200, json{{"status", draining_ ? "draining" : "ok"}});
     }
-    // The key is read, never echoed: no answer and no log line repeats it.
+    // The key is read, never echoed: no answer and no log line repeats it. Given twice, which one
+    // counts would depend on who reads it (a proxy may take the last): refused.
+    int given = 0;
+    for (const auto& [name, value] : in.headers) {
+      given += name.size() == 13 && std::equal(name.begin(), name.end(), "authorization", [](char a, char b) {
+                 return std::tolower(static_cast<unsigned char>(a)) == b;
+               });
+    }
+    if (given > 1) return error_response(400, "Authorization is given more than once");
     const std::string_view authorization = in.header("authorization");
     if (authorization.empty()) {
       return unauthorized("this API takes a key: send Authorization: Bearer rsk_... "
@@ -222,6 +232,11 @@ Response Api::keys(const Incoming& in, std::string_view rest) {
       return ok(200, json{{"keys", std::move(items)}});
     }
     if (in.method != "POST") return method_not_allowed("GET, POST");
+    if (!is_json_media_type(in.header("content-type"))) {
+      return error_response(415, "the body must be JSON, sent with Content-Type: application/json");
+    }
+    StrictJson strict;
+    if (!json::sax_parse(in.body, &strict)) return error_response(400, strict.problem);
     const json body = json::parse(in.body, nullptr, false);
     const bool admin = body.is_object() && body.size() == 1 && body.contains("admin") && body["admin"] == true;
     const bool tenant = body.is_object() && body.size() == 1 && body.contains("tenant") && body["tenant"].is_string() &&
@@ -229,12 +244,26 @@ Response Api::keys(const Incoming& in, std::string_view rest) {
     if (!admin && !tenant) return error_response(400, "the body is {\"tenant\": CXID} for a tenant's key, or {\"admin\": true}");
     const std::optional<std::string> whose =
         tenant ? std::optional<std::string>(body["tenant"].get<std::string>()) : std::nullopt;
+    if (whose) {
+      if (const std::string problem = tenant_problem(*whose); !problem.empty()) return error_response(400, problem);
+    }
     const ApiKeys::Created k = keys_.create(whose, clock_.now());
-    return ok(201, json{{"id", k.id}, {"key", k.key}, {"tenant", whose ? json(*whose) : json(nullptr)}});
+    Response r = ok(201, json{{"id", k.id}, {"key", k.key}, {"tenant", whose ? json(*whose) : json(nullptr)}});
+    r.headers.emplace_back("Cache-Control", "no-store");  // shown once: no cache keeps it
+    return r;
   }
   const std::optional<std::uint64_t> id = whole_number(rest.substr(1));
-  if (!id || *id == 0) return error_response(404, "no such key: '" + std::string(rest.substr(1)) + "' is not a key id");
+  if (!id || *id == 0 || rest[1] == '0') {
+    return error_response(404, "no such key: '" + std::string(rest.substr(1)) + "' is not a key id");
+  }
   if (in.method != "DELETE") return method_not_allowed("DELETE");
+  // The API cannot lock its admins out: the last admin key goes only after another is made (or
+  // with `relaysim keys --revoke`, on the host).
+  const std::vector<KeyInfo> all = keys_.list();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const KeyInfo& k) { return k.id == *id; });
+  if (it != all.end() && !it->tenant && !it->revoked_at && keys_.active_admins() == 1) {
+    return error_response(409, "key " + std::to_string(*id) + " is the last admin key: make another before revoking it");
+  }
   if (!keys_.revoke(*id, clock_.now())) return error_response(404, "no key " + std::to_string(*id) + " that is not revoked");
   return ok(200, json{{"id", *id}, {"revoked", true}});
 }

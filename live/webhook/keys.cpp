@@ -37,6 +37,16 @@ std::string digest(std::string_view secret) {
 
 }  // namespace
 
+std::string tenant_problem(std::string_view tenant) {
+  if (tenant.empty()) return "a tenant is a cxid: it is empty";
+  if (tenant.size() > 256) return "a tenant is a cxid of at most 256 bytes";
+  if (tenant.front() == ' ' || tenant.back() == ' ') return "a tenant has no space at either end";
+  for (const char c : tenant) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "a tenant holds no control characters";
+  }
+  return {};
+}
+
 std::string_view bearer_token(std::string_view authorization) {
   constexpr std::string_view kBearer = "Bearer ";
   if (authorization.size() <= kBearer.size()) return {};
@@ -68,6 +78,7 @@ ApiKeys::Created ApiKeys::create(const std::optional<std::string>& tenant, Time 
   if (RAND_bytes(random.data(), static_cast<int>(random.size())) != 1) {
     throw std::runtime_error("the system's random generator failed; no key was made");
   }
+  RELAYSIM_ASSERT(!tenant || tenant_problem(*tenant).empty(), "a key's tenant was checked before");
   const std::string secret = hex(random.data(), random.size());
   const std::string d = digest(secret);
   Db::Statement& insert =
@@ -90,7 +101,8 @@ std::optional<Principal> ApiKeys::check(std::string_view presented) {
   if (sep == std::string_view::npos || presented.size() - sep - 1 != kSecretHex) return std::nullopt;
   std::uint64_t id = 0;
   const auto [end, ec] = std::from_chars(presented.data(), presented.data() + sep, id);
-  if (ec != std::errc{} || end != presented.data() + sep || id == 0) return std::nullopt;
+  // One key, one spelling: no leading zeros (a scanner looking for a key finds it as made).
+  if (ec != std::errc{} || end != presented.data() + sep || id == 0 || presented.front() == '0') return std::nullopt;
   const std::string_view secret = presented.substr(sep + 1);
   Db::Statement& find = db_.prepared(find_, "SELECT tenant, digest, revoked_at FROM api_keys WHERE id = ?1");
   ResetOnExit reset(find);
@@ -130,10 +142,12 @@ std::vector<KeyInfo> ApiKeys::list() {
   return out;
 }
 
-bool ApiKeys::any_active() {
-  Db::Statement& active = db_.prepared(active_, "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)");
-  ResetOnExit reset(active);
-  return active.step() && active.i64(0) == 1;
+std::uint64_t ApiKeys::active_admins() {
+  Db::Statement& admins =
+      db_.prepared(admins_, "SELECT COUNT(*) FROM api_keys WHERE tenant IS NULL AND revoked_at IS NULL");
+  ResetOnExit reset(admins);
+  return admins.step() ? static_cast<std::uint64_t>(admins.i64(0)) : 0;
 }
+
 
 }  // namespace relaysim::live::webhook

@@ -54,14 +54,18 @@ class ApiKeys {
   std::optional<Principal> check(std::string_view presented);
   // False when there is no such key, or it was revoked already.
   bool revoke(std::uint64_t id, Time now);
+  // Admin keys that are not revoked.
+  std::uint64_t active_admins();
   std::vector<KeyInfo> list();
-  // Whether any key that is not revoked exists (a service without one cannot be called).
-  bool any_active();
 
  private:
   Db& db_;
-  std::unique_ptr<Db::Statement> insert_, find_, revoke_, list_, active_;
+  std::unique_ptr<Db::Statement> insert_, find_, revoke_, list_, admins_;
 };
+
+// Why `tenant` cannot be a key's tenant, or empty: it must be a cxid a create could carry (1 to
+// 256 bytes), printable, with no space at either end (a list prints it as it is).
+std::string tenant_problem(std::string_view tenant);
 
 // The bearer token of an Authorization header ("Bearer rsk_..."); empty when it is not one.
 std::string_view bearer_token(std::string_view authorization);

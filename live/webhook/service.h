@@ -82,8 +82,8 @@ class Service {
   Service& operator=(const Service&) = delete;
 
   unsigned short port() const { return server_->port(); }
-  // Whether the database holds a key that is not revoked (live/webhook/keys.h).
-  bool has_keys() { return keys_.any_active(); }
+  // Whether the database holds an admin key that is not revoked (live/webhook/keys.h).
+  bool has_admin_key() { return keys_.active_admins() > 0; }
   // Starts delivering what is due.
   void start();
   // Stops accepting and claiming; `done` runs when the attempts in flight have completed, or

@@ -327,7 +327,28 @@ TEST_F(ApiTest, EveryCallButHealthzTakesAKeyAndATenantsKeyActsForItsOwnTenantOnl
   refused(cx1, "GET", "/v1/webhooks/2", 401);
   EXPECT_TRUE(json::parse(call("GET", "/v1/keys").body)["keys"][1].contains("revoked_at"));
   refused(admin, "POST", "/v1/keys", 400, R"({"tenant":""})");
+  refused(admin, "POST", "/v1/keys", 400, R"({"tenant":" cx1"})");
+  refused(admin, "POST", "/v1/keys", 400, R"({"tenant":"cx\n1"})");
+  refused(admin, "POST", "/v1/keys", 400, R"({"tenant":"a","tenant":"b"})");
   refused(admin, "PUT", "/v1/keys", 405);
+  // One spelling per key: a leading zero in its id is not the key.
+  const std::string zero = admin.substr(0, 11) + "0" + admin.substr(11);
+  ASSERT_EQ(zero.rfind("Bearer rsk_0", 0), 0u) << zero;
+  refused(zero, "GET", "/v1/keys", 401);
+  // The header twice: which counts would depend on who reads it.
+  Incoming twice;
+  twice.method = "GET";
+  twice.target = "/v1/keys";
+  twice.headers = {{"Authorization", admin}, {"authorization", "Bearer nope"}};
+  EXPECT_EQ(api.handle(twice).status, 400);
+  // A new key is not cached; the last admin key cannot be revoked through the API.
+  const Response fresh = call("POST", "/v1/keys", R"({"admin":true})");
+  ASSERT_EQ(fresh.status, 201);
+  EXPECT_NE(std::find(fresh.headers.begin(), fresh.headers.end(), std::pair<std::string, std::string>{"Cache-Control", "no-store"}),
+            fresh.headers.end());
+  const int second = json::parse(fresh.body)["id"].get<int>();
+  EXPECT_EQ(call("DELETE", "/v1/keys/1").status, 200);
+  EXPECT_EQ(call_as("Bearer " + json::parse(fresh.body)["key"].get<std::string>(), "DELETE", "/v1/keys/" + std::to_string(second)).status, 409);
   const std::string secret = cx1.substr(cx1.rfind('_') + 1);
   for (const Response& r : answers) {
     EXPECT_EQ(r.body.find(secret.substr(0, 16)), std::string::npos) << r.body;
