@@ -752,6 +752,29 @@ TEST(Judge, TakesAClaimAndItsEndThatOneGroupCommittedAndNoLogTells) {
   EXPECT_NE(only.find("ended dead_lettered and its tenant was never told"), std::string::npos) << only;
 }
 
+// The same run with a second process (pod 2) killed too, after the same moment, having logged
+// nothing since: either could have made that claim, and the store does not say which. The judge
+// does not guess: the dead letter stays unexplained, and the store's count is reported.
+TEST(Judge, LeavesAnUnloggedEndThatTwoDeathsCouldExplainUnexplained) {
+  const std::string dir = testing::TempDir() + "judge-unlogged-two";
+  webhook::JudgeInputs in;
+  write_recovery_run(dir, in, std::chrono::milliseconds(15), true);
+  if (HasFatalFailure()) return;
+  webhook::LogRecord started;
+  started.kind = webhook::LogKind::started;
+  started.pod = 2;
+  started.at = time_from_ns(1'795'000'000'000'000'000) + std::chrono::milliseconds(590);
+  std::ofstream(dir + "/events-2.jsonl") << webhook::write_record(started) << '\n';
+  in.events.push_back(dir + "/events-2.jsonl");
+  const webhook::Judgement j = webhook::judge(in);
+  EXPECT_EQ(j.recovered, 2u);  // r2's create and r1's completion only
+  bool reported = false;
+  for (const sim::Violation& v : j.ledger.examples()) {
+    reported |= j.ledger.describe(v).find("the store holds 1 dead_lettered requests; the platform reported 0") != std::string::npos;
+  }
+  EXPECT_TRUE(reported);
+}
+
 // The judge's one tolerance: a receipt is written on the world's clock, an attempt on its process's;
 // the two agree within kClockReadError (live/clock.h). A receipt that far before the start of the
 // attempt that carried it is that attempt's; one further off was sent by no attempt of the logs,
