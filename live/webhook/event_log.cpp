@@ -46,7 +46,7 @@ struct Writer {
   }
 };
 
-struct Reader {
+struct FieldReader {
   const json& in;
   std::string problem;  // the first field that could not be read
   template <class T>
@@ -177,7 +177,7 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
   }
   LogRecord r;
   r.kind = *k;
-  Reader reader{in, {}};
+  FieldReader reader{in, {}};
   LogRecord::fields(r, reader);
   if (!reader.problem.empty()) {
     problem = std::string(to_string(*k)) + ": " + reader.problem;
