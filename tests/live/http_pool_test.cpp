@@ -106,10 +106,8 @@ struct Replies {
   }
 };
 
-TEST(HttpPool, TheSecondCallToAPlaceTakesTheFirstsConnection) {
-  asio::io_context io;
-  TestServer server(io, TestServer::Answer::keep_open);
-  HttpCaller caller(io, kLoopback);
+// Two calls, the second made when the first is answered (its connection back in the pool).
+Replies call_twice(asio::io_context& io, HttpCaller& caller, const TestServer& server) {
   Replies replies;
   caller.call("POST", server.url(), kNoHeaders, "{}", std::chrono::seconds(5), [&](HttpReply&& first) {
     replies.got.push_back(std::move(first));
@@ -117,6 +115,14 @@ TEST(HttpPool, TheSecondCallToAPlaceTakesTheFirstsConnection) {
   });
   while (replies.got.size() < 2 && io.run_one() > 0) {
   }
+  return replies;
+}
+
+TEST(HttpPool, TheSecondCallToAPlaceTakesTheFirstsConnection) {
+  asio::io_context io;
+  TestServer server(io, TestServer::Answer::keep_open);
+  HttpCaller caller(io, kLoopback);
+  Replies replies = call_twice(io, caller, server);
   ASSERT_EQ(replies.got.size(), 2u);
   EXPECT_EQ(replies.got[0].status, 200);
   EXPECT_EQ(replies.got[1].status, 200);
@@ -158,13 +164,7 @@ TEST(HttpPool, APostAPooledConnectionLosesAfterItWasWrittenIsNoAnswerAndNotSentA
   asio::io_context io;
   TestServer server(io, TestServer::Answer::drop_second_request);
   HttpCaller caller(io, kLoopback);
-  Replies replies;
-  caller.call("POST", server.url(), kNoHeaders, "{}", std::chrono::seconds(5), [&](HttpReply&& first) {
-    replies.got.push_back(std::move(first));
-    caller.call("POST", server.url(), kNoHeaders, "{}", std::chrono::seconds(5), replies.collect());
-  });
-  while (replies.got.size() < 2 && io.run_one() > 0) {
-  }
+  Replies replies = call_twice(io, caller, server);
   ASSERT_EQ(replies.got.size(), 2u);
   EXPECT_EQ(replies.got[1].error, NetError::timeout) << "the endpoint may have acted on it";
   EXPECT_EQ(server.requests, 2) << "sent once, not again on a fresh connection";
@@ -175,13 +175,7 @@ TEST(HttpPool, WithoutKeepAliveEveryCallHasAConnectionOfItsOwn) {
   asio::io_context io;
   TestServer server(io, TestServer::Answer::keep_open);
   HttpCaller caller(io, kLoopback, {}, Duration::zero());
-  Replies replies;
-  caller.call("POST", server.url(), kNoHeaders, "{}", std::chrono::seconds(5), [&](HttpReply&& first) {
-    replies.got.push_back(std::move(first));
-    caller.call("POST", server.url(), kNoHeaders, "{}", std::chrono::seconds(5), replies.collect());
-  });
-  while (replies.got.size() < 2 && io.run_one() > 0) {
-  }
+  Replies replies = call_twice(io, caller, server);
   ASSERT_EQ(replies.got.size(), 2u);
   EXPECT_EQ(server.connections, 2);
   EXPECT_NE(server.heads[0].find("Connection: close"), std::string::npos);
