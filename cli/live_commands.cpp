@@ -190,7 +190,7 @@ int keys_command(const KeysArgs& args) {
       return kExitPass;
     }
     if (args.revoke) {
-      if (!keys.revoke(*args.revoke, now)) {
+      if (keys.revoke(*args.revoke, now, /*keep_an_admin=*/false) != webhook::ApiKeys::Revoked::revoked) {
         return fail_usage("--revoke " + std::to_string(*args.revoke) + ": no such key, or it is revoked already");
       }
       std::cerr << "relaysim keys: key " << *args.revoke << " revoked\n";

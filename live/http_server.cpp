@@ -22,15 +22,25 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
+namespace {
+// Header names are compared without case (RFC 9110).
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+}  // namespace
+
 std::string_view Incoming::header(std::string_view name) const {
   for (const auto& [n, v] : headers) {
-    if (n.size() == name.size() && std::equal(n.begin(), n.end(), name.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        })) {
-      return v;
-    }
+    if (same_name(n, name)) return v;
   }
   return {};
+}
+
+std::size_t Incoming::header_count(std::string_view name) const {
+  return static_cast<std::size_t>(
+      std::count_if(headers.begin(), headers.end(), [&](const auto& h) { return same_name(h.first, name); }));
 }
 
 Response error_response(int status, std::string_view reason) {

@@ -30,6 +30,8 @@ struct Incoming {
   std::vector<std::pair<std::string_view, std::string_view>> headers;  // names as sent
   // The first header called `name`, compared without case; empty when absent.
   std::string_view header(std::string_view name) const;
+  // How many headers are called `name` (compared without case).
+  std::size_t header_count(std::string_view name) const;
 };
 
 struct Response {

@@ -148,7 +148,8 @@ std::string format_utc(Time t) {
 }
 
 Response Api::handle(const Incoming& in) {
-  const std::string_view path = in.target.substr(0, in.target.find('?'));
+  const std::size_t question = in.target.find('?');
+  const std::string_view path = in.target.substr(0, question);
   try {
     if (path == "/healthz") {  // for load balancers and supervisors: no key
       if (in.method != "GET") return method_not_allowed("GET");
@@ -156,13 +157,7 @@ Response Api::handle(const Incoming& in) {
     }
     // The key is read, never echoed: no answer and no log line repeats it. Given twice, which one
     // counts would depend on who reads it (a proxy may take the last): refused.
-    int given = 0;
-    for (const auto& [name, value] : in.headers) {
-      given += name.size() == 13 && std::equal(name.begin(), name.end(), "authorization", [](char a, char b) {
-                 return std::tolower(static_cast<unsigned char>(a)) == b;
-               });
-    }
-    if (given > 1) return error_response(400, "Authorization is given more than once");
+    if (in.header_count("authorization") > 1) return error_response(400, "Authorization is given more than once");
     const std::string_view authorization = in.header("authorization");
     if (authorization.empty()) {
       return unauthorized("this API takes a key: send Authorization: Bearer rsk_... "
@@ -170,53 +165,49 @@ Response Api::handle(const Incoming& in) {
     }
     const std::optional<Principal> who = keys_.check(bearer_token(authorization));
     if (!who) return unauthorized("the key is not one of this service's, or it was revoked");
-    return route(in, *who);
+    const std::string_view query = question == std::string_view::npos ? std::string_view{} : in.target.substr(question + 1);
+    return route(in, path, query, *who);
   } catch (const StoreError& e) {
     return store_failed(e);
   }
 }
 
-Response Api::route(const Incoming& in, const Principal& who) {
-  const std::size_t question = in.target.find('?');
-  const std::string_view path = in.target.substr(0, question);
-  const std::string_view query = question == std::string_view::npos ? std::string_view{} : in.target.substr(question + 1);
+Response Api::route(const Incoming& in, std::string_view path, std::string_view query, const Principal& who) {
   const auto only = [&](std::string_view method) { return in.method == method; };
-  {
-    if (path == "/v1/keys" || path.starts_with("/v1/keys/")) {
-      if (!who.admin()) return error_response(403, "keys are managed with the admin's key");
-      return keys(in, path.substr(std::string_view("/v1/keys").size()));
-    }
-    if (path == "/metrics") {
-      if (!who.admin()) return error_response(403, "/metrics takes the admin's key");
-      if (!only("GET")) return method_not_allowed("GET");
-      Response r;
-      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-      r.body = metrics_ ? metrics_() : std::string{};
-      return r;
-    }
-    if (path == "/v1/webhooks") {
-      if (!only("POST")) return method_not_allowed("POST");
-      if (!query.empty()) return error_response(400, "POST /v1/webhooks takes no query");
-      return create(in, who);
-    }
-    if (path == "/v1/dead-letters") {
-      if (!only("GET")) return method_not_allowed("GET");
-      return dead_letters(query, who);
-    }
-    constexpr std::string_view kPrefix = "/v1/webhooks/";
-    if (path.substr(0, kPrefix.size()) == kPrefix) {
-      std::string_view rest = path.substr(kPrefix.size());
-      const bool is_replay = rest.size() > 7 && rest.substr(rest.size() - 7) == "/replay";
-      if (is_replay) rest = rest.substr(0, rest.size() - 7);
-      const std::optional<std::uint64_t> id = whole_number(rest);
-      if (!id || *id == 0) return error_response(404, "no such request: '" + std::string(rest) + "' is not a request id");
-      if (is_replay) return only("POST") ? replay(*id, who) : method_not_allowed("POST");
-      return only("GET") ? show(*id, who) : method_not_allowed("GET");
-    }
-    return error_response(404, "no such endpoint: " + std::string(path) +
-                                   " (the API has /v1/webhooks, /v1/webhooks/{id}, /v1/webhooks/{id}/replay, "
-                                   "/v1/dead-letters, /v1/keys, /healthz and /metrics)");
+  if (path == "/v1/keys" || path.starts_with("/v1/keys/")) {
+    if (!who.admin()) return error_response(403, "keys are managed with the admin's key");
+    return keys(in, path.substr(std::string_view("/v1/keys").size()));
   }
+  if (path == "/metrics") {
+    if (!who.admin()) return error_response(403, "/metrics takes the admin's key");
+    if (!only("GET")) return method_not_allowed("GET");
+    Response r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = metrics_ ? metrics_() : std::string{};
+    return r;
+  }
+  if (path == "/v1/webhooks") {
+    if (!only("POST")) return method_not_allowed("POST");
+    if (!query.empty()) return error_response(400, "POST /v1/webhooks takes no query");
+    return create(in, who);
+  }
+  if (path == "/v1/dead-letters") {
+    if (!only("GET")) return method_not_allowed("GET");
+    return dead_letters(query, who);
+  }
+  constexpr std::string_view kPrefix = "/v1/webhooks/";
+  if (path.substr(0, kPrefix.size()) == kPrefix) {
+    std::string_view rest = path.substr(kPrefix.size());
+    const bool is_replay = rest.size() > 7 && rest.substr(rest.size() - 7) == "/replay";
+    if (is_replay) rest = rest.substr(0, rest.size() - 7);
+    const std::optional<std::uint64_t> id = whole_number(rest);
+    if (!id || *id == 0) return error_response(404, "no such request: '" + std::string(rest) + "' is not a request id");
+    if (is_replay) return only("POST") ? replay(*id, who) : method_not_allowed("POST");
+    return only("GET") ? show(*id, who) : method_not_allowed("GET");
+  }
+  return error_response(404, "no such endpoint: " + std::string(path) +
+                                 " (the API has /v1/webhooks, /v1/webhooks/{id}, /v1/webhooks/{id}/replay, "
+                                 "/v1/dead-letters, /v1/keys, /healthz and /metrics)");
 }
 
 Response Api::keys(const Incoming& in, std::string_view rest) {
@@ -257,14 +248,12 @@ Response Api::keys(const Incoming& in, std::string_view rest) {
     return error_response(404, "no such key: '" + std::string(rest.substr(1)) + "' is not a key id");
   }
   if (in.method != "DELETE") return method_not_allowed("DELETE");
-  // The API cannot lock its admins out: the last admin key goes only after another is made (or
-  // with `relaysim keys --revoke`, on the host).
-  const std::vector<KeyInfo> all = keys_.list();
-  const auto it = std::find_if(all.begin(), all.end(), [&](const KeyInfo& k) { return k.id == *id; });
-  if (it != all.end() && !it->tenant && !it->revoked_at && keys_.active_admins() == 1) {
-    return error_response(409, "key " + std::to_string(*id) + " is the last admin key: make another before revoking it");
+  switch (keys_.revoke(*id, clock_.now(), /*keep_an_admin=*/true)) {
+    case ApiKeys::Revoked::revoked: break;
+    case ApiKeys::Revoked::no_such_key: return error_response(404, "no key " + std::to_string(*id) + " that is not revoked");
+    case ApiKeys::Revoked::last_admin:
+      return error_response(409, "key " + std::to_string(*id) + " is the last admin key: make another before revoking it");
   }
-  if (!keys_.revoke(*id, clock_.now())) return error_response(404, "no key " + std::to_string(*id) + " that is not revoked");
   return ok(200, json{{"id", *id}, {"revoked", true}});
 }
 

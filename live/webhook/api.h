@@ -50,7 +50,8 @@ class Api {
   void set_draining(bool draining) { draining_ = draining; }
 
  private:
-  Response route(const Incoming& in, const Principal& who);
+  // After the key check: `path` and `query` are the target's two parts.
+  Response route(const Incoming& in, std::string_view path, std::string_view query, const Principal& who);
   Response create(const Incoming& in, const Principal& who);
   Response show(model::RequestId id, const Principal& who);
   Response replay(model::RequestId id, const Principal& who);

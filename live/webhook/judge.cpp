@@ -323,6 +323,22 @@ std::vector<Call> read_calls(const std::string& path, Duration shift) {
   return calls;
 }
 
+// Calls `each(id)` for every request the store holds in a status `which` takes, a page at a time.
+template <class Which, class Each>
+void each_stored(model::Store& store, Which which, Each each) {
+  constexpr std::size_t kPage = 1024;
+  for (int s = 0; s < model::kStatusCount; ++s) {
+    const auto status = static_cast<model::Status>(s);
+    if (!which(status)) continue;
+    for (model::RequestId after = 0;;) {
+      const std::vector<model::RequestId> ids = store.with_status(status, after, kPage);
+      for (const model::RequestId id : ids) each(id);
+      if (ids.size() < kPage) break;
+      after = ids.back();
+    }
+  }
+}
+
 // A process killed between a create's commit and its log line leaves a request no log created:
 // its create, from the store, in id order.
 std::vector<LogRecord> creates_from_store(model::Store& store, const std::vector<std::vector<LogRecord>>& logs, Duration shift) {
@@ -333,27 +349,20 @@ std::vector<LogRecord> creates_from_store(model::Store& store, const std::vector
     }
   }
   std::vector<LogRecord> creates;
-  for (int status = 0; status < model::kStatusCount; ++status) {
-    for (model::RequestId after = 0;;) {
-      const std::vector<model::RequestId> ids = store.with_status(static_cast<model::Status>(status), after, 1024);
-      for (const model::RequestId id : ids) {
-        if (logged.contains(id)) continue;
-        const std::optional<model::RequestRow> row = store.get(id);
-        RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
-        LogRecord r;
-        r.kind = LogKind::ingested;
-        r.at = row->created_at - shift;
-        r.id = id;
-        r.cxid = row->cxid;
-        r.request_id = row->request_id;
-        r.created_at = row->created_at - shift;
-        r.deadline_at = row->deadline_at - shift;
-        creates.push_back(std::move(r));
-      }
-      if (ids.size() < 1024) break;
-      after = ids.back();
-    }
-  }
+  each_stored(store, [](model::Status) { return true; }, [&](model::RequestId id) {
+    if (logged.contains(id)) return;
+    const std::optional<model::RequestRow> row = store.get(id);
+    RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
+    LogRecord r;
+    r.kind = LogKind::ingested;
+    r.at = row->created_at - shift;
+    r.id = id;
+    r.cxid = row->cxid;
+    r.request_id = row->request_id;
+    r.created_at = row->created_at - shift;
+    r.deadline_at = row->deadline_at - shift;
+    creates.push_back(std::move(r));
+  });
   std::sort(creates.begin(), creates.end(), [](const LogRecord& a, const LogRecord& b) { return a.id < b.id; });
   return creates;
 }
@@ -370,20 +379,11 @@ std::vector<model::RequestRow> ended_unlogged(
     }
   }
   std::vector<model::RequestRow> out;
-  for (int status = 0; status < model::kStatusCount; ++status) {
-    if (!model::is_terminal(static_cast<model::Status>(status))) continue;
-    for (model::RequestId after = 0;;) {
-      const std::vector<model::RequestId> ids = store.with_status(static_cast<model::Status>(status), after, 1024);
-      for (const model::RequestId id : ids) {
-        std::optional<model::RequestRow> row = store.get(id);
-        RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
-        if (row->claim_token == 0 || logged.contains(row->claim_token)) continue;
-        out.push_back(std::move(*row));
-      }
-      if (ids.size() < 1024) break;
-      after = ids.back();
-    }
-  }
+  each_stored(store, model::is_terminal, [&](model::RequestId id) {
+    std::optional<model::RequestRow> row = store.get(id);
+    RELAYSIM_ASSERT(row.has_value(), "a request the store lists is in the store");
+    if (row->claim_token != 0 && !logged.contains(row->claim_token)) out.push_back(std::move(*row));
+  });
   return out;
 }
 

@@ -119,12 +119,21 @@ std::optional<Principal> ApiKeys::check(std::string_view presented) {
   return p;
 }
 
-bool ApiKeys::revoke(std::uint64_t id, Time now) {
-  Db::Statement& revoke = db_.prepared(revoke_, "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL");
-  revoke.bind(1, id).bind(2, now).run();
-  const bool changed = db_.changes() == 1;
-  if (changed) db_.wrote();
-  return changed;
+ApiKeys::Revoked ApiKeys::revoke(std::uint64_t id, Time now, bool keep_an_admin) {
+  // One statement: the count of admins it leaves is read where it writes.
+  Db::Statement& revoke = db_.prepared(
+      revoke_,
+      "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL AND NOT (?3 AND tenant IS NULL AND "
+      "(SELECT COUNT(*) FROM api_keys WHERE tenant IS NULL AND revoked_at IS NULL) = 1)");
+  revoke.bind(1, id).bind(2, now).bind(3, keep_an_admin ? 1 : 0).run();
+  if (db_.changes() == 1) {
+    db_.wrote();
+    return Revoked::revoked;
+  }
+  Db::Statement& find = db_.prepared(find_, "SELECT tenant, digest, revoked_at FROM api_keys WHERE id = ?1");
+  ResetOnExit reset(find);
+  find.bind(1, id);
+  return find.step() && find.is_null(2) ? Revoked::last_admin : Revoked::no_such_key;
 }
 
 std::vector<KeyInfo> ApiKeys::list() {

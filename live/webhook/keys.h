@@ -52,8 +52,11 @@ class ApiKeys {
   Created create(const std::optional<std::string>& tenant, Time now);
   // Whose key `presented` is; nullopt when it is not a key, not ours, or revoked.
   std::optional<Principal> check(std::string_view presented);
-  // False when there is no such key, or it was revoked already.
-  bool revoke(std::uint64_t id, Time now);
+  enum class Revoked : std::uint8_t { revoked, no_such_key, last_admin };
+  // Revokes key `id` (no_such_key: none, or revoked already). `keep_an_admin`: not when it is the
+  // last admin key not revoked (last_admin) -- the API cannot lock its admins out; the command on
+  // the host, which can make another, may.
+  Revoked revoke(std::uint64_t id, Time now, bool keep_an_admin);
   // Admin keys that are not revoked.
   std::uint64_t active_admins();
   std::vector<KeyInfo> list();
