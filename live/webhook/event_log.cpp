@@ -132,8 +132,12 @@ void LogRecord::fields(Self& r, Io& io) {
       return;
     case LogKind::notified:
       io("id", r.id);
+      io("notice", r.notice);
+      io("life", r.life);
+      io("sends", r.sends);
       io("status", r.status);
       io("reason", r.reason);
+      io("ended_at", r.ended_at);
       return;
     case LogKind::replayed:
       io("id", r.id);
@@ -204,13 +208,10 @@ void LogChecker::end_life() {
   open_.clear();  // a killed process's claims stay in flight; a stopped one's were left to their leases
   breaker_ = BreakerState::closed;
   last_created_ = 0;
-  completion_before_ = false;
 }
 
 std::string LogChecker::check(const LogRecord& r, const std::string& where) {
   const std::string kind(to_string(r.kind));
-  const bool after_completion = completion_before_;
-  completion_before_ = false;
   if (r.kind == LogKind::started) {
     end_life();  // after a stop, or a kill
     up_ = true;
@@ -228,10 +229,9 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
     case LogKind::attempt_finished: return check_attempt_finished(r);
     case LogKind::completed: return check_completion(r);
     case LogKind::notified:
-      if (!after_completion || completion_.id != r.id || !completion_.applied || completion_.status != r.status ||
-          completion_.reason != r.reason || (r.status != model::Status::failed && r.status != model::Status::dead_lettered)) {
-        return "a notice to " + request_of(r) + "'s tenant that does not follow at once the completion that failed or "
-               "dead-lettered it";
+      if ((r.status != model::Status::failed && r.status != model::Status::dead_lettered) || r.sends == 0 ||
+          r.notice == 0 || r.ended_at > r.at) {
+        return "a notice to " + request_of(r) + "'s tenant that is not of a failure that ended before it, sent at least once";
       }
       break;
     case LogKind::replayed: break;
@@ -334,8 +334,6 @@ std::string LogChecker::check_completion(const LogRecord& r) {
   std::vector<Claim>& claims = it->second;
   claims.erase(claims.begin() + (c - claims.data()));
   if (claims.empty()) open_.erase(it);
-  completion_before_ = true;
-  completion_ = r;
   return {};
 }
 
@@ -448,10 +446,14 @@ void EventLogWriter::on(const model::Completed& e) {
 }
 
 void EventLogWriter::on(const model::TenantNotified& e) {
-  LogRecord r = record(LogKind::notified, pod_, e.at);
-  r.id = e.row.id;
-  r.status = e.status;
-  r.reason = e.reason;
+  LogRecord r = record(LogKind::notified, e.pod, e.at);
+  r.id = e.notice.request;
+  r.notice = e.notice.id;
+  r.life = e.notice.life;
+  r.sends = e.notice.sends;
+  r.status = e.notice.status;
+  r.reason = e.notice.reason;
+  r.ended_at = e.notice.at;
   write(r);
 }
 

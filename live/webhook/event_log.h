@@ -67,6 +67,10 @@ struct LogRecord {
   model::LookupStatus lookup = model::LookupStatus::error;
   BreakerState from = BreakerState::closed;
   BreakerState to = BreakerState::closed;
+  model::NoticeId notice = 0;  // notified: the notice's id, its request's life, its sends, and when
+  std::uint32_t life = 0;      // the request ended so
+  std::uint32_t sends = 0;
+  Time ended_at{};
 
   // Visits the kind's fields of `r` (a LogRecord, const to write, not to read) as
   // io(name, member): the one list both directions use.
@@ -87,8 +91,8 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 //     back), and nothing but `started` follows `stopped`;
 //   - an attempt is made under a claim the process holds open and has made no attempt under, and
 //     finishes once; a completion ends a claim the process holds, naming its token and the number
-//     of its attempt (0 for none), after that attempt finished; a tenant's notice follows at once
-//     the completion that failed or dead-lettered its request;
+//     of its attempt (0 for none), after that attempt finished; a tenant's notice is of a failure
+//     (failed or dead_lettered) that ended before it, sent at least once;
 //   - the breaker moves from the state it is in to another; a lookup is answered after it is sent.
 // Across all logs, the database hands out each claim token and each request id once: a token
 // claimed twice, or a request created twice, is a record given twice (a log concatenated to
@@ -125,9 +129,6 @@ class LogChecker {
   Time started_at_{};
   BreakerState breaker_ = BreakerState::closed;
   model::RequestId last_created_ = 0;
-  // The completion just before, for a notice that must follow it.
-  bool completion_before_ = false;
-  LogRecord completion_;
   // The claims this process holds open, by request (two, when it claimed a request again after
   // being stalled past its lease).
   std::unordered_map<model::RequestId, std::vector<Claim>> open_;

@@ -255,7 +255,7 @@ std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& pa
       if (problem = checker.check(*r, where); !problem.empty()) {
         throw std::invalid_argument(where + ": " + problem + ": not the log of a real run");
       }
-      for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at}) {
+      for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at, &r->ended_at}) {
         if (*t < kTimeZero) throw std::invalid_argument(where + ": a time before 1970 (Unix nanoseconds are never negative)");
         *t -= shift;
       }
@@ -746,6 +746,7 @@ struct Run {
   std::vector<std::vector<LogRecord>> logs;
   std::vector<Call> calls;
   model::StoreCounts stored{};  // what the run left: the judge reads, never writes
+  std::vector<model::Notice> outbox;  // the notices the run left unsent, on the world's clock
   Stream stream{};
 };
 
@@ -811,7 +812,11 @@ void Replay::record(const LogRecord& r) {
       requests.on(model::Completed{r.pod, row, c, r.applied, r.failed});
       break;
     }
-    case LogKind::notified: requests.on(model::TenantNotified{row, r.status, r.reason, r.at}); break;
+    case LogKind::notified: {
+      const model::Notice n{r.notice, r.id, r.life, r.sends, r.status, r.reason, r.ended_at};
+      requests.on(model::TenantNotified{r.pod, n, r.at});
+      break;
+    }
     case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
     case LogKind::breaker:
       RELAYSIM_ASSERT(r.pod < final_breakers.size(), "the checkers count pods up to the highest logged");
@@ -917,7 +922,7 @@ void check_run(sim::Scenario& scenario, const Run& run, Judgement& out) {
       case Item::What::sent: replay.sent(item); break;
     }
   }
-  requests.finish(replay.end, run.stored);
+  requests.finish(replay.end, run.stored, run.outbox);
   breakers.finish(replay.end, replay.final_breakers);
   for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {
     const auto cause = static_cast<sw::DuplicateCause>(c);
@@ -954,6 +959,8 @@ Judgement judge(const JudgeInputs& in) {
   out.calls = run.calls.size();
   renumber_keys(run.calls, run.receipts);
   run.stored = store.counts();
+  run.outbox = store.notices();
+  for (model::Notice& n : run.outbox) n.at -= shift;
   if (run.calls.empty() && run.stored.by_status != decltype(model::StoreCounts::by_status){}) {
     throw std::invalid_argument("--calls: " + in.calls + " holds no calls, but the store holds requests: the judge needs "
                                 "the client's calls (docs/live.md)");

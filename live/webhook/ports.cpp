@@ -83,6 +83,15 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
   });
 }
 
+void LoggedNotices::tell(const model::Notice&, model::NoticeCallback done) {
+  if (commits_ == nullptr || !commits_->group_open()) {
+    done(true);
+    return;
+  }
+  auto held = std::make_shared<model::NoticeCallback>(std::move(done));
+  commits_->when_committed([held](bool committed) { (*held)(committed); });
+}
+
 void DeliveryClient::send_now(const HttpRequest& request, Duration timeout, HttpCallback done) {
   std::vector<OutgoingHeader> headers;
   headers.reserve(request.headers.size() + 2);

@@ -45,6 +45,22 @@ class DeliveryClient final : public HttpClient {
   TenantKeys tenants_;
 };
 
+// Tenants' notices, told as `notified` lines of the event log: the relay's TenantNotified event,
+// emitted just before it tells this channel, writes the line (EventLogWriter). A notice is out
+// once its line is: at once, or, while a group of writes is open, when the group commits and its
+// held lines are written. The log's held lines are registered for the commit before this
+// callback, so the line is on disk before the relay removes the notice from the outbox; a kill in
+// between leaves it there, to be logged again with `sends` above 1.
+class LoggedNotices final : public model::NoticeChannel {
+ public:
+  void tell(const model::Notice& notice, model::NoticeCallback done) override;
+  // From now on a notice told while `db` holds a group of writes open is out when it commits.
+  void after_commit(Db& db) { commits_ = &db; }
+
+ private:
+  Db* commits_ = nullptr;
+};
+
 // ServiceB over HTTP: GET {base}/v1/urls/{cxid} answers 200 {"url": ..., "version": n} when it
 // holds a URL, 404 when it holds none; anything else (another status, a body that is not that,
 // no answer in time) is an error: ServiceB could not answer.

@@ -54,7 +54,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       store_(config.database, config.durability),
       keys_(store_.db()),
       metrics_(store_),
-      node_(config.pod, config.platform, model::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_}),
+      node_(config.pod, config.platform, model::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_, notices_}),
       api_(node_.ingest(), store_, keys_, clock_, [this] { return metrics_.text(); }),
       poll_timer_(io),
       drain_timer_(io) {
@@ -69,6 +69,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
     // The commit runs behind the handlers already queued: every request this turn read joins.
     store_.db().group_commits([this] { boost::asio::post(io_, [this] { commit(); }); });
     delivery_.send_after_commit(store_.db());
+    notices_.after_commit(store_.db());
     if (event_log_) event_log_->hold_for(store_.db());
   }
   ServerLimits limits;
@@ -147,7 +148,10 @@ void Service::check_drained() {
   // Polls in small steps: completions arrive on this loop, and nothing tells the shell of the last.
   const std::uint32_t left = node_.dispatcher().in_flight();
   if (left == 0 || clock_.now() >= drain_until_) {
-    commit();  // the process ends with the loop: what its last turn wrote commits now
+    // The process ends with the loop: what its last turn wrote commits now, and then what that
+    // commit's callbacks wrote (the removal of notices just logged). The relay is stopped, so
+    // they write nothing more.
+    while (store_.db().group_open()) commit();
     std::function<void(std::uint32_t)> done = std::move(drained_);
     if (done) done(left);
     return;

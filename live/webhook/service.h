@@ -112,6 +112,7 @@ class Service {
   HttpCaller serviceb_caller_; // ServiceB: the operator's own address, trusted
   DeliveryClient delivery_;
   HttpDirectory directory_;
+  LoggedNotices notices_;
   model::SqliteStore store_;
   ApiKeys keys_;
   model::Events events_;

@@ -92,13 +92,7 @@ void Consumer::reassigned(std::uint64_t generation) {
 void Consumer::pump() {
   // A record can be done at once (its message moved on): done() calls back in here, and the
   // outer call goes round again instead of recursing a poll's length deep.
-  if (pumping_) {
-    again_ = true;
-    return;
-  }
-  pumping_ = true;
-  do {
-    again_ = false;
+  loop_.run([this] {
     if (config_.ordering == Ordering::per_key) {
       while (in_flight_.has_room() && !waiting_.empty()) {
         const std::uint32_t p = waiting_.back();
@@ -119,8 +113,7 @@ void Consumer::pump() {
         begin(w);
       }
     }
-  } while (again_);
-  pumping_ = false;
+  });
 }
 
 void Consumer::begin(std::uint32_t w) {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "model/core/concurrency_limit.h"
+#include "model/core/folded_loop.h"
 #include "model/core/slot_pool.h"
 
 #include "model/outbox/config.h"
@@ -100,8 +101,7 @@ class Consumer {
   std::vector<std::uint32_t> touched_;   // partitions with an offset to commit
   std::uint32_t held_ = 0;               // records queued or in flight
   ConcurrencyLimit in_flight_;  // concurrency_per_pod: records being handled
-  bool pumping_ = false;
-  bool again_ = false;
+  FoldedLoop loop_;
   Time store_retry_at_{};
 };
 

@@ -181,17 +181,11 @@ std::uint32_t Dispatcher::new_job() {
 }
 
 void Dispatcher::pump() {
-  // Completions that happen synchronously inside begin() call pump() again; fold them into this
-  // loop instead of recursing.
-  if (pumping_) {
-    repump_ = true;
-    return;
-  }
-  pumping_ = true;
+  // Completions that happen synchronously inside begin() call pump() again: folded into this loop.
   const Time now = pod_.clock.now();
-  campaigns_.expand();  // a campaign's next chunk first: its messages are due at once
-  do {
-    repump_ = false;
+  // A campaign's next chunk first (once, not in a call folded in): its messages are due at once.
+  if (!loop_.running()) campaigns_.expand();
+  const bool outermost = loop_.run([this, now] {
     while (workers_.has_room() && now >= pod_.store_retry_at) {
       const std::uint32_t slot = new_job();
       Job& j = jobs_[slot];
@@ -214,9 +208,8 @@ void Dispatcher::pump() {
       pod_.events.emit(Claimed{pod_.id, j.row, j.prior, now});
       begin(slot);
     }
-  } while (repump_);
-  pumping_ = false;
-  arm_wake(now);
+  });
+  if (outermost) arm_wake(now);
 }
 
 void Dispatcher::arm_wake(Time now) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "model/core/concurrency_limit.h"
+#include "model/core/folded_loop.h"
 #include "model/core/function.h"
 #include "model/core/slot_pool.h"
 #include "model/resilience/shared_limiter.h"
@@ -115,8 +116,7 @@ class Dispatcher {
   StableSlotPool<Job> jobs_;  // jobs stay put while callbacks hold their slots
   ConcurrencyLimit workers_;  // concurrency_per_pod: the async workers sending at once
   std::uint32_t sync_busy_ = 0;
-  bool pumping_ = false;
-  bool repump_ = false;
+  FoldedLoop loop_;
   std::uint32_t shared_submits_ = 0;  // only for the retry_counter_shared mutant
   DueWaker waker_;
 };

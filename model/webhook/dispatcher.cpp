@@ -9,28 +9,21 @@
 namespace relaysim::webhook {
 
 Dispatcher::Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers,
-                       Rng& rng, UrlResolver& resolver, HttpClient& http, Events& events)
+                       Rng& rng, UrlResolver& resolver, HttpClient& http, Events& events, Noticed noticed)
     : pod_(pod), config_(config), store_(store), clock_(clock), rng_(rng),
-      resolver_(resolver), http_(http), events_(events), jobs_(config.concurrency_per_pod), slots_(config.concurrency_per_pod),
+      resolver_(resolver), http_(http), events_(events), noticed_(std::move(noticed)), jobs_(config.concurrency_per_pod), slots_(config.concurrency_per_pod),
       waker_(timers, [this] { pump(); }) {
   free_.reserve(jobs_.size());
   for (std::uint32_t i = static_cast<std::uint32_t>(jobs_.size()); i-- > 0;) free_.push_back(i);
 }
 
 void Dispatcher::pump() {
-  // Completions that happen synchronously inside begin() call pump() again; fold them into this
-  // loop instead of recursing.
-  if (pumping_) {
-    repump_ = true;
-    return;
-  }
-  pumping_ = true;
-  // The clock is read again for each claim: virtual time stands still while the model runs, but
-  // a live clock moves on during a claim and its attempt's first steps, and a time read before
-  // them would be older than what those steps recorded.
-  Time now = clock_.now();
-  do {
-    repump_ = false;
+  // Completions that happen synchronously inside begin() call pump() again: folded into this loop.
+  const bool outermost = loop_.run([this] {
+    // The clock is read again for each claim: virtual time stands still while the model runs, but
+    // a live clock moves on during a claim and its attempt's first steps, and a time read before
+    // them would be older than what those steps recorded.
+    Time now{};
     // After a failed store call, the store is left alone until store_retry has passed.
     while (!stopped_ && slots_.has_room() && (now = clock_.now()) >= store_retry_at_) {
       const std::uint32_t slot = free_.back();
@@ -50,9 +43,8 @@ void Dispatcher::pump() {
       slots_.take(now);
       begin(slot);
     }
-  } while (repump_);
-  pumping_ = false;
-  arm_wake(clock_.now());
+  });
+  if (outermost) arm_wake(clock_.now());
 }
 
 Claimable Dispatcher::claimable(Time now) const {
@@ -205,9 +197,14 @@ void Dispatcher::on_response(std::uint32_t slot, const HttpResult& h) {
   }
 }
 
-void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
+void Dispatcher::finish(std::uint32_t slot, const Completion& completion) {
   Job& job = jobs_[slot];
   RELAYSIM_ASSERT(job.busy, "finishing an idle slot");
+  RELAYSIM_ASSERT(!completion.notify, "the dispatcher decides which ends are noticed");
+  // A failure is noticed to its tenant: the notice is written with it, and sent by the relay.
+  Completion c = completion;
+  c.notify = c.status == Status::failed ||
+             (c.status == Status::dead_lettered && !planted(mutant::dead_letter_not_notified));
   bool applied = false;
   bool failed = false;
   try {
@@ -219,10 +216,7 @@ void Dispatcher::finish(std::uint32_t slot, const Completion& c) {
     store_failed(StoreOp::complete, e.failure());
   }
   events_.emit(Completed{pod_, job.row, c, applied, failed});
-  if (applied && (c.status == Status::failed ||
-                  (c.status == Status::dead_lettered && !planted(mutant::dead_letter_not_notified)))) {
-    events_.emit(TenantNotified{job.row, c.status, c.reason, c.at});
-  }
+  if (applied && c.notify) noticed_();
   release(slot);
 }
 

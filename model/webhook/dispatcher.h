@@ -13,7 +13,8 @@
 // frees a probe's place or closes the breaker. A long outage costs a deferral per request, not
 // one per request per backoff step. When a store call fails (busy, full, an I/O error) it leaves
 // the store alone for `store_retry` and then asks again; a completion that could not be recorded
-// leaves its request in flight until the lease expires, when another claim rescues it.
+// leaves its request in flight until the lease expires, when another claim rescues it. A failure
+// is written with its tenant's notice (Completion::notify), which the pod's NoticeRelay sends.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include "model/core/concurrency_limit.h"
+#include "model/core/folded_loop.h"
+#include "model/core/function.h"
 #include "model/core/http.h"
 #include "model/core/ports.h"
 #include "model/core/random.h"
@@ -33,8 +36,11 @@ namespace relaysim::webhook {
 
 class Dispatcher {
  public:
+  // Called when a completion has just written a notice to the outbox (a failure's, see
+  // NoticeRelay).
+  using Noticed = InplaceFunction<void(), 16>;
   Dispatcher(PodId pod, const PlatformConfig& config, Store& store, Clock& clock, Timers& timers, Rng& rng,
-             UrlResolver& resolver, HttpClient& http, Events& events);
+             UrlResolver& resolver, HttpClient& http, Events& events, Noticed noticed);
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
@@ -77,13 +83,13 @@ class Dispatcher {
   UrlResolver& resolver_;
   HttpClient& http_;
   Events& events_;
+  Noticed noticed_;
 
   std::vector<Job> jobs_;
   std::vector<std::uint32_t> free_;
   ConcurrencyLimit slots_;  // concurrency_per_pod: slots taken, integrated over time
-  bool pumping_ = false;
+  FoldedLoop loop_;
   bool stopped_ = false;
-  bool repump_ = false;
   Time store_retry_at_{};  // after a failed store call: not before this
   bool left_blocked_ = false;  // the last pass left blocked work in the store: the breaker refused it
   DueWaker waker_;

@@ -111,11 +111,11 @@ struct Replayed {
   }
 };
 
-// The tenant was told that its request failed or was dead-lettered.
+// A notice went out to the tenant that its request failed or was dead-lettered (sends above 1:
+// again, after a sender died before removing it from the outbox).
 struct TenantNotified {
-  const RequestRow& row;
-  Status status;
-  Reason reason;
+  PodId pod;
+  const Notice& notice;
   Time at;
 };
 

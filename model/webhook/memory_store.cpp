@@ -229,8 +229,44 @@ bool MemoryStore::complete(RequestId id, ClaimToken token, const Completion& c) 
     r.terminal_at = c.at;
     retention_.finished(c.at, id, slot);
   }
+  if (c.notify) {
+    RELAYSIM_ASSERT(c.status == Status::failed || c.status == Status::dead_lettered, "only a failure is noticed");
+    outbox_.push_back(OutboxNotice{Notice{next_notice_id_++, id, r.replays, 0, c.status, c.reason, c.at}, c.at});
+  }
   schedule(slot);
   return true;
+}
+
+bool MemoryStore::claim_notice(Time now, Duration lease, Notice& out) {
+  for (OutboxNotice& n : outbox_) {
+    if (n.due > now) continue;
+    ++n.notice.sends;
+    n.due = now + lease;
+    out = n.notice;
+    return true;
+  }
+  return false;
+}
+
+void MemoryStore::notice_sent(NoticeId id) {
+  const auto it = std::lower_bound(outbox_.begin(), outbox_.end(), id,
+                                   [](const OutboxNotice& n, NoticeId v) { return n.notice.id < v; });
+  if (it != outbox_.end() && it->notice.id == id) outbox_.erase(it);
+}
+
+std::optional<Time> MemoryStore::next_notice() {
+  std::optional<Time> next;
+  for (const OutboxNotice& n : outbox_) {
+    if (!next || n.due < *next) next = n.due;
+  }
+  return next;
+}
+
+std::vector<Notice> MemoryStore::notices() {
+  std::vector<Notice> out;
+  out.reserve(outbox_.size());
+  for (const OutboxNotice& n : outbox_) out.push_back(n.notice);
+  return out;
 }
 
 std::optional<Time> MemoryStore::next_due(Claimable which) {

@@ -50,6 +50,10 @@ class MemoryStore final : public Store {
   std::optional<Time> next_due(Claimable which = Claimable::all) override;
   std::optional<Time> next_expiry() override;
   ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
+  bool claim_notice(Time now, Duration lease, Notice& out) override;
+  void notice_sent(NoticeId id) override;
+  std::optional<Time> next_notice() override;
+  std::vector<Notice> notices() override;
 
   std::optional<RequestRow> get(RequestId id) override;
   std::vector<AttemptRow> attempts(RequestId id) override;
@@ -151,6 +155,14 @@ class MemoryStore final : public Store {
   std::unordered_map<std::uint32_t, std::string> details_;
   std::vector<std::string> urls_;
   FlatIndex url_index_;              // hash_bytes(url) -> index in urls_ + 1
+  // The notices not yet sent, by id (appended in order). A few at a time: a notice is normally
+  // sent and removed in the instant its failure is recorded, so a scan costs nothing.
+  struct OutboxNotice {
+    Notice notice;
+    Time due{};  // when it may be claimed (again)
+  };
+  std::vector<OutboxNotice> outbox_;
+  NoticeId next_notice_id_ = 1;
   std::uint64_t attempt_count_ = 0;
   std::array<std::uint64_t, kStatusCount> by_status_{};
   RequestId next_id_ = 1;

@@ -41,6 +41,8 @@ inline constexpr Mutant send_after_lease{"send_after_lease",
                                          "a pod paused past its claim's lease still sends the attempt when it wakes"};
 inline constexpr Mutant blocked_claimed_while_refused{
     "blocked_claimed_while_refused", "a pod claims blocked requests while its breaker refuses every lookup"};
+inline constexpr Mutant notice_never_removed{"notice_never_removed",
+                                             "a sent notice stays in the outbox, to be sent again after every lease"};
 
 }  // namespace relaysim::mutant
 
@@ -57,7 +59,7 @@ inline constexpr const Mutant* kMutants[] = {
     &mutant::cache_ages_from_answer,   &mutant::deferral_ignores_deadline,  &mutant::breaker_closes_early,
     &mutant::breaker_ignores_min_calls, &mutant::breaker_counts_stale_results, &mutant::replay_keeps_deadline,
     &mutant::replay_of_open_request,   &mutant::key_ignores_cxid,          &mutant::send_after_lease,
-    &mutant::blocked_claimed_while_refused,
+    &mutant::blocked_claimed_while_refused, &mutant::notice_never_removed,
 };
 
 }  // namespace relaysim::webhook

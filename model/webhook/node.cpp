@@ -8,7 +8,9 @@ ResolverConfig resolver_config(const PlatformConfig& c) {
 
 Node::Node(PodId pod, const PlatformConfig& config, NodePorts p)
     : resolver_(pod, resolver_config(config), p.directory, p.clock, p.events),
-      dispatcher_(pod, config, p.store, p.clock, p.timers, p.rng, resolver_, p.http, p.events),
+      relay_(pod, config, p.store, p.clock, p.timers, p.notices, p.events),
+      dispatcher_(pod, config, p.store, p.clock, p.timers, p.rng, resolver_, p.http, p.events,
+                  [r = &relay_] { r->pump(); }),
       // New work wakes this node's dispatcher at once; other nodes find it when they next look.
       ingest_(pod, config, p.store, p.clock, p.events, [d = &dispatcher_] { d->nudge(); }) {}
 

@@ -1,4 +1,4 @@
-// Node: one pod of the webhook platform — its ingest, URL resolver and dispatcher, wired from the
+// Node: one pod of the webhook platform — its ingest, URL resolver, dispatcher and notice relay, wired from the
 // configuration and the ports the shell provides.
 //
 // This is the one place the pieces are assembled, so the simulator's pods and the live service
@@ -15,6 +15,7 @@
 #include "model/webhook/dispatcher.h"
 #include "model/webhook/events.h"
 #include "model/webhook/ingest.h"
+#include "model/webhook/notice_relay.h"
 #include "model/webhook/ports.h"
 #include "model/webhook/store.h"
 #include "model/webhook/url_resolver.h"
@@ -30,6 +31,7 @@ struct NodePorts {
   UrlDirectory& directory;
   Store& store;
   Events& events;
+  NoticeChannel& notices;
 };
 
 class Node {
@@ -38,19 +40,32 @@ class Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  // Starts delivering: claims what is due now and sleeps until the next due time.
-  void start() { dispatcher_.start(); }
-  // Work may be due that this node was not told of: another process sharing the store created it.
-  void nudge() { dispatcher_.nudge(); }
+  // Starts delivering: claims what is due now (requests and notices) and sleeps until the next
+  // due time.
+  void start() {
+    dispatcher_.start();
+    relay_.pump();
+  }
+  // Work may be due that this node was not told of: another process sharing the store created it,
+  // or a notice's lease expired in a process that died.
+  void nudge() {
+    dispatcher_.nudge();
+    relay_.pump();
+  }
   // Claims nothing more; what is in flight finishes (see Dispatcher::stop).
-  void stop() { dispatcher_.stop(); }
+  void stop() {
+    dispatcher_.stop();
+    relay_.stop();
+  }
 
   Ingest& ingest() { return ingest_; }
   const UrlResolver& resolver() const { return resolver_; }
   const Dispatcher& dispatcher() const { return dispatcher_; }
+  const NoticeRelay& relay() const { return relay_; }
 
  private:
   UrlResolver resolver_;
+  NoticeRelay relay_;
   Dispatcher dispatcher_;
   Ingest ingest_;
 };

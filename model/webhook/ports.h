@@ -1,5 +1,6 @@
-// The webhook platform's own port: ServiceB, the external directory of destination URLs (see
-// model/core/ports.h for what every port promises).
+// The webhook platform's own ports: ServiceB, the external directory of destination URLs, and
+// the channel that tells tenants of their failed requests (see model/core/ports.h for what every
+// port promises).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include "model/core/function.h"
 #include "model/core/names.h"
 #include "model/core/time.h"
+#include "model/webhook/types.h"
 
 namespace relaysim::webhook {
 
@@ -29,6 +31,17 @@ class UrlDirectory {
   virtual ~UrlDirectory() = default;
   // `error` covers 5xx, timeouts and refused connections: ServiceB could not answer.
   virtual void lookup(std::string_view cxid, Duration timeout, LookupCallback done) = 0;
+};
+
+using NoticeCallback = InplaceFunction<void(bool sent), 32>;
+
+// Tells a tenant that its request failed or was dead-lettered. `done(true)` once the notice is
+// out for good (the relay then removes it from the outbox), `done(false)` when it is not (it is
+// sent again after its lease). It may call `done` before it returns.
+class NoticeChannel {
+ public:
+  virtual ~NoticeChannel() = default;
+  virtual void tell(const Notice& notice, NoticeCallback done) = 0;
 };
 
 }  // namespace relaysim::webhook

@@ -48,6 +48,18 @@ CREATE TABLE IF NOT EXISTS attempts (
   detail           TEXT    NOT NULL DEFAULT '',
   UNIQUE (request, number)
 );
+-- The outbox of tenants' notices (Store::claim_notice). AUTOINCREMENT: an id is never reused, so
+-- a late notice_sent from a claim that lost its lease cannot remove a newer notice.
+CREATE TABLE IF NOT EXISTS notices (
+  id       INTEGER PRIMARY KEY AUTOINCREMENT,
+  request  INTEGER NOT NULL,
+  life     INTEGER NOT NULL,
+  sends    INTEGER NOT NULL DEFAULT 0,
+  status   INTEGER NOT NULL,
+  reason   INTEGER NOT NULL,
+  ended_at INTEGER NOT NULL,
+  due_at   INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS claim_tokens (
   id   INTEGER PRIMARY KEY CHECK (id = 1),
   last INTEGER NOT NULL
@@ -239,9 +251,69 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
         .bind(9, static_cast<int>(a.error)).bind(10, a.http_status).bind(11, a.detail);
     insert->run();
   }
+  if (c.notify) {
+    RELAYSIM_ASSERT(c.status == Status::failed || c.status == Status::dead_lettered, "only a failure is noticed");
+    Statement& notice = db_.prepared(add_notice_,
+        "INSERT INTO notices (request, life, status, reason, ended_at, due_at)"
+        " SELECT id, replays, ?2, ?3, ?4, ?4 FROM requests WHERE id = ?1");
+    notice.bind(1, id).bind(2, static_cast<int>(c.status)).bind(3, static_cast<int>(c.reason)).bind(4, c.at);
+    notice.run();
+  }
   tx.commit();
   db_.wrote();
   return true;
+}
+
+bool SqliteStore::claim_notice(Time now, Duration lease, Notice& out) {
+  Statement& claim = db_.prepared(claim_notice_,
+      "UPDATE notices SET sends = sends + 1, due_at = ?2"
+      " WHERE id = (SELECT id FROM notices WHERE due_at <= ?1 ORDER BY id LIMIT 1)"
+      " RETURNING id, request, life, sends, status, reason, ended_at");
+  ResetOnExit guard(claim);
+  claim.bind(1, now).bind(2, now + lease);
+  if (!claim.step()) return false;
+  out.id = static_cast<NoticeId>(claim.i64(0));
+  out.request = static_cast<RequestId>(claim.i64(1));
+  out.life = static_cast<std::uint32_t>(claim.i64(2));
+  out.sends = static_cast<std::uint32_t>(claim.i64(3));
+  out.status = static_cast<Status>(claim.i64(4));
+  out.reason = static_cast<Reason>(claim.i64(5));
+  out.at = claim.time(6);
+  RELAYSIM_ASSERT(!claim.step(), "a claim takes exactly one notice");
+  db_.wrote();
+  return true;
+}
+
+void SqliteStore::notice_sent(NoticeId id) {
+  Statement& sent = db_.prepared(notice_sent_, "DELETE FROM notices WHERE id = ?1");
+  sent.bind(1, id);
+  sent.run();
+  if (db_.changes() != 0) db_.wrote();
+}
+
+std::optional<Time> SqliteStore::next_notice() {
+  Statement& q = db_.prepared(next_notice_, "SELECT MIN(due_at) FROM notices");
+  ResetOnExit guard(q);
+  if (!q.step() || q.is_null(0)) return std::nullopt;
+  return q.time(0);
+}
+
+std::vector<Notice> SqliteStore::notices() {
+  Statement& q = db_.prepared(notices_,
+      "SELECT id, request, life, sends, status, reason, ended_at FROM notices ORDER BY id");
+  ResetOnExit guard(q);
+  std::vector<Notice> out;
+  while (q.step()) {
+    Notice& n = out.emplace_back();
+    n.id = static_cast<NoticeId>(q.i64(0));
+    n.request = static_cast<RequestId>(q.i64(1));
+    n.life = static_cast<std::uint32_t>(q.i64(2));
+    n.sends = static_cast<std::uint32_t>(q.i64(3));
+    n.status = static_cast<Status>(q.i64(4));
+    n.reason = static_cast<Reason>(q.i64(5));
+    n.at = q.time(6);
+  }
+  return out;
 }
 
 std::optional<Time> SqliteStore::next_due(Claimable which) {

@@ -34,6 +34,10 @@ class SqliteStore final : public Store {
   std::optional<Time> next_due(Claimable which = Claimable::all) override;
   std::optional<Time> next_expiry() override;
   ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
+  bool claim_notice(Time now, Duration lease, Notice& out) override;
+  void notice_sent(NoticeId id) override;
+  std::optional<Time> next_notice() override;
+  std::vector<Notice> notices() override;
 
   std::optional<RequestRow> get(RequestId id) override;
   std::vector<AttemptRow> attempts(RequestId id) override;
@@ -51,7 +55,8 @@ class SqliteStore final : public Store {
 
   Db db_;
   std::unique_ptr<Statement> insert_, find_key_, claim_expired_, probe_expired_, complete_,
-      add_attempt_, next_expiry_, replay_, get_, attempts_, count_status_, count_attempts_, with_status_;
+      add_attempt_, next_expiry_, replay_, get_, attempts_, count_status_, count_attempts_, with_status_,
+      add_notice_, claim_notice_, notice_sent_, next_notice_, notices_;
   std::array<std::unique_ptr<Statement>, 4> claim_, next_due_;
   // Test builds only (see model/webhook/mutants.h): prepared on first use by a planted bug.
   std::unique_ptr<Statement> complete_any_token_, add_attempt_or_ignore_;

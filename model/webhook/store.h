@@ -22,6 +22,13 @@
 //  - next_expiry() is the earliest deadline_at of a waiting request (claim_expired() takes it just
 //    after), found without a scan.
 //  - replay() puts a terminal request back to pending with a new deadline; its history is kept.
+//  - complete() with Completion::notify (a failed or dead-lettered end) also puts a Notice in the
+//    outbox, in the same write: the failure and its tenant's notice are durable together.
+//  - claim_notice() hands out the oldest notice not claimed, or whose claim's lease has expired,
+//    counting the claim in its `sends` and leasing it until now + lease. notice_sent() removes it
+//    (a second call, or one for a notice already gone, changes nothing). next_notice() is the
+//    earliest time claim_notice() could return something; notices() lists the outbox, oldest
+//    first.
 //  - with_status() lists the ids of requests in one status, in increasing order, from after `after`
 //    (a page of an operator's listing: the dead letters).
 // Every method is synchronous. A failed call (busy, disk full, I/O) throws StoreError and changes
@@ -67,10 +74,10 @@ inline constexpr auto kReplayOutcomeNames = names<ReplayOutcome>({
 constexpr std::string_view to_string(ReplayOutcome o) { return kReplayOutcomeNames[o]; }
 
 // The store's calls, to say which one failed.
-enum class StoreOp : std::uint8_t { create, claim, complete, next_due, replay };
+enum class StoreOp : std::uint8_t { create, claim, complete, next_due, replay, notice };
 inline constexpr auto kStoreOpNames = names<StoreOp>({
     {StoreOp::create, "create"}, {StoreOp::claim, "claim"}, {StoreOp::complete, "complete"},
-    {StoreOp::next_due, "next_due"}, {StoreOp::replay, "replay"}});
+    {StoreOp::next_due, "next_due"}, {StoreOp::replay, "replay"}, {StoreOp::notice, "notice"}});
 constexpr std::string_view to_string(StoreOp op) { return kStoreOpNames[op]; }
 
 // Which waiting requests claim_due and next_due consider: all of them (pending, blocked, and in
@@ -94,6 +101,10 @@ class Store {
   virtual std::optional<Time> next_due(Claimable which = Claimable::all) = 0;
   virtual std::optional<Time> next_expiry() = 0;
   virtual ReplayOutcome replay(RequestId id, Time now, Time new_deadline) = 0;
+  virtual bool claim_notice(Time now, Duration lease, Notice& out) = 0;
+  virtual void notice_sent(NoticeId id) = 0;
+  virtual std::optional<Time> next_notice() = 0;
+  virtual std::vector<Notice> notices() = 0;
 
   virtual std::optional<RequestRow> get(RequestId id) = 0;
   virtual std::vector<AttemptRow> attempts(RequestId id) = 0;

@@ -20,6 +20,7 @@ namespace relaysim::webhook {
 using RequestId = std::uint64_t;
 using ClaimToken = std::uint64_t;
 using PodId = std::uint32_t;
+using NoticeId = std::uint64_t;
 
 enum class Status : std::uint8_t { pending, blocked, in_flight, delivered, failed, dead_lettered };
 
@@ -110,6 +111,20 @@ struct Completion {
   Time due_at{};                        // pending/blocked: when to claim again
   Time not_before{};
   Duration last_delay{};
+  bool notify = false;                  // a failed or dead-lettered end its tenant must hear of (a Notice)
+};
+
+// A failure's notice to its tenant, in the store's outbox from the commit of the failure until it
+// has been sent. It is sent at least once: a sender that dies after sending and before the
+// notice was removed leaves it to be sent again (with `sends` above 1).
+struct Notice {
+  NoticeId id = 0;            // increasing, never reused
+  RequestId request = 0;
+  std::uint32_t life = 0;     // the request's replays when it ended so (its first life is 0)
+  std::uint32_t sends = 0;    // claims of it so far, this one included
+  Status status = Status::failed;  // failed or dead_lettered
+  Reason reason = Reason::none;
+  Time at{};                  // when the request ended
 };
 
 // The header that carries a request's stable id to its endpoint (Standard Webhooks).

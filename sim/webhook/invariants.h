@@ -15,7 +15,7 @@ inline constexpr auto kInvariants = enum_rows<Invariant, InvariantInfo>({
     {Invariant::idem, {"W-idem", "one stored request per (cxid, request_id); duplicates answered with the original"}},
     {Invariant::deadline, {"W-deadline", "nothing attempted or rescheduled past deadline_at; terminal by the deadline plus a bound"}},
     {Invariant::nodup, {"W-nodup", "no attempt after a 2xx, in parallel, or past its claim's lease; every endpoint duplicate explained"}},
-    {Invariant::noloss, {"W-noloss", "every acknowledged request reaches exactly one terminal state (once more per replay; only terminal ones replay); each failure told to its tenant once"}},
+    {Invariant::noloss, {"W-noloss", "every acknowledged request reaches exactly one terminal state (once more per replay; only terminal ones replay); each failure told to its tenant at least once (twice only as a resend after its sender died), no notice left in the outbox past its bound"}},
     {Invariant::retry, {"W-retry", "each retry planned within the policy's bounds, none attempted early or after a terminal verdict"}},
     {Invariant::breaker, {"W-breaker", "no ServiceB call while open, bounded half-open probes, closed after recovery, blocked work left alone while open"}},
     {Invariant::url, {"W-url", "each send reaches a URL ServiceB held for its cxid within the cache TTL, with its own webhook-id and payload"}},

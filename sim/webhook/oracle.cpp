@@ -36,11 +36,14 @@ RequestChecker::RequestChecker(const Scenario& scenario, const ServiceB& service
                          : strict ? Duration{std::chrono::seconds(1)}
                                   : Duration{std::chrono::minutes(1)};
   terminal_bound_ = (strict ? Duration::zero() : p.lease) + p.lookup_timeout + p.http_timeout + slack;
+  notice_bound_ = strict ? Duration::zero() : p.lease + p.store_retry + slack;
   terminal_bound_text_ = "deadline + " + format_duration(terminal_bound_) + " (" +
                          (strict ? std::string() : "lease " + format_duration(p.lease) + " + ") + "lookup_timeout " +
                          format_duration(p.lookup_timeout) + " + http_timeout " + format_duration(p.http_timeout) +
                          " + slack " + format_duration(slack) + ", plus any time no pod was up or the store was failing)";
 }
+
+std::uint64_t RequestChecker::life_bit(std::uint32_t life) { return std::uint64_t{1} << std::min<std::uint32_t>(life, 63); }
 
 RequestChecker::Req* RequestChecker::find(RequestId id) {
   const std::uint32_t slot = req_index_.find(id);
@@ -513,7 +516,7 @@ void RequestChecker::on(const Completed& e) {
     --terminal_by_status_[static_cast<int>(q->terminal)];
   }
   ++q->terminal_count;
-  if (c.status != Status::delivered) ++q->failures;
+  if (c.status != Status::delivered) q->failed_lives |= life_bit(q->replays);
   RELAYSIM_ASSERT(static_cast<int>(c.status) < kStatusCount, "a terminal status the counts have");
   ++terminal_by_status_[static_cast<int>(c.status)];
   q->terminal = c.status;
@@ -581,17 +584,19 @@ void RequestChecker::check_plan(Req& q, const Completion& c) {
 }
 
 void RequestChecker::on(const TenantNotified& e) {
-  Req* q = find(e.row.id);
+  const Notice& n = e.notice;
+  Req* q = find(n.request);
   if (q == nullptr) return;
-  ++q->notified;
-  if (q->terminal_count <= q->replays || q->terminal != e.status || e.status == Status::delivered) {
-    violate(Invariant::noloss, q, q->id, e.at,
-            "its tenant was told it " + std::string(to_string(e.status)) + ", but it is " +
-                std::string(to_string(q->terminal_count > q->replays ? q->terminal : Status::pending)));
-  } else if (q->notified > q->failures) {
-    violate(Invariant::noloss, q, q->id, e.at,
-            "its tenant was told it " + std::string(to_string(e.status)) + " " + std::to_string(q->notified) + " times");
+  const std::uint64_t life = life_bit(n.life);
+  const std::string told = "its tenant was told it " + std::string(to_string(n.status)) +
+                           (n.life > 0 ? " (after replay " + std::to_string(n.life) + ")" : "");
+  if ((q->failed_lives & life) == 0 || (n.status != Status::failed && n.status != Status::dead_lettered)) {
+    violate(Invariant::noloss, q, q->id, e.at, told + ", but it never ended so");
+  } else if ((q->told_lives & life) != 0 && n.sends <= 1) {
+    // A second send is allowed only as a resend: its sender died before removing it.
+    violate(Invariant::noloss, q, q->id, e.at, told + " twice, by two first sends");
   }
+  q->told_lives |= life;
 }
 
 void RequestChecker::on(const Replayed& e) {
@@ -648,13 +653,25 @@ void RequestChecker::on(const Replayed& e) {
 }
 
 void RequestChecker::check_notified(const Req& q, Time at) {
-  if (q.notified < q.failures) {
-    violate(Invariant::noloss, &q, q.id, at,
-            "ended " + std::string(to_string(q.terminal)) + " and its tenant was never told");
+  if ((q.failed_lives & ~q.told_lives) != 0) {
+    violate(Invariant::noloss, &q, q.id, at, "ended " + std::string(to_string(q.terminal)) + " and its tenant was never told");
   }
 }
 
-void RequestChecker::finish(Time end, const StoreCounts& sc) {
+void RequestChecker::finish(Time end, const StoreCounts& sc, const std::vector<Notice>& outbox) {
+  // A notice still in the outbox is not lost (it is durable, and will be sent) unless it has
+  // waited longer than any sender could have been held up.
+  for (const Notice& n : outbox) {
+    Req* q = find(n.request);
+    if (q != nullptr) q->told_lives |= life_bit(n.life);
+    const Duration down = downtime(n.at, end);
+    if (n.at + notice_bound_ + down < end) {
+      violate(Invariant::noloss, q, n.request, end,
+              "its tenant's notice that it " + std::string(to_string(n.status)) + " has waited in the outbox since " +
+                  format_time(n.at) + " (" + std::to_string(n.sends) + " sends); the bound is " +
+                  format_duration(notice_bound_) + " plus any time no pod was up or the store was failing");
+    }
+  }
   // W-noloss: the store holds every acknowledged request, in the state the platform reported.
   std::uint64_t stored = 0;
   for (auto n : sc.by_status) stored += n;

@@ -96,7 +96,9 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   void on(const ProcessPaused& e) override;
 
   // End-of-run checks. `end` is the virtual time the run stopped at; `stored` what the store holds.
-  void finish(Time end, const model::StoreCounts& stored);
+  // `outbox`: the notices the store still holds (sent at least once later; each must be young
+  // enough that its sender may yet be waiting for a lease or a failing store).
+  void finish(Time end, const model::StoreCounts& stored, const std::vector<model::Notice>& outbox);
 
   std::uint64_t duplicates(DuplicateCause c) const { return duplicates_[static_cast<int>(c)]; }
   std::uint64_t rescued_claims() const { return rescued_; }
@@ -129,8 +131,10 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     std::uint32_t replays = 0;    // applied manual replays
     std::uint32_t deferrals = 0;  // applied blocked completions since its last replay
     std::uint16_t terminal_count = 0;
-    std::uint16_t failures = 0;   // terminal states that were failed or dead_lettered
-    std::uint16_t notified = 0;   // tenant notifications
+    // Bit min(life, 63) for each life (replays before it) that ended failed or dead_lettered, and
+    // for each whose notice its tenant was sent.
+    std::uint64_t failed_lives = 0;
+    std::uint64_t told_lives = 0;
     model::Status terminal = model::Status::pending;
     model::Status status = model::Status::pending;  // as the platform's events have moved it
     bool keyed = false;  // a ClientCreated has recorded its key
@@ -144,6 +148,8 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     DuplicateCause ambiguity = DuplicateCause::unexplained;  // why the last 2xx may not count
   };
 
+  // A life's bit in Req::failed_lives and told_lives (lives past 63 share the last).
+  static std::uint64_t life_bit(std::uint32_t life);
   Req* find(model::RequestId id);
   // The slot of the request stored for the client's key `request`, or DenseIdMap::kNone.
   std::uint32_t find_key(std::uint64_t request) const;
@@ -160,7 +166,7 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   void check_plan(Req& q, const model::Completion& c);
   // A move of the request's status: W-lifecycle when kRequestLifecycle has no such move.
   void move(Req& q, model::Status to, Time at);
-  // The tenant heard of each failure exactly once (checked when the request is forgotten or at the end).
+  // The tenant heard of each failure (checked when the request is forgotten or at the end).
   void check_notified(const Req& q, Time at);
   // W-url: may `pod` use `version` of `cxid`'s URL at `at`? Only as the answer of one of its own
   // lookups — at the moment it arrives, or from its cache while younger than the TTL, counted
@@ -176,6 +182,10 @@ class RequestChecker final : public SinkFor<model::Ingested>,
   Ledger& ledger_;
   Duration terminal_bound_;
   std::string terminal_bound_text_;
+  // How long a notice may wait in the outbox after its failure (plus any downtime): nothing
+  // without crashes, pauses or store faults (it is sent in the instant it is written); otherwise a
+  // lease, a store_retry and the slack.
+  Duration notice_bound_;
   StableSlotPool<Req> reqs_;  // req_index_ finds a request's slot; chunks never move, growth copies nothing
   DenseIdMap req_index_;  // id -> slot
   // The client's request number (ClientKey::request, unique per key, handed out in increasing

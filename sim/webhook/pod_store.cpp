@@ -19,12 +19,25 @@ bool PodStore::claim_expired(Time now, PodId pod, Duration lease, RequestRow& ou
   return guard_.run(1, [&] { return store_.claim_expired(now, pod, lease, out); });
 }
 
-// A completion writes the row, then (with an attempt) the attempt: one transaction.
+// A completion writes the row, then (with an attempt) the attempt, then (with a notice) the
+// notice: one transaction.
 bool PodStore::complete(RequestId id, ClaimToken token, const Completion& c) {
   RELAYSIM_ASSERT(c.status != relaysim::webhook::Status::in_flight, "a completion must leave in_flight");
   RELAYSIM_ASSERT(c.attempt == nullptr || c.attempt->request == id, "an attempt belongs to the request it completes");
   RELAYSIM_ASSERT(c.attempt == nullptr || c.attempt->claim_token == token, "an attempt is recorded under the claim that made it");
-  return guard_.run(c.attempt != nullptr ? 2 : 1, [&] { return store_.complete(id, token, c); });
+  return guard_.run(1 + (c.attempt != nullptr ? 1 : 0) + (c.notify ? 1 : 0), [&] { return store_.complete(id, token, c); });
+}
+
+bool PodStore::claim_notice(Time now, Duration lease, Notice& out) {
+  return guard_.run(1, [&] { return store_.claim_notice(now, lease, out); });
+}
+
+void PodStore::notice_sent(NoticeId id) {
+  guard_.run(1, [&] { store_.notice_sent(id); });
+}
+
+std::optional<Time> PodStore::next_notice() {
+  return guard_.run(0, [&] { return store_.next_notice(); });
 }
 
 std::optional<Time> PodStore::next_due(Claimable which) {

@@ -23,6 +23,10 @@ class PodStore final : public GuardedStore<relaysim::webhook::Store> {
   std::optional<Time> next_due(relaysim::webhook::Claimable which) override;
   std::optional<Time> next_expiry() override;
   relaysim::webhook::ReplayOutcome replay(RequestId id, Time now, Time new_deadline) override;
+  bool claim_notice(Time now, Duration lease, relaysim::webhook::Notice& out) override;
+  void notice_sent(relaysim::webhook::NoticeId id) override;
+  std::optional<Time> next_notice() override;
+  std::vector<relaysim::webhook::Notice> notices() override { return store_.notices(); }
 
   std::optional<relaysim::webhook::RequestRow> get(RequestId id) override { return store_.get(id); }
   std::vector<relaysim::webhook::AttemptRow> attempts(RequestId id) override { return store_.attempts(id); }

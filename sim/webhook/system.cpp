@@ -234,7 +234,7 @@ class Simulation final : public sim::Simulation {
     Figures f;
     if (judged) {
       const relaysim::webhook::StoreCounts counts = store_->counts();
-      requests_->finish(end, counts);
+      requests_->finish(end, counts, store_->notices());
       breakers_->finish(end, world_->breakers());
       f.unresolved = unresolved(counts);
     } else {

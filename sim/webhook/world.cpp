@@ -6,14 +6,15 @@ namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
 
-void Operator::on(const TenantNotified& e) {
+void Operator::tell(const Notice& notice, NoticeCallback done) {
   if (notices_.size() < kReplayNoticesKept) {
-    notices_.push_back(e.row.id);
+    notices_.push_back(notice.request);
   } else {
     RELAYSIM_ASSERT(next_ < notices_.size(), "the ring's next place is in the ring");
-    notices_[next_] = e.row.id;
+    notices_[next_] = notice.request;
     next_ = (next_ + 1) % kReplayNoticesKept;
   }
+  done(true);
 }
 
 Pod::Pod(World& world, Process& process)
@@ -94,10 +95,7 @@ World::World(const Scenario& scenario, Kernel& kernel, Store& store, Db* db, Web
   processes_.start_all();
   serviceb_.install(kernel_);
   load_.install(kernel_);
-  if (!spec_.replays.empty()) {
-    buses_.model.attach(operator_);
-    operator_.install(kernel_, spec_.replays, [this](RequestId id) { replay(id); });
-  }
+  if (!spec_.replays.empty()) operator_.install(kernel_, spec_.replays, [this](RequestId id) { replay(id); });
   processes_.install(scenario.crashes);
   processes_.install(scenario.pauses);
 }
@@ -112,7 +110,7 @@ void World::start(Process& p) {
   pod.store_->restart();
   // Without store faults the pod talks to the store directly: the facade costs a call per call.
   Store& store = store_faults_.any() ? static_cast<Store&>(*pod.store_) : store_;
-  pod.node_ = std::make_unique<Node>(p.index(), spec_.platform, NodePorts{kernel_, p, pod.rng_, pod, pod, store, buses_.model});
+  pod.node_ = std::make_unique<Node>(p.index(), spec_.platform, NodePorts{kernel_, p, pod.rng_, pod, pod, store, buses_.model, operator_});
   pod.node_->start();
 }
 

@@ -47,15 +47,15 @@ class Pod final : public HttpClient, public relaysim::webhook::UrlDirectory {
   std::string url_scratch_;
 };
 
-// The platform's operator: keeps the notices tenants were sent (requests that failed or were
-// dead-lettered; the latest kReplayNoticesKept) and, at the times the scenario's `replays` say,
-// replays some of them at random through a pod that is up — as a tenant who fixed their
-// endpoint would ask. A notice may be picked twice, or name a request replayed or forgotten
-// since: the platform must answer each.
-class Operator final : public SinkFor<relaysim::webhook::TenantNotified> {
+// The platform's operator, on the tenants' side: every pod's notice channel. It hears each notice
+// at once, keeps those of the latest kReplayNoticesKept (requests that failed or were
+// dead-lettered) and, at the times the scenario's `replays` say, replays some of them at random
+// through a pod that is up — as a tenant who fixed their endpoint would ask. A notice may be
+// picked twice, or name a request replayed or forgotten since: the platform must answer each.
+class Operator final : public relaysim::webhook::NoticeChannel {
  public:
   explicit Operator(std::uint64_t seed) : rng_(Rng::derive(seed, "replays")) {}
-  void on(const relaysim::webhook::TenantNotified& e) override;
+  void tell(const relaysim::webhook::Notice& notice, relaysim::webhook::NoticeCallback done) override;
   // Schedules the batches; `replay` is called once per replay with the id picked.
   template <class Replay>
   void install(Kernel& kernel, const std::vector<ReplayBatch>& batches, Replay replay) {

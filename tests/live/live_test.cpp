@@ -605,7 +605,10 @@ void write_recovery_run(const std::string& dir, webhook::JudgeInputs& in,
     if (unlogged_end) {
       ASSERT_EQ(store.create({"cx3", "r3", R"({"seq":3,"v":3})", at(610), at(615)}).id, 3u);
       ASSERT_TRUE(store.claim_due(at(630), 1, seconds(5), row));
-      ASSERT_TRUE(store.complete(3, row.claim_token, {nullptr, model::Status::dead_lettered, model::Reason::deadline, at(630), at(630), at(630), {}}));
+      // As the dispatcher writes a dead letter: with its tenant's notice, in the same group.
+      model::Completion dead{nullptr, model::Status::dead_lettered, model::Reason::deadline, at(630), at(630), at(630), {}};
+      dead.notify = true;
+      ASSERT_TRUE(store.complete(3, row.claim_token, dead));
     }
   }
   // The log: pod 1 three times, killed twice.
@@ -735,20 +738,31 @@ TEST(Judge, TakesFromTheStoreWhatAKilledProcessCommittedButNeverLogged) {
   EXPECT_EQ(j.recovered, 2u);
 }
 
-// With group commit, a claim that ends without an attempt commits in one group with its end; a
-// process killed before that group's lines are written leaves neither in its log. The judge takes
-// both from the store, placed at the process's death. What the kill did lose — the tenant's notice
-// of the dead letter, which no store holds — is reported, and nothing else.
+// With group commit, a claim that ends without an attempt commits in one group with its end and
+// its tenant's notice; a process killed before that group's lines are written leaves none of them
+// in its log. The judge takes the claim and the end from the store, placed at the process's
+// death, and finds the notice in the outbox: killed between the failure's commit and the notice's
+// send, nothing is lost. Without the notice in the outbox, the loss is reported.
 TEST(Judge, TakesAClaimAndItsEndThatOneGroupCommittedAndNoLogTells) {
+  const std::string dir = testing::TempDir() + "judge-unlogged-end";
   webhook::JudgeInputs in;
-  write_recovery_run(testing::TempDir() + "judge-unlogged-end", in, std::chrono::milliseconds(15), true);
+  write_recovery_run(dir, in, std::chrono::milliseconds(15), true);
   if (HasFatalFailure()) return;
   const webhook::Judgement j = webhook::judge(in);
+  for (const sim::Violation& v : j.ledger.examples()) ADD_FAILURE() << j.ledger.describe(v);
   EXPECT_EQ(j.acknowledged, 3u);
   EXPECT_EQ(j.crashes, 3u);
   EXPECT_EQ(j.recovered, 4u);  // r2's create, r1's completion, r3's claim and its end
-  ASSERT_EQ(j.ledger.total(), 1u);
-  const std::string only = j.ledger.describe(j.ledger.examples().front());
+
+  {
+    model::SqliteStore store(in.database);
+    const std::vector<model::Notice> outbox = store.notices();
+    ASSERT_EQ(outbox.size(), 1u);
+    store.notice_sent(outbox.front().id);  // as if the notice had been removed, never sent
+  }
+  const webhook::Judgement lost = webhook::judge(in);
+  ASSERT_EQ(lost.ledger.total(), 1u);
+  const std::string only = lost.ledger.describe(lost.ledger.examples().front());
   EXPECT_NE(only.find("ended dead_lettered and its tenant was never told"), std::string::npos) << only;
 }
 
@@ -872,6 +886,9 @@ TEST(EventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
   LogRecord notice = rec(LogKind::notified, 9, 1);
   notice.status = model::Status::failed;
   notice.reason = model::Reason::gone;
+  notice.notice = 1;
+  notice.sends = 1;
+  notice.ended_at = notice.at;
   // The first problem of each log, or "" when every record fits.
   const auto first_problem = [](const std::vector<std::vector<LogRecord>>& logs) {
     webhook::LogChecker checker;
@@ -905,7 +922,15 @@ TEST(EventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
   expect(with(3, {rec(LogKind::attempt_finished, 3, 1)}), "log1:4: attempt 1 of request 1 finishes, but this process has no such attempt");
   expect(with(4, {done(9, 1, 7, 1, model::Status::delivered)}), "comes before its attempt finished");
   expect(with(5, {done(9, 1, 7, 0, model::Status::delivered)}), "names attempt 0; its claim made attempt 1");
-  expect(with(5, {notice}), "log1:6: a notice to request 1's tenant that does not follow at once");
+  LogRecord unsent = notice;
+  unsent.sends = 0;
+  expect(with(6, {unsent}), "log1:7: a notice to request 1's tenant that is not of a failure that ended before it, sent at least once");
+  LogRecord delivered = notice;
+  delivered.status = model::Status::delivered;
+  expect(with(6, {delivered}), "log1:7: a notice to request 1's tenant that is not of a failure");
+  LogRecord early = notice;
+  early.ended_at = notice.at + std::chrono::milliseconds(1);
+  expect(with(6, {early}), "log1:7: a notice to request 1's tenant that is not of a failure that ended before it");
   expect(with(7, {breaker(10, BreakerState::open, BreakerState::closed)}), "the breaker moves from open to closed, but it was closed");
   LogRecord backwards = rec(LogKind::lookup, 5);
   backwards.sent_at = backwards.at + std::chrono::milliseconds(1);

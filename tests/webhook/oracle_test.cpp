@@ -27,8 +27,9 @@ struct Oracle {
     if constexpr (std::is_base_of_v<SinkFor<E>, RequestChecker>) requests.on(e);
     if constexpr (std::is_base_of_v<SinkFor<E>, BreakerChecker>) breakers.on(e);
   }
-  void finish(Time end, const StoreCounts& counts, const std::vector<BreakerState>& final_breakers) {
-    requests.finish(end, counts);
+  void finish(Time end, const StoreCounts& counts, const std::vector<BreakerState>& final_breakers,
+              const std::vector<Notice>& outbox = {}) {
+    requests.finish(end, counts, outbox);
     breakers.finish(end, final_breakers);
   }
   std::uint64_t violations(Invariant i) const { return ledger.count(index(i)); }
@@ -122,7 +123,8 @@ class OracleTest : public ::testing::Test {
     const Time late = at(hours(24) + seconds(1));
     EXPECT_TRUE(store.claim_expired(late, 0, seconds(60), row));
     oracle.on(Claimed{0, row, late});
-    const Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
+    Completion c{nullptr, Status::dead_lettered, Reason::deadline, late, late, late, {}};
+    c.notify = true;
     EXPECT_TRUE(store.complete(row.id, row.claim_token, c));
     completed(c);
     return late;
@@ -332,15 +334,60 @@ TEST_F(OracleTest, ADeadLetteredRequestWhoseTenantIsNeverTold) {
 TEST_F(OracleTest, ATenantToldOfADeliveredRequest) {
   ingest();
   attempt(1, at(seconds(1)), 200);
-  oracle.on(TenantNotified{row, Status::delivered, Reason::ok, at(seconds(2))});
+  const Notice n{1, row.id, 0, 1, Status::delivered, Reason::ok, at(seconds(2))};
+  oracle.on(TenantNotified{0, n, at(seconds(2))});
   expect_only(Invariant::noloss);
+}
+
+// The notice outbox: sent at least once, a second send only as a resend, none left waiting.
+TEST_F(OracleTest, ANoticeSentAgainAfterItsSenderDiedIsNoDuplicate) {
+  ingest();
+  const Time late = dead_letter_at_deadline();
+  Notice n;
+  ASSERT_TRUE(store.claim_notice(late, seconds(60), n));
+  oracle.on(TenantNotified{0, n, late});
+  // The sender died before removing it; the lease expires and another pod sends it again.
+  ASSERT_TRUE(store.claim_notice(late + seconds(60), seconds(60), n));
+  EXPECT_EQ(n.sends, 2u);
+  oracle.on(TenantNotified{1, n, late + seconds(60)});
+  store.notice_sent(n.id);
+  oracle.finish(at(hours(30)), store.counts(), {}, store.notices());
+  EXPECT_EQ(oracle.total_violations(), 0u);
+}
+
+TEST_F(OracleTest, ATenantToldTwiceByTwoFirstSends) {
+  ingest();
+  const Time late = dead_letter_at_deadline();
+  const Notice n{1, row.id, 0, 1, Status::dead_lettered, Reason::deadline, late};
+  oracle.on(TenantNotified{0, n, late});
+  oracle.on(TenantNotified{1, n, late});
+  expect_only(Invariant::noloss);
+}
+
+TEST_F(OracleTest, ANoticeStillInTheOutboxAtTheEndIsNotLost) {
+  ingest();
+  const Time late = dead_letter_at_deadline();
+  oracle.finish(late, store.counts(), {}, store.notices());
+  EXPECT_EQ(oracle.total_violations(), 0u);
+}
+
+TEST_F(OracleTest, ANoticeLeftInTheOutboxPastItsBound) {
+  ingest();
+  dead_letter_at_deadline();
+  oracle.finish(at(hours(30)), store.counts(), {}, store.notices());
+  expect_only(Invariant::noloss);
+  EXPECT_NE(oracle.ledger.examples().front().what.find("waited in the outbox"), std::string::npos)
+      << oracle.ledger.examples().front().what;
 }
 
 // Replays. The request is dead-lettered at its deadline (its tenant told), then replayed.
 TEST_F(OracleTest, AReplayedRequestLivesAgainWithAFreshDeadline) {
   ingest();
   const Time late = dead_letter_at_deadline();
-  oracle.on(TenantNotified{row, Status::dead_lettered, Reason::deadline, late});
+  Notice n;
+  ASSERT_TRUE(store.claim_notice(late, seconds(60), n));
+  oracle.on(TenantNotified{0, n, late});
+  store.notice_sent(n.id);
   const Time t = at(hours(30));
   const Time deadline = t + spec_of(scenario).platform.retry.deadline;
   ASSERT_EQ(store.replay(row.id, t, deadline), ReplayOutcome::replayed);

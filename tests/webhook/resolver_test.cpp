@@ -121,6 +121,9 @@ struct SilentEndpoints final : HttpClient {
   void send(const HttpRequest&, Duration, HttpCallback) override {}  // the attempts stay in flight
 };
 // When each attempt started and when the URL it used was decided.
+struct NoticesHeard final : NoticeChannel {
+  void tell(const Notice&, NoticeCallback done) override { done(true); }
+};
 struct AttemptTimes final : SinkFor<AttemptStarted>, SinkFor<UrlLookedUp>, SinkFor<LookupFinished> {
   Time decided{};
   std::vector<std::pair<Time, Time>> attempts;  // (started, decided)
@@ -144,12 +147,13 @@ TEST(Dispatcher, AnAttemptStartsWhenItsUrlWasDecided) {
   ManualDirectory directory;
   MemoryStore store;
   Events events;
+  NoticesHeard notices;
   AttemptTimes times;
   events.attach(times);
   PlatformConfig config;
   config.concurrency_per_pod = 4;
   config.url_cache_ttl = seconds(1);
-  Node node(1, config, NodePorts{clock, timers, rng, endpoints, directory, store, events});
+  Node node(1, config, NodePorts{clock, timers, rng, endpoints, directory, store, events, notices});
   node.start();
   ASSERT_EQ(node.ingest().create("cx1", "r1", "{}").status, IngestStatus::created);
   node.nudge();

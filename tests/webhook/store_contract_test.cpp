@@ -256,6 +256,83 @@ TEST_P(StoreContract, ListsOneStatusPageByPageInIdOrder) {
   EXPECT_TRUE(store->with_status(Status::dead_lettered, 0, 10).empty());
 }
 
+// The notice outbox: written with the failure, claimed under a lease, sent again after it, gone
+// once sent.
+TEST_P(StoreContract, AFailureWritesItsNoticeInTheSameCompletion) {
+  const RequestId a = create("cx", "a");
+  const RequestId b = create("cx", "b");
+  RequestRow row;
+  ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
+  ASSERT_EQ(row.id, a);
+  Completion failed{nullptr, Status::failed, Reason::no_url, t0 + seconds(1), {}, {}, {}};
+  failed.notify = true;
+  // A completion the fence refuses writes no notice either.
+  EXPECT_FALSE(store->complete(a, row.claim_token + 100, failed));
+  EXPECT_TRUE(store->notices().empty());
+  EXPECT_FALSE(store->next_notice().has_value());
+  ASSERT_TRUE(store->complete(a, row.claim_token, failed));
+  // A failure not noticed (the dispatcher decides) writes none.
+  ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
+  ASSERT_EQ(row.id, b);
+  ASSERT_TRUE(store->complete(b, row.claim_token, Completion{nullptr, Status::failed, Reason::no_url, t0, {}, {}, {}}));
+  const std::vector<Notice> outbox = store->notices();
+  ASSERT_EQ(outbox.size(), 1u);
+  const Notice& n = outbox.front();
+  EXPECT_GE(n.id, 1u);
+  EXPECT_EQ(n.request, a);
+  EXPECT_EQ(n.life, 0u);
+  EXPECT_EQ(n.sends, 0u);
+  EXPECT_EQ(n.status, Status::failed);
+  EXPECT_EQ(n.reason, Reason::no_url);
+  EXPECT_EQ(n.at, t0 + seconds(1));
+  EXPECT_EQ(store->next_notice(), t0 + seconds(1));
+}
+
+TEST_P(StoreContract, ANoticeIsLeasedSentAgainAfterTheLeaseAndGoneOnceSent) {
+  std::vector<RequestId> ids;
+  for (const char* rid : {"a", "b"}) {
+    RequestRow row;
+    create("cx", rid);
+    ASSERT_TRUE(store->claim_due(t0, 1, minutes(2), row));
+    Completion dead{nullptr, Status::dead_lettered, Reason::deadline, t0, {}, {}, {}};
+    dead.notify = true;
+    ASSERT_TRUE(store->complete(row.id, row.claim_token, dead));
+    ids.push_back(row.id);
+  }
+  Notice first;
+  Notice second;
+  EXPECT_FALSE(store->claim_notice(t0 - seconds(1), minutes(1), first));  // not before its failure
+  ASSERT_TRUE(store->claim_notice(t0, minutes(1), first));
+  EXPECT_EQ(first.request, ids[0]);  // the oldest first
+  EXPECT_EQ(first.sends, 1u);
+  ASSERT_TRUE(store->claim_notice(t0, minutes(1), second));
+  EXPECT_EQ(second.request, ids[1]);
+  EXPECT_GT(second.id, first.id);
+  Notice none;
+  EXPECT_FALSE(store->claim_notice(t0 + seconds(59), minutes(1), none));  // both leased
+  EXPECT_EQ(store->next_notice(), t0 + minutes(1));
+  store->notice_sent(second.id);
+  store->notice_sent(second.id);  // again: changes nothing
+  // The first's sender died: after the lease it is claimed again, and counted.
+  Notice again;
+  ASSERT_TRUE(store->claim_notice(t0 + minutes(1), minutes(1), again));
+  EXPECT_EQ(again.id, first.id);
+  EXPECT_EQ(again.sends, 2u);
+  store->notice_sent(first.id);
+  EXPECT_TRUE(store->notices().empty());
+  EXPECT_FALSE(store->next_notice().has_value());
+  // Ids are never reused, even once the outbox is empty.
+  RequestRow row;
+  ASSERT_TRUE(store->replay(ids[0], t0 + minutes(2), t0 + std::chrono::hours(48)) == ReplayOutcome::replayed);
+  ASSERT_TRUE(store->claim_due(t0 + minutes(2), 1, minutes(2), row));
+  Completion failed{nullptr, Status::failed, Reason::gone, t0 + minutes(2), {}, {}, {}};
+  failed.notify = true;
+  ASSERT_TRUE(store->complete(row.id, row.claim_token, failed));
+  ASSERT_TRUE(store->claim_notice(t0 + minutes(2), minutes(1), again));
+  EXPECT_GT(again.id, second.id);
+  EXPECT_EQ(again.life, 1u);  // after one replay
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Stores, StoreContract,
     ::testing::Values(StoreFactory{"memory", [] { return std::unique_ptr<Store>(new MemoryStore()); }},
