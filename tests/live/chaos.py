@@ -104,7 +104,8 @@ platform:
                     return
                 next_request[0] += 1
             # The payload names its key (n + 1) as the simulator's load does, so receipts name it too.
-            body = {"cxid": f"cx{n % 25}", "request_id": f"chaos-{n}", "payload": {"seq": n + 1, "v": "chaos"}}
+            # cx25 and cx26 deliver to the world's gone endpoints (cxid i to endpoint i mod 27).
+            body = {"cxid": f"cx{n % 27}", "request_id": f"chaos-{n}", "payload": {"seq": n + 1, "v": "chaos"}}
             while True:
                 sent_ns = time.time_ns()
                 status, answer = 0, None
@@ -186,9 +187,14 @@ platform:
             fail(f"a delivery whose signature did not verify ({r['signature']}): {r}")
         if 200 <= r["status"] < 300:
             delivered_at.setdefault(int(r["webhook_id"][4:]), []).append(r["at"])
+    gone = {int(r["webhook_id"][4:]) for r in receipts if r["status"] == 410}
+    failed = set()
     duplicates = 0
     for id in sorted(ids):
         row = statuses[id]
+        if row["status"] == "failed" and row.get("reason") == "gone" and id in gone:
+            failed.add(id)
+            continue
         if row["status"] != "delivered":
             fail(f"request {id} ended {row['status']} ({row.get('reason')}), not delivered")
         times = sorted(delivered_at.get(id, []))
@@ -198,6 +204,21 @@ platform:
             duplicates += 1
             if not any(first <= k <= second for k in kills):
                 fail(f"request {id} was delivered twice ({first:.3f}, {second:.3f}) with no kill between")
+
+    # Every failure's tenant was told, at least once; a second time only as a resend, after a kill
+    # between the notice's send and its removal from the outbox.
+    if not failed:
+        fail("no request failed: the gone endpoints were never reached, and the notices not tried")
+    told, resent = {}, 0
+    for path in events:
+        for line in open(path):
+            e = json.loads(line)
+            if e.get("event") == "notified":
+                told[e["id"]] = told.get(e["id"], 0) + 1
+                resent += e["sends"] > 1
+    for id in sorted(failed):
+        if id not in told:
+            fail(f"request {id} failed (410) and its tenant was never told")
 
     # The same run, judged by the simulator's own oracle from the processes' event logs, the
     # receipts and the clients' calls: every invariant, and every duplicate attributed to a crash.
@@ -222,7 +243,8 @@ platform:
     unlogged = re.search(r"\((\d+) store changes they left unlogged\)", judged.stdout).group(1)
     print(f"chaos: {args.processes} serve processes on one database, {len(acked)} requests acknowledged, "
           f"{args.kills} kills, {retries[0]} client retries, "
-          f"{len(receipts)} receipts; every acknowledged request delivered; {duplicates} duplicate deliveries, "
+          f"{len(receipts)} receipts; every acknowledged request delivered, or failed (410) with its tenant told "
+          f"({len(failed)} failed, {resent} notices sent again after a kill); {duplicates} duplicate deliveries, "
           f"each after a kill; SIGTERM drained and exited 0; the key in no log; the simulator's oracle finds every invariant held, "
           f"duplicates attributed: {attributed} ({unlogged} commits the kills left unlogged, read from the database)", flush=True)
 
