@@ -4,8 +4,13 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/system/system_error.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -17,11 +22,14 @@
 #include "live/http_server.h"
 #include "live/webhook/api.h"
 #include "live/webhook/keys.h"
+#include "live/webhook/load_driver.h"
 #include "live/webhook/service.h"
 #include "live/webhook/world.h"
 #include "model/store/sqlite_db.h"
 #include "model/store/store_error.h"
 #include "sim/loader.h"
+#include "sim/summary.h"
+#include "sim/report/metric.h"
 #include "sim/scenario/units.h"
 
 namespace relaysim::live {
@@ -239,6 +247,30 @@ int world_command(const WorldArgs& args) {
   } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
     return fail_incomplete(e.what());
   }
+  std::unique_ptr<webhook::LoadDriver> driver;
+  if (!args.drive.empty()) {
+    const char* key = std::getenv("RELAYSIM_API_KEY");
+    if (key == nullptr || *key == '\0') return fail_usage("--drive: set RELAYSIM_API_KEY to an admin key of the serve it calls");
+    if (args.calls.empty()) return fail_usage("--drive: say where the calls go with --calls FILE");
+    for (const std::string& target : args.drive) {
+      std::string problem;
+      const std::optional<Url> url = parse_url(target, problem);
+      if (!url || url->scheme != "http" || url->target != "/") {
+        return fail_usage("--drive: expected serve's base URL such as http://127.0.0.1:8080, got '" + target + "'" +
+                          (problem.empty() ? "" : ": " + problem));
+      }
+    }
+    try {
+      driver = std::make_unique<webhook::LoadDriver>(io, scenario, args.drive, key, args.calls, world->started(),
+                                                     [](std::uint64_t calls) {
+                                                       std::printf("relaysim world: the load is done: %llu calls answered\n",
+                                                                   static_cast<unsigned long long>(calls));
+                                                       std::fflush(stdout);
+                                                     });
+    } catch (const std::invalid_argument& e) {
+      return fail_usage(e.what());
+    }
+  }
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) io.stop();
@@ -249,6 +281,7 @@ int world_command(const WorldArgs& args) {
               static_cast<unsigned>(world->port()), world->endpoints(), world->cxids() - 1,
               args.receipts.empty() ? "" : "; receipts to ", args.receipts.c_str());
   std::fflush(stdout);
+  if (driver) driver->start();
   io.run();
   std::cerr << "relaysim world: stopped after " << world->receipts() << " receipts\n";
   return kExitPass;
@@ -283,6 +316,28 @@ int judge_command(const JudgeArgs& args) {
                 std::string(invariants[i].title).c_str());
   }
   for (const sim::Violation& v : j.ledger.examples()) std::printf("  %s\n", j.ledger.describe(v).c_str());
+  if (!args.json.empty()) {
+    // The metrics as `relaysim run --json` names them, so a live run and a simulated one compare
+    // figure by figure (`./relaysim twin`).
+    nlohmann::json metrics = nlohmann::json::object();
+    for (const auto& m : sim::webhook::kMetrics) {
+      if (sim::is_family(m.info.name)) continue;
+      const double v = m.value(j.figures, 0);
+      metrics[std::string(m.info.name)] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+    }
+    // Each drain as `relaysim run --json` writes it (backlog.drains).
+    nlohmann::json drains = nlohmann::json::array();
+    for (const sim::Drain& d : j.drains) drains.push_back(sim::drain_json(d, {}));
+    const nlohmann::json out{{"verdict", j.ledger.total() == 0 ? "PASS" : "FAIL"},
+                             {"drains", drains},
+                             {"violations", j.ledger.total()},
+                             {"acknowledged", j.acknowledged},
+                             {"crashes", j.crashes},
+                             {"metrics", metrics}};
+    std::ofstream file(args.json);
+    file << out.dump(2) << "\n";
+    if (!file) return fail_incomplete("--json: cannot write " + args.json);
+  }
   if (j.ledger.total() > 0) {
     std::printf("judge: FAIL: %llu violations\n", static_cast<unsigned long long>(j.ledger.total()));
     return cli::kExitFail;

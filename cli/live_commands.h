@@ -37,6 +37,8 @@ struct WorldArgs {
   std::string receipts;
   std::string signing_secret;
   std::optional<std::string> hold;
+  std::vector<std::string> drive;  // serve's base URLs: send the scenario's load there
+  std::string calls;               // where the driven calls are written
 };
 
 struct JudgeArgs {
@@ -46,6 +48,7 @@ struct JudgeArgs {
   std::string receipts;
   std::string calls;
   std::string database;
+  std::string json;  // also write the verdict and the run's figures to this file
 };
 
 int serve_command(const ServeArgs& args);

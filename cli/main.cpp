@@ -36,7 +36,7 @@ using namespace relaysim;
 using namespace relaysim::cli;
 
 // Commands of the ./relaysim driver, which `relaysim` itself does not run.
-constexpr const char* kDriverCommands[] = {"test", "bench", "build", "mutants", "soak", "fuzz", "docs"};
+constexpr const char* kDriverCommands[] = {"test", "bench", "build", "mutants", "soak", "fuzz", "docs", "twin"};
 
 const char* kFooter = R"(Commands of the ./relaysim driver (it installs packages, builds, then runs relaysim):
   ./relaysim test [--fast]     build everything and run the whole test suite
@@ -46,6 +46,9 @@ const char* kFooter = R"(Commands of the ./relaysim driver (it installs packages
                                the whole property suite from many seeds (default 10 x 1000 cases)
   ./relaysim fuzz [SECONDS]    the fuzz targets: scenario reader, SMS tokens, campaign filters, report input, webhook
                                signatures, the live API's requests, the live event log
+  ./relaysim twin SCENARIO [--load 3m]
+                               a webhook scenario run live (serve and world on loopback) and simulated,
+                               the figures side by side
   ./relaysim build             just build
 
 Exit status:
@@ -342,6 +345,10 @@ CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
   world->add_option("--receipts", world_args.receipts, "Append every request an endpoint processes to this file, one JSON line each");
   world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
   world->add_option("--hold", world_args.hold, "How long an unanswered request keeps its connection (default 5m)");
+  world->add_option("--drive", world_args.drive,
+                    "Also be the scenario's clients: send its load, on the world's clock until its duration, to this "
+                    "serve (http://HOST:PORT; repeat for several, called in turn), with the key in RELAYSIM_API_KEY");
+  world->add_option("--calls", world_args.calls, "With --drive: write the calls made, one JSON line each, for relaysim judge");
   return world;
 }
 
@@ -354,6 +361,9 @@ CLI::App* declare_judge(CLI::App& app, live::JudgeArgs& judge_args) {
   judge->add_option("--receipts", judge_args.receipts, "The world's receipts (world --receipts)")->required();
   judge->add_option("--calls", judge_args.calls, "The client's create calls, one JSON line each (docs/live.md)")->required();
   judge->add_option("--database", judge_args.database, "The database the processes shared, after the run")->required();
+  judge->add_option("--json", judge_args.json,
+                    "Also write the verdict and the run's figures (every metric of `relaysim metrics` but utilisation, "
+                    "counted by the simulator's own code) as JSON to this file");
   return judge;
 }
 #endif

@@ -166,6 +166,34 @@ void print_summary(std::ostream& out, const RunResult& r, const WallStats& wall)
   out << "\nVerdict: " << (r.pass() ? "PASS" : "FAIL") << "\n";
 }
 
+nlohmann::json drain_json(const Drain& d, std::span<const std::string> group_names) {
+  using nlohmann::json;
+  json groups = json::array();
+  for (const GroupDrain& g : d.groups) {
+    RELAYSIM_ASSERT(g.group < group_names.size(), "a group drain names one of the system's groups");
+    groups.push_back({{"group", group_names[g.group]},
+                      {"level", g.level},
+                      {"peak", g.peak},
+                      {"down_for_good", g.down_for_good},
+                      {"affected", g.affected},
+                      {"drained_s", g.drained_by_end() ? json(to_seconds(g.drained)) : json(nullptr)},
+                      {"drain_s", g.drained_by_end() ? json(to_seconds(g.drained - d.fault_end)) : json(nullptr)}});
+  }
+  return {{"faults", d.what},
+          {"fault_start_s", to_seconds(d.fault_start)},
+          {"fault_end_s", to_seconds(d.fault_end)},
+          {"level", d.level},
+          {"peak", d.peak},
+          {"stuck", d.stuck},
+          {"drained_s", d.drained_by_end() ? json(to_seconds(d.drained)) : json(nullptr)},
+          {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)},
+          {"drain_90_s", d.mostly_drained != kTimeNever ? json(d.mostly_seconds()) : json(nullptr)},
+          {"latency_level_s", d.latency_level ? json(to_seconds(*d.latency_level)) : json(nullptr)},
+          {"latency_back_s", d.latency_back != kTimeNever ? json(to_seconds(d.latency_back)) : json(nullptr)},
+          {"latency_recovery_s", d.latency_back != kTimeNever ? json(d.latency_seconds()) : json(nullptr)},
+          {"groups", groups}};
+}
+
 nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
   using nlohmann::json;
   const Scenario& s = r.scenario;
@@ -215,30 +243,7 @@ nlohmann::json to_json(const RunResult& r, const WallStats& wall) {
   }
   json drains = json::array();
   const std::vector<std::string> group_names = s.system->groups(s);
-  for (const Drain& d : r.run.drains) {
-    json groups = json::array();
-    for (const GroupDrain& g : d.groups) {
-      groups.push_back({{"group", group_names.at(g.group)},
-                        {"level", g.level},
-                        {"peak", g.peak},
-                        {"down_for_good", g.down_for_good},
-                        {"affected", g.affected},
-                        {"drained_s", g.drained_by_end() ? json(to_seconds(g.drained)) : json(nullptr)},
-                        {"drain_s", g.drained_by_end() ? json(to_seconds(g.drained - d.fault_end)) : json(nullptr)}});
-    }
-    drains.push_back({{"faults", d.what},
-                      {"fault_start_s", to_seconds(d.fault_start)},
-                      {"fault_end_s", to_seconds(d.fault_end)},
-                      {"level", d.level},
-                      {"peak", d.peak},
-                      {"stuck", d.stuck},
-                      {"drained_s", d.drained_by_end() ? json(to_seconds(d.drained)) : json(nullptr)},
-                      {"drain_s", d.drained_by_end() ? json(d.seconds()) : json(nullptr)},
-                      {"latency_level_s", d.latency_level ? json(to_seconds(*d.latency_level)) : json(nullptr)},
-                      {"latency_back_s", d.latency_back != kTimeNever ? json(to_seconds(d.latency_back)) : json(nullptr)},
-                      {"latency_recovery_s", d.latency_back != kTimeNever ? json(d.latency_seconds()) : json(nullptr)},
-                      {"groups", groups}});
-  }
+  for (const Drain& d : r.run.drains) drains.push_back(drain_json(d, group_names));
   j["backlog"] = {{"step_s", to_seconds(r.run.step)},
                   {"peak", r.run.peak_backlog},
                   {"mean", r.run.mean_backlog},

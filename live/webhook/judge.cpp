@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -23,8 +24,10 @@
 #include "model/store/sqlite_db.h"
 #include "model/webhook/sqlite_store.h"
 #include "sim/loader.h"
+#include "sim/report/backlog.h"
 #include "sim/webhook/invariants.h"
 #include "sim/webhook/oracle.h"
+#include "sim/webhook/report.h"
 #include "sim/webhook/serviceb.h"
 #include "sim/webhook/spec.h"
 #include "sim/world/store_faults.h"
@@ -757,10 +760,25 @@ struct Replay {
   const sw::ServiceB& serviceb;
   sw::RequestChecker& requests;
   sw::BreakerChecker& breakers;
+  sw::Metrics& metrics;
   Judgement& out;
+  // What the metrics read of a request's row that no one record carries: when it was created,
+  // its attempts so far and its replays.
+  struct RowFacts {
+    Time created_at{};
+    std::uint32_t attempts = 0;
+    std::uint32_t replays = 0;
+  };
+  std::unordered_map<model::RequestId, RowFacts> facts{};
   std::vector<BreakerState> final_breakers = std::vector<BreakerState>(spec.platform.pods, BreakerState::closed);
   Time end = kTimeZero;
 
+  // An event to the request checker, and to the metrics when they count it.
+  template <class E>
+  void emit(const E& e) {
+    requests.on(e);
+    if constexpr (std::is_base_of_v<SinkFor<E>, sw::Metrics>) metrics.on(e);
+  }
   void record(const LogRecord& r);
   void lookup(const LogRecord& r);
   void ended(const LogRecord& r);
@@ -776,18 +794,25 @@ void Replay::record(const LogRecord& r) {
   row.id = r.id;
   row.deadline_at = r.deadline_at;
   row.claim_token = r.token;
+  RowFacts* f = r.id != 0 ? &facts[r.id] : nullptr;
+  if (f != nullptr) {
+    if (r.kind == LogKind::ingested && r.outcome == model::CreateOutcome::created) f->created_at = r.created_at;
+    row.created_at = f->created_at;
+    row.attempts = f->attempts;
+    row.replays = f->replays;
+  }
   switch (r.kind) {
-    case LogKind::started: requests.on(sim::ProcessStarted{r.pod, r.at}); break;
+    case LogKind::started: emit(sim::ProcessStarted{r.pod, r.at}); break;
     case LogKind::stopped: break;
     case LogKind::ingested: {
       const model::NewRequest request{r.cxid, r.request_id, {}, r.created_at, r.deadline_at};
       const model::CreateResult result{r.outcome, r.id};
-      requests.on(model::Ingested{r.pod, request, result, r.at});
+      emit(model::Ingested{r.pod, request, result, r.at});
       break;
     }
-    case LogKind::claimed: requests.on(model::Claimed{r.pod, row, r.at}); break;
+    case LogKind::claimed: emit(model::Claimed{r.pod, row, r.at}); break;
     case LogKind::attempt_started:
-      requests.on(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url, run.base), r.version, r.at});
+      emit(model::AttemptStarted{r.pod, row, r.number, sim_url(r.url, run.base), r.version, r.at});
       break;
     case LogKind::attempt_finished: {
       model::AttemptRow attempt;
@@ -796,7 +821,7 @@ void Replay::record(const LogRecord& r) {
       attempt.pod = r.pod;
       attempt.finished_at = r.at;
       const HttpResult result{r.error, r.http_status, r.retry_after, {}};
-      requests.on(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
+      emit(model::AttemptFinished{r.pod, attempt, result, model::Verdict::retry});
       break;
     }
     case LogKind::completed: {
@@ -809,18 +834,23 @@ void Replay::record(const LogRecord& r) {
       c.reason = r.reason;
       c.at = r.at;
       c.due_at = r.due_at;
-      requests.on(model::Completed{r.pod, row, c, r.applied, r.failed});
+      emit(model::Completed{r.pod, row, c, r.applied, r.failed});
+      if (r.applied && r.number != 0) f->attempts = std::max(f->attempts, r.number);
       break;
     }
     case LogKind::notified: {
       const model::Notice n{r.notice, r.id, r.life, r.sends, r.status, r.reason, r.ended_at};
-      requests.on(model::TenantNotified{r.pod, n, r.at});
+      emit(model::TenantNotified{r.pod, n, r.at});
       break;
     }
-    case LogKind::replayed: requests.on(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at}); break;
+    case LogKind::replayed:
+      emit(model::Replayed{r.pod, r.id, r.replay, r.deadline_at, r.at});
+      if (r.replay == model::ReplayOutcome::replayed) ++f->replays;
+      break;
     case LogKind::breaker:
       RELAYSIM_ASSERT(r.pod < final_breakers.size(), "the checkers count pods up to the highest logged");
       breakers.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
+      metrics.on(model::BreakerChanged{r.pod, r.from, r.to, r.at});
       final_breakers[r.pod] = r.to;
       ++out.breaker_changes;
       break;
@@ -832,7 +862,7 @@ void Replay::lookup(const LogRecord& r) {
   end = std::max(end, r.at);
   const sw::ServiceBCalled called{r.pod, cxid_index(r.cxid), r.sent_at, r.at, r.lookup != model::LookupStatus::error,
                                   serviceb.in_outage(r.sent_at), r.lookup == model::LookupStatus::found ? r.version : 0};
-  requests.on(called);
+  emit(called);
   breakers.on(called);
 }
 
@@ -840,7 +870,7 @@ void Replay::lookup(const LogRecord& r) {
 void Replay::ended(const LogRecord& r) {
   RELAYSIM_ASSERT(r.pod < final_breakers.size(), "the checkers count pods up to the highest logged");
   const sim::ProcessCrashed crashed{r.pod, died_after(r)};
-  requests.on(crashed);
+  emit(crashed);
   breakers.on(crashed);
   final_breakers[r.pod] = BreakerState::closed;
 }
@@ -854,7 +884,7 @@ void Replay::created(const Call& c, Time at) {
                   : c.status == 409 ? model::IngestStatus::conflict
                   : c.status == 503 ? model::IngestStatus::unavailable
                                     : model::IngestStatus::invalid;
-  requests.on(sw::ClientCreated{c.key, result, at});
+  emit(sw::ClientCreated{c.key, result, at});
 }
 
 void Replay::sent(const Item& item) {
@@ -883,7 +913,7 @@ void Replay::sent(const Item& item) {
                      : a.finish != kNone ? log[a.finish].at
                                          : rc.at + spec.platform.http_timeout;
   }
-  requests.on(sw::HttpSent{pod, model::request_id_from_webhook_id(rc.webhook_id), fate, at, rc.url, rc.webhook_id,
+  emit(sw::HttpSent{pod, model::request_id_from_webhook_id(rc.webhook_id), fate, at, rc.url, rc.webhook_id,
                            rc.key, rc.payload});
 }
 
@@ -906,9 +936,19 @@ void check_run(sim::Scenario& scenario, const Run& run, Judgement& out) {
   const sim::StoreFaults no_faults(scenario);
   sw::RequestChecker requests(scenario, serviceb, no_faults, std::nullopt, out.ledger);
   sw::BreakerChecker breakers(scenario, serviceb, out.ledger);
-  Replay replay{run, spec, serviceb, requests, breakers, out};
+  out.figures.metrics = sw::Metrics(spec.platform.pods);
+  Replay replay{run, spec, serviceb, requests, breakers, out.figures.metrics, out};
 
+  // The backlog, sampled as a simulated run's is (sim/report/backlog.h): requests acknowledged and
+  // not terminal, each second of the world's time, for the drain after each fault.
+  const sw::Metrics& counted = out.figures.metrics;
+  const auto open_now = [&counted] {
+    const std::uint64_t opened = counted.acked + counted.replays[static_cast<int>(model::ReplayOutcome::replayed)];
+    return opened - std::min(opened, counted.terminal_requests);
+  };
+  sim::BacklogTrace backlog(std::max(scenario.duration, items.empty() ? Duration{} : items.back().key - kTimeZero));
   for (const Item& item : items) {
+    while (backlog.next() <= item.key) backlog.take(open_now(), 0);
     // ServiceB's URL versions as of now, for the checkers' messages.
     if (item.key > kernel.now()) kernel.run_until(item.key);
     switch (item.what) {
@@ -917,11 +957,13 @@ void check_run(sim::Scenario& scenario, const Run& run, Judgement& out) {
       case Item::What::lookup: replay.lookup(run.logs[item.log][item.index]); break;
       case Item::What::crashed:
       case Item::What::stopped: replay.ended(run.logs[item.log][item.index]); break;
-      case Item::What::calling: requests.on(sw::ClientCalling{run.calls[item.index].key, item.key}); break;
+      case Item::What::calling: replay.emit(sw::ClientCalling{run.calls[item.index].key, item.key}); break;
       case Item::What::created: replay.created(run.calls[item.index], item.key); break;
       case Item::What::sent: replay.sent(item); break;
     }
   }
+  while (backlog.next() <= replay.end) backlog.take(open_now(), 0);
+  out.drains = backlog.drains(sw::world_timeline(spec, counted.transitions));
   requests.finish(replay.end, run.stored, run.outbox);
   breakers.finish(replay.end, replay.final_breakers);
   for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {
@@ -930,6 +972,22 @@ void check_run(sim::Scenario& scenario, const Run& run, Judgement& out) {
   }
   out.retry_after_honoured = requests.retry_after_honoured();
   out.terminal_bound = requests.terminal_bound_text();
+  // The run's figures, as the simulator reports its own (sim/webhook/metrics.h). Utilisation needs
+  // the pods' busy slot-time, which no log says: it is left unknown.
+  sw::Figures& f = out.figures;
+  for (int c = 0; c < sw::kDuplicateCauseCount; ++c) {
+    f.oracle.duplicates[static_cast<std::size_t>(c)] = requests.duplicates(static_cast<sw::DuplicateCause>(c));
+  }
+  f.oracle.rescued = requests.rescued_claims();
+  f.oracle.stale = requests.stale_completions();
+  f.oracle.stale_applied = requests.stale_applied();
+  f.oracle.retry_after_honoured = requests.retry_after_honoured();
+  f.oracle.lost = requests.lost();
+  for (std::size_t i = 0; i < f.violations.size(); ++i) f.violations[i] = out.ledger.count(i);
+  for (int st = 0; st < static_cast<int>(model::Status::delivered); ++st) f.unresolved += run.stored.by_status[st];
+  f.busy_s = std::numeric_limits<double>::quiet_NaN();
+  f.slot_s = std::numeric_limits<double>::quiet_NaN();
+  f.end = replay.end;
 }
 
 }  // namespace

@@ -30,6 +30,8 @@
 #include <vector>
 
 #include "sim/oracle/ledger.h"
+#include "sim/report/backlog.h"
+#include "sim/webhook/metrics.h"
 
 namespace relaysim::live::webhook {
 
@@ -55,6 +57,12 @@ struct Judgement {
   std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // by cause
   std::uint64_t retry_after_honoured = 0;
   std::string terminal_bound;
+  // The run's figures, counted from the same stream by the simulator's own metrics: every metric
+  // of `relaysim metrics` but utilisation (no log says how busy the slots were).
+  sim::webhook::Figures figures;
+  // The backlog's drain after each fault episode (ServiceB's outages, endpoints down or in an
+  // incident), read from the run's backlog as a simulated run's is.
+  std::vector<sim::Drain> drains;
 };
 
 // Throws std::invalid_argument naming the file and line of anything it cannot read, and

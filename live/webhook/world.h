@@ -67,6 +67,8 @@ class WorldServer {
   std::uint32_t cxids() const { return cxids_; }
   std::uint32_t endpoints() const { return endpoints_.count(); }
   std::uint64_t receipts() const { return receipt_count_; }
+  // When the world's clock started (its time zero), on the live clock.
+  Time started() const { return started_; }
 
  private:
   void handle(const Incoming& in, Respond respond);

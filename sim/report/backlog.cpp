@@ -21,6 +21,10 @@ double Drain::seconds() const {
   return drained_by_end() ? to_seconds(drained - fault_end) : std::numeric_limits<double>::infinity();
 }
 
+double Drain::mostly_seconds() const {
+  return mostly_drained != kTimeNever ? to_seconds(mostly_drained - fault_end) : std::numeric_limits<double>::infinity();
+}
+
 double Drain::latency_seconds() const {
   if (!latency_level) return std::numeric_limits<double>::quiet_NaN();
   if (latency_back == kTimeNever) return std::numeric_limits<double>::infinity();
@@ -197,6 +201,7 @@ std::vector<Drain> BacklogTrace::drains(const std::vector<TimelineEvent>& timeli
     latency_recovery(d, next < windows.size() ? windows[next]->at : kTimeNever);
     const std::size_t until = d.drained_by_end() ? index_at(d.drained) : samples_.size() - 1;
     d.peak = peak_of(live, to, until);
+    d.mostly_drained = drained_at(live, d.fault_end, d.level + (static_cast<double>(d.peak) - d.level) / 10);
     d.stuck = samples_[until] - live_[until];
     // A group's level leaves out the samples taken during a fault before this episode.
     std::vector<bool> clear(to - from + 1, true);

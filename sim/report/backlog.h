@@ -46,6 +46,10 @@ struct Drain {
   double level = 0;        // the backlog before the episode: its mean over the 5 minutes before
   std::uint64_t peak = 0;  // the most open at once from the episode's start until drained
   Time drained = kTimeNever;  // the first sample at or after fault_end back at `level` or below
+  // The first sample at or after fault_end within a tenth of the way from `peak` back to `level`:
+  // nine tenths of what the fault held up is through. Unlike `drained`, which a light backlog
+  // reaches only when it happens to dip under its mean, this does not wait on the noise.
+  Time mostly_drained = kTimeNever;
   std::string what;           // the episode's windows: "outage serviceb, crash pod-1"
   // Open then (at `drained`, or at the last sample), in groups down for good: left out of the
   // level, the peak and the drain, since they cannot come back whatever the platform does.
@@ -64,6 +68,8 @@ struct Drain {
   bool drained_by_end() const { return drained != kTimeNever; }
   // From the end of the faults until the backlog was back at its level (+inf: never, in the run).
   double seconds() const;
+  // From the end of the faults until nine tenths of the backlog was through (+inf: never).
+  double mostly_seconds() const;
   // From the end of the faults until the p99 latency was back at its level (+inf: never, in the
   // run; NaN: no level to come back to).
   double latency_seconds() const;

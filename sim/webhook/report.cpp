@@ -8,11 +8,32 @@
 #include "model/core/assert.h"
 
 #include "sim/report/text.h"
+#include "sim/timeline.h"
 #include "sim/webhook/oracle.h"
 
 namespace relaysim::sim::webhook {
 
 using namespace relaysim::webhook;
+
+std::vector<TimelineEvent> world_timeline(const WebhookSpec& spec, const std::vector<BreakerTransition>& transitions) {
+  std::vector<TimelineEvent> timeline;
+  add_to_timeline(spec.serviceb.outages, "serviceb", timeline);
+  for (const UrlChange& c : spec.serviceb.url_changes) {
+    timeline.push_back({c.at, {}, "url_change", "serviceb", fmt("%g%% of the cxids get a new URL", 100 * c.fraction)});
+  }
+  for (const EndpointGroup& g : spec.endpoints) {
+    for (const Window& w : g.down) timeline.push_back({w.at, w.length, "down", "endpoints " + g.name, "connections refused", true});
+    for (const Incident& i : g.incidents) {
+      timeline.push_back({i.window.at, i.window.length, "incident", "endpoints " + g.name,
+                          fmt("%g%% of calls answered %d", 100 * i.rate, i.status), true});
+    }
+  }
+  for (const BreakerTransition& t : transitions) {
+    timeline.push_back({t.at, {}, "breaker", "pod-" + std::to_string(t.pod),
+                        std::string(to_string(t.from)) + " -> " + std::string(to_string(t.to))});
+  }
+  return timeline;
+}
 
 void Report::print(std::ostream& out, double) const {
   print_requests(out);

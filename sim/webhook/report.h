@@ -7,6 +7,11 @@
 
 namespace relaysim::sim::webhook {
 
+// The timeline of a run: the world's faults and changes the scenario declares (ServiceB's
+// outages and URL changes, endpoints down and their incidents) and the breakers' transitions. A
+// live run's judge reads it too (live/webhook/judge.h), to measure its drains as a simulated run's.
+std::vector<TimelineEvent> world_timeline(const WebhookSpec& spec, const std::vector<BreakerTransition>& transitions);
+
 class Report final : public ReportOf<Figures, kMetrics> {
  public:
   Report(Figures figures, std::vector<std::string> notes, std::vector<TimelineEvent> timeline)

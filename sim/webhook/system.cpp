@@ -262,23 +262,7 @@ class Simulation final : public sim::Simulation {
     // A run that drained ended early only because nothing could happen any more: a crash due
     // before the scenario's end never came. A run cut short may still have had it coming.
     const Time horizon = judged ? std::max(end, Time{} + ctx_.scenario.duration) : end;
-    std::vector<TimelineEvent> timeline;
-    const WebhookSpec& spec = spec_of(ctx_.scenario);
-    add_to_timeline(spec.serviceb.outages, "serviceb", timeline);
-    for (const UrlChange& c : spec.serviceb.url_changes) {
-      timeline.push_back({c.at, {}, "url_change", "serviceb", fmt("%g%% of the cxids get a new URL", 100 * c.fraction)});
-    }
-    for (const EndpointGroup& g : spec.endpoints) {
-      for (const Window& w : g.down) timeline.push_back({w.at, w.length, "down", "endpoints " + g.name, "connections refused", true});
-      for (const Incident& i : g.incidents) {
-        timeline.push_back({i.window.at, i.window.length, "incident", "endpoints " + g.name,
-                            fmt("%g%% of calls answered %d", 100 * i.rate, i.status), true});
-      }
-    }
-    for (const BreakerTransition& t : f.metrics.transitions) {
-      timeline.push_back({t.at, {}, "breaker", "pod-" + std::to_string(t.pod),
-                          std::string(to_string(t.from)) + " -> " + std::string(to_string(t.to))});
-    }
+    std::vector<TimelineEvent> timeline = world_timeline(spec_of(ctx_.scenario), f.metrics.transitions);
     return std::make_unique<Report>(std::move(f), world_->store_faults().never_happened(horizon), std::move(timeline));
   }
 

@@ -35,7 +35,7 @@ TEST_P(ShippedScenario, PassesOnTheMemoryStore) {
 INSTANTIATE_TEST_SUITE_P(All, ShippedScenario,
                          ::testing::Values("quickstart", "serviceb-outage", "endpoint-429-storm", "flaky-endpoints-24h",
                                            "pod-crash-restart", "serviceb-url-change", "store-faults",
-                                           "operator-replays"),
+                                           "operator-replays", "twin-outage"),
                          [](const auto& p) {
                            std::string n = p.param;
                            for (char& c : n) c = c == '-' ? '_' : c;
@@ -47,7 +47,7 @@ TEST(ShippedScenarios, EveryWebhookFileInScenariosIsTested) {
   for (const auto& entry : std::filesystem::directory_iterator(std::string(RELAYSIM_SOURCE_DIR) + "/scenarios")) {
     if (entry.path().extension() == ".yaml" && load_scenario(entry.path().string()).system->name() == "webhook") ++n;
   }
-  EXPECT_EQ(n, 11u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
+  EXPECT_EQ(n, 12u) << "a new scenario file needs a line in ShippedScenario's list (or LongScenario's)";
 }
 
 // The capacity scenario runs 1.5 million requests for `relaysim plan`; here its first minute, whose
