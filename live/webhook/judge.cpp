@@ -719,6 +719,11 @@ void check_database(const std::string& path) {
   }
   // The store opened as serve opens it adds what an older schema lacks; the judge reads, never
   // writes, so a database from before a column it needs is refused instead.
+  if (!has("notices")) {
+    throw std::invalid_argument("--database: " + path +
+                                " was left by an older relaysim serve (it has no outbox of tenants' notices); the judge "
+                                "does not change a database: judge it with the relaysim that served it");
+  }
   const std::vector<std::string>& attempt_columns = db.columns.at("attempts");
   if (std::find(attempt_columns.begin(), attempt_columns.end(), "detail") == attempt_columns.end()) {
     throw std::invalid_argument("--database: " + path +

@@ -907,6 +907,20 @@ def _():
     expect(run("world", QUICKSTART, "--signing-secret", "nope"), EXIT_INVALID, r"--signing-secret: not a key")
     expect(run("world", QUICKSTART, "--hold", "soon"), EXIT_INVALID, r"--hold")
     expect(run("world", QUICKSTART, "--receipts", WORK, "--listen", "127.0.0.1:0"), EXIT_INVALID, r"--receipts: cannot open")
+    # --drive: the key comes from the environment, never the command line; the URL is serve's base.
+    expect(run("world", QUICKSTART, "--drive", "http://127.0.0.1:9", "--calls", path("calls.jsonl"), "--listen", "127.0.0.1:0"),
+           EXIT_INVALID, r"--drive: set RELAYSIM_API_KEY")
+    os.environ["RELAYSIM_API_KEY"] = "rsk_1_" + "0" * 64
+    try:
+        expect(run("world", QUICKSTART, "--drive", "http://127.0.0.1:9", "--listen", "127.0.0.1:0"), EXIT_INVALID,
+               r"--drive: say where the calls go with --calls")
+        for bad in ("ftp://127.0.0.1:9", "http://127.0.0.1:9/v1/webhooks", "nowhere"):
+            expect(run("world", QUICKSTART, "--drive", bad, "--calls", path("calls.jsonl"), "--listen", "127.0.0.1:0"),
+                   EXIT_INVALID, r"--drive: expected serve's base URL")
+        expect(run("world", QUICKSTART, "--drive", "http://127.0.0.1:9", "--calls", WORK, "--listen", "127.0.0.1:0"),
+               EXIT_INVALID, r"--calls: cannot open")
+    finally:
+        del os.environ["RELAYSIM_API_KEY"]
 
 
 @case("judge.bad_inputs")
@@ -974,6 +988,18 @@ def _():
                         (QUICKSTART, r"is not a database relaysim serve left")):
         expect(judge(db=db), EXIT_INVALID, "--database: .*" + pattern)
     assert os.path.getsize(path("judge-empty.db")) == 0, "the judge wrote into an empty file given as --database"
+    # A database from before the notices' outbox is refused, not changed.
+    old = path("judge-old.db")
+    shutil.copy(database, old)
+    with sqlite3.connect(old) as db:
+        db.execute("DROP TABLE notices")
+    expect(judge(db=old), EXIT_INVALID, r"--database: .* no outbox of tenants' notices")
+    with sqlite3.connect(old) as db:
+        assert not db.execute("SELECT name FROM sqlite_master WHERE name = 'notices'").fetchall(), "the judge changed a database"
+    # --json: written where it is told, or a clear failure.
+    expect(run("judge", QUICKSTART, config, "--events", write("judge-events.jsonl", started), "--receipts",
+               write("judge-receipts.jsonl", world), "--calls", write("judge-calls.jsonl", ""), "--database", database,
+               "--json", WORK), EXIT_INCOMPLETE, r"--json: cannot write")
 
 
 # ---- mmc --------------------------------------------------------------------------------------
