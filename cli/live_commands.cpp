@@ -335,7 +335,7 @@ int judge_command(const JudgeArgs& args) {
                              {"crashes", j.crashes},
                              {"metrics", metrics}};
     std::ofstream file(args.json);
-    file << out.dump(2) << "\n";
+    file << sim::json_text(out) << "\n";
     if (!file) return fail_incomplete("--json: cannot write " + args.json);
   }
   if (j.ledger.total() > 0) {

@@ -26,7 +26,7 @@ import time
 
 import yaml
 
-UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 0.001, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
 
 # The rows: (metric, what it is, kind). A count agrees within 10 %, or within three standard
 # deviations of a Poisson count of its size (3 sqrt(n): a small count's noise is larger than 10 %
@@ -65,11 +65,15 @@ def die(message, status=2):
 
 
 def seconds(text):
-    """A scenario duration ("90s", "1m30s" is not one: a number and a unit) in seconds."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ms|s|m|h|d)\s*", str(text))
-    if not m:
-        raise ValueError(f"'{text}' is not a duration such as 90s or 3m")
-    return float(m.group(1)) * UNITS[m.group(2)]
+    """A scenario duration in seconds, read as docs/scenario-format.md writes them: "0", "90s",
+    "250ms", "1h30m" (the scenario was validated first; this reads what relaysim accepted)."""
+    s = str(text).strip()
+    if s == "0":
+        return 0.0
+    parts = re.findall(r"([0-9]*\.?[0-9]+)\s*(ns|us|ms|min|s|m|h|d)\s*", s)
+    if not parts or "".join(re.sub(r"\s", "", n + u) for n, u in parts) != re.sub(r"\s", "", s):
+        raise ValueError(f"'{text}' is not a duration such as 90s, 3m or 1h30m")
+    return sum(float(n) * UNITS[u] for n, u in parts)
 
 
 def duration_text(s):
@@ -114,6 +118,7 @@ def cut(scenario, load, tail):
     scenario["webhook"] = web
     scenario["duration"] = duration_text(LOAD_START + load + tail)
     scenario.pop("expect", None)  # the whole scenario's expectations are not the cut one's
+    scenario.pop("warmup", None)  # the live figures count from the start: so do the simulated
     return scenario
 
 
@@ -158,6 +163,8 @@ def open_requests(port, key):
     try:
         conn.request("GET", "/metrics", headers={"Authorization": f"Bearer {key}"})
         text = conn.getresponse().read().decode()
+    except (OSError, http.client.HTTPException) as e:
+        die(f"serve (pod 1) stopped answering: {e}", 3)
     finally:
         conn.close()
     total = 0
@@ -216,11 +223,14 @@ def live_run(relaysim, scenario_path, scenario, tmp, drain_timeout):
     time.sleep(1.0)  # the last completions' notices, logged after their commit
     for p in serves:
         p.send_signal(signal.SIGTERM)
-    for p in serves:
-        if p.wait(timeout=60) != 0:
-            die(f"a serve process exited {p.returncode} (its log: {log.name})", 3)
-    world.send_signal(signal.SIGTERM)
-    world.wait(timeout=30)
+    try:
+        for p in serves:
+            if p.wait(timeout=60) != 0:
+                die(f"a serve process exited {p.returncode} (its log: {log.name})", 3)
+        world.send_signal(signal.SIGTERM)
+        world.wait(timeout=30)
+    except subprocess.TimeoutExpired as e:
+        die(f"a process did not stop within {e.timeout:.0f} s of SIGTERM (the log: {log.name})", 3)
     out = os.path.join(tmp, "live.json")
     judged = subprocess.run([relaysim, "judge", scenario_path, config, "--events", *events, "--receipts", receipts,
                              "--calls", calls, "--database", os.path.join(tmp, "live.db"), "--json", out],
@@ -296,6 +306,8 @@ def main():
         load_s, tail_s = seconds(args.load), seconds(args.tail)
     except ValueError as e:
         die(str(e))
+    if args.keep and os.path.isdir(args.keep) and os.listdir(args.keep):
+        die(f"--keep: {args.keep} is not empty (a run appends to its logs and database: give a new directory)")
     if load_s <= 0 or load_s > 3600:
         die("--load: between 1 s and 1 h of wall-clock time")
     try:
@@ -308,7 +320,10 @@ def main():
     checked = subprocess.run([args.relaysim, "validate", args.scenario], capture_output=True, text=True)
     if checked.returncode != 0:
         die(checked.stdout + checked.stderr, 2)
-    scenario = cut(scenario, load_s, tail_s)
+    try:
+        scenario = cut(scenario, load_s, tail_s)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        die(f"{args.scenario}: cannot cut its load: {e}")
     tmp = args.keep or tempfile.mkdtemp(prefix="relaysim-twin-")
     os.makedirs(tmp, exist_ok=True)
     cut_path = os.path.join(tmp, "scenario.yaml")
@@ -327,7 +342,7 @@ def main():
         sim_m[name] = first_drain(sim["backlog"]["drains"], field)
         live_m[name] = first_drain(live["drains"], field)
     rows = compare(sim_m, live_m)
-    print(f"twin: {scenario.get('name', args.scenario)}, {args.load} of load; simulated (memory store) "
+    print(f"twin: {scenario.get('name', args.scenario)}, {args.load} of load; simulated ({sim.get('store', 'memory')} store) "
           f"beside live ({scenario['webhook'].get('platform', {}).get('pods', 1)} serve processes, SQLite)")
     print(f"  {'figure':<70} {'simulated':>10} {'live':>10} {'live - sim':>11}  agree")
     kinds = {name: kind for name, _, kind in ROWS}

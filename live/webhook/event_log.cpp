@@ -385,7 +385,10 @@ void EventLogWriter::append(const std::string& lines) {
   for (std::size_t done = 0; done < lines.size();) {
     const ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a full disk: the log ends here, the service goes on (the judge will say)
+    if (n <= 0) {
+      intact_ = false;  // a full disk: the log ends here, the service goes on (the judge will say)
+      return;
+    }
     done += static_cast<std::size_t>(n);
   }
 }

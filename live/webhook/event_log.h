@@ -161,6 +161,8 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
   // not say what a crash could still take back. A process killed between the commit and the
   // write leaves writes no line tells of; the judge reads those from the database.
   void hold_for(Db& db) { commits_ = &db; }
+  // Every line so far reached the file (none was lost to a full disk or an I/O error).
+  bool intact() const { return intact_; }
 
   void on(const model::Ingested& e) override;
   void on(const model::Claimed& e) override;
@@ -180,6 +182,7 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
   model::PodId pod_;
   Db* commits_ = nullptr;
   std::string held_;  // lines waiting for the open group's commit
+  bool intact_ = true;
 };
 
 }  // namespace relaysim::live::webhook

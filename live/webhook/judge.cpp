@@ -786,7 +786,7 @@ struct Replay {
   }
   void record(const LogRecord& r);
   void lookup(const LogRecord& r);
-  void ended(const LogRecord& r);
+  void ended(const LogRecord& r, bool killed);
   void created(const Call& c, Time at);
   void sent(const Item& item);
 };
@@ -872,10 +872,13 @@ void Replay::lookup(const LogRecord& r) {
 }
 
 // To the checkers, a process that ends is a pod that dies.
-void Replay::ended(const LogRecord& r) {
+void Replay::ended(const LogRecord& r, bool killed) {
   RELAYSIM_ASSERT(r.pod < final_breakers.size(), "the checkers count pods up to the highest logged");
+  // To the checkers a process's end is a crash either way (what it held is rescued by others);
+  // the metrics count only the kills as crashes.
   const sim::ProcessCrashed crashed{r.pod, died_after(r)};
-  emit(crashed);
+  requests.on(crashed);
+  if (killed) metrics.on(crashed);
   breakers.on(crashed);
   final_breakers[r.pod] = BreakerState::closed;
 }
@@ -960,8 +963,8 @@ void check_run(sim::Scenario& scenario, const Run& run, Judgement& out) {
       case Item::What::record: replay.record(run.logs[item.log][item.index]); break;
       case Item::What::recovered: replay.record(run.stream.recovered[item.index]); break;
       case Item::What::lookup: replay.lookup(run.logs[item.log][item.index]); break;
-      case Item::What::crashed:
-      case Item::What::stopped: replay.ended(run.logs[item.log][item.index]); break;
+      case Item::What::crashed: replay.ended(run.logs[item.log][item.index], true); break;
+      case Item::What::stopped: replay.ended(run.logs[item.log][item.index], false); break;
       case Item::What::calling: replay.emit(sw::ClientCalling{run.calls[item.index].key, item.key}); break;
       case Item::What::created: replay.created(run.calls[item.index], item.key); break;
       case Item::What::sent: replay.sent(item); break;

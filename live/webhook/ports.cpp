@@ -6,11 +6,13 @@
 #include <cctype>
 #include <memory>
 #include <ctime>
+#include <iostream>
 #include <charconv>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "live/webhook/event_log.h"
 #include "model/core/assert.h"
 #include "model/webhook/types.h"
 
@@ -83,13 +85,20 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
   });
 }
 
-void LoggedNotices::tell(const model::Notice&, model::NoticeCallback done) {
+bool LoggedNotices::out(const model::Notice& n) const {
+  if (log_ != nullptr) return log_->intact();
+  std::cerr << "relaysim serve: notice to the tenant of request " << n.request << ": " << model::to_string(n.status) << " ("
+            << model::to_string(n.reason) << ")" << (n.sends > 1 ? ", sent again" : "") << std::endl;
+  return true;
+}
+
+void LoggedNotices::tell(const model::Notice& notice, model::NoticeCallback done) {
   if (commits_ == nullptr || !commits_->group_open()) {
-    done(true);
+    done(out(notice));
     return;
   }
   auto held = std::make_shared<model::NoticeCallback>(std::move(done));
-  commits_->when_committed([held](bool committed) { (*held)(committed); });
+  commits_->when_committed([this, held, notice](bool committed) { (*held)(committed && out(notice)); });
 }
 
 void DeliveryClient::send_now(const HttpRequest& request, Duration timeout, HttpCallback done) {

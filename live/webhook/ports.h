@@ -45,19 +45,29 @@ class DeliveryClient final : public HttpClient {
   TenantKeys tenants_;
 };
 
+class EventLogWriter;  // live/webhook/event_log.h
+
 // Tenants' notices, told as `notified` lines of the event log: the relay's TenantNotified event,
 // emitted just before it tells this channel, writes the line (EventLogWriter). A notice is out
 // once its line is: at once, or, while a group of writes is open, when the group commits and its
 // held lines are written. The log's held lines are registered for the commit before this
 // callback, so the line is on disk before the relay removes the notice from the outbox; a kill in
-// between leaves it there, to be logged again with `sends` above 1.
+// between leaves it there, to be logged again with `sends` above 1. A log that has lost a line (a
+// full disk) answers "not out", and the notice is sent again after its lease. Without an event
+// log a notice is a line on standard error, written after the commit.
 class LoggedNotices final : public model::NoticeChannel {
  public:
   void tell(const model::Notice& notice, model::NoticeCallback done) override;
+  // The event log the notices' lines go to (nullptr: standard error).
+  void log_to(const EventLogWriter* log) { log_ = log; }
   // From now on a notice told while `db` holds a group of writes open is out when it commits.
   void after_commit(Db& db) { commits_ = &db; }
 
  private:
+  // Once the notice's group (if any) committed: whether its line is out.
+  bool out(const model::Notice& notice) const;
+
+  const EventLogWriter* log_ = nullptr;
   Db* commits_ = nullptr;
 };
 

@@ -64,6 +64,7 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
   if (!config.events.empty()) {
     event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod);
     events_.attach(*event_log_);
+    notices_.log_to(event_log_.get());
   }
   if (config.group_commit && config.durability != Durability::off) {
     // The commit runs behind the handlers already queued: every request this turn read joins.

@@ -52,11 +52,9 @@ class Node {
     dispatcher_.nudge();
     relay_.pump();
   }
-  // Claims nothing more; what is in flight finishes (see Dispatcher::stop).
-  void stop() {
-    dispatcher_.stop();
-    relay_.stop();
-  }
+  // Claims no more requests; what is in flight finishes (see Dispatcher::stop). The relay goes on:
+  // a failure that finishes now writes a notice, which must still go out before the process ends.
+  void stop() { dispatcher_.stop(); }
 
   Ingest& ingest() { return ingest_; }
   const UrlResolver& resolver() const { return resolver_; }

@@ -14,7 +14,7 @@ void NoticeRelay::pump() {
   // A channel that answers at once calls told(), and so pump(), from inside this loop: folded in.
   const bool outermost = loop_.run([this] {
     Time now{};
-    while (!stopped_ && out_ < kMaxOut && (now = clock_.now()) >= store_retry_at_) {
+    while (out_ < kMaxOut && (now = clock_.now()) >= store_retry_at_) {
       try {
         if (!store_.claim_notice(now, config_.lease, notice_)) break;
       } catch (const StoreError& e) {
@@ -56,7 +56,7 @@ void NoticeRelay::store_failed(StoreFailure failure) {
 
 void NoticeRelay::arm_wake(Time now) {
   // Full: a send's answer pumps. (Waking for a notice due now would only find the relay full.)
-  if (stopped_ || out_ >= kMaxOut) return;
+  if (out_ >= kMaxOut) return;
   std::optional<Time> next;
   if (now >= store_retry_at_) {
     try {

@@ -4,11 +4,12 @@
 // (Completion::notify), so a notice exists exactly when its failure does. The relay claims each
 // notice under a lease (so no two pods send it at once), tells the tenant through the
 // NoticeChannel, and removes it once the channel says it is out. A pod that dies between the send
-// and the removal leaves the notice leased; when the lease expires any pod's relay sends it
-// again: at least once, never lost.
+// and the removal leaves the notice leased; once the lease has expired, the next relay that looks
+// sends it again: at least once, never lost. It goes on while its node drains (Node::stop).
 //
 // It never polls: it looks when its own dispatcher has just written a notice (pump), when the
-// shell nudges the node or starts it, and when the outbox's next notice falls due (a DueWaker).
+// shell nudges the node (serve does, every `poll`) or starts it (a restarted pod), and when the
+// outbox's next notice falls due, as its last look saw it (a DueWaker).
 // When a store call fails it leaves the store alone for `store_retry`, as the dispatcher does.
 #pragma once
 
@@ -33,8 +34,6 @@ class NoticeRelay {
 
   // Sends what the outbox holds that is due now.
   void pump();
-  // Claims nothing more; the sends out finish as usual. Cannot be undone.
-  void stop() { stopped_ = true; }
 
   // Sends whose channel has not answered yet.
   std::uint32_t out() const { return out_; }
@@ -56,7 +55,6 @@ class NoticeRelay {
 
   std::uint32_t out_ = 0;
   FoldedLoop loop_;
-  bool stopped_ = false;
   Time store_retry_at_{};
   Notice notice_;  // the one being claimed (reused)
   DueWaker waker_;

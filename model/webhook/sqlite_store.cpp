@@ -264,6 +264,17 @@ bool SqliteStore::complete(RequestId id, ClaimToken token, const Completion& c) 
   return true;
 }
 
+// A notice from a row of `q`'s columns: id, request, life, sends, status, reason, ended_at.
+void SqliteStore::read_notice(const Statement& q, Notice& out) {
+  out.id = static_cast<NoticeId>(q.i64(0));
+  out.request = static_cast<RequestId>(q.i64(1));
+  out.life = static_cast<std::uint32_t>(q.i64(2));
+  out.sends = static_cast<std::uint32_t>(q.i64(3));
+  out.status = static_cast<Status>(q.i64(4));
+  out.reason = static_cast<Reason>(q.i64(5));
+  out.at = q.time(6);
+}
+
 bool SqliteStore::claim_notice(Time now, Duration lease, Notice& out) {
   Statement& claim = db_.prepared(claim_notice_,
       "UPDATE notices SET sends = sends + 1, due_at = ?2"
@@ -272,13 +283,7 @@ bool SqliteStore::claim_notice(Time now, Duration lease, Notice& out) {
   ResetOnExit guard(claim);
   claim.bind(1, now).bind(2, now + lease);
   if (!claim.step()) return false;
-  out.id = static_cast<NoticeId>(claim.i64(0));
-  out.request = static_cast<RequestId>(claim.i64(1));
-  out.life = static_cast<std::uint32_t>(claim.i64(2));
-  out.sends = static_cast<std::uint32_t>(claim.i64(3));
-  out.status = static_cast<Status>(claim.i64(4));
-  out.reason = static_cast<Reason>(claim.i64(5));
-  out.at = claim.time(6);
+  read_notice(claim, out);
   RELAYSIM_ASSERT(!claim.step(), "a claim takes exactly one notice");
   db_.wrote();
   return true;
@@ -303,16 +308,7 @@ std::vector<Notice> SqliteStore::notices() {
       "SELECT id, request, life, sends, status, reason, ended_at FROM notices ORDER BY id");
   ResetOnExit guard(q);
   std::vector<Notice> out;
-  while (q.step()) {
-    Notice& n = out.emplace_back();
-    n.id = static_cast<NoticeId>(q.i64(0));
-    n.request = static_cast<RequestId>(q.i64(1));
-    n.life = static_cast<std::uint32_t>(q.i64(2));
-    n.sends = static_cast<std::uint32_t>(q.i64(3));
-    n.status = static_cast<Status>(q.i64(4));
-    n.reason = static_cast<Reason>(q.i64(5));
-    n.at = q.time(6);
-  }
+  while (q.step()) read_notice(q, out.emplace_back());
   return out;
 }
 

@@ -49,6 +49,7 @@ class SqliteStore final : public Store {
  private:
   using Statement = Db::Statement;
   bool claim_with(Statement& claim, Time now, PodId pod, Duration lease, RequestRow& out);
+  static void read_notice(const Statement& q, Notice& out);
   // The claim and next_due statements for each Claimable, with and without rescues of expired
   // leases (without: test builds only, a planted bug), prepared on first use.
   Statement& claimable_statement(std::array<std::unique_ptr<Statement>, 4>& slots, Claimable which, bool next_due);

@@ -67,7 +67,11 @@ void RequestChecker::forget_finished(Time now) {
     RELAYSIM_ASSERT(f.slot < reqs_.size(), "a finished request's slot is in the pool");
     Req& q = reqs_[f.slot];
     if (q.id != f.id || q.terminal_count <= q.replays || q.terminal_at != f.at) return;  // replayed since
-    check_notified(q, now);
+    // Its notice may still wait in the outbox, if the retention is shorter than a sender may be
+    // held up: then the oracle cannot know, and does not say.
+    if (notice_bound_ == Duration::zero() || q.terminal_at + notice_bound_ + downtime(q.terminal_at, now) < now) {
+      check_notified(q, now);
+    }
     if (q.keyed && key_index_.find(q.request) == f.slot) {
       key_index_.erase(q.request);
     } else if (q.keyed) {
@@ -516,7 +520,11 @@ void RequestChecker::on(const Completed& e) {
     --terminal_by_status_[static_cast<int>(q->terminal)];
   }
   ++q->terminal_count;
-  if (c.status != Status::delivered) q->failed_lives |= life_bit(q->replays);
+  if (c.status != Status::delivered) {
+    q->failed_lives |= life_bit(q->replays);
+    q->failed_status = c.status;
+    q->failed_reason = c.reason;
+  }
   RELAYSIM_ASSERT(static_cast<int>(c.status) < kStatusCount, "a terminal status the counts have");
   ++terminal_by_status_[static_cast<int>(c.status)];
   q->terminal = c.status;
@@ -592,8 +600,14 @@ void RequestChecker::on(const TenantNotified& e) {
                            (n.life > 0 ? " (after replay " + std::to_string(n.life) + ")" : "");
   if ((q->failed_lives & life) == 0 || (n.status != Status::failed && n.status != Status::dead_lettered)) {
     violate(Invariant::noloss, q, q->id, e.at, told + ", but it never ended so");
-  } else if ((q->told_lives & life) != 0 && n.sends <= 1) {
-    // A second send is allowed only as a resend: its sender died before removing it.
+  } else if (n.life == q->replays && (n.status != q->failed_status || n.reason != q->failed_reason)) {
+    // Of the latest life the oracle keeps how it ended: the notice must say so.
+    violate(Invariant::noloss, q, q->id, e.at,
+            told + " (" + std::string(to_string(n.reason)) + "), but it ended " + std::string(to_string(q->failed_status)) +
+                " (" + std::string(to_string(q->failed_reason)) + ")");
+  } else if ((q->told_lives & life) != 0 && n.sends <= 1 && n.life < 63) {
+    // A second send is allowed only as a resend: its sender died before removing it. (Lives from
+    // the 63rd on share one bit: a second first send there cannot be told from a later life's.)
     violate(Invariant::noloss, q, q->id, e.at, told + " twice, by two first sends");
   }
   q->told_lives |= life;

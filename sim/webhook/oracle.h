@@ -135,6 +135,8 @@ class RequestChecker final : public SinkFor<model::Ingested>,
     // for each whose notice its tenant was sent.
     std::uint64_t failed_lives = 0;
     std::uint64_t told_lives = 0;
+    model::Status failed_status = model::Status::pending;  // how its latest failure ended, and why
+    model::Reason failed_reason = model::Reason::none;
     model::Status terminal = model::Status::pending;
     model::Status status = model::Status::pending;  // as the platform's events have moved it
     bool keyed = false;  // a ClientCreated has recorded its key

@@ -364,6 +364,16 @@ TEST_F(OracleTest, ATenantToldTwiceByTwoFirstSends) {
   expect_only(Invariant::noloss);
 }
 
+TEST_F(OracleTest, ANoticeThatSaysAnotherEndThanTheRequestMet) {
+  ingest();
+  const Time late = dead_letter_at_deadline();
+  const Notice n{1, row.id, 0, 1, Status::failed, Reason::gone, late};  // it was dead-lettered for its deadline
+  oracle.on(TenantNotified{0, n, late});
+  expect_only(Invariant::noloss);
+  EXPECT_NE(oracle.ledger.examples().front().what.find("but it ended dead_lettered (deadline)"), std::string::npos)
+      << oracle.ledger.examples().front().what;
+}
+
 TEST_F(OracleTest, ANoticeStillInTheOutboxAtTheEndIsNotLost) {
   ingest();
   const Time late = dead_letter_at_deadline();
