@@ -422,10 +422,14 @@ def tls(relaysim):
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
     received = []
+    connections = []  # the client's port of each request: one per connection
 
     class Endpoint(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keeps its connections open, so serve's pool may reuse them
+
         def do_POST(self):
             received.append((self.headers.get("webhook-id"), self.headers.get("webhook-signature")))
+            connections.append(self.client_address[1])
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
             self.send_response(200)
             self.send_header("Content-Length", "0")
@@ -473,6 +477,16 @@ def tls(relaysim):
             time.sleep(0.1)
         if row["status"] != "delivered" or not received or not received[-1][1]:
             fail(f"an https endpoint trusted through ca_file was not delivered to, signed: {row}")
+        # Three more, one after the other, within the pool's idle time (keep_alive, 1 s by default):
+        # they go over the TLS connection the first opened, not a handshake each.
+        for n in range(2, 5):
+            _, answer = call(port, "POST", "/v1/webhooks", {"cxid": "cx1", "request_id": f"tls-{n}", "payload": {"n": n}})
+            deadline = time.time() + 10
+            while time.time() < deadline and call(port, "GET", f"/v1/webhooks/{answer['id']}")[1]["status"] != "delivered":
+                time.sleep(0.05)
+        if len(received) != 4 or len(set(connections)) != 1:
+            fail(f"four https deliveries in a row took {len(set(connections))} connections (client ports {connections}), "
+                 "not one kept alive")
     finally:
         trusted.send_signal(signal.SIGTERM)
         trusted.wait(timeout=20)
@@ -487,12 +501,13 @@ def tls(relaysim):
             time.sleep(0.1)
         if row["status"] == "delivered" or not row["attempts"] or row["attempts"][0].get("error") != "connect_error":
             fail(f"an https endpoint with an untrusted certificate was not refused as a connect error: {row}")
-        if len(received) != 1:
+        if len(received) != 4:
             fail("the endpoint with an untrusted certificate received the request")
     finally:
         untrusted.send_signal(signal.SIGTERM)
         untrusted.wait(timeout=20)
-    print(f"e2e: tls: delivered over https when ca_file trusts the endpoint's authority; a connect error without it", flush=True)
+    print(f"e2e: tls: delivered over https when ca_file trusts the endpoint's authority, four in a row over one kept-alive "
+          f"connection; a connect error without it", flush=True)
 
 
 JUDGED_PLATFORM = """
