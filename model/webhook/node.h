@@ -59,7 +59,6 @@ class Node {
   Ingest& ingest() { return ingest_; }
   const UrlResolver& resolver() const { return resolver_; }
   const Dispatcher& dispatcher() const { return dispatcher_; }
-  const NoticeRelay& relay() const { return relay_; }
 
  private:
   UrlResolver resolver_;
