@@ -11,9 +11,17 @@ namespace relaysim {
 
 class Fingerprint {
  public:
-  void mix(std::uint64_t v) { h_ = mix64(h_ ^ v) + 0x9e3779b97f4a7c15ULL; }
+  // One cheap step per value, the strong mixer once at the end. Each step is a bijection of the
+  // state (an xor with the value, a multiplication by an odd constant, an xor-shift), so for any
+  // history a different value leaves a different state, and every later step keeps it different:
+  // one changed value always changes the fingerprint. (A full mix64 per value cost 2-3 % of a
+  // webhook run's instructions: a run mixes about 40 values per request.)
+  void mix(std::uint64_t v) {
+    h_ = (h_ ^ v) * 0x9e3779b97f4a7c15ULL;
+    h_ ^= h_ >> 32;
+  }
   void mix(Time t) { mix(static_cast<std::uint64_t>(to_ns(t))); }
-  std::uint64_t value() const { return h_; }
+  std::uint64_t value() const { return mix64(h_); }
 
  private:
   std::uint64_t h_ = 0x72656c617973696dULL;  // "relaysim"
