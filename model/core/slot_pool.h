@@ -36,6 +36,7 @@ class StableVector {
   }
 
   T& emplace_back() {
+    RELAYSIM_ASSERT(size_ < kMaxSize, "a StableVector holds fewer than 2^32 elements");
     const Place p = place(size_);
     if (p.chunk == chunks_.size()) {
       chunks_.push_back(static_cast<T*>(allocate_big(chunk_size(p.chunk) * sizeof(T), alignof(T))));
@@ -65,14 +66,22 @@ class StableVector {
     return d;
   }();
   static constexpr std::size_t kBeforeBig = kFirst * ((std::size_t{1} << kDoublings) - 1);  // their elements
+  static constexpr std::size_t kMaxSize = std::size_t{UINT32_MAX};
+  static constexpr auto kBig32 = static_cast<std::uint32_t>(kBig);
   struct Place {
     std::size_t chunk;
     std::size_t offset;
   };
   // Growing chunk c holds the elements from kFirst * (2^c - 1) on, so element i is in the chunk
   // named by the top bit of i + kFirst; after them come the big chunks, kBig elements each.
+  // In 32 bits (every index is below kMaxSize): dividing by kBig, which is rarely a power of two,
+  // is then one multiplication, not a 64-bit one with a correction (tables index their rows
+  // dozens of times per request).
   static Place place(std::size_t i) {
-    if (i >= kBeforeBig) return {kDoublings + (i - kBeforeBig) / kBig, (i - kBeforeBig) % kBig};
+    if (i >= kBeforeBig) {
+      const auto k = static_cast<std::uint32_t>(i - kBeforeBig);
+      return {kDoublings + k / kBig32, k % kBig32};
+    }
     const std::size_t j = i + kFirst;
     const auto c = static_cast<std::size_t>(std::bit_width(j)) - 1 - ChunkBits;
     return {c, j - (kFirst << c)};

@@ -33,7 +33,7 @@ class OpenWork {
   // Opened while open only under a planted bug (a replay of an open request), which the oracle
   // reports: it stays where it was, counted once.
   void open(std::uint64_t id, std::size_t group) {
-    if (id >= slot_.size()) slot_.resize(id + 1, kNever);
+    if (id >= ids_) [[likely]] grow(id);
     if (is_open(id)) return;
     put(id, group);
   }
@@ -69,7 +69,7 @@ class OpenWork {
   // Open now in each group, in the system's order.
   std::span<const std::uint64_t> by_group() const { return count_; }
   // One past the greatest id ever opened.
-  std::uint64_t ids() const { return slot_.size(); }
+  std::uint64_t ids() const { return ids_; }
 
  private:
   // A slot: kOpen while open, and which group: kNoGroup, or kFirstGroup + the group's index.
@@ -80,6 +80,12 @@ class OpenWork {
     slot_[id] = static_cast<std::uint16_t>(kOpen | (group == GroupTally::kNone ? kNoGroup : group + kFirstGroup));
     count(id, +1);
   }
+  // Ids come one at a time, so the table grows by doubling (entries past ids_ are kNever), not
+  // by one entry per id.
+  void grow(std::uint64_t id) {
+    if (id >= slot_.size()) slot_.resize(std::max<std::size_t>(id + 1, 2 * slot_.size()), kNever);
+    ids_ = id + 1;
+  }
   void count(std::uint64_t id, int by) {
     const std::size_t g = group_of(id);
     if (g == GroupTally::kNone) return;
@@ -89,6 +95,7 @@ class OpenWork {
 
   std::vector<std::uint16_t> slot_;   // by id: kNever, or the id's group and whether it is open
   std::vector<std::uint64_t> count_;  // by group: open now
+  std::uint64_t ids_ = 0;             // one past the greatest id ever opened
 };
 
 }  // namespace relaysim::sim
