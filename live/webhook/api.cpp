@@ -331,7 +331,7 @@ Response Api::show(RequestId id, const Principal& who) {
       j["status_code"] = a.http_status;
     } else {
       j["error"] = to_string(a.error);
-      if (!a.detail.empty()) j["detail"] = a.detail;  // why nothing was sent: a refused address, a bad URL
+      if (!a.detail.empty()) j["detail"] = a.detail;  // why nothing was sent: a refused address, a bad URL, a lease that ended first
     }
     attempts.push_back(std::move(j));
   }

@@ -69,19 +69,30 @@ void DeliveryClient::send(const HttpRequest& request, Duration timeout, HttpCall
   struct Held {
     std::string url, payload, tenant;
     std::vector<std::pair<std::string, std::string>> headers;
+    Time send_by;
     Duration timeout;
     HttpCallback done;
   };
-  auto held = std::make_shared<Held>(Held{std::string(request.url), std::string(request.payload),
-                                          std::string(request.tenant), {}, timeout, std::move(done)});
+  auto held = std::make_shared<Held>(Held{std::string(request.url), std::string(request.payload), std::string(request.tenant),
+                                          {}, request.send_by, timeout, std::move(done)});
   for (const HttpHeader& h : request.headers) held->headers.emplace_back(h.name, h.value);
   commits_->when_committed([this, held](bool committed) {
     // Not committed: the process stops (Db::commit_group), and the claim was never made.
     if (!committed) return;
+    // A commit slower than the rest of the claim's lease (a stalled disk): another pod may have
+    // claimed the request since, and sending now could put two deliveries of it in flight.
+    if (clock_.now() >= held->send_by) {
+      HttpResult late;
+      late.error = NetError::too_late;
+      late.detail = "not sent: its claim's lease ended while it waited for its group commit";
+      held->done(late);
+      return;
+    }
     std::vector<HttpHeader> headers;
     headers.reserve(held->headers.size());
     for (const auto& [name, value] : held->headers) headers.push_back({name, value});
-    send_now(HttpRequest{held->url, headers, held->payload, held->tenant}, held->timeout, std::move(held->done));
+    send_now(HttpRequest{held->url, headers, held->payload, held->tenant, held->send_by}, held->timeout,
+             std::move(held->done));
   });
 }
 

@@ -30,7 +30,9 @@ class DeliveryClient final : public HttpClient {
   void send(const HttpRequest& request, Duration timeout, HttpCallback done) override;
   // From now on a delivery asked for while `db` holds a group of writes open waits for its
   // commit: the claim it is made under, and the create of its request, may be in that group, and
-  // a crash before the commit would take them back (and hand the request's id to another).
+  // a crash before the commit would take them back (and hand the request's id to another). One
+  // whose commit comes at or after its send_by (its claim's lease end) is not sent: it is
+  // answered too_late.
   void send_after_commit(Db& db) { commits_ = &db; }
 
  private:

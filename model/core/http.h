@@ -17,12 +17,13 @@ namespace relaysim {
 // metadata service: the live shell's guard against server-side request forgery); nothing was sent.
 // `bad_url`: the URL is not one that can be called at all (credentials in it, a scheme other than
 // http or https, a control character or space, no host, a bad port); nothing was sent.
-enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address, bad_url };
+// `too_late`: the request could not start by its `send_by` (HttpRequest); nothing was sent.
+enum class NetError : std::uint8_t { none, timeout, connect_error, dns_error, forbidden_address, bad_url, too_late };
 
 inline constexpr auto kNetErrorNames = names<NetError>({
     {NetError::none, "none"}, {NetError::timeout, "timeout"}, {NetError::connect_error, "connect_error"},
     {NetError::dns_error, "dns_error"}, {NetError::forbidden_address, "forbidden_address"},
-    {NetError::bad_url, "bad_url"}});
+    {NetError::bad_url, "bad_url"}, {NetError::too_late, "too_late"}});
 constexpr std::string_view to_string(NetError e) { return kNetErrorNames[e]; }
 inline constexpr int kNetErrorCount = kNetErrorNames.count;
 
@@ -36,6 +37,12 @@ struct HttpRequest {
   std::span<const HttpHeader> headers;
   std::string_view payload;  // the body (JSON)
   std::string_view tenant;   // whose request this is (a webhook's cxid): a live client signs with its key
+  // The latest moment the request may start: a webhook delivery's claim lease ends then, and
+  // another pod may hold the request from then on. A client that holds requests back before
+  // sending (the live one, while their claim's group commit is open) answers too_late, sending
+  // nothing, when it could not start one in time. One that sends at once never meets it: the
+  // dispatcher sends only before it.
+  Time send_by = kTimeNever;
 
   // The value of the header `name` (exact, case-sensitive), or empty.
   std::string_view header(std::string_view name) const {
@@ -51,7 +58,8 @@ struct HttpResult {
   int status = 0;                    // valid when error == none
   Duration retry_after{-1};          // parsed Retry-After header; negative when absent
   // Why nothing was sent, in words, for the attempt's record (forbidden_address: the address and
-  // its kind; bad_url: what is wrong with it); empty otherwise. Valid during the callback only.
+  // its kind; bad_url: what is wrong with it; too_late: when it was due to start by); empty
+  // otherwise. Valid during the callback only.
   std::string_view detail{};
 };
 

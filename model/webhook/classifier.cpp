@@ -24,6 +24,10 @@ Classification classify(const ClassificationTable& table, const HttpResult& r) {
     case NetError::forbidden_address: return {Verdict::terminal, Reason::forbidden_address};
     // Nor is a URL that cannot be called at all: asking again would read the same URL.
     case NetError::bad_url: return {Verdict::terminal, Reason::bad_url};
+    // Nothing was sent, and the claim's lease has ended: another pod may hold the request now.
+    // A retry, as for any attempt that got no answer; the store takes it only under the claim's
+    // own token, so if another claim has the request, this attempt's end changes nothing.
+    case NetError::too_late: return {Verdict::retry, Reason::none};
     case NetError::none: break;
   }
   // The overrides are few and clustered (408, 425, 429 by default): most statuses fall outside

@@ -150,7 +150,8 @@ void Dispatcher::on_resolved(std::uint32_t slot, const Resolution& r) {
   job.webhook_id = webhook_id_for(planted(mutant::webhook_id_per_attempt) ? job.row.id * 1000 + a.number : job.row.id);
   events_.emit(AttemptStarted{pod_, job.row, a.number, r.url, r.version, now});
   const HttpHeader headers[] = {{kWebhookIdHeader, job.webhook_id}};
-  http_.send(HttpRequest{a.resolved_url, headers, job.row.payload, job.row.cxid}, config_.http_timeout,
+  // Its lease's end (the in-flight row's due time) is the latest it may start.
+  http_.send(HttpRequest{a.resolved_url, headers, job.row.payload, job.row.cxid, job.row.due_at}, config_.http_timeout,
              [this, slot](const HttpResult& h) { on_response(slot, h); });
 }
 

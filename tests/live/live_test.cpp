@@ -381,6 +381,57 @@ TEST_F(ApiTest, AnAttemptThatSentNothingSaysWhy) {
   EXPECT_EQ(webhook::not_sent_line(model::AttemptFinished{1, attempt, HttpResult{NetError::timeout, 0, Duration{-1}, {}}, model::Verdict::retry}), "");
 }
 
+// A delivery held for its claim's group commit goes out only if the commit comes before the
+// claim's lease ends (send_by). One whose commit comes later (a stalled disk) is answered
+// too_late and never reaches the network: another pod may hold the request by then.
+TEST(DeliveryClient, AHeldDeliveryWhoseLeaseEndedBeforeItsCommitIsNotSent) {
+  class MovingClock final : public Clock {
+   public:
+    Time now() const override { return t; }
+    Time t = time_from_ns(1'795'659'718'000'000'000);
+  } clock;
+  boost::asio::io_context io;
+  AddressPolicy loopback;
+  loopback.loopback = true;
+  HttpCaller caller(io, loopback);
+  webhook::DeliveryClient client(caller, clock, std::nullopt);
+  const std::string path = testing::TempDir() + "held-delivery.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  Db db(path, Durability::full);
+  db.exec("CREATE TABLE t (v INTEGER)");
+  db.group_commits([] {});
+  client.send_after_commit(db);
+  const auto write = [&db] {
+    Db::Statement insert(db, "INSERT INTO t (v) VALUES (1)");
+    insert.run();
+    db.wrote();
+  };
+  std::vector<NetError> answers;
+  const auto send = [&] {
+    // Port 1 on loopback: nothing listens, so a delivery that goes out is refused there.
+    client.send(HttpRequest{"http://127.0.0.1:1/hook", {}, "{}", "cx1", clock.now() + std::chrono::seconds(30)},
+                std::chrono::seconds(5), [&answers](const HttpResult& r) { answers.push_back(r.error); });
+  };
+
+  write();
+  ASSERT_TRUE(db.group_open());
+  send();
+  EXPECT_TRUE(answers.empty()) << "held until its group commits";
+  db.commit_group();
+  io.run();
+  io.restart();
+  EXPECT_EQ(answers, std::vector<NetError>{NetError::connect_error}) << "committed in time: sent";
+
+  answers.clear();
+  write();
+  send();
+  clock.t += std::chrono::seconds(30);  // the disk stalls past the lease's end
+  db.commit_group();
+  EXPECT_EQ(answers, std::vector<NetError>{NetError::too_late}) << "answered when its group commits";
+  EXPECT_EQ(io.run(), 0u) << "nothing went out";
+  EXPECT_EQ(answers.size(), 1u);
+}
+
 // Both stores keep why an attempt sent nothing; a database from before the column gains it.
 TEST(AttemptDetail, BothStoresKeepIt) {
   const std::string path = testing::TempDir() + "attempt-detail.db";

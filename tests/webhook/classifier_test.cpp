@@ -6,7 +6,7 @@ namespace relaysim::webhook {
 namespace {
 
 Classification status(int s, const ClassificationTable& t = {}) { return classify(t, HttpResult{NetError::none, s, Duration{-1}, {}}); }
-Classification error(NetError e) { return classify({}, HttpResult{e, 0, Duration{-1}, {}}); }
+Classification error(NetError e, const ClassificationTable& t = {}) { return classify(t, HttpResult{e, 0, Duration{-1}, {}}); }
 
 TEST(Classifier, DefaultTableFollowsTheDesign) {
   EXPECT_EQ(status(200).verdict, Verdict::delivered);
@@ -30,6 +30,13 @@ TEST(Classifier, DefaultTableFollowsTheDesign) {
   EXPECT_EQ(error(NetError::forbidden_address).reason, Reason::forbidden_address);
   EXPECT_EQ(error(NetError::bad_url).verdict, Verdict::terminal);
   EXPECT_EQ(error(NetError::bad_url).reason, Reason::bad_url);
+  // Nothing was sent because the claim's lease ended first: the URL is not at fault, so it is
+  // retried whatever the table says of errors (the store ignores it if another claim holds the
+  // request by then).
+  ClassificationTable strict;
+  strict.timeout = strict.connect_error = strict.dns_error = Verdict::terminal;
+  EXPECT_EQ(error(NetError::too_late, strict).verdict, Verdict::retry);
+  EXPECT_EQ(error(NetError::too_late, strict).reason, Reason::none);
 }
 
 TEST(Classifier, OverridesByStatusBeatOverridesByClass) {
