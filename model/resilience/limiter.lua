@@ -5,7 +5,8 @@
 -- a restart that loses the data. Keep the two in step: the C++ is the rule, this is its copy.
 --
 -- KEYS[1] the limiter's state (a hash), KEYS[2] its sliding log (a list), KEYS[3] the log's
---         members (a hash: member -> entries); callers name them <key>, <key>:log, <key>:members.
+--         members (a hash: member -> entries); callers name them {key}, {key}:log, {key}:members
+--         (one hash tag: a Redis Cluster keeps all three in one slot).
 -- ARGV    op (take | peek | force), algorithm (sliding_log | sliding_counter | token_bucket | gcra),
 --         limit, window (ns), burst (0: the limit), cost, member (decimal; 0: anonymous),
 --         now (ns since the epoch, decimal; empty: the server's clock, TIME).
@@ -20,7 +21,9 @@
 -- A key met with another spec starts afresh under the new one, as the model's keyed limiters do.
 -- A time earlier than the key's last one counts as the last one (the model asserts it never
 -- comes; TIME can step back). The keys expire once idle long enough that a fresh start decides
--- the same (the window, or the time a bucket takes to refill, whichever is longer).
+-- the same (see the end), by Redis's clock: with a caller's time (a test's trace) that holds only
+-- while the trace's time runs no slower than Redis's. A call the script cannot take (an unknown
+-- operation or algorithm, a value out of the model's bounds) is refused before anything changes.
 
 local B = 16777216 -- 2^24
 
@@ -145,6 +148,14 @@ local function str(a)
   return out
 end
 
+-- A retry-after as the answer gives it: ns in decimal, or "max" (never) past what a signed 64-bit
+-- count of nanoseconds holds (about 292 years), as the model's Duration saturates.
+local kInt64Max = S("9223372036854775807")
+local function duration(a)
+  if cmp(a, kInt64Max) > 0 then return "max" end
+  return str(a)
+end
+
 local function num(a) -- a big number below 2^53 as a plain one
   local x = 0
   for i = #a, 1, -1 do x = x * B + a[i] end
@@ -154,6 +165,15 @@ end
 local state, log, members = KEYS[1], KEYS[2], KEYS[3]
 local op, algorithm = ARGV[1], ARGV[2]
 local limit, window_s, burst, cost, member = tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
+-- What the caller may not get wrong is refused before anything is read or written.
+local ops = {take = true, peek = true, force = true}
+local algorithms = {sliding_log = true, sliding_counter = true, token_bucket = true, gcra = true}
+local function whole(x, lo, hi) return x ~= nil and x == math.floor(x) and x >= lo and x <= hi end
+if not ops[op] or not algorithms[algorithm] or not whole(limit, 1, 1000000) or not whole(burst, 0, 1000000) or
+    not whole(cost, 1, 1000001) or not string.match(window_s, "^[1-9]%d*$") or not string.match(member, "^%d+$") or
+    not (ARGV[8] == "" or string.match(ARGV[8], "^%d+$")) then
+  error("relaysim limiter: a call this script cannot take (op, algorithm, limit, window, burst, cost, member, now)")
+end
 -- The spec as given (a burst of 0 and one equal to the limit are two specs, as in the model).
 local spec = algorithm .. ":" .. limit .. ":" .. window_s .. ":" .. burst
 if burst == 0 then burst = limit end
@@ -188,21 +208,36 @@ local capacity = mul(N(burst), w)
 local tokens = S(get("tokens", str(capacity))) -- a bucket starts full
 local tat = S(get("tat", "0"))
 
+-- A log entry is "time|member|cost" with the time in 20 digits, zero-padded, so that times
+-- compare as text: the log is read a page at a time and no entry's time is parsed to be compared.
+local function padded(a)
+  local t = str(a)
+  return string.rep("0", 20 - #t) .. t
+end
 local function parse_entry(e)
   local at, m, c = string.match(e, "^(%d+)|(%d+)|(%d+)$")
-  return S(at), m, tonumber(c)
+  return at, m, tonumber(c)
 end
+local kPage = 128
 
 -- advance(now)
 if algorithm == "sliding_log" then
-  while true do
-    local first = redis.call("LINDEX", log, 0)
-    if not first then break end
-    local at, m, c = parse_entry(first)
-    if cmp(add(at, w), now) > 0 then break end -- still inside (now - window, now]
-    redis.call("LPOP", log)
-    in_log = in_log - c
-    if m ~= "0" and redis.call("HINCRBY", members, m, -1) <= 0 then redis.call("HDEL", members, m) end
+  -- Entries at or before now - window have left the window (now - window, now].
+  if cmp(now, w) >= 0 then
+    local cutoff = padded(sub(now, w))
+    while true do
+      local page = redis.call("LRANGE", log, 0, kPage - 1)
+      local gone = 0
+      for _, e in ipairs(page) do
+        local at, m, c = parse_entry(e)
+        if at > cutoff then break end
+        gone = gone + 1
+        in_log = in_log - c
+        if m ~= "0" and redis.call("HINCRBY", members, m, -1) <= 0 then redis.call("HDEL", members, m) end
+      end
+      if gone > 0 then redis.call("LTRIM", log, gone, -1) end
+      if gone < kPage then break end
+    end
   end
 elseif algorithm == "sliding_counter" then
   local i = num(div(now, w))
@@ -221,13 +256,19 @@ local function decide()
   if cost > max_cost then return 0, "max" end
   if algorithm == "sliding_log" then
     if in_log + cost <= limit then return 1, "0" end
-    local left = in_log
-    for _, e in ipairs(redis.call("LRANGE", log, 0, -1)) do
-      local at, _, c = parse_entry(e)
-      left = left - c
-      if left + cost <= limit then return 0, str(sub(add(at, w), now)) end
+    -- Wait until enough of the oldest entries have left.
+    local left, first = in_log, 0
+    while true do
+      local page = redis.call("LRANGE", log, first, first + kPage - 1)
+      if #page == 0 then break end
+      for _, e in ipairs(page) do
+        local at, _, c = parse_entry(e)
+        left = left - c
+        if left + cost <= limit then return 0, duration(sub(add(S(at), w), now)) end
+      end
+      first = first + kPage
     end
-    error("an empty log admits any cost up to the limit")
+    error("relaysim limiter: an empty log admits any cost up to the limit")
   elseif algorithm == "sliding_counter" then
     local r = min(w, sub(now, mul(N(index), w)))
     local budget = mul(N(limit), w)
@@ -235,27 +276,27 @@ local function decide()
     if cur + cost <= limit and prev > 0 then
       local room = mul(N(limit - cur - cost), w)
       local at = sub(w, min(w, div(room, N(prev))))
-      if cmp(at, w) < 0 then return 0, str(sub(at, r)) end
+      if cmp(at, w) < 0 then return 0, duration(sub(at, r)) end
     end
     local at = {}
     if cur > 0 then at = sub(w, min(w, div(mul(N(limit - cost), w), N(cur)))) end
-    return 0, str(add(sub(w, r), at))
+    return 0, duration(add(sub(w, r), at))
   elseif algorithm == "token_bucket" then
     local need = mul(N(cost), w)
     if cmp(tokens, need) >= 0 then return 1, "0" end
-    return 0, str(ceil_div(sub(need, tokens), N(limit)))
+    return 0, duration(ceil_div(sub(need, tokens), N(limit)))
   else -- gcra
     local scaled_now = mul(now, N(limit))
     local new_tat = add(max(tat, scaled_now), mul(N(cost), w))
     local tolerance = mul(N(burst), w)
     if cmp(new_tat, add(scaled_now, tolerance)) <= 0 then return 1, "0" end
-    return 0, str(ceil_div(sub(sub(new_tat, tolerance), scaled_now), N(limit)))
+    return 0, duration(ceil_div(sub(sub(new_tat, tolerance), scaled_now), N(limit)))
   end
 end
 
 local function record()
   if algorithm == "sliding_log" then
-    redis.call("RPUSH", log, str(now) .. "|" .. member .. "|" .. cost)
+    redis.call("RPUSH", log, padded(now) .. "|" .. member .. "|" .. cost)
     if member ~= "0" then redis.call("HINCRBY", members, member, 1) end
     in_log = in_log + cost
   elseif algorithm == "sliding_counter" then
@@ -283,9 +324,14 @@ end
 
 redis.call("HSET", state, "last", str(now), "in_log", in_log, "index", index, "prev", prev, "cur", cur,
            "tokens", str(tokens), "tat", str(tat))
--- Idle for two windows (a sliding counter's previous window is then empty) and for a whole refill
--- (a bucket is then full, a GCRA's arrival time past), a fresh start decides the same.
-local idle_ms = math.max(num(div(add(w, w), N(1000000))), num(div(capacity, N(limit * 1000000)))) + 1000
+-- A key idle this long decides as a fresh one would: two windows (a sliding log's entries have
+-- left, a sliding counter's previous window is empty), a whole refill (a bucket is full again),
+-- and until a GCRA's theoretical arrival time has passed (forced calls can push it far ahead).
+-- By Redis's clock, which is the limiter's own in service (a caller's given time is for tests).
+local idle = max(add(w, w), div(capacity, N(limit)))
+local scaled_now = mul(now, N(limit))
+if cmp(tat, scaled_now) > 0 then idle = max(idle, ceil_div(sub(tat, scaled_now), N(limit))) end
+local idle_ms = str(add(div(idle, N(1000000)), N(1000)))
 for _, k in ipairs({state, log, members}) do
   if redis.call("EXISTS", k) == 1 then redis.call("PEXPIRE", k, idle_ms) end
 end

@@ -3,6 +3,7 @@
 #include "model/resilience/kv.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "model/core/assert.h"
 #include "model/resilience/mutants.h"
@@ -13,7 +14,11 @@ namespace {
 __extension__ using u128 = unsigned __int128;
 
 u128 ceil_div(u128 a, u128 b) { return (a + b - 1) / b; }
-Duration ns(u128 v) { return Duration{static_cast<std::int64_t>(v)}; }
+// A wait in nanoseconds; past what a Duration holds (about 292 years: a cost no refill reaches in
+// a lifetime), never: Duration::max(), as for a cost above max_cost().
+Duration ns(u128 v) {
+  return v > static_cast<u128>(INT64_MAX) ? Duration::max() : Duration{static_cast<std::int64_t>(v)};
+}
 }  // namespace
 
 void validate(const LimiterSpec& spec, const std::string& key, std::vector<ConfigError>& out) {

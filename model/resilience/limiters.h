@@ -73,7 +73,8 @@ bool valid(const LimiterSpec& spec);
 struct LimitDecision {
   bool admitted = false;
   // Not admitted: how long until the same call would be admitted if nothing else is;
-  // Duration::max() when it never can be (cost above max_cost()). Zero when admitted.
+  // Duration::max() when it never can be (cost above max_cost()), or not for longer than a
+  // Duration holds (about 292 years). Zero when admitted.
   Duration retry_after{};
 };
 

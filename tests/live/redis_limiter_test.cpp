@@ -12,89 +12,21 @@
 // killed at the end.
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "live/limiter_script.h"
 #include "model/core/random.h"
 #include "model/resilience/kv.h"
 #include "model/resilience/limiters.h"
-
-extern char** environ;
+#include "tests/live/redis_server.h"
 
 namespace relaysim {
 namespace {
 
-// A redis-server of the test's own: start() and kill() as often as asked, the same socket each time.
-class RedisServer {
- public:
-  RedisServer() {
-    std::string dir_template = (std::filesystem::temp_directory_path() / "relaysim-redis-XXXXXX").string();
-    RELAYSIM_ASSERT(::mkdtemp(dir_template.data()) != nullptr, "a temporary directory");
-    dir_ = dir_template;
-    socket_ = dir_ + "/redis.sock";
-  }
-  ~RedisServer() {
-    kill();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  RedisServer(const RedisServer&) = delete;
-  RedisServer& operator=(const RedisServer&) = delete;
-
-  // Starts the server and connects to it; false (with the reason in `problem`) if it will not come up.
-  bool start(std::string& problem) {
-    std::vector<std::string> args = {"redis-server", "--port", "0", "--unixsocket", socket_, "--unixsocketperm", "700",
-                                     "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile", dir_ + "/redis.log"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (const int rc = ::posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ); rc != 0) {
-      problem = "cannot run redis-server (" + std::string(std::strerror(rc)) + "); ./relaysim installs it";
-      pid_ = 0;
-      return false;
-    }
-    // Wait for its socket: a bound on how long a broken server may keep the test, not a timing check.
-    for (int tries = 0; tries < 1000; ++tries) {
-      context_.reset(redisConnectUnix(socket_.c_str()));
-      if (context_ && context_->err == 0) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    problem = "redis-server did not open " + socket_;
-    return false;
-  }
-  // SIGKILL: whatever it held is gone.
-  void kill() {
-    context_.reset();
-    if (pid_ == 0) return;
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
-    std::error_code ignored;
-    std::filesystem::remove(socket_, ignored);
-  }
-  redisContext* context() { return context_.get(); }
-
- private:
-  struct Free {
-    void operator()(redisContext* c) const { redisFree(c); }
-  };
-  std::string dir_, socket_;
-  pid_t pid_ = 0;
-  std::unique_ptr<redisContext, Free> context_;
-};
+using testing_redis::RedisServer;
 
 struct Reply {
   struct Free {
@@ -103,13 +35,6 @@ struct Reply {
   std::unique_ptr<redisReply, Free> reply;
   explicit Reply(void* r) : reply(static_cast<redisReply*>(r)) {}
 };
-
-std::string read_script() {
-  std::ifstream in(std::string(RELAYSIM_SOURCE_DIR) + "/model/resilience/limiter.lua");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // What one call answered, on either side.
 struct Answer {
@@ -140,6 +65,20 @@ Answer apply(Limiter& limiter, LimitOp op, Time now, std::uint32_t cost, std::ui
   return {};
 }
 
+// The script's side: one EVALSHA on the key's three Redis keys, at `now`.
+Answer eval(redisContext* redis, const std::string& sha, const std::string& key, const LimiterSpec& spec, LimitOp op,
+            std::uint32_t cost, std::uint64_t member, Time now) {
+  Reply r(redisCommand(redis, "EVALSHA %s 3 {%s} {%s}:log {%s}:members %s %s %u %lld %u %u %llu %lld", sha.c_str(),
+                       key.c_str(), key.c_str(), key.c_str(), std::string(to_string(op)).c_str(),
+                       std::string(to_string(spec.algorithm)).c_str(), spec.limit, static_cast<long long>(to_ns(spec.window)),
+                       spec.burst, cost, static_cast<unsigned long long>(member), static_cast<long long>(to_ns(now))));
+  EXPECT_TRUE(r.reply) << redis->errstr;
+  if (!r.reply) return {};
+  EXPECT_EQ(r.reply->type, REDIS_REPLY_ARRAY) << (r.reply->type == REDIS_REPLY_ERROR ? r.reply->str : "not an array");
+  if (r.reply->type != REDIS_REPLY_ARRAY || r.reply->elements != 2) return {};
+  return {r.reply->element[0]->integer == 1, std::string(r.reply->element[1]->str, r.reply->element[1]->len)};
+}
+
 struct Keyed {
   std::string key;
   LimiterSpec spec;
@@ -151,30 +90,36 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
   RedisServer redis;
   std::string problem;
   ASSERT_TRUE(redis.start(problem)) << problem;
-  const std::string script = read_script();
+  const std::string script(live::kLimiterScript);
   ASSERT_FALSE(script.empty());
   std::string sha;
+  // Loads the script; an empty sha when Redis would not take it.
   const auto load = [&] {
     Reply r(redisCommand(redis.context(), "SCRIPT LOAD %b", script.data(), script.size()));
-    ASSERT_TRUE(r.reply && r.reply->type == REDIS_REPLY_STRING) << (r.reply ? r.reply->str : redis.context()->errstr);
-    sha = r.reply->str;
+    sha = r.reply && r.reply->type == REDIS_REPLY_STRING ? r.reply->str : "";
   };
   load();
+  ASSERT_FALSE(sha.empty()) << "Redis refused the script";
 
   using std::chrono::hours;
   using std::chrono::milliseconds;
   using std::chrono::seconds;
+  // Limits from one a day to a million a day; bursts up to the bound, where one costly call can
+  // ask for a wait longer than a Duration holds ("max" on both sides).
   const std::vector<std::pair<std::uint32_t, Duration>> shapes = {
-      {1, seconds(1)}, {3, seconds(1)}, {5, milliseconds(1)}, {7, milliseconds(250)}, {1'000'000, hours(24)}};
+      {1, seconds(1)}, {3, seconds(1)}, {5, milliseconds(1)}, {7, milliseconds(250)}, {1, hours(24)}, {1'000'000, hours(24)}};
   std::vector<Keyed> keys;
   for (const LimiterAlgorithm a : {LimiterAlgorithm::sliding_log, LimiterAlgorithm::sliding_counter,
                                    LimiterAlgorithm::token_bucket, LimiterAlgorithm::gcra}) {
     for (const auto& [limit, window] : shapes) {
-      for (const std::uint32_t burst : {0U, 2U, limit + 5}) {
+      for (const std::uint32_t burst : {0U, 2U, limit + 5, 1'000'000U}) {
         LimiterSpec spec{a, limit, window, burst};
         if (!valid(spec)) continue;
+        // Half the keys live in 2026, half near the end of what a signed 64-bit count of
+        // nanoseconds holds (2262), where every product needs its 128 bits.
+        const Time start = time_from_ns(keys.size() % 2 == 0 ? 1'795'000'000'000'000'000 : 9'150'000'000'000'000'000);
         keys.push_back({"limit:" + std::string(to_string(a)) + ":" + std::to_string(keys.size()), spec,
-                        std::make_unique<Limiter>(spec), time_from_ns(1'795'000'000'000'000'000)});
+                        std::make_unique<Limiter>(spec), start});
       }
     }
   }
@@ -188,6 +133,7 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
       redis.kill();
       ASSERT_TRUE(redis.start(problem)) << problem;
       load();
+      ASSERT_FALSE(sha.empty()) << "Redis refused the script after its restart";
       for (Keyed& k : keys) k.limiter = std::make_unique<Limiter>(k.spec);
     }
     for (Keyed& k : keys) {
@@ -196,22 +142,21 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
       // side of it, or anywhere within two windows.
       const std::int64_t steps[] = {0, 1, w, w - 1, w + 1, static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(2 * w)))};
       k.now += Duration{steps[rng.below(std::size(steps))]};
+      // Now and then the key is met with another spec: both sides start it afresh.
+      if (rng.chance(0.02)) {
+        k.spec.burst = k.spec.burst == 0 ? k.spec.limit : 0;
+        k.limiter = std::make_unique<Limiter>(k.spec);
+      }
       const std::uint32_t max_cost = k.spec.max_cost();
-      const std::uint32_t cost = rng.chance(0.05) ? max_cost + 1 : 1 + static_cast<std::uint32_t>(rng.below(std::min<std::uint32_t>(max_cost, 4)));
+      const std::uint32_t cost = rng.chance(0.05)   ? max_cost + 1
+                                 : rng.chance(0.05) ? max_cost
+                                                    : 1 + static_cast<std::uint32_t>(rng.below(std::min<std::uint32_t>(max_cost, 4)));
       const LimitOp op = rng.chance(0.7) ? LimitOp::take : rng.chance(0.5) ? LimitOp::peek : LimitOp::force;
       const std::uint64_t member = rng.chance(0.5) ? 0 : 1 + rng.below(6);
 
       const Answer model = apply(*k.limiter, op, k.now, cost, member);
-      const std::string key = k.key;
-      Reply r(redisCommand(redis.context(), "EVALSHA %s 3 %s %s:log %s:members %s %s %u %lld %u %u %llu %lld", sha.c_str(),
-                           key.c_str(), key.c_str(), key.c_str(), std::string(to_string(op)).c_str(),
-                           std::string(to_string(k.spec.algorithm)).c_str(), k.spec.limit,
-                           static_cast<long long>(w), k.spec.burst, cost, static_cast<unsigned long long>(member),
-                           static_cast<long long>(to_ns(k.now))));
-      ASSERT_TRUE(r.reply) << redis.context()->errstr;
-      ASSERT_EQ(r.reply->type, REDIS_REPLY_ARRAY) << (r.reply->type == REDIS_REPLY_ERROR ? r.reply->str : "not an array");
-      ASSERT_EQ(r.reply->elements, 2u);
-      const Answer lua{r.reply->element[0]->integer == 1, std::string(r.reply->element[1]->str, r.reply->element[1]->len)};
+      Answer lua;
+      ASSERT_NO_FATAL_FAILURE(lua = eval(redis.context(), sha, k.key, k.spec, op, cost, member, k.now));
       ASSERT_EQ(lua, model) << "call " << calls << ": " << to_string(op) << " of cost " << cost << " (member " << member
                             << ") at " << to_ns(k.now) << " ns on " << k.key << " (" << to_string(k.spec.algorithm)
                             << ", limit " << k.spec.limit << " per " << w << " ns, burst " << k.spec.burst << ")";
@@ -228,12 +173,35 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
             << refused << " refused (" << never << " never admissible), one Redis restart: every answer the same\n";
 }
 
+// A wait longer than a Duration holds (about 292 years) is "never" on both sides: one a day with
+// a burst of a million, emptied by one call, then asked for a million more.
+TEST(RedisLimiter, AWaitPastWhatADurationHoldsIsNeverOnBothSides) {
+  RedisServer redis;
+  std::string problem;
+  ASSERT_TRUE(redis.start(problem)) << problem;
+  const std::string script(live::kLimiterScript);
+  Reply loaded(redisCommand(redis.context(), "SCRIPT LOAD %b", script.data(), script.size()));
+  ASSERT_TRUE(loaded.reply && loaded.reply->type == REDIS_REPLY_STRING);
+  const std::string sha = loaded.reply->str;
+  for (const LimiterAlgorithm a : {LimiterAlgorithm::token_bucket, LimiterAlgorithm::gcra}) {
+    const LimiterSpec spec{a, 1, std::chrono::hours(24), 1'000'000};
+    Limiter model(spec);
+    Time now = time_from_ns(1'795'000'000'000'000'000);
+    for (int i = 0; i < 2; ++i, now += Duration{1}) {
+      const Answer expected = apply(model, LimitOp::take, now, 1'000'000, 0);
+      EXPECT_EQ(eval(redis.context(), sha, std::string("never:") + std::string(to_string(a)), spec, LimitOp::take, 1'000'000, 0, now),
+                expected);
+      EXPECT_EQ(expected, (i == 0 ? Answer{true, "0"} : Answer{false, "max"})) << to_string(a);
+    }
+  }
+}
+
 // A call by the server's own clock (no time given) is answered, and its retry-after is a number.
 TEST(RedisLimiter, ReadsTheServersClockWhenNoTimeIsGiven) {
   RedisServer redis;
   std::string problem;
   ASSERT_TRUE(redis.start(problem)) << problem;
-  const std::string script = read_script();
+  const std::string script(live::kLimiterScript);
   // One a day: the second call is refused however slowly the machine runs.
   for (const char* expected_admitted : {"1", "0"}) {
     Reply r(redisCommand(redis.context(), "EVAL %b 3 k k:log k:members take gcra 1 86400000000000 0 1 0 %s", script.data(),
