@@ -647,7 +647,9 @@ std::size_t Merger::call_answered(const LogRecord& r) const {
 
 // The attempt that carried `receipt`: one of its request's whose start and finish it lies
 // between, within kClockSkew (its times are the world's clock, theirs the process's) — the
-// latest started by then, else the first. kNoAttempt: none.
+// latest started by then, else the first — and not one that says it sent nothing (a refused
+// address, a bad URL, a lease that ended while it waited for its commit: such an attempt's span
+// can overlap the next claim's). kNoAttempt: none.
 std::uint32_t Merger::carrier_of(const Receipt& receipt) const {
   const std::vector<Attempt>& attempts = stream.attempts;
   const Time at = receipt.at;
@@ -658,6 +660,10 @@ std::uint32_t Merger::carrier_of(const Receipt& receipt) const {
     const Time started = logs[attempts[a].log][attempts[a].start].at;
     const Time finished = attempts[a].finish == kNone ? kTimeNever : logs[attempts[a].log][attempts[a].finish].at;
     if (at + kClockSkew < started || at - kClockSkew > finished) continue;
+    if (attempts[a].finish != kNone) {
+      const NetError error = logs[attempts[a].log][attempts[a].finish].error;
+      if (error == NetError::too_late || error == NetError::forbidden_address || error == NetError::bad_url) continue;
+    }
     if (carrier == kNoAttempt || (started <= at && started > logs[attempts[carrier].log][attempts[carrier].start].at)) {
       carrier = a;
     }

@@ -58,8 +58,8 @@ struct HttpResult {
   int status = 0;                    // valid when error == none
   Duration retry_after{-1};          // parsed Retry-After header; negative when absent
   // Why nothing was sent, in words, for the attempt's record (forbidden_address: the address and
-  // its kind; bad_url: what is wrong with it; too_late: when it was due to start by); empty
-  // otherwise. Valid during the callback only.
+  // its kind; bad_url: what is wrong with it; too_late: that the lease ended while it waited);
+  // empty otherwise. Valid during the callback only.
   std::string_view detail{};
 };
 

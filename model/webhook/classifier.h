@@ -7,7 +7,8 @@
 // is always terminal, with its own reason: which addresses are forbidden is the shell's setting.
 // So is a URL that cannot be called at all (NetError::bad_url: credentials in it, a scheme other
 // than http or https, a control character), with reason bad_url: another attempt would read the
-// same URL the same way.
+// same URL the same way. A delivery that could not start before its claim's lease ended
+// (NetError::too_late: it waited for a group commit) sent nothing and always retries.
 #pragma once
 
 #include <array>
