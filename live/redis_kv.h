@@ -35,6 +35,7 @@ namespace relaysim::live {
 // Where Redis listens: a Unix socket path, or a host and port.
 struct RedisAddress {
   std::string unix_socket;  // used when not empty
+  // A numeric address: hiredis resolves a name before connecting, blocking the loop meanwhile.
   std::string host = "127.0.0.1";
   int port = 6379;
 };
