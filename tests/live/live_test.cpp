@@ -856,6 +856,123 @@ TEST(Judge, MatchesAReceiptToItsAttemptWithinTheClocksDisagreementOnly) {
   EXPECT_GT(judged(start - kClockReadError - microseconds(100), "judge-skew-beyond"), 0u);
 }
 
+// A delivery held for its group commit until after its claim's lease ended sends nothing
+// (too_late), yet its logged span — dispatch to the slow commit — covers the next claim's attempt.
+// The receipt of that attempt, a little before its logged start (the clocks' disagreement), is
+// the next attempt's: pinned on the one that sent nothing, it would read as a send after its lease.
+TEST(Judge, PinsNoReceiptOnAnAttemptThatSentNothing) {
+  using namespace std::chrono;
+  using webhook::LogKind;
+  using webhook::LogRecord;
+  const std::string dir = testing::TempDir() + "judge-too-late";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const Time t0 = time_from_ns(1'795'000'000'000'000'000);
+  auto at = [&](int ms) { return t0 + milliseconds(ms); };
+  const Time deadline = t0 + hours(24);
+  const std::string payload = R"({"seq":1,"v":1})";
+  const Duration lease = seconds(40);  // serve.yaml's, below
+  model::ClaimToken first = 0, second = 0;
+  {
+    model::SqliteStore store(dir + "/live.db");
+    ASSERT_EQ(store.create({"cx1", "r1", payload, at(10), deadline}).id, 1u);
+    model::RequestRow row;
+    ASSERT_TRUE(store.claim_due(at(11), 1, lease, row));
+    first = row.claim_token;
+    // Pod 1's group commit stalls past the lease: pod 2 takes the request and delivers it.
+    ASSERT_TRUE(store.claim_due(at(40'100), 2, lease, row));
+    second = row.claim_token;
+    model::AttemptRow attempt{1, 1, 2, second, at(40'102), at(40'110), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::none, 200, {}};
+    ASSERT_TRUE(store.complete(1, second, {&attempt, model::Status::delivered, model::Reason::ok, at(40'111), at(40'111), {}, {}}));
+    // Pod 1's end, too late: refused, the claim has moved on.
+    model::AttemptRow late{1, 1, 1, first, at(12), at(40'300), "http://127.0.0.1:9/ep1/hooks/cx1/v1", 1, NetError::too_late, 0, "not sent"};
+    ASSERT_FALSE(store.complete(1, first, {&late, model::Status::pending, model::Reason::none, at(40'300), at(41'300), {}, {}}));
+  }
+  auto record = [&](int pod, LogKind kind, int ms, model::RequestId id) {
+    LogRecord r;
+    r.kind = kind;
+    r.pod = static_cast<std::uint32_t>(pod);
+    r.at = at(ms);
+    r.id = id;
+    return r;
+  };
+  auto delivery = [&](std::ofstream& log, int pod, int ms, model::ClaimToken token, NetError error, int status, int end_ms,
+                      bool applied) {
+    const auto line = [&log](const LogRecord& r) { log << webhook::write_record(r) << '\n'; };
+    LogRecord lookup = record(pod, LogKind::lookup, ms + 1, 0);
+    lookup.cxid = "cx1";
+    lookup.lookup = model::LookupStatus::found;
+    lookup.version = 1;
+    lookup.sent_at = at(ms);
+    line(lookup);
+    LogRecord claim = record(pod, LogKind::claimed, ms, 1);
+    claim.deadline_at = deadline;
+    claim.token = token;
+    line(claim);
+    LogRecord start = record(pod, LogKind::attempt_started, ms + 2, 1);
+    start.number = 1;
+    start.url = "http://127.0.0.1:9/ep1/hooks/cx1/v1";
+    start.version = 1;
+    line(start);
+    LogRecord finish = record(pod, LogKind::attempt_finished, end_ms, 1);
+    finish.number = 1;
+    finish.error = error;
+    finish.http_status = status;
+    line(finish);
+    LogRecord done = record(pod, LogKind::completed, end_ms + 1, 1);
+    done.token = token;
+    done.number = 1;
+    done.status = status == 200 ? model::Status::delivered : model::Status::pending;
+    done.reason = status == 200 ? model::Reason::ok : model::Reason::none;
+    done.due_at = at(status == 200 ? end_ms + 1 : end_ms + 1000);
+    done.applied = applied;
+    line(done);
+  };
+  {
+    std::ofstream log(dir + "/events-1.jsonl");
+    log << webhook::write_record(record(1, LogKind::started, 0, 0)) << '\n';
+    LogRecord create = record(1, LogKind::ingested, 10, 1);
+    create.cxid = "cx1";
+    create.request_id = "r1";
+    create.created_at = at(10);
+    create.deadline_at = deadline;
+    log << webhook::write_record(create) << '\n';
+    delivery(log, 1, 11, first, NetError::too_late, 0, 40'300, false);
+    log << webhook::write_record(record(1, LogKind::stopped, 40'400, 0)) << '\n';
+  }
+  {
+    std::ofstream log(dir + "/events-2.jsonl");
+    log << webhook::write_record(record(2, LogKind::started, 5, 0)) << '\n';
+    delivery(log, 2, 40'100, second, NetError::none, 200, 40'110, true);
+    log << webhook::write_record(record(2, LogKind::stopped, 40'400, 0)) << '\n';
+  }
+  const auto receipts_at = [&](Time received) {
+    std::ofstream receipts(dir + "/receipts.jsonl");
+    receipts << json{{"world", {{"scenario", "chaos-world"}, {"seed", 7}, {"base", "http://127.0.0.1:9"}, {"started_ns", to_ns(t0)}}}}.dump()
+             << '\n';
+    receipts << json{{"at_ns", to_ns(received)}, {"endpoint", 1}, {"cxid", "cx1"}, {"version", 1}, {"target", "/ep1/hooks/cx1/v1"},
+                     {"webhook_id", model::webhook_id_for(1)}, {"status", 200}, {"answered", true}, {"key", 1},
+                     {"payload_digest", hash_bytes(payload)}}
+                    .dump()
+             << '\n';
+  };
+  std::ofstream(dir + "/calls.jsonl") << json{{"cxid", "cx1"}, {"request_id", "r1"}, {"key", 1}, {"payload", json{{"seq", 1}, {"v", 1}}},
+                                              {"sent_ns", to_ns(at(9))}, {"answered_ns", to_ns(at(10))}, {"status", 202}, {"id", 1},
+                                              {"duplicate", false}}
+                                                 .dump()
+                                      << '\n';
+  std::ofstream(dir + "/serve.yaml") << "serve: {allow_addresses: [loopback]}\nplatform: {lease: 40s}\n";
+  const webhook::JudgeInputs in{std::string(RELAYSIM_SOURCE_DIR) + "/tests/live/chaos-world.yaml", dir + "/serve.yaml",
+                                {dir + "/events-1.jsonl", dir + "/events-2.jsonl"}, dir + "/receipts.jsonl", dir + "/calls.jsonl",
+                                dir + "/live.db"};
+  // Received just before pod 2's attempt was logged as started, inside both attempts' spans.
+  receipts_at(at(40'102) - microseconds(200));
+  const webhook::Judgement j = webhook::judge(in);
+  for (const sim::Violation& v : j.ledger.examples()) ADD_FAILURE() << j.ledger.describe(v);
+  EXPECT_EQ(j.attempts, 2u);
+  EXPECT_EQ(j.receipts, 1u);
+}
+
 // The same log given twice — appended to itself, as `cat a a`, or named twice — is not a run: it
 // is refused with the line at fault, not judged (it once gave 77 violations).
 TEST(Judge, RefusesALogGivenTwice) {
