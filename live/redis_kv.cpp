@@ -270,6 +270,7 @@ void RedisKeyValue::limit(std::string_view key, const LimiterSpec& spec, LimitOp
                           std::uint64_t member, Duration timeout, LimitCallback done) {
   RELAYSIM_ASSERT(static_cast<bool>(done) && timeout > Duration::zero(), "a call has a timeout and someone to answer");
   RELAYSIM_ASSERT(valid(spec) && cost >= 1, "a limit within its bounds and a call that costs something");
+  RELAYSIM_ASSERT(!key.empty(), "a call names its key");
   State& s = *state_;
   const std::uint64_t id = s.next_id++;
   State::Call& call = s.calls[id];
@@ -287,8 +288,14 @@ void RedisKeyValue::limit(std::string_view key, const LimiterSpec& spec, LimitOp
   call.timer = std::make_unique<asio::steady_timer>(s.io, std::chrono::duration_cast<asio::steady_timer::duration>(timeout));
   call.timer->async_wait([weak = state_->weak_from_this(), id](const boost::system::error_code& ec) {
     if (ec) return;
-    // No answer in time: it may have run. The call stays until hiredis lets go of it.
-    if (const auto st = weak.lock()) st->answer(id, {KvStatus::timeout, {}}, false);
+    const auto st = weak.lock();
+    if (!st) return;
+    // No answer in time: it may have run. A connection that stopped answering (a stalled server,
+    // a peer gone without a word, a connect that hangs) is dropped, so the next call makes a new
+    // one instead of queueing behind it; its other calls are answered timeout as hiredis lets go.
+    st->answer(id, {KvStatus::timeout, {}}, false);
+    const auto it = st->calls.find(id);
+    if (it != st->calls.end() && it->second.link && it->second.link->ac != nullptr) redisAsyncFree(it->second.link->ac);
   });
   s.send(id);
 }

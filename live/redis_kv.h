@@ -16,7 +16,8 @@
 //    memory, read-only).
 //  - timeout: no answer within the call's timeout, or the connection broke after the call may
 //    have been written, or the script failed after it may have written: it may have taken effect.
-// Answers come on the loop, never inline. A broken connection is made again by the next call.
+// Answers come on the loop, never inline. A connection that broke, or that left a call unanswered
+// past its timeout, is dropped, and the next call makes a new one.
 // hiredis writes with write(2), so a server gone away would raise SIGPIPE: the process must ignore
 // it (relaysim's main does; the constructor asserts it).
 #pragma once

@@ -1,7 +1,7 @@
 // KeyValue: the port to a shared key-value store with atomic scripts — Redis, as the SMS gateway's
 // cluster-wide rate limits use it. The simulated one is sim/world/kv.h (latency, outages, restarts
-// that lose data, answers lost after the call took effect); a live one would run each limiter as a
-// Lua script.
+// that lose data, answers lost after the call took effect); the live one, live/redis_kv.h, runs
+// the limiter as one Lua script (model/resilience/limiter.lua).
 //
 // Promises:
 //  - Each call is atomic on the store: a check-and-add cannot interleave with another client's.

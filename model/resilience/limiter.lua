@@ -169,9 +169,14 @@ local limit, window_s, burst, cost, member = tonumber(ARGV[3]), ARGV[4], tonumbe
 local ops = {take = true, peek = true, force = true}
 local algorithms = {sliding_log = true, sliding_counter = true, token_bucket = true, gcra = true}
 local function whole(x, lo, hi) return x ~= nil and x == math.floor(x) and x >= lo and x <= hi end
+-- A number of at most 19 digits, not above int64's largest (times: ns since the epoch).
+local function int64(text)
+  return string.match(text, "^%d+$") ~= nil and (#text < 19 or (#text == 19 and text <= "9223372036854775807"))
+end
+local window_ns = tonumber(window_s)
 if not ops[op] or not algorithms[algorithm] or not whole(limit, 1, 1000000) or not whole(burst, 0, 1000000) or
-    not whole(cost, 1, 1000001) or not string.match(window_s, "^[1-9]%d*$") or not string.match(member, "^%d+$") or
-    not (ARGV[8] == "" or string.match(ARGV[8], "^%d+$")) then
+    not whole(cost, 1, 4294967295) or not string.match(window_s, "^[1-9]%d*$") or not whole(window_ns, 1000000, 86400000000000) or
+    not string.match(member, "^%d+$") or not (ARGV[8] == "" or int64(ARGV[8])) then
   error("relaysim limiter: a call this script cannot take (op, algorithm, limit, window, burst, cost, member, now)")
 end
 -- The spec as given (a burst of 0 and one equal to the limit are two specs, as in the model).
@@ -331,7 +336,8 @@ redis.call("HSET", state, "last", str(now), "in_log", in_log, "index", index, "p
 local idle = max(add(w, w), div(capacity, N(limit)))
 local scaled_now = mul(now, N(limit))
 if cmp(tat, scaled_now) > 0 then idle = max(idle, ceil_div(sub(tat, scaled_now), N(limit))) end
-local idle_ms = str(add(div(idle, N(1000000)), N(1000)))
+-- A minute's slack beyond that (memory only), and never more than PEXPIRE takes.
+local idle_ms = str(min(add(div(idle, N(1000000)), N(60000)), N(1000000000000000)))
 for _, k in ipairs({state, log, members}) do
   if redis.call("EXISTS", k) == 1 then redis.call("PEXPIRE", k, idle_ms) end
 end

@@ -90,7 +90,7 @@ void Limiter::advance(Time now) {
   switch (spec_.algorithm) {
     case LimiterAlgorithm::sliding_log:
       // Entries at or before now - window have left the window (t - window, t].
-      while (size_ > 0 && log_[head_].at + spec_.window <= now) {
+      while (size_ > 0 && now - log_[head_].at >= spec_.window) {  // (at + window could pass int64's end)
         in_log_ -= log_[head_].cost;
         if (log_[head_].member != 0) members_.erase(log_[head_].member, 1);
         head_ = (head_ + 1) % log_.size();
@@ -133,7 +133,7 @@ LimitDecision Limiter::decide(Time now, std::uint32_t cost) {
       for (std::size_t i = 0; i < size_; ++i) {
         const LogEntry& e = log_[(head_ + i) % log_.size()];
         left -= e.cost;
-        if (left + cost <= spec_.limit) return {false, e.at + spec_.window - now};
+        if (left + cost <= spec_.limit) return {false, spec_.window - (now - e.at)};
       }
       RELAYSIM_ASSERT(false, "an empty log admits any cost up to the limit");
       return {false, Duration::max()};

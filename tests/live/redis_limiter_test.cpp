@@ -175,6 +175,34 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
 
 // A wait longer than a Duration holds (about 292 years) is "never" on both sides: one a day with
 // a burst of a million, emptied by one call, then asked for a million more.
+// A sliding log longer than the script's pages (128 entries): 300 admissions in one window,
+// refusals that look past two pages for their wait, then expiry a page and a part at a time.
+TEST(RedisLimiter, ALongLogIsReadAndTrimmedAPageAtATime) {
+  RedisServer redis;
+  std::string problem;
+  ASSERT_TRUE(redis.start(problem)) << problem;
+  const std::string script(live::kLimiterScript);
+  Reply loaded(redisCommand(redis.context(), "SCRIPT LOAD %b", script.data(), script.size()));
+  ASSERT_TRUE(loaded.reply && loaded.reply->type == REDIS_REPLY_STRING);
+  const std::string sha = loaded.reply->str;
+  const LimiterSpec spec{LimiterAlgorithm::sliding_log, 300, std::chrono::seconds(1), 0};
+  Limiter model(spec);
+  Time now = time_from_ns(1'795'000'000'000'000'000);
+  std::size_t refused = 0;
+  const auto both = [&](LimitOp op, std::uint32_t cost, std::uint64_t member) {
+    const Answer expected = apply(model, op, now, cost, member);
+    EXPECT_EQ(eval(redis.context(), sha, "long", spec, op, cost, member, now), expected) << to_ns(now);
+    refused += expected.admitted ? 0 : 1;
+  };
+  for (std::uint64_t i = 0; i < 300; ++i, now += std::chrono::milliseconds(1)) both(LimitOp::take, 1, i % 2 == 0 ? 0 : 1 + i);
+  for (const std::uint32_t cost : {1U, 150U, 290U, 300U}) both(LimitOp::take, cost, 0);  // waits from page 1 to page 3
+  now += std::chrono::milliseconds(850);  // about 150 entries have left: pages 1 and a part of 2
+  for (const std::uint32_t cost : {100U, 200U, 1U}) both(LimitOp::take, cost, 0);
+  now += std::chrono::seconds(2);  // all have left
+  both(LimitOp::take, 300, 0);
+  EXPECT_GE(refused, 4u);
+}
+
 TEST(RedisLimiter, AWaitPastWhatADurationHoldsIsNeverOnBothSides) {
   RedisServer redis;
   std::string problem;

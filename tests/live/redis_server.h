@@ -85,8 +85,12 @@ class RedisServer {
   redisContext* context() { return context_.get(); }
   const std::string& socket() const { return socket_; }
   // Stops and resumes the server without its knowing (SIGSTOP, SIGCONT): calls meanwhile wait.
-  void pause() { ::kill(pid_, SIGSTOP); }
-  void resume() { ::kill(pid_, SIGCONT); }
+  void pause() {
+    if (pid_ != 0) ::kill(pid_, SIGSTOP);
+  }
+  void resume() {
+    if (pid_ != 0) ::kill(pid_, SIGCONT);
+  }
 
  private:
   struct Free {
