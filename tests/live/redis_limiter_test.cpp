@@ -65,6 +65,13 @@ Answer apply(Limiter& limiter, LimitOp op, Time now, std::uint32_t cost, std::ui
   return {};
 }
 
+// Loads the limiter's script into Redis: its SHA-1, or empty when Redis would not take it.
+std::string load_script(redisContext* redis) {
+  const std::string_view script = live::kLimiterScript;
+  Reply r(redisCommand(redis, "SCRIPT LOAD %b", script.data(), script.size()));
+  return r.reply && r.reply->type == REDIS_REPLY_STRING ? std::string(r.reply->str, r.reply->len) : std::string();
+}
+
 // The script's side: one EVALSHA on the key's three Redis keys, at `now`.
 Answer eval(redisContext* redis, const std::string& sha, const std::string& key, const LimiterSpec& spec, LimitOp op,
             std::uint32_t cost, std::uint64_t member, Time now) {
@@ -90,15 +97,7 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
   RedisServer redis;
   std::string problem;
   ASSERT_TRUE(redis.start(problem)) << problem;
-  const std::string script(live::kLimiterScript);
-  ASSERT_FALSE(script.empty());
-  std::string sha;
-  // Loads the script; an empty sha when Redis would not take it.
-  const auto load = [&] {
-    Reply r(redisCommand(redis.context(), "SCRIPT LOAD %b", script.data(), script.size()));
-    sha = r.reply && r.reply->type == REDIS_REPLY_STRING ? r.reply->str : "";
-  };
-  load();
+  std::string sha = load_script(redis.context());
   ASSERT_FALSE(sha.empty()) << "Redis refused the script";
 
   using std::chrono::hours;
@@ -132,7 +131,7 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
       // A restart: Redis comes back empty, and so does every limiter of the model.
       redis.kill();
       ASSERT_TRUE(redis.start(problem)) << problem;
-      load();
+      sha = load_script(redis.context());
       ASSERT_FALSE(sha.empty()) << "Redis refused the script after its restart";
       for (Keyed& k : keys) k.limiter = std::make_unique<Limiter>(k.spec);
     }
@@ -173,18 +172,14 @@ TEST(RedisLimiter, MakesTheSimulatorsDecisionsCallForCallAcrossARestart) {
             << refused << " refused (" << never << " never admissible), one Redis restart: every answer the same\n";
 }
 
-// A wait longer than a Duration holds (about 292 years) is "never" on both sides: one a day with
-// a burst of a million, emptied by one call, then asked for a million more.
 // A sliding log longer than the script's pages (128 entries): 300 admissions in one window,
 // refusals that look past two pages for their wait, then expiry a page and a part at a time.
 TEST(RedisLimiter, ALongLogIsReadAndTrimmedAPageAtATime) {
   RedisServer redis;
   std::string problem;
   ASSERT_TRUE(redis.start(problem)) << problem;
-  const std::string script(live::kLimiterScript);
-  Reply loaded(redisCommand(redis.context(), "SCRIPT LOAD %b", script.data(), script.size()));
-  ASSERT_TRUE(loaded.reply && loaded.reply->type == REDIS_REPLY_STRING);
-  const std::string sha = loaded.reply->str;
+  const std::string sha = load_script(redis.context());
+  ASSERT_FALSE(sha.empty()) << "Redis refused the script";
   const LimiterSpec spec{LimiterAlgorithm::sliding_log, 300, std::chrono::seconds(1), 0};
   Limiter model(spec);
   Time now = time_from_ns(1'795'000'000'000'000'000);
@@ -203,14 +198,14 @@ TEST(RedisLimiter, ALongLogIsReadAndTrimmedAPageAtATime) {
   EXPECT_GE(refused, 4u);
 }
 
+// A wait longer than a Duration holds (about 292 years) is "never" on both sides: one a day with
+// a burst of a million, emptied by one call, then asked for a million more.
 TEST(RedisLimiter, AWaitPastWhatADurationHoldsIsNeverOnBothSides) {
   RedisServer redis;
   std::string problem;
   ASSERT_TRUE(redis.start(problem)) << problem;
-  const std::string script(live::kLimiterScript);
-  Reply loaded(redisCommand(redis.context(), "SCRIPT LOAD %b", script.data(), script.size()));
-  ASSERT_TRUE(loaded.reply && loaded.reply->type == REDIS_REPLY_STRING);
-  const std::string sha = loaded.reply->str;
+  const std::string sha = load_script(redis.context());
+  ASSERT_FALSE(sha.empty()) << "Redis refused the script";
   for (const LimiterAlgorithm a : {LimiterAlgorithm::token_bucket, LimiterAlgorithm::gcra}) {
     const LimiterSpec spec{a, 1, std::chrono::hours(24), 1'000'000};
     Limiter model(spec);
