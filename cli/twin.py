@@ -28,11 +28,14 @@ import yaml
 
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 0.001, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400}
 
-# The rows: (metric, what it is, kind). A count agrees within 10 %, or within three standard
-# deviations of a Poisson count of its size (3 sqrt(n): a small count's noise is larger than 10 %
-# of it); a latency within 20 % or 50 ms; the drain within 20 % or 1 s. A percentile of fewer
-# samples than it needs to be more than one or two of them (p99 of fewer than 1000 deliveries) is
-# shown but not judged.
+# The rows: (metric, what it is, kind). A count agrees within 10 %, or within its noise: the two
+# sides draw their faults independently, so the difference of two Poisson counts of means s and l
+# has standard deviation sqrt(s + l), and a count of retries spreads wider than Poisson (each
+# request's retries are geometric: at a 30 % error rate the variance is 1.8 times the mean), so
+# the noise allowed is 4 sqrt(s + l), three of the retries' standard deviations. A small count's
+# noise is larger than 10 % of it. A latency agrees within 20 % or 50 ms; the drain within 20 % or
+# 1 s. A percentile of fewer samples than it needs to be more than one or two of them (p99 of fewer
+# than 1000 deliveries) is shown but not judged.
 ROWS = [
     ("ingested", "requests acknowledged", "count"),
     ("delivered", "delivered", "count"),
@@ -273,7 +276,7 @@ def compare(sim, live):
             agree, diff = False, None
         else:
             diff = l - s
-            noise = 3 * math.sqrt(max(s, l)) if kind == "count" else FLOOR[kind]
+            noise = 4 * math.sqrt(s + l) if kind == "count" else FLOOR[kind]
             agree = abs(diff) <= max(TOLERANCE[kind] * abs(s), noise)
         if name in SAMPLES and delivered < SAMPLES[name]:
             agree = None
