@@ -38,7 +38,7 @@ void BM_BytesPerPendingMessage(benchmark::State& state) {
     const std::size_t before = heap_in_use();
     {
       MemoryStore store;
-      store.put_business({1, "shop", GrantState::approved, n, 1});
+      store.put_business({1, "shop", GrantState::approved, n, 1, {}, {}});
       std::vector<std::string> ids(20);
       std::vector<NewMessage> messages(20);
       std::uint64_t made = 0;

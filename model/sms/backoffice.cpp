@@ -1,5 +1,7 @@
 #include "model/sms/backoffice.h"
 
+#include <utility>
+
 #include "model/core/assert.h"
 
 namespace relaysim::sms {
@@ -11,15 +13,8 @@ BackOffice::BackOffice(Store& store, TokenCodec& codec, const Clock& clock, Dura
 }
 
 BusinessId BackOffice::apply(const Application& application) {
-  applications_.push_back(application);
-  const auto id = static_cast<BusinessId>(applications_.size());
-  store_.put_business({id, application.name, GrantState::applied, application.quota, 1});
-  return id;
-}
-
-const Application* BackOffice::application(BusinessId business) const {
-  if (business == 0 || business > applications_.size()) return nullptr;
-  return &applications_[business - 1];
+  return store_.add_business(
+      {0, application.name, GrantState::applied, application.quota, 1, application.senders, application.templates});
 }
 
 AdminOutcome BackOffice::move(BusinessId business, GrantState from, GrantState to, bool new_epoch) {
@@ -48,14 +43,13 @@ AdminOutcome BackOffice::revoke(BusinessId business) {
 }
 
 std::optional<std::string> BackOffice::issue_token(BusinessId business) {
-  const std::optional<BusinessRow> row = store_.business(business);
-  const Application* app = application(business);
-  if (!row || app == nullptr || row->state != GrantState::approved) return std::nullopt;
+  std::optional<BusinessRow> row = store_.business(business);
+  if (!row || row->state != GrantState::approved) return std::nullopt;
   TokenClaims c;
   c.business = business;
-  c.name = app->name;
-  c.senders = app->senders;
-  c.templates = app->templates;
+  c.name = std::move(row->name);
+  c.senders = std::move(row->senders);
+  c.templates = std::move(row->templates);
   const std::int64_t now_s = to_ns(clock_.now()) / 1'000'000'000;
   c.issued_at = now_s;
   c.expires_at = now_s + std::chrono::duration_cast<std::chrono::seconds>(token_lifetime_).count();

@@ -12,8 +12,9 @@
 //  - Tokens are issued only to an approved business, for exactly its application's resources,
 //    expiring `token_lifetime` after issue (by the gateway's clock).
 //  - The quota is `quota` messages per period of `quota_period` from the start of the run.
-// The applications (names and resources) are kept here; the store keeps what the accept
-// transaction reads (state, quota, epoch).
+// The store keeps each business's row: its application (name, resources, quota) and what the
+// accept transaction reads (state, quota, epoch); this class holds nothing of its own, so every
+// process sharing a store runs one back office.
 #pragma once
 
 #include <cstdint>
@@ -67,7 +68,6 @@ class BackOffice {
   std::optional<MessageStatus> status(BusinessId business, std::string_view biz_type, std::string_view biz_id);
   std::optional<QuotaView> quota(BusinessId business);
   std::vector<MessageId> messages(const MessageQuery& query) { return store_.messages(query); }
-  const Application* application(BusinessId business) const;
   std::uint32_t period_now() const { return quota_period(clock_.now(), quota_period_); }
 
  private:
@@ -78,7 +78,6 @@ class BackOffice {
   const Clock& clock_;
   Duration token_lifetime_;
   Duration quota_period_;
-  std::vector<Application> applications_;  // business id - 1
 };
 
 }  // namespace relaysim::sms

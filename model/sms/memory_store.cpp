@@ -216,6 +216,13 @@ std::optional<Time> MemoryStore::next_due() {
   return first->at;
 }
 
+BusinessId MemoryStore::add_business(const BusinessRow& row) {
+  const BusinessId id = businesses_.empty() ? 1 : businesses_.rbegin()->first + 1;
+  BusinessRow& added = businesses_[id] = row;
+  added.id = id;
+  return id;
+}
+
 void MemoryStore::put_business(const BusinessRow& row) {
   RELAYSIM_ASSERT(row.id != 0, "business ids count from 1");
   businesses_[row.id] = row;

@@ -40,6 +40,7 @@ class MemoryStore final : public Store {
   ReceiptOutcome receipt(MessageId id, bool delivered, Time at) override;
   std::optional<Time> next_due() override;
 
+  BusinessId add_business(const BusinessRow& row) override;
   void put_business(const BusinessRow& row) override;
   std::optional<BusinessRow> business(BusinessId id) override;
   std::uint64_t quota_used(BusinessId id, std::uint32_t period) override;

@@ -1,5 +1,7 @@
 #include "model/sms/sqlite_store.h"
 
+#include <nlohmann/json.hpp>
+
 #include "model/core/assert.h"
 #include "model/sms/mutants.h"
 
@@ -16,7 +18,9 @@ CREATE TABLE IF NOT EXISTS businesses (
   name   TEXT    NOT NULL,
   state  INTEGER NOT NULL,
   quota  INTEGER NOT NULL,
-  epoch  INTEGER NOT NULL
+  epoch  INTEGER NOT NULL,
+  senders   TEXT NOT NULL DEFAULT '[]',  -- JSON arrays: what its application asked for
+  templates TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS quota_used (
   business INTEGER NOT NULL,
@@ -361,19 +365,41 @@ std::optional<Time> SqliteStore::next_due() {
   return next;
 }
 
+BusinessId SqliteStore::add_business(const BusinessRow& row) {
+  // One statement: the id is the next after the largest, chosen and taken under the write lock.
+  Statement& q = db_.prepared(add_business_,
+      "INSERT INTO businesses (id, name, state, quota, epoch, senders, templates)"
+      " VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM businesses), ?1, ?2, ?3, ?4, ?5, ?6) RETURNING id");
+  ResetOnExit guard(q);
+  const std::string senders = nlohmann::json(row.senders).dump();
+  const std::string templates = nlohmann::json(row.templates).dump();
+  q.bind(1, row.name).bind(2, static_cast<int>(row.state)).bind(3, row.quota).bind(4, row.epoch).bind(5, senders)
+      .bind(6, templates);
+  RELAYSIM_ASSERT(q.step(), "an insert with RETURNING returns its row");
+  const auto id = static_cast<BusinessId>(q.i64(0));
+  while (q.step()) {
+  }
+  db_.wrote();
+  return id;
+}
+
 void SqliteStore::put_business(const BusinessRow& row) {
   RELAYSIM_ASSERT(row.id != 0, "business ids count from 1");
   Statement& q = db_.prepared(put_business_,
-      "INSERT INTO businesses (id, name, state, quota, epoch) VALUES (?1, ?2, ?3, ?4, ?5)"
+      "INSERT INTO businesses (id, name, state, quota, epoch, senders, templates) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
       " ON CONFLICT (id) DO UPDATE SET name = excluded.name, state = excluded.state, quota = excluded.quota,"
-      " epoch = excluded.epoch");
-  q.bind(1, row.id).bind(2, row.name).bind(3, static_cast<int>(row.state)).bind(4, row.quota).bind(5, row.epoch);
+      " epoch = excluded.epoch, senders = excluded.senders, templates = excluded.templates");
+  const std::string senders = nlohmann::json(row.senders).dump();
+  const std::string templates = nlohmann::json(row.templates).dump();
+  q.bind(1, row.id).bind(2, row.name).bind(3, static_cast<int>(row.state)).bind(4, row.quota).bind(5, row.epoch)
+      .bind(6, senders).bind(7, templates);
   q.run();
   db_.wrote();
 }
 
 std::optional<BusinessRow> SqliteStore::business(BusinessId id) {
-  Statement& q = db_.prepared(business_, "SELECT id, name, state, quota, epoch FROM businesses WHERE id = ?1");
+  Statement& q = db_.prepared(business_,
+                              "SELECT id, name, state, quota, epoch, senders, templates FROM businesses WHERE id = ?1");
   ResetOnExit guard(q);
   q.bind(1, id);
   if (!q.step()) return std::nullopt;
@@ -383,6 +409,11 @@ std::optional<BusinessRow> SqliteStore::business(BusinessId id) {
   row.state = static_cast<GrantState>(q.i64(2));
   row.quota = static_cast<std::uint64_t>(q.i64(3));
   row.epoch = static_cast<std::uint64_t>(q.i64(4));
+  std::string text;
+  q.text(5, text);
+  row.senders = nlohmann::json::parse(text).get<std::vector<std::string>>();
+  q.text(6, text);
+  row.templates = nlohmann::json::parse(text).get<std::vector<std::uint32_t>>();
   return row;
 }
 

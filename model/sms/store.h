@@ -288,7 +288,11 @@ class Store {
   // The earliest time claim_due() could return something, found without a scan.
   virtual std::optional<Time> next_due() = 0;
 
-  // The back office: creates or replaces a business's row.
+  // The back office: creates a business's row under the next id, in one transaction (so processes
+  // sharing a store never hand out one id twice), and returns that id; `row.id` is ignored. Ids
+  // count from 1 and are never reused.
+  virtual BusinessId add_business(const BusinessRow& row) = 0;
+  // Creates or replaces a business's row.
   virtual void put_business(const BusinessRow& row) = 0;
   virtual std::optional<BusinessRow> business(BusinessId id) = 0;
   virtual std::uint64_t quota_used(BusinessId id, std::uint32_t period) = 0;

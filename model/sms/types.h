@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/core/lifecycle.h"
 #include "model/core/names.h"
@@ -194,6 +195,10 @@ struct BusinessRow {
   GrantState state = GrantState::applied;
   std::uint64_t quota = 0;  // messages per quota period
   std::uint64_t epoch = 0;  // the grant's epoch; tokens of another epoch are revoked
+  // What its application asked for, and its tokens grant: kept in the store, so that any process
+  // of the gateway issues the same tokens.
+  std::vector<std::string> senders;
+  std::vector<std::uint32_t> templates;
   bool operator==(const BusinessRow&) const = default;
 };
 

@@ -37,6 +37,10 @@ std::optional<Time> PodStore::next_due() {
   return guard_.run(0, [&] { return store_.next_due(); });
 }
 
+relaysim::sms::BusinessId PodStore::add_business(const BusinessRow& row) {
+  return guard_.run(1, [&] { return store_.add_business(row); });
+}
+
 void PodStore::put_business(const BusinessRow& row) {
   RELAYSIM_ASSERT(row.id != 0, "business ids count from 1");
   guard_.run(1, [&] { store_.put_business(row); });

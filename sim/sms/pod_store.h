@@ -24,6 +24,7 @@ class PodStore final : public GuardedStore<relaysim::sms::Store> {
   relaysim::sms::ReceiptOutcome receipt(MessageId id, bool delivered, Time at) override;
   std::optional<Time> next_due() override;
 
+  relaysim::sms::BusinessId add_business(const relaysim::sms::BusinessRow& row) override;
   void put_business(const relaysim::sms::BusinessRow& row) override;
   std::optional<relaysim::sms::BusinessRow> business(relaysim::sms::BusinessId id) override;
   std::uint64_t quota_used(relaysim::sms::BusinessId id, std::uint32_t period) override;

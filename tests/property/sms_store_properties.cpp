@@ -321,7 +321,7 @@ void stores_match_the_model() {
   Model m;
   Stores s;
   for (BusinessId b = 1; b <= 3; ++b) {
-    const BusinessRow row{b, "b" + std::to_string(b), GrantState::approved, kQuota, 1};
+    const BusinessRow row{b, "b" + std::to_string(b), GrantState::approved, kQuota, 1, {}, {}};
     m.businesses[b] = row;
     for (Store* store : s.all) store->put_business(row);
   }

@@ -32,8 +32,8 @@ class SmsStoreContract : public ::testing::TestWithParam<StoreFactory> {
   Time t0 = Time{} + seconds(100);
 
   void SetUp() override {
-    store->put_business({kShop, "shop", GrantState::approved, 10, 1});
-    store->put_business({kBank, "bank", GrantState::approved, 10, 1});
+    store->put_business({kShop, "shop", GrantState::approved, 10, 1, {}, {}});
+    store->put_business({kBank, "bank", GrantState::approved, 10, 1, {}, {}});
   }
 
   static NewMessage msg(std::string_view type, std::string_view id, std::uint64_t content = 7, Time send_at = {}) {
@@ -77,6 +77,22 @@ class SmsStoreContract : public ::testing::TestWithParam<StoreFactory> {
   }
   std::uint64_t in(Status s) { return store->counts().by_status[static_cast<int>(s)]; }
 };
+
+// A new business takes the next id, and its application is read back whole.
+TEST_P(SmsStoreContract, AddBusinessTakesTheNextIdAndKeepsItsApplication) {
+  const BusinessId a = store->add_business({77, "cafe", GrantState::applied, 5, 1, {"CAFE", "c\"afe"}, {4, 9}});
+  const BusinessId b = store->add_business({0, "deli", GrantState::applied, 6, 1, {}, {}});
+  EXPECT_EQ(a, kBank + 1);
+  EXPECT_EQ(b, kBank + 2);
+  const std::optional<BusinessRow> row = store->business(a);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(*row, (BusinessRow{a, "cafe", GrantState::applied, 5, 1, {"CAFE", "c\"afe"}, {4, 9}}));
+  BusinessRow approved = *row;
+  approved.state = GrantState::approved;
+  store->put_business(approved);
+  EXPECT_EQ(store->business(a), approved);
+  EXPECT_EQ(store->business(b)->senders, std::vector<std::string>{});
+}
 
 TEST_P(SmsStoreContract, ARepeatIsADuplicateAnsweredWithTheFirstOutcome) {
   const MessageId id = accepted(kShop, "o-1");
@@ -156,9 +172,9 @@ TEST_P(SmsStoreContract, ARequestNamingAKeyTwiceOrHalfKnownIsAConflict) {
 
 TEST_P(SmsStoreContract, ARevokedOrUnapprovedGrantAcceptsNothing) {
   EXPECT_EQ(accept(kShop, {msg("otp", "a")}, {}, 0, 2).outcome, AcceptOutcome::revoked) << "another epoch";
-  store->put_business({kShop, "shop", GrantState::revoked, 10, 2});
+  store->put_business({kShop, "shop", GrantState::revoked, 10, 2, {}, {}});
   EXPECT_EQ(accept(kShop, {msg("otp", "a")}, {}, 0, 2).outcome, AcceptOutcome::revoked);
-  store->put_business({kShop, "shop", GrantState::approved, 10, 3});
+  store->put_business({kShop, "shop", GrantState::approved, 10, 3, {}, {}});
   EXPECT_EQ(accept(kShop, {msg("otp", "a")}, {}, 0, 2).outcome, AcceptOutcome::revoked) << "an old token";
   EXPECT_EQ(accept(kShop, {msg("otp", "a")}, {}, 0, 3).outcome, AcceptOutcome::accepted);
   EXPECT_EQ(accept(99, {msg("otp", "a")}).outcome, AcceptOutcome::unknown_business);
