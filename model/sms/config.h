@@ -66,6 +66,9 @@ struct BusinessPolicy {
   bool operator==(const BusinessPolicy&) const = default;
 };
 
+// The policy of a business no list names: the defaults.
+inline const BusinessPolicy kDefaultBusinessPolicy{};
+
 using relaysim::ConfigError;
 
 // Every problem found, in a stable order; empty when the configuration is usable. `providers`:

@@ -23,9 +23,11 @@ SharedLimitConfig business_limit_config(const PlatformConfig& config, const Limi
 
 }  // namespace
 
-Dispatcher::Dispatcher(Pod& pod, std::span<const BusinessPolicy> businesses, ModeSwitch& mode, Campaigns& campaigns)
+Dispatcher::Dispatcher(Pod& pod, std::span<const BusinessPolicy> businesses, const BusinessPolicy& others,
+                       ModeSwitch& mode, Campaigns& campaigns)
     : pod_(pod),
       businesses_(businesses),
+      others_(others),
       mode_(mode),
       campaigns_(campaigns),
       router_(pod.config.routing, pod.providers.count()),
@@ -45,8 +47,7 @@ Dispatcher::~Dispatcher() {
 }
 
 const BusinessPolicy& Dispatcher::policy(BusinessId business) const {
-  static const BusinessPolicy kDefault{};
-  return business >= 1 && business <= businesses_.size() ? businesses_[business - 1] : kDefault;
+  return business >= 1 && business <= businesses_.size() ? businesses_[business - 1] : others_;
 }
 
 SharedLimiter* Dispatcher::business_limiter(BusinessId business) {

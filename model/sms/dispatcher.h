@@ -42,8 +42,9 @@ using AnswerCallback = InplaceFunction<void(const SendAnswer&), 48>;
 
 class Dispatcher {
  public:
-  // `businesses[b - 1]` is business b's policy; a business beyond the span gets the defaults.
-  Dispatcher(Pod& pod, std::span<const BusinessPolicy> businesses, ModeSwitch& mode, Campaigns& campaigns);
+  // `businesses[b - 1]` is business b's policy; a business beyond the span gets `others`.
+  Dispatcher(Pod& pod, std::span<const BusinessPolicy> businesses, const BusinessPolicy& others, ModeSwitch& mode,
+             Campaigns& campaigns);
   ~Dispatcher();
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
@@ -107,6 +108,7 @@ class Dispatcher {
 
   Pod& pod_;
   std::span<const BusinessPolicy> businesses_;
+  const BusinessPolicy& others_;
   ModeSwitch& mode_;
   Campaigns& campaigns_;
   Router router_;

@@ -32,12 +32,14 @@ namespace relaysim::sms {
 class Node {
  public:
   // `pod` ≥ 1 (0 means "no pod" to the store). `businesses[b - 1]` is business b's policy; a
-  // business beyond the span gets the defaults.
-  Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPolicy> businesses, NodePorts ports)
+  // business beyond the span gets `others` (a live gateway's businesses apply while it runs, so
+  // it names one policy for all). Every reference must outlive the node.
+  Node(PodId pod, const PlatformConfig& config, std::span<const BusinessPolicy> businesses, NodePorts ports,
+       const BusinessPolicy& others = kDefaultBusinessPolicy)
       : pod_(pod, config, ports),
         mode_(pod_),
         campaigns_(pod_),
-        dispatcher_(pod_, businesses, mode_, campaigns_),
+        dispatcher_(pod_, businesses, others, mode_, campaigns_),
         ingest_(pod_, mode_, dispatcher_, campaigns_) {}
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
