@@ -21,7 +21,7 @@
 #include "live/clock.h"
 #include "live/http_server.h"
 #include "live/webhook/api.h"
-#include "live/webhook/keys.h"
+#include "live/api_keys.h"
 #include "live/webhook/load_driver.h"
 #include "live/webhook/service.h"
 #include "live/webhook/world.h"
@@ -176,7 +176,7 @@ int keys_command(const KeysArgs& args) {
     return fail_usage("--database '" + config.database + "' holds no keys a service could read: give a file");
   }
   if (args.tenant) {
-    if (const std::string problem = webhook::tenant_problem(*args.tenant); !problem.empty()) {
+    if (const std::string problem = tenant_problem(*args.tenant); !problem.empty()) {
       return fail_usage("--tenant: " + problem);
     }
   }
@@ -188,27 +188,27 @@ int keys_command(const KeysArgs& args) {
   try {
     // The whole store, not only the keys' table: serve then finds a database of its own.
     webhook::model::SqliteStore store(config.database, config.durability);
-    webhook::ApiKeys keys(store.db());
+    ApiKeys keys(store.db());
     const Time now = LiveClock().now();
     if (args.admin || args.tenant) {
-      const webhook::ApiKeys::Created k = keys.create(args.admin ? std::nullopt : args.tenant, now);
+      const ApiKeys::Created k = keys.create(args.admin ? std::nullopt : args.tenant, now);
       std::cout << k.key << "\n";
       std::cerr << "relaysim keys: key " << k.id << (args.admin ? ", the admin's" : ", tenant " + *args.tenant + "'s")
                 << ", in " << config.database << ". It is shown this once: the database keeps only its hash\n";
       return kExitPass;
     }
     if (args.revoke) {
-      if (keys.revoke(*args.revoke, now, /*keep_an_admin=*/false) != webhook::ApiKeys::Revoked::revoked) {
+      if (keys.revoke(*args.revoke, now, /*keep_an_admin=*/false) != ApiKeys::Revoked::revoked) {
         return fail_usage("--revoke " + std::to_string(*args.revoke) + ": no such key, or it is revoked already");
       }
       std::cerr << "relaysim keys: key " << *args.revoke << " revoked\n";
       return kExitPass;
     }
-    const std::vector<webhook::KeyInfo> all = keys.list();
+    const std::vector<KeyInfo> all = keys.list();
     std::cout << "id\ttenant\tcreated_at\trevoked_at\n";
-    for (const webhook::KeyInfo& k : all) {
-      std::cout << k.id << '\t' << (k.tenant ? *k.tenant : "(admin)") << '\t' << webhook::format_utc(k.created_at) << '\t'
-                << (k.revoked_at ? webhook::format_utc(*k.revoked_at) : "-") << '\n';
+    for (const KeyInfo& k : all) {
+      std::cout << k.id << '\t' << (k.tenant ? *k.tenant : "(admin)") << '\t' << format_utc(k.created_at) << '\t'
+                << (k.revoked_at ? format_utc(*k.revoked_at) : "-") << '\n';
     }
     return kExitPass;
   } catch (const StoreError& e) {

@@ -26,126 +26,11 @@ std::string stored_payload(const json& payload) { return payload.dump(-1, ' ', f
 
 namespace {
 
-std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
-
-Response ok(int status, const json& body) {
-  RELAYSIM_ASSERT(status >= 200 && status <= 599, "an answer has an HTTP status");
-  Response r;
-  r.status = status;
-  r.body = dump(body);
-  return r;
-}
-
-std::optional<std::uint64_t> whole_number(std::string_view text) {
-  std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return v;
-}
-
-// Reads JSON as the parser would (without building anything), and refuses what it would read
-// without complaint but change: a name given twice in one object (the parser keeps the last, so the
-// payload stored and delivered would differ from the one sent) and an integer beyond 64 bits (read
-// as a double, it loses digits, and two different numbers would compare equal); and nesting deeper
-// than kMaxJsonDepth (printing and freeing JSON recurse). `problem` says which, or why it is not JSON.
-class StrictJson final : public nlohmann::json_sax<json> {
- public:
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t& text) override {
-    if (text.find_first_of(".eE") != string_t::npos) return true;  // a fraction: a double by nature
-    problem = "the integer " + text.substr(0, 40) + (text.size() > 40 ? "..." : "") +
-              " does not fit in 64 bits: send it as a string";
-    return false;
-  }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override {
-    names_.emplace_back();
-    return deeper();
-  }
-  bool key(string_t& name) override {
-    if (names_.back().insert(name).second) return true;
-    problem = "the name \"" + name.substr(0, 80) + "\" is given twice in one object";
-    return false;
-  }
-  bool end_object() override {
-    names_.pop_back();
-    --depth_;
-    return true;
-  }
-  bool start_array(std::size_t) override { return deeper(); }
-  bool end_array() override {
-    --depth_;
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    problem = std::string("the body is not JSON: ") + e.what();
-    return false;
-  }
-
-  std::string problem;
-
- private:
-  bool deeper() {
-    if (++depth_ <= kMaxJsonDepth) return true;
-    problem = "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-    return false;
-  }
-
-  int depth_ = 0;
-  std::vector<std::unordered_set<std::string>> names_;
-};
-
-bool is_json_media_type(std::string_view content_type) {
-  const std::string_view media = content_type.substr(0, content_type.find(';'));
-  std::string lower;
-  for (const char c : media) {
-    if (c != ' ' && c != '\t') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return lower == "application/json";
-}
-
-Response method_not_allowed(std::string_view allowed) {
-  RELAYSIM_ASSERT(!allowed.empty(), "a refused method names the one allowed");
-  Response r = error_response(405, "this endpoint takes " + std::string(allowed));
-  r.headers.emplace_back("Allow", std::string(allowed));
-  return r;
-}
-
-Response unauthorized(std::string_view reason) {
-  Response r = error_response(401, reason);
-  r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim\"");
-  return r;
-}
-
 Response not_yours(model::RequestId id) {
   return error_response(403, "request " + std::to_string(id) + " is another tenant's");
 }
 
-Response store_failed(const StoreError& e) {
-  Response r = error_response(503, "the store failed (" + std::string(e.what()) + "); try again");
-  r.headers.emplace_back("Retry-After", "1");
-  return r;
-}
-
 }  // namespace
-
-std::string format_utc(Time t) {
-  const std::int64_t ns = to_ns(t);
-  const std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char text[48];
-  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-  ShortText<64> out;
-  out << std::string_view(text, n) << ".";
-  const auto millis = static_cast<std::uint64_t>((ns % 1'000'000'000) / 1'000'000);
-  out << (millis < 100 ? "0" : "") << (millis < 10 ? "0" : "") << millis << "Z";
-  return std::string(out.view());
-}
 
 Response Api::handle(const Incoming& in) {
   const std::size_t question = in.target.find('?');
@@ -153,7 +38,7 @@ Response Api::handle(const Incoming& in) {
   try {
     if (path == "/healthz") {  // for load balancers and supervisors: no key
       if (in.method != "GET") return method_not_allowed("GET");
-      return ok(draining_ ? 503 : 200, json{{"status", draining_ ? "draining" : "ok"}});
+      return json_response(draining_ ? 503 : 200, json{{"status", draining_ ? "draining" : "ok"}});
     }
     // The key is read, never echoed: no answer and no log line repeats it. Given twice, which one
     // counts would depend on who reads it (a proxy may take the last): refused.
@@ -220,15 +105,11 @@ Response Api::keys(const Incoming& in, std::string_view rest) {
         if (k.revoked_at) j["revoked_at"] = format_utc(*k.revoked_at);
         items.push_back(std::move(j));
       }
-      return ok(200, json{{"keys", std::move(items)}});
+      return json_response(200, json{{"keys", std::move(items)}});
     }
     if (in.method != "POST") return method_not_allowed("GET, POST");
-    if (!is_json_media_type(in.header("content-type"))) {
-      return error_response(415, "the body must be JSON, sent with Content-Type: application/json");
-    }
-    StrictJson strict;
-    if (!json::sax_parse(in.body, &strict)) return error_response(400, strict.problem);
-    const json body = json::parse(in.body, nullptr, false);
+    json body;
+    if (std::optional<Response> refused = read_json_body(in, body)) return std::move(*refused);
     const bool admin = body.is_object() && body.size() == 1 && body.contains("admin") && body["admin"] == true;
     const bool tenant = body.is_object() && body.size() == 1 && body.contains("tenant") && body["tenant"].is_string() &&
                         !body["tenant"].get_ref<const std::string&>().empty();
@@ -239,7 +120,7 @@ Response Api::keys(const Incoming& in, std::string_view rest) {
       if (const std::string problem = tenant_problem(*whose); !problem.empty()) return error_response(400, problem);
     }
     const ApiKeys::Created k = keys_.create(whose, clock_.now());
-    Response r = ok(201, json{{"id", k.id}, {"key", k.key}, {"tenant", whose ? json(*whose) : json(nullptr)}});
+    Response r = json_response(201, json{{"id", k.id}, {"key", k.key}, {"tenant", whose ? json(*whose) : json(nullptr)}});
     r.headers.emplace_back("Cache-Control", "no-store");  // shown once: no cache keeps it
     return r;
   }
@@ -254,7 +135,7 @@ Response Api::keys(const Incoming& in, std::string_view rest) {
     case ApiKeys::Revoked::last_admin:
       return error_response(409, "key " + std::to_string(*id) + " is the last admin key: make another before revoking it");
   }
-  return ok(200, json{{"id", *id}, {"revoked", true}});
+  return json_response(200, json{{"id", *id}, {"revoked", true}});
 }
 
 Response Api::create(const Incoming& in, const Principal& who) {
@@ -263,17 +144,8 @@ Response Api::create(const Incoming& in, const Principal& who) {
     r.headers.emplace_back("Retry-After", "1");
     return r;
   }
-  if (!is_json_media_type(in.header("content-type"))) {
-    return error_response(415, "the body must be JSON, sent with Content-Type: application/json");
-  }
-  StrictJson strict;
-  if (!json::sax_parse(in.body, &strict)) return error_response(400, strict.problem);
   json body;
-  try {
-    body = json::parse(in.body);
-  } catch (const json::exception& e) {
-    return error_response(400, std::string("the body is not JSON: ") + e.what());
-  }
+  if (std::optional<Response> refused = read_json_body(in, body)) return std::move(*refused);
   if (!body.is_object()) return error_response(400, "the body must be a JSON object {\"cxid\", \"request_id\", \"payload\"}");
   for (const auto& [key, value] : body.items()) {
     if (key != "cxid" && key != "request_id" && key != "payload") {
@@ -296,7 +168,7 @@ Response Api::create(const Incoming& in, const Principal& who) {
   switch (r.status) {
     case model::IngestStatus::created:
     case model::IngestStatus::duplicate:
-      return ok(202, json{{"id", r.id},
+      return json_response(202, json{{"id", r.id},
                           {"webhook_id", model::webhook_id_for(r.id)},
                           {"duplicate", r.status == model::IngestStatus::duplicate}});
     case model::IngestStatus::conflict: {
@@ -353,7 +225,7 @@ Response Api::show(RequestId id, const Principal& who) {
   } else if (row->status != model::Status::in_flight) {
     out["next_attempt_at"] = format_utc(row->due_at);
   }
-  return ok(200, out);
+  return json_response(200, out);
 }
 
 Response Api::replay(RequestId id, const Principal& who) {
@@ -364,7 +236,7 @@ Response Api::replay(RequestId id, const Principal& who) {
     if (!who.may_act_for(row->cxid)) return not_yours(id);
   }
   switch (ingest_.replay(id)) {
-    case model::ReplayOutcome::replayed: return ok(202, json{{"id", id}, {"status", "pending"}});
+    case model::ReplayOutcome::replayed: return json_response(202, json{{"id", id}, {"status", "pending"}});
     case model::ReplayOutcome::not_found: return error_response(404, "no request " + std::to_string(id));
     case model::ReplayOutcome::not_terminal:
       return error_response(409, "request " + std::to_string(id) + " is not finished: only a delivered, failed or "
@@ -427,7 +299,7 @@ Response Api::dead_letters(std::string_view query, const Principal& who) {
   }
   json out{{"dead_letters", std::move(items)}};
   if (more) out["next"] = "/v1/dead-letters?after=" + std::to_string(last) + "&limit=" + std::to_string(limit);
-  return ok(200, out);
+  return json_response(200, out);
 }
 
 }  // namespace relaysim::live::webhook

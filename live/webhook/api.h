@@ -12,7 +12,7 @@
 //   GET  /v1/keys                   the keys (never their secrets)
 //   DELETE /v1/keys/{id}            revokes a key
 //
-// Every call but /healthz carries a key (Authorization: Bearer rsk_...; live/webhook/keys.h):
+// Every call but /healthz carries a key (Authorization: Bearer rsk_...; live/api_keys.h):
 // 401 without one or with one that is not valid, 403 for what the key may not do — a tenant's
 // key acts on its own tenant's requests only; /metrics and /v1/keys take the admin's. Every
 // refusal is a 4xx (or a 503 when the store failed) with {"error": reason}, which never repeats
@@ -26,7 +26,8 @@
 #include <string_view>
 
 #include "live/http_server.h"
-#include "live/webhook/keys.h"
+#include "live/json_api.h"
+#include "live/api_keys.h"
 #include "model/core/ports.h"
 #include "model/webhook/ingest.h"
 #include "model/webhook/store.h"
@@ -65,11 +66,5 @@ class Api {
   MetricsText metrics_;
   bool draining_ = false;
 };
-
-// The deepest JSON nesting a create's body may have (printing and freeing JSON recurse).
-inline constexpr int kMaxJsonDepth = 64;
-
-// "2026-11-26T02:11:18.123Z": a live Time (Unix nanoseconds) as RFC 3339 UTC.
-std::string format_utc(Time t);
 
 }  // namespace relaysim::live::webhook

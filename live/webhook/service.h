@@ -31,7 +31,7 @@
 #include "live/http_call.h"
 #include "live/http_server.h"
 #include "live/webhook/event_log.h"
-#include "live/webhook/keys.h"
+#include "live/api_keys.h"
 #include "live/webhook/metrics.h"
 #include "live/webhook/ports.h"
 #include "model/core/random.h"
@@ -82,7 +82,7 @@ class Service {
   Service& operator=(const Service&) = delete;
 
   unsigned short port() const { return server_->port(); }
-  // Whether the database holds an admin key that is not revoked (live/webhook/keys.h).
+  // Whether the database holds an admin key that is not revoked (live/api_keys.h).
   bool has_admin_key() { return keys_.active_admins() > 0; }
   // Starts delivering what is due.
   void start();

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "live/webhook/api.h"
-#include "live/webhook/keys.h"
+#include "live/api_keys.h"
 #include "model/store/sqlite_db.h"
 #include "live/http_server.h"
 #include "model/webhook/ingest.h"
@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static webhook::MemoryStore store;
   static webhook::Ingest ingest(1, config, store, clock, events);
   static Db db(":memory:", Durability::normal);
-  static live::webhook::ApiKeys keys(db);
+  static live::ApiKeys keys(db);
   static const std::string admin = keys.create(std::nullopt, clock.now()).key;
   static const std::string tenant = keys.create(std::string("cx1"), clock.now()).key;
   static live::webhook::Api api(ingest, store, keys, clock, [] { return std::string("# metrics\n"); });

@@ -10,7 +10,7 @@
 
 #include "live/clock.h"
 #include "live/webhook/api.h"
-#include "live/webhook/keys.h"
+#include "live/api_keys.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
 #include "live/webhook/judge.h"
@@ -125,7 +125,7 @@ class ApiTest : public ::testing::Test {
   model::MemoryStore store;
   model::Ingest ingest{1, config, store, clock, events};
   Db keys_db{":memory:", Durability::normal};
-  webhook::ApiKeys keys{keys_db};
+  ApiKeys keys{keys_db};
   std::string admin = "Bearer " + keys.create(std::nullopt, clock.now()).key;
   Api api{ingest, store, keys, clock, [] { return std::string("relaysim_up 1\n"); }};
 

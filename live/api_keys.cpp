@@ -1,4 +1,4 @@
-#include "live/webhook/keys.h"
+#include "live/api_keys.h"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -10,7 +10,7 @@
 
 #include "model/core/assert.h"
 
-namespace relaysim::live::webhook {
+namespace relaysim::live {
 
 namespace {
 
@@ -159,4 +159,4 @@ std::uint64_t ApiKeys::active_admins() {
 }
 
 
-}  // namespace relaysim::live::webhook
+}  // namespace relaysim::live

@@ -1,11 +1,13 @@
-// ApiKeys: who may call the live service's API. An admin key may do everything; a tenant's key
-// may create, read and replay that tenant's requests and list its dead letters, nothing else.
+// ApiKeys: who may call a live service's API. An admin key may do everything; a tenant's key
+// (the webhook service's) may create, read and replay that tenant's requests and list its dead
+// letters, nothing else. The SMS gateway's admin calls take an admin key; its businesses send
+// with the tokens the back office issues them (model/sms/auth.h), not with these keys.
 //
 // A key is `rsk_<id>_<secret>`: the id finds its row, the secret (32 random bytes, hex) proves it.
 // The database keeps the secret's SHA-256 only, so a copy of the database gives no usable key;
 // a fast hash suffices where the secret is 256 random bits (no dictionary reaches it), and it is
 // compared in constant time. A key is shown once, when created; it is revoked, never deleted (its
-// id is not handed out again). Keys live in the service's own database, beside the requests.
+// id is not handed out again). Keys live in the service's own database, beside its requests or messages.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +20,7 @@
 #include "model/core/time.h"
 #include "model/store/sqlite_db.h"
 
-namespace relaysim::live::webhook {
+namespace relaysim::live {
 
 // Who a key speaks for: the admin, or one tenant (its cxid).
 struct Principal {
@@ -73,4 +75,4 @@ std::string tenant_problem(std::string_view tenant);
 // The bearer token of an Authorization header ("Bearer rsk_..."); empty when it is not one.
 std::string_view bearer_token(std::string_view authorization);
 
-}  // namespace relaysim::live::webhook
+}  // namespace relaysim::live

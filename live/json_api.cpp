@@ -1,0 +1,151 @@
+#include "live/json_api.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <charconv>
+#include <ctime>
+#include <unordered_set>
+#include <vector>
+
+#include "model/core/assert.h"
+#include "model/core/short_text.h"
+
+namespace relaysim::live {
+
+using nlohmann::json;
+
+std::string dump_json(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+Response json_response(int status, const json& body) {
+  RELAYSIM_ASSERT(status >= 200 && status <= 599, "an answer has an HTTP status");
+  Response r;
+  r.status = status;
+  r.body = dump_json(body);
+  return r;
+}
+
+std::optional<std::uint64_t> whole_number(std::string_view text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// Reads JSON as the parser would (without building anything), and refuses what it would read
+// without complaint but change: a name given twice in one object (the parser keeps the last, so the
+// payload stored and delivered would differ from the one sent) and an integer beyond 64 bits (read
+// as a double, it loses digits, and two different numbers would compare equal); and nesting deeper
+// than kMaxJsonDepth (printing and freeing JSON recurse). `problem` says which, or why it is not JSON.
+namespace {
+
+class StrictJson final : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t& text) override {
+    if (text.find_first_of(".eE") != string_t::npos) return true;  // a fraction: a double by nature
+    problem = "the integer " + text.substr(0, 40) + (text.size() > 40 ? "..." : "") +
+              " does not fit in 64 bits: send it as a string";
+    return false;
+  }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    names_.emplace_back();
+    return deeper();
+  }
+  bool key(string_t& name) override {
+    if (names_.back().insert(name).second) return true;
+    problem = "the name \"" + name.substr(0, 80) + "\" is given twice in one object";
+    return false;
+  }
+  bool end_object() override {
+    names_.pop_back();
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override { return deeper(); }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    problem = std::string("the body is not JSON: ") + e.what();
+    return false;
+  }
+
+  std::string problem;
+
+ private:
+  bool deeper() {
+    if (++depth_ <= kMaxJsonDepth) return true;
+    problem = "the body nests deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return false;
+  }
+
+  int depth_ = 0;
+  std::vector<std::unordered_set<std::string>> names_;
+};
+
+}  // namespace
+
+bool is_json_media_type(std::string_view content_type) {
+  const std::string_view media = content_type.substr(0, content_type.find(';'));
+  std::string lower;
+  for (const char c : media) {
+    if (c != ' ' && c != '\t') lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return lower == "application/json";
+}
+
+Response method_not_allowed(std::string_view allowed) {
+  RELAYSIM_ASSERT(!allowed.empty(), "a refused method names the one allowed");
+  Response r = error_response(405, "this endpoint takes " + std::string(allowed));
+  r.headers.emplace_back("Allow", std::string(allowed));
+  return r;
+}
+
+Response unauthorized(std::string_view reason) {
+  Response r = error_response(401, reason);
+  r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim\"");
+  return r;
+}
+
+Response store_failed(const StoreError& e) {
+  Response r = error_response(503, "the store failed (" + std::string(e.what()) + "); try again");
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
+std::optional<Response> read_json_body(const Incoming& in, json& out) {
+  if (!is_json_media_type(in.header("content-type"))) {
+    return error_response(415, "the body must be JSON, sent with Content-Type: application/json");
+  }
+  StrictJson strict;
+  if (!json::sax_parse(in.body, &strict)) return error_response(400, strict.problem);
+  try {
+    out = json::parse(in.body);
+  } catch (const json::exception& e) {
+    return error_response(400, std::string("the body is not JSON: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+std::string format_utc(Time t) {
+  const std::int64_t ns = to_ns(t);
+  const std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char text[48];
+  const std::size_t n = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  ShortText<64> out;
+  out << std::string_view(text, n) << ".";
+  const auto millis = static_cast<std::uint64_t>((ns % 1'000'000'000) / 1'000'000);
+  out << (millis < 100 ? "0" : "") << (millis < 10 ? "0" : "") << millis << "Z";
+  return std::string(out.view());
+}
+
+}  // namespace relaysim::live
