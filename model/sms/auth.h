@@ -77,6 +77,8 @@ class Authorizer {
   // `cache_entries`: a power of two.
   Authorizer(TokenCodec& codec, const Clock& clock, std::size_t cache_entries = 4096);
   AuthResult check(std::string_view token, const SendScope& scope);
+  // The same without a scope, for a call that uses no resource (a query): whose token it is.
+  AuthResult identify(std::string_view token);
 
   std::uint64_t verified() const { return verified_; }  // codec calls so far (cache misses)
 
@@ -87,6 +89,11 @@ class Authorizer {
     AuthFault fault = AuthFault::malformed;
     TokenClaims claims;
   };
+  // The cached verification of `token` (the codec is asked on a miss).
+  const Entry& lookup(std::string_view token);
+  // Its form and signature, then its expiry.
+  AuthResult judge(const Entry& e) const;
+
   TokenCodec& codec_;
   const Clock& clock_;
   std::vector<Entry> cache_;

@@ -182,6 +182,7 @@ std::uint32_t Dispatcher::new_job() {
 }
 
 void Dispatcher::pump() {
+  if (stopped_) return;
   // Completions that happen synchronously inside begin() call pump() again: folded into this loop.
   const Time now = pod_.clock.now();
   // A campaign's next chunk first (once, not in a call folded in): its messages are due at once.

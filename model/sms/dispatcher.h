@@ -53,6 +53,9 @@ class Dispatcher {
   void start() { pump(); }
   // Work may be due now that the workers were not told of.
   void nudge() { pump(); }
+  // Claims nothing more (a process draining before it exits): the claims in progress finish,
+  // and what is due waits for another pod.
+  void stop() { stopped_ = true; }
 
   // Sends the single message `m` in its client's request: it was accepted by `accept` (result
   // `r`) already claimed by this pod, and `done` gets `a` completed by the first outcome.
@@ -118,6 +121,7 @@ class Dispatcher {
   StableSlotPool<Job> jobs_;  // jobs stay put while callbacks hold their slots
   ConcurrencyLimit workers_;  // concurrency_per_pod: the async workers sending at once
   std::uint32_t sync_busy_ = 0;
+  bool stopped_ = false;
   FoldedLoop loop_;
   std::uint32_t shared_submits_ = 0;  // only for the retry_counter_shared mutant
   DueWaker waker_;

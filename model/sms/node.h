@@ -53,6 +53,10 @@ class Node {
   CampaignAnswer campaign(const CampaignRequest& request) { return ingest_.campaign(request); }
   // A provider's delivery receipt for message `id`.
   void receipt(MessageId id, ProviderId provider, bool delivered) { dispatcher_.receipt(id, provider, delivered); }
+  // Another process sharing the store may have made work due: look now.
+  void nudge() { dispatcher_.nudge(); }
+  // Claims nothing more; what is in flight finishes (Dispatcher::stop).
+  void stop() { dispatcher_.stop(); }
 
   const SyncAsyncController& switcher() const { return mode_.controller(); }
   const Dispatcher& dispatcher() const { return dispatcher_; }

@@ -31,4 +31,21 @@ Decision decide(const SubmitContext& c, const RetryPolicy& retry, OnUnknown on_u
   return {Step::fail, Reason::refused, {}};
 }
 
+SubmitClass classify_submit(NetError error, int status) {
+  switch (error) {
+    case NetError::none: break;
+    case NetError::timeout: return SubmitClass::timeout;
+    case NetError::connect_error:
+    case NetError::dns_error:
+    case NetError::forbidden_address:
+    case NetError::bad_url:
+    case NetError::too_late: return SubmitClass::unavailable;
+  }
+  if (status >= 200 && status <= 299) return SubmitClass::accepted;
+  if (status == 429) return SubmitClass::throttled;
+  if (status == 503) return SubmitClass::unavailable;
+  if (status >= 400 && status <= 499) return SubmitClass::refused;
+  return SubmitClass::reset;
+}
+
 }  // namespace relaysim::sms

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "model/core/bounds.h"
+#include "model/core/http.h"
 #include "model/core/names.h"
 #include "model/core/random.h"
 #include "model/resilience/backoff.h"
@@ -86,5 +87,14 @@ struct SubmitContext {
 };
 
 Decision decide(const SubmitContext& context, const RetryPolicy& retry, OnUnknown on_unknown, Rng& rng);
+
+// What a provider's answer over HTTP means (the live shell's providers speak HTTP; docs/live.md
+// has the protocol). Nothing sent — no name, no connection, a refused address, a URL that does
+// not parse, a send that could not start in time — is `unavailable`: another provider may take
+// it. A 2xx is `accepted`; 429 `throttled`; 503 `unavailable` (the provider refused it before
+// acting); any other 4xx `refused` (it rejects the message itself). Anything else read after the
+// request went out — another 5xx, a status that means nothing here — is `reset`: the provider
+// read it and may have sent it. No answer in time is `timeout`.
+SubmitClass classify_submit(NetError error, int status);
 
 }  // namespace relaysim::sms

@@ -40,6 +40,8 @@ const Schema<RetryPolicy>& retry_schema() {
   return schema;
 }
 
+}  // namespace
+
 const Schema<BusinessPolicy>& policy_schema() {
   static const Schema<BusinessPolicy> schema = [] {
     Schema<BusinessPolicy> s(Style::flow);
@@ -52,6 +54,8 @@ const Schema<BusinessPolicy>& policy_schema() {
   }();
   return schema;
 }
+
+namespace {
 
 const Schema<BusinessSpec>& business_schema() {
   static const Schema<BusinessSpec> schema = [] {
@@ -320,6 +324,8 @@ const Schema<AdminEvent>& admin_schema() {
   return schema;
 }
 
+}  // namespace
+
 const Schema<PlatformConfig>& platform_schema() {
   static const Schema<PlatformConfig> schema = [] {
     Schema<PlatformConfig> s(Style::block, "The gateway's policies: what is under test.");
@@ -354,6 +360,8 @@ const Schema<PlatformConfig>& platform_schema() {
   }();
   return schema;
 }
+
+namespace {
 
 const Schema<LoadSegment>& load_schema() {
   static const Schema<LoadSegment> schema = [] {

@@ -102,6 +102,10 @@ struct SmsSpec final : SystemSpec {
 };
 
 const Schema<SmsSpec>& spec_schema();
+// The sections a live gateway's configuration reads as a scenario does (live/sms/config.h): the
+// platform's policies, and a business's own.
+const Schema<model::PlatformConfig>& platform_schema();
+const Schema<model::BusinessPolicy>& policy_schema();
 
 const SmsSpec& spec_of(const Scenario& s);
 SmsSpec& spec_of(Scenario& s);

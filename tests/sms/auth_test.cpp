@@ -118,6 +118,21 @@ TEST_F(AuthorizerTest, AGoodTokenPassesForWhatItGrantsOnly) {
   EXPECT_EQ(auth.check(t, {"SHOP", 5}).fault, AuthFault::foreign_resource);
 }
 
+// A query uses no resource: identify names the business and the epoch, and judges expiry and the
+// signature as check does.
+TEST_F(AuthorizerTest, IdentifyJudgesTheTokenButNoScope) {
+  const std::string t = codec.issue(claims());
+  const AuthResult who = auth.identify(t);
+  EXPECT_EQ(who.fault, AuthFault::none);
+  EXPECT_EQ(who.business, 7U);
+  EXPECT_EQ(who.epoch, 2U);
+  EXPECT_EQ(auth.identify(signed_with(JWT_ALG_HS384, kSecret)).fault, AuthFault::wrong_alg);
+  EXPECT_EQ(auth.identify(LibjwtCodec("another secret, also 32 bytes long").issue(claims())).fault,
+            AuthFault::bad_signature);
+  clock.advance_to(Time{} + std::chrono::seconds(3600));
+  EXPECT_EQ(auth.identify(t).fault, AuthFault::expired);
+}
+
 TEST_F(AuthorizerTest, ExpiryIsJudgedOnEverySendByTheClock) {
   const std::string t = codec.issue(claims());
   EXPECT_EQ(auth.check(t, {"SHOP", 3}).fault, AuthFault::none);

@@ -117,5 +117,24 @@ TEST(Router, ReceiptsFeedHealth) {
   EXPECT_TRUE(r.ejected(0, t0));
 }
 
+// An HTTP answer means what the protocol says (docs/live.md); above all, nothing read after the
+// request went out is ever a certain refusal, so no such answer lets the message fail over.
+TEST(ClassifySubmit, OnlyWhatCertainlySentNothingMayFailOver) {
+  EXPECT_EQ(classify_submit(NetError::none, 200), SubmitClass::accepted);
+  EXPECT_EQ(classify_submit(NetError::none, 202), SubmitClass::accepted);
+  EXPECT_EQ(classify_submit(NetError::none, 429), SubmitClass::throttled);
+  EXPECT_EQ(classify_submit(NetError::none, 503), SubmitClass::unavailable);
+  EXPECT_EQ(classify_submit(NetError::none, 400), SubmitClass::refused);
+  EXPECT_EQ(classify_submit(NetError::none, 422), SubmitClass::refused);
+  for (const int status : {100, 301, 500, 502, 504, 599}) {
+    EXPECT_EQ(classify_submit(NetError::none, status), SubmitClass::reset) << status;
+  }
+  EXPECT_EQ(classify_submit(NetError::timeout, 0), SubmitClass::timeout);
+  for (const NetError e : {NetError::connect_error, NetError::dns_error, NetError::forbidden_address, NetError::bad_url,
+                           NetError::too_late}) {
+    EXPECT_EQ(classify_submit(e, 0), SubmitClass::unavailable) << to_string(e);
+  }
+}
+
 }  // namespace
 }  // namespace relaysim::sms
