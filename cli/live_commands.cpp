@@ -25,6 +25,12 @@
 #include "live/webhook/load_driver.h"
 #include "live/webhook/service.h"
 #include "live/webhook/world.h"
+#include "live/serve_file.h"
+#include "live/sms/config.h"
+#include "live/sms/service.h"
+#include "live/sms/world.h"
+#include "sim/sms/spec.h"
+#include "model/sms/sqlite_store.h"
 #include "model/store/sqlite_db.h"
 #include "model/store/store_error.h"
 #include "sim/loader.h"
@@ -71,10 +77,32 @@ std::optional<int> read_config(const ServeArgs& args, webhook::ServeConfig& conf
   return std::nullopt;
 }
 
-// serve writes only a database that is new, empty or serve's own: never a simulated run's
-// (which `relaysim run --sqlite-path` labels with its relaysim_run table) nor anyone else's.
-// The exit code when `database` is another's.
-std::optional<int> refuse_foreign_database(const std::string& database) {
+// The SMS gateway's configuration file with the command line's overrides; the exit code when it
+// is refused.
+std::optional<int> read_config(const ServeArgs& args, sms::SmsServeConfig& config) {
+  try {
+    config = sms::read_serve_config(args.config);
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("invalid configuration: ") + e.what());
+  }
+  if (args.listen) {
+    std::string problem;
+    if (!parse_listen(*args.listen, problem)) return fail_usage("--listen: " + problem);
+    config.listen = *args.listen;
+  }
+  if (args.database) config.database = *args.database;
+  if (args.pod) config.pod = *args.pod;
+  if (!args.events.empty()) return fail_usage("--events: the SMS gateway does not log its events for `judge` yet");
+  return std::nullopt;
+}
+
+// The table every database a serve of `system` wrote holds.
+std::string_view own_table(ServedSystem system) { return system == ServedSystem::sms ? "businesses" : "requests"; }
+
+// serve writes only a database that is new, empty or serve's own (for the same system): never a
+// simulated run's (which `relaysim run --sqlite-path` labels with its relaysim_run table) nor
+// anyone else's. The exit code when `database` is another's.
+std::optional<int> refuse_foreign_database(const std::string& database, ServedSystem system = ServedSystem::webhook) {
   if (database == ":memory:") return std::nullopt;
   const DbInspection db = inspect_database(database);
   const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
@@ -86,21 +114,24 @@ std::optional<int> refuse_foreign_database(const std::string& database) {
     return fail_usage("--database " + database +
                       " holds a simulated run (relaysim run --sqlite-path); serve keeps a database of its own: choose another path");
   }
-  if (!db.tables.empty() && !has("requests")) {
+  if (!db.tables.empty() && !has(own_table(system))) {
     std::string names;
     for (const std::string& t : db.tables) names += (names.empty() ? "" : ", ") + t;
-    return fail_usage("--database " + database + " is not a database relaysim serve wrote (it holds the tables " + names +
-                      "); serve will not touch it: choose another path");
+    return fail_usage("--database " + database + " is not a database relaysim serve wrote for the " +
+                      (system == ServedSystem::sms ? "SMS gateway" : "webhook platform") + " (it holds the tables " +
+                      names + "); serve will not touch it: choose another path");
   }
   return std::nullopt;
 }
 
-// Serves `config` until SIGINT or SIGTERM, then drains what is in flight.
-int run_service(const webhook::ServeConfig& config) {
+// Serves `config` until SIGINT or SIGTERM, then drains what is in flight. `announce` prints the
+// line that says where it listens.
+template <class Service, class Config, class Announce>
+int run_service(const Config& config, Announce announce) {
   boost::asio::io_context io;
-  std::unique_ptr<webhook::Service> service;
+  std::unique_ptr<Service> service;
   try {
-    service = std::make_unique<webhook::Service>(io, config);
+    service = std::make_unique<Service>(io, config);
   } catch (const StoreError& e) {
     return fail_incomplete(std::string("cannot open the database: ") + e.what());
   } catch (const boost::system::system_error& e) {
@@ -123,13 +154,10 @@ int run_service(const webhook::ServeConfig& config) {
   });
   service->start();
   if (!service->has_admin_key()) {
-    std::cerr << "relaysim serve: the database holds no admin API key, so no key can be made or revoked through "
-                 "the API and /metrics cannot be read: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
+    std::cerr << "relaysim serve: the database holds no admin API key, so every call that takes one (the keys, "
+                 "/metrics, the back office) is refused: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
   }
-  std::printf("relaysim serve: listening on http://%s:%u (pod %u, database %s, %s, ServiceB %s)\n",
-              url_host(listen_endpoint(config.listen, "listen")).c_str(), static_cast<unsigned>(service->port()),
-              static_cast<unsigned>(config.pod), config.database.c_str(), std::string(durability_name(config.durability)).c_str(),
-              config.serviceb.c_str());
+  announce(url_host(listen_endpoint(config.listen, "listen")) + ":" + std::to_string(service->port()));
   std::fflush(stdout);
   try {
     io.run();
@@ -139,7 +167,7 @@ int run_service(const webhook::ServeConfig& config) {
   service->stopped();
   if (unfinished > 0) {
     std::cerr << "relaysim serve: stopped with " << unfinished
-              << " attempts unfinished; their leases bring them back to another process\n";
+              << " sends unfinished; their leases bring them back to another process\n";
   } else {
     std::cerr << "relaysim serve: stopped; nothing was left in flight\n";
   }
@@ -151,10 +179,33 @@ int run_service(const webhook::ServeConfig& config) {
 int serve_command(const ServeArgs& args) {
   if (args.reference) {
     std::cout << "<!-- Generated by `relaysim serve --reference`; a test keeps it equal to the program. -->\n\n"
-              << sim::render_markdown(webhook::serve_config_reference());
+              << sim::render_markdown(webhook::serve_config_reference())
+              << "\n#### The SMS gateway's `serve:` (a file with `system: sms`)\n\n"
+              << sim::render_markdown(sms::serve_config_reference());
     return kExitPass;
   }
   if (args.config.empty()) return fail_usage("serve needs a configuration file: relaysim serve CONFIG (see docs/live.md)");
+  ServedSystem system{};
+  try {
+    system = served_system(args.config);
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("invalid configuration: ") + e.what());
+  }
+  if (system == ServedSystem::sms) {
+    sms::SmsServeConfig config;
+    if (const auto refused = read_config(args, config)) return *refused;
+    if (const auto refused = refuse_foreign_database(config.database, system)) return *refused;
+    if (args.check) {
+      std::cout << args.config << ": valid (the SMS gateway)\n";
+      return kExitPass;
+    }
+    return run_service<sms::Service>(config, [&config](const std::string& at) {
+      std::printf("relaysim serve: the SMS gateway listening on http://%s (pod %u, database %s, %s, %zu providers, %s)\n",
+                  at.c_str(), static_cast<unsigned>(config.pod), config.database.c_str(),
+                  std::string(durability_name(config.durability)).c_str(), config.providers.size(),
+                  config.redis.empty() ? "no Redis" : ("Redis " + config.redis).c_str());
+    });
+  }
   webhook::ServeConfig config;
   if (const auto refused = read_config(args, config)) return *refused;
   if (const auto refused = refuse_foreign_database(config.database)) return *refused;
@@ -162,16 +213,42 @@ int serve_command(const ServeArgs& args) {
     std::cout << args.config << ": valid\n";
     return kExitPass;
   }
-  return run_service(config);
+  return run_service<webhook::Service>(config, [&config](const std::string& at) {
+    std::printf("relaysim serve: listening on http://%s (pod %u, database %s, %s, ServiceB %s)\n", at.c_str(),
+                static_cast<unsigned>(config.pod), config.database.c_str(),
+                std::string(durability_name(config.durability)).c_str(), config.serviceb.c_str());
+  });
 }
 
 int keys_command(const KeysArgs& args) {
   ServeArgs serve;
   serve.config = args.config;
   serve.database = args.database;
-  webhook::ServeConfig config;
-  if (const auto refused = read_config(serve, config)) return *refused;
-  if (const auto refused = refuse_foreign_database(config.database)) return *refused;
+  ServedSystem system{};
+  try {
+    system = served_system(args.config);
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("invalid configuration: ") + e.what());
+  }
+  // Only the database's path and durability matter here.
+  struct {
+    std::string database;
+    Durability durability = Durability::full;
+  } config;
+  if (system == ServedSystem::sms) {
+    sms::SmsServeConfig sms_config;
+    if (const auto refused = read_config(serve, sms_config)) return *refused;
+    config = {sms_config.database, sms_config.durability};
+    if (args.tenant) {
+      return fail_usage("--tenant: the SMS gateway's businesses send with the tokens its back office issues, not with "
+                        "API keys (docs/live.md)");
+    }
+  } else {
+    webhook::ServeConfig webhook_config;
+    if (const auto refused = read_config(serve, webhook_config)) return *refused;
+    config = {webhook_config.database, webhook_config.durability};
+  }
+  if (const auto refused = refuse_foreign_database(config.database, system)) return *refused;
   if (config.database.empty() || config.database == ":memory:") {
     return fail_usage("--database '" + config.database + "' holds no keys a service could read: give a file");
   }
@@ -187,8 +264,14 @@ int keys_command(const KeysArgs& args) {
   }
   try {
     // The whole store, not only the keys' table: serve then finds a database of its own.
-    webhook::model::SqliteStore store(config.database, config.durability);
-    ApiKeys keys(store.db());
+    std::unique_ptr<webhook::model::SqliteStore> webhook_store;
+    std::unique_ptr<relaysim::sms::SqliteStore> sms_store;
+    if (system == ServedSystem::sms) {
+      sms_store = std::make_unique<relaysim::sms::SqliteStore>(config.database, config.durability);
+    } else {
+      webhook_store = std::make_unique<webhook::model::SqliteStore>(config.database, config.durability);
+    }
+    ApiKeys keys(sms_store ? sms_store->db() : webhook_store->db());
     const Time now = LiveClock().now();
     if (args.admin || args.tenant) {
       const ApiKeys::Created k = keys.create(args.admin ? std::nullopt : args.tenant, now);
@@ -218,6 +301,64 @@ int keys_command(const KeysArgs& args) {
   }
 }
 
+namespace {
+
+// `relaysim world` for an SMS scenario: its providers, until SIGINT or SIGTERM.
+int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
+  if (args.serve.empty()) {
+    return fail_usage("an SMS world posts its providers' receipts to the gateway: give its serve configuration with "
+                      "--serve CONFIG");
+  }
+  if (!args.drive.empty() || !args.calls.empty() || !args.signing_secret.empty()) {
+    return fail_usage("--drive, --calls and --signing-secret are a webhook world's; an SMS world serves its providers only");
+  }
+  sms::SmsServeConfig gateway;
+  try {
+    if (served_system(args.serve) != ServedSystem::sms) return fail_usage("--serve " + args.serve + " is not an SMS gateway's (system: sms)");
+    gateway = sms::read_serve_config(args.serve);
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("--serve: invalid configuration: ") + e.what());
+  }
+  sms::SmsWorldOptions options;
+  options.listen = args.listen.value_or(options.listen);
+  options.receipts = args.receipts;
+  options.gateway = "http://" + url_host(listen_endpoint(gateway.listen, "serve.listen")) + ":" +
+                    std::to_string(listen_endpoint(gateway.listen, "serve.listen").port());
+  options.providers = gateway.providers;
+  if (args.hold) {
+    Duration hold{};
+    if (!sim::parse_duration(*args.hold, hold) || hold <= Duration::zero()) {
+      return fail_usage("--hold: expected a duration such as 30s, got '" + *args.hold + "'");
+    }
+    options.hold = hold;
+  }
+  boost::asio::io_context io;
+  std::unique_ptr<sms::SmsWorldServer> world;
+  try {
+    world = std::make_unique<sms::SmsWorldServer>(io, scenario, options);
+  } catch (const boost::system::system_error& e) {
+    return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
+  } catch (const std::invalid_argument& e) {
+    return fail_usage(e.what());
+  } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
+    return fail_incomplete(e.what());
+  }
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (!ec) io.stop();
+  });
+  const std::string host = url_host(listen_endpoint(options.listen, "--listen"));
+  std::printf("relaysim world: %s on http://%s:%u; %zu providers at /providers/{name}/submit; receipts to %s%s%s\n",
+              scenario.name.c_str(), host.c_str(), static_cast<unsigned>(world->port()), world->providers(),
+              options.gateway.c_str(), args.receipts.empty() ? "" : "; log in ", args.receipts.c_str());
+  std::fflush(stdout);
+  io.run();
+  std::cerr << "relaysim world: stopped after " << world->submits() << " submits\n";
+  return kExitPass;
+}
+
+}  // namespace
+
 int world_command(const WorldArgs& args) {
   sim::Scenario scenario;
   try {
@@ -225,8 +366,10 @@ int world_command(const WorldArgs& args) {
   } catch (const sim::ScenarioError& e) {
     return fail_usage(std::string("invalid scenario: ") + e.what());
   }
+  if (dynamic_cast<const sim::sms::SmsSpec*>(&scenario.spec()) != nullptr) return sms_world(args, scenario);
+  if (!args.serve.empty()) return fail_usage("--serve names the SMS gateway a world's receipts go to: a webhook world takes none");
   webhook::WorldOptions options;
-  options.listen = args.listen;
+  options.listen = args.listen.value_or(options.listen);
   options.receipts = args.receipts;
   options.signing_secret = args.signing_secret;
   if (args.hold) {
@@ -241,7 +384,7 @@ int world_command(const WorldArgs& args) {
   try {
     world = std::make_unique<webhook::WorldServer>(io, scenario, options);
   } catch (const boost::system::system_error& e) {
-    return fail_incomplete("cannot listen on " + args.listen + ": " + e.code().message());
+    return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
   } catch (const std::invalid_argument& e) {
     return fail_usage(e.what());
   } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
@@ -275,7 +418,7 @@ int world_command(const WorldArgs& args) {
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) io.stop();
   });
-  const std::string host = url_host(listen_endpoint(args.listen, "--listen"));
+  const std::string host = url_host(listen_endpoint(options.listen, "--listen"));
   std::printf("relaysim world: %s on http://%s:%u; ServiceB at http://%s:%u/serviceb; %u endpoints; cxids cx0..cx%u%s%s\n",
               scenario.name.c_str(), host.c_str(), static_cast<unsigned>(world->port()), host.c_str(),
               static_cast<unsigned>(world->port()), world->endpoints(), world->cxids() - 1,

@@ -1,5 +1,5 @@
 // `relaysim serve`, `relaysim world` and `relaysim judge`: the live shell's commands, for the webhook
-// platform (the only system the live shell runs so far). cli/main.cpp parses their arguments;
+// platform and (serve, keys and world so far) the SMS gateway. cli/main.cpp parses their arguments;
 // these turn them into a running service, world or judgement (live/webhook/ has the parts).
 #pragma once
 
@@ -33,7 +33,8 @@ struct KeysArgs {
 
 struct WorldArgs {
   std::string scenario;
-  std::string listen = "127.0.0.1:8081";
+  std::optional<std::string> listen;  // default 127.0.0.1:8081; an SMS world's 127.0.0.1:8091
+  std::string serve;                  // an SMS world: the gateway's serve configuration
   std::string receipts;
   std::string signing_secret;
   std::optional<std::string> hold;

@@ -301,9 +301,10 @@ CLI::App* declare_mmc(CLI::App& app, MmcArgs& mmc_args) {
 
 #ifdef RELAYSIM_LIVE_CLI
 CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
-  auto* serve = app.add_subcommand("serve", "Serve the webhook platform for real: the HTTP API, deliveries, SQLite "
-                                            "(docs/live.md); SIGTERM drains and exits");
-  serve->add_option("CONFIG", serve_args.config, "The configuration file (serve: and platform: sections)");
+  auto* serve = app.add_subcommand("serve", "Serve the webhook platform, or the SMS gateway (a file with `system: sms`), "
+                                            "for real: the HTTP API, SQLite, deliveries or submits (docs/live.md); "
+                                            "SIGTERM drains and exits");
+  serve->add_option("CONFIG", serve_args.config, "The configuration file (system:, serve: and platform: sections)");
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
   serve->add_option("--pod", serve_args.pod, "This process's pod number instead (several processes on one database)")
@@ -311,7 +312,9 @@ CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
   serve->add_option("--events", serve_args.events,
                     "Append the model's events to this file, one JSON line each, for `relaysim judge` (docs/live.md)");
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
-  serve->add_flag("--reference", serve_args.reference, "Print the reference of the serve: section as Markdown (docs/live.md)");
+  serve->add_flag("--reference", serve_args.reference,
+                  "Print the reference of the serve: sections (the webhook platform's, then the SMS gateway's) as "
+                  "Markdown (docs/live.md)");
   return serve;
 }
 
@@ -338,11 +341,18 @@ CLI::App* declare_keys(CLI::App& app, live::KeysArgs& keys_args) {
 }
 
 CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
-  auto* world = app.add_subcommand("world", "Serve a webhook scenario's ServiceB and endpoints on HTTP, misbehaving as "
-                                            "the scenario says, for `serve` to deliver to (docs/live.md)");
-  world->add_option("SCENARIO", world_args.scenario, "A webhook scenario file")->required();
-  world->add_option("--listen", world_args.listen, "Where to listen (HOST:PORT; port 0: any free port)")->capture_default_str();
-  world->add_option("--receipts", world_args.receipts, "Append every request an endpoint processes to this file, one JSON line each");
+  auto* world = app.add_subcommand("world", "Serve a scenario's dependencies on HTTP, misbehaving as the scenario says: a "
+                                            "webhook scenario's ServiceB and endpoints, for `serve` to deliver to; an SMS "
+                                            "scenario's providers, for the SMS gateway to submit to (docs/live.md)");
+  world->add_option("SCENARIO", world_args.scenario, "A webhook or SMS scenario file")->required();
+  world->add_option("--listen", world_args.listen,
+                    "Where to listen (HOST:PORT; port 0: any free port; default 127.0.0.1:8081, for an SMS scenario "
+                    "127.0.0.1:8091)");
+  world->add_option("--serve", world_args.serve,
+                    "An SMS scenario: the SMS gateway's serve configuration, whose address its providers' receipts "
+                    "go to, with the secrets its serve.providers give");
+  world->add_option("--receipts", world_args.receipts,
+                    "Append every request an endpoint (or a provider) processes to this file, one JSON line each");
   world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
   world->add_option("--hold", world_args.hold, "How long an unanswered request keeps its connection (default 5m)");
   world->add_option("--drive", world_args.drive,

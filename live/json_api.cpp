@@ -148,4 +148,47 @@ std::string format_utc(Time t) {
   return std::string(out.view());
 }
 
+std::optional<Time> parse_utc(std::string_view text) {
+  const auto digits = [&](std::size_t at, std::size_t n, int& out) {
+    if (at + n > text.size()) return false;
+    out = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      out = out * 10 + (text[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (text.size() < 20 || !digits(0, 4, year) || text[4] != '-' || !digits(5, 2, month) || text[7] != '-' ||
+      !digits(8, 2, day) || text[10] != 'T' || !digits(11, 2, hour) || text[13] != ':' || !digits(14, 2, minute) ||
+      text[16] != ':' || !digits(17, 2, second)) {
+    return std::nullopt;
+  }
+  std::int64_t nanos = 0;
+  std::size_t at = 19;
+  if (text[at] == '.') {
+    const std::size_t from = ++at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9' && at - from < 9) {
+      nanos = nanos * 10 + (text[at] - '0');
+      ++at;
+    }
+    if (at == from) return std::nullopt;
+    for (std::size_t n = at - from; n < 9; ++n) nanos *= 10;
+  }
+  if (at + 1 != text.size() || text[at] != 'Z') return std::nullopt;
+  if (year < 1970 || year > 2261 || month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (day < 1 || day > kDays[month - 1] + (month == 2 && leap ? 1 : 0)) return std::nullopt;
+  // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+  const int y = year - (month <= 2 ? 1 : 0);
+  const int era = y / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const std::int64_t days = std::int64_t{era} * 146097 + doe - 719468;
+  const std::int64_t seconds = days * 86400 + hour * 3600 + minute * 60 + second;
+  return Time{} + std::chrono::nanoseconds(seconds * 1'000'000'000 + nanos);
+}
+
 }  // namespace relaysim::live

@@ -44,5 +44,9 @@ Response store_failed(const StoreError& e);
 
 // "2026-11-26T02:11:18.123Z": a live Time (Unix nanoseconds) as RFC 3339 UTC.
 std::string format_utc(Time t);
+// The other way: "YYYY-MM-DDTHH:MM:SS" with an optional fraction of up to nine digits, then "Z";
+// nullopt for anything else (another offset, a date that does not exist, a year before 1970 or
+// after 2261).
+std::optional<Time> parse_utc(std::string_view text);
 
 }  // namespace relaysim::live

@@ -7,6 +7,8 @@
 
 #include "live/http_call.h"
 #include "live/http_server.h"
+#include "live/serve_file.h"
+#include "model/core/assert.h"
 #include "model/core/bounds.h"
 #include "model/webhook/signature.h"
 #include "sim/loader.h"
@@ -25,6 +27,7 @@ using sim::Reader;
 using sim::Schema;
 
 struct ServeFile {
+  ServedSystem system = ServedSystem::webhook;
   ServeConfig config;
   bool operator==(const ServeFile&) const = default;
 };
@@ -69,8 +72,7 @@ const Schema<ServeConfig>& serve_schema() {
           "the API's address, `HOST:PORT` (`127.0.0.1:0`: any free port, printed at start)");
     s.key("database", &ServeConfig::database, sim::text_codec(),
           "the SQLite database file (WAL); several `serve` processes may share one on one machine");
-    s.key("durability", &ServeConfig::durability,
-          sim::choice_codec<Durability>({{"full", Durability::full}, {"normal", Durability::normal}, {"off", Durability::off}}),
+    s.key("durability", &ServeConfig::durability, durability_codec(),
           "`full` (synchronous=FULL): an acknowledged request survives a power loss. `normal`: it survives the "
           "process's crash, but a power loss may take the last commits; a higher ingest rate (reports/performance.md). "
           "`off`: commits in batches, so a crash loses acknowledged requests; it exists to show that the kill -9 test "
@@ -116,6 +118,7 @@ const Schema<ServeConfig>& serve_schema() {
 const Schema<ServeFile>& file_schema() {
   static const Schema<ServeFile> schema = [] {
     Schema<ServeFile> s(sim::Style::block, "A `relaysim serve` configuration file.");
+    s.key("system", &ServeFile::system, system_codec(), "`webhook` (the default): this file serves the webhook platform");
     s.key("serve", &ServeFile::config, sim::map_codec(serve_schema()), "the service itself");
     s.key("platform", &ServeFile::config,
           Codec<ServeConfig>{"mapping, as a scenario's `webhook.platform`",
@@ -127,6 +130,9 @@ const Schema<ServeFile>& file_schema() {
                              },
                              {}},
           "the platform's policies: the keys of a scenario's `webhook.platform` (docs/scenario-format.md)");
+    s.check([](const Reader&, const Map&, ServeFile& f) {
+      RELAYSIM_ASSERT(f.system == ServedSystem::webhook, "cli/live_commands.cpp reads a file by its system");
+    });
     return s;
   }();
   return schema;

@@ -57,6 +57,11 @@ std::optional<std::string> BackOffice::issue_token(BusinessId business) {
   return codec_.issue(c);
 }
 
+AuthFault BackOffice::standing(BusinessId business, std::uint64_t epoch) {
+  const std::optional<BusinessRow> row = store_.business(business);
+  return row && row->state == GrantState::approved && row->epoch == epoch ? AuthFault::none : AuthFault::revoked;
+}
+
 std::optional<MessageStatus> BackOffice::status(BusinessId business, std::string_view biz_type,
                                                 std::string_view biz_id) {
   const std::optional<MessageId> id = store_.find(business, biz_type, biz_id);

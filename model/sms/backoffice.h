@@ -65,6 +65,11 @@ class BackOffice {
   // A token for an approved business; nullopt otherwise.
   std::optional<std::string> issue_token(BusinessId business);
 
+  // Whether a token that passed the Authorizer still speaks for its business: `revoked` when the
+  // business is unknown, its grant is not approved, or it moved to another epoch; else `none`. (A
+  // send learns this in its accept transaction; a query, which writes nothing, asks here.)
+  AuthFault standing(BusinessId business, std::uint64_t epoch);
+
   std::optional<MessageStatus> status(BusinessId business, std::string_view biz_type, std::string_view biz_id);
   std::optional<QuotaView> quota(BusinessId business);
   std::vector<MessageId> messages(const MessageQuery& query) { return store_.messages(query); }

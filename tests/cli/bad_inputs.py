@@ -881,7 +881,39 @@ def _():
     con.commit()
     con.close()
     expect(run("serve", write("serve-ok.yaml", good), "--database", foreign, "--check"), EXIT_INVALID,
-           r"not a database relaysim serve wrote \(it holds the tables invoices\)")
+           r"not a database relaysim serve wrote for the webhook platform \(it holds the tables invoices\)")
+    # Nor does one system's serve take the other's database.
+    sms = open(os.path.join(SRC, "config", "serve-sms.yaml")).read().replace("relaysim-sms.db", path("sms-for-serve.db"))
+    assert subprocess.run([RELAYSIM, "keys", write("serve-sms-ok.yaml", sms), "--admin"], capture_output=True).returncode == 0
+    expect(run("serve", write("serve-ok.yaml", good), "--database", path("sms-for-serve.db"), "--check"), EXIT_INVALID,
+           r"not a database relaysim serve wrote for the webhook platform \(it holds the tables api_keys, businesses")
+
+
+@case("serve.sms_bad_configurations")
+def _():
+    good = open(os.path.join(SRC, "config", "serve-sms.yaml")).read()
+    expect(run("serve", write("sms-good.yaml", good), "--check"), 0, r"valid \(the SMS gateway\)", where="stdout")
+    for name, change, pattern in (
+            ("system", ("system: sms", "system: smss"), r"sms-system\.yaml:\d+:9: system: expected one of webhook, sms, got 'smss'; did you mean 'sms'\?"),
+            ("typo", ("token_secret:", "token_secrt:"), r"serve\.token_secrt: unknown key; did you mean 'token_secret'\?"),
+            ("short-secret", ("change-me-to-32-or-more-random-bytes", "short"), r"serve\.token_secret: must be at least 32 bytes"),
+            ("no-redis", ("  redis: 127.0.0.1:6379\n", ""), r"platform\.limit: a shared limit lives in Redis: give serve\.redis"),
+            ("redis", ("redis: 127.0.0.1:6379", "redis: unix:relative.sock"), r"serve\.redis: a unix socket is written unix:/absolute/path"),
+            ("provider-url", ("http://127.0.0.1:8091/providers/beta/submit", "beta.example"), r"serve\.providers\[1\]\.url: not an absolute URL"),
+            ("provider-twice", ("name: beta", "name: alpha"), r"serve\.providers: two providers are called 'alpha'"),
+            ("receipt-secret", ("beta-receipts-secret", "short"), r"serve\.providers\[1\]\.receipt_secret: must be at least 16"),
+            ("platform", ("send_timeout: 5s", "send_timeout: fast"), r"platform\.send_timeout: expected a duration"),
+            # The model's own validation, with two providers from serve.providers.
+            ("lease", ("lease: 1m", "lease: 2s"), r"platform\.lease: must be longer than send_timeout × providers"),
+            ("business", ("max_attempts: 5", "max_attempts: 0"), r"business\.retry\.max_attempts")):
+        body = good.replace(*change)
+        assert body != good, name
+        expect(run("serve", write(f"sms-{name}.yaml", body), "--check"), EXIT_INVALID, pattern)
+    # A key of the webhook platform's serve section is not the gateway's.
+    expect(run("serve", write("sms-serviceb.yaml", good.replace("serve:\n", "serve:\n  serviceb: http://x\n")), "--check"),
+           EXIT_INVALID, r"serve\.serviceb: unknown key")
+    expect(run("keys", write("sms-good.yaml", good), "--tenant", "cx1"), EXIT_INVALID,
+           r"the SMS gateway's businesses send with the tokens its back office issues")
 
 
 @case("serve.address_in_use")
@@ -900,7 +932,18 @@ def _():
 @case("world.bad_inputs")
 def _():
     expect(run("world"), EXIT_INVALID, r"SCENARIO is required")
-    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID, r"serves webhook scenarios")
+    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID,
+           r"give its serve configuration with --serve CONFIG")
+    expect(run("world", os.path.join(SRC, "scenarios", "outbox-broker-outage.yaml")), EXIT_INVALID,
+           r"serves webhook and SMS scenarios")
+    expect(run("world", QUICKSTART, "--serve", os.path.join(SRC, "config", "serve-sms.yaml")), EXIT_INVALID,
+           r"a webhook world takes none")
+    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve",
+               os.path.join(SRC, "config", "serve-local.yaml")), EXIT_INVALID, r"is not an SMS gateway's")
+    one_provider = open(os.path.join(SRC, "config", "serve-sms.yaml")).read().replace(
+        "    - {name: beta, url: http://127.0.0.1:8091/providers/beta/submit, receipt_secret: beta-receipts-secret}\n", "")
+    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve", write("one-provider.yaml", one_provider),
+               "--listen", "127.0.0.1:0"), EXIT_INVALID, r"the scenario's provider 'beta' is not among the gateway's")
     expect(run("world", write("world-typo.yaml", BASE.replace("platform:", "platfrom:"))), EXIT_INVALID,
            r"did you mean 'platform'")
     expect(run("world", QUICKSTART, "--listen", "nowhere"), EXIT_INVALID, r"--listen: expected HOST:PORT")

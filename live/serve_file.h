@@ -1,0 +1,33 @@
+// What every `relaysim serve` configuration file shares, whichever system it serves: the
+// `system:` key that chooses the system (cli/live_commands.cpp reads it first), the durability
+// of the database, and how a Redis address is written.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "live/redis_kv.h"
+#include "model/store/sqlite_db.h"
+#include "sim/scenario/schema.h"
+
+namespace relaysim::live {
+
+// The systems `relaysim serve` runs, as a file's `system:` names them.
+enum class ServedSystem : std::uint8_t { webhook, sms };
+
+// `system:` of a serve file: `webhook` or `sms`.
+sim::Codec<ServedSystem> system_codec();
+// `full`, `normal` or `off`.
+sim::Codec<Durability> durability_codec();
+
+// The system the serve file at `path` is for: its `system:` key, `webhook` when it has none.
+// Throws sim::ScenarioError (the file cannot be read, is not YAML, or names another system),
+// located at the key.
+ServedSystem served_system(const std::string& path);
+
+// "127.0.0.1:6379", "[::1]:6379" or "unix:/run/redis.sock"; nullopt, with `problem`, otherwise.
+// The host is a numeric address: hiredis would resolve a name on the loop, blocking it.
+std::optional<RedisAddress> redis_address(std::string_view text, std::string& problem);
+
+}  // namespace relaysim::live

@@ -1,0 +1,93 @@
+#include "live/sms/service.h"
+
+#include <random>
+
+#include "live/redis_kv.h"
+#include "live/serve_file.h"
+#include "model/core/assert.h"
+
+namespace relaysim::live::sms {
+
+namespace {
+
+std::uint64_t fresh_seed() {
+  // Live randomness (backoff jitter) need not repeat: the simulator is where runs repeat.
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device();
+}
+
+std::unique_ptr<KeyValue> key_value(boost::asio::io_context& io, const SmsServeConfig& config) {
+  if (config.redis.empty()) return std::make_unique<NoKeyValue>(io);
+  std::string problem;
+  const std::optional<RedisAddress> at = redis_address(config.redis, problem);
+  RELAYSIM_ASSERT(at.has_value(), "serve.redis was checked when the file was read");
+  return std::make_unique<RedisKeyValue>(io, *at);
+}
+
+}  // namespace
+
+Service::Service(boost::asio::io_context& io, const SmsServeConfig& config)
+    : config_(config),
+      timers_(io, clock_),
+      rng_(fresh_seed()),
+      // The providers are the operator's own choice: no address guard.
+      caller_(io, AddressPolicy{true, true, true}, {}, config.keep_alive),
+      providers_(caller_, config.providers),
+      kv_(key_value(io, config)),
+      codec_(config.token_secret),
+      store_(config.database, config.durability),
+      keys_(store_.db()),
+      office_(store_, codec_, clock_, config.platform.token_lifetime, config.platform.quota_period),
+      node_(config.pod, config.platform, {},
+            model::NodePorts{clock_, timers_, rng_, providers_, *kv_, directory_, codec_, store_, events_}, config.business),
+      api_(node_, office_, store_, keys_, codec_, clock_, config.providers),
+      poll_timer_(io),
+      drain_timer_(io) {
+  RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
+  server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
+                                         [this](const Incoming& in, Respond respond) { api_.handle(in, std::move(respond)); });
+}
+
+Service::~Service() = default;
+
+void Service::start() {
+  node_.start();
+  poll();
+}
+
+void Service::poll() {
+  poll_timer_.expires_after(config_.poll);
+  poll_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || draining_) return;
+    node_.nudge();
+    poll();
+  });
+}
+
+void Service::drain(std::function<void(std::uint32_t)> done) {
+  if (draining_) return;
+  draining_ = true;
+  api_.set_draining(true);
+  server_->stop_accepting();
+  node_.stop();
+  poll_timer_.cancel();
+  drain_until_ = clock_.now() + config_.drain_timeout;
+  drained_ = std::move(done);
+  check_drained();
+}
+
+void Service::check_drained() {
+  // Polls in small steps: completions arrive on this loop, and nothing tells the shell of the last.
+  const std::uint32_t left = node_.dispatcher().in_flight();
+  if (left == 0 || clock_.now() >= drain_until_) {
+    std::function<void(std::uint32_t)> done = std::move(drained_);
+    if (done) done(left);
+    return;
+  }
+  drain_timer_.expires_after(std::chrono::milliseconds(20));
+  drain_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_drained();
+  });
+}
+
+}  // namespace relaysim::live::sms

@@ -1,0 +1,82 @@
+// Service: `relaysim serve` for a `system: sms` configuration — one pod of the SMS gateway, live.
+// It is the model's Node (the same ingest, dispatcher, campaigns and sync-to-async switch the
+// simulator's pods run) and BackOffice, wired to ports on Boost.Asio: the steady clock and timers,
+// providers over HTTP, the shared limits in Redis (live/redis_kv.h), tokens by libjwt, the SQLite
+// store in WAL, and the HTTP API in front (live/sms/api.h).
+//
+// One process is one pod. Several processes may share one database on one machine: each claims
+// under claim tokens the database hands out, each looks for work the others made due every
+// `poll`, and a business applied for through one is served by all. A send is answered only after
+// its messages are committed (persist, then send); with `durability: full` that commit has
+// reached the disk.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "live/api_keys.h"
+#include "live/clock.h"
+#include "live/http_call.h"
+#include "live/http_server.h"
+#include "live/sms/api.h"
+#include "live/sms/config.h"
+#include "live/sms/ports.h"
+#include "model/core/random.h"
+#include "model/sms/backoffice.h"
+#include "model/sms/jwt_codec.h"
+#include "model/sms/node.h"
+#include "model/sms/sqlite_store.h"
+
+namespace relaysim::live::sms {
+
+class Service {
+ public:
+  // Opens the database and binds the listening address. Throws StoreError or
+  // boost::system::system_error, whose messages say what failed.
+  Service(boost::asio::io_context& io, const SmsServeConfig& config);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  unsigned short port() const { return server_->port(); }
+  bool has_admin_key() { return keys_.active_admins() > 0; }
+  // The end of the process (the webhook service logs it; this one has no event log yet).
+  void stopped() {}
+  // Starts sending what is due.
+  void start();
+  // Stops accepting and claiming; `done` runs when the submits in flight have completed, or when
+  // drain_timeout has passed (their leases then bring them back for another process).
+  void drain(std::function<void(std::uint32_t unfinished)> done);
+
+ private:
+  void poll();
+  void check_drained();
+
+  const SmsServeConfig& config_;
+  LiveClock clock_;
+  AsioTimers timers_;
+  Rng rng_;
+  HttpCaller caller_;
+  HttpProviders providers_;
+  std::unique_ptr<KeyValue> kv_;
+  EmptyDirectory directory_;
+  model::LibjwtCodec codec_;
+  model::SqliteStore store_;
+  ApiKeys keys_;
+  model::Events events_;
+  model::BackOffice office_;
+  model::Node node_;
+  Api api_;
+  std::unique_ptr<HttpServer> server_;
+  boost::asio::steady_timer poll_timer_;
+  boost::asio::steady_timer drain_timer_;
+  bool draining_ = false;
+  Time drain_until_{};
+  std::function<void(std::uint32_t)> drained_;
+};
+
+}  // namespace relaysim::live::sms
