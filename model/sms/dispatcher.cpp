@@ -184,11 +184,12 @@ std::uint32_t Dispatcher::new_job() {
 void Dispatcher::pump() {
   if (stopped_) return;
   // Completions that happen synchronously inside begin() call pump() again: folded into this loop.
-  const Time now = pod_.clock.now();
   // A campaign's next chunk first (once, not in a call folded in): its messages are due at once.
   if (!loop_.running()) campaigns_.expand();
-  const bool outermost = loop_.run([this, now] {
-    while (workers_.has_room() && now >= pod_.store_retry_at) {
+  const bool outermost = loop_.run([this] {
+    // Each claim reads the clock afresh: on a live clock, time passes during a store call and a
+    // completion inside begin(), and the workers' meter is never moved back.
+    for (Time now = pod_.clock.now(); workers_.has_room() && now >= pod_.store_retry_at; now = pod_.clock.now()) {
       const std::uint32_t slot = new_job();
       Job& j = jobs_[slot];
       std::optional<Status> prior;
@@ -211,7 +212,7 @@ void Dispatcher::pump() {
       begin(slot);
     }
   });
-  if (outermost) arm_wake(now);
+  if (outermost) arm_wake(pod_.clock.now());
 }
 
 void Dispatcher::arm_wake(Time now) {
