@@ -25,7 +25,9 @@ And the README's commands (part `readme`): Redis, `relaysim world scenarios/sms-
 office's three calls and ten sends: each is answered, goes out to one of the world's providers,
 and the world's receipts bring at least one to `delivered`.
 
-Usage: sms_e2e.py RELAYSIM [stub|readme]...  (both parts by default)"""
+And SIGKILL under load (part `kill`): see kill_part.
+
+Usage: sms_e2e.py RELAYSIM [stub|readme|kill]...  (every part by default)"""
 import calendar
 import http.server
 import json
@@ -47,7 +49,7 @@ class Stub:
     """The two providers: alpha always 503, beta accepts and sends a receipt 50 ms later."""
 
     def __init__(self, receipts_to):
-        self.receipts_to = receipts_to  # the gateway's port, set once it listens
+        self.receipts_to = list(receipts_to)  # the gateway's ports: a receipt goes to whichever takes it
         self.submits = []  # (provider, reference, attempt, time)
         self.lock = threading.Lock()
         stub = self
@@ -63,11 +65,14 @@ class Stub:
                     stub.submits.append((provider, body["reference"], body["attempt"], time.time()))
                 status = 503 if provider == "alpha" else 202
                 data = json.dumps({"accepted": status == 202}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the gateway was killed while waiting: it never heard the answer
                 if status == 202:
                     threading.Timer(0.05, stub.receipt, args=(body["reference"],)).start()
 
@@ -76,13 +81,19 @@ class Stub:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def receipt(self, reference):
-        try:
-            status, body = call(self.receipts_to, "POST", "/v1/receipts/beta",
-                                {"reference": reference, "status": "delivered"}, key="beta-receipts-secret")
-        except OSError:
-            return  # the gateway is gone: the test has ended
-        if status != 202:
-            fail(f"a receipt was refused: {status} {body}")
+        # As a provider does: again, and to another of the gateway's addresses, while none takes it
+        # (a process may be down for a moment); given up after ten seconds (the test has ended).
+        for round in range(50):
+            for port in self.receipts_to:
+                try:
+                    status, body = call(port, "POST", "/v1/receipts/beta",
+                                        {"reference": reference, "status": "delivered"}, key="beta-receipts-secret")
+                except OSError:
+                    continue
+                if status != 202:
+                    fail(f"a receipt was refused: {status} {body}")
+                return
+            time.sleep(0.2)
 
     def of(self, reference):
         with self.lock:
@@ -142,9 +153,9 @@ def shipped_config(tmp, gateway_port, providers_port, redis):
     return config
 
 
-def business(port):
+def business(port, quota=1000):
     """The README's back office: a business applied for, approved, and its token."""
-    status, body = call(port, "POST", "/v1/businesses", {"name": "shop", "senders": ["SHOP"], "templates": [3], "quota": 1000})
+    status, body = call(port, "POST", "/v1/businesses", {"name": "shop", "senders": ["SHOP"], "templates": [3], "quota": quota})
     if status != 201:
         fail(f"apply: {status} {body}")
     shop = body["id"]
@@ -199,7 +210,7 @@ def stub_part(relaysim):
     redis = Redis(tmp)
     redis.start()
     ports = [free_port(), free_port()]
-    stub = Stub(ports[0])
+    stub = Stub(ports)
     config = shipped_config(tmp, ports[0], stub.port, redis)
     checked = subprocess.run([relaysim, "serve", config, "--check"], capture_output=True, text=True)
     if checked.returncode != 0:
@@ -358,11 +369,119 @@ def stub_part(relaysim):
     print(f"sms_e2e stub: PASS ({len(stub.submits)} submits, {len(ids) + len(more) + 5} messages delivered)")
 
 
+def kill_part(relaysim, kills=6):
+    """SIGKILL under load: two serve processes on one database, clients sending to both, a
+    process killed at a random moment and restarted, six times, and Redis restarted empty once.
+    Every message a client was told was taken ends delivered; the quota holds exactly the messages
+    taken; a message sent twice was sent again only after a kill."""
+    import random
+    tmp = tempfile.mkdtemp(prefix="relaysim-sms-kill-")
+    redis = Redis(tmp)
+    redis.start()
+    ports = [free_port(), free_port()]
+    stub = Stub(ports)
+    config = shipped_config(tmp, ports[0], stub.port, redis)
+    # Short leases, so that a killed process's claims come back within the test; limits in Redis
+    # well above the clients' pace, so that what is taken drains within it.
+    text = open(config).read().replace("send_timeout: 5s", "send_timeout: 1s").replace("lease: 1m", "lease: 3s")
+    text = text.replace("limit: 100, window: 1s", "limit: 2000, window: 1s").replace("limit: 20, window: 1s, burst: 5",
+                                                                                   "limit: 1000, window: 1s, burst: 50")
+    open(config, "w").write(text)
+    admin_key(relaysim, config, ports)
+    serves = [None, None]
+
+    def serve(pod):
+        serves[pod - 1] = start([relaysim, "serve", config, "--pod", str(pod), "--listen", f"127.0.0.1:{ports[pod - 1]}"],
+                                stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, f"serve-{pod}.log"), "a"),
+                                text=True)
+        first_line(serves[pod - 1], "relaysim serve")
+
+    serve(1)
+    serve(2)
+    token = business(ports[0], quota=1_000_000)
+    taken = {}  # biz_id -> message id, for every request a client was told was taken
+    lock = threading.Lock()
+    stop = threading.Event()
+    kills_at = []
+
+    def client(n):
+        i = 0
+        while not stop.is_set():
+            biz_id = f"k{n}-{i}"
+            request = {"sender": "SHOP", "template": 3, "biz_type": "kill", "biz_id": biz_id,
+                       "to": f"+4915{n:03d}{i:06d}"}
+            for attempt in range(40):  # the same request again, to either process, until answered
+                try:
+                    status, body = call(ports[(n + attempt) % 2], "POST", "/v1/sms", request, key=token, timeout=5)
+                except OSError:
+                    time.sleep(0.05)
+                    continue
+                if status in (200, 202) and body["outcome"] in ("accepted", "duplicate"):
+                    with lock:
+                        if taken.setdefault(biz_id, body["id"]) != body["id"]:
+                            fail(f"{biz_id} was taken twice, as {taken[biz_id]} and {body['id']}")
+                    break
+                if status != 503:
+                    fail(f"a send under load: {status} {body}")
+                time.sleep(0.05)
+            i += 1
+            time.sleep(0.02)
+
+    clients = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(4)]
+    for c in clients:
+        c.start()
+    rng = random.Random(11)
+    for k in range(kills):
+        time.sleep(rng.uniform(0.3, 1.0))
+        pod = rng.choice([1, 2])
+        serves[pod - 1].kill()
+        serves[pod - 1].wait()
+        kills_at.append(time.time())
+        if k == kills // 2:
+            redis.stop()
+            redis.start()
+        time.sleep(rng.uniform(0.1, 0.4))
+        serve(pod)
+    stop.set()
+    for c in clients:
+        c.join(timeout=60)
+    ids = sorted(taken.values())
+    if len(ids) < 50:
+        fail(f"only {len(ids)} messages taken under load: the test shows nothing")
+
+    def undelivered():
+        left = []
+        for id in ids:
+            try:
+                status, body = call(ports[0], "GET", f"/v1/sms/{id}", key=token)
+            except OSError as e:
+                fail(f"serve pod 1 is gone ({e}); its log: {open(os.path.join(tmp, 'serve-1.log')).read()[-2000:]}")
+            if status != 200:
+                fail(f"taken message {id} is gone: {status} {body}")
+            if body["status"] != "delivered":
+                left.append((id, body["status"]))
+        return left
+
+    wait_for("every taken message delivered", lambda: not undelivered(), timeout=60)
+    status, quota = call(ports[0], "GET", "/v1/quota", key=token)
+    if quota["used"] != len(ids):
+        fail(f"the quota holds {quota['used']} units for {len(ids)} messages taken")
+    twice = 0
+    for id in ids:
+        times = sorted(s[3] for s in stub.of(id) if s[0] == "beta")
+        if len(times) > 1:
+            twice += 1
+            if not any(times[0] - 0.5 <= k <= times[1] for k in kills_at):
+                fail(f"message {id} was sent twice ({times}) with no kill between: {kills_at}")
+    print(f"sms_e2e kill: PASS ({len(ids)} messages taken and delivered through {kills} kills and a Redis "
+          f"restart; {twice} sent twice, each after a kill)")
+
+
 def main():
     relaysim = sys.argv[1]
-    parts = sys.argv[2:] or ["stub", "readme"]
+    parts = sys.argv[2:] or ["stub", "readme", "kill"]
     for part in parts:
-        {"stub": stub_part, "readme": readme}[part](relaysim)
+        {"stub": stub_part, "readme": readme, "kill": kill_part}[part](relaysim)
 
 
 if __name__ == "__main__":
