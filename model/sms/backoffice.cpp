@@ -18,13 +18,8 @@ BusinessId BackOffice::apply(const Application& application) {
 }
 
 AdminOutcome BackOffice::move(BusinessId business, GrantState from, GrantState to, bool new_epoch) {
-  std::optional<BusinessRow> row = store_.business(business);
-  if (!row) return AdminOutcome::not_found;
-  if (row->state != from) return AdminOutcome::wrong_state;
-  row->state = to;
-  if (new_epoch) ++row->epoch;
-  store_.put_business(*row);
-  return AdminOutcome::done;
+  if (store_.move_business(business, from, to, new_epoch)) return AdminOutcome::done;
+  return store_.business(business) ? AdminOutcome::wrong_state : AdminOutcome::not_found;
 }
 
 AdminOutcome BackOffice::approve(BusinessId business) {

@@ -228,6 +228,14 @@ void MemoryStore::put_business(const BusinessRow& row) {
   businesses_[row.id] = row;
 }
 
+bool MemoryStore::move_business(BusinessId id, GrantState from, GrantState to, bool new_epoch) {
+  const auto it = businesses_.find(id);
+  if (it == businesses_.end() || it->second.state != from) return false;
+  it->second.state = to;
+  if (new_epoch) ++it->second.epoch;
+  return true;
+}
+
 std::optional<BusinessRow> MemoryStore::business(BusinessId id) {
   const auto it = businesses_.find(id);
   if (it == businesses_.end()) return std::nullopt;

@@ -42,6 +42,7 @@ class MemoryStore final : public Store {
 
   BusinessId add_business(const BusinessRow& row) override;
   void put_business(const BusinessRow& row) override;
+  bool move_business(BusinessId id, GrantState from, GrantState to, bool new_epoch) override;
   std::optional<BusinessRow> business(BusinessId id) override;
   std::uint64_t quota_used(BusinessId id, std::uint32_t period) override;
 

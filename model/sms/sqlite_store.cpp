@@ -397,6 +397,16 @@ void SqliteStore::put_business(const BusinessRow& row) {
   db_.wrote();
 }
 
+bool SqliteStore::move_business(BusinessId id, GrantState from, GrantState to, bool new_epoch) {
+  Statement& q = db_.prepared(move_business_,
+                              "UPDATE businesses SET state = ?3, epoch = epoch + ?4 WHERE id = ?1 AND state = ?2");
+  q.bind(1, id).bind(2, static_cast<int>(from)).bind(3, static_cast<int>(to)).bind(4, new_epoch ? 1 : 0);
+  q.run();
+  const bool moved = db_.changes() == 1;
+  if (moved) db_.wrote();
+  return moved;
+}
+
 std::optional<BusinessRow> SqliteStore::business(BusinessId id) {
   Statement& q = db_.prepared(business_,
                               "SELECT id, name, state, quota, epoch, senders, templates FROM businesses WHERE id = ?1");

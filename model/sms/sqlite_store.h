@@ -35,6 +35,7 @@ class SqliteStore final : public Store {
 
   BusinessId add_business(const BusinessRow& row) override;
   void put_business(const BusinessRow& row) override;
+  bool move_business(BusinessId id, GrantState from, GrantState to, bool new_epoch) override;
   std::optional<BusinessRow> business(BusinessId id) override;
   std::uint64_t quota_used(BusinessId id, std::uint32_t period) override;
 
@@ -68,7 +69,7 @@ class SqliteStore final : public Store {
     std::optional<Time> value;
   };
   Seen next_due_seen_;
-  std::unique_ptr<Statement> business_, add_business_, put_business_, used_, charge_, refund_, find_key_, insert_, take_token_, last_token_,
+  std::unique_ptr<Statement> business_, add_business_, put_business_, move_business_, used_, charge_, refund_, find_key_, insert_, take_token_, last_token_,
       pick_due_, claim_, complete_, complete_quietly_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
       count_reason_, count_charged_, find_campaign_, insert_campaign_, claim_campaign_, advance_campaign_,
       next_campaign_, get_campaign_, cap_prune_, cap_count_, cap_take_, original_;

@@ -294,6 +294,11 @@ class Store {
   virtual BusinessId add_business(const BusinessRow& row) = 0;
   // Creates or replaces a business's row.
   virtual void put_business(const BusinessRow& row) = 0;
+  // Moves business `id` from state `from` to `to` (and its epoch on by one when `new_epoch`) in
+  // one statement, only if it is in `from` now: true when it moved. Two back offices sharing the
+  // store cannot both move one business out of one state, nor write back an epoch read before
+  // another's move.
+  virtual bool move_business(BusinessId id, GrantState from, GrantState to, bool new_epoch) = 0;
   virtual std::optional<BusinessRow> business(BusinessId id) = 0;
   virtual std::uint64_t quota_used(BusinessId id, std::uint32_t period) = 0;
 

@@ -46,6 +46,10 @@ void PodStore::put_business(const BusinessRow& row) {
   guard_.run(1, [&] { store_.put_business(row); });
 }
 
+bool PodStore::move_business(BusinessId id, GrantState from, GrantState to, bool new_epoch) {
+  return guard_.run(1, [&] { return store_.move_business(id, from, to, new_epoch); });
+}
+
 std::optional<BusinessRow> PodStore::business(BusinessId id) {
   return guard_.run(0, [&] { return store_.business(id); });
 }

@@ -26,6 +26,8 @@ class PodStore final : public GuardedStore<relaysim::sms::Store> {
 
   relaysim::sms::BusinessId add_business(const relaysim::sms::BusinessRow& row) override;
   void put_business(const relaysim::sms::BusinessRow& row) override;
+  bool move_business(relaysim::sms::BusinessId id, relaysim::sms::GrantState from, relaysim::sms::GrantState to,
+                     bool new_epoch) override;
   std::optional<relaysim::sms::BusinessRow> business(relaysim::sms::BusinessId id) override;
   std::uint64_t quota_used(relaysim::sms::BusinessId id, std::uint32_t period) override;
 

@@ -78,6 +78,20 @@ class SmsStoreContract : public ::testing::TestWithParam<StoreFactory> {
   std::uint64_t in(Status s) { return store->counts().by_status[static_cast<int>(s)]; }
 };
 
+// A move happens only from the state it names, in one statement: of two back offices moving one
+// business out of one state, one moves it; an epoch moves on only with it.
+TEST_P(SmsStoreContract, AMoveOfABusinessHappensOnlyFromTheStateItNames) {
+  const BusinessId b = store->add_business({0, "cafe", GrantState::applied, 5, 1, {"CAFE"}, {4}});
+  EXPECT_TRUE(store->move_business(b, GrantState::applied, GrantState::approved, false));
+  EXPECT_FALSE(store->move_business(b, GrantState::applied, GrantState::rejected, false));
+  EXPECT_EQ(store->business(b)->state, GrantState::approved);
+  EXPECT_TRUE(store->move_business(b, GrantState::approved, GrantState::revoked, true));
+  EXPECT_FALSE(store->move_business(b, GrantState::approved, GrantState::revoked, true));
+  EXPECT_EQ(store->business(b)->epoch, 2U);
+  EXPECT_EQ(store->business(b)->senders, std::vector<std::string>{"CAFE"});
+  EXPECT_FALSE(store->move_business(b + 100, GrantState::applied, GrantState::approved, false));
+}
+
 // A new business takes the next id, and its application is read back whole.
 TEST_P(SmsStoreContract, AddBusinessTakesTheNextIdAndKeepsItsApplication) {
   const BusinessId a = store->add_business({77, "cafe", GrantState::applied, 5, 1, {"CAFE", "c\"afe"}, {4, 9}});
