@@ -322,8 +322,22 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
   sms::SmsWorldOptions options;
   options.listen = args.listen.value_or(options.listen);
   options.receipts = args.receipts;
-  options.gateway = "http://" + url_host(listen_endpoint(gateway.listen, "serve.listen")) + ":" +
-                    std::to_string(listen_endpoint(gateway.listen, "serve.listen").port());
+  if (!args.gateway.empty()) {
+    std::string problem;
+    const std::optional<Url> url = parse_url(args.gateway, problem);
+    if (!url || url->scheme != "http" || url->target != "/") {
+      return fail_usage("--gateway: expected the gateway's base URL such as http://127.0.0.1:8090, got '" + args.gateway +
+                        "'" + (problem.empty() ? "" : ": " + problem));
+    }
+    options.gateway = args.gateway.back() == '/' ? args.gateway.substr(0, args.gateway.size() - 1) : args.gateway;
+  } else {
+    const boost::asio::ip::tcp::endpoint at = listen_endpoint(gateway.listen, "serve.listen");
+    if (at.port() == 0) {
+      return fail_usage("--serve " + args.serve + " listens on any free port (serve.listen " + gateway.listen +
+                        "): say where the gateway is with --gateway http://HOST:PORT");
+    }
+    options.gateway = "http://" + url_host(at) + ":" + std::to_string(at.port());
+  }
   options.providers = gateway.providers;
   if (args.hold) {
     Duration hold{};
@@ -367,7 +381,9 @@ int world_command(const WorldArgs& args) {
     return fail_usage(std::string("invalid scenario: ") + e.what());
   }
   if (dynamic_cast<const sim::sms::SmsSpec*>(&scenario.spec()) != nullptr) return sms_world(args, scenario);
-  if (!args.serve.empty()) return fail_usage("--serve names the SMS gateway a world's receipts go to: a webhook world takes none");
+  if (!args.serve.empty() || !args.gateway.empty()) {
+    return fail_usage("--serve and --gateway name the SMS gateway a world's receipts go to: a webhook world takes neither");
+  }
   webhook::WorldOptions options;
   options.listen = args.listen.value_or(options.listen);
   options.receipts = args.receipts;

@@ -35,6 +35,7 @@ struct WorldArgs {
   std::string scenario;
   std::optional<std::string> listen;  // default 127.0.0.1:8081; an SMS world's 127.0.0.1:8091
   std::string serve;                  // an SMS world: the gateway's serve configuration
+  std::string gateway;                // an SMS world: where receipts go, over the file's serve.listen
   std::string receipts;
   std::string signing_secret;
   std::optional<std::string> hold;

@@ -351,10 +351,14 @@ CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
   world->add_option("--serve", world_args.serve,
                     "An SMS scenario: the SMS gateway's serve configuration, whose address its providers' receipts "
                     "go to, with the secrets its serve.providers give");
+  world->add_option("--gateway", world_args.gateway,
+                    "An SMS scenario: post receipts to this gateway (http://HOST:PORT) instead of the address "
+                    "--serve's file listens on (a serve started with --listen)");
   world->add_option("--receipts", world_args.receipts,
                     "Append every request an endpoint (or a provider) processes to this file, one JSON line each");
   world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
-  world->add_option("--hold", world_args.hold, "How long an unanswered request keeps its connection (default 5m)");
+  world->add_option("--hold", world_args.hold,
+                    "How long an unanswered request keeps its connection (default 5m; an SMS world's 30s)");
   world->add_option("--drive", world_args.drive,
                     "Also be the scenario's clients: send its load, on the world's clock until its duration, to this "
                     "serve (http://HOST:PORT; repeat for several, called in turn), with the key in RELAYSIM_API_KEY");

@@ -148,6 +148,27 @@ std::string format_utc(Time t) {
   return std::string(out.view());
 }
 
+std::optional<std::string> percent_decoded(std::string_view text) {
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || hex(text[i + 1]) < 0 || hex(text[i + 2]) < 0) return std::nullopt;
+    out += static_cast<char>(hex(text[i + 1]) * 16 + hex(text[i + 2]));
+    i += 2;
+  }
+  return out;
+}
+
 std::optional<Time> parse_utc(std::string_view text) {
   const auto digits = [&](std::size_t at, std::size_t n, int& out) {
     if (at + n > text.size()) return false;

@@ -32,6 +32,9 @@ std::optional<Response> read_json_body(const Incoming& in, nlohmann::json& out);
 // Whether a Content-Type header names application/json (parameters such as charset aside).
 bool is_json_media_type(std::string_view content_type);
 
+// `text` with its %XX escapes decoded; nullopt when a % is not followed by two hex digits.
+std::optional<std::string> percent_decoded(std::string_view text);
+
 // A whole decimal number that fits in 64 bits, nothing around it; nullopt otherwise.
 std::optional<std::uint64_t> whole_number(std::string_view text);
 

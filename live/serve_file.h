@@ -8,10 +8,16 @@
 #include <string_view>
 
 #include "live/redis_kv.h"
+#include "model/core/bounds.h"
 #include "model/store/sqlite_db.h"
 #include "sim/scenario/schema.h"
 
 namespace relaysim::live {
+
+// How often a serve process looks for work the others sharing its database made due: never so
+// often that it asks the database on every turn of its loop.
+inline constexpr Bounds<Duration> kPollBounds{std::chrono::milliseconds(10), std::chrono::hours(1), false,
+                                              "a shorter poll asks the database on every turn of the loop"};
 
 // The systems `relaysim serve` runs, as a file's `system:` names them.
 enum class ServedSystem : std::uint8_t { webhook, sms };

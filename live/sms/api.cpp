@@ -18,8 +18,8 @@ using nlohmann::json;
 
 namespace {
 
-// The longest name, sender and key part taken (what a log line or an index holds comfortably).
-constexpr std::size_t kMaxText = 256;
+// The longest business name and key part taken (what a log line or an index holds comfortably).
+constexpr std::size_t kMaxText = model::kMaxNameBytes;
 
 bool printable(std::string_view s) {
   if (s.empty() || s.size() > kMaxText) return false;
@@ -41,6 +41,17 @@ std::optional<std::string_view> text_field(const json& body, const char* name, s
     return std::nullopt;
   }
   return std::string_view(s);
+}
+
+// A client's biz_id: a text field, without the characters the gateway's own keys use.
+std::optional<std::string_view> biz_id_field(const json& body, std::string& problem) {
+  std::optional<std::string_view> id = text_field(body, "biz_id", problem);
+  if (id && id->find_first_of("#@") != std::string_view::npos) {
+    problem = "\"biz_id\" may not contain # or @: the gateway's own keys use them (a bulk send's <biz_id>#<i>, a "
+              "campaign's <biz_id>@<recipient>)";
+    return std::nullopt;
+  }
+  return id;
 }
 
 std::optional<std::uint32_t> template_field(const json& body, std::string& problem) {
@@ -150,14 +161,14 @@ json message_json(const model::MessageRow& m, const std::vector<model::StatusCha
   return out;
 }
 
-// The value of `name` in a query string; nullopt when absent. Values are taken as written: the
-// keys this API reads are the caller's own identifiers, compared byte for byte.
-std::optional<std::string_view> query_value(std::string_view query, std::string_view name) {
+// The value of `name` in a query string, its %XX escapes decoded (a `+` is a plus: these are the
+// caller's own identifiers, not a form); nullopt when absent or badly escaped.
+std::optional<std::string> query_value(std::string_view query, std::string_view name) {
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
     const std::size_t eq = pair.find('=');
-    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1);
+    if (pair.substr(0, eq) == name) return percent_decoded(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
     if (amp == std::string_view::npos) break;
     query.remove_prefix(amp + 1);
   }
@@ -234,18 +245,21 @@ Response Api::admin(const Incoming& in, std::string_view path) {
     if (!name) return error_response(400, problem);
     model::Application app;
     app.name = std::string(*name);
-    if (!body.contains("senders") || !body["senders"].is_array() || body["senders"].empty() || body["senders"].size() > 64) {
-      return error_response(400, "\"senders\" must be a list of 1 to 64 sender names");
+    if (!body.contains("senders") || !body["senders"].is_array() || body["senders"].empty() ||
+        body["senders"].size() > model::kMaxSenders) {
+      return error_response(400, "\"senders\" must be a list of 1 to " + std::to_string(model::kMaxSenders) + " sender names");
     }
     for (const json& s : body["senders"]) {
-      if (!s.is_string() || !printable(s.get_ref<const std::string&>())) {
-        return error_response(400, "each sender is 1 to 256 printable characters");
+      if (!s.is_string() || !printable(s.get_ref<const std::string&>()) ||
+          s.get_ref<const std::string&>().size() > model::kMaxSenderBytes) {
+        return error_response(400, "each sender is 1 to " + std::to_string(model::kMaxSenderBytes) + " printable characters");
       }
       app.senders.push_back(s.get<std::string>());
     }
     if (!body.contains("templates") || !body["templates"].is_array() || body["templates"].empty() ||
-        body["templates"].size() > 1024) {
-      return error_response(400, "\"templates\" must be a list of 1 to 1024 template ids");
+        body["templates"].size() > model::kMaxTemplates) {
+      return error_response(400, "\"templates\" must be a list of 1 to " + std::to_string(model::kMaxTemplates) +
+                                     " template ids");
     }
     for (const json& t : body["templates"]) {
       if (!t.is_number_unsigned() || t.get<std::uint64_t>() > UINT32_MAX) {
@@ -291,7 +305,6 @@ Response Api::admin(const Incoming& in, std::string_view path) {
       return store_.business(business) ? error_response(409, "business " + std::to_string(business) + " is not approved")
                                        : error_response(404, "no business " + std::to_string(business));
     }
-    RELAYSIM_ASSERT(auth_.identify(*token).fault == model::AuthFault::none, "a token just issued is good");
     Response r = json_response(201, json{{"token", *token}, {"business", business}});
     r.headers.emplace_back("Cache-Control", "no-store");
     return r;
@@ -355,10 +368,10 @@ void Api::business_call(const Incoming& in, std::string_view path, std::string_v
 Response Api::show(const model::AuthResult& who, std::string_view path, std::string_view query) {
   std::optional<model::MessageId> id;
   if (path == "/v1/sms") {
-    const std::optional<std::string_view> type = query_value(query, "biz_type");
-    const std::optional<std::string_view> key = query_value(query, "biz_id");
+    const std::optional<std::string> type = query_value(query, "biz_type");
+    const std::optional<std::string> key = query_value(query, "biz_id");
     if (!type || !key || type->empty() || key->empty()) {
-      return error_response(400, "GET /v1/sms takes ?biz_type=TYPE&biz_id=ID (or GET /v1/sms/{id})");
+      return error_response(400, "GET /v1/sms takes ?biz_type=TYPE&biz_id=ID, %XX-escaped (or GET /v1/sms/{id})");
     }
     id = store_.find(who.business, *type, *key);
     if (!id) return error_response(404, "no message of this business with that biz_type and biz_id");
@@ -385,7 +398,7 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
   std::string problem;
   const std::optional<std::string_view> sender = text_field(body, "sender", problem);
   const std::optional<std::string_view> biz_type = sender ? text_field(body, "biz_type", problem) : std::nullopt;
-  const std::optional<std::string_view> biz_id = biz_type ? text_field(body, "biz_id", problem) : std::nullopt;
+  const std::optional<std::string_view> biz_id = biz_type ? biz_id_field(body, problem) : std::nullopt;
   const std::optional<std::uint32_t> template_id = biz_id ? template_field(body, problem) : std::nullopt;
   if (!template_id) return respond(error_response(400, problem));
   const json params = body.contains("params") ? body["params"] : json::object();
@@ -412,6 +425,7 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
   if (body.contains("send_at")) {
     const std::optional<Time> at = body["send_at"].is_string() ? parse_utc(body["send_at"].get_ref<const std::string&>()) : std::nullopt;
     if (!at) return respond(error_response(400, "\"send_at\" must be a UTC time such as \"2026-12-05T18:00:00Z\""));
+    if (*at > now + model::kLongestSchedule) return respond(error_response(400, "\"send_at\" is more than 366 days ahead"));
     scheduled = *at > now;
     send_at = std::max(*at, now);
   }
@@ -456,7 +470,7 @@ Response Api::campaign(const Incoming& in, std::string_view token) {
   std::string problem;
   const std::optional<std::string_view> sender = text_field(body, "sender", problem);
   const std::optional<std::string_view> biz_type = sender ? text_field(body, "biz_type", problem) : std::nullopt;
-  const std::optional<std::string_view> biz_id = biz_type ? text_field(body, "biz_id", problem) : std::nullopt;
+  const std::optional<std::string_view> biz_id = biz_type ? biz_id_field(body, problem) : std::nullopt;
   const std::optional<std::uint32_t> template_id = biz_id ? template_field(body, problem) : std::nullopt;
   if (!template_id) return error_response(400, problem);
   if (!body.contains("filter") || !body["filter"].is_string() || body["filter"].get_ref<const std::string&>().size() > 4096) {
@@ -469,6 +483,7 @@ Response Api::campaign(const Incoming& in, std::string_view token) {
   if (body.contains("send_at")) {
     const std::optional<Time> at = body["send_at"].is_string() ? parse_utc(body["send_at"].get_ref<const std::string&>()) : std::nullopt;
     if (!at) return error_response(400, "\"send_at\" must be a UTC time such as \"2026-12-05T18:00:00Z\"");
+    if (*at > now + model::kLongestSchedule) return error_response(400, "\"send_at\" is more than 366 days ahead");
     send_at = std::max(*at, now);
   }
   model::CampaignRequest request;

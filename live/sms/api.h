@@ -7,11 +7,12 @@
 //     POST /v1/businesses                 {"name", "senders", "templates", "quota"} -> 201 {"id", "state"}
 //     GET  /v1/businesses/{id}            the business, its grant and its quota now
 //     POST /v1/businesses/{id}/approve    (and /reject, /revoke) -> 200 {"id", "state"}
-//     POST /v1/businesses/{id}/tokens     a token for an approved business -> 201 {"token", "expires_at"}
+//     POST /v1/businesses/{id}/tokens     a token for an approved business -> 201 {"token", "business"}
 //   a business, with a token the back office issued it (model/sms/auth.h):
 //     POST /v1/sms                        one message ("to": a number) or a bulk send ("to": [...]),
 //                                         all or nothing; "send_at" schedules it, "resend_of" resends a
-//                                         failed one -> 202 pending, 200 answered (sync), 4xx refused
+//                                         failed one -> 200 answered (a sync send's outcome, or a
+//                                         duplicate), 202 pending, 4xx refused
 //     GET  /v1/sms/{id}                   a message of its own, with its status history
 //     GET  /v1/sms?biz_type=&biz_id=      the same, by its key
 //     GET  /v1/quota                      its quota in this period

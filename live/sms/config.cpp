@@ -89,7 +89,7 @@ const Schema<SmsServeConfig>& serve_schema() {
           "the providers, in routing order", sim::opt::required());
     s.key("pod", &SmsServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
           "this process's pod number, recorded with its claims; each process sharing the database takes its own");
-    s.key("poll", &SmsServeConfig::poll, sim::duration_codec(),
+    s.key("poll", &SmsServeConfig::poll, sim::duration_codec(kPollBounds),
           "how often to look for work other processes sharing the database made due");
     s.key("drain_timeout", &SmsServeConfig::drain_timeout, sim::duration_codec(),
           "on SIGTERM, how long to wait for the submits in flight before exiting");

@@ -101,7 +101,7 @@ const Schema<ServeConfig>& serve_schema() {
           sim::opt::shown("none"));
     s.key("pod", &ServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
           "this process's pod number, recorded with its claims and attempts");
-    s.key("poll", &ServeConfig::poll, sim::duration_codec(),
+    s.key("poll", &ServeConfig::poll, sim::duration_codec(kPollBounds),
           "how often to look for work other processes sharing the database created");
     s.key("drain_timeout", &ServeConfig::drain_timeout, sim::duration_codec(),
           "on SIGTERM, how long to wait for the attempts in flight before exiting");

@@ -29,6 +29,14 @@
 
 namespace relaysim::sms {
 
+// The most an application may ask for. Its tokens name every resource granted, and a token must
+// fit the codec's bound (model/sms/jwt_codec.cpp takes at most 8 KiB) with room to spare: these
+// make one of about 3 KiB at most.
+inline constexpr std::size_t kMaxSenders = 16;
+inline constexpr std::size_t kMaxSenderBytes = 64;
+inline constexpr std::size_t kMaxTemplates = 64;
+inline constexpr std::size_t kMaxNameBytes = 256;
+
 struct Application {
   std::string name;
   std::vector<std::string> senders;

@@ -129,6 +129,10 @@ constexpr Answer answer_for(Status s) {
   }
 }
 
+// How far ahead a message may be scheduled: its send_at plus the platform's validity must stay
+// far inside what a Time holds (until 2262).
+inline constexpr Duration kLongestSchedule = std::chrono::hours(24 * 366);
+
 // The quota period a time falls in: periods are `length` long from the start of the run.
 constexpr std::uint32_t quota_period(Time at, Duration length) {
   return static_cast<std::uint32_t>(at.time_since_epoch() / length);

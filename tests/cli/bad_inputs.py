@@ -905,7 +905,8 @@ def _():
             ("platform", ("send_timeout: 5s", "send_timeout: fast"), r"platform\.send_timeout: expected a duration"),
             # The model's own validation, with two providers from serve.providers.
             ("lease", ("lease: 1m", "lease: 2s"), r"platform\.lease: must be longer than send_timeout × providers"),
-            ("business", ("max_attempts: 5", "max_attempts: 0"), r"business\.retry\.max_attempts")):
+            ("business", ("max_attempts: 5", "max_attempts: 0"), r"business\.retry\.max_attempts"),
+            ("poll", ("  providers:", "  poll: 0s\n  providers:"), r"serve\.poll: must be between 10ms and 1h")):
         body = good.replace(*change)
         assert body != good, name
         expect(run("serve", write(f"sms-{name}.yaml", body), "--check"), EXIT_INVALID, pattern)
@@ -937,9 +938,15 @@ def _():
     expect(run("world", os.path.join(SRC, "scenarios", "outbox-broker-outage.yaml")), EXIT_INVALID,
            r"serves webhook and SMS scenarios")
     expect(run("world", QUICKSTART, "--serve", os.path.join(SRC, "config", "serve-sms.yaml")), EXIT_INVALID,
-           r"a webhook world takes none")
+           r"a webhook world takes neither")
     expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve",
                os.path.join(SRC, "config", "serve-local.yaml")), EXIT_INVALID, r"is not an SMS gateway's")
+    sms_serve = os.path.join(SRC, "config", "serve-sms.yaml")
+    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve", sms_serve, "--gateway",
+               "ftp://127.0.0.1:8090"), EXIT_INVALID, r"--gateway: expected the gateway's base URL")
+    any_port = open(sms_serve).read().replace("listen: 127.0.0.1:8090", "listen: 127.0.0.1:0")
+    expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve", write("any-port.yaml", any_port)),
+           EXIT_INVALID, r"listens on any free port .*: say where the gateway is with --gateway")
     one_provider = open(os.path.join(SRC, "config", "serve-sms.yaml")).read().replace(
         "    - {name: beta, url: http://127.0.0.1:8091/providers/beta/submit, receipt_secret: beta-receipts-secret}\n", "")
     expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve", write("one-provider.yaml", one_provider),

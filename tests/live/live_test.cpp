@@ -9,6 +9,8 @@
 #include <tuple>
 
 #include "live/clock.h"
+#include "live/json_api.h"
+#include "live/sms/ports.h"
 #include "live/webhook/api.h"
 #include "live/api_keys.h"
 #include "live/webhook/config.h"
@@ -62,6 +64,40 @@ TEST(Url, TheWorldServesTheSimulatorsUrlsOnItsOwnAddress) {
   EXPECT_EQ(webhook::sim_url("http://127.0.0.1:9/ep3/hooks/cx7/v2", base), "http://127.0.0.1:9/ep3/hooks/cx7/v2");
   EXPECT_EQ(webhook::sim_url("https://127.0.0.1:8081/ep3/hooks/cx7/v2", base), "https://127.0.0.1:8081/ep3/hooks/cx7/v2");
   EXPECT_EQ(webhook::sim_url("http://127.0.0.1:8081/other", base), "http://127.0.0.1:8081/other");
+}
+
+// RFC 3339 UTC both ways, on days that exist only: leap years, the ends of months, a fraction.
+TEST(UtcTime, ReadsWhatItWritesAndRefusesDaysThatDoNotExist) {
+  const Time t = time_from_ns(1'795'659'718'123'000'000);
+  EXPECT_EQ(format_utc(t), "2026-11-26T02:21:58.123Z");
+  EXPECT_EQ(parse_utc(format_utc(t)), t);
+  EXPECT_EQ(parse_utc("1970-01-01T00:00:00Z"), Time{});
+  EXPECT_EQ(parse_utc("2000-02-29T12:00:00.5Z"), time_from_ns(951'825'600'500'000'000));
+  EXPECT_EQ(parse_utc("2024-12-31T23:59:59.000000001Z"), time_from_ns(1'735'689'599'000'000'001));
+  for (const char* bad : {"2026-02-29T00:00:00Z", "1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z",
+                          "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+01:00", "2026-01-01T00:00:00", "2026-01-01 00:00:00Z",
+                          "1969-12-31T23:59:59Z", "2262-01-01T00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00.1234567890Z",
+                          ""}) {
+    EXPECT_FALSE(parse_utc(bad)) << bad;
+  }
+}
+
+TEST(PercentDecoded, DecodesEscapesAndRefusesBrokenOnes) {
+  EXPECT_EQ(percent_decoded("n-1%230"), "n-1#0");
+  EXPECT_EQ(percent_decoded("a+b%2Fc%2f"), "a+b/c/");
+  EXPECT_EQ(percent_decoded(""), "");
+  for (const char* bad : {"%", "%2", "%zz", "a%g1"}) EXPECT_FALSE(percent_decoded(bad)) << bad;
+}
+
+// E.164: a plus and 8 to 15 digits, the first not 0; written back as it was read.
+TEST(Recipient, ReadsE164Only) {
+  EXPECT_EQ(sms::parse_recipient("+4915112345678"), 4915112345678ULL);
+  EXPECT_EQ(sms::format_recipient(4915112345678ULL), "+4915112345678");
+  EXPECT_EQ(sms::parse_recipient("+12345678"), 12345678ULL);
+  EXPECT_EQ(sms::parse_recipient("+999999999999999"), 999999999999999ULL);
+  for (const char* bad : {"4915112345678", "+1234567", "+0123456789", "+1234567890123456", "+12345678a", "+", ""}) {
+    EXPECT_FALSE(sms::parse_recipient(bad)) << bad;
+  }
 }
 
 TEST(AddressGuard, TellsPublicAddressesFromTheRest) {

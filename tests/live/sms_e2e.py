@@ -295,6 +295,9 @@ def stub_part(relaysim):
     status, body = call(one, "GET", "/v1/sms?biz_type=remind&biz_id=r-1", key=token)
     if status != 200 or body["id"] != scheduled or body["kind"] != "scheduled":
         fail(f"the query by key: {status} {body}")
+    status, body = call(two, "GET", "/v1/sms?biz_type=notice&biz_id=n-1%231", key=token)  # a bulk key, escaped
+    if status != 200 or body["id"] != bulk[1] or body["kind"] != "bulk":
+        fail(f"the query by a bulk message's key n-1#1: {status} {body}")
     # (The stub's clock and the gateway's are one machine's.)
     if min(s[3] for s in stub.of(scheduled)) < calendar.timegm(time.strptime(at, "%Y-%m-%dT%H:%M:%SZ")):
         fail(f"the scheduled message went out before its send_at {at}")
@@ -304,6 +307,10 @@ def stub_part(relaysim):
         ("a forged token", lambda: send(one, dict(single, biz_id="o-2"), key=token[:-4] + "AAAA"), 401),
         ("a sender not granted", lambda: send(one, dict(single, sender="OTHER", biz_id="o-3")), 403),
         ("a bad number", lambda: send(one, dict(single, biz_id="o-4", to="12345")), 400),
+        ("a biz_id in the gateway's own key space", lambda: send(one, dict(single, biz_id="n-1#0")), 400),
+        ("a send_at beyond a year", lambda: send(one, dict(single, biz_id="o-6", send_at="2030-01-01T00:00:00Z")), 400),
+        ("an application too large for a token", lambda: call(one, "POST", "/v1/businesses", {
+            "name": "big", "senders": ["S" * 65], "templates": [1], "quota": 1}), 400),
         ("an unknown field", lambda: send(one, dict(single, biz_id="o-5", colour="red")), 400),
         ("no token", lambda: send(one, single, key=""), 401),
         ("an admin key as a token", lambda: send(one, single, key=admin), 401),
