@@ -55,10 +55,12 @@ std::string_view durability_name(Durability d) {
   return "?";
 }
 
-// The configuration file with the command line's overrides; the exit code when it is refused.
-std::optional<int> read_config(const ServeArgs& args, webhook::ServeConfig& config) {
+// A serve file read by `read`, with the command line's overrides of what every system's file has
+// (listen, database, pod); the exit code when it is refused.
+template <class Config, class Read>
+std::optional<int> read_serve_config(const ServeArgs& args, Config& config, Read read) {
   try {
-    config = webhook::read_serve_config(args.config);
+    config = read(args.config);
   } catch (const sim::ScenarioError& e) {
     return fail_usage(std::string("invalid configuration: ") + e.what());
   }
@@ -69,6 +71,13 @@ std::optional<int> read_config(const ServeArgs& args, webhook::ServeConfig& conf
   }
   if (args.database) config.database = *args.database;
   if (args.pod) config.pod = *args.pod;
+  return std::nullopt;
+}
+
+// The webhook platform's configuration file with the command line's overrides; the exit code
+// when it is refused.
+std::optional<int> read_config(const ServeArgs& args, webhook::ServeConfig& config) {
+  if (const auto refused = read_serve_config(args, config, webhook::read_serve_config)) return refused;
   config.events = args.events;
   if (config.platform.pods != 1) {
     std::cerr << "relaysim serve: one process is one pod (platform.pods: " << config.platform.pods
@@ -80,18 +89,7 @@ std::optional<int> read_config(const ServeArgs& args, webhook::ServeConfig& conf
 // The SMS gateway's configuration file with the command line's overrides; the exit code when it
 // is refused.
 std::optional<int> read_config(const ServeArgs& args, sms::SmsServeConfig& config) {
-  try {
-    config = sms::read_serve_config(args.config);
-  } catch (const sim::ScenarioError& e) {
-    return fail_usage(std::string("invalid configuration: ") + e.what());
-  }
-  if (args.listen) {
-    std::string problem;
-    if (!parse_listen(*args.listen, problem)) return fail_usage("--listen: " + problem);
-    config.listen = *args.listen;
-  }
-  if (args.database) config.database = *args.database;
-  if (args.pod) config.pod = *args.pod;
+  if (const auto refused = read_serve_config(args, config, sms::read_serve_config)) return refused;
   if (!args.events.empty()) return fail_usage("--events: the SMS gateway does not log its events for `judge` yet");
   return std::nullopt;
 }
@@ -303,6 +301,31 @@ int keys_command(const KeysArgs& args) {
 
 namespace {
 
+// --hold into `hold`; the exit code when it is not a duration.
+std::optional<int> read_hold(const WorldArgs& args, Duration& hold) {
+  if (!args.hold) return std::nullopt;
+  if (!sim::parse_duration(*args.hold, hold) || hold <= Duration::zero()) {
+    return fail_usage("--hold: expected a duration such as 30s, got '" + *args.hold + "'");
+  }
+  return std::nullopt;
+}
+
+// A world of `scenario` on `io`, listening; the exit code when it cannot be made.
+template <class World, class Options>
+std::optional<int> make_world(boost::asio::io_context& io, const sim::Scenario& scenario, const Options& options,
+                              std::unique_ptr<World>& world) {
+  try {
+    world = std::make_unique<World>(io, scenario, options);
+  } catch (const boost::system::system_error& e) {
+    return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
+  } catch (const std::invalid_argument& e) {
+    return fail_usage(e.what());
+  } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
+    return fail_incomplete(e.what());
+  }
+  return std::nullopt;
+}
+
 // `relaysim world` for an SMS scenario: its providers, until SIGINT or SIGTERM.
 int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
   if (args.serve.empty()) {
@@ -339,24 +362,10 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
     options.gateway = "http://" + url_host(at) + ":" + std::to_string(at.port());
   }
   options.providers = gateway.providers;
-  if (args.hold) {
-    Duration hold{};
-    if (!sim::parse_duration(*args.hold, hold) || hold <= Duration::zero()) {
-      return fail_usage("--hold: expected a duration such as 30s, got '" + *args.hold + "'");
-    }
-    options.hold = hold;
-  }
+  if (const auto refused = read_hold(args, options.hold)) return *refused;
   boost::asio::io_context io;
   std::unique_ptr<sms::SmsWorldServer> world;
-  try {
-    world = std::make_unique<sms::SmsWorldServer>(io, scenario, options);
-  } catch (const boost::system::system_error& e) {
-    return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
-  } catch (const std::invalid_argument& e) {
-    return fail_usage(e.what());
-  } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
-    return fail_incomplete(e.what());
-  }
+  if (const auto refused = make_world(io, scenario, options, world)) return *refused;
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code& ec, int) {
     if (!ec) io.stop();
@@ -388,24 +397,10 @@ int world_command(const WorldArgs& args) {
   options.listen = args.listen.value_or(options.listen);
   options.receipts = args.receipts;
   options.signing_secret = args.signing_secret;
-  if (args.hold) {
-    Duration hold{};
-    if (!sim::parse_duration(*args.hold, hold) || hold <= Duration::zero()) {
-      return fail_usage("--hold: expected a duration such as 30s, got '" + *args.hold + "'");
-    }
-    options.hold = hold;
-  }
+  if (const auto refused = read_hold(args, options.hold)) return *refused;
   boost::asio::io_context io;
   std::unique_ptr<webhook::WorldServer> world;
-  try {
-    world = std::make_unique<webhook::WorldServer>(io, scenario, options);
-  } catch (const boost::system::system_error& e) {
-    return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
-  } catch (const std::invalid_argument& e) {
-    return fail_usage(e.what());
-  } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
-    return fail_incomplete(e.what());
-  }
+  if (const auto refused = make_world(io, scenario, options, world)) return *refused;
   std::unique_ptr<webhook::LoadDriver> driver;
   if (!args.drive.empty()) {
     const char* key = std::getenv("RELAYSIM_API_KEY");

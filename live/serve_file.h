@@ -10,7 +10,9 @@
 #include "live/redis_kv.h"
 #include "model/core/bounds.h"
 #include "model/store/sqlite_db.h"
+#include "sim/loader.h"
 #include "sim/scenario/schema.h"
+#include "sim/scenario/yaml_reader.h"
 
 namespace relaysim::live {
 
@@ -31,6 +33,37 @@ sim::Codec<Durability> durability_codec();
 // Throws sim::ScenarioError (the file cannot be read, is not YAML, or names another system),
 // located at the key.
 ServedSystem served_system(const std::string& path);
+
+// Reads a whole serve file from `text` with `schema` (File holds the `system:` key and the
+// sections). Throws sim::ScenarioError naming the file, line, column and key.
+template <class File>
+File parse_serve_file(const sim::Schema<File>& schema, std::string_view text, const std::string& file) {
+  const YAML::Node root = sim::parse_yaml(text, file);
+  const sim::Reader r(file);
+  File out;
+  try {
+    schema.read(r, root, "", out);
+  } catch (const YAML::Exception& e) {
+    r.fail_mark(e.mark, "", e.msg);
+  }
+  return out;
+}
+
+// The same, from the file at `path`.
+template <class File>
+File read_serve_file(const sim::Schema<File>& schema, const std::string& path) {
+  const sim::ScenarioText t = sim::read_scenario_file(path);
+  return parse_serve_file(schema, t.text, t.name);
+}
+
+// The reference table of a `serve:` section, as docs/live.md shows it.
+template <class Config>
+std::vector<sim::DocTable> serve_reference(const sim::Schema<Config>& schema) {
+  std::vector<sim::DocTable> tables;
+  static const Config defaults;
+  schema.document(tables, "serve", defaults);
+  return tables;
+}
 
 // "127.0.0.1:6379", "[::1]:6379" or "unix:/run/redis.sock"; nullopt, with `problem`, otherwise.
 // The host is a numeric address: hiredis would resolve a name on the loop, blocking it.

@@ -41,8 +41,8 @@ Service::Service(boost::asio::io_context& io, const SmsServeConfig& config)
       node_(config.pod, config.platform, {},
             model::NodePorts{clock_, timers_, rng_, providers_, *kv_, directory_, codec_, store_, events_}, config.business),
       api_(node_, office_, store_, keys_, codec_, clock_, config.providers),
-      poll_timer_(io),
-      drain_timer_(io) {
+      poller_(io),
+      drain_wait_(io, clock_) {
   RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
                                          [this](const Incoming& in, Respond respond) { api_.handle(in, std::move(respond)); });
@@ -52,16 +52,7 @@ Service::~Service() = default;
 
 void Service::start() {
   node_.start();
-  poll();
-}
-
-void Service::poll() {
-  poll_timer_.expires_after(config_.poll);
-  poll_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || draining_) return;
-    node_.nudge();
-    poll();
-  });
+  poller_.start(config_.poll, [this] { node_.nudge(); });
 }
 
 void Service::drain(std::function<void(std::uint32_t)> done) {
@@ -70,24 +61,8 @@ void Service::drain(std::function<void(std::uint32_t)> done) {
   api_.set_draining(true);
   server_->stop_accepting();
   node_.stop();
-  poll_timer_.cancel();
-  drain_until_ = clock_.now() + config_.drain_timeout;
-  drained_ = std::move(done);
-  check_drained();
-}
-
-void Service::check_drained() {
-  // Polls in small steps: completions arrive on this loop, and nothing tells the shell of the last.
-  const std::uint32_t left = node_.dispatcher().in_flight();
-  if (left == 0 || clock_.now() >= drain_until_) {
-    std::function<void(std::uint32_t)> done = std::move(drained_);
-    if (done) done(left);
-    return;
-  }
-  drain_timer_.expires_after(std::chrono::milliseconds(20));
-  drain_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) check_drained();
-  });
+  poller_.stop();
+  drain_wait_.start(config_.drain_timeout, [this] { return node_.dispatcher().in_flight(); }, std::move(done));
 }
 
 }  // namespace relaysim::live::sms

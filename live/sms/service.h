@@ -12,7 +12,6 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +21,7 @@
 #include "live/clock.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
+#include "live/shutdown.h"
 #include "live/sms/api.h"
 #include "live/sms/config.h"
 #include "live/sms/ports.h"
@@ -53,9 +53,6 @@ class Service {
   void drain(std::function<void(std::uint32_t unfinished)> done);
 
  private:
-  void poll();
-  void check_drained();
-
   const SmsServeConfig& config_;
   LiveClock clock_;
   AsioTimers timers_;
@@ -72,11 +69,9 @@ class Service {
   model::Node node_;
   Api api_;
   std::unique_ptr<HttpServer> server_;
-  boost::asio::steady_timer poll_timer_;
-  boost::asio::steady_timer drain_timer_;
+  Ticker poller_;
+  DrainWait drain_wait_;
   bool draining_ = false;
-  Time drain_until_{};
-  std::function<void(std::uint32_t)> drained_;
 };
 
 }  // namespace relaysim::live::sms

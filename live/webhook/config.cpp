@@ -141,27 +141,11 @@ const Schema<ServeFile>& file_schema() {
 }  // namespace
 
 ServeConfig parse_serve_config(std::string_view text, const std::string& file) {
-  const YAML::Node root = sim::parse_yaml(text, file);
-  const Reader r(file);
-  ServeFile out;
-  try {
-    file_schema().read(r, root, "", out);
-  } catch (const YAML::Exception& e) {
-    r.fail_mark(e.mark, "", e.msg);
-  }
-  return out.config;
+  return parse_serve_file(file_schema(), text, file).config;
 }
 
-ServeConfig read_serve_config(const std::string& path) {
-  const sim::ScenarioText t = sim::read_scenario_file(path);
-  return parse_serve_config(t.text, t.name);
-}
+ServeConfig read_serve_config(const std::string& path) { return read_serve_file(file_schema(), path).config; }
 
-std::vector<sim::DocTable> serve_config_reference() {
-  std::vector<sim::DocTable> tables;
-  static const ServeConfig defaults;
-  serve_schema().document(tables, "serve", defaults);
-  return tables;
-}
+std::vector<sim::DocTable> serve_config_reference() { return serve_reference(serve_schema()); }
 
 }  // namespace relaysim::live::webhook

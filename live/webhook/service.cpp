@@ -56,8 +56,8 @@ Service::Service(boost::asio::io_context& io, const ServeConfig& config)
       metrics_(store_),
       node_(config.pod, config.platform, model::NodePorts{clock_, timers_, rng_, delivery_, directory_, store_, events_, notices_}),
       api_(node_.ingest(), store_, keys_, clock_, [this] { return metrics_.text(); }),
-      poll_timer_(io),
-      drain_timer_(io) {
+      poller_(io),
+      drain_wait_(io, clock_) {
   RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
   events_.attach(metrics_);
   events_.attach(not_sent_log_);
@@ -90,16 +90,7 @@ void Service::NotSentLog::on(const model::AttemptFinished& e) {
 void Service::start() {
   if (event_log_) event_log_->started(clock_.now());
   node_.start();
-  poll();
-}
-
-void Service::poll() {
-  poll_timer_.expires_after(config_.poll);
-  poll_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || draining_) return;
-    node_.nudge();
-    poll();
-  });
+  poller_.start(config_.poll, [this] { node_.nudge(); });
 }
 
 void Service::handle(const Incoming& in, Respond respond) {
@@ -135,32 +126,19 @@ void Service::drain(std::function<void(std::uint32_t)> done) {
   api_.set_draining(true);
   server_->stop_accepting();
   node_.stop();
-  poll_timer_.cancel();
-  drain_until_ = clock_.now() + config_.drain_timeout;
-  drained_ = std::move(done);
-  check_drained();
+  poller_.stop();
+  drain_wait_.start(config_.drain_timeout, [this] { return node_.dispatcher().in_flight(); },
+                    [this, done = std::move(done)](std::uint32_t left) {
+                      // The process ends with the loop: what its last turn wrote commits now, and
+                      // then what that commit's callbacks wrote (the removal of notices just
+                      // logged). The relay is stopped, so they write nothing more.
+                      while (store_.db().group_open()) commit();
+                      done(left);
+                    });
 }
 
 void Service::stopped() {
   if (event_log_) event_log_->stopped(clock_.now());
-}
-
-void Service::check_drained() {
-  // Polls in small steps: completions arrive on this loop, and nothing tells the shell of the last.
-  const std::uint32_t left = node_.dispatcher().in_flight();
-  if (left == 0 || clock_.now() >= drain_until_) {
-    // The process ends with the loop: what its last turn wrote commits now, and then what that
-    // commit's callbacks wrote (the removal of notices just logged). The relay is stopped, so
-    // they write nothing more.
-    while (store_.db().group_open()) commit();
-    std::function<void(std::uint32_t)> done = std::move(drained_);
-    if (done) done(left);
-    return;
-  }
-  drain_timer_.expires_after(std::chrono::milliseconds(20));
-  drain_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) check_drained();
-  });
 }
 
 }  // namespace relaysim::live::webhook

@@ -30,6 +30,7 @@
 #include "live/clock.h"
 #include "live/http_call.h"
 #include "live/http_server.h"
+#include "live/shutdown.h"
 #include "live/webhook/event_log.h"
 #include "live/api_keys.h"
 #include "live/webhook/metrics.h"
@@ -97,8 +98,6 @@ class Service {
   // first writer waits.
   static constexpr std::uint32_t kMaxGroupWrites = 1024;
 
-  void poll();
-  void check_drained();
   void handle(const Incoming& in, Respond respond);
   // Commits the open group, if any. Throws StoreError when it is lost: the process must stop.
   void commit();
@@ -125,11 +124,9 @@ class Service {
   model::Node node_;
   Api api_;
   std::unique_ptr<HttpServer> server_;
-  boost::asio::steady_timer poll_timer_;
-  boost::asio::steady_timer drain_timer_;
+  Ticker poller_;
+  DrainWait drain_wait_;
   bool draining_ = false;
-  Time drain_until_{};
-  std::function<void(std::uint32_t)> drained_;
 };
 
 }  // namespace relaysim::live::webhook

@@ -341,10 +341,11 @@ def stub_part(relaysim):
         wait_for(f"message {id} delivered", lambda: delivered(id), timeout=60)
     accepted = sorted(min(s[3] for s in stub.of(id) if s[0] == "beta") for id in ids)
     # GCRA 20/s with a burst of 5 admits at most 5 + 20 t in any t seconds, whichever process
-    # asks (Redis keeps the time); 10 ms of slack for the way from the admission to the stub.
+    # asks (Redis keeps the time). The stub sees a submit a moment after its admission (a 503
+    # from alpha first, on a machine the suite keeps busy): 50 ms of slack, one admission's worth.
     for i in range(len(accepted)):
         for j in range(i + 1, len(accepted)):
-            if j - i + 1 > 5 + 20 * (accepted[j] - accepted[i] + 0.01):
+            if j - i + 1 > 5 + 20 * (accepted[j] - accepted[i] + 0.05):
                 fail(f"{j - i + 1} submits within {accepted[j] - accepted[i]:.3f} s: more than GCRA 20/s, burst 5 allows")
 
     # Redis stopped under load, and restarted empty: every message is still sent, at each
