@@ -125,7 +125,7 @@ std::optional<int> refuse_foreign_database(const std::string& database, ServedSy
 // Serves `config` until SIGINT or SIGTERM, then drains what is in flight. `announce` prints the
 // line that says where it listens.
 template <class Service, class Config, class Announce>
-int run_service(const Config& config, Announce announce) {
+int run_service(const Config& config, std::string_view admin_calls, Announce announce) {
   boost::asio::io_context io;
   std::unique_ptr<Service> service;
   try {
@@ -152,8 +152,8 @@ int run_service(const Config& config, Announce announce) {
   });
   service->start();
   if (!service->has_admin_key()) {
-    std::cerr << "relaysim serve: the database holds no admin API key, so every call that takes one (the keys, "
-                 "/metrics, the back office) is refused: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
+    std::cerr << "relaysim serve: the database holds no admin API key, so every call that takes one (" << admin_calls
+              << ") is refused: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
   }
   announce(url_host(listen_endpoint(config.listen, "listen")) + ":" + std::to_string(service->port()));
   std::fflush(stdout);
@@ -197,7 +197,7 @@ int serve_command(const ServeArgs& args) {
       std::cout << args.config << ": valid (the SMS gateway)\n";
       return kExitPass;
     }
-    return run_service<sms::Service>(config, [&config](const std::string& at) {
+    return run_service<sms::Service>(config, "the back office", [&config](const std::string& at) {
       std::printf("relaysim serve: the SMS gateway listening on http://%s (pod %u, database %s, %s, %zu providers, %s)\n",
                   at.c_str(), static_cast<unsigned>(config.pod), config.database.c_str(),
                   std::string(durability_name(config.durability)).c_str(), config.providers.size(),
@@ -211,7 +211,7 @@ int serve_command(const ServeArgs& args) {
     std::cout << args.config << ": valid\n";
     return kExitPass;
   }
-  return run_service<webhook::Service>(config, [&config](const std::string& at) {
+  return run_service<webhook::Service>(config, "the keys, /metrics", [&config](const std::string& at) {
     std::printf("relaysim serve: listening on http://%s (pod %u, database %s, %s, ServiceB %s)\n", at.c_str(),
                 static_cast<unsigned>(config.pod), config.database.c_str(),
                 std::string(durability_name(config.durability)).c_str(), config.serviceb.c_str());

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,10 +105,55 @@ int status_of(const model::SendAnswer& a) {
   return 500;
 }
 
-Response answer_json(const model::SendAnswer& a, std::size_t messages) {
+// Why a token was refused, in words that say what to do. `scope`: what a send asked to use.
+std::string fault_text(model::AuthFault fault, std::string_view token, const model::SendScope* scope) {
+  using model::AuthFault;
+  switch (fault) {
+    case AuthFault::none: break;
+    case AuthFault::malformed:
+      if (token.starts_with("rsk_")) {
+        return "this is an admin API key: a business calls with the token POST /v1/businesses/{id}/tokens issued it";
+      }
+      return "the token is not one this gateway issues (a JWT): it is malformed";
+    case AuthFault::bad_signature:
+      return "the token's signature does not verify: this gateway (its token_secret) did not issue it, or it was altered";
+    case AuthFault::wrong_alg: return "the token is signed with another algorithm than HS256";
+    case AuthFault::expired: return "the token has expired: ask the back office for a new one";
+    case AuthFault::foreign_resource:
+      if (scope != nullptr) {
+        return "the token does not grant sender '" + std::string(scope->sender).substr(0, 80) + "' with template " +
+               std::to_string(scope->template_id);
+      }
+      return "the token does not grant what the request uses";
+    case AuthFault::revoked: return "the business's grant was revoked since this token was issued";
+  }
+  return "the token is refused";
+}
+
+// Why a request was not accepted.
+std::string outcome_text(const model::SendAnswer& a, std::size_t messages) {
+  using model::AcceptOutcome;
+  switch (a.outcome) {
+    case AcceptOutcome::accepted:
+    case AcceptOutcome::duplicate: break;
+    case AcceptOutcome::conflict:
+      return "conflict: a message of this business already has this key with other content (or the request names a "
+             "key twice)";
+    case AcceptOutcome::revoked: return "revoked: the business's grant was revoked since this token was issued";
+    case AcceptOutcome::quota_exhausted:
+      return "quota_exhausted: " + std::to_string(messages) + (messages == 1 ? " message" : " messages") + " asked, " +
+             std::to_string(a.quota_left) + " left in this quota period";
+    case AcceptOutcome::unknown_business: return "unknown_business: the token's business is not in this gateway's store";
+    case AcceptOutcome::not_resendable: return "not_resendable: resend_of must name one of this business's failed messages";
+  }
+  return std::string(to_string(a.outcome));
+}
+
+Response answer_json(const model::SendAnswer& a, std::size_t messages, std::string_view token,
+                     const model::SendScope& scope) {
   json body;
   if (a.fault != model::AuthFault::none) {
-    body = json{{"error", "the token is refused: " + std::string(to_string(a.fault))}, {"fault", to_string(a.fault)}};
+    body = json{{"error", "the token is refused: " + fault_text(a.fault, token, &scope)}, {"fault", to_string(a.fault)}};
   } else if (a.unavailable) {
     Response r = error_response(503, "the store failed; nothing was accepted: try again");
     r.headers.emplace_back("Retry-After", "1");
@@ -122,10 +168,12 @@ Response answer_json(const model::SendAnswer& a, std::size_t messages) {
       if (messages == 1) body["path"] = to_string(a.path);
     }
     if (a.outcome != model::AcceptOutcome::accepted && a.outcome != model::AcceptOutcome::duplicate) {
-      body["error"] = "not accepted: " + std::string(to_string(a.outcome));
+      body["error"] = "not accepted: " + outcome_text(a, messages);
     }
   }
-  return json_response(status_of(a), body);
+  Response r = json_response(status_of(a), body);
+  if (r.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim-sms\"");
+  return r;
 }
 
 json message_json(const model::MessageRow& m, const std::vector<model::StatusChange>& history,
@@ -175,9 +223,9 @@ std::optional<std::string> query_value(std::string_view query, std::string_view 
   return std::nullopt;
 }
 
-Response refused_token(model::AuthFault fault) {
+Response refused_token(model::AuthFault fault, std::string_view token) {
   const int status = fault == model::AuthFault::revoked || fault == model::AuthFault::foreign_resource ? 403 : 401;
-  Response r = json_response(status, json{{"error", "the token is refused: " + std::string(to_string(fault))},
+  Response r = json_response(status, json{{"error", "the token is refused: " + fault_text(fault, token, nullptr)},
                                           {"fault", to_string(fault)}});
   if (status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim-sms\"");
   return r;
@@ -232,6 +280,9 @@ Response Api::admin(const Incoming& in, std::string_view path) {
                         "(`relaysim keys CONFIG --admin` makes one)");
   }
   const std::optional<Principal> who = keys_.check(bearer_token(authorization));
+  if (!who && bearer_token(authorization).starts_with("eyJ")) {
+    return unauthorized("this is a business's token: the back office takes the admin's API key (rsk_...)");
+  }
   if (!who) return unauthorized("the key is not one of this service's, or it was revoked");
   if (!who->admin()) return error_response(403, "the back office takes the admin's key");
   if (path == "/v1/businesses") {
@@ -325,9 +376,11 @@ Response Api::admin(const Incoming& in, std::string_view path) {
     case model::AdminOutcome::not_found: return error_response(404, "no business " + std::to_string(business));
     case model::AdminOutcome::wrong_state: {
       const std::optional<model::BusinessRow> row = store_.business(business);
+      const std::string_view done = action == "approve" ? "approved" : action == "reject" ? "rejected" : "revoked";
       return error_response(409, "business " + std::to_string(business) + " is " +
                                      std::string(row ? to_string(row->state) : "gone") + ": it cannot be " +
-                                     std::string(action) + "d");
+                                     std::string(done) + " (applied -> approved or rejected; approved -> revoked; "
+                                     "revoked -> approved)");
     }
   }
   return json_response(200, json{{"id", business}, {"state", to_string(store_.business(business)->state)}});
@@ -352,7 +405,7 @@ void Api::business_call(const Incoming& in, std::string_view path, std::string_v
   if (in.method != "GET") return respond(method_not_allowed(path == "/v1/sms" ? "GET, POST" : "GET"));
   model::AuthResult who = auth_.identify(token);
   if (who.fault == model::AuthFault::none) who.fault = office_.standing(who.business, who.epoch);
-  if (who.fault != model::AuthFault::none) return respond(refused_token(who.fault));
+  if (who.fault != model::AuthFault::none) return respond(refused_token(who.fault, token));
   if (path == "/v1/quota") {
     const std::optional<model::QuotaView> q = office_.quota(who.business);
     RELAYSIM_ASSERT(q.has_value(), "a business in standing exists");
@@ -416,7 +469,10 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
   for (std::size_t i = 0; i < to.size(); ++i) {
     const json& r = bulk ? recipients[i] : recipients;
     const std::optional<model::Recipient> n = r.is_string() ? parse_recipient(r.get_ref<const std::string&>()) : std::nullopt;
-    if (!n) return respond(error_response(400, "\"to\" names a number that is not E.164 (a + and 8 to 15 digits)"));
+    if (!n) {
+      return respond(error_response(400, (bulk ? "\"to\"[" + std::to_string(i) + "]" : std::string("\"to\"")) +
+                                             " is not a number in E.164 (a + and 8 to 15 digits, the first not 0)"));
+    }
     to[i] = *n;
   }
   const Time now = clock_.now();
@@ -454,8 +510,16 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
   const model::SendRequest request{token, *sender, *template_id, messages};
   // The answer may come later (a synchronous send waits for its provider); the request's views
   // are copied by the store before send() returns, and the answer needs only its count.
-  node_.send(request, [respond = std::move(respond), n = messages.size()](const model::SendAnswer& a) {
-    respond(answer_json(a, n));
+  // The answer may need the token and scope's text for its reason: copied, as the views die first.
+  struct Context {
+    std::size_t messages;
+    std::string token;
+    std::string sender;
+    std::uint32_t template_id;
+  };
+  auto context = std::make_shared<const Context>(Context{messages.size(), std::string(token), std::string(*sender), *template_id});
+  node_.send(request, [respond = std::move(respond), context = std::move(context)](const model::SendAnswer& a) {
+    respond(answer_json(a, context->messages, context->token, model::SendScope{context->sender, context->template_id}));
   });
 }
 
@@ -496,7 +560,7 @@ Response Api::campaign(const Incoming& in, std::string_view token) {
   request.content = content_of(0, *template_id, params);
   request.send_at = send_at;
   const model::CampaignAnswer a = node_.campaign(request);
-  if (a.fault != model::AuthFault::none) return refused_token(a.fault);
+  if (a.fault != model::AuthFault::none) return refused_token(a.fault, token);
   if (a.unavailable) return store_failed(StoreError(StoreFailure::io, "the store failed; nothing was stored"));
   if (a.filter_error) {
     return json_response(400, json{{"error", "the filter does not parse at column " + std::to_string(a.filter_error->column()) +

@@ -236,6 +236,9 @@ def stub_part(relaysim):
     status, body = call(one, "POST", f"/v1/businesses/{shop}/approve")
     if status != 200 or body["state"] != "approved":
         fail(f"approve: {status} {body}")
+    status, body = call(two, "POST", f"/v1/businesses/{shop}/reject")
+    if status != 409 or "is approved: it cannot be rejected" not in body["error"]:
+        fail(f"a rejection of an approved business: expected 409 saying why, got {status} {body}")
     status, body = call(two, "POST", f"/v1/businesses/{shop}/tokens")  # the other process issues it
     if status != 201:
         fail(f"a token from the second process: {status} {body}")
@@ -303,6 +306,9 @@ def stub_part(relaysim):
         fail(f"the scheduled message went out before its send_at {at}")
 
     # Refusals, each with its reason.
+    status, body = send(one, dict(single, sender="OTHER", biz_id="o-3"))
+    if "does not grant sender 'OTHER' with template 3" not in body.get("error", ""):
+        fail(f"a sender not granted: the answer does not say which: {body}")
     for what, sent, expect in [
         ("a forged token", lambda: send(one, dict(single, biz_id="o-2"), key=token[:-4] + "AAAA"), 401),
         ("a sender not granted", lambda: send(one, dict(single, sender="OTHER", biz_id="o-3")), 403),
