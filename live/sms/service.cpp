@@ -1,5 +1,6 @@
 #include "live/sms/service.h"
 
+#include <iostream>
 #include <random>
 
 #include "live/redis_kv.h"
@@ -44,11 +45,29 @@ Service::Service(boost::asio::io_context& io, const SmsServeConfig& config)
       poller_(io),
       drain_wait_(io, clock_) {
   RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
+  events_.attach(limit_switches_);
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
                                          [this](const Incoming& in, Respond respond) { api_.handle(in, std::move(respond)); });
 }
 
 Service::~Service() = default;
+
+void LimitSwitchLog::on(const model::LimitDecided& e) {
+  // A decision the pod's memory of Redis's last refusal made is Redis's still.
+  const LimitVia via = e.decision.remembered ? LimitVia::store : e.decision.via;
+  const auto it = last_.try_emplace(e.business, LimitVia::store).first;
+  if (it->second == via) return;
+  it->second = via;
+  const std::string limit = e.business == 0 ? "the cluster's limit" : "business " + std::to_string(e.business) + "'s limit";
+  if (via == LimitVia::store) {
+    std::cerr << "relaysim serve: " << limit << " is decided by Redis again" << std::endl;
+  } else {
+    std::cerr << "relaysim serve: " << limit << " is decided " << (via == LimitVia::local ? "by this process's share" : "")
+              << (via == LimitVia::allow ? "by allowing every submit" : "") << (via == LimitVia::deny ? "by holding every submit" : "")
+              << ": Redis is " << (e.decision.store == KvStatus::timeout ? "not answering in time" : "unavailable")
+              << " (platform.limit.when_down)" << std::endl;
+  }
+}
 
 void Service::start() {
   node_.start();

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 
 #include "live/api_keys.h"
 #include "live/clock.h"
@@ -32,6 +33,16 @@
 #include "model/sms/sqlite_store.h"
 
 namespace relaysim::live::sms {
+
+// Says on standard error when a shared limit's decisions move from Redis to the process's own
+// share, or back: the model's LimitDecided says by whom each was decided (`via`).
+class LimitSwitchLog final : public SinkFor<model::LimitDecided> {
+ public:
+  void on(const model::LimitDecided& e) override;
+
+ private:
+  std::unordered_map<model::BusinessId, LimitVia> last_;  // by business; 0: the cluster's limit
+};
 
 class Service {
  public:
@@ -65,6 +76,7 @@ class Service {
   model::SqliteStore store_;
   ApiKeys keys_;
   model::Events events_;
+  LimitSwitchLog limit_switches_;
   model::BackOffice office_;
   model::Node node_;
   Api api_;

@@ -380,6 +380,23 @@ def stub_part(relaysim):
                      "processes' shares (GCRA 10/s, burst 3 each) allow")
     if len(local) < 20:
         fail(f"only {len(local)} of 40 messages went out in the 2.5 s Redis was down: the shares held back too much")
+    # Each switch is said: to the process's share when Redis went away, and back once the breaker
+    # on Redis lets a probe through and the probe finds it (a send every half second until then).
+    def logs():
+        return "".join(open(os.path.join(tmp, f"serve-{pod}.log")).read() for pod in (1, 2))
+
+    if "limit is decided by this process's share: Redis is unavailable" not in logs():
+        fail(f"serve's log does not say it limits at its share while Redis is down: {logs()[-1500:]}")
+    after = []
+
+    def back():
+        status, body = send(one if len(after) % 2 else two, {"sender": "SHOP", "template": 3, "biz_type": "load",
+                                                             "biz_id": f"b-{len(after)}", "to": f"+49151000003{len(after):02d}"})
+        after.append(body.get("id"))
+        time.sleep(0.5)
+        return "limit is decided by Redis again" in logs()
+
+    wait_for("serve to say the limit is decided by Redis again", back, timeout=20)
     more = held
 
     # A revocation refuses the old token for sends and queries alike.
