@@ -24,6 +24,7 @@
 #include "model/sms/jwt_codec.h"
 #include "model/sms/memory_store.h"
 #include "model/store/sqlite_db.h"
+#include "tests/live/sms_fakes.h"
 
 namespace {
 
@@ -32,41 +33,6 @@ using namespace relaysim;
 class FixedClock final : public Clock {
  public:
   Time now() const override { return time_from_ns(1'795'659'718'000'000'000); }
-};
-
-// Timers that never fire: the fuzzer reads one request at a time, with no time passing.
-class StillTimers final : public Timers {
- public:
-  TimerId schedule_at(Time, TimerCallback) override { return TimerId{++next_}; }
-  void cancel(TimerId) override {}
-
- private:
-  std::uint64_t next_ = 0;
-};
-
-// Providers that accept every submit, answered after the request (never inline).
-class AcceptingProviders final : public sms::Providers {
- public:
-  std::size_t count() const override { return 2; }
-  void submit(sms::ProviderId, const sms::Submit&, Duration, sms::SubmitCallback done) override {
-    pending.push_back(std::move(done));
-  }
-  void answer_all() {
-    while (!pending.empty()) {
-      sms::SubmitCallback done = std::move(pending.back());
-      pending.pop_back();
-      done(sms::SubmitClass::accepted);
-    }
-  }
-  std::vector<sms::SubmitCallback> pending;
-};
-
-class NoLimits final : public KeyValue {
- public:
-  void limit(std::string_view, const LimiterSpec&, LimitOp, std::uint32_t, std::uint64_t, Duration,
-             LimitCallback) override {
-    std::abort();  // no shared limit is configured
-  }
 };
 
 void check(const live::Response& r) {
@@ -82,10 +48,10 @@ void check(const live::Response& r) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static FixedClock clock;
-  static StillTimers timers;
+  static live::sms::testing::StillTimers timers;
   static Rng rng(7);
-  static AcceptingProviders providers;
-  static NoLimits kv;
+  static live::sms::testing::HeldProviders providers;
+  static live::sms::testing::NoLimits kv;
   static live::sms::EmptyDirectory directory;
   static sms::LibjwtCodec codec("fuzzing-secret-of-at-least-32-bytes!");
   static sms::MemoryStore store;
