@@ -442,6 +442,14 @@ int world_command(const WorldArgs& args) {
 }
 
 int judge_command(const JudgeArgs& args) {
+  try {
+    if (served_system(args.config) == ServedSystem::sms) {
+      return fail_usage("relaysim judge judges the webhook platform's live runs; the SMS gateway's cannot be judged "
+                        "yet (docs/live.md)");
+    }
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("invalid input: ") + e.what());
+  }
   webhook::Judgement j;
   try {
     j = webhook::judge({args.scenario, args.config, args.events, args.receipts, args.calls, args.database});

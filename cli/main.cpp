@@ -45,7 +45,7 @@ const char* kFooter = R"(Commands of the ./relaysim driver (it installs packages
   ./relaysim soak [SEEDS [CASES [FIRST]]]
                                the whole property suite from many seeds (default 10 x 1000 cases)
   ./relaysim fuzz [SECONDS]    the fuzz targets: scenario reader, SMS tokens, campaign filters, report input, webhook
-                               signatures, the live API's requests, the live event log
+                               signatures, the live APIs' requests (webhook and SMS), the live event log
   ./relaysim twin SCENARIO [--load 3m]
                                a webhook scenario run live (serve and world on loopback) and simulated,
                                the figures side by side
@@ -367,8 +367,9 @@ CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
 }
 
 CLI::App* declare_judge(CLI::App& app, live::JudgeArgs& judge_args) {
-  auto* judge = app.add_subcommand("judge", "Judge a live run (serve's event logs, world's receipts, the client's calls) "
-                                            "with the simulator's own invariant checkers (docs/live.md)");
+  auto* judge = app.add_subcommand("judge", "Judge a live run of the webhook platform (serve's event logs, world's "
+                                            "receipts, the client's calls) with the simulator's own invariant checkers "
+                                            "(docs/live.md)");
   judge->add_option("SCENARIO", judge_args.scenario, "The scenario the world served")->required();
   judge->add_option("CONFIG", judge_args.config, "The configuration serve ran with")->required();
   judge->add_option("--events", judge_args.events, "A serve process's event log (serve --events); one per process")->required();

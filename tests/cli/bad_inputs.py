@@ -976,6 +976,10 @@ def _():
 @case("judge.bad_inputs")
 def _():
     expect(run("judge"), EXIT_INVALID, r"SCENARIO is required")
+    # The SMS gateway's live runs are not judged yet: said so, not a webhook file's unknown key.
+    expect(run("judge", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), os.path.join(SRC, "config", "serve-sms.yaml"),
+               "--events", path("none.jsonl"), "--receipts", path("none.jsonl"), "--calls", path("none.jsonl"),
+               "--database", path("none.db")), EXIT_INVALID, r"the SMS gateway's cannot be judged yet")
     config = write("judge-serve.yaml", open(os.path.join(SRC, "config", "serve-local.yaml")).read())
     world = '{"world": {"scenario": "quickstart", "seed": 42, "base": "http://127.0.0.1:9", "started_ns": 1000}}\n'
     started = '{"event":"started","pod":1,"at":2000}\n'
