@@ -47,7 +47,7 @@ std::optional<std::string_view> text_field(const json& body, const char* name, s
 // A client's biz_id: a text field, without the characters the gateway's own keys use.
 std::optional<std::string_view> biz_id_field(const json& body, std::string& problem) {
   std::optional<std::string_view> id = text_field(body, "biz_id", problem);
-  if (id && id->find_first_of("#@") != std::string_view::npos) {
+  if (id && id->find_first_of(model::kKeySeparators) != std::string_view::npos) {
     problem = "\"biz_id\" may not contain # or @: the gateway's own keys use them (a bulk send's <biz_id>#<i>, a "
               "campaign's <biz_id>@<recipient>)";
     return std::nullopt;
@@ -83,16 +83,10 @@ std::uint64_t content_of(model::Recipient to, std::uint32_t template_id, const j
   return hash_bytes(std::to_string(to) + "/" + std::to_string(template_id) + "/" + dump_json(params));
 }
 
+// The status of an answer the store gave (a refused token is refused_token's).
 int status_of(const model::SendAnswer& a) {
   using model::AcceptOutcome;
-  using model::AuthFault;
-  switch (a.fault) {
-    case AuthFault::none: break;
-    case AuthFault::foreign_resource:
-    case AuthFault::revoked: return 403;
-    default: return 401;
-  }
-  if (a.unavailable) return 503;
+  RELAYSIM_ASSERT(a.fault == model::AuthFault::none && !a.unavailable, "the store judged the request");
   switch (a.outcome) {
     case AcceptOutcome::accepted: return a.answer == model::Answer::pending ? 202 : 200;
     case AcceptOutcome::duplicate: return 200;
@@ -149,12 +143,21 @@ std::string outcome_text(const model::SendAnswer& a, std::size_t messages) {
   return std::string(to_string(a.outcome));
 }
 
+// A refused token's answer: 403 when it is good but may not do this, 401 otherwise. `scope`: what a
+// send asked to use, if it was one.
+Response refused_token(model::AuthFault fault, std::string_view token, const model::SendScope* scope = nullptr) {
+  const int status = fault == model::AuthFault::revoked || fault == model::AuthFault::foreign_resource ? 403 : 401;
+  Response r = json_response(status, json{{"error", "the token is refused: " + fault_text(fault, token, scope)},
+                                          {"fault", to_string(fault)}});
+  if (status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim-sms\"");
+  return r;
+}
+
 Response answer_json(const model::SendAnswer& a, std::size_t messages, std::string_view token,
                      const model::SendScope& scope) {
+  if (a.fault != model::AuthFault::none) return refused_token(a.fault, token, &scope);
   json body;
-  if (a.fault != model::AuthFault::none) {
-    body = json{{"error", "the token is refused: " + fault_text(a.fault, token, &scope)}, {"fault", to_string(a.fault)}};
-  } else if (a.unavailable) {
+  if (a.unavailable) {
     Response r = error_response(503, "the store failed; nothing was accepted: try again");
     r.headers.emplace_back("Retry-After", "1");
     return r;
@@ -171,9 +174,7 @@ Response answer_json(const model::SendAnswer& a, std::size_t messages, std::stri
       body["error"] = "not accepted: " + outcome_text(a, messages);
     }
   }
-  Response r = json_response(status_of(a), body);
-  if (r.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim-sms\"");
-  return r;
+  return json_response(status_of(a), body);
 }
 
 json message_json(const model::MessageRow& m, const std::vector<model::StatusChange>& history,
@@ -223,13 +224,6 @@ std::optional<std::string> query_value(std::string_view query, std::string_view 
   return std::nullopt;
 }
 
-Response refused_token(model::AuthFault fault, std::string_view token) {
-  const int status = fault == model::AuthFault::revoked || fault == model::AuthFault::foreign_resource ? 403 : 401;
-  Response r = json_response(status, json{{"error", "the token is refused: " + fault_text(fault, token, nullptr)},
-                                          {"fault", to_string(fault)}});
-  if (status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"relaysim-sms\"");
-  return r;
-}
 
 Response draining_refusal() {
   Response r = error_response(503, "this server is shutting down; send it to another");
@@ -242,6 +236,44 @@ bool same_secret(std::string_view a, std::string_view b) {
   unsigned char diff = a.size() == b.size() ? 0 : 1;
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
+}
+
+// What a send and a campaign both carry: the resources they use, their key, the template's
+// parameters, and when they go out.
+struct RequestHead {
+  std::string_view sender;
+  std::string_view biz_type;
+  std::string_view biz_id;
+  std::uint32_t template_id = 0;
+  json params;
+  Time send_at{};
+  bool scheduled = false;  // send_at is later than now
+};
+
+// Reads the fields every request of a business has into `out`; or the 400 to answer.
+std::optional<Response> read_head(const json& body, Time now, RequestHead& out) {
+  std::string problem;
+  const std::optional<std::string_view> sender = text_field(body, "sender", problem);
+  const std::optional<std::string_view> biz_type = sender ? text_field(body, "biz_type", problem) : std::nullopt;
+  const std::optional<std::string_view> biz_id = biz_type ? biz_id_field(body, problem) : std::nullopt;
+  const std::optional<std::uint32_t> template_id = biz_id ? template_field(body, problem) : std::nullopt;
+  if (!template_id) return error_response(400, problem);
+  out.sender = *sender;
+  out.biz_type = *biz_type;
+  out.biz_id = *biz_id;
+  out.template_id = *template_id;
+  out.params = body.contains("params") ? body["params"] : json::object();
+  if (!out.params.is_object()) return error_response(400, "\"params\" must be an object of the template's parameters");
+  out.send_at = now;
+  if (body.contains("send_at")) {
+    const std::optional<Time> at =
+        body["send_at"].is_string() ? parse_utc(body["send_at"].get_ref<const std::string&>()) : std::nullopt;
+    if (!at) return error_response(400, "\"send_at\" must be a UTC time such as \"2026-12-05T18:00:00Z\"");
+    if (*at > now + model::kLongestSchedule) return error_response(400, "\"send_at\" is more than 366 days ahead");
+    out.scheduled = *at > now;
+    out.send_at = std::max(*at, now);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -448,14 +480,8 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
           only_fields(body, {"sender", "template", "params", "biz_type", "biz_id", "to", "send_at", "resend_of"})) {
     return respond(std::move(*r));
   }
-  std::string problem;
-  const std::optional<std::string_view> sender = text_field(body, "sender", problem);
-  const std::optional<std::string_view> biz_type = sender ? text_field(body, "biz_type", problem) : std::nullopt;
-  const std::optional<std::string_view> biz_id = biz_type ? biz_id_field(body, problem) : std::nullopt;
-  const std::optional<std::uint32_t> template_id = biz_id ? template_field(body, problem) : std::nullopt;
-  if (!template_id) return respond(error_response(400, problem));
-  const json params = body.contains("params") ? body["params"] : json::object();
-  if (!params.is_object()) return respond(error_response(400, "\"params\" must be an object of the template's parameters"));
+  RequestHead head;
+  if (std::optional<Response> refused = read_head(body, clock_.now(), head)) return respond(std::move(*refused));
   std::vector<model::Recipient> to;
   const json& recipients = body.contains("to") ? body["to"] : json();
   const bool bulk = recipients.is_array();
@@ -475,16 +501,6 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
     }
     to[i] = *n;
   }
-  const Time now = clock_.now();
-  Time send_at = now;
-  bool scheduled = false;
-  if (body.contains("send_at")) {
-    const std::optional<Time> at = body["send_at"].is_string() ? parse_utc(body["send_at"].get_ref<const std::string&>()) : std::nullopt;
-    if (!at) return respond(error_response(400, "\"send_at\" must be a UTC time such as \"2026-12-05T18:00:00Z\""));
-    if (*at > now + model::kLongestSchedule) return respond(error_response(400, "\"send_at\" is more than 366 days ahead"));
-    scheduled = *at > now;
-    send_at = std::max(*at, now);
-  }
   model::MessageId resend_of = 0;
   if (body.contains("resend_of")) {
     if (!body["resend_of"].is_number_unsigned() || body["resend_of"].get<std::uint64_t>() == 0 || bulk) {
@@ -492,32 +508,36 @@ void Api::send(const Incoming& in, std::string_view token, Respond& respond) {
     }
     resend_of = body["resend_of"].get<std::uint64_t>();
   }
-  // The model's keys: a bulk send's messages are "<biz_id>#<i>" (model/sms/store.h).
   std::vector<std::string> keys(to.size());
   std::vector<model::NewMessage> messages(to.size());
   for (std::size_t i = 0; i < to.size(); ++i) {
-    keys[i] = bulk ? std::string(*biz_id) + "#" + std::to_string(i) : std::string(*biz_id);
+    keys[i] = std::string(head.biz_id);
+    if (bulk) model::add_bulk_index(keys[i], i);
     model::NewMessage& m = messages[i];
-    m.biz_type = *biz_type;
+    m.biz_type = head.biz_type;
     m.biz_id = keys[i];
     m.recipient = to[i];
-    m.template_id = *template_id;
-    m.content = content_of(to[i], *template_id, params);
-    m.kind = resend_of != 0 ? model::Kind::resend : bulk ? model::Kind::bulk : scheduled ? model::Kind::scheduled : model::Kind::single;
-    m.send_at = send_at;
+    m.template_id = head.template_id;
+    m.content = content_of(to[i], head.template_id, head.params);
+    m.kind = resend_of != 0 ? model::Kind::resend
+             : bulk         ? model::Kind::bulk
+             : head.scheduled ? model::Kind::scheduled
+                              : model::Kind::single;
+    m.send_at = head.send_at;
     m.resend_of = resend_of;
   }
-  const model::SendRequest request{token, *sender, *template_id, messages};
-  // The answer may come later (a synchronous send waits for its provider); the request's views
-  // are copied by the store before send() returns, and the answer needs only its count.
-  // The answer may need the token and scope's text for its reason: copied, as the views die first.
+  const model::SendRequest request{token, head.sender, head.template_id, messages};
+  // The answer may come later (a synchronous send waits for its provider), after the views of the
+  // request die (the node copies what it keeps before send() returns); a refusal's reason names the
+  // token's kind and the scope, so the answer keeps copies of those.
   struct Context {
     std::size_t messages;
     std::string token;
     std::string sender;
     std::uint32_t template_id;
   };
-  auto context = std::make_shared<const Context>(Context{messages.size(), std::string(token), std::string(*sender), *template_id});
+  auto context =
+      std::make_shared<const Context>(Context{messages.size(), std::string(token), std::string(head.sender), head.template_id});
   node_.send(request, [respond = std::move(respond), context = std::move(context)](const model::SendAnswer& a) {
     respond(answer_json(a, context->messages, context->token, model::SendScope{context->sender, context->template_id}));
   });
@@ -531,34 +551,20 @@ Response Api::campaign(const Incoming& in, std::string_view token) {
   if (std::optional<Response> r = only_fields(body, {"sender", "template", "params", "biz_type", "biz_id", "filter", "send_at"})) {
     return std::move(*r);
   }
-  std::string problem;
-  const std::optional<std::string_view> sender = text_field(body, "sender", problem);
-  const std::optional<std::string_view> biz_type = sender ? text_field(body, "biz_type", problem) : std::nullopt;
-  const std::optional<std::string_view> biz_id = biz_type ? biz_id_field(body, problem) : std::nullopt;
-  const std::optional<std::uint32_t> template_id = biz_id ? template_field(body, problem) : std::nullopt;
-  if (!template_id) return error_response(400, problem);
+  RequestHead head;
+  if (std::optional<Response> refused = read_head(body, clock_.now(), head)) return std::move(*refused);
   if (!body.contains("filter") || !body["filter"].is_string() || body["filter"].get_ref<const std::string&>().size() > 4096) {
     return error_response(400, "\"filter\" must be a filter of at most 4096 bytes (docs/design/sms.md: the language)");
   }
-  const json params = body.contains("params") ? body["params"] : json::object();
-  if (!params.is_object()) return error_response(400, "\"params\" must be an object of the template's parameters");
-  const Time now = clock_.now();
-  Time send_at = now;
-  if (body.contains("send_at")) {
-    const std::optional<Time> at = body["send_at"].is_string() ? parse_utc(body["send_at"].get_ref<const std::string&>()) : std::nullopt;
-    if (!at) return error_response(400, "\"send_at\" must be a UTC time such as \"2026-12-05T18:00:00Z\"");
-    if (*at > now + model::kLongestSchedule) return error_response(400, "\"send_at\" is more than 366 days ahead");
-    send_at = std::max(*at, now);
-  }
   model::CampaignRequest request;
   request.token = token;
-  request.sender = *sender;
-  request.template_id = *template_id;
-  request.biz_type = *biz_type;
-  request.biz_id = *biz_id;
+  request.sender = head.sender;
+  request.template_id = head.template_id;
+  request.biz_type = head.biz_type;
+  request.biz_id = head.biz_id;
   request.filter = body["filter"].get_ref<const std::string&>();
-  request.content = content_of(0, *template_id, params);
-  request.send_at = send_at;
+  request.content = content_of(0, head.template_id, head.params);
+  request.send_at = head.send_at;
   const model::CampaignAnswer a = node_.campaign(request);
   if (a.fault != model::AuthFault::none) return refused_token(a.fault, token);
   if (a.unavailable) return store_failed(StoreError(StoreFailure::io, "the store failed; nothing was stored"));

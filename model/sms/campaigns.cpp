@@ -94,8 +94,7 @@ std::size_t Campaigns::read_chunk(const Filter& filter, Time now, CampaignProgre
     }
     std::string& key = keys_[chunk_.size()];
     key.assign(c.biz_id);
-    key += '@';
-    key += std::to_string(u.recipient);
+    add_campaign_recipient(key, u.recipient);
     NewMessage& msg = chunk_.emplace_back();
     msg.biz_type = c.biz_type;
     msg.biz_id = key;

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -52,7 +53,19 @@
 
 namespace relaysim::sms {
 
-// One message of a request. A bulk request's messages carry keys "<biz_id>#<i>".
+// The keys the gateway makes of a client's biz_id: a bulk request's messages are "<biz_id>#<i>",
+// a campaign's "<biz_id>@<recipient>". A client's own biz_id must hold neither separator, or one
+// of its keys could be taken for another's.
+inline constexpr char kBulkSeparator = '#';
+inline constexpr char kCampaignSeparator = '@';
+inline constexpr char kKeySeparatorChars[] = {kBulkSeparator, kCampaignSeparator};
+inline constexpr std::string_view kKeySeparators{kKeySeparatorChars, 2};
+// Appends to `key` (the request's biz_id) what makes it its message i's.
+void add_bulk_index(std::string& key, std::size_t i);
+// Appends to `key` (the campaign's biz_id) what makes it the message to `recipient`.
+void add_campaign_recipient(std::string& key, Recipient recipient);
+
+// One message of a request. A bulk request's messages carry keys add_bulk_index makes.
 struct NewMessage {
   std::string_view biz_type;
   std::string_view biz_id;

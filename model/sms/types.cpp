@@ -9,6 +9,16 @@
 
 namespace relaysim::sms {
 
+void add_bulk_index(std::string& key, std::size_t i) {
+  key += kBulkSeparator;
+  key += std::to_string(i);
+}
+
+void add_campaign_recipient(std::string& key, Recipient recipient) {
+  key += kCampaignSeparator;
+  key += std::to_string(recipient);
+}
+
 bool names_a_key_twice(std::span<const NewMessage> messages) {
   if (messages.size() < 2) return false;
   const bool id_alone = planted(mutant::dedup_on_biz_id_alone);

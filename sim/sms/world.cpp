@@ -339,7 +339,7 @@ void World::call(std::uint64_t key, std::uint32_t segment, Time send_at, TokenKi
   messages_.resize(size);
   for (std::uint32_t i = 0; i < size; ++i) {
     ids_[i] = "k" + std::to_string(key & ((std::uint64_t{1} << kKindShift) - 1));
-    if (l.kind == Kind::bulk) ids_[i] += "#" + std::to_string(i);
+    if (l.kind == Kind::bulk) add_bulk_index(ids_[i], i);
     NewMessage& m = messages_[i];
     m.biz_type = biz_type_of(l.kind);
     m.biz_id = ids_[i];
