@@ -2,15 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
-#include "live/json_integer.h"
+#include "live/json_record.h"
 #include "model/core/assert.h"
 
 namespace relaysim::live::webhook {
@@ -20,69 +15,21 @@ namespace {
 using nlohmann::json;
 
 // The names of each enum a record writes by name (model/core/names.h).
-template <class E>
-constexpr const auto& names_of() {
-  if constexpr (std::is_same_v<E, LogKind>) return kLogKindNames;
-  if constexpr (std::is_same_v<E, model::CreateOutcome>) return model::kCreateOutcomeNames;
-  if constexpr (std::is_same_v<E, model::ReplayOutcome>) return model::kReplayOutcomeNames;
-  if constexpr (std::is_same_v<E, model::LookupStatus>) return model::kLookupStatusNames;
-  if constexpr (std::is_same_v<E, model::Status>) return model::kStatusNames;
-  if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonNames;
-  if constexpr (std::is_same_v<E, NetError>) return kNetErrorNames;
-  if constexpr (std::is_same_v<E, BreakerState>) return kBreakerStateNames;
-}
-
-struct Writer {
-  json& out;
-  template <class T>
-  void operator()(const char* name, const T& v) {
-    if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
-      out[name] = to_ns(v);
-    } else if constexpr (std::is_enum_v<T>) {
-      out[name] = names_of<T>()[v];
-    } else {
-      out[name] = v;
-    }
+struct Names {
+  template <class E>
+  static constexpr const auto& of() {
+    if constexpr (std::is_same_v<E, LogKind>) return kLogKindNames;
+    if constexpr (std::is_same_v<E, model::CreateOutcome>) return model::kCreateOutcomeNames;
+    if constexpr (std::is_same_v<E, model::ReplayOutcome>) return model::kReplayOutcomeNames;
+    if constexpr (std::is_same_v<E, model::LookupStatus>) return model::kLookupStatusNames;
+    if constexpr (std::is_same_v<E, model::Status>) return model::kStatusNames;
+    if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonNames;
+    if constexpr (std::is_same_v<E, NetError>) return kNetErrorNames;
+    if constexpr (std::is_same_v<E, BreakerState>) return kBreakerStateNames;
   }
 };
-
-struct FieldReader {
-  const json& in;
-  std::string problem;  // the first field that could not be read
-  template <class T>
-  void operator()(const char* name, T& v) {
-    if (!problem.empty()) return;
-    const auto it = in.find(name);
-    if (it == in.end()) {
-      problem = std::string("no field '") + name + "'";
-      return;
-    }
-    const json& j = *it;
-    bool ok = true;
-    if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
-      // A time is Unix nanoseconds, never before 1970: two of them then always subtract without
-      // overflowing, which the judge does when it puts logs on the world's clock.
-      const std::optional<std::int64_t> ns = json_integer<std::int64_t>(j);
-      ok = ns.has_value() && (!std::is_same_v<T, Time> || *ns >= 0);
-      if (ok) v = T{Duration{*ns}};
-    } else if constexpr (std::is_enum_v<T>) {
-      const std::optional<T> e = j.is_string() ? names_of<T>().parse(j.get_ref<const std::string&>()) : std::nullopt;
-      ok = e.has_value();
-      if (ok) v = *e;
-    } else if constexpr (std::is_same_v<T, bool>) {
-      ok = j.is_boolean();
-      if (ok) v = j.get<bool>();
-    } else if constexpr (std::is_same_v<T, std::string>) {
-      ok = j.is_string();
-      if (ok) v = j.get<std::string>();
-    } else {
-      const std::optional<T> n = json_integer<T>(j);
-      ok = n.has_value();
-      if (ok) v = *n;
-    }
-    if (!ok) problem = std::string("field '") + name + "' is not a valid value: " + j.dump();
-  }
-};
+using Writer = JsonFieldWriter<Names>;
+using FieldReader = JsonFieldReader<Names>;
 
 }  // namespace
 
@@ -351,16 +298,13 @@ LogRecord record(LogKind kind, model::PodId pod, Time at) {
 
 }  // namespace
 
-EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod)
-    : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)), pod_(pod) {
-  if (fd_ < 0) throw std::invalid_argument("--events: cannot open " + path + ": " + std::strerror(errno));
+EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod) : file_(path, "--events"), pod_(pod) {
   RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
 }
 
-EventLogWriter::~EventLogWriter() { ::close(fd_); }
+EventLogWriter::~EventLogWriter() = default;
 
 void EventLogWriter::write(const LogRecord& r) {
-  RELAYSIM_ASSERT(fd_ >= 0, "the log is open");
   std::string line = write_record(r);
   line += '\n';
   if (commits_ != nullptr && commits_->group_open()) {
@@ -369,28 +313,13 @@ void EventLogWriter::write(const LogRecord& r) {
         // Taken out first: a line logged while these are written belongs to the next group.
         std::string lines;
         lines.swap(held_);
-        if (committed) append(lines);
+        if (committed) file_.append(lines);
       });
     }
     held_ += line;
     return;
   }
-  append(line);
-}
-
-void EventLogWriter::append(const std::string& lines) {
-  // One write(2), at once, appended: a process killed later loses nothing it logged, and a kill
-  // cannot leave half a line for the restarted process to write after (stdio would split a line
-  // longer than its buffer into two writes).
-  for (std::size_t done = 0; done < lines.size();) {
-    const ssize_t n = ::write(fd_, lines.data() + done, lines.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      intact_ = false;  // a full disk: the log ends here, the service goes on (the judge will say)
-      return;
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  file_.append(line);
 }
 
 void EventLogWriter::started(Time at) { write(record(LogKind::started, pod_, at)); }

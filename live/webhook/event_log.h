@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "live/json_record.h"
 #include "model/core/http.h"
 #include "model/core/names.h"
 #include "model/resilience/breaker.h"
@@ -162,7 +163,7 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
   // write leaves writes no line tells of; the judge reads those from the database.
   void hold_for(Db& db) { commits_ = &db; }
   // Every line so far reached the file (none was lost to a full disk or an I/O error).
-  bool intact() const { return intact_; }
+  bool intact() const { return file_.intact(); }
 
   void on(const model::Ingested& e) override;
   void on(const model::Claimed& e) override;
@@ -176,13 +177,11 @@ class EventLogWriter final : public SinkFor<model::Ingested>,
 
  private:
   void write(const LogRecord& r);
-  void append(const std::string& lines);
 
-  int fd_;
+  LineFile file_;
   model::PodId pod_;
   Db* commits_ = nullptr;
   std::string held_;  // lines waiting for the open group's commit
-  bool intact_ = true;
 };
 
 }  // namespace relaysim::live::webhook

@@ -39,55 +39,6 @@ namespace {
 using nlohmann::json;
 namespace sw = sim::webhook;
 
-// Reads a file of JSON lines, calling `line(text, where)` with "file:N" for messages.
-template <class F>
-void each_line(const std::string& path, const char* what, F&& line) {
-  if (std::filesystem::is_directory(path)) throw std::invalid_argument(std::string(what) + ": " + path + " is a directory");
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(std::string(what) + ": cannot open " + path);
-  std::string text;
-  for (std::size_t n = 1; std::getline(in, text); ++n) {
-    if (text.empty()) continue;
-    line(text, path + ":" + std::to_string(n));
-  }
-}
-
-json parse_object(const std::string& text, const std::string& where) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw std::invalid_argument(where + ": not a JSON object");
-  return j;
-}
-
-template <class T>
-T field(const json& j, const char* name, const std::string& where) {
-  const auto it = j.find(name);
-  if (it == j.end()) throw std::invalid_argument(where + ": no field '" + name + "'");
-  auto bad = [&] { return std::invalid_argument(where + ": field '" + name + "' is not a valid value: " + it->dump()); };
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    const std::optional<T> n = json_integer<T>(*it);
-    if (!n) throw bad();
-    return *n;
-  } else {
-    try {
-      return it->get<T>();
-    } catch (const json::exception&) {
-      throw bad();
-    }
-  }
-}
-
-// A Unix time in nanoseconds, on the world's clock (`shift`: the world's start). Nothing of the
-// run happens before the world starts: a process started earlier would be judged against a world
-// that was not there yet.
-Time world_time(const json& j, const char* name, Duration shift, const std::string& where) {
-  const Time t = Time{Duration{field<std::int64_t>(j, name, where)}} - shift;
-  if (t < kTimeZero) {
-    throw std::invalid_argument(where + ": '" + name + "' is " + format_duration(kTimeZero - t) +
-                                " before the world started: start relaysim world first");
-  }
-  return t;
-}
-
 std::uint32_t cxid_index(std::string_view cxid) {
   const std::int64_t c = sw::ServiceB::cxid_index(cxid);
   return c < 0 || c >= std::int64_t{UINT32_MAX} ? UINT32_MAX : static_cast<std::uint32_t>(c);

@@ -1,5 +1,7 @@
 #include "model/sms/config.h"
 
+#include "model/core/assert.h"
+
 namespace relaysim::sms {
 
 namespace {
@@ -9,6 +11,20 @@ void positive(Duration d, const char* key, std::vector<ConfigError>& out) {
 }
 
 }  // namespace
+
+SharedLimitConfig cluster_limit_config(const PlatformConfig& config) {
+  RELAYSIM_ASSERT(config.cluster_limit.has_value(), "the platform has a cluster limit");
+  SharedLimitConfig c = *config.cluster_limit;
+  c.pods = config.pods;
+  return c;
+}
+
+SharedLimitConfig business_limit_config(const PlatformConfig& config, const LimiterSpec& spec) {
+  SharedLimitConfig c = config.cluster_limit.value_or(SharedLimitConfig{});
+  c.spec = spec;
+  c.pods = config.pods;
+  return c;
+}
 
 std::vector<ConfigError> validate(const PlatformConfig& c, std::size_t providers) {
   std::vector<ConfigError> out;

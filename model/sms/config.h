@@ -69,6 +69,12 @@ struct BusinessPolicy {
 // The policy of a business no list names: the defaults.
 inline const BusinessPolicy kDefaultBusinessPolicy{};
 
+// The shared limits as a pod runs them: the cluster's (when the platform has one), and a
+// business's own `limit` with the cluster limit's down policy, timeout and breaker. Both are
+// shared among the platform's `pods`.
+SharedLimitConfig cluster_limit_config(const PlatformConfig& config);
+SharedLimitConfig business_limit_config(const PlatformConfig& config, const LimiterSpec& spec);
+
 using relaysim::ConfigError;
 
 // Every problem found, in a stable order; empty when the configuration is usable. `providers`:

@@ -12,17 +12,6 @@
 
 namespace relaysim::sms {
 
-namespace {
-
-SharedLimitConfig business_limit_config(const PlatformConfig& config, const LimiterSpec& spec) {
-  SharedLimitConfig c = config.cluster_limit.value_or(SharedLimitConfig{});
-  c.spec = spec;
-  c.pods = config.pods;
-  return c;
-}
-
-}  // namespace
-
 Dispatcher::Dispatcher(Pod& pod, std::span<const BusinessPolicy> businesses, const BusinessPolicy& others,
                        ModeSwitch& mode, Campaigns& campaigns)
     : pod_(pod),
@@ -34,9 +23,7 @@ Dispatcher::Dispatcher(Pod& pod, std::span<const BusinessPolicy> businesses, con
       workers_(pod.config.concurrency_per_pod),
       waker_(pod.timers, [this] { pump(); }) {
   if (pod.config.cluster_limit) {
-    SharedLimitConfig c = *pod.config.cluster_limit;
-    c.pods = pod.config.pods;
-    cluster_limit_ = std::make_unique<SharedLimiter>("sms:cluster", c, pod.kv, pod.clock);
+    cluster_limit_ = std::make_unique<SharedLimiter>("sms:cluster", cluster_limit_config(pod.config), pod.kv, pod.clock);
   }
 }
 

@@ -1,0 +1,180 @@
+// What the live shell's JSON-lines logs share: a record's fields written and read by one visitor
+// (a record type lists its fields once, in a `fields(self, io)` function), and a file appended
+// to a whole line at a time.
+//
+// A field is a Time or Duration (Unix nanoseconds; a Time is never before 1970, so two always
+// subtract), an enum (by the name its names table gives), a bool, a string, an integer (refused
+// when it does not fit, see json_integer.h), or a vector of a type that has its own `fields`
+// (an array of objects). `Names::of<E>()` is the names table of each enum a record writes.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "live/json_integer.h"
+#include "model/core/time.h"
+
+namespace relaysim::live {
+
+namespace json_record_detail {
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+}  // namespace json_record_detail
+
+template <class Names>
+struct JsonFieldWriter {
+  nlohmann::json& out;
+  template <class T>
+  void operator()(const char* name, const T& v) {
+    if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
+      out[name] = to_ns(v);
+    } else if constexpr (std::is_enum_v<T>) {
+      out[name] = Names::template of<T>()[v];
+    } else if constexpr (json_record_detail::is_vector<T>::value) {
+      nlohmann::json items = nlohmann::json::array();
+      for (const auto& item : v) {
+        nlohmann::json one = nlohmann::json::object();
+        JsonFieldWriter w{one};
+        T::value_type::fields(item, w);
+        items.push_back(std::move(one));
+      }
+      out[name] = std::move(items);
+    } else {
+      out[name] = v;
+    }
+  }
+};
+
+template <class Names>
+struct JsonFieldReader {
+  const nlohmann::json& in;
+  std::string problem;  // the first field that could not be read
+  template <class T>
+  void operator()(const char* name, T& v) {
+    if (!problem.empty()) return;
+    const auto it = in.find(name);
+    if (it == in.end()) {
+      problem = std::string("no field '") + name + "'";
+      return;
+    }
+    const nlohmann::json& j = *it;
+    bool ok = true;
+    if constexpr (std::is_same_v<T, Time> || std::is_same_v<T, Duration>) {
+      const std::optional<std::int64_t> ns = json_integer<std::int64_t>(j);
+      ok = ns.has_value() && (!std::is_same_v<T, Time> || *ns >= 0);
+      if (ok) v = T{Duration{*ns}};
+    } else if constexpr (std::is_enum_v<T>) {
+      const std::optional<T> e =
+          j.is_string() ? Names::template of<T>().parse(j.template get_ref<const std::string&>()) : std::nullopt;
+      ok = e.has_value();
+      if (ok) v = *e;
+    } else if constexpr (std::is_same_v<T, bool>) {
+      ok = j.is_boolean();
+      if (ok) v = j.template get<bool>();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      ok = j.is_string();
+      if (ok) v = j.template get<std::string>();
+    } else if constexpr (json_record_detail::is_vector<T>::value) {
+      ok = j.is_array();
+      for (std::size_t i = 0; ok && i < j.size(); ++i) {
+        if (!j[i].is_object()) {
+          ok = false;
+          break;
+        }
+        typename T::value_type item{};
+        JsonFieldReader r{j[i], {}};
+        T::value_type::fields(item, r);
+        if (!r.problem.empty()) {
+          problem = std::string("field '") + name + "', item " + std::to_string(i) + ": " + r.problem;
+          return;
+        }
+        v.push_back(std::move(item));
+      }
+    } else {
+      const std::optional<T> n = json_integer<T>(j);
+      ok = n.has_value();
+      if (ok) v = *n;
+    }
+    if (!ok) problem = std::string("field '") + name + "' is not a valid value: " + j.dump();
+  }
+};
+
+// Reading logs other programs (or other runs) wrote: every problem is an std::invalid_argument
+// that names the file and line ("file:N").
+
+// Calls `line(text, where)` for each non-empty line of `path`, `where` being "path:N"; `what`
+// names the option the path came from.
+template <class F>
+void each_line(const std::string& path, const char* what, F&& line);
+// `text` as a JSON object.
+nlohmann::json parse_object(const std::string& text, const std::string& where);
+
+// The field `name` of `j` as a T (an integer only when it fits).
+template <class T>
+T field(const nlohmann::json& j, const char* name, const std::string& where) {
+  const auto it = j.find(name);
+  if (it == j.end()) throw std::invalid_argument(where + ": no field '" + name + "'");
+  auto bad = [&] { return std::invalid_argument(where + ": field '" + name + "' is not a valid value: " + it->dump()); };
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const std::optional<T> n = json_integer<T>(*it);
+    if (!n) throw bad();
+    return *n;
+  } else {
+    try {
+      return it->template get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw bad();
+    }
+  }
+}
+
+// A Unix time in nanoseconds, on the world's clock (`shift`: the world's start). Nothing of the
+// run happens before the world starts: a process started earlier would be judged against a world
+// that was not there yet.
+Time world_time(const nlohmann::json& j, const char* name, Duration shift, const std::string& where);
+// The same for a time read already.
+Time world_time(Time unix_time, const char* name, Duration shift, const std::string& where);
+
+// A log file appended to, each call's text in one write(2): a process killed later loses nothing
+// it logged, and a kill cannot leave half a line for the restarted process to write after (stdio
+// would split a line longer than its buffer into two writes).
+class LineFile {
+ public:
+  // Appends to `path`; throws std::invalid_argument naming `option` when it cannot be opened.
+  LineFile(const std::string& path, const char* option);
+  ~LineFile();
+  LineFile(const LineFile&) = delete;
+  LineFile& operator=(const LineFile&) = delete;
+
+  void append(const std::string& lines);
+  // Every line so far reached the file (none was lost to a full disk or an I/O error).
+  bool intact() const { return intact_; }
+
+ private:
+  int fd_;
+  bool intact_ = true;
+};
+
+template <class F>
+void each_line(const std::string& path, const char* what, F&& line) {
+  if (std::filesystem::is_directory(path)) throw std::invalid_argument(std::string(what) + ": " + path + " is a directory");
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(std::string(what) + ": cannot open " + path);
+  std::string text;
+  for (std::size_t n = 1; std::getline(in, text); ++n) {
+    if (text.empty()) continue;
+    line(text, path + ":" + std::to_string(n));
+  }
+}
+
+}  // namespace relaysim::live
