@@ -27,6 +27,7 @@
 #include "live/webhook/world.h"
 #include "live/serve_file.h"
 #include "live/sms/config.h"
+#include "live/sms/judge.h"
 #include "live/sms/service.h"
 #include "live/sms/world.h"
 #include "sim/sms/spec.h"
@@ -90,7 +91,7 @@ std::optional<int> read_config(const ServeArgs& args, webhook::ServeConfig& conf
 // is refused.
 std::optional<int> read_config(const ServeArgs& args, sms::SmsServeConfig& config) {
   if (const auto refused = read_serve_config(args, config, sms::read_serve_config)) return refused;
-  if (!args.events.empty()) return fail_usage("--events: the SMS gateway does not log its events for `judge` yet");
+  config.events = args.events;
   return std::nullopt;
 }
 
@@ -441,24 +442,85 @@ int world_command(const WorldArgs& args) {
   return kExitPass;
 }
 
-int judge_command(const JudgeArgs& args) {
+namespace {
+
+// Runs `judge`, turning what it refuses into the exit code of a usage error.
+template <class Judge>
+std::optional<int> refused_by(Judge&& judge) {
   try {
-    if (served_system(args.config) == ServedSystem::sms) {
-      return fail_usage("relaysim judge judges the webhook platform's live runs; the SMS gateway's cannot be judged "
-                        "yet (docs/live.md)");
-    }
-  } catch (const sim::ScenarioError& e) {
-    return fail_usage(std::string("invalid input: ") + e.what());
-  }
-  webhook::Judgement j;
-  try {
-    j = webhook::judge({args.scenario, args.config, args.events, args.receipts, args.calls, args.database});
+    judge();
   } catch (const sim::ScenarioError& e) {
     return fail_usage(std::string("invalid input: ") + e.what());
   } catch (const std::invalid_argument& e) {
     return fail_usage(e.what());
   } catch (const StoreError& e) {
     return fail_usage(std::string("cannot read the database: ") + e.what());
+  }
+  return std::nullopt;
+}
+
+// Each invariant's line and the examples of what broke it.
+void print_ledger(const sim::Ledger& ledger) {
+  const auto invariants = ledger.invariants();
+  for (std::size_t i = 0; i < invariants.size(); ++i) {
+    std::printf("  %-12s %-8s %s\n", std::string(invariants[i].id).c_str(),
+                ledger.count(i) == 0 ? "holds" : (std::to_string(ledger.count(i)) + " broken").c_str(),
+                std::string(invariants[i].title).c_str());
+  }
+  for (const sim::Violation& v : ledger.examples()) std::printf("  %s\n", ledger.describe(v).c_str());
+}
+
+// The verdict line and the exit code; `json` (when named) gets the verdict and `figures`.
+int verdict(const sim::Ledger& ledger, const std::string& json, nlohmann::json figures) {
+  if (!json.empty()) {
+    figures["verdict"] = ledger.total() == 0 ? "PASS" : "FAIL";
+    figures["violations"] = ledger.total();
+    std::ofstream file(json);
+    file << sim::json_text(figures) << "\n";
+    if (!file) return fail_incomplete("--json: cannot write " + json);
+  }
+  if (ledger.total() > 0) {
+    std::printf("judge: FAIL: %llu violations\n", static_cast<unsigned long long>(ledger.total()));
+    return cli::kExitFail;
+  }
+  std::printf("judge: every invariant holds\n");
+  return kExitPass;
+}
+
+int judge_sms(const JudgeArgs& args) {
+  sms::Judgement j;
+  if (const auto refused = refused_by([&] {
+        j = sms::judge({args.scenario, args.config, args.events, args.receipts, args.calls, args.database});
+      })) {
+    return *refused;
+  }
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("judge: %llu client calls answered%s, %llu messages accepted, %llu submits started, %llu reached a provider "
+              "(%llu SMS sent), %llu receipts applied, %llu changes of sync-to-async mode, %llu crashes\n",
+              n(j.calls), args.calls.empty() ? " (no --calls: what the clients were answered is not judged)" : "",
+              n(j.accepted), n(j.submits), n(j.provider_submits), n(j.sent), n(j.receipts), n(j.mode_changes), n(j.crashes));
+  std::string duplicates;
+  for (const auto& [cause, count] : j.duplicates) duplicates += (duplicates.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
+  std::printf("judge: second SMS of one message: %s; limit decisions on a process's own share replayed: %llu (%llu made "
+              "by Redis, judged by the limiter's twin check, not here)\n",
+              duplicates.empty() ? "none" : duplicates.c_str(), n(j.limit_checks), n(j.limit_by_store));
+  print_ledger(j.ledger);
+  return verdict(j.ledger, args.json,
+                 nlohmann::json{{"accepted", j.accepted}, {"submits", j.submits}, {"sent", j.sent}, {"crashes", j.crashes}});
+}
+
+}  // namespace
+
+int judge_command(const JudgeArgs& args) {
+  bool sms_config = false;
+  if (const auto refused = refused_by([&] { sms_config = served_system(args.config) == ServedSystem::sms; })) return *refused;
+  if (sms_config) return judge_sms(args);
+  if (args.calls.empty()) return fail_usage("--calls is required for the webhook platform's run (docs/live.md)");
+  webhook::Judgement j;
+  if (const auto refused = refused_by([&] {
+        j = webhook::judge({args.scenario, args.config, args.events, args.receipts, args.calls, args.database});
+      })) {
+    return *refused;
   }
   std::printf("judge: %llu requests acknowledged, %llu client calls, %llu attempts, %llu receipts, %llu ServiceB lookups, "
               "%llu breaker changes, %llu crashes (%llu store changes they left unlogged)\n",
@@ -471,41 +533,20 @@ int judge_command(const JudgeArgs& args) {
   std::printf("judge: duplicate deliveries: %s; retries that honoured a Retry-After: %llu; terminal by %s\n",
               duplicates.empty() ? "none" : duplicates.c_str(), static_cast<unsigned long long>(j.retry_after_honoured),
               j.terminal_bound.c_str());
-  const auto invariants = j.ledger.invariants();
-  for (std::size_t i = 0; i < invariants.size(); ++i) {
-    std::printf("  %-12s %-8s %s\n", std::string(invariants[i].id).c_str(),
-                j.ledger.count(i) == 0 ? "holds" : (std::to_string(j.ledger.count(i)) + " broken").c_str(),
-                std::string(invariants[i].title).c_str());
+  print_ledger(j.ledger);
+  // The metrics as `relaysim run --json` names them, so a live run and a simulated one compare
+  // figure by figure (`./relaysim twin`).
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& m : sim::webhook::kMetrics) {
+    if (sim::is_family(m.info.name)) continue;
+    const double v = m.value(j.figures, 0);
+    metrics[std::string(m.info.name)] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
   }
-  for (const sim::Violation& v : j.ledger.examples()) std::printf("  %s\n", j.ledger.describe(v).c_str());
-  if (!args.json.empty()) {
-    // The metrics as `relaysim run --json` names them, so a live run and a simulated one compare
-    // figure by figure (`./relaysim twin`).
-    nlohmann::json metrics = nlohmann::json::object();
-    for (const auto& m : sim::webhook::kMetrics) {
-      if (sim::is_family(m.info.name)) continue;
-      const double v = m.value(j.figures, 0);
-      metrics[std::string(m.info.name)] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-    }
-    // Each drain as `relaysim run --json` writes it (backlog.drains).
-    nlohmann::json drains = nlohmann::json::array();
-    for (const sim::Drain& d : j.drains) drains.push_back(sim::drain_json(d, {}));
-    const nlohmann::json out{{"verdict", j.ledger.total() == 0 ? "PASS" : "FAIL"},
-                             {"drains", drains},
-                             {"violations", j.ledger.total()},
-                             {"acknowledged", j.acknowledged},
-                             {"crashes", j.crashes},
-                             {"metrics", metrics}};
-    std::ofstream file(args.json);
-    file << sim::json_text(out) << "\n";
-    if (!file) return fail_incomplete("--json: cannot write " + args.json);
-  }
-  if (j.ledger.total() > 0) {
-    std::printf("judge: FAIL: %llu violations\n", static_cast<unsigned long long>(j.ledger.total()));
-    return cli::kExitFail;
-  }
-  std::printf("judge: every invariant holds\n");
-  return kExitPass;
+  // Each drain as `relaysim run --json` writes it (backlog.drains).
+  nlohmann::json drains = nlohmann::json::array();
+  for (const sim::Drain& d : j.drains) drains.push_back(sim::drain_json(d, {}));
+  return verdict(j.ledger, args.json,
+                 nlohmann::json{{"drains", drains}, {"acknowledged", j.acknowledged}, {"crashes", j.crashes}, {"metrics", metrics}});
 }
 
 }  // namespace relaysim::live

@@ -43,7 +43,8 @@ struct SmsServeConfig {
   Duration poll = std::chrono::seconds(1);
   Duration drain_timeout = std::chrono::seconds(30);
   Duration keep_alive = std::chrono::seconds(1);
-  // Not a key of the file: `serve --events FILE` (not yet written by the SMS gateway).
+  // Not a key of the file: `serve --events FILE` appends the model's events there, for
+  // `relaysim judge` (live/sms/event_log.h). Empty: no log.
   std::string events;
   bool operator==(const SmsServeConfig&) const = default;
 };

@@ -46,6 +46,10 @@ Service::Service(boost::asio::io_context& io, const SmsServeConfig& config)
       drain_wait_(io, clock_) {
   RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
   events_.attach(limit_switches_);
+  if (!config.events.empty()) {
+    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod);
+    events_.attach(*event_log_);
+  }
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
                                          [this](const Incoming& in, Respond respond) { api_.handle(in, std::move(respond)); });
 }
@@ -70,8 +74,13 @@ void LimitSwitchLog::on(const model::LimitDecided& e) {
 }
 
 void Service::start() {
+  if (event_log_) event_log_->started(clock_.now());
   node_.start();
   poller_.start(config_.poll, [this] { node_.nudge(); });
+}
+
+void Service::stopped() {
+  if (event_log_) event_log_->stopped(clock_.now());
 }
 
 void Service::drain(std::function<void(std::uint32_t)> done) {

@@ -25,6 +25,7 @@
 #include "live/shutdown.h"
 #include "live/sms/api.h"
 #include "live/sms/config.h"
+#include "live/sms/event_log.h"
 #include "live/sms/ports.h"
 #include "model/core/random.h"
 #include "model/sms/backoffice.h"
@@ -55,8 +56,8 @@ class Service {
 
   unsigned short port() const { return server_->port(); }
   bool has_admin_key() { return keys_.active_admins() > 0; }
-  // The end of the process (the webhook service logs it; this one has no event log yet).
-  void stopped() {}
+  // Logs the end of the process (when it logs events): after drain, before it exits.
+  void stopped();
   // Starts sending what is due.
   void start();
   // Stops accepting and claiming; `done` runs when the submits in flight have completed, or when
@@ -77,6 +78,7 @@ class Service {
   ApiKeys keys_;
   model::Events events_;
   LimitSwitchLog limit_switches_;
+  std::unique_ptr<EventLogWriter> event_log_;
   model::BackOffice office_;
   model::Node node_;
   Api api_;

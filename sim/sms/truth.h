@@ -50,6 +50,7 @@ struct ClientAnswered {
   bool repeat;  // as ClientCalled
   const relaysim::sms::SendAnswer& answer;
   Time at;
+  std::string_view label = {};  // how reports name the request; empty: key_text(key)
 };
 
 // The client gave up waiting (it may repeat the request).

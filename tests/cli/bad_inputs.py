@@ -976,10 +976,6 @@ def _():
 @case("judge.bad_inputs")
 def _():
     expect(run("judge"), EXIT_INVALID, r"SCENARIO is required")
-    # The SMS gateway's live runs are not judged yet: said so, not a webhook file's unknown key.
-    expect(run("judge", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), os.path.join(SRC, "config", "serve-sms.yaml"),
-               "--events", path("none.jsonl"), "--receipts", path("none.jsonl"), "--calls", path("none.jsonl"),
-               "--database", path("none.db")), EXIT_INVALID, r"the SMS gateway's cannot be judged yet")
     config = write("judge-serve.yaml", open(os.path.join(SRC, "config", "serve-local.yaml")).read())
     world = '{"world": {"scenario": "quickstart", "seed": 42, "base": "http://127.0.0.1:9", "started_ns": 1000}}\n'
     started = '{"event":"started","pod":1,"at":2000}\n'
@@ -993,9 +989,11 @@ def _():
 
     def judge(scenario=QUICKSTART, events=started, receipts=world, calls="", db=database):
         return run("judge", scenario, config, "--events", write("judge-events.jsonl", events), "--receipts",
-                   write("judge-receipts.jsonl", receipts), "--calls", write("judge-calls.jsonl", calls), "--database", db)
+                   write("judge-receipts.jsonl", receipts), "--database", db,
+                   *(["--calls", write("judge-calls.jsonl", calls)] if calls is not None else []))
     expect(judge(), 0, r"judge: every invariant holds", where="stdout")  # a run that did nothing
     expect(judge(scenario=os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID, r"judges webhook runs")
+    expect(judge(calls=None), EXIT_INVALID, r"--calls is required for the webhook platform's run")
     expect(judge(receipts=""), EXIT_INVALID, r"judge-receipts\.jsonl: no \{\"world\": \.\.\.\} line")
     expect(judge(receipts=world + "[1]\n"), EXIT_INVALID, r"judge-receipts\.jsonl:2: not a JSON object")
     expect(judge(receipts=world + '{"at_ns": 5000}\n'), EXIT_INVALID, r"judge-receipts\.jsonl:2: no field 'endpoint'")
@@ -1054,6 +1052,81 @@ def _():
     expect(run("judge", QUICKSTART, config, "--events", write("judge-events.jsonl", started), "--receipts",
                write("judge-receipts.jsonl", world), "--calls", write("judge-calls.jsonl", ""), "--database", database,
                "--json", WORK), EXIT_INCOMPLETE, r"--json: cannot write")
+
+
+@case("judge.sms_bad_inputs")
+def _():
+    sms_scenario = os.path.join(SRC, "scenarios", "sms-quickstart.yaml")
+    config = write("judge-sms.yaml", open(os.path.join(SRC, "config", "serve-sms.yaml")).read())
+    world = '{"world": {"scenario": "sms-quickstart", "seed": 7, "system": "sms", "started_ns": 1000}}\n'
+    started = '{"event":"started","pod":1,"at":2000}\n'
+    # A database as serve leaves it: serve started on it, then stopped (Redis is never asked).
+    database = path("judge-sms.db")
+    serve = subprocess.Popen([RELAYSIM, "serve", config, "--listen", "127.0.0.1:0", "--database", database],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    serve.stdout.readline()
+    serve.terminate()
+    serve.wait(timeout=30)
+
+    def judge(scenario=sms_scenario, events=started, receipts=world, db=database, more=()):
+        return run("judge", scenario, config, "--events", write("judge-sms-events.jsonl", events), "--receipts",
+                   write("judge-sms-world.jsonl", receipts), "--database", db, *more)
+    expect(judge(), 0, r"judge: every invariant holds", where="stdout")  # a run that did nothing
+    expect(judge(scenario=QUICKSTART), EXIT_INVALID, r"the scenario's system is not sms")
+    def calls(text):
+        return ("--calls", write("judge-sms-calls.jsonl", text))
+    expect(judge(more=calls("")), 0, r"0 client calls answered, ", where="stdout")
+    expect(judge(), 0, r"no --calls: what the clients were answered is not judged", where="stdout")
+    call = ('{"sent_ns": 3000, "answered_ns": 4000, "key": "otp/a", "token": "forged", "repeat": false, "status": 401, '
+            '"answer": {"fault": "bad_signature", "error": "the token is refused"}}\n')
+    expect(judge(more=calls(call)), 0, r"1 client calls answered", where="stdout")
+    expect(judge(more=calls(call.replace('"fault": "bad_signature", ', ""))), EXIT_INVALID,
+           r"judge-sms-calls\.jsonl:1: an answer of status 401 with no 'outcome' or 'fault'")
+    expect(judge(more=calls(call.replace("forged", "stolen"))), EXIT_INVALID, r":1: 'token' is not one of good, forged")
+    expect(judge(more=calls(call.replace("bad_signature", "none"))), EXIT_INVALID, r":1: 'fault' is not a token's fault")
+    expect(judge(more=calls(call.replace('"answered_ns": 4000', '"answered_ns": 2500'))), EXIT_INVALID,
+           r":1: answered before it was sent")
+    expect(judge(more=calls(call.replace('"key": "otp/a", ', ""))), EXIT_INVALID, r":1: no field 'key'")
+    expect(judge(more=calls(call.replace('"status": 401', '"status": 1000'))), EXIT_INVALID, r"'status' is not an HTTP status")
+    # A forged token let through is S-scope broken: the calls are judged.
+    let_through = call.replace('"status": 401', '"status": 202').replace(
+        '"fault": "bad_signature", "error": "the token is refused"', '"outcome": "accepted", "id": 1')
+    expect(judge(more=calls(let_through)), 1, r"S-scope .* a forged token of request otp/a was let through", where="stdout")
+    expect(judge(receipts=""), EXIT_INVALID, r"judge-sms-world\.jsonl is empty: no world wrote it")
+    expect(judge(receipts=world.replace(', "system": "sms"', "")), EXIT_INVALID, r":1: the world served a webhook scenario")
+    expect(judge(receipts=world.replace("sms-quickstart", "other")), EXIT_INVALID, r"served scenario 'other', not 'sms-quickstart'")
+    expect(judge(receipts=world + world), EXIT_INVALID, r":2: a second world's log")
+    submit = '{"at_ns": 5000, "provider": "alpha", "reference": "1", "attempt": 1, "fate": "accepted"}\n'
+    expect(judge(receipts=world + submit.replace("alpha", "gamma")), EXIT_INVALID, r":2: provider 'gamma' is not among")
+    expect(judge(receipts=world + submit.replace('"1"', '"one"')), EXIT_INVALID, r"'reference' is not a message id")
+    expect(judge(receipts=world + submit.replace("accepted", "eaten")), EXIT_INVALID, r"'fate' is not a provider's fate")
+    expect(judge(receipts=world + submit.replace('"attempt": 1', '"attempt": 70000')), EXIT_INVALID,
+           r"field 'attempt' is not a valid value")
+    expect(judge(events=""), EXIT_INVALID, r"judge-sms-events\.jsonl is empty")
+    expect(judge(events=started.replace("2000", "500")), EXIT_INVALID, r":1: 'at' is .* before the world started")
+    expect(judge(events='{"event":"stopped","pod":1,"at":2000}\n'), EXIT_INVALID, r":1: a record before the process logged 'started'")
+    expect(judge(events=started.replace('"pod":1', '"pod":0')), EXIT_INVALID, r":1: pod 0")
+    claimed = '{"event":"claimed","pod":1,"at":3000,"id":1,"token":7,"prior":"pending","provider":0,"provider_accepted":false,"kind":"single","recipient":1}\n'
+    expect(judge(events=started + claimed + claimed), EXIT_INVALID, r":3: claim token 7 was handed out already, at .*:2")
+    expect(judge(events=started + claimed.replace(',"prior":"pending"', "")), EXIT_INVALID, r":2: claimed: no field 'prior'")
+    submit_started = ('{"event":"submit_started","pod":1,"at":4000,"id":1,"token":8,"provider":0,"attempt":1,"path":"async",'
+                      '"kind":"single","recipient":1}\n')
+    expect(judge(events=started + submit_started), EXIT_INVALID, r":2: message 1 under claim token 8, a claim this process does not hold")
+    accepted = ('{"event":"accepted","pod":1,"at":3000,"id":2,"business":1,"epoch":1,"period":0,"path":"async",'
+                '"outcome":"accepted","status":"pending","messages":[{"biz_type":"otp","biz_id":"a","send_at":3000}]}\n')
+    expect(judge(events=started + accepted.replace('{"biz_type":"otp","biz_id":"a","send_at":3000}', "")), EXIT_INVALID,
+           r":2: accepted: an accepted request names no message")
+    expect(judge(events=started + accepted.replace('"send_at":3000', '"send_at":"soon"')), EXIT_INVALID,
+           r"field 'messages', item 0: field 'send_at' is not a valid value")
+    expect(judge(events=started + accepted + accepted), EXIT_INVALID, r":3: message 2 was accepted already")
+    expect(judge(events=started + accepted), EXIT_INVALID, r"the first message the logs tell of is 2, .* no log tells of the ones before")
+    expect(judge(events=started.replace('"pod":1', '"pod":2')), 0, r"every invariant holds", where="stdout")
+    expect(run("judge", sms_scenario, config, "--events", write("judge-sms-a.jsonl", started), "--events",
+               write("judge-sms-b.jsonl", started), "--receipts", write("judge-sms-world.jsonl", world),
+               "--database", database), EXIT_INVALID, r"judge-sms-b\.jsonl:1: pod 1 also logged in .*judge-sms-a\.jsonl")
+    for db, pattern in ((path("no-such.db"), r"no such file"), (WORK, r"a directory"),
+                        (write("judge-sms-empty.db", ""), r"is not a database the SMS gateway's relaysim serve left")):
+        expect(judge(db=db), EXIT_INVALID, "--database: .*" + pattern)
 
 
 # ---- mmc --------------------------------------------------------------------------------------

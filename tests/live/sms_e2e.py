@@ -25,10 +25,14 @@ And the README's commands (part `readme`): Redis, `relaysim world scenarios/sms-
 office's three calls and ten sends: each is answered, goes out to one of the world's providers,
 and the world's receipts bring at least one to `delivered`.
 
-And SIGKILL under load (part `kill`): see kill_part.
+And SIGKILL under load (part `kill`): see kill_part. And a run judged by the simulator's own SMS
+oracle (part `judged`): see judged_part.
 
-Usage: sms_e2e.py RELAYSIM [stub|readme|kill]...  (every part by default)"""
+Usage: sms_e2e.py RELAYSIM [stub|readme|kill|judged]...  (every part by default)"""
+import base64
 import calendar
+import hashlib
+import hmac
 import http.server
 import json
 import os
@@ -520,11 +524,160 @@ def kill_part(relaysim, kills=6):
           f"restart; {twice} sent twice, each after a kill)")
 
 
+def judged_part(relaysim):
+    """Two serve processes logging their events (`serve --events`), a world whose providers
+    misbehave every way the simulator's can (tests/live/sms-judged-world.yaml), four clients
+    sending singles, bulks, scheduled sends and repeats to both processes for six seconds, and
+    Redis stopped for a second and a half in the middle; then `relaysim judge` must find every
+    S-* invariant held, judged by the simulator's own oracle. The same run judged against a retry
+    policy it did not run with must FAIL on S-retry, and with one process's log left out it must be
+    refused, not judged."""
+    import random
+    tmp = tempfile.mkdtemp(prefix="relaysim-sms-judged-")
+    scenario = os.path.join(HERE, "sms-judged-world.yaml")
+    redis = Redis(tmp)
+    redis.start()
+    ports = [free_port(), free_port()]
+    providers = free_port()
+    config = shipped_config(tmp, ports[0], providers, redis)
+    # Submits time out within the test, and leases with them; the business's retries come quickly.
+    text = open(config).read().replace("send_timeout: 5s", "send_timeout: 1s").replace("lease: 1m", "lease: 5s")
+    text = text.replace("initial: 2s", "initial: 200ms").replace("limit: 20, window: 1s, burst: 5",
+                                                                 "limit: 100, window: 1s, burst: 20")
+    open(config, "w").write(text)
+    receipts = os.path.join(tmp, "world.jsonl")
+    world = start([relaysim, "world", scenario, "--serve", config, "--listen", f"127.0.0.1:{providers}",
+                   "--receipts", receipts], stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, "world.log"), "w"),
+                  text=True)
+    first_line(world, "relaysim world")
+    admin_key(relaysim, config, ports)
+    events = [os.path.join(tmp, f"events-{pod}.jsonl") for pod in (1, 2)]
+    serves = []
+    for pod, port in enumerate(ports, start=1):
+        serves.append(start([relaysim, "serve", config, "--pod", str(pod), "--listen", f"127.0.0.1:{port}",
+                             "--events", events[pod - 1]], stdout=subprocess.PIPE,
+                            stderr=open(os.path.join(tmp, f"serve-{pod}.log"), "w"), text=True))
+        first_line(serves[-1], "relaysim serve")
+    token = business(ports[0], quota=100_000)
+    secret = re.search(r"token_secret: (\S+)", text).group(1)
+    taken = []
+    calls = []  # every send answered, as the judge reads them (docs/live.md: the clients' calls)
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def bad_token(kind):
+        """A token as a client gets one wrong on purpose: its signature forged, or expired this very
+        second (signed with the gateway's own secret, as a stolen old token would be)."""
+        header, payload, signature = token.split(".")
+        if kind == "forged":
+            return f"{header}.{payload}.{signature[:5]}{'B' if signature[5] == 'A' else 'A'}{signature[6:]}"
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        claims["exp"] = int(time.time())
+        body = header + "." + base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+        mac = hmac.new(secret.encode(), body.encode(), hashlib.sha256).digest()
+        return body + "." + base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+    def client(n):
+        rng = random.Random(n)
+        sent = []
+        i = 0
+        while not stop.is_set():
+            port = ports[rng.randrange(2)]
+            roll = rng.random()
+            repeat = False
+            if roll < 0.1 and sent:
+                request, repeat = rng.choice(sent), True  # a deliberate repeat: a duplicate of the first
+            elif roll < 0.2:
+                request = {"sender": "SHOP", "template": 3, "biz_type": "notice", "biz_id": f"b{n}-{i}",
+                           "to": [f"+4916{n:02d}{i:05d}{j}" for j in range(3)]}
+            elif roll < 0.3:
+                at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 2))
+                request = {"sender": "SHOP", "template": 3, "biz_type": "remind", "biz_id": f"r{n}-{i}",
+                           "to": f"+4917{n:02d}{i:06d}", "send_at": at}
+            else:
+                request = {"sender": "SHOP", "template": 3, "biz_type": "otp", "biz_id": f"o{n}-{i}",
+                           "to": f"+4915{n:02d}{i:06d}"}
+            i += 1
+            kind = "good" if repeat or rng.random() >= 0.06 else rng.choice(["forged", "expired", "foreign"])
+            key = bad_token(kind) if kind in ("forged", "expired") else token
+            body_sent = dict(request, template=99) if kind == "foreign" else request  # a template not granted
+            sent_ns = time.time_ns()
+            try:
+                status, body = call(port, "POST", "/v1/sms", body_sent, key=key, timeout=10)
+            except OSError as e:
+                fail(f"a send: {e}")
+            with lock:
+                calls.append({"sent_ns": sent_ns, "answered_ns": time.time_ns(), "key": f"{request['biz_type']}/{request['biz_id']}",
+                              "token": kind, "repeat": repeat, "status": status, "answer": body})
+            if kind != "good":
+                if status not in (401, 403) or "fault" not in body:
+                    fail(f"a {kind} token: expected 401 or 403 with the fault, got {status} {body}")
+                continue
+            if status not in (200, 202, 502) or body.get("outcome") not in ("accepted", "duplicate"):
+                fail(f"a send of the judged run: {status} {body} for {request}")
+            if not repeat:
+                sent.append(request)
+            with lock:
+                taken.extend(body.get("ids", []))
+            time.sleep(rng.uniform(0.0, 0.05))
+
+    clients = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(4)]
+    for c in clients:
+        c.start()
+    time.sleep(2.5)
+    redis.stop()  # each process limits at its share meanwhile; the judge replays those decisions
+    time.sleep(1.5)
+    redis.start()
+    time.sleep(2.0)
+    stop.set()
+    for c in clients:
+        c.join(timeout=30)
+    if len(taken) < 100:
+        fail(f"only {len(taken)} messages taken: the judged run shows nothing")
+    # Receipts come within seconds; then the processes drain, log `stopped` and exit.
+    time.sleep(4)
+    for s in serves:
+        s.terminate()
+    for s in serves:
+        if s.wait(timeout=60) != 0:
+            fail(f"a serve process exited {s.returncode} on SIGTERM")
+    world.terminate()
+    world.wait(timeout=30)
+
+    calls_log = os.path.join(tmp, "calls.jsonl")
+    with open(calls_log, "w") as f:
+        f.writelines(json.dumps(c) + "\n" for c in calls)
+
+    def judge(config_path, logs):
+        return subprocess.run([relaysim, "judge", scenario, config_path, *sum((["--events", e] for e in logs), []),
+                               "--receipts", receipts, "--calls", calls_log, "--database", os.path.join(tmp, "sms.db")],
+                              capture_output=True, text=True)
+
+    result = judge(config, events)
+    if result.returncode != 0:
+        fail(f"the simulator's oracle judged the live SMS run and found (exit {result.returncode}):\n"
+             f"{result.stdout}{result.stderr}\n(the run is in {tmp})")
+    summary = "; ".join(l[len("judge: "):] for l in result.stdout.splitlines() if l.startswith("judge:"))
+    if "replayed: 0 " in summary:
+        fail(f"no decision on a process's own share was judged, though Redis was stopped: {summary}")
+    # Judged against a retry policy the gateway did not run with, S-retry must say so.
+    other = os.path.join(tmp, "other-retry.yaml")
+    open(other, "w").write(text.replace("max_attempts: 5", "max_attempts: 1"))
+    wrong = judge(other, events)
+    if wrong.returncode != 1 or "but its business allows 1" not in wrong.stdout:
+        fail(f"judged against another retry policy, the oracle did not find S-retry broken:\n{wrong.stdout}{wrong.stderr}")
+    # One process's log left out: the other's accepts have gaps no real run leaves.
+    cut = judge(config, events[:1])
+    if cut.returncode != 2 or "no log tells of it" not in cut.stderr:
+        fail(f"a run judged without one process's log was not refused:\n{cut.stdout}{cut.stderr}")
+    print(f"sms_e2e judged: PASS ({summary}); a wrong retry policy FAILs S-retry; a log left out is refused")
+
+
 def main():
     relaysim = sys.argv[1]
-    parts = sys.argv[2:] or ["stub", "readme", "kill"]
+    parts = sys.argv[2:] or ["stub", "readme", "kill", "judged"]
     for part in parts:
-        {"stub": stub_part, "readme": readme, "kill": kill_part}[part](relaysim)
+        {"stub": stub_part, "readme": readme, "kill": kill_part, "judged": judged_part}[part](relaysim)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,331 @@
+#include "live/sms/event_log.h"
+
+#include <nlohmann/json.hpp>
+
+#include <type_traits>
+
+#include "model/core/assert.h"
+
+namespace relaysim::live::sms {
+
+namespace {
+
+using nlohmann::json;
+
+// The names of each enum a record writes by name (model/core/names.h).
+struct Names {
+  template <class E>
+  static constexpr const auto& of() {
+    if constexpr (std::is_same_v<E, LogKind>) return kLogKindNames;
+    if constexpr (std::is_same_v<E, model::SendPath>) return model::kSendPathNames;
+    if constexpr (std::is_same_v<E, model::AcceptOutcome>) return model::kAcceptOutcomeNames;
+    if constexpr (std::is_same_v<E, model::Status>) return model::kStatusNames;
+    if constexpr (std::is_same_v<E, model::Kind>) return model::kKindNames;
+    if constexpr (std::is_same_v<E, LimitVia>) return kLimitViaNames;
+    if constexpr (std::is_same_v<E, model::SubmitClass>) return model::kSubmitClassNames;
+    if constexpr (std::is_same_v<E, model::Step>) return model::kStepNames;
+    if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonNames;
+    if constexpr (std::is_same_v<E, model::AsyncRule>) return model::kAsyncRuleNames;
+    if constexpr (std::is_same_v<E, model::ReceiptOutcome>) return model::kReceiptOutcomeNames;
+  }
+};
+
+}  // namespace
+
+template <class Self, class Io>
+void LogRecord::fields(Self& r, Io& io) {
+  io("pod", r.pod);
+  io("at", r.at);
+  switch (r.kind) {
+    case LogKind::started:
+    case LogKind::stopped:
+      return;
+    case LogKind::accepted:
+      io("id", r.id);
+      io("business", r.business);
+      io("epoch", r.epoch);
+      io("period", r.period);
+      io("path", r.path);
+      io("outcome", r.outcome);
+      io("status", r.status);
+      io("messages", r.messages);
+      return;
+    case LogKind::claimed:
+      io("id", r.id);
+      io("token", r.token);
+      io("prior", r.prior);
+      io("provider", r.provider);
+      io("provider_accepted", r.provider_accepted);
+      io("kind", r.message_kind);
+      io("recipient", r.recipient);
+      return;
+    case LogKind::limit:
+      io("id", r.id);
+      io("business", r.business);
+      io("member", r.member);
+      io("via", r.via);
+      io("admitted", r.admitted);
+      return;
+    case LogKind::submit_started:
+      io("id", r.id);
+      io("token", r.token);
+      io("provider", r.provider);
+      io("attempt", r.attempt);
+      io("path", r.path);
+      io("kind", r.message_kind);
+      io("recipient", r.recipient);
+      return;
+    case LogKind::submit_finished:
+      io("id", r.id);
+      io("token", r.token);
+      io("provider", r.provider);
+      io("submit", r.submit);
+      io("latency", r.latency);
+      io("path", r.path);
+      io("step", r.step);
+      io("reason", r.reason);
+      io("due_at", r.due_at);
+      return;
+    case LogKind::completed:
+      io("id", r.id);
+      io("token", r.token);
+      io("status", r.status);
+      io("reason", r.reason);
+      io("due_at", r.due_at);
+      io("provider", r.provider);
+      io("attempts", r.attempts);
+      io("provider_accepted", r.provider_accepted);
+      io("applied", r.applied);
+      io("failed", r.failed);
+      io("kind", r.message_kind);
+      io("recipient", r.recipient);
+      return;
+    case LogKind::mode:
+      io("rule", r.rule);
+      io("entered", r.entered);
+      return;
+    case LogKind::receipt:
+      io("id", r.id);
+      io("provider", r.provider);
+      io("delivered", r.delivered);
+      io("receipt", r.receipt);
+      return;
+  }
+}
+
+std::string write_record(const LogRecord& r) {
+  json out = json::object();
+  out["event"] = to_string(r.kind);
+  JsonFieldWriter<Names> w{out};
+  LogRecord::fields(r, w);
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::optional<LogRecord> read_record(std::string_view line, std::string& problem) {
+  const json in = json::parse(line, nullptr, false);
+  if (in.is_discarded() || !in.is_object()) {
+    problem = "not a JSON object";
+    return std::nullopt;
+  }
+  const auto kind = in.find("event");
+  const std::optional<LogKind> k =
+      kind != in.end() && kind->is_string() ? kLogKindNames.parse(kind->get_ref<const std::string&>()) : std::nullopt;
+  if (!k) {
+    problem = "no known 'event' (one of";
+    for (int i = 0; i < kLogKindNames.count; ++i) problem += std::string(i == 0 ? " " : ", ") + std::string(to_string(static_cast<LogKind>(i)));
+    problem += ")";
+    return std::nullopt;
+  }
+  LogRecord r;
+  r.kind = *k;
+  JsonFieldReader<Names> reader{in, {}};
+  LogRecord::fields(r, reader);
+  if (reader.problem.empty() && r.kind == LogKind::accepted && r.messages.empty()) {
+    reader.problem = "an accepted request names no message";
+  }
+  if (!reader.problem.empty()) {
+    problem = std::string(to_string(*k)) + ": " + reader.problem;
+    return std::nullopt;
+  }
+  return r;
+}
+
+// ---- LogChecker --------------------------------------------------------------------------------
+
+void LogChecker::next_log() {
+  up_ = false;
+  stopped_ = false;
+  held_.clear();
+}
+
+std::string LogChecker::check(const LogRecord& r, const std::string& where) {
+  if (r.kind == LogKind::started) {
+    // A new life: a killed process's claims are no longer its own.
+    up_ = true;
+    stopped_ = false;
+    held_.clear();
+    started_at_ = r.at;
+    return {};
+  }
+  if (!up_) return stopped_ ? "a record after the process logged 'stopped'" : "a record before the process logged 'started'";
+  if (r.at < started_at_) return "its time is before its process started";
+  switch (r.kind) {
+    case LogKind::stopped:
+      up_ = false;
+      stopped_ = true;
+      return {};
+    case LogKind::accepted:
+      if (r.outcome != model::AcceptOutcome::accepted) return {};
+      for (std::size_t i = 0; i < r.messages.size(); ++i) {
+        const auto [it, fresh] = accepted_.try_emplace(r.id + i, where);
+        if (!fresh) return "message " + std::to_string(r.id + i) + " was accepted already, at " + it->second;
+      }
+      return {};
+    case LogKind::claimed: {
+      const auto [it, fresh] = tokens_.try_emplace(r.token, where);
+      if (!fresh) return "claim token " + std::to_string(r.token) + " was handed out already, at " + it->second;
+      held_[r.token] = r.id;
+      return {};
+    }
+    case LogKind::submit_started:
+    case LogKind::submit_finished:
+    case LogKind::completed: {
+      const auto it = held_.find(r.token);
+      if (it == held_.end() || it->second != r.id) {
+        return "message " + std::to_string(r.id) + " under claim token " + std::to_string(r.token) +
+               ", a claim this process does not hold";
+      }
+      if (r.kind == LogKind::completed) held_.erase(it);
+      return {};
+    }
+    default:
+      return {};
+  }
+}
+
+// ---- EventLogWriter ----------------------------------------------------------------------------
+
+namespace {
+
+LogRecord record(LogKind kind, model::PodId pod, Time at) {
+  LogRecord r;
+  r.kind = kind;
+  r.pod = pod;
+  r.at = at;
+  return r;
+}
+
+}  // namespace
+
+EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod) : file_(path, "--events"), pod_(pod) {
+  RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
+}
+
+void EventLogWriter::write(const LogRecord& r) {
+  std::string line = write_record(r);
+  line += '\n';
+  file_.append(line);
+}
+
+void EventLogWriter::started(Time at) { write(record(LogKind::started, pod_, at)); }
+
+void EventLogWriter::stopped(Time at) { write(record(LogKind::stopped, pod_, at)); }
+
+void EventLogWriter::on(const model::Accepted& e) {
+  LogRecord r = record(LogKind::accepted, e.pod, e.request.now);
+  r.id = e.result.first;
+  r.business = e.request.business;
+  r.epoch = e.request.epoch;
+  r.period = e.request.period;
+  r.path = e.path;
+  r.outcome = e.result.outcome;
+  r.status = e.result.status;
+  r.messages.reserve(e.request.messages.size());
+  for (const model::NewMessage& m : e.request.messages) {
+    r.messages.push_back(LogMessage{std::string(m.biz_type), std::string(m.biz_id), m.send_at});
+  }
+  write(r);
+}
+
+void EventLogWriter::on(const model::Claimed& e) {
+  LogRecord r = record(LogKind::claimed, e.pod, e.at);
+  r.id = e.row.id;
+  r.token = e.row.claim_token;
+  r.prior = e.prior;
+  r.provider = e.row.provider;
+  r.provider_accepted = e.row.accepted;
+  r.message_kind = e.row.kind;
+  r.recipient = e.row.recipient;
+  write(r);
+}
+
+void EventLogWriter::on(const model::LimitDecided& e) {
+  LogRecord r = record(LogKind::limit, e.pod, e.at);
+  r.id = e.message;
+  r.business = e.business;
+  r.member = e.member;
+  r.via = e.decision.via;
+  r.admitted = e.decision.admitted;
+  write(r);
+}
+
+void EventLogWriter::on(const model::SubmitStarted& e) {
+  LogRecord r = record(LogKind::submit_started, e.pod, e.at);
+  r.id = e.row.id;
+  r.token = e.row.claim_token;
+  r.provider = e.provider;
+  r.attempt = e.attempt;
+  r.path = e.path;
+  r.message_kind = e.row.kind;
+  r.recipient = e.row.recipient;
+  write(r);
+}
+
+void EventLogWriter::on(const model::SubmitFinished& e) {
+  LogRecord r = record(LogKind::submit_finished, e.pod, e.at);
+  r.id = e.message;
+  r.token = e.claim;
+  r.provider = e.provider;
+  r.submit = e.outcome;
+  r.latency = e.latency;
+  r.path = e.path;
+  r.step = e.decision.step;
+  r.reason = e.decision.reason;
+  r.due_at = e.decision.due;
+  write(r);
+}
+
+void EventLogWriter::on(const model::Completed& e) {
+  LogRecord r = record(LogKind::completed, e.pod, e.completion.at);
+  r.id = e.row.id;
+  r.token = e.row.claim_token;
+  r.status = e.completion.status;
+  r.reason = e.completion.reason;
+  r.due_at = e.completion.due_at;
+  r.provider = e.completion.provider;
+  r.attempts = e.completion.attempts;
+  r.provider_accepted = e.completion.accepted;
+  r.applied = e.applied;
+  r.failed = e.failed;
+  r.message_kind = e.row.kind;
+  r.recipient = e.row.recipient;
+  write(r);
+}
+
+void EventLogWriter::on(const model::ModeChanged& e) {
+  LogRecord r = record(LogKind::mode, e.pod, e.at);
+  r.rule = e.change.rule;
+  r.entered = e.change.entered;
+  write(r);
+}
+
+void EventLogWriter::on(const model::ReceiptReceived& e) {
+  LogRecord r = record(LogKind::receipt, e.pod, e.at);
+  r.id = e.message;
+  r.provider = e.provider;
+  r.delivered = e.delivered;
+  r.receipt = e.outcome;
+  write(r);
+}
+
+}  // namespace relaysim::live::sms

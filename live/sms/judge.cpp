@@ -1,0 +1,514 @@
+#include "live/sms/judge.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "live/json_api.h"
+#include "live/json_record.h"
+#include "live/sms/config.h"
+#include "live/sms/event_log.h"
+#include "model/sms/sqlite_store.h"
+#include "model/store/sqlite_db.h"
+#include "sim/loader.h"
+#include "sim/sms/invariants.h"
+#include "sim/sms/oracle.h"
+#include "sim/sms/spec.h"
+#include "sim/world/process.h"
+
+namespace relaysim::live::sms {
+
+namespace {
+
+using nlohmann::json;
+namespace ss = sim::sms;
+
+// A submit as the world's log tells it: it reached `provider`, which drew `fate`.
+struct Submitted {
+  Time at{};
+  model::ProviderId provider = 0;
+  model::MessageId message = 0;
+  std::uint16_t attempt = 0;
+  ss::Fate fate = ss::Fate::accepted;
+};
+
+// The world's submit log; returns the world's start (the shift onto its clock).
+Duration read_world(const std::string& path, const sim::Scenario& scenario, const SmsServeConfig& config,
+                    std::vector<Submitted>& out) {
+  std::optional<Duration> started;
+  each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
+    const json j = parse_object(text, where);
+    if (const auto w = j.find("world"); w != j.end()) {
+      if (started) throw std::invalid_argument(where + ": a second world's log: judge one world's run at a time");
+      if (!w->is_object()) throw std::invalid_argument(where + ": 'world' is not an object");
+      const std::string system = w->value("system", std::string("webhook"));
+      if (system != "sms") {
+        throw std::invalid_argument(where + ": the world served a " + system + " scenario, not the SMS gateway's");
+      }
+      const std::string name = field<std::string>(*w, "scenario", where);
+      if (name != scenario.name) {
+        throw std::invalid_argument(where + ": the world served scenario '" + name + "', not '" + scenario.name + "'");
+      }
+      started = Duration{field<std::int64_t>(*w, "started_ns", where)};
+      return;
+    }
+    if (!started) throw std::invalid_argument(where + ": no world line before it: the log does not start as world writes it");
+    Submitted s;
+    s.at = Time{Duration{field<std::int64_t>(j, "at_ns", where)}};
+    if (s.at < kTimeZero) throw std::invalid_argument(where + ": 'at_ns' is before the world started");
+    const std::string provider = field<std::string>(j, "provider", where);
+    const auto p = std::find_if(config.providers.begin(), config.providers.end(),
+                                [&](const ProviderEndpoint& e) { return e.name == provider; });
+    if (p == config.providers.end()) {
+      throw std::invalid_argument(where + ": provider '" + provider + "' is not among the gateway's (serve.providers)");
+    }
+    s.provider = static_cast<model::ProviderId>(p - config.providers.begin());
+    const std::string reference = field<std::string>(j, "reference", where);
+    if (!whole_number(reference)) throw std::invalid_argument(where + ": 'reference' is not a message id: " + reference);
+    try {
+      s.message = std::stoull(reference);
+    } catch (const std::exception&) {
+      throw std::invalid_argument(where + ": 'reference' is not a message id: " + reference);
+    }
+    s.attempt = field<std::uint16_t>(j, "attempt", where);
+    const std::string fate = field<std::string>(j, "fate", where);
+    const std::optional<ss::Fate> f = ss::kFateNames.parse(fate);
+    if (!f) throw std::invalid_argument(where + ": 'fate' is not a provider's fate: " + fate);
+    s.fate = *f;
+    out.push_back(s);
+  });
+  if (!started) throw std::invalid_argument("--receipts: " + path + " is empty: no world wrote it");
+  std::stable_sort(out.begin(), out.end(), [](const Submitted& a, const Submitted& b) { return a.at < b.at; });
+  return *started;
+}
+
+// A client's send call, answered.
+struct Call {
+  Time at{};  // when the answer came
+  std::string label;
+  ss::TokenKind token = ss::TokenKind::good;
+  bool repeat = false;
+  model::SendAnswer answer;
+};
+
+// What an HTTP answer of POST /v1/sms (live/sms/api.h) says of the send.
+model::SendAnswer send_answer(int status, const json& body, const std::string& where) {
+  model::SendAnswer a;
+  if (!body.is_object()) throw std::invalid_argument(where + ": 'answer' is not the JSON object serve answered");
+  if (const auto fault = body.find("fault"); fault != body.end()) {
+    const std::optional<model::AuthFault> f = fault->is_string() ? model::kAuthFaultNames.parse(fault->get<std::string>()) : std::nullopt;
+    if (!f || *f == model::AuthFault::none) throw std::invalid_argument(where + ": 'fault' is not a token's fault: " + fault->dump());
+    a.fault = *f;
+    return a;
+  }
+  if (!body.contains("outcome")) {
+    if (status != 503) throw std::invalid_argument(where + ": an answer of status " + std::to_string(status) + " with no 'outcome' or 'fault'");
+    a.unavailable = true;
+    return a;
+  }
+  const std::string outcome = field<std::string>(body, "outcome", where);
+  const std::optional<model::AcceptOutcome> o = model::kAcceptOutcomeNames.parse(outcome);
+  if (!o) throw std::invalid_argument(where + ": 'outcome' is not a send's outcome: " + outcome);
+  a.outcome = *o;
+  if (body.contains("id")) a.first = field<model::MessageId>(body, "id", where);
+  return a;
+}
+
+std::vector<Call> read_calls(const std::string& path, Duration shift) {
+  std::vector<Call> calls;
+  if (path.empty()) return calls;
+  each_line(path, "--calls", [&](const std::string& text, const std::string& where) {
+    const json j = parse_object(text, where);
+    Call c;
+    const Time sent = world_time(j, "sent_ns", shift, where);
+    c.at = world_time(j, "answered_ns", shift, where);
+    if (c.at < sent) throw std::invalid_argument(where + ": answered before it was sent");
+    c.label = field<std::string>(j, "key", where);
+    const std::string token = field<std::string>(j, "token", where);
+    const std::optional<ss::TokenKind> t = ss::kTokenKindNames.parse(token);
+    if (!t) throw std::invalid_argument(where + ": 'token' is not one of good, forged, expired, foreign: " + token);
+    c.token = *t;
+    c.repeat = field<bool>(j, "repeat", where);
+    const int status = field<int>(j, "status", where);
+    if (status < 100 || status > 599) throw std::invalid_argument(where + ": field 'status' is not an HTTP status: " + std::to_string(status));
+    const auto answer = j.find("answer");
+    if (answer == j.end()) throw std::invalid_argument(where + ": no field 'answer'");
+    c.answer = send_answer(status, *answer, where);
+    calls.push_back(std::move(c));
+  });
+  std::stable_sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) { return a.at < b.at; });
+  return calls;
+}
+
+// One process's log, checked as it is read and put on the world's clock.
+struct Log {
+  std::string path;
+  std::vector<LogRecord> records;
+};
+
+std::vector<Log> read_logs(const std::vector<std::string>& paths, Duration shift) {
+  std::vector<Log> logs;
+  LogChecker checker;
+  std::unordered_map<model::PodId, std::string> pods;  // the log each pod's records came from
+  for (const std::string& path : paths) {
+    checker.next_log();
+    Log log{path, {}};
+    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
+      std::string problem;
+      std::optional<LogRecord> r = read_record(text, problem);
+      if (!r) throw std::invalid_argument(where + ": " + problem);
+      if (r->pod == 0) throw std::invalid_argument(where + ": pod 0: live pods are numbered from 1");
+      if (const std::string why = checker.check(*r, where); !why.empty()) {
+        throw std::invalid_argument(where + ": " + why + ": no real run writes this log");
+      }
+      const auto [it, fresh] = pods.try_emplace(r->pod, path);
+      if (!fresh && it->second != path) {
+        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
+                                    ": each process of a run has a pod number of its own (serve --pod)");
+      }
+      r->at = world_time(r->at, "at", shift, where);
+      if (r->kind == LogKind::submit_finished || r->kind == LogKind::completed) {
+        r->due_at = r->due_at == kTimeZero ? kTimeZero : r->due_at - shift;
+      }
+      for (LogMessage& m : r->messages) m.send_at -= shift;
+      log.records.push_back(std::move(*r));
+    });
+    if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
+    logs.push_back(std::move(log));
+  }
+  return logs;
+}
+
+// Refuses a --database that is not one an SMS serve left.
+void check_database(const std::string& path) {
+  const DbInspection db = inspect_database(path);
+  const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
+  if (!db.exists || db.is_directory || !db.is_sqlite || !has("businesses") || !has("messages")) {
+    throw std::invalid_argument("--database: " + path + " is not a database the SMS gateway's relaysim serve left" +
+                                (!db.exists ? ": no such file" : db.is_directory ? ": a directory" : !db.is_sqlite ? " (" + db.error + ")" : ""));
+  }
+}
+
+// The scenario as the run played it: the world's SMS scenario, with the gateway the serve
+// configuration ran — its platform, its providers (by name, in its order), and the businesses
+// the store holds, each with the configuration's business policy.
+sim::Scenario scenario_as_run(const JudgeInputs& in, const SmsServeConfig& config, model::Store& store) {
+  sim::Scenario scenario = sim::load_scenario(in.scenario);
+  if (dynamic_cast<const ss::SmsSpec*>(&scenario.spec()) == nullptr) {
+    throw std::invalid_argument(in.scenario + ": the serve configuration is the SMS gateway's, but the scenario's system is not sms");
+  }
+  ss::SmsSpec& spec = ss::spec_of(scenario);
+  spec.platform = config.platform;
+  std::vector<ss::ProviderSpec> providers;
+  for (const ProviderEndpoint& e : config.providers) {
+    const auto p = std::find_if(spec.providers.begin(), spec.providers.end(), [&](const ss::ProviderSpec& s) { return s.name == e.name; });
+    ss::ProviderSpec named;
+    named.name = e.name;
+    providers.push_back(p != spec.providers.end() ? *p : named);
+  }
+  spec.providers = std::move(providers);
+  spec.businesses.clear();
+  for (model::BusinessId id = 1;; ++id) {
+    const std::optional<model::BusinessRow> row = store.business(id);
+    if (!row) break;
+    spec.businesses.push_back(ss::BusinessSpec{row->name, row->quota, row->senders, row->templates, config.business, true});
+  }
+  return scenario;
+}
+
+// Hands the records to the oracle's checkers in the order described in judge.h.
+class Replay {
+ public:
+  Replay(const SmsServeConfig& config, std::vector<Log>& logs, const std::vector<Submitted>& submits,
+         const std::vector<Call>& calls, relaysim::sms::Events& model, ss::WorldEvents& world,
+         sim::ProcessEvents& processes, Judgement& out)
+      : config_(config), logs_(logs), submits_(submits), calls_(calls), model_(model), world_(world),
+        processes_(processes), out_(out) {
+    heads_.assign(logs_.size(), 0);
+    lives_.assign(logs_.size(), Life{});
+    for (std::uint32_t l = 0; l < logs_.size(); ++l) {
+      for (std::size_t i = 0; i < logs_[l].records.size(); ++i) {
+        const LogRecord& r = logs_[l].records[i];
+        if (r.kind == LogKind::accepted && r.outcome == model::AcceptOutcome::accepted) accepts_[r.id] = {l, i};
+      }
+    }
+  }
+
+  // Returns the time of the last thing replayed.
+  Time run() {
+    std::size_t s = 0;
+    std::size_t c = 0;
+    for (;;) {
+      // The log whose next record comes first (ties: the earlier log), against the world's next
+      // submit and the clients' next answer (ties: the log's record first, then the submit's).
+      std::uint32_t best = kNoLog;
+      for (std::uint32_t l = 0; l < logs_.size(); ++l) {
+        if (heads_[l] == logs_[l].records.size()) continue;
+        if (best == kNoLog || logs_[l].records[heads_[l]].at < logs_[best].records[heads_[best]].at) best = l;
+      }
+      const Time log_at = best == kNoLog ? Time::max() : logs_[best].records[heads_[best]].at;
+      const Time submit_at = s < submits_.size() ? submits_[s].at : Time::max();
+      const Time call_at = c < calls_.size() ? calls_[c].at : Time::max();
+      if (best == kNoLog && s == submits_.size() && c == calls_.size()) break;
+      if (best != kNoLog && log_at <= submit_at && log_at <= call_at) {
+        advance(best);
+      } else if (s < submits_.size() && submit_at <= call_at) {
+        submitted(submits_[s++]);
+      } else {
+        answered(calls_[c++]);
+      }
+    }
+    for (std::uint32_t l = 0; l < logs_.size(); ++l) {
+      if (lives_[l].up) crashed(l);
+    }
+    return last_;
+  }
+
+ private:
+  static constexpr std::uint32_t kNoLog = std::numeric_limits<std::uint32_t>::max();
+  struct Life {
+    bool up = false;
+    model::PodId pod = 0;
+    Time last{};
+  };
+
+  // Replays log l's next record, after the records of other logs that hold the accepted
+  // messages before it.
+  void advance(std::uint32_t l) {
+    const LogRecord& r = logs_[l].records[heads_[l]];
+    if (r.kind == LogKind::accepted && r.outcome == model::AcceptOutcome::accepted) {
+      while (next_id_ < r.id) {
+        const auto it = accepts_.find(next_id_);
+        if (it == accepts_.end()) {
+          throw std::invalid_argument(
+              logs_[l].path + ": message " + std::to_string(next_id_) + " was accepted before message " +
+              std::to_string(r.id) + ", but no log tells of it (a process killed between its commit and its log line, or a "
+              "log left out): the judge does not judge such a run yet");
+        }
+        const auto [m, i] = it->second;
+        RELAYSIM_ASSERT(m != l, "a process logs its accepts in id order");
+        while (heads_[m] <= i) advance(m);
+      }
+    }
+    if (heads_[l] == logs_[l].records.size() || &logs_[l].records[heads_[l]] != &r) return;  // replayed meanwhile
+    ++heads_[l];
+    replay(l, r);
+  }
+
+  void started(std::uint32_t l, const LogRecord& r) {
+    if (lives_[l].up) crashed(l);
+    lives_[l] = Life{true, r.pod, r.at};
+    processes_.emit(sim::ProcessStarted{r.pod - 1, r.at});
+  }
+
+  void crashed(std::uint32_t l) {
+    Life& life = lives_[l];
+    ++out_.crashes;
+    processes_.emit(sim::ProcessCrashed{life.pod - 1, life.last});
+    life.up = false;
+  }
+
+  void replay(std::uint32_t l, const LogRecord& r) {
+    last_ = std::max(last_, r.at);
+    if (r.kind == LogKind::started) return started(l, r);
+    lives_[l].last = r.at;
+    switch (r.kind) {
+      case LogKind::started:
+        return;
+      case LogKind::stopped:
+        lives_[l].up = false;
+        return;
+      case LogKind::accepted: return accepted(r);
+      case LogKind::claimed: {
+        const model::MessageRow row = row_of(r);
+        model_.emit(model::Claimed{r.pod, row, r.prior, r.at});
+        return;
+      }
+      case LogKind::limit: return limited(r);
+      case LogKind::submit_started: {
+        ++out_.submits;
+        const model::MessageRow row = row_of(r);
+        model_.emit(model::SubmitStarted{r.pod, row, r.provider, r.attempt, r.path, r.at});
+        return;
+      }
+      case LogKind::submit_finished:
+        model_.emit(model::SubmitFinished{r.pod, r.id, r.provider, r.submit, r.latency, r.path,
+                                          model::Decision{r.step, r.reason, r.due_at}, r.at, r.token});
+        return;
+      case LogKind::completed: {
+        const model::MessageRow row = row_of(r);
+        model::Completion c;
+        c.status = r.status;
+        c.reason = r.reason;
+        c.at = r.at;
+        c.due_at = r.due_at;
+        c.provider = r.provider;
+        c.pod = r.pod;
+        c.attempts = r.attempts;
+        c.accepted = r.provider_accepted;
+        model_.emit(model::Completed{r.pod, row, c, r.applied, r.failed});
+        return;
+      }
+      case LogKind::mode: {
+        ++out_.mode_changes;
+        model::ModeChange change;
+        change.entered = r.entered;
+        change.left = !r.entered;
+        change.rule = r.rule;
+        model_.emit(model::ModeChanged{r.pod, change, r.at});
+        return;
+      }
+      case LogKind::receipt:
+        if (r.receipt == model::ReceiptOutcome::applied) ++out_.receipts;
+        model_.emit(model::ReceiptReceived{r.pod, r.id, r.provider, r.delivered, r.receipt, r.at});
+        return;
+    }
+  }
+
+  static model::MessageRow row_of(const LogRecord& r) {
+    model::MessageRow row;
+    row.id = r.id;
+    row.claim_token = r.token;
+    row.provider = r.provider;
+    row.accepted = r.provider_accepted;
+    row.kind = r.message_kind;
+    row.recipient = r.recipient;
+    return row;
+  }
+
+  void accepted(const LogRecord& r) {
+    messages_.clear();
+    for (const LogMessage& m : r.messages) {
+      model::NewMessage n;
+      n.biz_type = m.biz_type;
+      n.biz_id = m.biz_id;
+      n.send_at = m.send_at;
+      messages_.push_back(n);
+    }
+    model::AcceptRequest req;
+    req.business = r.business;
+    req.epoch = r.epoch;
+    req.now = r.at;
+    req.period = r.period;
+    req.messages = messages_;
+    req.claim_for = r.path == model::SendPath::async ? 0 : r.pod;
+    req.lease = config_.platform.lease;
+    model::AcceptResult result;
+    result.outcome = r.outcome;
+    result.first = r.id;
+    result.status = r.status;
+    if (r.outcome == model::AcceptOutcome::accepted) {
+      next_id_ = r.id + r.messages.size();
+      out_.accepted += r.messages.size();
+    }
+    model_.emit(model::Accepted{r.pod, req, result, r.path});
+  }
+
+  void limited(const LogRecord& r) {
+    if (r.via == LimitVia::store) ++out_.limit_by_store;
+    SharedLimitConfig limit;
+    if (r.business == 0) {
+      if (!config_.platform.cluster_limit) throw std::invalid_argument(logs_.front().path + ": a decision of the cluster's limit, but the configuration has none (platform.limit)");
+      limit = model::cluster_limit_config(config_.platform);
+    } else {
+      if (!config_.business.limit) throw std::invalid_argument(logs_.front().path + ": a decision of a business's limit, but the configuration gives businesses none (business.limit)");
+      limit = model::business_limit_config(config_.platform, *config_.business.limit);
+    }
+    SharedDecision d;
+    d.admitted = r.admitted;
+    d.via = r.via;
+    model_.emit(model::LimitDecided{r.pod, r.id, r.business, limit, r.member, d, r.at});
+  }
+
+  void answered(const Call& c) {
+    last_ = std::max(last_, c.at);
+    ++out_.calls;
+    world_.emit(ss::ClientAnswered{0, c.token, c.repeat, c.answer, c.at, c.label});
+  }
+
+  void submitted(const Submitted& s) {
+    last_ = std::max(last_, s.at);
+    ++out_.provider_submits;
+    world_.emit(ss::ProviderSubmitted{s.provider, 0, s.message, 0, s.attempt, s.fate, s.at});
+  }
+
+  const SmsServeConfig& config_;
+  std::vector<Log>& logs_;
+  const std::vector<Submitted>& submits_;
+  const std::vector<Call>& calls_;
+  relaysim::sms::Events& model_;
+  ss::WorldEvents& world_;
+  sim::ProcessEvents& processes_;
+  Judgement& out_;
+  std::vector<std::size_t> heads_;
+  std::vector<Life> lives_;
+  std::unordered_map<model::MessageId, std::pair<std::uint32_t, std::size_t>> accepts_;  // where each accept is logged
+  model::MessageId next_id_ = 1;
+  std::vector<model::NewMessage> messages_;
+  Time last_{};
+};
+
+}  // namespace
+
+Judgement judge(const JudgeInputs& in) {
+  Judgement out;
+  out.ledger = sim::Ledger(ss::kInvariants);
+  const SmsServeConfig config = read_serve_config(in.config);
+  check_database(in.database);
+  model::SqliteStore store(in.database);
+  sim::Scenario scenario = scenario_as_run(in, config, store);
+  const ss::SmsSpec& spec = ss::spec_of(scenario);
+
+  std::vector<Submitted> submits;
+  const Duration shift = read_world(in.receipts, scenario, config, submits);
+  std::vector<Log> logs = read_logs(in.events, shift);
+  const std::vector<Call> calls = read_calls(in.calls, shift);
+  // The oracle numbers messages from 1: the database must be the run's own.
+  const model::MessageId first = [&] {
+    model::MessageId least = 0;
+    for (const Log& log : logs) {
+      for (const LogRecord& r : log.records) {
+        if (r.kind == LogKind::accepted && r.outcome == model::AcceptOutcome::accepted && (least == 0 || r.id < least)) least = r.id;
+      }
+    }
+    return least;
+  }();
+  if (first > 1) {
+    throw std::invalid_argument("the first message the logs tell of is " + std::to_string(first) +
+                                ", but the database numbers messages from 1: no log tells of the ones before (a log "
+                                "left out, or a database that held messages before the run: judge a run that started "
+                                "on a new database)");
+  }
+
+  relaysim::sms::Events model;
+  ss::WorldEvents world;
+  sim::ProcessEvents processes;
+  ss::Oracle oracle(spec, scenario.seed, out.ledger);
+  oracle.attach(model, world, processes);
+  Replay replay(config, logs, submits, calls, model, world, processes, out);
+  const Time end = replay.run();
+  // Messages the store holds beyond those the logs accepted were committed by a process that
+  // never logged them (killed first), or are in a log left out.
+  std::uint64_t stored = 0;
+  for (const std::uint64_t n : store.counts().by_status) stored += n;
+  if (stored > out.accepted) {
+    throw std::invalid_argument("--database: " + in.database + " holds " + std::to_string(stored) + " messages, but no log "
+                                "tells of " + std::to_string(stored - out.accepted) + " of them (a log left out, or a "
+                                "process killed between a commit and its log line): the judge does not judge such a run yet");
+  }
+  oracle.finish(end, store);
+
+  out.sent = oracle.sent();
+  out.limit_checks = oracle.limit_checks();
+  for (int c = 0; c < ss::kDuplicateCauseCount; ++c) {
+    const auto cause = static_cast<ss::DuplicateCause>(c);
+    if (const std::uint64_t n = oracle.duplicates(cause); n > 0) out.duplicates.emplace_back(std::string(to_string(cause)), n);
+  }
+  return out;
+}
+
+}  // namespace relaysim::live::sms

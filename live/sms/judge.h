@@ -1,0 +1,72 @@
+// `relaysim judge` for the SMS gateway: a live run judged by the simulator's own SMS oracle
+// (sim/sms/oracle.h).
+//
+// A live run leaves three kinds of record, each written by the one who saw it happen:
+//   - each `serve` process's event log (`serve --events`, live/sms/event_log.h): what the gateway
+//     did — accepts, claims, shared-limit decisions, submits and their outcomes, completions,
+//     changes of the sync-to-async mode, receipts;
+//   - the world's submit log (`world --receipts`): what reached each provider — when, which
+//     message and attempt, and the fate the provider drew (sent and answered, sent with the answer
+//     lost or late, throttled, refused, swallowed);
+//   - the clients' calls (`--calls`, one JSON line per send answered, docs/live.md): which request,
+//     with what kind of token (good, or forged, expired or foreign to its scope, on purpose),
+//     whether it repeated an earlier one, and what it was answered.
+// The judge merges them into the stream of events a simulated run gives the oracle, on the
+// world's clock (every time minus the world's start), and hands the oracle the store at the end.
+// The policies are the serve configuration's (what the gateway ran with); the businesses are the
+// store's (applied for while it ran), each with the configuration's business policy; the
+// providers are the configuration's, by name, and their ids its order.
+//
+// Each log is kept in the order it was written; between logs, records go by time, except that
+// accepted messages go in id order (the database hands ids out in commit order, and a process
+// logs its accept after its commit, so another's later-stamped accept may hold a smaller id).
+// A process that logged `started` again without `stopped` (or whose log ends without it) was
+// killed: it crashed just after the last event it logged.
+//
+// What no record of this run tells, the judge does not judge: the shared limits' decisions made
+// by Redis (their replay needs Redis's own clock and order; the twin check of the limiter, in
+// tests/live/redis_limiter_test.cpp, shows the scripts decide as the simulated store does) — the
+// decisions a process took on its own share while Redis was down are judged. Inputs that do not
+// fit together (another scenario's world log, a webhook run's, two logs of one pod, a submit
+// naming a provider the gateway does not have, a database that held messages before the run)
+// are refused, not judged; so are records no real run could have written (LogChecker).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/oracle/ledger.h"
+
+namespace relaysim::live::sms {
+
+struct JudgeInputs {
+  std::string scenario;             // the world's scenario file
+  std::string config;               // the serve configuration file
+  std::vector<std::string> events;  // the serve processes' event logs
+  std::string receipts;             // the world's submit log
+  std::string calls;                // the clients' calls; empty: not judged
+  std::string database;             // the store the processes shared, after the run
+};
+
+struct Judgement {
+  sim::Ledger ledger;
+  std::uint64_t accepted = 0;          // messages the gateway accepted
+  std::uint64_t submits = 0;           // submits the gateway started
+  std::uint64_t provider_submits = 0;  // submits that reached a provider
+  std::uint64_t sent = 0;              // SMS the providers sent
+  std::uint64_t receipts = 0;          // receipts the gateway applied
+  std::uint64_t calls = 0;             // client calls answered
+  std::uint64_t mode_changes = 0;
+  std::uint64_t crashes = 0;
+  std::uint64_t limit_checks = 0;      // decisions on a process's own share, replayed
+  std::uint64_t limit_by_store = 0;    // decisions Redis made (not judged here)
+  std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // second SMS, by cause
+};
+
+// Throws std::invalid_argument naming the file and line of anything it cannot read, and
+// sim::ScenarioError for a bad scenario or configuration.
+Judgement judge(const JudgeInputs& in);
+
+}  // namespace relaysim::live::sms
