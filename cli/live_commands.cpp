@@ -496,9 +496,11 @@ int judge_sms(const JudgeArgs& args) {
   }
   const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
   std::printf("judge: %llu client calls answered%s, %llu messages accepted, %llu submits started, %llu reached a provider "
-              "(%llu SMS sent), %llu receipts applied, %llu changes of sync-to-async mode, %llu crashes\n",
+              "(%llu SMS sent), %llu receipts applied, %llu changes of sync-to-async mode, %llu crashes (%llu store "
+              "changes they left unlogged)\n",
               n(j.calls), args.calls.empty() ? " (no --calls: what the clients were answered is not judged)" : "",
-              n(j.accepted), n(j.submits), n(j.provider_submits), n(j.sent), n(j.receipts), n(j.mode_changes), n(j.crashes));
+              n(j.accepted), n(j.submits), n(j.provider_submits), n(j.sent), n(j.receipts), n(j.mode_changes), n(j.crashes),
+              n(j.recovered));
   std::string duplicates;
   for (const auto& [cause, count] : j.duplicates) duplicates += (duplicates.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
   std::printf("judge: second SMS of one message: %s; limit decisions on a process's own share replayed: %llu (%llu made "

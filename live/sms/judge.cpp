@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -144,10 +147,12 @@ std::vector<Call> read_calls(const std::string& path, Duration shift) {
   return calls;
 }
 
-// One process's log, checked as it is read and put on the world's clock.
+// One process's log, checked as it is read and put on the world's clock; or the changes the store
+// holds that no log tells of (`recovered`).
 struct Log {
   std::string path;
   std::vector<LogRecord> records;
+  bool recovered = false;
 };
 
 std::vector<Log> read_logs(const std::vector<std::string>& paths, Duration shift) {
@@ -181,6 +186,136 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, Duration shift
     logs.push_back(std::move(log));
   }
   return logs;
+}
+
+// What the store committed that no log tells of, as records at the times the store's status
+// histories give (each change of a message's status is in its row, with its time and pod): the
+// accepts, claims and completions of processes killed between a commit and its log line, and the
+// receipts applied by one. A change matches a logged record by message, time and status.
+// Refuses changes no killed process can explain: a pod's whose log was left out, or any when no
+// process was killed. One log per message, so that each keeps its own order (an accept before its
+// claim) while the merge puts them among the processes' by time.
+std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Duration shift, model::MessageId stored) {
+  using Key = std::tuple<model::MessageId, std::int64_t, model::Status>;
+  std::set<Key> logged;
+  std::set<model::MessageId> accepted;
+  std::map<std::pair<model::MessageId, std::int64_t>, model::ClaimToken> claims;  // (message, time) -> token
+  std::unordered_map<model::ClaimToken, std::uint16_t> submits;                  // by claim
+  std::set<model::PodId> pods;
+  bool killed = false;
+  for (const Log& log : logs) {
+    bool up = false;
+    for (const LogRecord& r : log.records) {
+      pods.insert(r.pod);
+      const std::int64_t at = to_ns(r.at);
+      switch (r.kind) {
+        case LogKind::started:
+          killed = killed || up;
+          up = true;
+          break;
+        case LogKind::stopped: up = false; break;
+        case LogKind::accepted:
+          if (r.outcome != model::AcceptOutcome::accepted) break;
+          for (std::size_t i = 0; i < r.messages.size(); ++i) {
+            accepted.insert(r.id + i);
+            logged.emplace(r.id + i, at, model::Status::pending);
+          }
+          break;
+        case LogKind::claimed:
+          logged.emplace(r.id, at, model::Status::in_flight);
+          claims[{r.id, at}] = r.token;
+          break;
+        case LogKind::submit_started: ++submits[r.token]; break;
+        case LogKind::completed:
+          if (r.applied) logged.emplace(r.id, at, r.status);
+          break;
+        case LogKind::receipt:
+          if (r.receipt == model::ReceiptOutcome::applied) {
+            logged.emplace(r.id, at, r.delivered ? model::Status::delivered : model::Status::undelivered);
+          }
+          break;
+        default: break;
+      }
+    }
+    killed = killed || up;
+  }
+  std::vector<Log> out;
+  const auto unexplained = [&](model::MessageId id, const model::StatusChange& c) {
+    if (!killed) {
+      return "--database: message " + std::to_string(id) + " became " + std::string(to_string(c.status)) +
+             " in the store, but no log tells of it, and no process was killed (a log left out, or another run's database)";
+    }
+    if (c.pod != 0 && pods.count(c.pod) == 0) {
+      return "--database: message " + std::to_string(id) + " became " + std::string(to_string(c.status)) + " by pod " +
+             std::to_string(c.pod) + ", whose log was not given: give every process's log (--events)";
+    }
+    return std::string();
+  };
+  for (model::MessageId id = 1; id <= stored; ++id) {
+    const std::optional<model::MessageRow> row = store.get(id);
+    if (!row) throw std::invalid_argument("--database: message " + std::to_string(id) + " is missing: ids are never reused");
+    const std::vector<model::StatusChange> history = store.history(id);
+    model::Status prior = model::Status::pending;
+    model::ClaimToken token = 0;
+    Log recovered{"--database", {}, true};
+    for (std::size_t k = 0; k < history.size(); ++k) {
+      const model::StatusChange& c = history[k];
+      const Time at = c.at - shift;
+      const std::int64_t ns = to_ns(at);
+      if (c.status == model::Status::in_flight) {
+        const auto t = claims.find({id, ns});
+        token = t == claims.end() ? 0 : t->second;
+      }
+      const bool first_unlogged = k == 0 && accepted.count(id) == 0;
+      if (!first_unlogged && logged.count({id, ns, c.status}) != 0) {
+        prior = c.status;
+        continue;
+      }
+      if (const std::string why = unexplained(id, c); !why.empty()) throw std::invalid_argument(why);
+      LogRecord r;
+      r.pod = c.pod;
+      r.at = at;
+      r.id = id;
+      r.provider = c.provider;
+      r.message_kind = row->kind;
+      r.recipient = row->recipient;
+      if (first_unlogged) {
+        r.kind = LogKind::accepted;
+        r.business = row->business;
+        r.period = row->period;
+        r.path = model::SendPath::async;
+        r.outcome = model::AcceptOutcome::accepted;
+        r.messages.push_back(LogMessage{row->biz_type, row->biz_id, row->send_at - shift});
+        recovered.records.push_back(r);
+        r.messages.clear();
+        if (c.status == model::Status::pending) continue;
+      }
+      if (c.status == model::Status::in_flight) {
+        r.kind = LogKind::claimed;
+        r.prior = prior;
+        r.token = token;
+      } else if (c.pod == 0 && (c.status == model::Status::delivered || c.status == model::Status::undelivered)) {
+        r.kind = LogKind::receipt;
+        r.delivered = c.status == model::Status::delivered;
+        r.receipt = model::ReceiptOutcome::applied;
+      } else {
+        r.kind = LogKind::completed;
+        r.token = token;
+        r.status = c.status;
+        r.reason = c.reason;
+        r.due_at = at;
+        const auto n = token == 0 ? submits.end() : submits.find(token);
+        r.attempts = n == submits.end() ? 0 : n->second;
+        r.provider_accepted = c.status == model::Status::submitted || c.status == model::Status::delivered ||
+                              c.status == model::Status::undelivered;
+        r.applied = true;
+      }
+      recovered.records.push_back(r);
+      prior = c.status;
+    }
+    if (!recovered.records.empty()) out.push_back(std::move(recovered));
+  }
+  return out;
 }
 
 // Refuses a --database that is not one an SMS serve left.
@@ -224,10 +359,10 @@ sim::Scenario scenario_as_run(const JudgeInputs& in, const SmsServeConfig& confi
 class Replay {
  public:
   Replay(const SmsServeConfig& config, std::vector<Log>& logs, const std::vector<Submitted>& submits,
-         const std::vector<Call>& calls, relaysim::sms::Events& model, ss::WorldEvents& world,
-         sim::ProcessEvents& processes, Judgement& out)
-      : config_(config), logs_(logs), submits_(submits), calls_(calls), model_(model), world_(world),
-        processes_(processes), out_(out) {
+         const std::vector<Call>& calls, relaysim::sms::Events& model, relaysim::sms::Events& recovered,
+         ss::WorldEvents& world, sim::ProcessEvents& processes, Judgement& out)
+      : config_(config), logs_(logs), submits_(submits), calls_(calls), model_(model), recovered_(recovered),
+        world_(world), processes_(processes), out_(out) {
     heads_.assign(logs_.size(), 0);
     lives_.assign(logs_.size(), Life{});
     for (std::uint32_t l = 0; l < logs_.size(); ++l) {
@@ -286,11 +421,11 @@ class Replay {
         if (it == accepts_.end()) {
           throw std::invalid_argument(
               logs_[l].path + ": message " + std::to_string(next_id_) + " was accepted before message " +
-              std::to_string(r.id) + ", but no log tells of it (a process killed between its commit and its log line, or a "
-              "log left out): the judge does not judge such a run yet");
+              std::to_string(r.id) + ", but neither a log nor the database tells of it: the logs are not of this "
+              "database's run");
         }
         const auto [m, i] = it->second;
-        RELAYSIM_ASSERT(m != l, "a process logs its accepts in id order");
+        RELAYSIM_ASSERT(m != l, "a log holds its accepts in id order");
         while (heads_[m] <= i) advance(m);
       }
     }
@@ -316,27 +451,29 @@ class Replay {
     last_ = std::max(last_, r.at);
     if (r.kind == LogKind::started) return started(l, r);
     lives_[l].last = r.at;
+    if (logs_[l].recovered) ++out_.recovered;
+    relaysim::sms::Events& bus = logs_[l].recovered ? recovered_ : model_;
     switch (r.kind) {
       case LogKind::started:
         return;
       case LogKind::stopped:
         lives_[l].up = false;
         return;
-      case LogKind::accepted: return accepted(r);
+      case LogKind::accepted: return accepted(r, bus);
       case LogKind::claimed: {
         const model::MessageRow row = row_of(r);
-        model_.emit(model::Claimed{r.pod, row, r.prior, r.at});
+        bus.emit(model::Claimed{r.pod, row, r.prior, r.at});
         return;
       }
       case LogKind::limit: return limited(r);
       case LogKind::submit_started: {
         ++out_.submits;
         const model::MessageRow row = row_of(r);
-        model_.emit(model::SubmitStarted{r.pod, row, r.provider, r.attempt, r.path, r.at});
+        bus.emit(model::SubmitStarted{r.pod, row, r.provider, r.attempt, r.path, r.at});
         return;
       }
       case LogKind::submit_finished:
-        model_.emit(model::SubmitFinished{r.pod, r.id, r.provider, r.submit, r.latency, r.path,
+        bus.emit(model::SubmitFinished{r.pod, r.id, r.provider, r.submit, r.latency, r.path,
                                           model::Decision{r.step, r.reason, r.due_at}, r.at, r.token});
         return;
       case LogKind::completed: {
@@ -350,7 +487,7 @@ class Replay {
         c.pod = r.pod;
         c.attempts = r.attempts;
         c.accepted = r.provider_accepted;
-        model_.emit(model::Completed{r.pod, row, c, r.applied, r.failed});
+        bus.emit(model::Completed{r.pod, row, c, r.applied, r.failed});
         return;
       }
       case LogKind::mode: {
@@ -359,12 +496,12 @@ class Replay {
         change.entered = r.entered;
         change.left = !r.entered;
         change.rule = r.rule;
-        model_.emit(model::ModeChanged{r.pod, change, r.at});
+        bus.emit(model::ModeChanged{r.pod, change, r.at});
         return;
       }
       case LogKind::receipt:
         if (r.receipt == model::ReceiptOutcome::applied) ++out_.receipts;
-        model_.emit(model::ReceiptReceived{r.pod, r.id, r.provider, r.delivered, r.receipt, r.at});
+        bus.emit(model::ReceiptReceived{r.pod, r.id, r.provider, r.delivered, r.receipt, r.at});
         return;
     }
   }
@@ -380,7 +517,7 @@ class Replay {
     return row;
   }
 
-  void accepted(const LogRecord& r) {
+  void accepted(const LogRecord& r, relaysim::sms::Events& bus) {
     messages_.clear();
     for (const LogMessage& m : r.messages) {
       model::NewMessage n;
@@ -405,7 +542,7 @@ class Replay {
       next_id_ = r.id + r.messages.size();
       out_.accepted += r.messages.size();
     }
-    model_.emit(model::Accepted{r.pod, req, result, r.path});
+    bus.emit(model::Accepted{r.pod, req, result, r.path});
   }
 
   void limited(const LogRecord& r) {
@@ -441,6 +578,7 @@ class Replay {
   const std::vector<Submitted>& submits_;
   const std::vector<Call>& calls_;
   relaysim::sms::Events& model_;
+  relaysim::sms::Events& recovered_;  // the changes no log tells of (unlogged)
   ss::WorldEvents& world_;
   sim::ProcessEvents& processes_;
   Judgement& out_;
@@ -484,22 +622,21 @@ Judgement judge(const JudgeInputs& in) {
                                 "on a new database)");
   }
 
+  // What a killed process committed and never logged, from the store.
+  std::uint64_t stored = 0;
+  for (const std::uint64_t n : store.counts().by_status) stored += n;
+  for (Log& recovered : unlogged(store, logs, shift, stored)) logs.push_back(std::move(recovered));
+
   relaysim::sms::Events model;
+  relaysim::sms::Events recovered;
   ss::WorldEvents world;
   sim::ProcessEvents processes;
   ss::Oracle oracle(spec, scenario.seed, out.ledger);
   oracle.attach(model, world, processes);
-  Replay replay(config, logs, submits, calls, model, world, processes, out);
+  oracle.attach_recovered(recovered);
+  Replay replay(config, logs, submits, calls, model, recovered, world, processes, out);
   const Time end = replay.run();
-  // Messages the store holds beyond those the logs accepted were committed by a process that
-  // never logged them (killed first), or are in a log left out.
-  std::uint64_t stored = 0;
-  for (const std::uint64_t n : store.counts().by_status) stored += n;
-  if (stored > out.accepted) {
-    throw std::invalid_argument("--database: " + in.database + " holds " + std::to_string(stored) + " messages, but no log "
-                                "tells of " + std::to_string(stored - out.accepted) + " of them (a log left out, or a "
-                                "process killed between a commit and its log line): the judge does not judge such a run yet");
-  }
+  RELAYSIM_ASSERT(out.accepted == stored, "every stored message was accepted by a log, or recovered");
   oracle.finish(end, store);
 
   out.sent = oracle.sent();

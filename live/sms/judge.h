@@ -21,15 +21,20 @@
 // accepted messages go in id order (the database hands ids out in commit order, and a process
 // logs its accept after its commit, so another's later-stamped accept may hold a smaller id).
 // A process that logged `started` again without `stopped` (or whose log ends without it) was
-// killed: it crashed just after the last event it logged.
+// killed: it crashed just after the last event it logged. What it committed and died before
+// logging — an accept, a claim, a completion, a receipt — the judge takes from the store: each
+// message's row holds its status history (every change with its time and pod), and a change no
+// logged record matches (by message, time and status) joins the stream at its time, seen by the
+// message checker alone (no pod's mode or local limit is known to have seen it).
 //
 // What no record of this run tells, the judge does not judge: the shared limits' decisions made
 // by Redis (their replay needs Redis's own clock and order; the twin check of the limiter, in
 // tests/live/redis_limiter_test.cpp, shows the scripts decide as the simulated store does) — the
 // decisions a process took on its own share while Redis was down are judged. Inputs that do not
 // fit together (another scenario's world log, a webhook run's, two logs of one pod, a submit
-// naming a provider the gateway does not have, a database that held messages before the run)
-// are refused, not judged; so are records no real run could have written (LogChecker).
+// naming a provider the gateway does not have, a database that held messages before the run, a
+// store change no log tells of when no process was killed, or by a pod whose log is missing) are
+// refused, not judged; so are records no real run could have written (LogChecker).
 #pragma once
 
 #include <cstdint>
@@ -60,6 +65,7 @@ struct Judgement {
   std::uint64_t calls = 0;             // client calls answered
   std::uint64_t mode_changes = 0;
   std::uint64_t crashes = 0;
+  std::uint64_t recovered = 0;         // store changes a killed process committed and never logged
   std::uint64_t limit_checks = 0;      // decisions on a process's own share, replayed
   std::uint64_t limit_by_store = 0;    // decisions Redis made (not judged here)
   std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // second SMS, by cause

@@ -39,6 +39,10 @@ class Oracle {
   void attach(relaysim::sms::Events& model, WorldEvents& world, ProcessEvents& processes);
   // Attaches the checker of shared limits to the store's (Redis's) bus.
   void attach(KvBus& kv) { kv.attach(limits_); }
+  // Attaches the message checker alone to `recovered`: the bus of the changes a live run's store
+  // holds and no log of it tells (a process killed between a commit and its log line). Those are
+  // the messages' truth, but no pod's mode or local limit is known to have seen them.
+  void attach_recovered(relaysim::sms::Events& recovered) { recovered.attach(messages_); }
 
   // The end-of-run checks: no pod overdue into or out of async mode, then every message accepted
   // still in the store and the store's quota what the charges less refunds come to.
