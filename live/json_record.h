@@ -15,6 +15,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -108,6 +109,48 @@ struct JsonFieldReader {
     if (!ok) problem = std::string("field '") + name + "' is not a valid value: " + j.dump();
   }
 };
+
+// An event log's line: {"event": the record's kind by name, ...the kind's fields}. `Record` has
+// a `kind` (an enum whose names Names::of gives) and a static `fields(self, io)`.
+template <class Names, class Record>
+std::string write_event_line(const Record& r) {
+  nlohmann::json out = nlohmann::json::object();
+  out["event"] = Names::template of<decltype(r.kind)>()[r.kind];
+  JsonFieldWriter<Names> w{out};
+  Record::fields(r, w);
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Reads a line write_event_line wrote; nullopt with `problem` set (naming the field) when it is
+// not a record.
+template <class Names, class Record>
+std::optional<Record> read_event_line(std::string_view line, std::string& problem) {
+  const nlohmann::json in = nlohmann::json::parse(line, nullptr, false);
+  if (in.is_discarded() || !in.is_object()) {
+    problem = "not a JSON object";
+    return std::nullopt;
+  }
+  using Kind = decltype(Record::kind);
+  const auto& kinds = Names::template of<Kind>();
+  const auto kind = in.find("event");
+  const std::optional<Kind> k =
+      kind != in.end() && kind->is_string() ? kinds.parse(kind->template get_ref<const std::string&>()) : std::nullopt;
+  if (!k) {
+    problem = "no known 'event' (one of";
+    for (int i = 0; i < kinds.count; ++i) problem += std::string(i == 0 ? " " : ", ") + std::string(kinds[static_cast<Kind>(i)]);
+    problem += ")";
+    return std::nullopt;
+  }
+  Record r;
+  r.kind = *k;
+  JsonFieldReader<Names> reader{in, {}};
+  Record::fields(r, reader);
+  if (!reader.problem.empty()) {
+    problem = std::string(kinds[*k]) + ": " + reader.problem;
+    return std::nullopt;
+  }
+  return r;
+}
 
 // Reading logs other programs (or other runs) wrote: every problem is an std::invalid_argument
 // that names the file and line ("file:N").

@@ -1,7 +1,5 @@
 #include "live/sms/event_log.h"
 
-#include <nlohmann/json.hpp>
-
 #include <type_traits>
 
 #include "model/core/assert.h"
@@ -9,8 +7,6 @@
 namespace relaysim::live::sms {
 
 namespace {
-
-using nlohmann::json;
 
 // The names of each enum a record writes by name (model/core/names.h).
 struct Names {
@@ -113,38 +109,12 @@ void LogRecord::fields(Self& r, Io& io) {
   }
 }
 
-std::string write_record(const LogRecord& r) {
-  json out = json::object();
-  out["event"] = to_string(r.kind);
-  JsonFieldWriter<Names> w{out};
-  LogRecord::fields(r, w);
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string write_record(const LogRecord& r) { return write_event_line<Names>(r); }
 
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem) {
-  const json in = json::parse(line, nullptr, false);
-  if (in.is_discarded() || !in.is_object()) {
-    problem = "not a JSON object";
-    return std::nullopt;
-  }
-  const auto kind = in.find("event");
-  const std::optional<LogKind> k =
-      kind != in.end() && kind->is_string() ? kLogKindNames.parse(kind->get_ref<const std::string&>()) : std::nullopt;
-  if (!k) {
-    problem = "no known 'event' (one of";
-    for (int i = 0; i < kLogKindNames.count; ++i) problem += std::string(i == 0 ? " " : ", ") + std::string(to_string(static_cast<LogKind>(i)));
-    problem += ")";
-    return std::nullopt;
-  }
-  LogRecord r;
-  r.kind = *k;
-  JsonFieldReader<Names> reader{in, {}};
-  LogRecord::fields(r, reader);
-  if (reader.problem.empty() && r.kind == LogKind::accepted && r.messages.empty()) {
-    reader.problem = "an accepted request names no message";
-  }
-  if (!reader.problem.empty()) {
-    problem = std::string(to_string(*k)) + ": " + reader.problem;
+  std::optional<LogRecord> r = read_event_line<Names, LogRecord>(line, problem);
+  if (r && r->kind == LogKind::accepted && r->messages.empty()) {
+    problem = "accepted: an accepted request names no message";
     return std::nullopt;
   }
   return r;

@@ -1,7 +1,5 @@
 #include "live/webhook/event_log.h"
 
-#include <nlohmann/json.hpp>
-
 #include <stdexcept>
 #include <type_traits>
 
@@ -11,8 +9,6 @@
 namespace relaysim::live::webhook {
 
 namespace {
-
-using nlohmann::json;
 
 // The names of each enum a record writes by name (model/core/names.h).
 struct Names {
@@ -28,8 +24,6 @@ struct Names {
     if constexpr (std::is_same_v<E, BreakerState>) return kBreakerStateNames;
   }
 };
-using Writer = JsonFieldWriter<Names>;
-using FieldReader = JsonFieldReader<Names>;
 
 }  // namespace
 
@@ -104,37 +98,10 @@ void LogRecord::fields(Self& r, Io& io) {
   }
 }
 
-std::string write_record(const LogRecord& r) {
-  json out = json::object();
-  out["event"] = to_string(r.kind);
-  Writer w{out};
-  LogRecord::fields(r, w);
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string write_record(const LogRecord& r) { return write_event_line<Names>(r); }
 
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem) {
-  const json in = json::parse(line, nullptr, false);
-  if (in.is_discarded() || !in.is_object()) {
-    problem = "not a JSON object";
-    return std::nullopt;
-  }
-  const auto kind = in.find("event");
-  const std::optional<LogKind> k =
-      kind != in.end() && kind->is_string() ? kLogKindNames.parse(kind->get_ref<const std::string&>()) : std::nullopt;
-  if (!k) {
-    problem = "no known 'event' (one of started, stopped, ingested, claimed, attempt_started, attempt_finished, "
-              "completed, notified, replayed, lookup, breaker)";
-    return std::nullopt;
-  }
-  LogRecord r;
-  r.kind = *k;
-  FieldReader reader{in, {}};
-  LogRecord::fields(r, reader);
-  if (!reader.problem.empty()) {
-    problem = std::string(to_string(*k)) + ": " + reader.problem;
-    return std::nullopt;
-  }
-  return r;
+  return read_event_line<Names, LogRecord>(line, problem);
 }
 
 // ---- LogChecker --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 
 #include "live/clock.h"
 #include "live/json_api.h"
+#include "live/sms/event_log.h"
 #include "live/sms/ports.h"
 #include "live/webhook/api.h"
 #include "live/api_keys.h"
@@ -654,6 +655,117 @@ TEST(EventLog, RefusesWhatIsNotARecordNamingTheField) {
   EXPECT_EQ(problem_of(R"({"event":"started","pod":4294967296,"at":5})"),
             "started: field 'pod' is not a valid value: 4294967296");
   EXPECT_EQ(problem_of(R"({"event":"started","pod":1,"at":1.5})"), "started: field 'at' is not a valid value: 1.5");
+}
+
+// The SMS gateway's event log: every kind, with a bulk accept's messages, writes a line that reads
+// back as the same record; a line that is not one is refused with the field at fault named.
+TEST(SmsEventLog, EveryKindReadsBackAsWritten) {
+  namespace ls = relaysim::live::sms;
+  for (int k = 0; k < ls::kLogKindNames.count; ++k) {
+    ls::LogRecord r;
+    r.kind = static_cast<ls::LogKind>(k);
+    r.pod = 2;
+    r.at = time_from_ns(1'795'659'718'123'456'789);
+    r.id = 41;
+    r.business = 3;
+    r.epoch = 2;
+    r.period = 693;
+    r.path = relaysim::sms::SendPath::probe;
+    r.outcome = relaysim::sms::AcceptOutcome::quota_exhausted;
+    r.messages = {{"otp", "login-1#0", r.at}, {"otp", "login-1#1", r.at + std::chrono::hours(1)}};
+    r.token = 9;
+    r.prior = relaysim::sms::Status::unknown;
+    r.provider = 1;
+    r.provider_accepted = true;
+    r.message_kind = relaysim::sms::Kind::bulk;
+    r.recipient = 4915112345678;
+    r.member = 65537;
+    r.via = LimitVia::local;
+    r.admitted = true;
+    r.attempt = 3;
+    r.submit = relaysim::sms::SubmitClass::throttled;
+    r.latency = std::chrono::milliseconds(7);
+    r.step = relaysim::sms::Step::retry;
+    r.due_at = r.at + std::chrono::seconds(2);
+    r.status = relaysim::sms::Status::failed;
+    r.reason = relaysim::sms::Reason::exhausted;
+    r.attempts = 2;
+    r.applied = true;
+    r.rule = relaysim::sms::AsyncRule::error_rate;
+    r.entered = true;
+    r.delivered = true;
+    r.receipt = relaysim::sms::ReceiptOutcome::already_final;
+    const std::string line = ls::write_record(r);
+    std::string problem;
+    const std::optional<ls::LogRecord> back = ls::read_record(line, problem);
+    ASSERT_TRUE(back.has_value()) << line << ": " << problem;
+    EXPECT_EQ(back->kind, r.kind);
+    EXPECT_EQ(back->at, r.at);
+    EXPECT_EQ(ls::write_record(*back), line);
+  }
+  auto problem_of = [](std::string_view line) {
+    std::string problem;
+    EXPECT_FALSE(ls::read_record(line, problem).has_value()) << line;
+    return problem;
+  };
+  EXPECT_NE(problem_of(R"({"event":"ingested","pod":1,"at":5})").find("no known 'event' (one of started, stopped, accepted"),
+            std::string::npos);
+  EXPECT_EQ(problem_of(R"({"event":"mode","pod":1,"at":5,"rule":"whim","entered":true})"),
+            "mode: field 'rule' is not a valid value: \"whim\"");
+  EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
+                       R"("outcome":"accepted","status":"pending","messages":[7]})"),
+            "accepted: field 'messages' is not a valid value: [7]");
+  EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
+                       R"("outcome":"accepted","status":"pending","messages":[{"biz_type":"otp","send_at":5}]})"),
+            "accepted: field 'messages', item 0: no field 'biz_id'");
+}
+
+// The SMS log's checker: a submit or completion under a claim the process does not hold, a claim
+// token or a message id handed out twice, a record outside a life, a time before its start.
+TEST(SmsEventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
+  namespace ls = relaysim::live::sms;
+  using ls::LogKind;
+  const Time t0 = time_from_ns(1'795'000'000'000'000'000);
+  auto rec = [&](LogKind kind, int ms, relaysim::sms::MessageId id = 0, relaysim::sms::ClaimToken token = 0) {
+    ls::LogRecord r;
+    r.kind = kind;
+    r.pod = 1;
+    r.at = t0 + std::chrono::milliseconds(ms);
+    r.id = id;
+    r.token = token;
+    if (kind == LogKind::accepted) r.messages = {{"otp", "a", r.at}};
+    return r;
+  };
+  const auto first_problem = [](const std::vector<std::vector<ls::LogRecord>>& logs) {
+    ls::LogChecker checker;
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+      checker.next_log();
+      for (std::size_t i = 0; i < logs[l].size(); ++i) {
+        const std::string where = "log" + std::to_string(l + 1) + ":" + std::to_string(i + 1);
+        if (std::string p = checker.check(logs[l][i], where); !p.empty()) return where + ": " + p;
+      }
+    }
+    return std::string();
+  };
+  const std::vector<ls::LogRecord> real = {rec(LogKind::started, 0), rec(LogKind::accepted, 1, 1),
+                                           rec(LogKind::claimed, 1, 1, 7), rec(LogKind::submit_started, 2, 1, 7),
+                                           rec(LogKind::submit_finished, 5, 1, 7), rec(LogKind::completed, 6, 1, 7),
+                                           rec(LogKind::stopped, 9)};
+  EXPECT_EQ(first_problem({real}), "");
+  // A killed process's claims are not the next life's.
+  std::vector<ls::LogRecord> killed = {rec(LogKind::started, 0), rec(LogKind::claimed, 1, 1, 7), rec(LogKind::started, 3),
+                                       rec(LogKind::completed, 4, 1, 7)};
+  EXPECT_EQ(first_problem({killed}), "log1:4: message 1 under claim token 7, a claim this process does not hold");
+  EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::submit_started, 1, 2, 7)}}),
+            "log1:2: message 2 under claim token 7, a claim this process does not hold");
+  EXPECT_EQ(first_problem({real, real}), "log2:2: message 1 was accepted already, at log1:2");
+  std::vector<ls::LogRecord> retoken = real;
+  retoken[1].id = 2;
+  EXPECT_EQ(first_problem({real, retoken}), "log2:3: claim token 7 was handed out already, at log1:3");
+  EXPECT_EQ(first_problem({{rec(LogKind::claimed, 1, 1, 7)}}), "log1:1: a record before the process logged 'started'");
+  EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::stopped, 1), rec(LogKind::mode, 2)}}),
+            "log1:3: a record after the process logged 'stopped'");
+  EXPECT_EQ(first_problem({{rec(LogKind::started, 5), rec(LogKind::mode, 2)}}), "log1:2: its time is before its process started");
 }
 
 // A killed process can commit and die before it logs: here one dies between a delivery's commit
