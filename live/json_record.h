@@ -121,6 +121,16 @@ std::string write_event_line(const Record& r) {
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A record of `kind` that process `pod` logs at `at`, its other fields to be filled in.
+template <class Record>
+Record event_record(decltype(Record::kind) kind, decltype(Record::pod) pod, Time at) {
+  Record r;
+  r.kind = kind;
+  r.pod = pod;
+  r.at = at;
+  return r;
+}
+
 // Reads a line write_event_line wrote; nullopt with `problem` set (naming the field) when it is
 // not a record.
 template <class Names, class Record>

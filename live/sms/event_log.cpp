@@ -177,13 +177,7 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
 
 namespace {
 
-LogRecord record(LogKind kind, model::PodId pod, Time at) {
-  LogRecord r;
-  r.kind = kind;
-  r.pod = pod;
-  r.at = at;
-  return r;
-}
+constexpr auto record = event_record<LogRecord>;
 
 }  // namespace
 

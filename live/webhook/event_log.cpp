@@ -255,13 +255,7 @@ std::string LogChecker::check_completion(const LogRecord& r) {
 
 namespace {
 
-LogRecord record(LogKind kind, model::PodId pod, Time at) {
-  LogRecord r;
-  r.kind = kind;
-  r.pod = pod;
-  r.at = at;
-  return r;
-}
+constexpr auto record = event_record<LogRecord>;
 
 }  // namespace
 
