@@ -321,6 +321,8 @@ std::optional<int> make_world(boost::asio::io_context& io, const sim::Scenario& 
     return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
   } catch (const std::invalid_argument& e) {
     return fail_usage(e.what());
+  } catch (const StoreError& e) {  // an SMS world's recipient directory
+    return fail_incomplete(std::string("cannot write the recipient directory (serve.directory): ") + e.what());
   } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
     return fail_incomplete(e.what());
   }
@@ -363,6 +365,7 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
     options.gateway = "http://" + url_host(at) + ":" + std::to_string(at.port());
   }
   options.providers = gateway.providers;
+  options.directory = gateway.directory;
   if (const auto refused = read_hold(args, options.hold)) return *refused;
   boost::asio::io_context io;
   std::unique_ptr<sms::SmsWorldServer> world;
@@ -372,9 +375,10 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
     if (!ec) io.stop();
   });
   const std::string host = url_host(listen_endpoint(options.listen, "--listen"));
-  std::printf("relaysim world: %s on http://%s:%u; %zu providers at /providers/{name}/submit; receipts to %s%s%s\n",
+  std::printf("relaysim world: %s on http://%s:%u; %zu providers at /providers/{name}/submit; receipts to %s%s%s%s%s\n",
               scenario.name.c_str(), host.c_str(), static_cast<unsigned>(world->port()), world->providers(),
-              options.gateway.c_str(), args.receipts.empty() ? "" : "; log in ", args.receipts.c_str());
+              options.gateway.c_str(), args.receipts.empty() ? "" : "; log in ", args.receipts.c_str(),
+              options.directory.empty() ? "" : "; recipient directory in ", options.directory.c_str());
   std::fflush(stdout);
   io.run();
   std::cerr << "relaysim world: stopped after " << world->submits() << " submits\n";

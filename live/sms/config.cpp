@@ -73,6 +73,9 @@ const Schema<SmsServeConfig>& serve_schema() {
           "the API's address, `HOST:PORT` (`127.0.0.1:0`: any free port, printed at start)");
     s.key("database", &SmsServeConfig::database, sim::text_codec(),
           "the SQLite database file (WAL); several `serve` processes may share one on one machine");
+    s.key("directory", &SmsServeConfig::directory, sim::text_codec(),
+          "the recipient directory campaigns choose from: an SQLite file `relaysim world --serve` writes from its "
+          "scenario's `sms.directory`. Empty: no directory (a campaign chooses no one)");
     s.key("durability", &SmsServeConfig::durability, durability_codec(),
           "`full` (synchronous=FULL): an accepted message survives a power loss. `normal`: it survives the process's "
           "crash, but a power loss may take the last commits. `off`: never for use");

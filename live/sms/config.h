@@ -33,6 +33,7 @@ struct SmsServeConfig {
   model::BusinessPolicy business{};
   std::string listen = "127.0.0.1:8090";
   std::string database = "relaysim-sms.db";
+  std::string directory;  // the recipient directory's file (live/sms/directory.h); empty: none
   Durability durability = Durability::full;
   // Where the shared limits live: "HOST:PORT" (a numeric address) or "unix:PATH". Empty: no
   // Redis, and then no shared limit may be configured.

@@ -14,6 +14,7 @@
 #include "live/json_api.h"
 #include "live/json_record.h"
 #include "live/sms/config.h"
+#include "live/sms/directory.h"
 #include "live/sms/event_log.h"
 #include "model/sms/sqlite_store.h"
 #include "model/store/sqlite_db.h"
@@ -39,8 +40,19 @@ struct Submitted {
   ss::Fate fate = ss::Fate::accepted;
 };
 
-// The world's submit log; returns the world's start (the shift onto its clock).
-Duration read_world(const std::string& path, const sim::Scenario& scenario, const SmsServeConfig& config,
+// The run's clock: Unix times less the UTC midnight the world started on, so that the oracle's
+// times keep their time of day (quiet hours are one, and the directory's `last_active` is written
+// on the same day: live/sms/directory.h). Nothing of the run may come before the world started.
+struct RunClock {
+  Duration start{};  // the world's start
+  Duration day{};    // the midnight on or before it
+  Time of(Time unix_time, const char* name, const std::string& where) const {
+    return world_time(unix_time, name, start, where) + (start - day);
+  }
+};
+
+// The world's submit log; returns the run's clock.
+RunClock read_world(const std::string& path, const sim::Scenario& scenario, const SmsServeConfig& config,
                     std::vector<Submitted>& out) {
   std::optional<Duration> started;
   each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
@@ -85,8 +97,10 @@ Duration read_world(const std::string& path, const sim::Scenario& scenario, cons
     out.push_back(s);
   });
   if (!started) throw std::invalid_argument("--receipts: " + path + " is empty: no world wrote it");
+  const RunClock clock{*started, day_of(Time{*started}).time_since_epoch()};
+  for (Submitted& s : out) s.at += clock.start - clock.day;  // from the world's start to its day's
   std::stable_sort(out.begin(), out.end(), [](const Submitted& a, const Submitted& b) { return a.at < b.at; });
-  return *started;
+  return clock;
 }
 
 // A client's send call, answered.
@@ -121,14 +135,14 @@ model::SendAnswer send_answer(int status, const json& body, const std::string& w
   return a;
 }
 
-std::vector<Call> read_calls(const std::string& path, Duration shift) {
+std::vector<Call> read_calls(const std::string& path, const RunClock& clock) {
   std::vector<Call> calls;
   if (path.empty()) return calls;
   each_line(path, "--calls", [&](const std::string& text, const std::string& where) {
     const json j = parse_object(text, where);
     Call c;
-    const Time sent = world_time(j, "sent_ns", shift, where);
-    c.at = world_time(j, "answered_ns", shift, where);
+    const Time sent = clock.of(Time{Duration{field<std::int64_t>(j, "sent_ns", where)}}, "sent_ns", where);
+    c.at = clock.of(Time{Duration{field<std::int64_t>(j, "answered_ns", where)}}, "answered_ns", where);
     if (c.at < sent) throw std::invalid_argument(where + ": answered before it was sent");
     c.label = field<std::string>(j, "key", where);
     const std::string token = field<std::string>(j, "token", where);
@@ -155,7 +169,7 @@ struct Log {
   bool recovered = false;
 };
 
-std::vector<Log> read_logs(const std::vector<std::string>& paths, Duration shift) {
+std::vector<Log> read_logs(const std::vector<std::string>& paths, const RunClock& clock) {
   std::vector<Log> logs;
   LogChecker checker;
   std::unordered_map<model::PodId, std::string> pods;  // the log each pod's records came from
@@ -175,11 +189,11 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, Duration shift
         throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
                                     ": each process of a run has a pod number of its own (serve --pod)");
       }
-      r->at = world_time(r->at, "at", shift, where);
+      r->at = clock.of(r->at, "at", where);
       if (r->kind == LogKind::submit_finished || r->kind == LogKind::completed) {
-        r->due_at = r->due_at == kTimeZero ? kTimeZero : r->due_at - shift;
+        r->due_at = r->due_at == kTimeZero ? kTimeZero : r->due_at - clock.day;
       }
-      for (LogMessage& m : r->messages) m.send_at -= shift;
+      for (LogMessage& m : r->messages) m.send_at -= clock.day;
       log.records.push_back(std::move(*r));
     });
     if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
@@ -195,7 +209,7 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, Duration shift
 // Refuses changes no killed process can explain: a pod's whose log was left out, or any when no
 // process was killed. One log per message, so that each keeps its own order (an accept before its
 // claim) while the merge puts them among the processes' by time.
-std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Duration shift, model::MessageId stored) {
+std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Duration day, model::MessageId stored) {
   using Key = std::tuple<model::MessageId, std::int64_t, model::Status>;
   std::set<Key> logged;
   std::set<model::MessageId> accepted;
@@ -260,7 +274,7 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
     Log recovered{"--database", {}, true};
     for (std::size_t k = 0; k < history.size(); ++k) {
       const model::StatusChange& c = history[k];
-      const Time at = c.at - shift;
+      const Time at = c.at - day;
       const std::int64_t ns = to_ns(at);
       if (c.status == model::Status::in_flight) {
         const auto t = claims.find({id, ns});
@@ -285,7 +299,7 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
         r.period = row->period;
         r.path = model::SendPath::async;
         r.outcome = model::AcceptOutcome::accepted;
-        r.messages.push_back(LogMessage{row->biz_type, row->biz_id, row->send_at - shift});
+        r.messages.push_back(LogMessage{row->biz_type, row->biz_id, row->send_at - day});
         recovered.records.push_back(r);
         r.messages.clear();
         if (c.status == model::Status::pending) continue;
@@ -602,9 +616,9 @@ Judgement judge(const JudgeInputs& in) {
   const ss::SmsSpec& spec = ss::spec_of(scenario);
 
   std::vector<Submitted> submits;
-  const Duration shift = read_world(in.receipts, scenario, config, submits);
-  std::vector<Log> logs = read_logs(in.events, shift);
-  const std::vector<Call> calls = read_calls(in.calls, shift);
+  const RunClock clock = read_world(in.receipts, scenario, config, submits);
+  std::vector<Log> logs = read_logs(in.events, clock);
+  const std::vector<Call> calls = read_calls(in.calls, clock);
   // The oracle numbers messages from 1: the database must be the run's own.
   const model::MessageId first = [&] {
     model::MessageId least = 0;
@@ -625,7 +639,7 @@ Judgement judge(const JudgeInputs& in) {
   // What a killed process committed and never logged, from the store.
   std::uint64_t stored = 0;
   for (const std::uint64_t n : store.counts().by_status) stored += n;
-  for (Log& recovered : unlogged(store, logs, shift, stored)) logs.push_back(std::move(recovered));
+  for (Log& recovered : unlogged(store, logs, clock.day, stored)) logs.push_back(std::move(recovered));
 
   relaysim::sms::Events model;
   relaysim::sms::Events recovered;

@@ -12,7 +12,8 @@
 //     with what kind of token (good, or forged, expired or foreign to its scope, on purpose),
 //     whether it repeated an earlier one, and what it was answered.
 // The judge merges them into the stream of events a simulated run gives the oracle, on the
-// world's clock (every time minus the world's start), and hands the oracle the store at the end.
+// world's day (every time minus the UTC midnight the world started on: quiet hours are a time of
+// day, so times keep theirs), and hands the oracle the store at the end.
 // The policies are the serve configuration's (what the gateway ran with); the businesses are the
 // store's (applied for while it ran), each with the configuration's business policy; the
 // providers are the configuration's, by name, and their ids its order.

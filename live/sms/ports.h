@@ -1,5 +1,5 @@
-// The SMS gateway's ports on the live shell: providers over HTTP, the recipient directory, and
-// the key-value store when there is no Redis. (Time and timers are live/clock.h's; Redis is
+// The SMS gateway's ports on the live shell: providers over HTTP, an empty recipient directory,
+// and the key-value store when there is no Redis. (Time and timers are live/clock.h's; Redis is
 // live/redis_kv.h.) No policy here: what an answer means is model/sms/submit.h's classify_submit.
 #pragma once
 
@@ -45,8 +45,8 @@ class HttpProviders final : public model::Providers {
   const std::vector<ProviderEndpoint>& providers_;
 };
 
-// A directory with no users: campaigns are accepted and expand to no one. The recipient
-// directory a campaign chooses from is not yet served to the live gateway.
+// A directory with no users, for a gateway whose file names none (serve.directory; the one the
+// world writes is live/sms/directory.h's): campaigns are accepted and expand to no one.
 class EmptyDirectory final : public model::Directory {
  public:
   const model::Vocabulary& vocabulary() const override { return vocabulary_; }

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "live/redis_kv.h"
+#include "live/sms/directory.h"
 #include "live/serve_file.h"
 #include "model/core/assert.h"
 
@@ -35,12 +36,14 @@ Service::Service(boost::asio::io_context& io, const SmsServeConfig& config)
       caller_(io, AddressPolicy{true, true, true}, {}, config.keep_alive),
       providers_(caller_, config.providers),
       kv_(key_value(io, config)),
+      directory_(config.directory.empty() ? std::unique_ptr<model::Directory>(std::make_unique<EmptyDirectory>())
+                                          : std::make_unique<SqliteDirectory>(config.directory)),
       codec_(config.token_secret),
       store_(config.database, config.durability),
       keys_(store_.db()),
       office_(store_, codec_, clock_, config.platform.token_lifetime, config.platform.quota_period),
       node_(config.pod, config.platform, {},
-            model::NodePorts{clock_, timers_, rng_, providers_, *kv_, directory_, codec_, store_, events_}, config.business),
+            model::NodePorts{clock_, timers_, rng_, providers_, *kv_, *directory_, codec_, store_, events_}, config.business),
       api_(node_, office_, store_, keys_, codec_, clock_, config.providers),
       poller_(io),
       drain_wait_(io, clock_) {

@@ -47,8 +47,9 @@ class LimitSwitchLog final : public SinkFor<model::LimitDecided> {
 
 class Service {
  public:
-  // Opens the database and binds the listening address. Throws StoreError or
-  // boost::system::system_error, whose messages say what failed.
+  // Opens the database and the directory, and binds the listening address. Throws StoreError,
+  // std::invalid_argument (a directory that is not one) or boost::system::system_error, whose
+  // messages say what failed.
   Service(boost::asio::io_context& io, const SmsServeConfig& config);
   ~Service();
   Service(const Service&) = delete;
@@ -72,7 +73,7 @@ class Service {
   HttpCaller caller_;
   HttpProviders providers_;
   std::unique_ptr<KeyValue> kv_;
-  EmptyDirectory directory_;
+  std::unique_ptr<model::Directory> directory_;  // serve.directory's, or an empty one
   model::LibjwtCodec codec_;
   model::SqliteStore store_;
   ApiKeys keys_;

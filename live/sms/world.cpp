@@ -1,5 +1,7 @@
 #include "live/sms/world.h"
 
+#include "live/sms/directory.h"
+
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
@@ -54,6 +56,11 @@ SmsWorldServer::SmsWorldServer(boost::asio::io_context& io, const sim::Scenario&
                                   "' is not among the gateway's (serve.providers): its receipts would have no secret");
     }
     endpoints_.push_back(found);
+  }
+  if (!options_.directory.empty()) {
+    // The scenario's users, as the simulator draws them from its seed, on the world's day.
+    const sim::sms::SimDirectory directory(spec_.directory, scenario.seed);
+    write_directory(options_.directory, directory, day_of(started_));
   }
   if (!options_.receipts.empty()) {
     receipts_.open(options_.receipts, std::ios::out | std::ios::app);

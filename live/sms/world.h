@@ -1,6 +1,7 @@
 // SmsWorldServer: `relaysim world` for an SMS scenario — its providers, served for real on HTTP
 // so that the live gateway (`relaysim serve` with `system: sms`) can be run and tested against the
-// misbehaviour the simulator models.
+// misbehaviour the simulator models, and its recipient directory, written where the gateway reads
+// it (live/sms/directory.h).
 //
 // The decisions are the simulator's own (sim/sms/providers.h): latencies, outages, slowdowns,
 // the provider's own rate (429), errors, refusals, answers lost or late, and for each message it
@@ -42,6 +43,9 @@ struct SmsWorldOptions {
   // by name: the serve configuration's.
   std::string gateway;
   std::vector<ProviderEndpoint> providers;
+  // Where to write the scenario's recipient directory for the gateway (its serve.directory);
+  // empty: none.
+  std::string directory;
   // How long a submit that is never answered holds its connection before the world closes it.
   Duration hold = std::chrono::seconds(30);
 };
@@ -50,7 +54,8 @@ class SmsWorldServer {
  public:
   // Throws std::invalid_argument for a scenario that is not an SMS scenario, a provider of the
   // scenario the options give no secret for, or a receipts file that cannot be written;
-  // boost::system::system_error when the address cannot be bound.
+  // StoreError when the directory cannot be written; boost::system::system_error when the
+  // address cannot be bound.
   SmsWorldServer(boost::asio::io_context& io, const sim::Scenario& scenario, SmsWorldOptions options);
   ~SmsWorldServer();
   SmsWorldServer(const SmsWorldServer&) = delete;

@@ -915,6 +915,14 @@ def _():
            EXIT_INVALID, r"serve\.serviceb: unknown key")
     expect(run("keys", write("sms-good.yaml", good), "--tenant", "cx1"), EXIT_INVALID,
            r"the SMS gateway's businesses send with the tokens its back office issues")
+    # A recipient directory serve cannot read: said so at start, never a directory made up.
+    for directory, pattern in ((path("no-directory.db"), r"no such file: start relaysim world with --serve first"),
+                               (WORK, r"\(a directory\)"),
+                               (write("not-a-directory.db", "users"), r"is not a recipient directory relaysim world wrote")):
+        body = good.replace("  durability: full\n", f"  durability: full\n  directory: {directory}\n")
+        expect(run("serve", write("sms-directory.yaml", body), "--listen", "127.0.0.1:0", "--database", path("sms-dir.db")),
+               EXIT_INVALID, r"serve\.directory: .*" + pattern)
+    assert not os.path.exists(path("no-directory.db")), "serve made a directory file of its own"
 
 
 @case("serve.address_in_use")

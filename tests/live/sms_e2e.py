@@ -528,9 +528,11 @@ def judged_part(relaysim):
     """Two serve processes logging their events (`serve --events`), a world whose providers
     misbehave every way the simulator's can (tests/live/sms-judged-world.yaml), four clients
     sending singles, bulks, scheduled sends, repeats and bad tokens to both processes for six
-    seconds, each process SIGKILLed once and restarted, and Redis stopped for a second and a half
-    in the middle; then `relaysim judge` must find every S-* invariant held, judged by the
-    simulator's own oracle: no accepted message lost, every second SMS attributed, the quota exact. The same run judged against a retry
+    seconds, two marketing campaigns to the world's recipient directory (the second capped by the
+    frequency cap, both held to quiet hours in five time zones), each process SIGKILLed once and
+    restarted, and Redis stopped for a second and a half in the middle; then `relaysim judge` must
+    find every S-* invariant held, judged by the simulator's own oracle: no accepted message lost,
+    every second SMS attributed, the quota exact, no marketing in anyone's quiet hours. The same run judged against a retry
     policy it did not run with must FAIL on S-retry, and with one process's log left out it must be
     refused, not judged."""
     import random
@@ -545,6 +547,10 @@ def judged_part(relaysim):
     text = open(config).read().replace("send_timeout: 5s", "send_timeout: 1s").replace("lease: 1m", "lease: 5s")
     text = text.replace("initial: 2s", "initial: 200ms").replace("limit: 20, window: 1s, burst: 5",
                                                                  "limit: 100, window: 1s, burst: 20")
+    # The world's recipient directory, and marketing's rules: quiet hours 21:00 to 08:00 (the
+    # default), at most one marketing message per recipient an hour.
+    text = text.replace("  durability: full\n", f"  durability: full\n  directory: {os.path.join(tmp, 'directory.db')}\n")
+    text = text.replace("platform:\n", "platform:\n  marketing: {frequency_cap: {count: 1, per: 1h}, chunk: 50}\n")
     open(config, "w").write(text)
     receipts = os.path.join(tmp, "world.jsonl")
     world = start([relaysim, "world", scenario, "--serve", config, "--listen", f"127.0.0.1:{providers}",
@@ -636,15 +642,23 @@ def judged_part(relaysim):
                 taken.extend(body.get("ids", []))
             time.sleep(rng.uniform(0.0, 0.05))
 
+    def campaign(biz_id):
+        status, body = call(ports[0], "POST", "/v1/campaigns", {"sender": "SHOP", "template": 3, "biz_type": "promo",
+                                                                "biz_id": biz_id, "filter": "all"}, key=token)
+        if status not in (200, 202) or body.get("outcome") != "accepted":
+            fail(f"a campaign: {status} {body}")
+
     clients = [threading.Thread(target=client, args=(n,), daemon=True) for n in range(4)]
     for c in clients:
         c.start()
+    campaign("spring")  # to the directory's users who may have marketing, but not in their quiet hours
     time.sleep(1.5)
     kill(2)  # SIGKILL: what it committed and never logged, the judge reads from the store
     time.sleep(0.7)
     redis.stop()  # each process limits at its share meanwhile; the judge replays those decisions
     time.sleep(1.5)
     redis.start()
+    campaign("summer")  # the same users again within the hour: the frequency cap suppresses it
     time.sleep(1.0)
     kill(1)
     time.sleep(1.5)
@@ -668,8 +682,8 @@ def judged_part(relaysim):
     with open(calls_log, "w") as f:
         f.writelines(json.dumps(c) + "\n" for c in calls)
 
-    def judge(config_path, logs):
-        return subprocess.run([relaysim, "judge", scenario, config_path, *sum((["--events", e] for e in logs), []),
+    def judge(config_path, logs, world_scenario=scenario):
+        return subprocess.run([relaysim, "judge", world_scenario, config_path, *sum((["--events", e] for e in logs), []),
                                "--receipts", receipts, "--calls", calls_log, "--database", os.path.join(tmp, "sms.db")],
                               capture_output=True, text=True)
 
@@ -686,6 +700,15 @@ def judged_part(relaysim):
     wrong = judge(other, events)
     if wrong.returncode != 1 or "but its business allows 1" not in wrong.stdout:
         fail(f"judged against another retry policy, the oracle did not find S-retry broken:\n{wrong.stdout}{wrong.stderr}")
+    # Judged against a directory whose users live twelve hours away from the gateway's, S-marketing
+    # must find marketing sent in their quiet hours (at any hour of the test: some time zone of the
+    # five is always 09:00 to 20:00, which is quiet twelve hours on).
+    away = os.path.join(tmp, "away.yaml")
+    open(away, "w").write(open(scenario).read().replace('"-08:00", "-02:00", "+00:00", "+05:30", "+09:00"',
+                                                        '"+04:00", "+10:00", "+12:00", "-06:30", "-03:00"'))
+    moved = judge(config, events, away)
+    if moved.returncode != 1 or "S-marketing" not in moved.stdout or "submitted in the quiet hours" not in moved.stdout:
+        fail(f"judged against a directory in other time zones, S-marketing held:\n{moved.stdout}{moved.stderr}")
     # One process's log left out: the other's accepts have gaps no real run leaves.
     cut = judge(config, events[:1])
     if cut.returncode != 2 or not re.search(r"no log tells of|whose log was not given", cut.stderr):
@@ -708,7 +731,7 @@ def judged_part(relaysim):
         fail(f"with a killed process's last lines lost, the judge did not take what they told of from the store:\n"
              f"{recovered.stdout}{recovered.stderr}")
     print(f"sms_e2e judged: PASS ({summary}); with lines a kill lost, {unlogged.group(1)} store changes judged from the "
-          f"store; a wrong retry policy FAILs S-retry; a log left out is refused")
+          f"store; a wrong retry policy FAILs S-retry, users in other time zones S-marketing; a log left out is refused")
 
 
 def main():
