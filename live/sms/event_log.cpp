@@ -2,6 +2,8 @@
 
 #include <type_traits>
 
+#include <limits>
+
 #include "model/core/assert.h"
 
 namespace relaysim::live::sms {
@@ -126,6 +128,7 @@ void LogChecker::next_log() {
   up_ = false;
   stopped_ = false;
   held_.clear();
+  last_accepted_ = 0;
 }
 
 std::string LogChecker::check(const LogRecord& r, const std::string& where) {
@@ -146,6 +149,12 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
       return {};
     case LogKind::accepted:
       if (r.outcome != model::AcceptOutcome::accepted) return {};
+      if (r.id <= last_accepted_) {
+        return "message " + std::to_string(r.id) + " accepted after message " + std::to_string(last_accepted_) +
+               ": the database hands ids out in order, and a process logs its accepts in the order it committed them";
+      }
+      if (r.id > std::numeric_limits<model::MessageId>::max() - r.messages.size()) return "message ids past the last one";
+      last_accepted_ = r.id + r.messages.size() - 1;
       for (std::size_t i = 0; i < r.messages.size(); ++i) {
         const auto [it, fresh] = accepted_.try_emplace(r.id + i, where);
         if (!fresh) return "message " + std::to_string(r.id + i) + " was accepted already, at " + it->second;

@@ -110,7 +110,9 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 // next `started` (it was killed); within a life
 //   - every record comes after `started` and no time is before it (one clock, which never goes
 //     back), and nothing but `started` follows `stopped`;
-//   - a submit starts under a claim the process holds, and a completion ends a claim it holds.
+//   - a submit starts under a claim the process holds, and a completion ends a claim it holds;
+//   - its accepted messages' ids only grow (the database hands them out in commit order, and a
+//     process logs an accept after its commit), lives of one log together.
 // Across all logs, the database hands out each claim token and each message id once: a token
 // claimed twice, or a message accepted twice, is a record given twice (a log concatenated to
 // itself, the same file under two names).
@@ -125,6 +127,7 @@ class LogChecker {
  private:
   bool up_ = false;
   bool stopped_ = false;
+  model::MessageId last_accepted_ = 0;  // this log's
   Time started_at_{};
   // The claims this process holds, by token, to the message claimed.
   std::unordered_map<model::ClaimToken, model::MessageId> held_;

@@ -1126,7 +1126,11 @@ def _():
            r":2: accepted: an accepted request names no message")
     expect(judge(events=started + accepted.replace('"send_at":3000', '"send_at":"soon"')), EXIT_INVALID,
            r"field 'messages', item 0: field 'send_at' is not a valid value")
-    expect(judge(events=started + accepted + accepted), EXIT_INVALID, r":3: message 2 was accepted already")
+    expect(judge(events=started + accepted + accepted), EXIT_INVALID, r":3: message 2 accepted after message 2: the database hands ids out in order")
+    expect(judge(events=started + accepted.replace('"send_at":3000', '"send_at":9223372036854775000')), EXIT_INVALID,
+           r":2: 'send_at' is past any real run's time")
+    expect(judge(events=started + accepted.replace('"id":2', '"id":1')), EXIT_INVALID,
+           r"holds 0 messages, but the logs tell of 1 accepted: they are not of this database's run")
     expect(judge(events=started + accepted), EXIT_INVALID, r"the first message the logs tell of is 2, .* no log tells of the ones before")
     expect(judge(events=started.replace('"pod":1', '"pod":2')), 0, r"every invariant holds", where="stdout")
     expect(run("judge", sms_scenario, config, "--events", write("judge-sms-a.jsonl", started), "--events",

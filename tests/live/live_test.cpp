@@ -759,6 +759,10 @@ TEST(SmsEventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
   EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::submit_started, 1, 2, 7)}}),
             "log1:2: message 2 under claim token 7, a claim this process does not hold");
   EXPECT_EQ(first_problem({real, real}), "log2:2: message 1 was accepted already, at log1:2");
+  EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::accepted, 1, 2), rec(LogKind::started, 2),
+                            rec(LogKind::accepted, 3, 1)}}),
+            "log1:4: message 1 accepted after message 2: the database hands ids out in order, and a process logs its "
+            "accepts in the order it committed them");
   std::vector<ls::LogRecord> retoken = real;
   retoken[1].id = 2;
   EXPECT_EQ(first_problem({real, retoken}), "log2:3: claim token 7 was handed out already, at log1:3");
