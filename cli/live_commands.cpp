@@ -366,6 +366,8 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
   }
   options.providers = gateway.providers;
   options.directory = gateway.directory;
+  options.platform = gateway.platform;
+  options.business = gateway.business;
   if (const auto refused = read_hold(args, options.hold)) return *refused;
   boost::asio::io_context io;
   std::unique_ptr<sms::SmsWorldServer> world;
@@ -463,12 +465,17 @@ std::optional<int> refused_by(Judge&& judge) {
   return std::nullopt;
 }
 
-// Each invariant's line and the examples of what broke it.
-void print_ledger(const sim::Ledger& ledger) {
+// Each invariant's line and the examples of what broke it; `not_judged`: invariants no record of
+// the run lets the judge check, by id, with why.
+void print_ledger(const sim::Ledger& ledger, const std::vector<std::pair<std::string, std::string>>& not_judged = {}) {
   const auto invariants = ledger.invariants();
   for (std::size_t i = 0; i < invariants.size(); ++i) {
-    std::printf("  %-12s %-8s %s\n", std::string(invariants[i].id).c_str(),
-                ledger.count(i) == 0 ? "holds" : (std::to_string(ledger.count(i)) + " broken").c_str(),
+    const auto unjudged = std::find_if(not_judged.begin(), not_judged.end(),
+                                       [&](const auto& n) { return n.first == invariants[i].id; });
+    const std::string verdict = ledger.count(i) > 0        ? std::to_string(ledger.count(i)) + " broken"
+                                : unjudged != not_judged.end() ? "not judged (" + unjudged->second + ")"
+                                                               : "holds";
+    std::printf("  %-12s %-8s %s\n", std::string(invariants[i].id).c_str(), verdict.c_str(),
                 std::string(invariants[i].title).c_str());
   }
   for (const sim::Violation& v : ledger.examples()) std::printf("  %s\n", ledger.describe(v).c_str());
@@ -510,9 +517,12 @@ int judge_sms(const JudgeArgs& args) {
   std::printf("judge: second SMS of one message: %s; limit decisions on a process's own share replayed: %llu (%llu made "
               "by Redis, judged by the limiter's twin check, not here)\n",
               duplicates.empty() ? "none" : duplicates.c_str(), n(j.limit_checks), n(j.limit_by_store));
-  print_ledger(j.ledger);
+  print_ledger(j.ledger, j.not_judged);
+  nlohmann::json not_judged = nlohmann::json::array();
+  for (const auto& [id, why] : j.not_judged) not_judged.push_back(id);
   return verdict(j.ledger, args.json,
-                 nlohmann::json{{"accepted", j.accepted}, {"submits", j.submits}, {"sent", j.sent}, {"crashes", j.crashes}});
+                 nlohmann::json{{"accepted", j.accepted}, {"submits", j.submits}, {"sent", j.sent}, {"crashes", j.crashes},
+                                {"not_judged", not_judged}});
 }
 
 }  // namespace

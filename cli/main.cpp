@@ -24,6 +24,7 @@
 #include "sim/system.h"
 #ifdef RELAYSIM_LIVE_CLI
 #include "cli/live_commands.h"
+#include "live/serve_file.h"
 #endif
 #ifdef RELAYSIM_MUTANTS_CLI
 #include "cli/mutants.h"
@@ -308,7 +309,7 @@ CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
   serve->add_option("--pod", serve_args.pod, "This process's pod number instead (several processes on one database)")
-      ->check(CLI::Range(1u, 1'000'000u));
+      ->check(CLI::Range(1u, live::kMaxPod));
   serve->add_option("--events", serve_args.events,
                     "Append the model's events to this file, one JSON line each, for `relaysim judge` (docs/live.md)");
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");

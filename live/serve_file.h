@@ -16,6 +16,9 @@
 
 namespace relaysim::live {
 
+// The largest pod number a process may take (`serve --pod`, serve.pod).
+inline constexpr std::uint32_t kMaxPod = 1'000'000;
+
 // How often a serve process looks for work the others sharing its database made due: never so
 // often that it asks the database on every turn of its loop.
 inline constexpr Bounds<Duration> kPollBounds{std::chrono::milliseconds(10), std::chrono::hours(1), false,

@@ -90,7 +90,7 @@ const Schema<SmsServeConfig>& serve_schema() {
           sim::opt::required());
     s.key("providers", &SmsServeConfig::providers, sim::list_codec(sim::map_codec(provider_schema())),
           "the providers, in routing order", sim::opt::required());
-    s.key("pod", &SmsServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
+    s.key("pod", &SmsServeConfig::pod, sim::integer_codec<std::uint32_t>(1, kMaxPod),
           "this process's pod number, recorded with its claims; each process sharing the database takes its own");
     s.key("poll", &SmsServeConfig::poll, sim::duration_codec(kPollBounds),
           "how often to look for work other processes sharing the database made due");

@@ -45,9 +45,33 @@ const std::string& existing_directory(const std::string& path) {
 
 }  // namespace
 
-Time day_of(Time t) {
+Time run_epoch(Time t, const relaysim::sms::PlatformConfig& platform, const relaysim::sms::BusinessPolicy& business) {
+  __extension__ using u128 = unsigned __int128;
   const std::int64_t ns = to_ns(t);
-  return time_from_ns(ns - ((ns % kDay) + kDay) % kDay);
+  if (ns <= 0) return Time{};
+  u128 period = kDay;
+  const auto with = [&](Duration width) {
+    const std::int64_t w = to_ns(width);
+    if (w <= 0 || period == 0) return;
+    // lcm(period, w) = period / gcd(period, w) * w, computed in 128 bits; past 2^63 no epoch after
+    // 1970 is a multiple of it.
+    std::uint64_t a = static_cast<std::uint64_t>(w), b = static_cast<std::uint64_t>(period % static_cast<u128>(w));
+    while (b != 0) {
+      const std::uint64_t r = a % b;
+      a = b;
+      b = r;
+    }
+    period = period / a * static_cast<u128>(w);
+    if (period > static_cast<u128>(ns)) period = 0;
+  };
+  if (platform.cluster_limit) with(platform.cluster_limit->spec.window);
+  if (business.limit) with(business.limit->window);
+  const relaysim::sms::SyncAsyncConfig& s = platform.sync_to_async;
+  with(std::max<Duration>(Duration{1}, s.latency.window / 10));
+  with(std::max<Duration>(Duration{1}, s.error_rate.window / 10));
+  with(std::chrono::seconds(1));  // the growth rule's whole seconds
+  if (period == 0) return Time{};
+  return time_from_ns(static_cast<std::int64_t>(static_cast<u128>(ns) / period * period));
 }
 
 void write_directory(const std::string& path, const sim::sms::SimDirectory& directory, Time epoch) {

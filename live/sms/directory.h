@@ -9,9 +9,8 @@
 //   users(idx, recipient, last_active, tags, utc_offset, region, opt_in, opted_out)
 //   names(kind, position, name)      -- the vocabulary: kind 0 a region, 1 a tag
 //
-// Times are Unix nanoseconds on the world's day: the simulator's `last_active` (relative to the
-// start of its run) from the UTC midnight the world started on, which is where the judge puts the
-// start of a live run (quiet hours are a time of day).
+// Times are Unix nanoseconds: the simulator's `last_active` (relative to the start of its run) from
+// the run's epoch (run_epoch), which is where the judge puts the start of a live run.
 #pragma once
 
 #include <memory>
@@ -19,14 +18,19 @@
 #include <span>
 #include <string>
 
+#include "model/sms/config.h"
 #include "model/sms/directory.h"
 #include "model/store/sqlite_db.h"
 #include "sim/sms/directory.h"
 
 namespace relaysim::live::sms {
 
-// The UTC midnight on or before `t`: the start of a live SMS run's day.
-Time day_of(Time t);
+// Where a live SMS run that started at `t` puts its time zero, for the world's directory and for
+// the judge: the latest time on or before `t` that is a whole number of days and of every width
+// the gateway's limits and sync-to-async rules bucket time by, so that the judge's times keep
+// their time of day (quiet hours are one) and fall into the buckets the gateway's did; Unix time
+// itself when no such time is after 1970.
+Time run_epoch(Time t, const relaysim::sms::PlatformConfig& platform, const relaysim::sms::BusinessPolicy& business);
 
 // Writes `directory`'s users, as of the start of a run that starts at `epoch`, to a new file at
 // `path` (one already there is replaced). Throws StoreError.

@@ -34,6 +34,7 @@ template <class Self, class Io>
 void LogRecord::fields(Self& r, Io& io) {
   io("pod", r.pod);
   io("at", r.at);
+  io("logged", r.logged);
   switch (r.kind) {
     case LogKind::started:
     case LogKind::stopped:
@@ -138,10 +139,14 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
     stopped_ = false;
     held_.clear();
     started_at_ = r.at;
+    last_logged_ = r.logged;
+    last_limit_ = r.at;
     return {};
   }
   if (!up_) return stopped_ ? "a record after the process logged 'stopped'" : "a record before the process logged 'started'";
   if (r.at < started_at_) return "its time is before its process started";
+  if (r.logged < last_logged_) return "it was written before the line logged before it";
+  last_logged_ = r.logged;
   switch (r.kind) {
     case LogKind::stopped:
       up_ = false;
@@ -159,6 +164,11 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
         const auto [it, fresh] = accepted_.try_emplace(r.id + i, where);
         if (!fresh) return "message " + std::to_string(r.id + i) + " was accepted already, at " + it->second;
       }
+      return {};
+    case LogKind::limit:
+      // A limit decides at the moment it is asked, and one process asks one at a time.
+      if (r.at < last_limit_) return "a limit's decision before the one logged before it";
+      last_limit_ = r.at;
       return {};
     case LogKind::claimed: {
       const auto [it, fresh] = tokens_.try_emplace(r.token, where);
@@ -184,28 +194,30 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
 
 // ---- EventLogWriter ----------------------------------------------------------------------------
 
-namespace {
-
-constexpr auto record = event_record<LogRecord>;
-
-}  // namespace
-
-EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod) : file_(path, "--events"), pod_(pod) {
+EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock)
+    : file_(path, "--events"), pod_(pod), clock_(clock) {
   RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
 }
 
-void EventLogWriter::write(const LogRecord& r) {
+void EventLogWriter::write(LogRecord& r) {
+  r.logged = clock_.now();
   std::string line = write_record(r);
   line += '\n';
   file_.append(line);
 }
 
-void EventLogWriter::started(Time at) { write(record(LogKind::started, pod_, at)); }
+void EventLogWriter::started(Time at) {
+  LogRecord r = event_record<LogRecord>(LogKind::started, pod_, at);
+  write(r);
+}
 
-void EventLogWriter::stopped(Time at) { write(record(LogKind::stopped, pod_, at)); }
+void EventLogWriter::stopped(Time at) {
+  LogRecord r = event_record<LogRecord>(LogKind::stopped, pod_, at);
+  write(r);
+}
 
 void EventLogWriter::on(const model::Accepted& e) {
-  LogRecord r = record(LogKind::accepted, e.pod, e.request.now);
+  LogRecord r = event_record<LogRecord>(LogKind::accepted, e.pod, e.request.now);
   r.id = e.result.first;
   r.business = e.request.business;
   r.epoch = e.request.epoch;
@@ -221,7 +233,7 @@ void EventLogWriter::on(const model::Accepted& e) {
 }
 
 void EventLogWriter::on(const model::Claimed& e) {
-  LogRecord r = record(LogKind::claimed, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::claimed, e.pod, e.at);
   r.id = e.row.id;
   r.token = e.row.claim_token;
   r.prior = e.prior;
@@ -233,7 +245,7 @@ void EventLogWriter::on(const model::Claimed& e) {
 }
 
 void EventLogWriter::on(const model::LimitDecided& e) {
-  LogRecord r = record(LogKind::limit, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::limit, e.pod, e.at);
   r.id = e.message;
   r.business = e.business;
   r.member = e.member;
@@ -243,7 +255,7 @@ void EventLogWriter::on(const model::LimitDecided& e) {
 }
 
 void EventLogWriter::on(const model::SubmitStarted& e) {
-  LogRecord r = record(LogKind::submit_started, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::submit_started, e.pod, e.at);
   r.id = e.row.id;
   r.token = e.row.claim_token;
   r.provider = e.provider;
@@ -255,7 +267,7 @@ void EventLogWriter::on(const model::SubmitStarted& e) {
 }
 
 void EventLogWriter::on(const model::SubmitFinished& e) {
-  LogRecord r = record(LogKind::submit_finished, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::submit_finished, e.pod, e.at);
   r.id = e.message;
   r.token = e.claim;
   r.provider = e.provider;
@@ -269,7 +281,7 @@ void EventLogWriter::on(const model::SubmitFinished& e) {
 }
 
 void EventLogWriter::on(const model::Completed& e) {
-  LogRecord r = record(LogKind::completed, e.pod, e.completion.at);
+  LogRecord r = event_record<LogRecord>(LogKind::completed, e.pod, e.completion.at);
   r.id = e.row.id;
   r.token = e.row.claim_token;
   r.status = e.completion.status;
@@ -286,14 +298,14 @@ void EventLogWriter::on(const model::Completed& e) {
 }
 
 void EventLogWriter::on(const model::ModeChanged& e) {
-  LogRecord r = record(LogKind::mode, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::mode, e.pod, e.at);
   r.rule = e.change.rule;
   r.entered = e.change.entered;
   write(r);
 }
 
 void EventLogWriter::on(const model::ReceiptReceived& e) {
-  LogRecord r = record(LogKind::receipt, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::receipt, e.pod, e.at);
   r.id = e.message;
   r.provider = e.provider;
   r.delivered = e.delivered;

@@ -5,7 +5,10 @@
 // One line per model event the oracle's checkers read, with every field they read, times in Unix
 // nanoseconds (the live clock's); plus a `started` line when the process starts and a `stopped`
 // line when it has drained. Each line is written whole, in one write(2), after the store call it
-// tells of returned, so a log ends at the last event its process lived to see.
+// tells of returned, so a log ends at the last event its process lived to see. Each line carries
+// the event's time (`at`: when the model decided, which for a store change is before the
+// database's lock was taken) and when it was written (`logged`: after the change committed), by
+// which the judge puts several processes' lines in the database's order.
 //
 //   {"event":"claimed","pod":1,"at":1764133200000000000,"id":12,"token":77,"prior":"pending",...}
 //
@@ -21,6 +24,7 @@
 
 #include "live/json_record.h"
 #include "model/core/names.h"
+#include "model/core/ports.h"
 #include "model/sms/events.h"
 
 namespace relaysim::live::sms {
@@ -54,7 +58,8 @@ struct LogMessage {
 struct LogRecord {
   LogKind kind = LogKind::started;
   model::PodId pod = 0;
-  Time at{};
+  Time at{};      // when the model decided (the event's own time)
+  Time logged{};  // when the line was written: after the store call it tells of committed
   model::MessageId id = 0;  // accepted: the first message's (the original's, for a duplicate)
   // accepted
   model::BusinessId business = 0;  // limit: 0 for the cluster's limit
@@ -109,7 +114,8 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 // the order written, log by log. A process's life runs from `started` to `stopped`, or to the
 // next `started` (it was killed); within a life
 //   - every record comes after `started` and no time is before it (one clock, which never goes
-//     back), and nothing but `started` follows `stopped`;
+//     back), each is written no earlier than the one before it, a limit's decisions come in time
+//     order, and nothing but `started` follows `stopped`;
 //   - a submit starts under a claim the process holds, and a completion ends a claim it holds;
 //   - its accepted messages' ids only grow (the database hands them out in commit order, and a
 //     process logs an accept after its commit), lives of one log together.
@@ -129,6 +135,8 @@ class LogChecker {
   bool stopped_ = false;
   model::MessageId last_accepted_ = 0;  // this log's
   Time started_at_{};
+  Time last_logged_{};
+  Time last_limit_{};
   // The claims this process holds, by token, to the message claimed.
   std::unordered_map<model::ClaimToken, model::MessageId> held_;
   // Where each claim token and each accepted message id was first seen, across all logs.
@@ -146,8 +154,9 @@ class EventLogWriter final : public SinkFor<model::Accepted>,
                              public SinkFor<model::ModeChanged>,
                              public SinkFor<model::ReceiptReceived> {
  public:
-  // Appends to `path`; throws std::invalid_argument when it cannot be opened.
-  EventLogWriter(const std::string& path, model::PodId pod);
+  // Appends to `path`, stamping each line with `clock`'s time; throws std::invalid_argument when
+  // it cannot be opened.
+  EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock);
 
   void started(Time at);
   void stopped(Time at);
@@ -164,10 +173,11 @@ class EventLogWriter final : public SinkFor<model::Accepted>,
   void on(const model::ReceiptReceived& e) override;
 
  private:
-  void write(const LogRecord& r);
+  void write(LogRecord& r);
 
   LineFile file_;
   model::PodId pod_;
+  const Clock& clock_;
 };
 
 }  // namespace relaysim::live::sms

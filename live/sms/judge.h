@@ -11,16 +11,21 @@
 //   - the clients' calls (`--calls`, one JSON line per send answered, docs/live.md): which request,
 //     with what kind of token (good, or forged, expired or foreign to its scope, on purpose),
 //     whether it repeated an earlier one, and what it was answered.
-// The judge merges them into the stream of events a simulated run gives the oracle, on the
-// world's day (every time minus the UTC midnight the world started on: quiet hours are a time of
-// day, so times keep theirs), and hands the oracle the store at the end.
+// The judge merges them into the stream of events a simulated run gives the oracle, on the run's
+// clock (every time minus the run's epoch: the latest whole day before the world started that is
+// also a whole number of every width the gateway buckets time by, live/sms/directory.h, so that
+// quiet hours and the replayed limits and windows fall as the gateway's did), and hands the
+// oracle the store at the end.
 // The policies are the serve configuration's (what the gateway ran with); the businesses are the
 // store's (applied for while it ran), each with the configuration's business policy; the
 // providers are the configuration's, by name, and their ids its order.
 //
-// Each log is kept in the order it was written; between logs, records go by time, except that
-// accepted messages go in id order (the database hands ids out in commit order, and a process
-// logs its accept after its commit, so another's later-stamped accept may hold a smaller id).
+// Each log is kept in the order it was written; between logs, records go by when each line was
+// written (`logged`, after the change it tells of committed: an event's own time is read before
+// the database's lock is taken, and another process may commit in between), world submits and
+// client answers by their own times. The checkers see each event's own time. So the merge follows
+// the database's order of commits, except where a process was paused between a commit and its
+// line; the message checker takes ids out of order.
 // A process that logged `started` again without `stopped` (or whose log ends without it) was
 // killed: it crashed just after the last event it logged. What it committed and died before
 // logging — an accept, a claim, a completion, a receipt — the judge takes from the store: each
@@ -32,10 +37,12 @@
 // by Redis (their replay needs Redis's own clock and order; the twin check of the limiter, in
 // tests/live/redis_limiter_test.cpp, shows the scripts decide as the simulated store does) — the
 // decisions a process took on its own share while Redis was down are judged. Inputs that do not
-// fit together (another scenario's world log, a webhook run's, two logs of one pod, a submit
-// naming a provider the gateway does not have, a database that held messages before the run, a
-// store change no log tells of when no process was killed, or by a pod whose log is missing) are
-// refused, not judged; so are records no real run could have written (LogChecker).
+// fit together (another scenario's or seed's world log, a webhook run's, a world run with another
+// serve file, two logs of one pod, a submit naming a provider the gateway does not have, a log
+// accepting under an id a key the database holds another under, a store change no log tells of
+// that no killed process can explain — outside every killed life's last moments, or by a pod
+// whose log is missing) are refused, not judged; so are records no real run could have written
+// (LogChecker). A message a log accepted that the database does not hold is lost: S-final.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +77,8 @@ struct Judgement {
   std::uint64_t limit_checks = 0;      // decisions on a process's own share, replayed
   std::uint64_t limit_by_store = 0;    // decisions Redis made (not judged here)
   std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // second SMS, by cause
+  // Invariants no record of the run lets the judge check at all, by id, with why.
+  std::vector<std::pair<std::string, std::string>> not_judged;
 };
 
 // Throws std::invalid_argument naming the file and line of anything it cannot read, and

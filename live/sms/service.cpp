@@ -50,7 +50,7 @@ Service::Service(boost::asio::io_context& io, const SmsServeConfig& config)
   RELAYSIM_ASSERT(config.pod >= 1, "live pods are numbered from 1");
   events_.attach(limit_switches_);
   if (!config.events.empty()) {
-    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod);
+    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod, clock_);
     events_.attach(*event_log_);
   }
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),

@@ -60,13 +60,14 @@ SmsWorldServer::SmsWorldServer(boost::asio::io_context& io, const sim::Scenario&
   if (!options_.directory.empty()) {
     // The scenario's users, as the simulator draws them from its seed, on the world's day.
     const sim::sms::SimDirectory directory(spec_.directory, scenario.seed);
-    write_directory(options_.directory, directory, day_of(started_));
+    write_directory(options_.directory, directory, run_epoch(started_, options_.platform, options_.business));
   }
   if (!options_.receipts.empty()) {
     receipts_.open(options_.receipts, std::ios::out | std::ios::app);
     if (!receipts_) throw std::invalid_argument("--receipts: cannot open " + options_.receipts + " for writing");
     receipts_ << dump_json(nlohmann::json{{"world", {{"scenario", scenario.name}, {"seed", scenario.seed},
-                                                     {"system", "sms"}, {"started_ns", to_ns(started_)}}}});
+                                                     {"system", "sms"}, {"started_ns", to_ns(started_)},
+                                                     {"epoch_ns", to_ns(run_epoch(started_, options_.platform, options_.business))}}}});
     receipts_.flush();
   }
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(options_.listen, "--listen"),

@@ -43,6 +43,9 @@ struct SmsWorldOptions {
   // by name: the serve configuration's.
   std::string gateway;
   std::vector<ProviderEndpoint> providers;
+  // The gateway's policies: where the run's epoch falls (run_epoch, live/sms/directory.h).
+  relaysim::sms::PlatformConfig platform{};
+  relaysim::sms::BusinessPolicy business{};
   // Where to write the scenario's recipient directory for the gateway (its serve.directory);
   // empty: none.
   std::string directory;

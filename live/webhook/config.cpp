@@ -99,7 +99,7 @@ const Schema<ServeConfig>& serve_schema() {
     s.key("ca_file", &ServeConfig::ca_file, sim::text_codec(),
           "a PEM file of certificate authorities to trust for https, beside the system's (a private CA)",
           sim::opt::shown("none"));
-    s.key("pod", &ServeConfig::pod, sim::integer_codec<std::uint32_t>(1, 1'000'000),
+    s.key("pod", &ServeConfig::pod, sim::integer_codec<std::uint32_t>(1, kMaxPod),
           "this process's pod number, recorded with its claims and attempts");
     s.key("poll", &ServeConfig::poll, sim::duration_codec(kPollBounds),
           "how often to look for work other processes sharing the database created");

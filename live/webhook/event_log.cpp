@@ -253,12 +253,6 @@ std::string LogChecker::check_completion(const LogRecord& r) {
 
 // ---- EventLogWriter ---------------------------------------------------------------------------
 
-namespace {
-
-constexpr auto record = event_record<LogRecord>;
-
-}  // namespace
-
 EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod) : file_(path, "--events"), pod_(pod) {
   RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
 }
@@ -283,12 +277,12 @@ void EventLogWriter::write(const LogRecord& r) {
   file_.append(line);
 }
 
-void EventLogWriter::started(Time at) { write(record(LogKind::started, pod_, at)); }
+void EventLogWriter::started(Time at) { write(event_record<LogRecord>(LogKind::started, pod_, at)); }
 
-void EventLogWriter::stopped(Time at) { write(record(LogKind::stopped, pod_, at)); }
+void EventLogWriter::stopped(Time at) { write(event_record<LogRecord>(LogKind::stopped, pod_, at)); }
 
 void EventLogWriter::on(const model::Ingested& e) {
-  LogRecord r = record(LogKind::ingested, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::ingested, e.pod, e.at);
   r.id = e.result.id;
   r.cxid = e.request.cxid;
   r.request_id = e.request.request_id;
@@ -299,7 +293,7 @@ void EventLogWriter::on(const model::Ingested& e) {
 }
 
 void EventLogWriter::on(const model::Claimed& e) {
-  LogRecord r = record(LogKind::claimed, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::claimed, e.pod, e.at);
   r.id = e.row.id;
   r.deadline_at = e.row.deadline_at;
   r.token = e.row.claim_token;
@@ -307,7 +301,7 @@ void EventLogWriter::on(const model::Claimed& e) {
 }
 
 void EventLogWriter::on(const model::AttemptStarted& e) {
-  LogRecord r = record(LogKind::attempt_started, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::attempt_started, e.pod, e.at);
   r.id = e.row.id;
   r.number = e.number;
   r.url = e.url;
@@ -316,7 +310,7 @@ void EventLogWriter::on(const model::AttemptStarted& e) {
 }
 
 void EventLogWriter::on(const model::AttemptFinished& e) {
-  LogRecord r = record(LogKind::attempt_finished, e.pod, e.attempt.finished_at);
+  LogRecord r = event_record<LogRecord>(LogKind::attempt_finished, e.pod, e.attempt.finished_at);
   r.id = e.attempt.request;
   r.number = e.attempt.number;
   r.error = e.result.error;
@@ -326,7 +320,7 @@ void EventLogWriter::on(const model::AttemptFinished& e) {
 }
 
 void EventLogWriter::on(const model::Completed& e) {
-  LogRecord r = record(LogKind::completed, e.pod, e.completion.at);
+  LogRecord r = event_record<LogRecord>(LogKind::completed, e.pod, e.completion.at);
   r.id = e.row.id;
   r.token = e.row.claim_token;
   r.number = e.completion.attempt != nullptr ? e.completion.attempt->number : 0;
@@ -339,7 +333,7 @@ void EventLogWriter::on(const model::Completed& e) {
 }
 
 void EventLogWriter::on(const model::TenantNotified& e) {
-  LogRecord r = record(LogKind::notified, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::notified, e.pod, e.at);
   r.id = e.notice.request;
   r.notice = e.notice.id;
   r.life = e.notice.life;
@@ -351,7 +345,7 @@ void EventLogWriter::on(const model::TenantNotified& e) {
 }
 
 void EventLogWriter::on(const model::Replayed& e) {
-  LogRecord r = record(LogKind::replayed, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::replayed, e.pod, e.at);
   r.id = e.id;
   r.replay = e.outcome;
   r.deadline_at = e.deadline_at;
@@ -359,7 +353,7 @@ void EventLogWriter::on(const model::Replayed& e) {
 }
 
 void EventLogWriter::on(const model::LookupFinished& e) {
-  LogRecord r = record(LogKind::lookup, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::lookup, e.pod, e.at);
   r.cxid = e.cxid;
   r.lookup = e.status;
   r.version = e.version;
@@ -368,7 +362,7 @@ void EventLogWriter::on(const model::LookupFinished& e) {
 }
 
 void EventLogWriter::on(const model::BreakerChanged& e) {
-  LogRecord r = record(LogKind::breaker, e.pod, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::breaker, e.pod, e.at);
   r.from = e.from;
   r.to = e.to;
   write(r);

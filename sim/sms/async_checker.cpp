@@ -15,7 +15,7 @@ void AsyncChecker::on(const Accepted& e) {
 }
 
 void AsyncChecker::on(const SubmitStarted& e) {
-  if (spec_.platform.sync_to_async.enabled) check_async_late(mode(e.pod), e.pod, e.at);
+  if (spec_.platform.sync_to_async.enabled) check_async_late(mode(e.pod), e.pod, e.at, false);
 }
 
 void AsyncChecker::SyncSubmits::on(const SubmitFinished& e) {
@@ -29,7 +29,7 @@ void AsyncChecker::check_send_path(const Accepted& e) {
   const AcceptRequest& req = e.request;
   const AcceptResult& r = e.result;
   PodMode& pm = mode(e.pod);
-  check_async_late(pm, e.pod, req.now);
+  check_async_late(pm, e.pod, req.now, true);
   if (pm.async) {
     ++pm.sends;
     if (e.path == SendPath::sync) {
@@ -52,7 +52,7 @@ void AsyncChecker::observe_sync_submit(const SubmitFinished& e) {
   const SyncAsyncConfig& c = spec_.platform.sync_to_async;
   PodMode& pm = mode(e.pod);
   const bool failed = e.outcome != SubmitClass::accepted;
-  check_async_late(pm, e.pod, e.at);
+  check_async_late(pm, e.pod, e.at, false);
   if (e.path == SendPath::probe) {
     if (!pm.async) return;
     const bool good = !failed && (c.latency.over <= Duration::zero() || e.latency <= c.latency.over);
@@ -183,7 +183,7 @@ std::string AsyncChecker::error_rate_unmet(const PodMode& m, Time at) const {
 // Async mode must begin in the event after the one whose evidence made a rule hold, and end once
 // its exit condition holds: `after` its entry, or right after the probe
 // that made `min_probes` good ones in a row (that probe's SubmitFinished comes first).
-void AsyncChecker::check_async_late(PodMode& m, PodId pod, Time at) {
+void AsyncChecker::check_async_late(PodMode& m, PodId pod, Time at, bool send_decision) {
   const SyncAsyncConfig& c = spec_.platform.sync_to_async;
   if (m.must_enter != AsyncRule::none) {
     violate_(Invariant::async, at, 0,
@@ -193,7 +193,8 @@ void AsyncChecker::check_async_late(PodMode& m, PodId pod, Time at) {
   }
   if (!m.async || m.late_reported) return;
   std::string why;
-  if (c.exit == SyncAsyncConfig::Exit::after && at > m.entered + c.after) {
+  if (c.exit == SyncAsyncConfig::Exit::after && at > m.entered + c.after &&
+      (timer_exit_ == TimerExit::exact || send_decision)) {
     why = "though it entered at " + format_time(m.entered) + " to stay " + format_duration(c.after);
   } else if (c.exit == SyncAsyncConfig::Exit::probe && m.good_probes >= c.min_probes) {
     why = "though " + std::to_string(m.good_probes) + " good probes in a row have come back (" +
@@ -229,7 +230,8 @@ void AsyncChecker::on(const ModeChanged& e) {
   if (!m.async) {
     violate_(Invariant::async, e.at, 0, pod + " left async mode it was not in");
   } else if (e.change.rule == AsyncRule::timer) {
-    if (c.exit != SyncAsyncConfig::Exit::after || e.at != m.entered + c.after) {
+    const bool on_time = timer_exit_ == TimerExit::exact ? e.at == m.entered + c.after : e.at >= m.entered + c.after;
+    if (c.exit != SyncAsyncConfig::Exit::after || !on_time) {
       violate_(Invariant::async, e.at, 0,
                pod + " left async mode by its timer at " + format_time(e.at) + ", not at " +
                    format_time(m.entered + c.after));
@@ -255,7 +257,7 @@ void AsyncChecker::on(const ProcessStarted& e) { reset(e.pod + 1); }
 void AsyncChecker::on(const ProcessCrashed& e) { reset(e.pod + 1); }
 
 void AsyncChecker::finish(Time end) {
-  for (std::size_t i = 0; i < modes_.size(); ++i) check_async_late(modes_[i], static_cast<PodId>(i + 1), end);
+  for (std::size_t i = 0; i < modes_.size(); ++i) check_async_late(modes_[i], static_cast<PodId>(i + 1), end, false);
 }
 
 }  // namespace relaysim::sim::sms

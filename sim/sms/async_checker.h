@@ -31,13 +31,20 @@
 
 namespace relaysim::sim::sms {
 
+// How a pod's timer ends async mode. `exact` in a simulation, whose timers fire on the dot. `late`
+// live: the timer's callback runs a little after its deadline, and a send decision made in between
+// ends the mode first (the switch's route); so the exit may come after entered + after, and only
+// the pod's send decisions (an accepted request's path) are held to it.
+enum class TimerExit : std::uint8_t { exact, late };
+
 class AsyncChecker final : public SinkFor<relaysim::sms::Accepted>,
                            public SinkFor<relaysim::sms::SubmitStarted>,
                            public SinkFor<relaysim::sms::ModeChanged>,
                            public SinkFor<ProcessStarted>,
                            public SinkFor<ProcessCrashed> {
  public:
-  AsyncChecker(const SmsSpec& spec, Ledger& ledger) : spec_(spec), violate_(ledger), sync_submits_(*this) {}
+  AsyncChecker(const SmsSpec& spec, Ledger& ledger, TimerExit timer_exit = TimerExit::exact)
+      : spec_(spec), violate_(ledger), timer_exit_(timer_exit), sync_submits_(*this) {}
   // sync_submits_ refers back to this checker.
   AsyncChecker(const AsyncChecker&) = delete;
   AsyncChecker& operator=(const AsyncChecker&) = delete;
@@ -97,10 +104,12 @@ class AsyncChecker final : public SinkFor<relaysim::sms::Accepted>,
   std::string latency_window_unmet(const PodMode& m, Time at) const;
   std::string growth_unmet(const PodMode& m, Time at) const;
   std::string error_rate_unmet(const PodMode& m, Time at) const;
-  void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at);
+  // `send_decision`: `at` is an accepted request's (a late timer exit is held to those only).
+  void check_async_late(PodMode& m, relaysim::sms::PodId pod, Time at, bool send_decision);
 
   const SmsSpec& spec_;
   Violations violate_;
+  TimerExit timer_exit_;
   std::vector<PodMode> modes_;  // by pod - 1
   SyncSubmits sync_submits_;
 };

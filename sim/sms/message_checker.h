@@ -122,6 +122,7 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
     bool round_pinned = false;
     Time retry_due{};  // a retry the gateway planned (or stored) is not submitted before this
     relaysim::sms::Status status = relaysim::sms::Status::pending;  // as the gateway's events have moved it
+    bool known = false;  // accepted (a live run may tell of a larger id first)
   };
   Message* find(relaysim::sms::MessageId id);
   relaysim::sms::MessageId find_key(std::string_view key) const;  // 0: never accepted
@@ -142,10 +143,12 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
   const SmsSpec& spec_;
   Violations violate_;
   std::vector<Message> messages_;  // by id - 1
+  std::uint64_t accepted_ = 0;     // messages accepted (known)
   // Every accepted message's key, "business/type/id", back to back in one arena (key_at_[id - 1]:
   // its offset << 24 | its length), indexed by a hash of the text.
   CompactFlatIndex keys_;
   std::string key_arena_;
+  static constexpr std::uint64_t kNoKey = ~std::uint64_t{0};  // a message with no key of its own (a second use of one)
   std::vector<std::uint64_t> key_at_;
   // Quota units held per (business, period), as the oracle counts them.
   std::unordered_map<std::uint64_t, std::uint64_t> charged_;

@@ -710,12 +710,12 @@ TEST(SmsEventLog, EveryKindReadsBackAsWritten) {
   };
   EXPECT_NE(problem_of(R"({"event":"ingested","pod":1,"at":5})").find("no known 'event' (one of started, stopped, accepted"),
             std::string::npos);
-  EXPECT_EQ(problem_of(R"({"event":"mode","pod":1,"at":5,"rule":"whim","entered":true})"),
+  EXPECT_EQ(problem_of(R"({"event":"mode","pod":1,"at":5,"logged":5,"rule":"whim","entered":true})"),
             "mode: field 'rule' is not a valid value: \"whim\"");
-  EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
+  EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"logged":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
                        R"("outcome":"accepted","status":"pending","messages":[7]})"),
             "accepted: field 'messages' is not a valid value: [7]");
-  EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
+  EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"logged":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
                        R"("outcome":"accepted","status":"pending","messages":[{"biz_type":"otp","send_at":5}]})"),
             "accepted: field 'messages', item 0: no field 'biz_id'");
 }
