@@ -96,7 +96,7 @@ void SharedLimiter::fall_back(std::uint32_t cost, std::uint64_t member, KvStatus
     case StoreDownPolicy::local: {
       const Time now = clock_.now();
       const LimitDecision d = local_.take(now, cost, member);
-      done(SharedDecision{d.admitted, d.admitted ? Duration{} : turn(now, d.retry_after), LimitVia::local, store});
+      done(SharedDecision{d.admitted, d.admitted ? Duration{} : turn(now, d.retry_after), LimitVia::local, store, false, now});
       return;
     }
   }

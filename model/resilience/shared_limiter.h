@@ -72,6 +72,7 @@ struct SharedDecision {
   LimitVia via = LimitVia::store;
   KvStatus store = KvStatus::ok;  // what the store said (unavailable also when the breaker skipped it)
   bool remembered = false;        // held by the pod's memory of the store's last refusal, not asked
+  Time at{};                      // local: the moment the pod's own limiter decided at
 };
 
 class SharedLimiter {

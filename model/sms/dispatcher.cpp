@@ -301,7 +301,9 @@ bool Dispatcher::still_claimed(std::uint32_t slot) {
 
 void Dispatcher::limited(std::uint32_t slot, BusinessId business, const SharedLimiter& limiter, const SharedDecision& d) {
   Job& j = jobs_[slot];
-  const Time now = pod_.clock.now();
+  // A local decision is told at the moment it was taken (the oracle replays it there); a live
+  // clock has moved on a little since.
+  const Time now = d.via == LimitVia::local ? d.at : pod_.clock.now();
   pod_.events.emit(LimitDecided{pod_.id, j.row.id, business, limiter.config(),
                             limit_member(j.row.id, j.row.attempts + j.submits + 1U), d, now});
   if (d.admitted) {

@@ -1,8 +1,9 @@
 // A PostgreSQL server of a test's own, for the tests that need a real one: a private cluster made
 // with initdb in a temporary directory (as the `postgres` user when the test runs as root, since
 // PostgreSQL refuses to run as root), listening on a loopback port and on a Unix socket in that
-// directory, with fsync off (a test's cluster need not survive a power cut); stopped and removed
-// when the test ends. The server dies with the test (PR_SET_PDEATHSIG).
+// directory, with fsync off (a test's cluster need not survive a power cut, but a commit is in the
+// operating system's hands before it is answered, so it survives the server's crash); stopped and
+// removed when the test ends. The server dies with the test (PR_SET_PDEATHSIG).
 #pragma once
 
 #include <fcntl.h>
@@ -44,8 +45,8 @@ class PgServer {
   PgServer(const PgServer&) = delete;
   PgServer& operator=(const PgServer&) = delete;
 
-  // Makes the cluster (once) and starts the server; false, with the reason in `problem`, if it
-  // will not come up.
+  // Makes the cluster (once) and starts the server, on the same port each time; false, with the
+  // reason in `problem`, if it will not come up.
   bool start(std::string& problem) {
     const std::string bin = bindir();
     if (bin.empty()) {
@@ -74,10 +75,9 @@ class PgServer {
         return false;
       }
     }
-    port_ = free_port();
+    if (port_ == 0) port_ = free_port();  // a restart listens where clients already look
     pid_ = static_cast<pid_t>(run_as(pg, {bin + "/postgres", "-D", dir_ + "/data", "-k", dir_, "-h", "127.0.0.1", "-p",
-                                          std::to_string(port_), "-c", "fsync=off", "-c", "synchronous_commit=off",
-                                          "-c", "full_page_writes=off"},
+                                          std::to_string(port_), "-c", "fsync=off", "-c", "full_page_writes=off"},
                                      dir_ + "/postgres.log", true));
     // Wait for it to take connections: a bound on how long a broken server may keep the test,
     // not a timing check.

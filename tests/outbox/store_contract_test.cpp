@@ -578,6 +578,44 @@ INSTANTIATE_TEST_SUITE_P(
                       StoreFactory{"postgres", postgres_store, false}),
     [](const ::testing::TestParamInfo<StoreFactory>& p) { return std::string(p.param.name); });
 
+// PostgreSQL going away under the store: a call then is a StoreError saying so (io, or busy while
+// it cannot connect), an open business operation is lost whole, and once the server is back the
+// next call connects again and finds everything that was committed.
+TEST(PgStore, AServerGoneIsAStoreErrorAndTheNextCallAfterItsReturnConnectsAgain) {
+  testing_pg::PgServer server;
+  std::string problem;
+  ASSERT_TRUE(server.start(problem)) << problem;
+  live::outbox::PgStore store(server.conninfo("postgres"));
+  const Time t0 = Time{} + seconds(100);
+  {
+    Operation op(store, t0);
+    ASSERT_EQ(op->add({0, 7, 1, op->write_entity(7)}), 1u);
+    op.commit();
+  }
+  store.begin(t0 + seconds(1));
+  store.add({0, 8, 1, store.write_entity(8)});
+  server.stop();  // immediate: the open transaction dies with it
+  const auto failure_of = [](auto&& call) {
+    try {
+      call();
+    } catch (const StoreError& e) {
+      return std::optional<StoreFailure>(e.failure());
+    }
+    return std::optional<StoreFailure>();
+  };
+  const std::optional<StoreFailure> commit = failure_of([&] { store.commit(); });
+  ASSERT_TRUE(commit.has_value()) << "a commit to a server that is gone";
+  EXPECT_TRUE(*commit == StoreFailure::io || *commit == StoreFailure::busy) << to_string(*commit);
+  const std::optional<StoreFailure> read = failure_of([&] { (void)store.get(1); });
+  ASSERT_TRUE(read.has_value()) << "a read from a server that is gone";
+  EXPECT_EQ(*read, StoreFailure::busy) << "no connection can be made: try again later";
+  ASSERT_TRUE(server.start(problem)) << problem;
+  ASSERT_TRUE(store.get(1).has_value()) << "the committed message, after the server's return";
+  EXPECT_FALSE(store.get(2).has_value()) << "the operation open when it went away was lost whole";
+  EXPECT_FALSE(store.entity_version(8).has_value());
+  EXPECT_EQ(store.counts().messages, 1u);
+}
+
 // ---- a failed call changes nothing ------------------------------------------------------------
 
 // Fails the statement step numbered `at` (from 0) after it is armed, once.
