@@ -213,9 +213,7 @@ Relock MemoryStore::relock(RowId id, std::uint16_t attempt, Message& out) {
   Row* r = row(id);
   if (r == nullptr) return Relock::gone;
   out = r->m;
-  if (r->m.status == Status::processing && r->m.attempt == attempt) return Relock::locked;
-  if (r->m.status == Status::pending && r->m.attempt + 1 == attempt) return Relock::not_yet;
-  return Relock::gone;
+  return relock_of(r->m, attempt);
 }
 
 bool MemoryStore::finish(RowId id, std::uint16_t attempt, const Finish& f) {

@@ -299,9 +299,7 @@ Relock SqliteStore::relock(RowId id, std::uint16_t attempt, Message& out) {
   const std::optional<Message> m = get(id);
   if (!m) return Relock::gone;
   out = *m;
-  if (m->status == Status::processing && m->attempt == attempt) return Relock::locked;
-  if (m->status == Status::pending && m->attempt + 1 == attempt) return Relock::not_yet;
-  return Relock::gone;
+  return relock_of(*m, attempt);
 }
 
 bool SqliteStore::finish(RowId id, std::uint16_t attempt, const Finish& f) {

@@ -66,6 +66,14 @@ inline constexpr auto kRelockNames = names<Relock>({
     {Relock::locked, "locked"}, {Relock::not_yet, "not_yet"}, {Relock::gone, "gone"}});
 constexpr std::string_view to_string(Relock r) { return kRelockNames[r]; }
 
+// The re-lock's one judgement, for every store: what message `m`, as the store holds it now, says
+// to a consumer whose record carries `attempt`.
+constexpr Relock relock_of(const Message& m, std::uint16_t attempt) {
+  if (m.status == Status::processing && m.attempt == attempt) return Relock::locked;
+  if (m.status == Status::pending && m.attempt + 1 == attempt) return Relock::not_yet;
+  return Relock::gone;
+}
+
 // How a consumer finishes a message it handled.
 struct Finish {
   Status status = Status::handled;  // handled, failed, or pending (retry)
