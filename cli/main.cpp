@@ -368,15 +368,16 @@ CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
 }
 
 CLI::App* declare_judge(CLI::App& app, live::JudgeArgs& judge_args) {
-  auto* judge = app.add_subcommand("judge", "Judge a live run (serve's event logs, world's receipts, for the webhook "
-                                            "platform the client's calls) with the simulator's own invariant checkers; "
-                                            "the serve configuration's system: chooses which (docs/live.md)");
+  auto* judge = app.add_subcommand("judge", "Judge a live run (serve's event logs, world's receipts, the clients' calls) "
+                                            "with the simulator's own invariant checkers; the serve configuration's "
+                                            "system: chooses which (docs/live.md)");
   judge->add_option("SCENARIO", judge_args.scenario, "The scenario the world served")->required();
   judge->add_option("CONFIG", judge_args.config, "The configuration serve ran with")->required();
   judge->add_option("--events", judge_args.events, "A serve process's event log (serve --events); one per process")->required();
   judge->add_option("--receipts", judge_args.receipts, "The world's receipts (world --receipts)")->required();
   judge->add_option("--calls", judge_args.calls,
-                    "The webhook platform's client's create calls, one JSON line each (docs/live.md); required for it");
+                    "The clients' calls, one JSON line each (docs/live.md): the webhook platform's creates (required), "
+                    "the SMS gateway's sends (optional: without them S-scope is not judged)");
   judge->add_option("--database", judge_args.database, "The database the processes shared, after the run")->required();
   judge->add_option("--json", judge_args.json,
                     "Also write the verdict and the run's figures (for the webhook platform: every metric of `relaysim "
