@@ -41,12 +41,14 @@ struct Submitted {
   ss::Fate fate = ss::Fate::accepted;
 };
 
-// The run's clock: Unix times less the UTC midnight the world started on, so that the oracle's
-// times keep their time of day (quiet hours are one, and the directory's `last_active` is written
-// on the same day: live/sms/directory.h). Nothing of the run may come before the world started.
+// The run's clock: Unix times less the run's epoch (run_epoch, live/sms/directory.h: a whole
+// day, and a whole number of every width the gateway buckets time by), so that the oracle's times
+// keep their time of day and their buckets (quiet hours are a time of day, and the directory's
+// `last_active` is written from the same epoch). Nothing of the run may come before the world
+// started.
 struct RunClock {
   Duration start{};  // the world's start
-  Duration day{};    // the midnight on or before it
+  Duration day{};    // the run's epoch, on or before it
   Time of(Time unix_time, const char* name, const std::string& where) const {
     return world_time(plausible(unix_time, name, where), name, start, where) + (start - day);
   }

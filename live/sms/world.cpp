@@ -58,7 +58,7 @@ SmsWorldServer::SmsWorldServer(boost::asio::io_context& io, const sim::Scenario&
     endpoints_.push_back(found);
   }
   if (!options_.directory.empty()) {
-    // The scenario's users, as the simulator draws them from its seed, on the world's day.
+    // The scenario's users, as the simulator draws them from its seed, from the run's epoch.
     const sim::sms::SimDirectory directory(spec_.directory, scenario.seed);
     write_directory(options_.directory, directory, run_epoch(started_, options_.platform, options_.business));
   }
