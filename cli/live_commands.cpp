@@ -104,16 +104,15 @@ std::string_view own_table(ServedSystem system) { return system == ServedSystem:
 std::optional<int> refuse_foreign_database(const std::string& database, ServedSystem system = ServedSystem::webhook) {
   if (database == ":memory:") return std::nullopt;
   const DbInspection db = inspect_database(database);
-  const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
   if (db.is_directory) return fail_usage("--database " + database + " is a directory; give the path of a database file");
   if (db.exists && !db.is_sqlite) {
     return fail_usage("--database " + database + " is not an SQLite database (" + db.error + "); serve will not touch it");
   }
-  if (has("relaysim_run")) {
+  if (db.has_table("relaysim_run")) {
     return fail_usage("--database " + database +
                       " holds a simulated run (relaysim run --sqlite-path); serve keeps a database of its own: choose another path");
   }
-  if (!db.tables.empty() && !has(own_table(system))) {
+  if (!db.tables.empty() && !db.has_table(own_table(system))) {
     std::string names;
     for (const std::string& t : db.tables) names += (names.empty() ? "" : ", ") + t;
     return fail_usage("--database " + database + " is not a database relaysim serve wrote for the " +

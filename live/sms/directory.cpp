@@ -19,6 +19,9 @@ constexpr const char* kSchema =
 
 constexpr std::int64_t kDay = 24LL * 3600 * 1'000'000'000;
 
+// A user's columns, in the order user_of reads them.
+#define RELAYSIM_USER_COLUMNS "recipient, last_active, tags, utc_offset, region, opt_in, opted_out"
+
 relaysim::sms::UserRecord user_of(const Db::Statement& q) {
   relaysim::sms::UserRecord u;
   u.recipient = static_cast<relaysim::sms::Recipient>(q.i64(0));
@@ -34,8 +37,7 @@ relaysim::sms::UserRecord user_of(const Db::Statement& q) {
 // `path`, once it is known to hold a directory: opening a file that is not there would make one.
 const std::string& existing_directory(const std::string& path) {
   const DbInspection db = inspect_database(path);
-  const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
-  if (!db.exists || db.is_directory || !db.is_sqlite || !has("users") || !has("names")) {
+  if (!db.holds({"users", "names"})) {
     throw std::invalid_argument("serve.directory: " + path + " is not a recipient directory relaysim world wrote" +
                                 (!db.exists ? " (no such file: start relaysim world with --serve first)"
                                  : db.is_directory ? " (a directory)" : !db.is_sqlite ? " (" + db.error + ")" : ""));
@@ -115,8 +117,7 @@ SqliteDirectory::SqliteDirectory(const std::string& path) : db_(existing_directo
 
 std::size_t SqliteDirectory::read(std::uint64_t from, std::span<relaysim::sms::UserRecord> out) {
   Db::Statement& q = db_.prepared(read_,
-      "SELECT recipient, last_active, tags, utc_offset, region, opt_in, opted_out FROM users"
-      " WHERE idx >= ?1 ORDER BY idx LIMIT ?2");
+      "SELECT " RELAYSIM_USER_COLUMNS " FROM users WHERE idx >= ?1 ORDER BY idx LIMIT ?2");
   ResetOnExit guard(q);
   q.bind(1, from).bind(2, static_cast<std::uint64_t>(out.size()));
   std::size_t n = 0;
@@ -126,7 +127,7 @@ std::size_t SqliteDirectory::read(std::uint64_t from, std::span<relaysim::sms::U
 
 std::optional<relaysim::sms::UserRecord> SqliteDirectory::find(relaysim::sms::Recipient recipient) {
   Db::Statement& q = db_.prepared(by_recipient_,
-      "SELECT recipient, last_active, tags, utc_offset, region, opt_in, opted_out FROM users WHERE recipient = ?1");
+      "SELECT " RELAYSIM_USER_COLUMNS " FROM users WHERE recipient = ?1");
   ResetOnExit guard(q);
   q.bind(1, recipient);
   if (!q.step()) return std::nullopt;

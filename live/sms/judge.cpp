@@ -412,8 +412,7 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
 // Refuses a --database that is not one an SMS serve left.
 void check_database(const std::string& path) {
   const DbInspection db = inspect_database(path);
-  const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
-  if (!db.exists || db.is_directory || !db.is_sqlite || !has("businesses") || !has("messages")) {
+  if (!db.holds({"businesses", "messages"})) {
     throw std::invalid_argument("--database: " + path + " is not a database the SMS gateway's relaysim serve left" +
                                 (!db.exists ? ": no such file" : db.is_directory ? ": a directory" : !db.is_sqlite ? " (" + db.error + ")" : ""));
   }

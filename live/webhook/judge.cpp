@@ -669,14 +669,13 @@ sim::Scenario scenario_as_run(const JudgeInputs& in) {
 // Refuses a --database that is not one relaysim serve left, or that is too old to judge.
 void check_database(const std::string& path) {
   const DbInspection db = inspect_database(path);
-  const auto has = [&db](std::string_view t) { return std::find(db.tables.begin(), db.tables.end(), t) != db.tables.end(); };
-  if (!db.exists || db.is_directory || !db.is_sqlite || !has("requests") || !has("attempts")) {
+  if (!db.holds({"requests", "attempts"})) {
     throw std::invalid_argument("--database: " + path + " is not a database relaysim serve left" +
                                 (!db.exists ? ": no such file" : db.is_directory ? ": a directory" : !db.is_sqlite ? " (" + db.error + ")" : ""));
   }
   // The store opened as serve opens it adds what an older schema lacks; the judge reads, never
   // writes, so a database from before a column it needs is refused instead.
-  if (!has("notices")) {
+  if (!db.has_table("notices")) {
     throw std::invalid_argument("--database: " + path +
                                 " was left by an older relaysim serve (it has no outbox of tenants' notices); the judge "
                                 "does not change a database: judge it with the relaysim that served it");

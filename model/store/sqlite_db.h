@@ -19,8 +19,10 @@
 //    crashes in the middle of a transaction this way, into the real code paths.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -205,6 +207,15 @@ struct DbInspection {
   std::vector<std::string> tables;  // user tables, by name
   std::map<std::string, std::vector<std::string>> columns;  // each table's columns, in order
   std::string error;          // why it is not readable, when it is not
+
+  bool has_table(std::string_view name) const {
+    return std::find(tables.begin(), tables.end(), name) != tables.end();
+  }
+  // An SQLite file holding every one of `names`.
+  bool holds(std::initializer_list<std::string_view> names) const {
+    return exists && !is_directory && is_sqlite &&
+           std::all_of(names.begin(), names.end(), [this](std::string_view n) { return has_table(n); });
+  }
 };
 DbInspection inspect_database(const std::string& path);
 
