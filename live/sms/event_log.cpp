@@ -65,6 +65,11 @@ void LogRecord::fields(Self& r, Io& io) {
       io("via", r.via);
       io("admitted", r.admitted);
       return;
+    case LogKind::cap:
+      io("id", r.id);
+      io("token", r.token);
+      io("recipient", r.recipient);
+      return;
     case LogKind::submit_started:
       io("id", r.id);
       io("token", r.token);
@@ -176,6 +181,7 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
       held_[r.token] = r.id;
       return {};
     }
+    case LogKind::cap:
     case LogKind::submit_started:
     case LogKind::submit_finished:
     case LogKind::completed: {
@@ -251,6 +257,14 @@ void EventLogWriter::on(const model::LimitDecided& e) {
   r.member = e.member;
   r.via = e.decision.via;
   r.admitted = e.decision.admitted;
+  write(r);
+}
+
+void EventLogWriter::on(const model::CapTaken& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::cap, e.pod, e.at);
+  r.id = e.message;
+  r.token = e.claim;
+  r.recipient = e.recipient;
   write(r);
 }
 

@@ -32,11 +32,12 @@ namespace relaysim::live::sms {
 namespace model = relaysim::sms;
 
 enum class LogKind : std::uint8_t {
-  started, stopped, accepted, claimed, limit, submit_started, submit_finished, completed, mode, receipt
+  started, stopped, accepted, claimed, limit, cap, submit_started, submit_finished, completed, mode, receipt
 };
 inline constexpr auto kLogKindNames = names<LogKind>({
     {LogKind::started, "started"}, {LogKind::stopped, "stopped"}, {LogKind::accepted, "accepted"},
-    {LogKind::claimed, "claimed"}, {LogKind::limit, "limit"}, {LogKind::submit_started, "submit_started"},
+    {LogKind::claimed, "claimed"}, {LogKind::limit, "limit"}, {LogKind::cap, "cap"},
+    {LogKind::submit_started, "submit_started"},
     {LogKind::submit_finished, "submit_finished"}, {LogKind::completed, "completed"}, {LogKind::mode, "mode"},
     {LogKind::receipt, "receipt"}});
 constexpr std::string_view to_string(LogKind k) { return kLogKindNames[k]; }
@@ -68,13 +69,13 @@ struct LogRecord {
   model::SendPath path = model::SendPath::async;  // also submit_started, submit_finished
   model::AcceptOutcome outcome = model::AcceptOutcome::accepted;
   std::vector<LogMessage> messages;
-  // claimed, submit_started, submit_finished, completed: the claim's token
+  // claimed, cap, submit_started, submit_finished, completed: the claim's token
   model::ClaimToken token = 0;
   model::Status prior = model::Status::pending;
   model::ProviderId provider = model::kNoProvider;
   bool provider_accepted = false;  // claimed: a provider certainly accepted it before
   model::Kind message_kind = model::Kind::single;
-  model::Recipient recipient = 0;
+  model::Recipient recipient = 0;  // also cap
   // limit
   std::uint64_t member = 0;
   LimitVia via = LimitVia::store;
@@ -116,7 +117,8 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 //   - every record comes after `started` and no time is before it (one clock, which never goes
 //     back), each is written no earlier than the one before it, a limit's decisions come in time
 //     order, and nothing but `started` follows `stopped`;
-//   - a submit starts under a claim the process holds, and a completion ends a claim it holds;
+//   - a cap's place is taken and a submit starts under a claim the process holds, and a
+//     completion ends a claim it holds;
 //   - its accepted messages' ids only grow (the database hands them out in commit order, and a
 //     process logs an accept after its commit), lives of one log together.
 // Across all logs, the database hands out each claim token and each message id once: a token
@@ -148,6 +150,7 @@ class LogChecker {
 class EventLogWriter final : public SinkFor<model::Accepted>,
                              public SinkFor<model::Claimed>,
                              public SinkFor<model::LimitDecided>,
+                             public SinkFor<model::CapTaken>,
                              public SinkFor<model::SubmitStarted>,
                              public SinkFor<model::SubmitFinished>,
                              public SinkFor<model::Completed>,
@@ -166,6 +169,7 @@ class EventLogWriter final : public SinkFor<model::Accepted>,
   void on(const model::Accepted& e) override;
   void on(const model::Claimed& e) override;
   void on(const model::LimitDecided& e) override;
+  void on(const model::CapTaken& e) override;
   void on(const model::SubmitStarted& e) override;
   void on(const model::SubmitFinished& e) override;
   void on(const model::Completed& e) override;

@@ -250,8 +250,10 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, const RunClock
 
 // What the store committed that no log tells of, as records at the times the store's status
 // histories give (each change of a message's status is in its row, with its time and pod): the
-// accepts, claims and completions of processes killed between a commit and its log line, and the
-// receipts applied by one. A change matches a logged record by message, time and status.
+// accepts, claims and completions of processes killed between a commit and its log line, the
+// receipts applied by one, and the places in a frequency cap one took (the store keeps each with
+// its time). A change matches a logged record by message, time and status; a place, by message
+// and time.
 // Refuses changes no killed process can explain — one that does not fall between the last line
 // of a killed life and the next start of its pod (any pod's, for a change the store made itself:
 // an accept for later, a receipt), one of a pod whose log was left out — and logs whose accepts
@@ -264,6 +266,7 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
   std::set<model::MessageId> accepted;
   std::map<std::pair<model::MessageId, std::int64_t>, model::ClaimToken> claims;  // (message, time) -> token
   std::unordered_map<model::ClaimToken, std::uint16_t> submits;                  // by claim
+  std::set<std::pair<model::MessageId, std::int64_t>> caps;  // the frequency cap's places logged
   std::set<model::PodId> pods;
   // Each killed life: its pod, its last line's time and the next start of its log (none: never).
   struct Death {
@@ -299,6 +302,7 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
           logged.emplace(r.id, at, model::Status::in_flight);
           claims[{r.id, at}] = r.token;
           break;
+        case LogKind::cap: caps.emplace(r.id, at); break;
         case LogKind::submit_started: ++submits[r.token]; break;
         case LogKind::completed:
           if (r.applied) logged.emplace(r.id, at, r.status);
@@ -315,17 +319,37 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
     if (up) deaths.push_back({pod, last, Time::max()});
   }
   std::vector<Log> out;
-  const auto unexplained = [&](model::MessageId id, const model::StatusChange& c, Time at) {
-    const std::string change = "--database: message " + std::to_string(id) + " became " + std::string(to_string(c.status)) +
-                               (c.pod != 0 ? " by pod " + std::to_string(c.pod) : std::string()) + " at " + format_time(at);
-    if (c.pod != 0 && pods.count(c.pod) == 0) return change + ", whose log was not given: give every process's log (--events)";
+  // Why `change`, made by `pod` (0: by the store itself, or by a pod it does not name) at `at` and
+  // told of by no log, cannot be a killed process's; empty when it can.
+  const auto unexplained = [&](const std::string& change, model::PodId pod, Time at) {
+    if (pod != 0 && pods.count(pod) == 0) return change + ", whose log was not given: give every process's log (--events)";
     const bool after_a_death = std::any_of(deaths.begin(), deaths.end(), [&](const Death& d) {
-      return (c.pod == 0 || d.pod == c.pod) && at >= d.last && at < d.restart;
+      return (pod == 0 || d.pod == pod) && at >= d.last && at < d.restart;
     });
     if (after_a_death) return std::string();
     return change + " in the store, but no log tells of it, and no process was killed then (a log left out, or "
                     "another run's database)";
   };
+  // The frequency cap's places no log tells of, by message (the store does not say which pod took
+  // one).
+  std::unordered_map<model::MessageId, std::vector<LogRecord>> unlogged_caps;
+  for (const model::CapPlaceRow& p : store.cap_places()) {
+    const std::string change = "--database: message " + std::to_string(p.message) + " took a place in the frequency cap of " +
+                               std::to_string(p.recipient);
+    const Time at = RunClock::plausible(p.at, "at", change) - day;
+    if (caps.count({p.message, to_ns(at)}) != 0) continue;
+    if (p.message == 0 || p.message > stored) throw std::invalid_argument(change + ", a message it does not hold");
+    if (const std::string why = unexplained(change + " at " + format_time(at), 0, at); !why.empty()) {
+      throw std::invalid_argument(why);
+    }
+    LogRecord r;
+    r.kind = LogKind::cap;
+    r.at = at;
+    r.logged = at;
+    r.id = p.message;
+    r.recipient = p.recipient;
+    unlogged_caps[p.message].push_back(r);
+  }
   for (model::MessageId id = 1; id <= stored; ++id) {
     const std::optional<model::MessageRow> row = store.get(id);
     if (!row) throw std::invalid_argument("--database: message " + std::to_string(id) + " is missing: ids are never reused");
@@ -359,7 +383,10 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
         prior = c.status;
         continue;
       }
-      if (const std::string why = unexplained(id, c, at); !why.empty()) throw std::invalid_argument(why);
+      const std::string change = "--database: message " + std::to_string(id) + " became " +
+                                 std::string(to_string(c.status)) +
+                                 (c.pod != 0 ? " by pod " + std::to_string(c.pod) : std::string()) + " at " + format_time(at);
+      if (const std::string why = unexplained(change, c.pod, at); !why.empty()) throw std::invalid_argument(why);
       LogRecord r;
       r.pod = c.pod;
       r.at = at;
@@ -403,6 +430,12 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
       }
       recovered.records.push_back(r);
       prior = c.status;
+    }
+    if (const auto caps_of = unlogged_caps.find(id); caps_of != unlogged_caps.end()) {
+      // Each between its claim and its submit: in time order, after what else happened at its time.
+      for (LogRecord& r : caps_of->second) recovered.records.push_back(std::move(r));
+      std::stable_sort(recovered.records.begin(), recovered.records.end(),
+                       [](const LogRecord& a, const LogRecord& b) { return a.at < b.at; });
     }
     if (!recovered.records.empty()) out.push_back(std::move(recovered));
   }
@@ -527,6 +560,9 @@ class Replay {
         return;
       }
       case LogKind::limit: return limited(r, logs_[l].path);
+      case LogKind::cap:
+        bus.emit(model::CapTaken{r.pod, r.id, r.token, r.recipient, r.at});
+        return;
       case LogKind::submit_started: {
         ++out_.submits;
         const model::MessageRow row = row_of(r);

@@ -28,10 +28,11 @@
 // line; the message checker takes ids out of order.
 // A process that logged `started` again without `stopped` (or whose log ends without it) was
 // killed: it crashed just after the last event it logged. What it committed and died before
-// logging — an accept, a claim, a completion, a receipt — the judge takes from the store: each
-// message's row holds its status history (every change with its time and pod), and a change no
-// logged record matches (by message, time and status) joins the stream at its time, seen by the
-// message checker alone (no pod's mode or local limit is known to have seen it).
+// logging — an accept, a claim, a completion, a receipt, a place in a frequency cap — the judge
+// takes from the store: each message's row holds its status history (every change with its time
+// and pod), the cap's table every place with its time, and a change no logged record matches (by
+// message, time and status) joins the stream at its time, seen by the message checker alone (no
+// pod's mode or local limit is known to have seen it).
 //
 // What no record of this run tells, the judge does not judge: the shared limits' decisions made
 // by Redis (their replay needs Redis's own clock and order; the twin check of the limiter, in

@@ -134,6 +134,7 @@ bool Dispatcher::marketing_allows(std::uint32_t slot, bool take_cap) {
     finish(slot, completion(j, Status::suppressed, Reason::frequency_cap, {}));
     return false;
   }
+  if (m.cap.count != 0) pod_.events.emit(CapTaken{pod_.id, j.row.id, j.row.claim_token, j.row.recipient, now});
   return true;
 }
 

@@ -126,6 +126,17 @@ struct MarketingDeferred {
   }
 };
 
+// A marketing message about to be submitted holds a place in its recipient's frequency cap: one
+// the store gave it now, or one it holds still from an earlier submit in the window (the store's
+// place keeps that earlier time). Not in the fingerprint: it follows from the run.
+struct CapTaken {
+  PodId pod;
+  MessageId message;
+  ClaimToken claim;  // the claim it was taken under
+  Recipient recipient;
+  Time at;
+};
+
 // A send request was answered (at once, or after a synchronous submit).
 struct Answered {
   PodId pod;
@@ -284,6 +295,7 @@ struct StoreFailed {
 };
 
 using Events = EventBus<Answered, Accepted, Claimed, LimitDecided, SubmitStarted, SubmitFinished, Completed, ModeChanged,
-                        RetryAlert, ReceiptReceived, StoreFailed, CampaignAnswered, CampaignExpanded, MarketingDeferred>;
+                        RetryAlert, ReceiptReceived, StoreFailed, CampaignAnswered, CampaignExpanded, MarketingDeferred,
+                        CapTaken>;
 
 }  // namespace relaysim::sms

@@ -1,6 +1,7 @@
 #include "model/sms/memory_store.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "model/core/assert.h"
 #include "model/core/random.h"
@@ -360,26 +361,32 @@ bool MemoryStore::take_cap(Recipient recipient, MessageId id, Time now, const Fr
   RELAYSIM_ASSERT(cap.per > Duration::zero(), "a frequency cap's window is longer than zero");
   RELAYSIM_ASSERT(id != 0, "a place in the cap is held by a message");
   std::uint32_t& head = cap_heads_.try_emplace(recipient, kNone).first->second;
-  // Newest first: drop the tail that fell out of (now - per, now], count the rest.
+  // Newest first, taken in time order: count back to the first place out of (now - per, now].
+  // The older places are kept (cap_places() lists every place taken).
+  RELAYSIM_ASSERT(head == kNone || cap_places_[head].at <= now, "places in the cap are taken in time order");
   std::uint32_t held = 0;
-  std::uint32_t* link = &head;
-  while (*link != kNone) {
-    CapPlace& place = cap_places_[*link];
-    if (place.at <= now - cap.per) {
-      const std::uint32_t dead = *link;
-      *link = place.next;
-      cap_places_.release(dead);
-      continue;
-    }
-    if (place.message == id) return true;
+  for (std::uint32_t at = head; at != kNone && cap_places_[at].at > now - cap.per; at = cap_places_[at].next) {
+    if (cap_places_[at].message == id) return true;
     ++held;
-    link = &place.next;
   }
   if (cap_full(held, cap.count)) return false;
   const std::uint32_t slot = cap_places_.acquire();
   cap_places_[slot] = CapPlace{now, id, head};
   head = slot;
   return true;
+}
+
+std::vector<CapPlaceRow> MemoryStore::cap_places() {
+  std::vector<CapPlaceRow> out;
+  for (const auto& [recipient, head] : cap_heads_) {
+    for (std::uint32_t at = head; at != kNone; at = cap_places_[at].next) {
+      out.push_back({recipient, cap_places_[at].message, cap_places_[at].at});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const CapPlaceRow& a, const CapPlaceRow& b) {
+    return std::tie(a.recipient, a.at, a.message) < std::tie(b.recipient, b.at, b.message);
+  });
+  return out;
 }
 
 }  // namespace relaysim::sms

@@ -58,6 +58,7 @@ class MemoryStore final : public Store {
   std::optional<Time> next_campaign_due() override;
   std::optional<CampaignRow> campaign(CampaignId id) override;
   bool take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) override;
+  std::vector<CapPlaceRow> cap_places() override;
 
  private:
   static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -120,7 +121,7 @@ class MemoryStore final : public Store {
   // Campaigns by id - 1: few, each expanded a chunk at a time.
   std::vector<CampaignRow> campaigns_;
   // The frequency cap's places: per recipient, a list (newest first) of the messages that took one
-  // and when; entries leave as they fall out of the window.
+  // and when; all are kept, as the SQLite store keeps them, and a take reads only the window's.
   struct CapPlace {
     Time at{};
     MessageId message = 0;

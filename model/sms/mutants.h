@@ -45,6 +45,8 @@ inline constexpr Mutant quiet_hours_suppress{
     "quiet_hours_suppress", "a marketing message that meets quiet hours is suppressed, not deferred to their end"};
 inline constexpr Mutant cap_refuses_last_place{
     "cap_refuses_last_place", "a marketing message that would take a frequency cap's last place is suppressed"};
+inline constexpr Mutant cap_takes_one_more{
+    "cap_takes_one_more", "a marketing message takes a place in a frequency cap whose places are all held"};
 inline constexpr Mutant validity_from_acceptance{
     "validity_from_acceptance", "a message's validity is counted from its acceptance, not from its send_at"};
 

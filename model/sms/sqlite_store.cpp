@@ -89,7 +89,7 @@ CREATE TABLE IF NOT EXISTS cap_places (
   recipient INTEGER NOT NULL,
   message   INTEGER NOT NULL,
   at        INTEGER NOT NULL,
-  PRIMARY KEY (recipient, message)
+  PRIMARY KEY (recipient, at, message)
 ) WITHOUT ROWID;
 )sql";
 
@@ -583,29 +583,20 @@ bool SqliteStore::take_cap(Recipient recipient, MessageId id, Time now, const Fr
   RELAYSIM_ASSERT(cap.per > Duration::zero(), "a frequency cap's window is longer than zero");
   RELAYSIM_ASSERT(id != 0, "a place in the cap is held by a message");
   Db::Transaction tx(db_);
-  {
-    Statement& q = db_.prepared(cap_prune_, "DELETE FROM cap_places WHERE recipient = ?1 AND at <= ?2");
-    q.bind(1, recipient).bind(2, now - cap.per);
-    q.run();
-  }
   std::int64_t held = 0;
   bool mine = false;
   {
     Statement& q = db_.prepared(cap_count_,
-        "SELECT COUNT(*), COALESCE(MAX(message = ?2), 0) FROM cap_places WHERE recipient = ?1");
+        "SELECT COUNT(*), COALESCE(MAX(message = ?2), 0) FROM cap_places WHERE recipient = ?1 AND at > ?3");
     ResetOnExit guard(q);
-    q.bind(1, recipient).bind(2, id);
+    q.bind(1, recipient).bind(2, id).bind(3, now - cap.per);
     RELAYSIM_ASSERT(q.step(), "a count has a row");
     held = q.i64(0);
     mine = q.i64(1) != 0;
   }
-  if (mine) {
+  if (mine || cap_full(static_cast<std::uint64_t>(held), cap.count)) {
     tx.commit();
-    return true;
-  }
-  if (cap_full(static_cast<std::uint64_t>(held), cap.count)) {
-    tx.commit();  // the pruning stands
-    return false;
+    return mine;
   }
   Statement& q = db_.prepared(cap_take_, "INSERT INTO cap_places (recipient, message, at) VALUES (?1, ?2, ?3)");
   q.bind(1, recipient).bind(2, id).bind(3, now);
@@ -613,6 +604,14 @@ bool SqliteStore::take_cap(Recipient recipient, MessageId id, Time now, const Fr
   tx.commit();
   db_.wrote();
   return true;
+}
+
+std::vector<CapPlaceRow> SqliteStore::cap_places() {
+  Statement& q = db_.prepared(cap_list_, "SELECT recipient, message, at FROM cap_places ORDER BY recipient, at, message");
+  ResetOnExit guard(q);
+  std::vector<CapPlaceRow> out;
+  while (q.step()) out.push_back({static_cast<Recipient>(q.i64(0)), static_cast<MessageId>(q.i64(1)), q.time(2)});
+  return out;
 }
 
 StoreCounts SqliteStore::counts() {

@@ -51,6 +51,7 @@ class SqliteStore final : public Store {
   std::optional<Time> next_campaign_due() override;
   std::optional<CampaignRow> campaign(CampaignId id) override;
   bool take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) override;
+  std::vector<CapPlaceRow> cap_places() override;
 
   Db& db() { return db_; }
 
@@ -72,7 +73,7 @@ class SqliteStore final : public Store {
   std::unique_ptr<Statement> business_, add_business_, put_business_, move_business_, used_, charge_, refund_, find_key_, insert_, take_token_, last_token_,
       pick_due_, claim_, complete_, complete_quietly_, uncharge_, receipt_, exists_, next_due_, get_, history_, messages_, count_status_,
       count_reason_, count_charged_, find_campaign_, insert_campaign_, claim_campaign_, advance_campaign_,
-      next_campaign_, get_campaign_, cap_prune_, cap_count_, cap_take_, original_;
+      next_campaign_, get_campaign_, cap_count_, cap_take_, cap_list_, original_;
 };
 
 }  // namespace relaysim::sms

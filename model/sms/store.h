@@ -31,7 +31,10 @@
 //    under a fresh claim token until `due_at`; advance_campaign() applies only under that token.
 //  - take_cap() is the frequency cap's count (model/sms/marketing.h), in one transaction: true
 //    when message `id` already holds one of the recipient's places in the window (now - per, now],
-//    or fewer than `count` others do — and then it takes one.
+//    or fewer than `count` others do — and then it takes one. Places are kept after they leave
+//    the window (a message holds as many as it took); cap_places() lists every one, by recipient,
+//    oldest first, so that a judge of a live run finds the places a killed process took and never
+//    logged.
 // Every method is synchronous. A failed call (busy, disk full, I/O) throws StoreError and changes
 // nothing.
 #pragma once
@@ -186,6 +189,14 @@ AcceptResult judge_accept(const AcceptRequest& req, const BusinessRow* business,
 // window, so a message without one of its own may take one only below `count`.
 bool cap_full(std::uint64_t held, std::uint32_t count);
 
+// A place a marketing message holds in its recipient's frequency cap: taken at `at`.
+struct CapPlaceRow {
+  Recipient recipient = 0;
+  MessageId message = 0;
+  Time at{};
+  friend bool operator==(const CapPlaceRow&, const CapPlaceRow&) = default;
+};
+
 // The fenced state change a claimant applies when it is done with a claim.
 struct Completion {
   Status status = Status::pending;    // anything but in_flight
@@ -329,6 +340,7 @@ class Store {
   virtual std::optional<Time> next_campaign_due() = 0;
   virtual std::optional<CampaignRow> campaign(CampaignId id) = 0;
   virtual bool take_cap(Recipient recipient, MessageId id, Time now, const FrequencyCap& cap) = 0;
+  virtual std::vector<CapPlaceRow> cap_places() = 0;
 };
 
 // The campaign ladder every store climbs, as judge_accept is for messages: the business, its

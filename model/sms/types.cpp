@@ -34,7 +34,8 @@ bool quota_short(std::size_t wanted, std::uint64_t left) {
 }
 
 bool cap_full(std::uint64_t held, std::uint32_t count) {
-  return held >= count || (planted(mutant::cap_refuses_last_place) && held + 1 == count);
+  const std::uint64_t room = std::uint64_t{count} + (planted(mutant::cap_takes_one_more) ? 1U : 0U);
+  return held >= room || (planted(mutant::cap_refuses_last_place) && held + 1 == count);
 }
 
 CampaignStart judge_campaign(const NewCampaign& c, const BusinessRow* business, const CampaignRow* existing) {

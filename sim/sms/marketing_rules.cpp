@@ -28,12 +28,34 @@ Duration MarketingRules::quiet_left(Recipient r, Time at) const {
 }
 
 MarketingRules::Places& MarketingRules::cap_places(Recipient r, Time at) {
-  // Events come in time order, so the places that left the window (at - per, at] are in front.
+  // Places are kept in time order, so the ones that left the window (at - per, at] are in front.
   Places& places = cap_places_[r];
   const Duration per = spec_.platform.marketing.cap.per;
   const auto left = std::find_if(places.begin(), places.end(), [&](const auto& p) { return p.first > at - per; });
   places.erase(places.begin(), left);
   return places;
+}
+
+bool MarketingRules::holds_place(const Places& places, MessageId id) {
+  return std::any_of(places.begin(), places.end(), [&](const auto& p) { return p.second == id; });
+}
+
+void MarketingRules::check_cap(const CapTaken& e) {
+  const model::FrequencyCap& cap = spec_.platform.marketing.cap;
+  if (cap.count == 0) {
+    violate_(Invariant::marketing, e.at, e.message, "took a place in a frequency cap, but there is none");
+    return;
+  }
+  Places& places = cap_places(e.recipient, e.at);
+  if (holds_place(places, e.message)) return;
+  if (places.size() >= cap.count) {
+    violate_(Invariant::marketing, e.at, e.message,
+             "took place " + std::to_string(places.size() + 1) + " in the frequency cap of " + std::to_string(e.recipient) +
+                 " (" + std::to_string(cap.count) + " within " + format_duration(cap.per) + ")");
+  }
+  // In time order: processes sharing a store may log their places a little out of it.
+  const auto after = std::upper_bound(places.begin(), places.end(), e.at, [](Time t, const auto& p) { return t < p.first; });
+  places.emplace(after, e.at, e.message);
 }
 
 void MarketingRules::check_submit(const SubmitStarted& e) {
@@ -51,15 +73,11 @@ void MarketingRules::check_submit(const SubmitStarted& e) {
                  std::to_string(offset) + " minutes)");
   }
   const model::FrequencyCap& cap = spec_.platform.marketing.cap;
-  if (cap.count == 0) return;
-  Places& places = cap_places(r, e.at);
-  if (std::any_of(places.begin(), places.end(), [&](const auto& p) { return p.second == e.row.id; })) return;
-  if (places.size() >= cap.count) {
+  if (cap.count != 0 && !holds_place(cap_places(r, e.at), e.row.id)) {
     violate_(Invariant::marketing, e.at, e.row.id,
-             std::to_string(places.size() + 1) + " marketing messages to " + std::to_string(r) + " within " +
-                 format_duration(cap.per) + ", over the cap of " + std::to_string(cap.count));
+             "submitted to " + std::to_string(r) + " without a place in the frequency cap's window (" +
+                 std::to_string(cap.count) + " within " + format_duration(cap.per) + ")");
   }
-  places.emplace_back(e.at, e.row.id);
 }
 
 void MarketingRules::check_suppression(MessageId id, Time send_at, const MessageRow& row, const Completion& c) {
@@ -88,7 +106,7 @@ void MarketingRules::check_suppression(MessageId id, Time send_at, const Message
       Places& places = cap_places(r, c.at);
       if (cap.count == 0) {
         violate_(Invariant::marketing, c.at, id, "suppressed by a frequency cap, but there is none");
-      } else if (std::any_of(places.begin(), places.end(), [&](const auto& p) { return p.second == id; })) {
+      } else if (holds_place(places, id)) {
         violate_(Invariant::marketing, c.at, id, "suppressed by the frequency cap, though it holds a place in it");
       } else if (places.size() < cap.count) {
         violate_(Invariant::marketing, c.at, id,

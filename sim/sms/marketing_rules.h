@@ -3,8 +3,8 @@
 // recipient the places its marketing messages hold in the frequency cap's window.
 //
 // It promises that a marketing submit is checked against all three (no opted-out recipient, no
-// quiet hours, no submit past the cap), and that a suppression is checked to be true when it was
-// made. It is not a sink of its own but a part of the MessageChecker, which calls it: its checks
+// quiet hours, no submit without a place in the cap's window), that no place is taken past the
+// cap, and that a suppression is checked to be true when it was made. It is not a sink of its own but a part of the MessageChecker, which calls it: its checks
 // apply only to the messages that checker follows, read the send_at each was accepted with, and
 // fall between the message's other checks of the same event (a suppression's after S-schedule's
 // expiry check, before S-lifecycle's move).
@@ -32,9 +32,11 @@ class MarketingRules {
 
   void opt_out(relaysim::sms::Recipient r) { directory_.opt_out(r); }
 
-  // A marketing message's submit (of a message accepted, followed by the MessageChecker): not to a
-  // recipient who opted out, not in the recipient's quiet hours, not past the frequency cap. The
-  // submit takes a place in the cap's window unless the message holds one there still.
+  // A marketing message (of a message accepted, followed by the MessageChecker) took a place in
+  // the frequency cap, or holds one still in the window: a new place only below the cap's count.
+  void check_cap(const relaysim::sms::CapTaken& e);
+  // A marketing message's submit: not to a recipient who opted out, not in the recipient's quiet
+  // hours, and only while the message holds a place in the cap's window (when there is a cap).
   void check_submit(const relaysim::sms::SubmitStarted& e);
   // Message `id`, accepted to be sent at `send_at`, was suppressed by completion `c`: its reason
   // was true at `c.at`.
@@ -47,13 +49,14 @@ class MarketingRules {
   Duration quiet_left(relaysim::sms::Recipient r, Time at) const;
   // `r`'s places in the frequency cap's window at `at`, as the store keeps them (model/sms/store.h).
   Places& cap_places(relaysim::sms::Recipient r, Time at);
+  static bool holds_place(const Places& places, relaysim::sms::MessageId id);
 
   const SmsSpec& spec_;
   Violations violate_;
   SimDirectory directory_;
   // Per recipient, the places its marketing messages hold in the cap's window, oldest first: a
-  // message takes one at a submit unless it holds one still in the window (as many as were taken,
-  // not `cap.count` of them: a cap of a million costs nothing more).
+  // message takes one when the gateway says so (CapTaken) unless it holds one still in the window
+  // (as many as were taken, not `cap.count` of them: a cap of a million costs nothing more).
   std::unordered_map<relaysim::sms::Recipient, Places> cap_places_;
 };
 

@@ -169,6 +169,10 @@ void MessageChecker::check_ending(const Message& m, MessageId id, const MessageR
   if (c.status == Status::suppressed) marketing_.check_suppression(id, m.send_at, row, c);
 }
 
+void MessageChecker::on(const CapTaken& e) {
+  if (find(e.message) != nullptr) marketing_.check_cap(e);
+}
+
 void MessageChecker::on(const SubmitStarted& e) {
   Message* m = find(e.row.id);
   if (m == nullptr) return;

@@ -15,8 +15,8 @@
 //   S-retry      submits within max_attempts as the gateway counts them, each retry's wait within
 //                the backoff, no exhausted before that many
 //   S-lifecycle  every status change a move of kMessageLifecycle
-//   S-marketing  through its MarketingRules (sim/sms/marketing_rules.h), at a submit and at a
-//                suppression of a message it follows
+//   S-marketing  through its MarketingRules (sim/sms/marketing_rules.h), at a place taken in the
+//                frequency cap, a submit and a suppression of a message it follows
 //
 // These share the record: most of them read what another one's events wrote (a claim's round
 // for S-failover, the counted submits for S-retry, the final status for S-dedup and S-final), and
@@ -59,6 +59,7 @@ inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 
 class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
                              public SinkFor<relaysim::sms::Claimed>,
+                             public SinkFor<relaysim::sms::CapTaken>,
                              public SinkFor<relaysim::sms::SubmitStarted>,
                              public SinkFor<relaysim::sms::SubmitFinished>,
                              public SinkFor<relaysim::sms::Completed>,
@@ -74,6 +75,7 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
 
   void on(const relaysim::sms::Accepted& e) override;
   void on(const relaysim::sms::Claimed& e) override;
+  void on(const relaysim::sms::CapTaken& e) override;
   void on(const relaysim::sms::SubmitStarted& e) override;
   void on(const relaysim::sms::SubmitFinished& e) override;
   void on(const relaysim::sms::Completed& e) override;

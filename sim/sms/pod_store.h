@@ -46,6 +46,8 @@ class PodStore final : public GuardedStore<relaysim::sms::Store> {
   std::optional<relaysim::sms::CampaignRow> campaign(relaysim::sms::CampaignId id) override;
   bool take_cap(relaysim::sms::Recipient recipient, MessageId id, Time now,
                 const relaysim::sms::FrequencyCap& cap) override;
+  // The judge's read, after a run: not a pod's call, so no fault is drawn for it.
+  std::vector<relaysim::sms::CapPlaceRow> cap_places() override { return store_.cap_places(); }
 };
 
 }  // namespace relaysim::sim::sms

@@ -247,6 +247,7 @@ constexpr const Mutant* kMutants[] = {
     &relaysim::sms::mutant::retry_before_failover,
     &relaysim::sms::mutant::quiet_hours_suppress,
     &relaysim::sms::mutant::cap_refuses_last_place,
+    &relaysim::sms::mutant::cap_takes_one_more,
     &relaysim::sms::mutant::validity_from_acceptance,
     &relaysim::mutant::window_restarts_on_send,
     &relaysim::mutant::gcra_burst_off_by_one,

@@ -720,8 +720,9 @@ TEST(SmsEventLog, EveryKindReadsBackAsWritten) {
             "accepted: field 'messages', item 0: no field 'biz_id'");
 }
 
-// The SMS log's checker: a submit or completion under a claim the process does not hold, a claim
-// token or a message id handed out twice, a record outside a life, a time before its start.
+// The SMS log's checker: a cap's place, a submit or a completion under a claim the process does
+// not hold, a claim token or a message id handed out twice, a record outside a life, a time
+// before its start.
 TEST(SmsEventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
   namespace ls = relaysim::live::sms;
   using ls::LogKind;
@@ -748,7 +749,8 @@ TEST(SmsEventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
     return std::string();
   };
   const std::vector<ls::LogRecord> real = {rec(LogKind::started, 0), rec(LogKind::accepted, 1, 1),
-                                           rec(LogKind::claimed, 1, 1, 7), rec(LogKind::submit_started, 2, 1, 7),
+                                           rec(LogKind::claimed, 1, 1, 7), rec(LogKind::cap, 2, 1, 7),
+                                           rec(LogKind::submit_started, 2, 1, 7),
                                            rec(LogKind::submit_finished, 5, 1, 7), rec(LogKind::completed, 6, 1, 7),
                                            rec(LogKind::stopped, 9)};
   EXPECT_EQ(first_problem({real}), "");
@@ -758,6 +760,8 @@ TEST(SmsEventLog, TheCheckerRefusesWhatNoRealProcessCouldHaveLogged) {
   EXPECT_EQ(first_problem({killed}), "log1:4: message 1 under claim token 7, a claim this process does not hold");
   EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::submit_started, 1, 2, 7)}}),
             "log1:2: message 2 under claim token 7, a claim this process does not hold");
+  EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::claimed, 1, 1, 7), rec(LogKind::cap, 2, 1, 8)}}),
+            "log1:3: message 1 under claim token 8, a claim this process does not hold");
   EXPECT_EQ(first_problem({real, real}), "log2:2: message 1 was accepted already, at log1:2");
   EXPECT_EQ(first_problem({{rec(LogKind::started, 0), rec(LogKind::accepted, 1, 2), rec(LogKind::started, 2),
                             rec(LogKind::accepted, 3, 1)}}),

@@ -716,21 +716,16 @@ def judged_part(relaysim):
     if "2 crashes" not in summary:
         fail(f"the judge did not see the two processes killed: {summary}")
     # A kill between a commit and its log line loses the line, rarely; here, as if pod 2's kill had
-    # come a little earlier: its first life's lines from its last accept on are cut. The store has
-    # what they told of, and the judge must take it from there, as it would a real kill's. The cut
-    # starts after the life's last marketing submit: a frequency-cap place taken for a submit whose
-    # line is lost is in no record (docs/live.md says so), and cutting a whole stretch of lines,
-    # more than a kill loses, would make that gap likely.
+    # come a little earlier: its first life's lines from its last accept on are cut — or from its
+    # last place in a frequency cap, if that came earlier. The store has what they told of, places
+    # in the cap among them, and the judge must take it from there, as it would a real kill's.
     lines = open(events[1]).read().splitlines(keepends=True)
     records = [json.loads(l) for l in lines]
     restart = [i for i, r in enumerate(records) if r["event"] == "started"][1]
-    last_marketing = max([i for i, r in enumerate(records[:restart])
-                          if r["event"] == "submit_started" and r["kind"] == "marketing"], default=-1)
-    changes = [i for i, r in enumerate(records[:restart]) if i > last_marketing and (
-        (r["event"] == "accepted" and r["outcome"] == "accepted") or r["event"] == "claimed" or
-        (r["event"] == "completed" and r["applied"]) or (r["event"] == "receipt" and r["receipt"] == "applied"))]
-    accepts = [i for i in changes if records[i]["event"] == "accepted"]
-    last_accept = max(accepts) if accepts else min(changes, default=restart - 1)  # the cut's first line
+    accepts = [i for i, r in enumerate(records[:restart]) if r["event"] == "accepted" and r["outcome"] == "accepted"]
+    caps = [i for i, r in enumerate(records[:restart]) if r["event"] == "cap"]
+    last_accept = min(max(accepts, default=restart - 1), max(caps, default=restart - 1))  # the cut's first line
+    cut_caps = sum(1 for i in caps if i >= last_accept)
     cut_events = os.path.join(tmp, "events-2-cut.jsonl")
     open(cut_events, "w").writelines(lines[:last_accept] + lines[restart:])
     recovered = judge(config, [events[0], cut_events])
@@ -738,8 +733,27 @@ def judged_part(relaysim):
     if recovered.returncode != 0 or not unlogged or int(unlogged.group(1)) == 0:
         fail(f"with a killed process's last lines lost, the judge did not take what they told of from the store:\n"
              f"{recovered.stdout}{recovered.stderr}")
-    print(f"sms_e2e judged: PASS ({summary}); with lines a kill lost, {unlogged.group(1)} store changes judged from the "
-          f"store; a wrong retry policy FAILs S-retry, users in other time zones S-marketing; a log left out is refused")
+    # A place in a frequency cap the store holds and no log tells of, taken while its process was up
+    # (its line cut from the middle of a life): no kill explains it, and the judge refuses the run.
+    deaths = []
+    for path in events:
+        logged = [json.loads(l) for l in open(path)]
+        deaths += [(logged[i - 1]["at"], r["at"]) for i, r in enumerate(logged) if r["event"] == "started" and i > 0]
+    first = [json.loads(l) for l in open(events[0])]
+    alive = [i for i, r in enumerate(first[:-1]) if r["event"] == "cap" and first[i + 1]["event"] != "started" and
+             not any(last <= r["at"] < back for last, back in deaths)]
+    if not alive:
+        fail(f"no place in the frequency cap was logged away from a kill (the run is in {tmp})")
+    hidden = os.path.join(tmp, "events-1-cap-hidden.jsonl")
+    first_lines = open(events[0]).read().splitlines(keepends=True)
+    open(hidden, "w").writelines(first_lines[:alive[0]] + first_lines[alive[0] + 1:])
+    refused = judge(config, [hidden, events[1]])
+    if refused.returncode != 2 or "took a place in the frequency cap" not in refused.stderr:
+        fail(f"a place in the frequency cap no log tells of and no kill explains was not refused:\n"
+             f"{refused.stdout}{refused.stderr}")
+    print(f"sms_e2e judged: PASS ({summary}); with lines a kill lost ({cut_caps} places in the cap among them), "
+          f"{unlogged.group(1)} store changes judged from the store; a wrong retry policy FAILs S-retry, users in other "
+          f"time zones S-marketing; a log left out, or a place in the cap no kill explains, is refused")
 
 
 def main():

@@ -486,6 +486,14 @@ TEST_P(SmsStoreContract, TheFrequencyCapCountsMessagesInARollingWindowOncePerMes
   EXPECT_TRUE(store->take_cap(kAnn, 3, t0 + minutes(60), cap)) << "the window is (now - per, now]: the place at t0 is out";
   EXPECT_FALSE(store->take_cap(kAnn, 4, t0 + minutes(61), cap));
   EXPECT_TRUE(store->take_cap(kAnn, 4, t0 + minutes(61), FrequencyCap{0, minutes(60)})) << "count 0: no cap";
+  EXPECT_TRUE(store->take_cap(kAnn, 2, t0 + minutes(75), cap))
+      << "its place at t0 + 10 minutes is out of the window: message 2 takes another";
+  const std::vector<CapPlaceRow> expected{{kAnn, 1, t0},
+                                          {kAnn, 2, t0 + minutes(10)},
+                                          {kAnn, 3, t0 + minutes(60)},
+                                          {kAnn, 2, t0 + minutes(75)},
+                                          {kBob, 3, t0 + minutes(20)}};
+  EXPECT_EQ(store->cap_places(), expected) << "every place taken is kept, by recipient, oldest first";
 }
 
 INSTANTIATE_TEST_SUITE_P(
