@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "model/core/assert.h"
+#include "model/core/base64.h"
 
 namespace relaysim::webhook {
 
@@ -15,30 +16,6 @@ namespace {
 
 constexpr std::string_view kSecretPrefix = "whsec_";
 constexpr std::string_view kVersion = "v1,";
-
-std::string base64(const unsigned char* data, std::size_t n) {
-  std::string out(4 * ((n + 2) / 3), '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
-  RELAYSIM_ASSERT(written >= 0 && static_cast<std::size_t>(written) == out.size(), "base64 of a block fills its length");
-  return out;
-}
-
-// Strict base64 (padding included, nothing else): the bytes, or nothing.
-std::optional<std::string> unbase64(std::string_view text) {
-  if (text.empty() || text.size() % 4 != 0 || text.size() > 4096) return std::nullopt;
-  for (char c : text) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=';
-    if (!ok) return std::nullopt;
-  }
-  const std::size_t pad = text.ends_with("==") ? 2 : text.ends_with('=') ? 1 : 0;
-  if (text.substr(0, text.size() - pad).find('=') != std::string_view::npos) return std::nullopt;
-  std::string out(text.size() / 4 * 3, '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  out.resize(static_cast<std::size_t>(n) - pad);  // EVP_DecodeBlock counts the padding as zero bytes
-  return out;
-}
 
 std::string mac(const std::string& key, std::string_view id, std::string_view timestamp, std::string_view body) {
   std::string message;
@@ -49,20 +26,20 @@ std::string mac(const std::string& key, std::string_view id, std::string_view ti
   const unsigned char* ok = HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
                                  message.size(), digest, &length);
   RELAYSIM_ASSERT(ok != nullptr && length == 32, "HMAC-SHA256 gives 32 bytes");
-  return base64(digest, length);
+  return base64(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 }  // namespace
 
 std::optional<SigningKey> SigningKey::parse(std::string_view text) {
   if (text.starts_with(kSecretPrefix)) text.remove_prefix(kSecretPrefix.size());
-  std::optional<std::string> bytes = unbase64(text);
+  std::optional<std::string> bytes = unbase64(text, 4096);
   if (!bytes || bytes->size() < 24 || bytes->size() > 64) return std::nullopt;
   return SigningKey(std::move(*bytes));
 }
 
 std::string SigningKey::text() const {
-  return std::string(kSecretPrefix) + base64(reinterpret_cast<const unsigned char*>(bytes_.data()), bytes_.size());
+  return std::string(kSecretPrefix) + base64(bytes_);
 }
 
 std::string sign(const SigningKey& key, std::string_view id, std::int64_t timestamp_s, std::string_view body) {

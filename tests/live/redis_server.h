@@ -1,12 +1,11 @@
 // A redis-server of a test's own, for the tests that need a real Redis: started in a temporary
 // directory with no TCP port at all (a Unix socket there) and no persistence, so a kill loses
-// everything it held, as a restart that comes back empty does; killed when the test ends.
+// everything it held, as a restart that comes back empty does; killed when the test ends (and
+// with it, if it dies first).
 #pragma once
 
 #include <hiredis/hiredis.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "model/core/assert.h"
+#include "tests/live/child_process.h"
 
 
 namespace relaysim::testing_redis {
@@ -26,12 +26,7 @@ namespace relaysim::testing_redis {
 // A redis-server of the test's own: start() and kill() as often as asked, the same socket each time.
 class RedisServer {
  public:
-  RedisServer() {
-    std::string dir_template = (std::filesystem::temp_directory_path() / "relaysim-redis-XXXXXX").string();
-    RELAYSIM_ASSERT(::mkdtemp(dir_template.data()) != nullptr, "a temporary directory");
-    dir_ = dir_template;
-    socket_ = dir_ + "/redis.sock";
-  }
+  RedisServer() : dir_(testing_servers::private_dir("relaysim-redis")), socket_(dir_ + "/redis.sock") {}
   ~RedisServer() {
     kill();
     std::error_code ignored;
@@ -44,23 +39,11 @@ class RedisServer {
   bool start(std::string& problem) {
     std::vector<std::string> args = {"redis-server", "--port", "0", "--unixsocket", socket_, "--unixsocketperm", "700",
                                      "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile", dir_ + "/redis.log"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // The child dies with the test (PR_SET_PDEATHSIG): a test killed by its timeout or an
-    // assertion leaves no server behind.
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
+    pid_ = testing_servers::spawn(std::move(args));
     if (pid_ < 0) {
       problem = std::string("cannot fork: ") + std::strerror(errno);
       pid_ = 0;
       return false;
-    }
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);  // the test is gone already
-      ::execvp("redis-server", argv.data());
-      ::_exit(127);  // no redis-server: the connection below never comes, and says so
     }
     // Wait for its socket: a bound on how long a broken server may keep the test, not a timing check.
     for (int tries = 0; tries < 1000; ++tries) {
@@ -75,10 +58,7 @@ class RedisServer {
   void kill() {
     context_.reset();
     if (pid_ == 0) return;
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = 0;
+    testing_servers::end(pid_, SIGKILL);
     std::error_code ignored;
     std::filesystem::remove(socket_, ignored);
   }
