@@ -1,6 +1,7 @@
 // Coordinator: the port to a lease service with fencing tokens — etcd, ZooKeeper or a Redis lease,
-// as the outbox relay elects one leader per shard. No system uses it yet: the outbox relay brings
-// the simulated one (sim/world/) and the live one.
+// as the outbox relay elects one leader per shard. The simulator's is sim/world/coordinator.h; the
+// live shell's, on a real etcd, live/etcd_coordinator.h (the two are run through one trace by its
+// twin check, tests/live/etcd_coordinator_test.cpp).
 //
 // Promises: at most one holder of a name at a time; every grant carries a fencing token larger
 // than any granted before for that name, so a resource that remembers the largest token it has
