@@ -1,7 +1,7 @@
 // A redis-server of a test's own, for the tests that need a real Redis: started in a temporary
-// directory with no TCP port at all (a Unix socket there) and no persistence, so a kill loses
-// everything it held, as a restart that comes back empty does; killed when the test ends (and
-// with it, if it dies first).
+// directory with no TCP port at all (a Unix socket there) and, unless asked to be durable, no
+// persistence, so a kill loses everything it held, as a restart that comes back empty does;
+// killed when the test ends (and with it, if it dies first).
 #pragma once
 
 #include <hiredis/hiredis.h>
@@ -26,7 +26,10 @@ namespace relaysim::testing_redis {
 // A redis-server of the test's own: start() and kill() as often as asked, the same socket each time.
 class RedisServer {
  public:
-  RedisServer() : dir_(testing_servers::private_dir("relaysim-redis")), socket_(dir_ + "/redis.sock") {}
+  // `durable`: an append-only file synced at every write, kept across kills (the outbox relay's
+  // log runs so); else nothing is kept.
+  explicit RedisServer(bool durable = false)
+      : dir_(testing_servers::private_dir("relaysim-redis")), socket_(dir_ + "/redis.sock"), durable_(durable) {}
   ~RedisServer() {
     kill();
     std::error_code ignored;
@@ -38,7 +41,8 @@ class RedisServer {
   // Starts the server and connects to it; false (with the reason in `problem`) if it will not come up.
   bool start(std::string& problem) {
     std::vector<std::string> args = {"redis-server", "--port", "0", "--unixsocket", socket_, "--unixsocketperm", "700",
-                                     "--dir", dir_, "--save", "", "--appendonly", "no", "--logfile", dir_ + "/redis.log"};
+                                     "--dir", dir_, "--save", "", "--appendonly", durable_ ? "yes" : "no", "--appendfsync",
+                                     "always", "--logfile", dir_ + "/redis.log"};
     pid_ = testing_servers::spawn(std::move(args));
     if (pid_ < 0) {
       problem = std::string("cannot fork: ") + std::strerror(errno);
@@ -77,6 +81,7 @@ class RedisServer {
     void operator()(redisContext* c) const { redisFree(c); }
   };
   std::string dir_, socket_;
+  bool durable_ = false;
   pid_t pid_ = 0;
   std::unique_ptr<redisContext, Free> context_;
 };
