@@ -304,7 +304,8 @@ CLI::App* declare_mmc(CLI::App& app, MmcArgs& mmc_args) {
 CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
   auto* serve = app.add_subcommand("serve", "Serve the webhook platform, or the SMS gateway (a file with `system: sms`), "
                                             "for real: the HTTP API, SQLite, deliveries or submits (docs/live.md); "
-                                            "SIGTERM drains and exits");
+                                            "SIGTERM drains and exits. The outbox relay's file (`system: outbox`) is "
+                                            "checked only (--check): its service is not built yet");
   serve->add_option("CONFIG", serve_args.config, "The configuration file (system:, serve: and platform: sections)");
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
@@ -314,8 +315,8 @@ CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
                     "Append the model's events to this file, one JSON line each, for `relaysim judge` (docs/live.md)");
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
   serve->add_flag("--reference", serve_args.reference,
-                  "Print the reference of the serve: sections (the webhook platform's, then the SMS gateway's) as "
-                  "Markdown (docs/live.md)");
+                  "Print the reference of the serve: sections (the webhook platform's, the SMS gateway's, the outbox "
+                  "relay's) as Markdown (docs/live.md)");
   return serve;
 }
 

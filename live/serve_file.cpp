@@ -11,8 +11,8 @@ namespace relaysim::live {
 namespace {
 
 const std::vector<std::pair<std::string, ServedSystem>>& systems() {
-  static const std::vector<std::pair<std::string, ServedSystem>> options = {{"webhook", ServedSystem::webhook},
-                                                                            {"sms", ServedSystem::sms}};
+  static const std::vector<std::pair<std::string, ServedSystem>> options = {
+      {"webhook", ServedSystem::webhook}, {"sms", ServedSystem::sms}, {"outbox", ServedSystem::outbox}};
   return options;
 }
 

@@ -25,9 +25,9 @@ inline constexpr Bounds<Duration> kPollBounds{std::chrono::milliseconds(10), std
                                               "a shorter poll asks the database on every turn of the loop"};
 
 // The systems `relaysim serve` runs, as a file's `system:` names them.
-enum class ServedSystem : std::uint8_t { webhook, sms };
+enum class ServedSystem : std::uint8_t { webhook, sms, outbox };
 
-// `system:` of a serve file: `webhook` or `sms`.
+// `system:` of a serve file: `webhook`, `sms` or `outbox`.
 sim::Codec<ServedSystem> system_codec();
 // `full`, `normal` or `off`.
 sim::Codec<Durability> durability_codec();

@@ -14,7 +14,7 @@ using relaysim::outbox::Produced;
 const Schema<LogSpec>& log_schema() {
   static const Schema<LogSpec> schema = [] {
     Schema<LogSpec> s(Style::block, "The partitioned log (Kafka) the relay publishes to and its consumers read from.");
-    s.key("partitions", &LogSpec::partitions, integer_codec<std::uint32_t>(1, 4096),
+    s.key("partitions", &LogSpec::partitions, integer_codec(LogSpec::kPartitions),
           "partitions of the topic; an entity's records all go to one (by its key)");
     s.key("latency", &LogSpec::latency, latency_codec(), "round-trip latency of a produce, a poll or a commit");
     s.key("lost_acks", &LogSpec::lost_acks, fraction_codec(),

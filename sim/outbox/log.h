@@ -52,6 +52,7 @@ struct LogSpec {
   static constexpr Bounds<Duration> kMaxPollInterval{std::chrono::seconds(1), kLongestDuration, false,
                                                      "a shorter one evicts consumers for handling at all"};
   static constexpr Bounds<Duration> kSessionTimeout = kPeriod;
+  static constexpr Bounds<std::uint32_t> kPartitions{1, 4096};
 };
 const Schema<LogSpec>& log_schema();
 

@@ -24,6 +24,8 @@ const Schema<TypePolicy>& type_schema() {
   return schema;
 }
 
+}  // namespace
+
 const Schema<RelayConfig>& platform_schema() {
   static const Schema<RelayConfig> schema = [] {
     Schema<RelayConfig> s(Style::block, "The relay's policies: what is under test.");
@@ -72,6 +74,8 @@ const Schema<RelayConfig>& platform_schema() {
   }();
   return schema;
 }
+
+namespace {
 
 const Schema<LoadSegment>& load_schema() {
   static const Schema<LoadSegment> schema = [] {
@@ -141,13 +145,6 @@ const Schema<OutboxSpec>& spec_schema() {
           r.fail(m["shard_faults"][i]["shard"], m.child("shard_faults") + "[" + std::to_string(i) + "].shard",
                  "the platform has " + std::to_string(spec.platform.shards) + " shards (0 .. " +
                      std::to_string(spec.platform.shards - 1) + ")");
-        }
-      }
-      for (std::size_t i = 0; i + 1 < spec.platform.types.size(); ++i) {
-        for (std::size_t j = i + 1; j < spec.platform.types.size(); ++j) {
-          if (spec.platform.types[i].name == spec.platform.types[j].name) {
-            m.fail_at("platform.types", "names type '" + spec.platform.types[i].name + "' twice");
-          }
         }
       }
       // A lease counts from when it was asked for, so an answer slower than the lease grants a

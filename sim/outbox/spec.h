@@ -55,6 +55,8 @@ struct OutboxSpec final : SystemSpec {
 };
 
 const Schema<OutboxSpec>& spec_schema();
+// The relay's policies (a scenario's `outbox.platform`, and a serve file's `platform:`).
+const Schema<model::RelayConfig>& platform_schema();
 
 const OutboxSpec& spec_of(const Scenario& s);
 OutboxSpec& spec_of(Scenario& s);

@@ -894,7 +894,7 @@ def _():
     good = open(os.path.join(SRC, "config", "serve-sms.yaml")).read()
     expect(run("serve", write("sms-good.yaml", good), "--check"), 0, r"valid \(the SMS gateway\)", where="stdout")
     for name, change, pattern in (
-            ("system", ("system: sms", "system: smss"), r"sms-system\.yaml:\d+:9: system: expected one of webhook, sms, got 'smss'; did you mean 'sms'\?"),
+            ("system", ("system: sms", "system: smss"), r"sms-system\.yaml:\d+:9: system: expected one of webhook, sms, outbox, got 'smss'; did you mean 'sms'\?"),
             ("typo", ("token_secret:", "token_secrt:"), r"serve\.token_secrt: unknown key; did you mean 'token_secret'\?"),
             ("short-secret", ("change-me-to-32-or-more-random-bytes", "short"), r"serve\.token_secret: must be at least 32 bytes"),
             ("no-redis", ("  redis: 127.0.0.1:6379\n", ""), r"platform\.limit: a shared limit lives in Redis: give serve\.redis"),
@@ -923,6 +923,39 @@ def _():
         expect(run("serve", write("sms-directory.yaml", body), "--listen", "127.0.0.1:0", "--database", path("sms-dir.db")),
                EXIT_INVALID, r"serve\.directory: .*" + pattern)
     assert not os.path.exists(path("no-directory.db")), "serve made a directory file of its own"
+
+
+@case("serve.outbox_bad_configurations")
+def _():
+    good = open(os.path.join(SRC, "config", "serve-outbox.yaml")).read()
+    expect(run("serve", write("outbox-good.yaml", good), "--check"), 0, r"valid \(the outbox relay: 2 shards", where="stdout")
+    for name, change, pattern in (
+            ("typo", ("  etcd:", "  etdc:"), r"serve\.etdc: unknown key; did you mean 'etcd'\?"),
+            ("one-database", ("dbname=outbox_s1", "dbname=outbox_s0"), r"serve\.shards: shards 0 and 1 are one database"),
+            ("shards", ("    - host=127.0.0.1 port=5432 user=postgres dbname=outbox_s1\n", ""),
+             r"serve\.shards: names 1 databases, but platform\.shards is 2"),
+            ("conninfo", ("dbname=outbox_s1", "dbname='outbox_s1"), r"serve\.shards: shard 1: unterminated quoted string"),
+            ("etcd", ("etcd: http://127.0.0.1:2379", "etcd: https://127.0.0.1:2379"), r"serve\.etcd: is called over plain http"),
+            ("downstream", ("downstream: http://127.0.0.1:8093/downstream", "downstream: nowhere"),
+             r"serve\.downstream: not an absolute URL"),
+            ("redis", ("redis: 127.0.0.1:6379", "redis: unix:relative.sock"), r"serve\.redis: a unix socket is written unix:/absolute/path"),
+            ("topic", ("topic: outbox", "topic: \"{o}\""), r"serve\.topic: must not hold braces"),
+            ("partitions", ("partitions: 12", "partitions: 0"), r"serve\.partitions: must be between 1 and 4096"),
+            ("poll-interval", ("max_poll_interval: 1m", "max_poll_interval: 10ms"), r"serve\.max_poll_interval: must be between 1s"),
+            # The scenario schema's and the model's own checks of the platform.
+            ("platform", ("renew_every: 3s", "renew_every: often"), r"platform\.renew_every: expected a duration"),
+            ("renewal", ("renew_every: 3s", "renew_every: 20s"), r"platform\.renew_every")):
+        body = good.replace(*change)
+        assert body != good, name
+        expect(run("serve", write(f"outbox-{name}.yaml", body), "--check"), EXIT_INVALID, pattern)
+    # Not served yet, and said so; nor a database, keys or a judge of its own.
+    expect(run("serve", write("outbox-good.yaml", good)), EXIT_INVALID, r"serving the outbox relay is not built yet")
+    expect(run("serve", write("outbox-good.yaml", good), "--database", path("x.db"), "--check"), EXIT_INVALID,
+           r"--database: the outbox relay's databases are its serve\.shards")
+    expect(run("keys", write("outbox-good.yaml", good), "--admin"), EXIT_INVALID, r"takes no API keys")
+    expect(run("judge", os.path.join(SRC, "scenarios", "outbox-broker-outage.yaml"), write("outbox-good.yaml", good),
+               "--events", path("none.jsonl"), "--receipts", path("none.jsonl"), "--database", path("none.db")),
+           EXIT_INVALID, r"judging the outbox relay's live runs is not built yet")
 
 
 @case("serve.address_in_use")
