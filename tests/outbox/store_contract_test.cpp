@@ -1,8 +1,8 @@
 // The outbox Store contract (model/outbox/store.h), run against every implementation — the memory
 // and SQLite stores, and PostgreSQL's (live/outbox/pg_store.h) on a server the test starts
-// itself; then the SQLite store's all-or-nothing calls under injected failures, and a
-// differential run that holds MemoryStore and SqliteStore to the same answers for thousands of
-// random calls.
+// itself; then the SQLite store's all-or-nothing calls under injected failures, and differential
+// runs that hold the memory store and SQLite's, and the memory store and PostgreSQL's, to the same
+// answers for thousands of random calls.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <libpq-fe.h>
@@ -755,23 +756,25 @@ INSTANTIATE_TEST_SUITE_P(OutboxStores, OutboxStoreFailures, ::testing::Values(Du
                            return std::string(p.param == Durability::full ? "sqlite" : "sqlite_batched");
                          });
 
-// ---- MemoryStore and SqliteStore give the same answers ------------------------------------------
+// ---- MemoryStore and another store give the same answers ---------------------------------------
 
-// Random calls, each made on both stores; every answer and, after every call, every row must be
-// the same. The calls stay within what a relay and its consumers do (one ordering per store, the
-// leader's token mostly rising), and stray outside it where the contract still answers: stale
-// tokens, marks of messages read long ago or never returned by a scan, finishes of the wrong
-// attempt, records for any attempt.
+// Random calls, each made on the memory store and another (SQLite, PostgreSQL); every answer and,
+// every `compare_every` calls, every row must be the same. The calls stay within what a relay and
+// its consumers do (one ordering per store, the leader's token mostly rising), and stray outside
+// it where the contract still answers: stale tokens, marks of messages read long ago or never
+// returned by a scan, finishes of the wrong attempt, records for any attempt.
+// A store may hand a rolled-back operation's ids out again or not (the contract allows either):
+// each side's ids are translated to the other's, so that rows are compared as the same message.
 class Differential {
  public:
-  Differential(std::uint64_t seed, Ordering ordering, Durability durability)
-      : rng_(seed), ordering_(ordering), sqlite_(":memory:", durability) {}
+  Differential(std::uint64_t seed, Ordering ordering, Store& other, int compare_every = 1)
+      : rng_(seed), ordering_(ordering), other_(other), compare_every_(compare_every) {}
 
   void run(int steps) {
     for (int step = 0; step < steps; ++step) {
       SCOPED_TRACE("step " + std::to_string(step));
       one_step();
-      compare_rows();
+      if (step % compare_every_ == 0 || step + 1 == steps) compare_rows();
       if (::testing::Test::HasFailure()) return;
     }
     EXPECT_GT(rows_, 100u) << "the run made messages";
@@ -782,6 +785,26 @@ class Differential {
   // A time up to `max_seconds` after `base`, in whole seconds.
   Time at(Time base, std::uint64_t max_seconds) { return base + seconds(static_cast<std::int64_t>(below(max_seconds + 1))); }
 
+  // The other store's id of the memory store's message `id`; one it never handed out when there
+  // is none (a ghost stays a ghost on both sides).
+  RowId to_other(RowId id) const {
+    const auto it = to_other_.find(id);
+    return it != to_other_.end() ? it->second : kGhost + id;
+  }
+  Message from_other(Message m) const {
+    const auto it = from_other_.find(m.id);
+    m.id = it != from_other_.end() ? it->second : m.id - kGhost;
+    return m;
+  }
+  std::vector<Message> from_other(const std::vector<Message>& ms) const {
+    std::vector<Message> out;
+    for (const Message& m : ms) out.push_back(from_other(m));
+    return out;
+  }
+  std::optional<Message> from_other(const std::optional<Message>& m) const {
+    return m ? std::optional<Message>(from_other(*m)) : std::nullopt;
+  }
+
   void one_step() {
     const std::uint64_t pick = below(100);
     if (pick < 8) {
@@ -791,7 +814,7 @@ class Differential {
     } else if (pick < 30) {
       SCOPED_TRACE("fence");
       const FenceToken t = token();
-      EXPECT_EQ(memory_.fence(t), sqlite_.fence(t));
+      EXPECT_EQ(memory_.fence(t), other_.fence(t));
     } else if (pick < 46) {
       scan();
     } else if (pick < 54) {
@@ -819,29 +842,34 @@ class Differential {
     SCOPED_TRACE("operation");
     const bool commit = below(5) != 0;
     memory_.begin(now_);
-    sqlite_.begin(now_);
+    other_.begin(now_);
     const std::uint64_t writes = 1 + below(3);
-    std::vector<RowId> added;
+    std::vector<std::pair<RowId, RowId>> added;
     for (std::uint64_t i = 0; i < writes; ++i) {
       const EntityKey key = 1 + below(6);
       const std::uint64_t v = memory_.write_entity(key);
-      EXPECT_EQ(v, sqlite_.write_entity(key));
+      EXPECT_EQ(v, other_.write_entity(key));
       for (std::uint64_t j = below(3); j > 0; --j) {
         const NewMessage m{static_cast<std::uint32_t>(below(3)), key, static_cast<std::uint32_t>(key % 4), v};
         const RowId id = memory_.add(m);
-        EXPECT_EQ(id, sqlite_.add(m));
-        added.push_back(id);
+        added.emplace_back(id, other_.add(m));
       }
     }
     if (commit) {
       memory_.commit();
-      sqlite_.commit();
+      other_.commit();
       rows_ += added.size();
+      for (const auto& [mine, theirs] : added) {
+        ASSERT_TRUE(to_other_.emplace(mine, theirs).second) << "the memory store handed id " << mine << " out twice";
+        ASSERT_TRUE(from_other_.emplace(theirs, mine).second) << "the other store handed id " << theirs << " out twice";
+        ASSERT_TRUE(theirs > last_other_) << "the other store's ids grow with the commits";
+        last_other_ = theirs;
+      }
     } else {
       memory_.rollback();
-      sqlite_.rollback();
+      other_.rollback();
     }
-    for (EntityKey k = 1; k <= 6; ++k) EXPECT_EQ(memory_.entity_version(k), sqlite_.entity_version(k));
+    for (EntityKey k = 1; k <= 6; ++k) EXPECT_EQ(memory_.entity_version(k), other_.entity_version(k));
   }
 
   void scan() {
@@ -856,8 +884,8 @@ class Differential {
     s.processing_timeout = seconds(static_cast<std::int64_t>(5 + below(40)));
     std::vector<Message> a, b;
     const bool ra = memory_.scan(s, a);
-    EXPECT_EQ(ra, sqlite_.scan(s, b));
-    EXPECT_EQ(a, b);
+    EXPECT_EQ(ra, other_.scan(s, b));
+    EXPECT_EQ(a, from_other(b));
     if (ra && !a.empty()) last_scan_ = a;
   }
 
@@ -879,11 +907,13 @@ class Differential {
         }
       }
     }
+    std::vector<Message> theirs = in;
+    for (Message& m : theirs) m.id = to_other(m.id);
     const FenceToken t = token();
     const Duration timeout = seconds(static_cast<std::int64_t>(5 + below(40)));
     std::vector<Message> a, b;
-    EXPECT_EQ(memory_.mark(t, now_, timeout, in, a), sqlite_.mark(t, now_, timeout, in, b));
-    EXPECT_EQ(a, b);
+    EXPECT_EQ(memory_.mark(t, now_, timeout, in, a), other_.mark(t, now_, timeout, theirs, b));
+    EXPECT_EQ(a, from_other(b));
   }
 
   void rescue() {
@@ -893,9 +923,8 @@ class Differential {
     const std::uint32_t limit = static_cast<std::uint32_t>(below(5));
     const std::vector<std::uint16_t> limits{2, 4};  // type 2 has none
     std::vector<Message> a, b;
-    EXPECT_EQ(memory_.rescue(t, now_, overdue_by, limit, limits, a),
-              sqlite_.rescue(t, now_, overdue_by, limit, limits, b));
-    EXPECT_EQ(a, b);
+    EXPECT_EQ(memory_.rescue(t, now_, overdue_by, limit, limits, a), other_.rescue(t, now_, overdue_by, limit, limits, b));
+    EXPECT_EQ(a, from_other(b));
   }
 
   // Mostly a processing message (a consumer holds its record); sometimes any id, or none.
@@ -918,7 +947,8 @@ class Differential {
     const std::uint64_t p = below(4);
     const std::uint16_t attempt = static_cast<std::uint16_t>((m ? m->attempt : 0) + (p < 2 ? 0 : p == 2 ? 1 : 2));
     Message a, b;
-    EXPECT_EQ(memory_.relock(id, attempt, a), sqlite_.relock(id, attempt, b));
+    EXPECT_EQ(memory_.relock(id, attempt, a), other_.relock(to_other(id), attempt, b));
+    if (b.id != 0) b = from_other(b);
     EXPECT_EQ(a, b);
   }
 
@@ -935,15 +965,15 @@ class Differential {
     f.reason = f.status == Status::failed ? Reason::rejected : Reason::none;
     f.next_attempt = at(now_, 30);
     f.at = now_;
-    EXPECT_EQ(memory_.finish(id, attempt, f), sqlite_.finish(id, attempt, f));
+    EXPECT_EQ(memory_.finish(id, attempt, f), other_.finish(to_other(id), attempt, f));
   }
 
   void reads() {
     SCOPED_TRACE("reads");
-    EXPECT_EQ(memory_.current_fence(), sqlite_.current_fence());
-    EXPECT_EQ(memory_.next_due(ordering_), sqlite_.next_due(ordering_));
+    EXPECT_EQ(memory_.current_fence(), other_.current_fence());
+    EXPECT_EQ(memory_.next_due(ordering_), other_.next_due(ordering_));
     const StoreCounts a = memory_.counts();
-    const StoreCounts b = sqlite_.counts();
+    const StoreCounts b = other_.counts();
     EXPECT_EQ(a.by_status, b.by_status);
     EXPECT_EQ(a.messages, b.messages);
     EXPECT_EQ(a.messages, rows_);
@@ -951,15 +981,19 @@ class Differential {
 
   void compare_rows() {
     for (RowId id = 0; id <= rows_ + 1; ++id) {
-      EXPECT_EQ(memory_.get(id), sqlite_.get(id)) << "row " << id;
+      EXPECT_EQ(memory_.get(id), from_other(other_.get(to_other(id)))) << "row " << id;
       if (::testing::Test::HasFailure()) return;
     }
   }
 
+  static constexpr RowId kGhost = RowId{1} << 40;  // past every id a run hands out
   Rng rng_;
   Ordering ordering_;
   MemoryStore memory_;
-  SqliteStore sqlite_;
+  Store& other_;
+  int compare_every_;
+  std::unordered_map<RowId, RowId> to_other_, from_other_;
+  RowId last_other_ = 0;
   Time now_ = Time{} + seconds(1000);
   FenceToken leader_ = 1;
   std::uint64_t rows_ = 0;
@@ -972,9 +1006,25 @@ TEST(OutboxStoreDifferential, MemoryAndSqliteAgreeOnRandomCalls) {
     for (const Durability durability : {Durability::full, Durability::off}) {
       SCOPED_TRACE(std::string(to_string(ordering)) + (durability == Durability::off ? ", batched" : ", full") +
                    ", seed " + std::to_string(seed));
-      Differential(seed++, ordering, durability).run(3000);
+      SqliteStore sqlite(":memory:", durability);
+      Differential(seed++, ordering, sqlite).run(3000);
       if (HasFailure()) return;
     }
+  }
+}
+
+// The store's twin check on PostgreSQL: the same random trace of operations, scans, marks under
+// fresh and stale tokens, rescues, re-locks and finishes picks the same rows and refuses the same
+// writes as the memory store the simulator runs on (its ids translated: PostgreSQL's sequence does
+// not hand a rolled-back operation's ids out again). Rows are compared every 25 calls: each is a
+// query.
+TEST(OutboxStoreDifferential, MemoryAndPostgresAgreeOnRandomCalls) {
+  std::uint64_t seed = 3002;
+  for (const Ordering ordering : {Ordering::none, Ordering::per_key}) {
+    SCOPED_TRACE(std::string(to_string(ordering)) + ", seed " + std::to_string(seed));
+    const std::unique_ptr<Store> postgres = postgres_store();
+    Differential(seed++, ordering, *postgres, 25).run(1500);
+    if (HasFailure()) return;
   }
 }
 
