@@ -30,6 +30,23 @@ std::optional<std::int64_t> int64_of(const Json& object, std::string_view field)
   return value;
 }
 
+// `object`'s string field, or nullopt when it has none of that type.
+std::optional<std::string> string_of(const Json& object, std::string_view field) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(field);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+// `object`'s boolean field, false when left out (the gateway leaves out a false), nullopt when it
+// is of another type.
+std::optional<bool> bool_of(const Json& object, std::string_view field) {
+  const auto it = object.find(field);
+  if (it == object.end()) return false;
+  if (!it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
+}
+
 // The body of a 200 answer, parsed; nullopt for anything else.
 std::optional<Json> answer_of(const HttpReply& reply) {
   if (reply.error != NetError::none || reply.status != 200) return std::nullopt;
@@ -122,7 +139,13 @@ void EtcdCoordinator::put(std::shared_ptr<Ask> ask, std::int64_t lease) {
       revoke(lease);
       return ask->answer(false, 0);
     }
-    if (body->value("succeeded", false)) {
+    const std::optional<bool> succeeded = bool_of(*body, "succeeded");
+    if (!succeeded) {
+      ++failures_;
+      revoke(lease);
+      return ask->answer(false, 0);
+    }
+    if (*succeeded) {
       const std::optional<std::int64_t> revision = int64_of((*body)["header"], "revision");
       if (!revision || *revision <= 0) {
         ++failures_;
@@ -147,7 +170,8 @@ void EtcdCoordinator::put(std::shared_ptr<Ask> ask, std::int64_t lease) {
       ++failures_;
       return ask->answer(false, 0);
     }
-    const std::optional<std::string> value = unbase64(kv->value("value", ""), 64);
+    const std::optional<std::string> text = string_of(*kv, "value");
+    const std::optional<std::string> value = text ? unbase64(*text, 64) : std::nullopt;
     const std::optional<std::int64_t> created = int64_of(*kv, "create_revision");
     const std::optional<std::int64_t> theirs = int64_of(*kv, "lease");
     if (value && *value == std::to_string(ask->holder) && created && *created > 0 && theirs && *theirs != 0) {
@@ -169,6 +193,14 @@ void EtcdCoordinator::keep_alive(std::shared_ptr<Ask> ask, std::int64_t lease) {
       return ask->answer(false, 0);
     }
     const auto held = held_.find(held_key(ask->key, ask->holder));
+    if (*ttl > 0 && std::chrono::seconds(*ttl) < ask->ttl) {
+      // A lease granted for less than this ask wants (another coordinator of the holder asked
+      // for a shorter one): renewing it would promise more than etcd keeps. It is given up (its
+      // key goes with it) and the ask refused; the next one takes a lease of the right length.
+      if (held != held_.end() && held->second.lease == lease) held_.erase(held);
+      revoke(lease);
+      return ask->answer(false, 0);
+    }
     if (*ttl <= 0) {
       // The lease is gone, and the key with it: a new term, if the name is free. (Once: a key
       // etcd has yet to delete with its expired lease is refused, not chased.)

@@ -12,7 +12,9 @@
 //   - Asked by the holder of the name's lease: one keep-alive of it. Alive: granted under the same
 //     token. Gone (it expired, or was revoked): the holder asks afresh, as above, and a grant then
 //     carries a new token.
-//   - release(): revokes the holder's lease, which deletes the key at once.
+//   - release(): revokes the holder's lease, which deletes the key at once. (Not waited for: an
+//     acquire by the same holder right after may reach etcd first and renew the lease being
+//     revoked. The outbox relay never releases: its leases run out.)
 // A call that fails (etcd down or slow past the call's timeout, an answer that is not etcd's) is
 // answered refused: a holder that cannot renew steps down when its lease runs out by its own
 // clock. `expires` is the moment of the ask plus the ttl — the holder's own measure (the outbox

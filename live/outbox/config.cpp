@@ -4,6 +4,7 @@
 
 #include "live/http_call.h"
 #include "live/http_server.h"
+#include "live/outbox/redis_log.h"
 #include "live/serve_file.h"
 #include "model/core/assert.h"
 #include "sim/outbox/log.h"
@@ -82,14 +83,14 @@ const Schema<OutboxServeConfig>& serve_schema() {
     s.key("lease_prefix", &OutboxServeConfig::lease_prefix, sim::text_codec(),
           "what the leases' keys in etcd begin with; relays sharing one etcd for different outboxes take different ones");
     s.key("redis", &OutboxServeConfig::redis, sim::text_codec(),
-          "the Redis the log lives in: `HOST:PORT` (a numeric address) or `unix:PATH`; run it with `appendonly yes` and "
-          "`appendfsync always` (docs/live.md)");
+          "the Redis the log lives in: `HOST:PORT` (a numeric address) or `unix:PATH`; run it with `appendonly yes`, "
+          "`appendfsync always` and `maxmemory-policy noeviction` (docs/live.md)");
     s.key("topic", &OutboxServeConfig::topic, sim::name_codec(), "the log's name in Redis");
     s.key("partitions", &OutboxServeConfig::partitions, sim::integer_codec(LogSpec::kPartitions),
           "the topic's partitions; an entity's records all go to one (by its key). Every process takes the same");
     s.key("max_poll_interval", &OutboxServeConfig::max_poll_interval, sim::duration_codec(LogSpec::kMaxPollInterval),
           "a consumer that does not poll again within this is evicted; its records go to others");
-    s.key("session_timeout", &OutboxServeConfig::session_timeout, sim::duration_codec(LogSpec::kSessionTimeout),
+    s.key("session_timeout", &OutboxServeConfig::session_timeout, sim::duration_codec(kLiveSessionTimeout),
           "a consumer whose heartbeats stop this long (its process died) is evicted");
     s.key("downstream", &OutboxServeConfig::downstream, sim::text_codec(),
           "where a consumer hands a record to be applied: an http URL (`relaysim world` serves one)");

@@ -9,21 +9,24 @@
 --                   dense offsets from 0), each entry one field `r`, the record as the client
 --                   wrote it
 --   :meta           a hash: partitions, generation; per partition end:<p> (its next offset),
---                   committed:<p>, owner:<p> (a member, "" for none), position:<p> (the owner's
---                   next offset)
+--                   committed:<p>, owner:<p> (a member, "" for none)
 --   :s:<producer>:<p>  an idempotent producer session on partition p: last (the last sequence
 --                   written) and its five last writes b1..b5 ("first_sequence first_offset count")
 --                   with next (which of them the next write replaces)
 --   :members        the group's members (member -> pod); :polled and :beat, each member's last
---                   poll and heartbeat (ms, Redis's clock); :gone, the members evicted or left,
---                   whose polls are answered `evicted` (a consumer joins again as a new member)
+--                   poll and heartbeat (ms, Redis's clock); :gone, the members evicted or left
+--                   (member -> when), whose polls are answered `evicted` for a day (a consumer
+--                   joins again as a new member)
 -- ARGV[1] the operation, ARGV[2] the topic's partitions (a call with another number is refused:
 --         the topic was made with another), then the operation's own:
 --   produce   producer, partition, first_sequence, record...
 --             -> per record: its offset, or -1 for a repeat of a sequence the session wrote with
 --                this record, -2 for a repeat the session cannot tell from a new record (past
 --                its five last writes, or another record: Kafka's OutOfOrderSequence)
---   poll      max_poll_interval_ms, session_timeout_ms, member, pod, max_records
+--   poll      max_poll_interval_ms, session_timeout_ms, member, pod, max_records, generation, then
+--             partition, next_offset pairs: where the member's last answer of that generation left
+--             each partition it read (a Kafka consumer keeps its own position, so an answer that
+--             is lost on its way is read again, not skipped)
 --             -> {generation, evicted (1 or 0), partition, offset, record, partition, ...}
 --   heartbeat max_poll_interval_ms, session_timeout_ms, member
 --             -> 1 if it is a member, 0 if not (gone, or never polled)
@@ -32,9 +35,10 @@
 --   leave     max_poll_interval_ms, session_timeout_ms, member -> 1
 -- A member joins at its first poll. Every call but produce first evicts the members whose last
 -- poll is older than max_poll_interval or whose last heartbeat is older than session_timeout.
--- Every change of membership is an eager rebalance: a new generation, partition p to the p-th
--- live member (by id, mod their number), and every partition's position back to its committed
--- offset — records given out and not committed are given out again.
+-- Every change of membership is an eager rebalance: a new generation, and partition p to the
+-- p-th live member (by id, mod their number). A member reads each partition it owns from where
+-- its answers of the current generation left it, or, new to the generation, from the committed
+-- offset — so after a rebalance records given out and not committed are given out again.
 -- Member ids are decimal strings, compared as numbers by length then text (past 2^53 a Lua
 -- number would round them); records are opaque strings.
 
@@ -69,8 +73,9 @@ local function stream(p)
   return base .. ':p:' .. p
 end
 
+-- (string.format, not `..`: Lua writes a number past 1e14 with an exponent.)
 local function entry_id(offset)
-  return '0-' .. (offset + 1)
+  return string.format('0-%d', offset + 1)
 end
 
 local function id_less(a, b)
@@ -85,17 +90,22 @@ local function rebalance()
   for p = 0, partitions - 1 do
     local owner = ''
     if #live > 0 then owner = live[(p % #live) + 1] end
-    redis.call('HSET', meta, 'owner:' .. p, owner, 'position:' .. p, num('committed:' .. p))
+    redis.call('HSET', meta, 'owner:' .. p, owner)
   end
   return generation
 end
 
--- The member is out of the group (evicted, or it left): its next poll is told so.
-local function remove(member)
+-- The member is out of the group (evicted, or it left) at `now`: its polls are told so for a day
+-- (a consumer told once joins again as a new member; one silent for a day is long gone).
+local function remove(member, now)
   redis.call('HDEL', base .. ':members', member)
   redis.call('HDEL', base .. ':polled', member)
   redis.call('HDEL', base .. ':beat', member)
-  redis.call('SADD', base .. ':gone', member)
+  local gone = redis.call('HGETALL', base .. ':gone')
+  for i = 1, #gone, 2 do
+    if now - tonumber(gone[i + 1]) > 86400000 then redis.call('HDEL', base .. ':gone', gone[i]) end
+  end
+  redis.call('HSET', base .. ':gone', member, now)
 end
 
 -- Evicts the members past their poll interval or session; true when any was.
@@ -106,7 +116,7 @@ local function expire(now, max_poll, session)
     local polled = tonumber(redis.call('HGET', base .. ':polled', m) or now)
     local beat = tonumber(redis.call('HGET', base .. ':beat', m) or now)
     if now - polled > max_poll or now - beat > session then
-      remove(m)
+      remove(m, now)
       any = true
     end
   end
@@ -154,7 +164,7 @@ if op == 'produce' then
   end
   if wrote > 0 then
     local next = tonumber(redis.call('HGET', session, 'next') or '1')
-    redis.call('HSET', session, 'last', last, 'b' .. next, wrote_first .. ' ' .. wrote_offset .. ' ' .. wrote,
+    redis.call('HSET', session, 'last', last, 'b' .. next, string.format('%d %d %d', wrote_first, wrote_offset, wrote),
                'next', next % 5 + 1)
   end
   -- A session unused for a week is forgotten, as a broker forgets an idle producer's state.
@@ -172,9 +182,11 @@ expire(now, max_poll, session_timeout)
 local is_member = redis.call('HEXISTS', base .. ':members', member) == 1
 
 if op == 'poll' then
-  local pod, max = ARGV[6], tonumber(ARGV[7])
-  if max == nil or max < 1 then return redis.error_reply('ERR a poll asks for a record or more') end
-  if redis.call('SISMEMBER', base .. ':gone', member) == 1 then
+  local pod, max, known = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+  if max == nil or max < 1 or known == nil or (#ARGV - 8) % 2 ~= 0 then
+    return redis.error_reply('ERR a poll asks for a record or more, under a generation, from positions')
+  end
+  if redis.call('HEXISTS', base .. ':gone', member) == 1 then
     return {num('generation'), 1}
   end
   redis.call('HSET', base .. ':polled', member, now)
@@ -183,22 +195,25 @@ if op == 'poll' then
     redis.call('HSET', base .. ':members', member, pod)
     rebalance()
   end
-  local out = {num('generation'), 0}
+  local generation = num('generation')
+  -- Where the member's own answers of this generation left each partition.
+  local positions = {}
+  if known == generation then
+    for i = 9, #ARGV, 2 do positions[tonumber(ARGV[i])] = tonumber(ARGV[i + 1]) end
+  end
+  local out = {generation, 0}
   local given = 0
   for p = 0, partitions - 1 do
     if given >= max then break end
     if field('owner:' .. p, '') == member then
-      local position = num('position:' .. p)
+      local position = math.max(num('committed:' .. p), positions[p] or 0)
       local entries = redis.call('XRANGE', stream(p), entry_id(position), '+', 'COUNT', max - given)
       for _, e in ipairs(entries) do
-        local offset = tonumber(string.match(e[1], '^0%-(%d+)$')) - 1
         out[#out + 1] = p
-        out[#out + 1] = offset
+        out[#out + 1] = tonumber(string.match(e[1], '^0%-(%d+)$')) - 1
         out[#out + 1] = e[2][2]
         given = given + 1
-        position = offset + 1
       end
-      redis.call('HSET', meta, 'position:' .. p, position)
     end
   end
   return out
@@ -218,7 +233,7 @@ elseif op == 'commit' then
   redis.call('XTRIM', stream(p), 'MINID', entry_id(committed))
   return 1
 elseif op == 'leave' then
-  remove(member)
+  remove(member, now)
   if is_member then rebalance() end
   return 1
 end

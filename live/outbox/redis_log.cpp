@@ -64,7 +64,7 @@ RedisLog::RedisLog(asio::io_context& io, const Clock& clock, RedisAddress addres
     : io_(io), clock_(clock), scripts_(io, std::move(address)), options_(std::move(options)), pod_(pod), truth_(truth),
       key_("{" + options_.topic + "}"), alive_(std::make_shared<bool>(true)) {
   RELAYSIM_ASSERT(options_.partitions >= 1 && !options_.topic.empty(), "a topic has a name and partitions");
-  RELAYSIM_ASSERT(options_.session_timeout >= std::chrono::milliseconds(3) && options_.max_poll_interval > Duration::zero() &&
+  RELAYSIM_ASSERT(kLiveSessionTimeout.holds(options_.session_timeout) && options_.max_poll_interval > Duration::zero() &&
                       options_.call_timeout > Duration::zero() && options_.poll_retry > Duration::zero(),
                   "a group's intervals and a call's timeout are longer than zero");
   // Ids a random prefix apart: another process's (or this one's before a restart) never meet them.
@@ -179,6 +179,11 @@ void RedisLog::ask(MemberId member) {
   std::vector<std::string> args = group_args("poll", member);
   args.push_back(std::to_string(pod_));
   args.push_back(std::to_string(m.max));
+  args.push_back(std::to_string(m.generation));
+  for (const auto& [partition, next] : m.next) {
+    args.push_back(std::to_string(partition));
+    args.push_back(std::to_string(next));
+  }
   scripts_.run(log_script(), {key_}, std::move(args), options_.call_timeout,
                [this, alive = alive_, member](KvStatus status, const redisReply* reply) {
                  if (*alive) polled(member, status, reply);
@@ -193,7 +198,9 @@ void RedisLog::polled(MemberId member, KvStatus status, const redisReply* reply)
   bool evicted = false;
   if (status == KvStatus::ok && reply->type == REDIS_REPLY_ARRAY && reply->elements >= 2 && (reply->elements - 2) % 3 == 0 &&
       reply->element[0]->type == REDIS_REPLY_INTEGER && reply->element[1]->type == REDIS_REPLY_INTEGER) {
-    m.generation = static_cast<std::uint64_t>(reply->element[0]->integer);
+    const auto generation = static_cast<std::uint64_t>(reply->element[0]->integer);
+    if (generation != m.generation) m.next.clear();  // a rebalance: read from the committed offsets
+    m.generation = generation;
     evicted = reply->element[1]->integer == 1;
     for (std::size_t i = 2; i + 2 < reply->elements; i += 3) {
       const redisReply& p = *reply->element[i];
@@ -209,6 +216,7 @@ void RedisLog::polled(MemberId member, KvStatus status, const redisReply* reply)
         continue;
       }
       deliveries_.push_back(Delivery{static_cast<std::uint32_t>(p.integer), static_cast<std::uint64_t>(o.integer), *record});
+      m.next[deliveries_.back().partition] = deliveries_.back().offset + 1;
     }
     if (!evicted && !m.beating) {
       m.beating = true;

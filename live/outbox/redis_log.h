@@ -8,11 +8,15 @@
 //     after a lost acknowledgement is acknowledged and not written again, if it is one of the
 //     session's five last writes (a broker's window); a new session does not dedup against an old;
 //   - one consumer group: a member joins at its first poll; every change of membership is an
-//     eager rebalance (a new generation, partition p to the p-th member by id, positions back to
-//     the committed offsets); a member that does not poll within max_poll_interval, or whose
-//     heartbeats stop for session_timeout (its process died), is evicted, by Redis's clock, at
-//     the next group call of any member; a commit applies only from the partition's owner in the
+//     eager rebalance (a new generation, partition p to the p-th member by id); a member reads
+//     from its own position, sent with each poll (so an answer lost on its way is read again),
+//     and from the committed offset in a generation new to it; a member that does not poll
+//     within max_poll_interval, or whose heartbeats stop for session_timeout (its process died),
+//     is evicted, by Redis's clock (its wall clock: a step of it moves every deadline), at the
+//     next group call of any member; a commit applies only from the partition's owner in the
 //     current generation, and the records below it are trimmed.
+// Redis must keep every key: run it with `maxmemory-policy noeviction` (the default), or an
+// evicted producer session writes a repeat twice and an evicted stream loses records.
 // Redis's own consumer groups (XREADGROUP, XAUTOCLAIM) track each entry's acknowledgement, not a
 // partition's committed position, and hand a dead consumer's entries over one by one; Kafka's
 // ownership of whole partitions, which the relay's per-key order rests on, is kept in the script
@@ -36,6 +40,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,11 +48,17 @@
 #include <vector>
 
 #include "live/redis_client.h"
+#include "model/core/bounds.h"
 #include "model/core/ports.h"
 #include "model/outbox/ports.h"
 #include "sim/outbox/truth.h"
 
 namespace relaysim::live::outbox {
+
+// A live consumer's session: its heartbeats come from its process's loop every third of it, so
+// a session of a few milliseconds would evict a member for any pause of the loop.
+inline constexpr Bounds<Duration> kLiveSessionTimeout{std::chrono::milliseconds(300), std::chrono::hours(1), false,
+                                                      "a shorter one evicts a consumer whose loop is busy for a moment"};
 
 struct RedisLogOptions {
   std::string topic = "outbox";
@@ -92,6 +103,9 @@ class RedisLog final : public relaysim::outbox::Log {
     std::uint32_t max = 0;
     std::chrono::steady_clock::time_point deadline;
     std::uint64_t generation = 0;  // the last it was told
+    // Where its answers of that generation left each partition it read: its own position, as a
+    // Kafka consumer keeps it, so that an answer lost on its way is read again, not skipped.
+    std::map<std::uint32_t, std::uint64_t> next;
     bool beating = false;
   };
   // A produce under way.

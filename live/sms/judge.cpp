@@ -330,8 +330,8 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
     return change + " in the store, but no log tells of it, and no process was killed then (a log left out, or "
                     "another run's database)";
   };
-  // The frequency cap's places no log tells of, by message (the store does not say which pod took
-  // one).
+  // The frequency cap's places no log tells of, by message; each is checked with its message's
+  // history, whose claims say which pod took it.
   std::unordered_map<model::MessageId, std::vector<LogRecord>> unlogged_caps;
   for (const model::CapPlaceRow& p : store.cap_places()) {
     const std::string change = "--database: message " + std::to_string(p.message) + " took a place in the frequency cap of " +
@@ -339,9 +339,6 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
     const Time at = RunClock::plausible(p.at, "at", change) - day;
     if (caps.count({p.message, to_ns(at)}) != 0) continue;
     if (p.message == 0 || p.message > stored) throw std::invalid_argument(change + ", a message it does not hold");
-    if (const std::string why = unexplained(change + " at " + format_time(at), 0, at); !why.empty()) {
-      throw std::invalid_argument(why);
-    }
     LogRecord r;
     r.kind = LogKind::cap;
     r.at = at;
@@ -432,8 +429,24 @@ std::vector<Log> unlogged(model::Store& store, const std::vector<Log>& logs, Dur
       prior = c.status;
     }
     if (const auto caps_of = unlogged_caps.find(id); caps_of != unlogged_caps.end()) {
-      // Each between its claim and its submit: in time order, after what else happened at its time.
-      for (LogRecord& r : caps_of->second) recovered.records.push_back(std::move(r));
+      // Each taken under the claim before it, by that claim's pod, which must have died before
+      // logging it; then put between that claim and its submit: in time order, after what else
+      // happened at its time.
+      for (LogRecord& r : caps_of->second) {
+        const std::string change = "--database: message " + std::to_string(id) + " took a place in the frequency cap of " +
+                                   std::to_string(r.recipient) + " at " + format_time(r.at);
+        const model::StatusChange* claim = nullptr;
+        for (const model::StatusChange& c : history) {
+          if (c.status == model::Status::in_flight && RunClock::plausible(c.at, "history", change) - day <= r.at) claim = &c;
+        }
+        if (claim == nullptr) throw std::invalid_argument(change + ", before any claim of it: no gateway takes one so");
+        r.pod = claim->pod;
+        if (const std::string why = unexplained(change + " under a claim by pod " + std::to_string(claim->pod), claim->pod, r.at);
+            !why.empty()) {
+          throw std::invalid_argument(why);
+        }
+        recovered.records.push_back(std::move(r));
+      }
       std::stable_sort(recovered.records.begin(), recovered.records.end(),
                        [](const LogRecord& a, const LogRecord& b) { return a.at < b.at; });
     }

@@ -253,6 +253,47 @@ TEST_F(RedisLogTest, AMemberThatStopsPollingIsEvictedAndToldSo) {
   EXPECT_TRUE(answer->evicted);
 }
 
+// A poll answer lost on its way (Redis stalled past the call's timeout, ran the poll once it
+// woke, and the client had given up the connection): the member asks again from its own
+// position and gets the records, rather than finding them passed over.
+TEST_F(RedisLogTest, APollAnswerLostOnItsWayIsReadAgainNotSkipped) {
+  RedisLogOptions options;
+  options.call_timeout = 200ms;
+  RedisLog log = make(options);
+  const ProducerId producer = log.open_producer();
+  const auto produce = [&](std::uint64_t first, std::vector<Record> records) {
+    bool done = false;
+    log.produce(producer, 0, records, first, 1s, [&](Produced p) {
+      EXPECT_EQ(p, Produced::ok);
+      done = true;
+    });
+    until(done);
+  };
+  produce(0, {record(1), record(2), record(3)});
+  const MemberId m = log.join();
+  std::vector<std::uint64_t> offsets;
+  bool polled = false;
+  const auto poll = [&](Duration wait) {
+    polled = false;
+    offsets.clear();
+    log.poll(m, 10, wait, [&](const Poll& p) {
+      for (const Delivery& d : p.deliveries) offsets.push_back(d.offset);
+      polled = true;
+    });
+  };
+  poll(300ms);
+  until(polled);
+  EXPECT_EQ(offsets, (std::vector<std::uint64_t>{0, 1, 2}));
+  produce(3, {record(4), record(5)});
+  redis.pause();
+  poll(3s);  // its first ask times out while Redis is stopped
+  wait(500ms);
+  redis.resume();
+  until(polled);
+  EXPECT_EQ(offsets, (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_GT(log.failures(), 0u) << "an ask was lost";
+}
+
 TEST_F(RedisLogTest, ARedisThatIsGoneRefusesProducesAndAnswersPollsEmptyAtTheirWait) {
   RedisLog log = make();
   const MemberId m = log.join();
