@@ -66,7 +66,7 @@ RedisLog::RedisLog(asio::io_context& io, const Clock& clock, RedisAddress addres
   RELAYSIM_ASSERT(options_.partitions >= 1 && !options_.topic.empty(), "a topic has a name and partitions");
   RELAYSIM_ASSERT(kLiveSessionTimeout.holds(options_.session_timeout) && options_.max_poll_interval > Duration::zero() &&
                       options_.call_timeout > Duration::zero() && options_.poll_retry > Duration::zero(),
-                  "a group's intervals and a call's timeout are longer than zero");
+                  "a live session within its bounds, and a poll interval, a call's timeout and a retry longer than zero");
   // Ids a random prefix apart: another process's (or this one's before a restart) never meet them.
   std::random_device device;
   id_prefix_ = ((std::uint64_t{device()} << 32 | device()) & 0x3fff'ffffULL) << 32;

@@ -617,6 +617,44 @@ TEST(PgStore, AServerGoneIsAStoreErrorAndTheNextCallAfterItsReturnConnectsAgain)
   EXPECT_EQ(store.counts().messages, 1u);
 }
 
+// SKIP LOCKED, which the memory and SQLite stores have no call for (one writer at a time): a
+// leader's marking scan passes over a row another transaction holds — another leader of the shard
+// that still believes itself leader, marking it — rather than wait for it, and takes it once it
+// is let go.
+TEST(PgStore, AMarkingScanPassesOverARowAnotherTransactionHolds) {
+  testing_pg::PgServer server;
+  std::string problem;
+  ASSERT_TRUE(server.start(problem)) << problem;
+  live::outbox::PgStore store(server.conninfo("postgres"));
+  const Time t0 = Time{} + seconds(100);
+  for (EntityKey key = 1; key <= 3; ++key) {
+    Operation op(store, t0);
+    op->add({0, key, 1, op->write_entity(key)});
+    op.commit();
+  }
+  PGconn* other = PQconnectdb(server.conninfo("postgres").c_str());
+  ASSERT_EQ(PQstatus(other), CONNECTION_OK);
+  const auto exec = [&](const char* sql) {
+    PGresult* r = PQexec(other, sql);
+    const ExecStatusType status = PQresultStatus(r);
+    PQclear(r);
+    return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK;
+  };
+  ASSERT_TRUE(exec("BEGIN"));
+  ASSERT_TRUE(exec("SELECT id FROM outbox_request WHERE id = 1 FOR UPDATE"));
+  const auto take = [&](FenceToken token, Time now) {
+    const Scan s{.token = token, .now = now, .due_by = now, .limit = 10, .ordering = Ordering::none, .mark = true,
+                 .processing_timeout = seconds(30)};
+    std::vector<Message> out;
+    EXPECT_TRUE(store.scan(s, out));
+    return ids(out);
+  };
+  EXPECT_EQ(take(1, t0 + seconds(1)), (std::vector<RowId>{2, 3})) << "row 1 is held: passed over, not waited for";
+  ASSERT_TRUE(exec("ROLLBACK"));
+  EXPECT_EQ(take(1, t0 + seconds(2)), (std::vector<RowId>{1})) << "let go: taken";
+  PQfinish(other);
+}
+
 // ---- a failed call changes nothing ------------------------------------------------------------
 
 // Fails the statement step numbered `at` (from 0) after it is armed, once.
