@@ -37,6 +37,20 @@ sim::Codec<Durability> durability_codec();
 // located at the key.
 ServedSystem served_system(const std::string& path);
 
+// A section of a serve file read by another schema into one member of the file's configuration:
+// a `platform:` section read by the very schema that reads a scenario's, so a system tried in the
+// simulator is served as it was tried, with the same located errors.
+template <class Config, class Section>
+sim::Codec<Config> section_codec(std::string kind, const sim::Schema<Section>& schema, Section Config::*member) {
+  return sim::Codec<Config>{
+      std::move(kind),
+      [&schema, member](const sim::Reader& r, const YAML::Node& n, const std::string& p, Config& c) {
+        schema.read(r, n, p, c.*member);
+      },
+      [&schema, member](YAML::Emitter& e, const Config& v, const Config& d) { schema.emit(e, v.*member, d.*member); },
+      {}};
+}
+
 // Reads a whole serve file from `text` with `schema` (File holds the `system:` key and the
 // sections). Throws sim::ScenarioError naming the file, line, column and key.
 template <class File>

@@ -111,14 +111,8 @@ const Schema<ServeFile>& file_schema() {
           sim::opt::required());
     s.key("serve", &ServeFile::config, sim::map_codec(serve_schema()), "the service itself", sim::opt::required());
     s.key("platform", &ServeFile::config,
-          Codec<OutboxServeConfig>{"mapping, as a scenario's `outbox.platform`",
-                                   [](const Reader& r, const YAML::Node& n, const std::string& p, OutboxServeConfig& c) {
-                                     sim::outbox::platform_schema().read(r, n, p, c.platform);
-                                   },
-                                   [](YAML::Emitter& e, const OutboxServeConfig& v, const OutboxServeConfig& d) {
-                                     sim::outbox::platform_schema().emit(e, v.platform, d.platform);
-                                   },
-                                   {}},
+          section_codec("mapping, as a scenario's `outbox.platform`", sim::outbox::platform_schema(),
+                        &OutboxServeConfig::platform),
           "the relay's policies: the keys of a scenario's `outbox.platform` (docs/scenario-format.md). `pods` is how "
           "many processes run the relay");
     s.check([](const Reader&, const Map& m, ServeFile& f) {

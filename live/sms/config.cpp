@@ -112,25 +112,12 @@ const Schema<ServeFile>& file_schema() {
           sim::opt::required());
     s.key("serve", &ServeFile::config, sim::map_codec(serve_schema()), "the service itself", sim::opt::required());
     s.key("platform", &ServeFile::config,
-          Codec<SmsServeConfig>{"mapping, as a scenario's `sms.platform`",
-                                [](const Reader& r, const YAML::Node& n, const std::string& p, SmsServeConfig& c) {
-                                  sim::sms::platform_schema().read(r, n, p, c.platform);
-                                },
-                                [](YAML::Emitter& e, const SmsServeConfig& v, const SmsServeConfig& d) {
-                                  sim::sms::platform_schema().emit(e, v.platform, d.platform);
-                                },
-                                {}},
+          section_codec("mapping, as a scenario's `sms.platform`", sim::sms::platform_schema(), &SmsServeConfig::platform),
           "the gateway's policies: the keys of a scenario's `sms.platform` (docs/scenario-format.md). `pods` is how "
           "many processes share the limits: each limits at its share while Redis is down");
     s.key("business", &ServeFile::config,
-          Codec<SmsServeConfig>{"mapping, as a scenario business's `retry` and `limit`",
-                                [](const Reader& r, const YAML::Node& n, const std::string& p, SmsServeConfig& c) {
-                                  sim::sms::policy_schema().read(r, n, p, c.business);
-                                },
-                                [](YAML::Emitter& e, const SmsServeConfig& v, const SmsServeConfig& d) {
-                                  sim::sms::policy_schema().emit(e, v.business, d.business);
-                                },
-                                {}},
+          section_codec("mapping, as a scenario business's `retry` and `limit`", sim::sms::policy_schema(),
+                        &SmsServeConfig::business),
           "every business's own policy: its retries and its shared limit");
     s.check([](const Reader&, const Map& m, ServeFile& f) {
       RELAYSIM_ASSERT(f.system == ServedSystem::sms, "cli/live_commands.cpp reads a file by its system");

@@ -121,14 +121,7 @@ const Schema<ServeFile>& file_schema() {
     s.key("system", &ServeFile::system, system_codec(), "`webhook` (the default): this file serves the webhook platform");
     s.key("serve", &ServeFile::config, sim::map_codec(serve_schema()), "the service itself");
     s.key("platform", &ServeFile::config,
-          Codec<ServeConfig>{"mapping, as a scenario's `webhook.platform`",
-                             [](const Reader& r, const YAML::Node& n, const std::string& p, ServeConfig& c) {
-                               sim::webhook::platform_schema().read(r, n, p, c.platform);
-                             },
-                             [](YAML::Emitter& e, const ServeConfig& v, const ServeConfig& d) {
-                               sim::webhook::platform_schema().emit(e, v.platform, d.platform);
-                             },
-                             {}},
+          section_codec("mapping, as a scenario's `webhook.platform`", sim::webhook::platform_schema(), &ServeConfig::platform),
           "the platform's policies: the keys of a scenario's `webhook.platform` (docs/scenario-format.md)");
     s.check([](const Reader&, const Map&, ServeFile& f) {
       RELAYSIM_ASSERT(f.system == ServedSystem::webhook, "cli/live_commands.cpp reads a file by its system");
