@@ -20,6 +20,7 @@
 #include "sim/world/coordinator.h"
 #include "sim/world/process.h"
 #include "tests/live/etcd_server.h"
+#include "tests/live/run_loop.h"
 
 namespace relaysim::live {
 namespace {
@@ -43,14 +44,7 @@ class EtcdLease : public ::testing::Test {
     caller.reset();
   }
 
-  // Runs the loop for `d` (answers arrive meanwhile).
-  void wait(Duration d) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(d);
-    while (std::chrono::steady_clock::now() < until) {
-      if (io.stopped()) io.restart();  // it stops whenever it runs out of work
-      io.run_one_until(until);
-    }
-  }
+  void wait(Duration d) { testing_loop::run_for(io, d); }
   // Asks and waits for the answer.
   LeaseGrant acquire(std::uint64_t holder, std::string_view name = "shard-0") {
     const auto answer = std::make_shared<std::optional<LeaseGrant>>();

@@ -23,6 +23,7 @@
 #include "sim/outbox/log.h"
 #include "sim/world/process.h"
 #include "tests/live/redis_server.h"
+#include "tests/live/run_loop.h"
 
 namespace relaysim::live::outbox {
 namespace {
@@ -133,21 +134,8 @@ class RedisLogTest : public ::testing::Test {
     options.partitions = 2;
     return RedisLog(io, clock, RedisAddress{redis.socket()}, options, 1, &events);
   }
-  // Runs the loop until `done` is true (a bound on how long a broken test may hang, not a timing check).
-  void until(const bool& done) {
-    for (int turns = 0; !done && turns < 400; ++turns) {
-      if (io.stopped()) io.restart();
-      io.run_one_for(50ms);
-    }
-    ASSERT_TRUE(done) << "no answer";
-  }
-  void wait(Duration d) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::nanoseconds>(d);
-    while (std::chrono::steady_clock::now() < end) {
-      if (io.stopped()) io.restart();
-      io.run_one_until(end);
-    }
-  }
+  void until(const bool& done) { ASSERT_TRUE(testing_loop::run_until(io, done)) << "no answer"; }
+  void wait(Duration d) { testing_loop::run_for(io, d); }
 
   boost::asio::io_context io;
   LiveClock clock;
@@ -327,13 +315,7 @@ TEST(RedisLogDurable, WrittenRecordsAndCommitsOutliveARestart) {
   RedisLogOptions options;
   options.partitions = 1;
   RedisLog log(io, clock, RedisAddress{redis.socket()}, options, 1);
-  const auto run_until = [&](const bool& done) {
-    for (int turns = 0; !done && turns < 400; ++turns) {
-      if (io.stopped()) io.restart();
-      io.run_one_for(50ms);
-    }
-    ASSERT_TRUE(done) << "no answer";
-  };
+  const auto run_until = [&](const bool& done) { ASSERT_TRUE(testing_loop::run_until(io, done)) << "no answer"; };
   bool produced = false;
   const std::vector<Record> three = {record(1), record(2), record(3)};
   log.produce(log.open_producer(), 0, three, 0, 1s, [&](Produced p) {
