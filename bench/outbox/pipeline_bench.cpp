@@ -37,7 +37,7 @@ void BM_BytesPerOutboxRow(benchmark::State& state) {
   for (auto _ : state) {
     const std::size_t before = heap_in_use();
     {
-      MemoryStore store;
+      relaysim::outbox::MemoryStore store;
       for (std::uint64_t i = 0; i < n; ++i) {
         const EntityKey key = 1 + i % 20'000;
         store.begin(Time{} + std::chrono::microseconds(static_cast<std::int64_t>(i) * 2000));

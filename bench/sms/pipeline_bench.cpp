@@ -37,7 +37,7 @@ void BM_BytesPerPendingMessage(benchmark::State& state) {
   for (auto _ : state) {
     const std::size_t before = heap_in_use();
     {
-      MemoryStore store;
+      relaysim::sms::MemoryStore store;
       store.put_business({1, "shop", GrantState::approved, n, 1, {}, {}});
       std::vector<std::string> ids(20);
       std::vector<NewMessage> messages(20);
