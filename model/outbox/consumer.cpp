@@ -25,8 +25,36 @@ void Consumer::start() {
   maybe_poll();
 }
 
+void Consumer::stop() {
+  if (stopping_) return;
+  stopping_ = true;
+  drop_waiting();
+  leave_if_idle();
+}
+
+void Consumer::leave_if_idle() {
+  if (!stopping_ || held_ > 0 || member_ == 0) return;
+  commit_offsets();
+  ports_.log.leave(member_);
+  member_ = 0;
+}
+
+void Consumer::drop_waiting() {
+  const auto drop = [this](std::uint32_t w) {
+    work_.release(w);
+    --held_;
+  };
+  for (std::uint32_t w : ready_) drop(w);
+  ready_.clear();
+  waiting_.clear();
+  for (Track& track : tracks_) {
+    for (std::uint32_t w : track.lane) drop(w);
+    track.lane.clear();
+  }
+}
+
 void Consumer::maybe_poll() {
-  if (polling_ || held_ >= in_flight_.limit()) return;
+  if (stopping_ || polling_ || held_ >= in_flight_.limit()) return;
   if (!planted(mutant::offsets_committed_before_handling)) commit_offsets();
   polling_ = true;
   ports_.log.poll(member_, config_.max_poll_records, kPollWait, [this](const Poll& p) { polled(p); });
@@ -36,6 +64,7 @@ void Consumer::polled(const Poll& p) {
   const Time now = ports_.clock.now();
   polling_ = false;
   ports_.events.emit(Polled{pod_, static_cast<std::uint32_t>(p.deliveries.size()), p.evicted, now});
+  if (stopping_) return;  // what it brings is read again by whoever owns the partitions
   if (p.evicted) {
     reassigned(0);
     member_ = ports_.log.join();  // its partitions went to others; it joins the group again
@@ -71,16 +100,8 @@ void Consumer::polled(const Poll& p) {
 void Consumer::reassigned(std::uint64_t generation) {
   generation_ = generation;
   // Records held and not begun are dropped: whoever owns their partition now reads them again.
-  const auto drop = [this](std::uint32_t w) {
-    work_.release(w);
-    --held_;
-  };
-  for (std::uint32_t w : ready_) drop(w);
-  ready_.clear();
-  waiting_.clear();
+  drop_waiting();
   for (Track& track : tracks_) {
-    for (std::uint32_t w : track.lane) drop(w);
-    track.lane.clear();
     track.offsets.clear();
     track.done.clear();
     track.first = track.next;
@@ -236,6 +257,10 @@ void Consumer::done(std::uint32_t w) {
   work_.release(w);
   --held_;
   in_flight_.release(ports_.clock.now());
+  if (stopping_) {
+    leave_if_idle();
+    return;
+  }
   pump();
   maybe_poll();
 }

@@ -48,6 +48,12 @@ class Consumer {
   Consumer& operator=(const Consumer&) = delete;
 
   void start();
+  // Stops for good (a draining pod): polls no more, lets go of the records held and not begun
+  // (they come again to whoever owns their partition), and once those in flight are done commits
+  // their offsets and leaves the group, so its partitions move to others at once.
+  void stop();
+  // Records queued or in flight (after stop(): in flight).
+  std::uint32_t held() const { return held_; }
 
   // How long an idle poll waits for records.
   static constexpr Duration kPollWait = std::chrono::seconds(1);
@@ -85,6 +91,10 @@ class Consumer {
   void finish(std::uint32_t w);
   void done(std::uint32_t w);
   void commit_offsets();
+  // Lets go of the records held and not begun.
+  void drop_waiting();
+  // After stop(), once nothing is in flight: commits and leaves the group.
+  void leave_if_idle();
   // Tries `w`'s step again after the store failed.
   void retry_later(std::uint32_t w, void (Consumer::*step)(std::uint32_t), const StoreError& e, ShardId shard);
 
@@ -94,6 +104,7 @@ class Consumer {
   MemberId member_ = 0;
   std::uint64_t generation_ = 0;
   bool polling_ = false;
+  bool stopping_ = false;
   SlotPool<Work> work_;                  // records held: queued or in flight
   std::vector<Track> tracks_;            // by partition
   std::deque<std::uint32_t> ready_;      // Ordering::none: records held, not begun

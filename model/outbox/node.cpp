@@ -14,6 +14,11 @@ void Node::start() {
   consumer_.start();
 }
 
+void Node::stop() {
+  relay_.stop();
+  consumer_.stop();
+}
+
 OperationResult Node::operate(const OperationRequest& request) {
   RELAYSIM_ASSERT(!request.types.empty(), "an operation writes at least one message");
   const Time now = ports_.clock.now();

@@ -48,6 +48,12 @@ class Node {
   Node(PodId pod, const RelayConfig& config, const NodePorts& ports);
   void start();
   OperationResult operate(const OperationRequest& request);
+  // A draining pod: its relay gives its leases back and its consumer leaves the group once the
+  // records in flight are done (Relay::stop, Consumer::stop). Operations are the caller's to
+  // refuse from then on.
+  void stop();
+  // What a drain waits for: cycles whose publishes or marks are out, and records being handled.
+  std::uint32_t in_flight() const { return relay_.cycling() + consumer_.held(); }
   const Relay& relay() const { return relay_; }
 
  private:

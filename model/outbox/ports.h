@@ -11,6 +11,7 @@
 #include <span>
 
 #include "model/core/function.h"
+#include "model/core/http.h"
 #include "model/core/names.h"
 #include "model/core/time.h"
 #include "model/outbox/types.h"
@@ -85,6 +86,11 @@ inline constexpr auto kHandledNames = names<Handled>({
     {Handled::timeout, "timeout"}});
 constexpr std::string_view to_string(Handled h) { return kHandledNames[h]; }
 inline constexpr int kHandledCount = kHandledNames.count;
+
+// What an answer over HTTP from a downstream means (the live shell's downstream, live/outbox/):
+// 2xx applied; 408, 429 and 5xx failed, to be tried again; any other 4xx rejected for good; no
+// answer in time a timeout; no connection at all failed (nothing reached it).
+Handled classify_handled(NetError error, int status);
 
 // The downstream a consumer's handling changes (its effect goes through the inbox there:
 // model/outbox/inbox.h).

@@ -46,6 +46,21 @@ void Relay::start() {
   }
 }
 
+void Relay::stop() {
+  stopped_ = true;
+  for (Shard& sh : shards_) {
+    if (sh.renew) ports_.timers.cancel(sh.renew);
+    sh.renew = TimerId{};
+    if (!sh.leading) continue;
+    step_down(sh.id);
+    ports_.coordinator.release(lease_name(sh.id), holder_);
+  }
+}
+
+std::uint32_t Relay::cycling() const {
+  return static_cast<std::uint32_t>(std::count_if(shards_.begin(), shards_.end(), [](const Shard& sh) { return sh.cycling; }));
+}
+
 ProducerId Relay::producer(ShardId s) {
   Shard& sh = shards_[s];
   if (sh.producer == 0) {
@@ -75,6 +90,10 @@ void Relay::granted(ShardId s, Time asked_at, const LeaseGrant& g) {
   Shard& sh = shards_[s];
   const Time now = ports_.clock.now();
   RELAYSIM_ASSERT(!g.granted || g.token != 0, "a grant carries a fencing token (0 means none)");
+  if (stopped_) {  // asked for before the stop: given back unused
+    if (g.granted) ports_.coordinator.release(lease_name(s), holder_);
+    return;
+  }
   // The lease counts from when it was asked for: the coordinator may have granted it any time
   // after that.
   const Time until = (planted(mutant::lease_counted_from_answer) ? now : asked_at) + config_.lease;

@@ -65,6 +65,12 @@ class Relay {
   Relay& operator=(const Relay&) = delete;
 
   void start();
+  // Stops for good (a draining pod): steps down from every shard and gives its leases back, so
+  // others lead at once rather than when the leases would have run out. A cycle in flight
+  // finishes (its marks are fenced out if a successor has written); nothing new starts.
+  void stop();
+  // Shards whose cycle is in flight: publishes out, or their marks not yet written.
+  std::uint32_t cycling() const;
   // Publishes `records` at once, outside any leadership (only the planted bug
   // publish_before_commit does this, from inside a business transaction).
   void publish_now(std::span<const Record> records);
@@ -114,6 +120,7 @@ class Relay {
   Store& store(ShardId s) { return *ports_.shards[s]; }
 
   PodId pod_;
+  bool stopped_ = false;
   // Who this relay is to the coordinator: its pod and a number drawn when it starts, so a pod that
   // restarts within its old lease is a new holder and gets a new token (an etcd client's new lease
   // ID), never the dead incarnation's term.
