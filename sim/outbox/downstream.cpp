@@ -37,60 +37,65 @@ const Schema<DownstreamSpec>& downstream_schema() {
   return schema;
 }
 
+DownstreamFates::DownstreamFates(const DownstreamSpec& spec, std::uint64_t seed)
+    : spec_(spec), latency_(spec.latency), rng_(Rng::derive(seed, "downstream")) {}
+
+DownstreamFates::Decision DownstreamFates::decide(Time now, Duration timeout) {
+  RELAYSIM_ASSERT(timeout > Duration::zero(), "a handling has a timeout");
+  const Duration round_trip = scale(latency_.sample(rng_), slowdown_at(spec_.slowdowns, now));
+  Decision d;
+  d.arrives_in = round_trip / 2;
+  const Time arrives = now + d.arrives_in;
+  for (const Outage& o : spec_.outages) {
+    if (o.window.contains(arrives)) d.fate = o.mode == OutageMode::error ? Fate::fail : Fate::swallow;
+  }
+  if (d.fate == Fate::apply) {
+    const double u = rng_.uniform01();
+    double edge = spec_.error_rate;
+    if (u < edge) {
+      d.fate = Fate::fail;
+    } else if (u < (edge += spec_.rejection_rate)) {
+      d.fate = Fate::reject;
+    } else if (u < (edge += spec_.deaths)) {
+      d.fate = Fate::die;
+    } else if (u < (edge += spec_.lost_answers)) {
+      d.fate = Fate::lose_answer;
+    }
+  }
+  d.answer_in = timeout;
+  if (round_trip <= timeout) {
+    switch (d.fate) {
+      case Fate::apply: d.answer = Handled::done; d.answer_in = round_trip; break;
+      case Fate::fail: d.answer = Handled::failed; d.answer_in = round_trip; break;
+      case Fate::reject: d.answer = Handled::rejected; d.answer_in = round_trip; break;
+      default: break;
+    }
+  }
+  RELAYSIM_ASSERT(d.answer_in <= timeout, "an answer comes by the timeout");
+  return d;
+}
+
 SimDownstream::SimDownstream(const DownstreamSpec& spec, Kernel& kernel, std::uint64_t seed,
                              relaysim::outbox::EffectStore& store, WorldEvents& events)
-    : spec_(spec), kernel_(kernel), latency_(spec.latency), rng_(Rng::derive(seed, "downstream")), store_(store),
-      events_(events) {}
+    : fates_(spec, seed), kernel_(kernel), store_(store), events_(events) {}
 
 void SimDownstream::handle(Process& caller, std::uint32_t pod, const Record& record, Duration timeout,
                            relaysim::outbox::Downstream::HandleCallback done) {
   RELAYSIM_ASSERT(timeout > Duration::zero() && static_cast<bool>(done), "a handling has a timeout and someone to answer");
   const Time now = kernel_.now();
-  const Duration round_trip = scale(latency_.sample(rng_), slowdown_at(spec_.slowdowns, now));
-  const Time arrives = now + round_trip / 2;
-  const Time back = now + round_trip;
-  const Time deadline = now + timeout;
-  Fate fate = Fate::apply;
-  for (const Outage& o : spec_.outages) {
-    if (o.window.contains(arrives)) fate = o.mode == OutageMode::error ? Fate::fail : Fate::swallow;
+  const DownstreamFates::Decision d = fates_.decide(now, timeout);
+  if (d.arrives()) {
+    const bool dies = d.fate == DownstreamFates::Fate::die;
+    kernel_.at(now + d.arrives_in, [this, record, pod, dies] { arrive(record, pod, dies); });
   }
-  if (fate == Fate::apply) {
-    const double u = rng_.uniform01();
-    double edge = spec_.error_rate;
-    if (u < edge) {
-      fate = Fate::fail;
-    } else if (u < (edge += spec_.rejection_rate)) {
-      fate = Fate::reject;
-    } else if (u < (edge += spec_.deaths)) {
-      fate = Fate::die;
-    } else if (u < (edge += spec_.lost_answers)) {
-      fate = Fate::lose_answer;
-    }
-  }
-  Handled answer = Handled::timeout;
-  Time answer_at = deadline;
-  if (back <= deadline) {
-    switch (fate) {
-      case Fate::apply: answer = Handled::done; answer_at = back; break;
-      case Fate::fail: answer = Handled::failed; answer_at = back; break;
-      case Fate::reject: answer = Handled::rejected; answer_at = back; break;
-      default: break;
-    }
-  }
-  if (fate == Fate::apply || fate == Fate::lose_answer || fate == Fate::die) {
-    kernel_.at(arrives, [this, record, pod, fate] { arrive(record, pod, fate); });
-  }
-  RELAYSIM_ASSERT(answer_at <= deadline, "an answer comes by the timeout");
-  caller.at(answer_at, [answer, done = std::move(done)]() mutable { done(answer); });
+  caller.at(now + d.answer_in, [answer = d.answer, done = std::move(done)]() mutable { done(answer); });
 }
 
-void SimDownstream::arrive(const Record& record, std::uint32_t pod, Fate fate) {
-  RELAYSIM_ASSERT(fate == Fate::apply || fate == Fate::lose_answer || fate == Fate::die,
-                  "only a handling that reaches the downstream arrives");
+void SimDownstream::arrive(const Record& record, std::uint32_t pod, bool dies) {
   const Time now = kernel_.now();
   const Effect e{record.ref(), record.key, record.version, record.attempt, now};
   const std::uint64_t before = store_.effects_committed();
-  const Applied a = relaysim::outbox::apply_once(store_, e, [fate] { return fate == Fate::die; });
+  const Applied a = relaysim::outbox::apply_once(store_, e, [dies] { return dies; });
   const std::uint64_t applied = store_.effects_committed() - before;
   RELAYSIM_ASSERT(applied <= 1, "one handling applies one effect at most");
   if (applied == 1) events_.emit(EffectApplied{record, pod, now});

@@ -37,6 +37,32 @@ struct DownstreamSpec {
 };
 const Schema<DownstreamSpec>& downstream_schema();
 
+// The downstream's behaviour, decided as the simulator decides it: each handling's latency and
+// fate, from the scenario and the seed. SimDownstream plays the decisions in virtual time; the
+// live world (`relaysim world` for an outbox scenario, live/outbox/world.h) plays them on the wall
+// clock, through real HTTP.
+class DownstreamFates {
+ public:
+  enum class Fate : std::uint8_t { apply, lose_answer, die, fail, reject, swallow };
+  struct Decision {
+    Fate fate = Fate::apply;
+    Duration arrives_in{};  // when the handling reaches the downstream (half the round trip)
+    relaysim::outbox::Handled answer = relaysim::outbox::Handled::timeout;
+    Duration answer_in{};   // when the caller has its answer (the timeout when none comes)
+    // Whether it reaches the downstream's database: applied, its answer lost, or its handler dying.
+    bool arrives() const { return fate == Fate::apply || fate == Fate::lose_answer || fate == Fate::die; }
+  };
+  DownstreamFates(const DownstreamSpec& spec, std::uint64_t seed);
+  // A handling sent at `now` (time since the run's start) by a caller that waits `timeout`.
+  Decision decide(Time now, Duration timeout);
+  const DownstreamSpec& spec() const { return spec_; }
+
+ private:
+  DownstreamSpec spec_;
+  Latency latency_;
+  Rng rng_;
+};
+
 class SimDownstream {
  public:
   SimDownstream(const DownstreamSpec& spec, Kernel& kernel, std::uint64_t seed, relaysim::outbox::EffectStore& store,
@@ -49,13 +75,10 @@ class SimDownstream {
   relaysim::outbox::EffectStore& store() { return store_; }
 
  private:
-  enum class Fate : std::uint8_t { apply, lose_answer, die, fail, reject, swallow };
-  void arrive(const Record& record, std::uint32_t pod, Fate fate);
+  void arrive(const Record& record, std::uint32_t pod, bool dies);
 
-  DownstreamSpec spec_;
+  DownstreamFates fates_;
   Kernel& kernel_;
-  Latency latency_;
-  Rng rng_;
   relaysim::outbox::EffectStore& store_;
   WorldEvents& events_;
 };
