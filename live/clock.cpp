@@ -1,11 +1,17 @@
 #include "live/clock.h"
 
+#include <random>
 #include <stdexcept>
 #include <utility>
 
 #include "model/core/assert.h"
 
 namespace relaysim::live {
+
+std::uint64_t fresh_seed() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device();
+}
 
 LiveClock::LiveClock() {
   // The wall clock's reading, paired with the steady clock's at the same moment: read between two

@@ -27,6 +27,10 @@ namespace relaysim::live {
 
 inline constexpr Duration kClockReadError = std::chrono::microseconds(500);
 
+// A seed for a live process's Rng, from the system's randomness: live randomness (backoff jitter,
+// a relay's holder number) need not repeat; the simulator is where runs repeat.
+std::uint64_t fresh_seed();
+
 class LiveClock final : public Clock {
  public:
   // Throws std::runtime_error when the wall clock cannot be read within kClockReadError (a

@@ -92,6 +92,19 @@ class StrictJson final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
+std::optional<Response> only_fields(const nlohmann::json& body, std::initializer_list<std::string_view> allowed) {
+  for (const auto& [key, value] : body.items()) {
+    bool known = false;
+    for (const std::string_view a : allowed) known = known || key == a;
+    if (!known) {
+      std::string names;
+      for (const std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
+      return error_response(400, "unknown field '" + key.substr(0, 80) + "' (the fields are " + names + ")");
+    }
+  }
+  return std::nullopt;
+}
+
 bool is_json_media_type(std::string_view content_type) {
   const std::string_view media = content_type.substr(0, content_type.find(';'));
   std::string lower;

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ Response json_response(int status, const nlohmann::json& body);
 // given twice in one object (the parser keeps the last), an integer beyond 64 bits (read as a
 // double, it loses digits), nesting deeper than kMaxJsonDepth.
 std::optional<Response> read_json_body(const Incoming& in, nlohmann::json& out);
+// A 400 naming the first field of the object `body` that is not one of `allowed`; nullopt when
+// there is none.
+std::optional<Response> only_fields(const nlohmann::json& body, std::initializer_list<std::string_view> allowed);
 // Whether a Content-Type header names application/json (parameters such as charset aside).
 bool is_json_media_type(std::string_view content_type);
 

@@ -64,19 +64,6 @@ std::optional<std::uint32_t> template_field(const json& body, std::string& probl
   return body["template"].get<std::uint32_t>();
 }
 
-std::optional<Response> only_fields(const json& body, std::initializer_list<std::string_view> allowed) {
-  for (const auto& [key, value] : body.items()) {
-    bool known = false;
-    for (const std::string_view a : allowed) known = known || key == a;
-    if (!known) {
-      std::string names;
-      for (const std::string_view a : allowed) names += (names.empty() ? "" : ", ") + std::string(a);
-      return error_response(400, "unknown field '" + key.substr(0, 80) + "' (the fields are " + names + ")");
-    }
-  }
-  return std::nullopt;
-}
-
 // What the message sends: its recipient, template and parameters, written one way. A repeat of a
 // request with the same key and content is a duplicate; with other content, a conflict.
 std::uint64_t content_of(model::Recipient to, std::uint32_t template_id, const json& params) {

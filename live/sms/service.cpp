@@ -1,7 +1,6 @@
 #include "live/sms/service.h"
 
 #include <iostream>
-#include <random>
 
 #include "live/redis_kv.h"
 #include "live/sms/directory.h"
@@ -11,12 +10,6 @@
 namespace relaysim::live::sms {
 
 namespace {
-
-std::uint64_t fresh_seed() {
-  // Live randomness (backoff jitter) need not repeat: the simulator is where runs repeat.
-  std::random_device device;
-  return (std::uint64_t{device()} << 32) ^ device();
-}
 
 std::unique_ptr<KeyValue> key_value(boost::asio::io_context& io, const SmsServeConfig& config) {
   if (config.redis.empty()) return std::make_unique<NoKeyValue>(io);

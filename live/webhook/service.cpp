@@ -3,7 +3,6 @@
 #include <boost/asio/post.hpp>
 
 #include <iostream>
-#include <random>
 #include <stdexcept>
 
 #include "model/core/assert.h"
@@ -13,12 +12,6 @@ namespace relaysim::live::webhook {
 namespace model = relaysim::webhook;
 
 namespace {
-
-std::uint64_t fresh_seed() {
-  // Live randomness (backoff jitter) need not repeat: the simulator is where runs repeat.
-  std::random_device device;
-  return (std::uint64_t{device()} << 32) ^ device();
-}
 
 DeliveryClient::TenantKeys tenant_keys(const ServeConfig& config) {
   DeliveryClient::TenantKeys keys;
