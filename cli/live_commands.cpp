@@ -27,10 +27,13 @@
 #include "live/webhook/world.h"
 #include "live/serve_file.h"
 #include "live/outbox/config.h"
+#include "live/outbox/service.h"
+#include "live/outbox/world.h"
 #include "live/sms/config.h"
 #include "live/sms/judge.h"
 #include "live/sms/service.h"
 #include "live/sms/world.h"
+#include "sim/outbox/spec.h"
 #include "sim/sms/spec.h"
 #include "model/sms/sqlite_store.h"
 #include "model/store/sqlite_db.h"
@@ -152,9 +155,11 @@ int run_service(const Config& config, std::string_view admin_calls, Announce ann
     });
   });
   service->start();
-  if (!service->has_admin_key()) {
-    std::cerr << "relaysim serve: the database holds no admin API key, so every call that takes one (" << admin_calls
-              << ") is refused: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
+  if constexpr (requires { service->has_admin_key(); }) {
+    if (!service->has_admin_key()) {
+      std::cerr << "relaysim serve: the database holds no admin API key, so every call that takes one (" << admin_calls
+                << ") is refused: make one with `relaysim keys CONFIG --admin` (docs/live.md)\n";
+    }
   }
   announce(url_host(listen_endpoint(config.listen, "listen")) + ":" + std::to_string(service->port()));
   std::fflush(stdout);
@@ -166,15 +171,15 @@ int run_service(const Config& config, std::string_view admin_calls, Announce ann
   service->stopped();
   if (unfinished > 0) {
     std::cerr << "relaysim serve: stopped with " << unfinished
-              << " sends unfinished; their leases bring them back to another process\n";
+              << " unfinished; their leases bring them back to another process\n";
   } else {
     std::cerr << "relaysim serve: stopped; nothing was left in flight\n";
   }
   return kExitPass;
 }
 
-// `relaysim serve` for the outbox relay: its file is checked; the service itself is not built yet
-// (docs/live.md, "The outbox relay's real dependencies", says which parts are).
+// `relaysim serve` for the outbox relay: one pod of it, on the PostgreSQL databases, etcd and Redis
+// its file names.
 int serve_outbox(const ServeArgs& args) {
   outbox::OutboxServeConfig config;
   try {
@@ -189,14 +194,24 @@ int serve_outbox(const ServeArgs& args) {
     if (!parse_listen(*args.listen, problem)) return fail_usage("--listen: " + problem);
     config.listen = *args.listen;
   }
-  if (args.pod) config.pod = *args.pod;
+  if (args.pod) {
+    if (*args.pod > config.platform.pods) {
+      return fail_usage("--pod " + std::to_string(*args.pod) + ": platform.pods is " + std::to_string(config.platform.pods) +
+                        ", so pods are numbered 1 to " + std::to_string(config.platform.pods));
+    }
+    config.pod = *args.pod;
+  }
   if (args.check) {
     std::cout << args.config << ": valid (the outbox relay: " << config.shards.size() << " shards on PostgreSQL, leases in etcd at "
               << config.etcd << ", the log in Redis at " << config.redis << ")\n";
     return kExitPass;
   }
-  return fail_usage("serving the outbox relay is not built yet: --check checks its file; its parts on PostgreSQL, "
-                    "etcd and Redis are (docs/live.md, \"The outbox relay's real dependencies\")");
+  return run_service<outbox::Service>(config, "", [&config](const std::string& at) {
+    std::printf("relaysim serve: the outbox relay listening on http://%s (pod %u of %u, %zu shards on PostgreSQL, etcd %s, "
+                "the log in Redis %s, downstream %s)\n",
+                at.c_str(), static_cast<unsigned>(config.pod), static_cast<unsigned>(config.platform.pods),
+                config.shards.size(), config.etcd.c_str(), config.redis.c_str(), config.downstream.c_str());
+  });
 }
 
 }  // namespace
@@ -351,8 +366,9 @@ std::optional<int> make_world(boost::asio::io_context& io, const sim::Scenario& 
     return fail_incomplete("cannot listen on " + options.listen + ": " + e.code().message());
   } catch (const std::invalid_argument& e) {
     return fail_usage(e.what());
-  } catch (const StoreError& e) {  // an SMS world's recipient directory
-    return fail_incomplete(std::string("cannot write the recipient directory (serve.directory): ") + e.what());
+  } catch (const StoreError& e) {  // an SMS world's recipient directory, an outbox world's effects
+    return fail_incomplete(std::string("cannot write the world's database (an SMS world's serve.directory, an outbox "
+                                       "world's --effects): ") + e.what());
   } catch (const std::runtime_error& e) {  // the clock (live/clock.h)
     return fail_incomplete(e.what());
   }
@@ -365,8 +381,9 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
     return fail_usage("an SMS world posts its providers' receipts to the gateway: give its serve configuration with "
                       "--serve CONFIG");
   }
-  if (!args.drive.empty() || !args.calls.empty() || !args.signing_secret.empty()) {
-    return fail_usage("--drive, --calls and --signing-secret are a webhook world's; an SMS world serves its providers only");
+  if (!args.drive.empty() || !args.calls.empty() || !args.signing_secret.empty() || !args.effects.empty()) {
+    return fail_usage("--drive, --calls, --signing-secret and --effects are a webhook or outbox world's; an SMS world serves "
+                      "its providers only");
   }
   sms::SmsServeConfig gateway;
   try {
@@ -417,6 +434,49 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
   return kExitPass;
 }
 
+// `relaysim world` for an outbox scenario: its downstream, until SIGINT or SIGTERM.
+int outbox_world(const WorldArgs& args, const sim::Scenario& scenario) {
+  if (args.serve.empty()) {
+    return fail_usage("an outbox world reads the relay's message types and handle_timeout from its serve configuration: "
+                      "give it with --serve CONFIG");
+  }
+  if (!args.drive.empty() || !args.calls.empty() || !args.signing_secret.empty() || !args.gateway.empty()) {
+    return fail_usage("--drive, --calls, --signing-secret and --gateway are a webhook or SMS world's; an outbox world "
+                      "serves its downstream only");
+  }
+  outbox::OutboxServeConfig relay;
+  try {
+    if (served_system(args.serve) != ServedSystem::outbox) {
+      return fail_usage("--serve " + args.serve + " is not an outbox relay's (system: outbox)");
+    }
+    relay = outbox::read_serve_config(args.serve);
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("--serve: invalid configuration: ") + e.what());
+  }
+  outbox::OutboxWorldOptions options;
+  options.listen = args.listen.value_or(options.listen);
+  options.receipts = args.receipts;
+  if (!args.effects.empty()) options.effects = args.effects;
+  options.platform = relay.platform;
+  if (const auto refused = read_hold(args, options.hold)) return *refused;
+  boost::asio::io_context io;
+  std::unique_ptr<outbox::OutboxWorldServer> world;
+  if (const auto refused = make_world(io, scenario, options, world)) return *refused;
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (!ec) io.stop();
+  });
+  const std::string host = url_host(listen_endpoint(options.listen, "--listen"));
+  std::printf("relaysim world: %s on http://%s:%u; the downstream at /downstream; effects in %s%s%s\n",
+              scenario.name.c_str(), host.c_str(), static_cast<unsigned>(world->port()), options.effects.c_str(),
+              args.receipts.empty() ? "" : "; log in ", args.receipts.c_str());
+  std::fflush(stdout);
+  io.run();
+  std::cerr << "relaysim world: stopped after " << world->handlings() << " handlings, " << world->effects()
+            << " effects applied\n";
+  return kExitPass;
+}
+
 }  // namespace
 
 int world_command(const WorldArgs& args) {
@@ -427,6 +487,8 @@ int world_command(const WorldArgs& args) {
     return fail_usage(std::string("invalid scenario: ") + e.what());
   }
   if (dynamic_cast<const sim::sms::SmsSpec*>(&scenario.spec()) != nullptr) return sms_world(args, scenario);
+  if (dynamic_cast<const sim::outbox::OutboxSpec*>(&scenario.spec()) != nullptr) return outbox_world(args, scenario);
+  if (!args.effects.empty()) return fail_usage("--effects is an outbox world's: the downstream's database");
   if (!args.serve.empty() || !args.gateway.empty()) {
     return fail_usage("--serve and --gateway name the SMS gateway a world's receipts go to: a webhook world takes neither");
   }

@@ -41,6 +41,7 @@ struct WorldArgs {
   std::optional<std::string> hold;
   std::vector<std::string> drive;  // serve's base URLs: send the scenario's load there
   std::string calls;               // where the driven calls are written
+  std::string effects;             // an outbox world: the downstream's database
 };
 
 struct JudgeArgs {

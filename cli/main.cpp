@@ -302,10 +302,9 @@ CLI::App* declare_mmc(CLI::App& app, MmcArgs& mmc_args) {
 
 #ifdef RELAYSIM_LIVE_CLI
 CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
-  auto* serve = app.add_subcommand("serve", "Serve the webhook platform, or the SMS gateway (a file with `system: sms`), "
-                                            "for real: the HTTP API, SQLite, deliveries or submits (docs/live.md); "
-                                            "SIGTERM drains and exits. The outbox relay's file (`system: outbox`) is "
-                                            "checked only (--check): its service is not built yet");
+  auto* serve = app.add_subcommand("serve", "Serve the webhook platform, the SMS gateway (a file with `system: sms`) or "
+                                            "the outbox relay (`system: outbox`: on PostgreSQL, etcd and Redis) for "
+                                            "real (docs/live.md); SIGTERM drains and exits");
   serve->add_option("CONFIG", serve_args.config, "The configuration file (system:, serve: and platform: sections)");
   serve->add_option("--listen", serve_args.listen, "Listen here instead (HOST:PORT; port 0: any free port)");
   serve->add_option("--database", serve_args.database, "Use this database file instead");
@@ -345,14 +344,18 @@ CLI::App* declare_keys(CLI::App& app, live::KeysArgs& keys_args) {
 CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
   auto* world = app.add_subcommand("world", "Serve a scenario's dependencies on HTTP, misbehaving as the scenario says: a "
                                             "webhook scenario's ServiceB and endpoints, for `serve` to deliver to; an SMS "
-                                            "scenario's providers, for the SMS gateway to submit to (docs/live.md)");
-  world->add_option("SCENARIO", world_args.scenario, "A webhook or SMS scenario file")->required();
+                                            "scenario's providers, for the SMS gateway to submit to; an outbox scenario's "
+                                            "downstream, for the relay's consumers to hand records to (docs/live.md)");
+  world->add_option("SCENARIO", world_args.scenario, "A webhook, SMS or outbox scenario file")->required();
   world->add_option("--listen", world_args.listen,
                     "Where to listen (HOST:PORT; port 0: any free port; default 127.0.0.1:8081, for an SMS scenario "
-                    "127.0.0.1:8091)");
+                    "127.0.0.1:8091, for an outbox scenario 127.0.0.1:8093)");
   world->add_option("--serve", world_args.serve,
                     "An SMS scenario: the SMS gateway's serve configuration, whose address its providers' receipts "
-                    "go to, with the secrets its serve.providers give");
+                    "go to, with the secrets its serve.providers give. An outbox scenario: the relay's, whose message "
+                    "types and handle_timeout its records carry");
+  world->add_option("--effects", world_args.effects,
+                    "An outbox scenario: the downstream's SQLite database, its inbox and its effects (default: in memory)");
   world->add_option("--gateway", world_args.gateway,
                     "An SMS scenario: post receipts to this gateway (http://HOST:PORT) instead of the address "
                     "--serve's file listens on (a serve started with --listen)");
@@ -360,7 +363,7 @@ CLI::App* declare_world(CLI::App& app, live::WorldArgs& world_args) {
                     "Append every request an endpoint (or a provider) processes to this file, one JSON line each");
   world->add_option("--signing-secret", world_args.signing_secret, "Verify deliveries' signatures with this key (whsec_...)");
   world->add_option("--hold", world_args.hold,
-                    "How long an unanswered request keeps its connection (default 5m; an SMS world's 30s)");
+                    "How long an unanswered request keeps its connection (default 5m; an SMS or outbox world's 30s)");
   world->add_option("--drive", world_args.drive,
                     "Also be the scenario's clients: send its load, on the world's clock until its duration, to this "
                     "serve (http://HOST:PORT; repeat for several, called in turn), with the key in RELAYSIM_API_KEY");

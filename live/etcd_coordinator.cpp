@@ -87,9 +87,12 @@ std::string EtcdCoordinator::held_key(std::string_view key, std::uint64_t holder
 template <class F>
 void EtcdCoordinator::post(std::string_view path, const std::string& body, F&& then) {
   static constexpr OutgoingHeader kJson[] = {{"Content-Type", "application/json"}};
+  ++in_flight_;
   caller_.call("POST", options_.endpoint + std::string(path), kJson, body, options_.timeout,
-               [alive = alive_, then = std::forward<F>(then)](HttpReply&& reply) mutable {
-                 if (*alive) then(std::move(reply));
+               [this, alive = alive_, then = std::forward<F>(then)](HttpReply&& reply) mutable {
+                 if (!*alive) return;
+                 --in_flight_;
+                 then(std::move(reply));
                });
 }
 

@@ -58,6 +58,8 @@ class EtcdCoordinator final : public Coordinator {
 
   // Calls made to etcd that failed (no answer, or not the answer etcd gives), since the start.
   std::uint64_t failures() const { return failures_; }
+  // Calls to etcd not answered yet (a draining process waits for its leases' revocations).
+  std::uint32_t calls_in_flight() const { return in_flight_; }
 
  private:
   struct Ask;
@@ -82,6 +84,7 @@ class EtcdCoordinator final : public Coordinator {
   // Cleared when this is destroyed: an answer that comes after is dropped.
   std::shared_ptr<bool> alive_;
   std::uint64_t failures_ = 0;
+  std::uint32_t in_flight_ = 0;
 };
 
 }  // namespace relaysim::live

@@ -122,6 +122,10 @@ const Schema<ServeFile>& file_schema() {
         m.fail_at("serve.shards", "names " + std::to_string(f.config.shards.size()) + " databases, but platform.shards is " +
                                       std::to_string(f.config.platform.shards) + ": one database per shard");
       }
+      if (f.config.pod > f.config.platform.pods) {
+        m.fail_at("serve.pod", "is " + std::to_string(f.config.pod) + ", but platform.pods is " +
+                                   std::to_string(f.config.platform.pods) + ": pods are numbered 1 to platform.pods");
+      }
     });
     return s;
   }();

@@ -94,6 +94,8 @@ class RedisLog final : public relaysim::outbox::Log {
 
   // Script calls that failed (refused, unanswered, or answered with what the script never says).
   std::uint64_t failures() const { return failures_; }
+  // Calls to Redis not answered yet (a draining process waits for its leave and commits).
+  std::size_t calls_in_flight() const { return scripts_.calls_in_flight(); }
 
  private:
   struct Member {

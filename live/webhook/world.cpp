@@ -20,7 +20,7 @@ namespace {
 
 const sim::webhook::WebhookSpec& webhook_spec(const sim::Scenario& s) {
   const auto* w = dynamic_cast<const sim::webhook::WebhookSpec*>(&s.spec());
-  if (w == nullptr) throw std::invalid_argument("relaysim world serves webhook and SMS scenarios (system: webhook or sms)");
+  if (w == nullptr) throw std::invalid_argument("not a webhook scenario");
   return *w;
 }
 

@@ -932,7 +932,7 @@ def _():
     for name, change, pattern in (
             ("typo", ("  etcd:", "  etdc:"), r"serve\.etdc: unknown key; did you mean 'etcd'\?"),
             ("one-database", ("dbname=outbox_s1", "dbname=outbox_s0"), r"serve\.shards: shards 0 and 1 are one database"),
-            ("shards", ("    - host=127.0.0.1 port=5432 user=postgres dbname=outbox_s1\n", ""),
+            ("shards", ("    - host=127.0.0.1 port=5433 user=postgres dbname=outbox_s1 connect_timeout=5\n", ""),
              r"serve\.shards: names 1 databases, but platform\.shards is 2"),
             ("conninfo", ("dbname=outbox_s1", "dbname='outbox_s1"), r"serve\.shards: shard 1: unterminated quoted string"),
             ("etcd", ("etcd: http://127.0.0.1:2379", "etcd: https://127.0.0.1:2379"), r"serve\.etcd: is called over plain http"),
@@ -944,18 +944,38 @@ def _():
             ("poll-interval", ("max_poll_interval: 1m", "max_poll_interval: 10ms"), r"serve\.max_poll_interval: must be between 1s"),
             # The scenario schema's and the model's own checks of the platform.
             ("platform", ("renew_every: 3s", "renew_every: often"), r"platform\.renew_every: expected a duration"),
-            ("renewal", ("renew_every: 3s", "renew_every: 20s"), r"platform\.renew_every")):
+            ("renewal", ("renew_every: 3s", "renew_every: 20s"), r"platform\.renew_every"),
+            ("pod", ("  downstream: http://127.0.0.1:8093/downstream", "  downstream: http://127.0.0.1:8093/downstream\n  pod: 3"),
+             r"serve\.pod: is 3, but platform\.pods is 2")):
         body = good.replace(*change)
         assert body != good, name
         expect(run("serve", write(f"outbox-{name}.yaml", body), "--check"), EXIT_INVALID, pattern)
-    # Not served yet, and said so; nor a database, keys or a judge of its own.
-    expect(run("serve", write("outbox-good.yaml", good)), EXIT_INVALID, r"serving the outbox relay is not built yet")
+    # Served on the databases it names: none here, and said so; nor a database, keys or a judge of its own.
+    import socket
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        nobody = s.getsockname()[1]
+    unreachable = good.replace("port=5433", f"port={nobody}")
+    expect(run("serve", write("outbox-unreachable.yaml", unreachable), "--listen", "127.0.0.1:0"), EXIT_INCOMPLETE,
+           r"cannot open the database: PostgreSQL: cannot connect")
+    expect(run("serve", write("outbox-good.yaml", good), "--pod", "3", "--check"), EXIT_INVALID,
+           r"--pod 3: platform\.pods is 2")
     expect(run("serve", write("outbox-good.yaml", good), "--database", path("x.db"), "--check"), EXIT_INVALID,
            r"--database: the outbox relay's databases are its serve\.shards")
     expect(run("keys", write("outbox-good.yaml", good), "--admin"), EXIT_INVALID, r"takes no API keys")
     expect(run("judge", os.path.join(SRC, "scenarios", "outbox-broker-outage.yaml"), write("outbox-good.yaml", good),
                "--events", path("none.jsonl"), "--receipts", path("none.jsonl"), "--database", path("none.db")),
            EXIT_INVALID, r"judging the outbox relay's live runs is not built yet")
+    # Its world: the downstream, which needs the relay's file, and takes no other world's options.
+    scenario = os.path.join(SRC, "scenarios", "outbox-quickstart.yaml")
+    expect(run("world", scenario), EXIT_INVALID, r"give it with --serve CONFIG")
+    expect(run("world", scenario, "--serve", os.path.join(SRC, "config", "serve-sms.yaml")), EXIT_INVALID,
+           r"is not an outbox relay's \(system: outbox\)")
+    expect(run("world", scenario, "--serve", write("outbox-good.yaml", good), "--drive", "http://127.0.0.1:1"),
+           EXIT_INVALID, r"an outbox world serves its downstream only")
+    expect(run("world", scenario, "--serve", write("outbox-good.yaml", good), "--effects", WORK), EXIT_INCOMPLETE,
+           r"cannot write the world's database")
+    expect(run("world", QUICKSTART, "--effects", path("effects.db")), EXIT_INVALID, r"--effects is an outbox world's")
 
 
 @case("serve.address_in_use")
@@ -977,7 +997,7 @@ def _():
     expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml")), EXIT_INVALID,
            r"give its serve configuration with --serve CONFIG")
     expect(run("world", os.path.join(SRC, "scenarios", "outbox-broker-outage.yaml")), EXIT_INVALID,
-           r"serves webhook and SMS scenarios")
+           r"an outbox world reads the relay's message types .* give it with --serve CONFIG")
     expect(run("world", QUICKSTART, "--serve", os.path.join(SRC, "config", "serve-sms.yaml")), EXIT_INVALID,
            r"a webhook world takes neither")
     expect(run("world", os.path.join(SRC, "scenarios", "sms-quickstart.yaml"), "--serve",

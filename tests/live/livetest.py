@@ -24,9 +24,23 @@ _started_lock = threading.Lock()
 _DIE_WITH_TEST = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
 
 
-def start(args, **kwargs):
-    """subprocess.Popen(args), in a process group of its own, ended when this test ends."""
-    process = subprocess.Popen(_DIE_WITH_TEST + list(args), start_new_session=True, **kwargs)
+def start(args, user=None, **kwargs):
+    """subprocess.Popen(args), in a process group of its own, ended when this test ends; run as
+    `user` (a name) when given, as PostgreSQL must be when the test runs as root."""
+    if user is not None:
+        import ctypes
+        import pwd
+        entry = pwd.getpwnam(user)
+
+        def become():
+            os.setgid(entry.pw_gid)
+            os.setgroups([])
+            os.setuid(entry.pw_uid)
+            # After the change of user, which clears it: the kernel kills it when the test dies.
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        process = subprocess.Popen(list(args), start_new_session=True, preexec_fn=become, **kwargs)
+    else:
+        process = subprocess.Popen(_DIE_WITH_TEST + list(args), start_new_session=True, **kwargs)
     with _started_lock:
         _started.append(process)
     return process
