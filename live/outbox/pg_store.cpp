@@ -101,6 +101,9 @@ pg_conn* PgStore::conn() {
     // Refused or not up yet: another try may find it; the caller's backoff decides.
     throw StoreError(StoreFailure::busy, "PostgreSQL: cannot connect: " + why);
   }
+  // The server's notices ("relation already exists, skipping" when the schema is there) are not
+  // the operator's business: libpq would print each on standard error.
+  PQsetNoticeProcessor(conn_.get(), [](void*, const char*) {}, nullptr);
   return conn_.get();
 }
 
