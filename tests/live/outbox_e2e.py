@@ -3,21 +3,30 @@
 per shard), etcd and Redis, each started in a temporary directory on loopback; `relaysim world`
 serving an outbox scenario's downstream; two `relaysim serve` processes of config/serve-outbox.yaml.
 
-  python3 tests/live/outbox_e2e.py RELAYSIM
+  python3 tests/live/outbox_e2e.py RELAYSIM drain|chaos
 
-Business operations go to both pods, some of them rolled back. Every committed operation's message
-must end handled, each effect applied once in the downstream's database, and no rolled-back
-operation's message exist anywhere. Then one pod is drained (SIGTERM): it must give its leases back
-and leave the group, so that the other leads every shard at once, well before the leases would have
-run out, and relays what comes next alone."""
+drain: business operations go to both pods, some of them rolled back. Every committed operation's
+message must end handled, each effect applied once in the downstream's database, and no
+rolled-back operation's message exist anywhere. Then one pod is drained (SIGTERM): it must give its
+leases back and leave the group, so that the other leads every shard at once, well before the
+leases would have run out, and relays what comes next alone.
+
+chaos: a client sends operations all along while every part fails in turn: a pod killed (SIGKILL)
+and restarted, a pod stopped (SIGSTOP) past its lease and resumed (for a while it believes it still
+leads: the fence must refuse its writes), Redis killed and restarted from its append-only file,
+PostgreSQL stopped at once (`immediate`, as a crash) and restarted, etcd killed and restarted. Once
+the faults end, every operation that was answered committed must have its message handled or
+failed, none left pending or processing, and no effect applied twice."""
 import atexit
 import os
+import random
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -26,8 +35,8 @@ from livetest import call, end_all, fail, first_line, free_port, start  # noqa: 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RELAYSIM = os.path.abspath(sys.argv[1])
 SHARDS = ("outbox_s0", "outbox_s1")
-# The lease and the log's session, as the test's serve file sets them: long, so that a drained
-# pod's shards and partitions moving before either could run out shows it gave them back.
+# The drain's lease and the log's session: long, so that a drained pod's shards and partitions
+# moving before either could run out shows it gave them back.
 LEASE_S = 20
 SESSION_S = 15
 
@@ -70,6 +79,11 @@ class Postgres:
                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "postgres.log"), "a"))
         wait_for("PostgreSQL to take connections", lambda: self.psql("postgres", "SELECT 1", check=False) == "1")
 
+    def crash(self):
+        """An immediate stop (SIGQUIT), as a crash: what was not committed is gone."""
+        self.process.send_signal(signal.SIGQUIT)
+        self.process.wait(timeout=30)
+
     def psql(self, db, sql, check=True):
         p = subprocess.run(["psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "-d", db, "-At", "-c", sql],
                            capture_output=True, text=True)
@@ -83,14 +97,23 @@ class Postgres:
 
 class Etcd:
     def __init__(self, tmp):
+        self.tmp = tmp
         self.dir = os.path.join(tmp, "etcd")
-        self.port, peer = free_port(), free_port()
+        self.port, self.peer = free_port(), free_port()
+        self.start()
+
+    def start(self):
         client = f"http://127.0.0.1:{self.port}"
-        peer_url = f"http://127.0.0.1:{peer}"
-        start(["etcd", "--name", "test", "--data-dir", self.dir, "--listen-client-urls", client, "--advertise-client-urls",
-               client, "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url, "--initial-cluster",
-               f"test={peer_url}"], stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "etcd.log"), "w"))
+        peer_url = f"http://127.0.0.1:{self.peer}"
+        self.process = start(["etcd", "--name", "test", "--data-dir", self.dir, "--listen-client-urls", client,
+                              "--advertise-client-urls", client, "--listen-peer-urls", peer_url,
+                              "--initial-advertise-peer-urls", peer_url, "--initial-cluster", f"test={peer_url}"],
+                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.tmp, "etcd.log"), "a"))
         wait_for("etcd to answer", lambda: self.healthy())
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
 
     def healthy(self):
         try:
@@ -101,11 +124,20 @@ class Etcd:
 
 class Redis:
     def __init__(self, tmp):
+        self.tmp = tmp
         self.port = free_port()
-        start(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes",
-               "--appendfsync", "always", "--dir", tmp, "--maxmemory-policy", "noeviction"],
-              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.start()
+
+    def start(self):
+        # Every write on disk before it is answered: a restart keeps what the log acknowledged.
+        self.process = start(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "yes", "--appendfsync", "always", "--dir", self.tmp,
+                              "--maxmemory-policy", "noeviction"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for("Redis to answer", self.up)
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
 
     def group(self):
         """The consumer group's members' pods."""
@@ -124,16 +156,19 @@ class Redis:
             return False
 
 
-def serve_config(tmp, pg, etcd, redis, world_port):
-    """config/serve-outbox.yaml on this test's servers, with short leases and sessions."""
+def serve_config(tmp, pg, etcd, redis, world_port, lease_s, session_s, changes=()):
+    """config/serve-outbox.yaml on this test's servers, with this lease and session."""
     text = open(os.path.join(ROOT, "config", "serve-outbox.yaml")).read()
     for i, db in enumerate(SHARDS):
         text = text.replace(f"host=127.0.0.1 port=5433 user=postgres dbname={db} connect_timeout=5", pg.conninfo(db))
     text = text.replace("http://127.0.0.1:2379", f"http://127.0.0.1:{etcd.port}")
     text = text.replace("127.0.0.1:6379", f"127.0.0.1:{redis.port}")
     text = text.replace("http://127.0.0.1:8093/downstream", f"http://127.0.0.1:{world_port}/downstream")
-    text = text.replace("lease: 10s", f"lease: {LEASE_S}s").replace("renew_every: 3s", "renew_every: 1s")
-    text = text.replace("session_timeout: 10s", f"session_timeout: {SESSION_S}s")
+    text = text.replace("lease: 10s", f"lease: {lease_s}s").replace("renew_every: 3s", "renew_every: 1s")
+    text = text.replace("session_timeout: 10s", f"session_timeout: {session_s}s")
+    for before, after in changes:
+        assert before in text, before
+        text = text.replace(before, after)
     path = os.path.join(tmp, "serve-outbox.yaml")
     open(path, "w").write(text)
     return path
@@ -149,40 +184,74 @@ def statuses(pg):
     return counts
 
 
-def main():
-    tmp = tempfile.mkdtemp(prefix="relaysim-outbox-e2e-")
-    pg = Postgres()
-    pg.start()
-    for db in SHARDS:
-        pg.psql("postgres", f"CREATE DATABASE {db}")
-    etcd = Etcd(tmp)
-    redis = Redis(tmp)
-    world_port = free_port()
-    config = serve_config(tmp, pg, etcd, redis, world_port)
-    effects = os.path.join(tmp, "effects.db")
-    world = start([RELAYSIM, "world", os.path.join(ROOT, "scenarios", "outbox-quickstart.yaml"), "--serve", config,
-                   "--listen", f"127.0.0.1:{world_port}", "--effects", effects, "--receipts",
-                   os.path.join(tmp, "world.jsonl")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first_line(world, "relaysim world")
+class Run:
+    """The servers, the world and two pods of one test."""
 
-    pods, ports = {}, {}
-    for pod in (1, 2):
-        ports[pod] = free_port()
-        pods[pod] = start([RELAYSIM, "serve", config, "--pod", str(pod), "--listen", f"127.0.0.1:{ports[pod]}"],
-                          stdout=subprocess.PIPE, stderr=open(os.path.join(tmp, f"serve-{pod}.log"), "w"), text=True)
-        line = first_line(pods[pod], f"relaysim serve --pod {pod}")
+    def __init__(self, lease_s, session_s, changes=()):
+        self.tmp = tempfile.mkdtemp(prefix="relaysim-outbox-e2e-")
+        self.pg = Postgres()
+        self.pg.start()
+        for db in SHARDS:
+            self.pg.psql("postgres", f"CREATE DATABASE {db}")
+        self.etcd = Etcd(self.tmp)
+        self.redis = Redis(self.tmp)
+        world_port = free_port()
+        self.config = serve_config(self.tmp, self.pg, self.etcd, self.redis, world_port, lease_s, session_s, changes)
+        self.effects = os.path.join(self.tmp, "effects.db")
+        world = start([RELAYSIM, "world", os.path.join(ROOT, "scenarios", "outbox-quickstart.yaml"), "--serve",
+                       self.config, "--listen", f"127.0.0.1:{world_port}", "--effects", self.effects, "--receipts",
+                       os.path.join(self.tmp, "world.jsonl")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first_line(world, "relaysim world")
+        self.pods, self.ports = {}, {1: free_port(), 2: free_port()}
+        for pod in (1, 2):
+            self.start_pod(pod)
+        print(f"outbox_e2e: PostgreSQL, etcd, Redis, a world and two pods up in {self.tmp}", flush=True)
+        # Every shard has a leader among the two pods.
+        wait_for("every shard to have a leader", lambda: self.led() == {0, 1}, timeout=lease_s * 3)
+
+    def start_pod(self, pod):
+        self.pods[pod] = start([RELAYSIM, "serve", self.config, "--pod", str(pod), "--listen",
+                                f"127.0.0.1:{self.ports[pod]}"], stdout=subprocess.PIPE,
+                               stderr=open(os.path.join(self.tmp, f"serve-{pod}.log"), "a"), text=True)
+        line = first_line(self.pods[pod], f"relaysim serve --pod {pod}")
         if "the outbox relay listening on" not in line:
             fail(f"serve --pod {pod} announced: {line}")
-    print(f"outbox_e2e: PostgreSQL, etcd, Redis, a world and two pods up in {tmp}", flush=True)
 
-    # Every shard has a leader among the two pods.
-    def leaders():
+    def led(self):
         led = set()
-        for pod in pods:
-            if pods[pod].poll() is None:
-                led |= set(call(ports[pod], "GET", "/v1/status")[1]["leads"])
-        return led == {0, 1}
-    wait_for("every shard to have a leader", leaders, timeout=LEASE_S * 3)
+        for pod in self.pods:
+            if self.pods[pod].poll() is None:
+                try:
+                    led |= set(call(self.ports[pod], "GET", "/v1/status", timeout=2)[1]["leads"])
+                except OSError:
+                    pass  # stopped
+        return led
+
+    def all_final(self, at_least):
+        """{status: count} once no message is pending or processing and at least `at_least` exist."""
+        counts = statuses(self.pg)
+        return sum(counts.values()) >= at_least and counts.get(0, 0) == 0 and counts.get(1, 0) == 0 and counts
+
+    def effects_once(self, expected_handled):
+        """Fails unless every effect was applied once and there is one for each of the messages
+        handled; the number of effects."""
+        with sqlite3.connect(self.effects) as db:
+            twice = db.execute("SELECT message, count(*) FROM effect GROUP BY message HAVING count(*) > 1").fetchall()
+            applied = db.execute("SELECT count(DISTINCT message) FROM effect").fetchone()[0]
+        if twice:
+            fail(f"effects applied more than once: {twice[:5]}")
+        if applied < expected_handled:
+            fail(f"{expected_handled} messages handled, but only {applied} effects in the downstream's database")
+        return applied
+
+    def end(self):
+        end_all()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def drain_part():
+    run = Run(LEASE_S, SESSION_S)
+    pods, ports, redis, tmp = run.pods, run.ports, run.redis, run.tmp
 
     def operate(n, only=None, first_key=0):
         committed = rolled_back = 0
@@ -201,22 +270,11 @@ def main():
     committed, rolled_back = operate(300)
     print(f"outbox_e2e: {committed} operations committed, {rolled_back} rolled back", flush=True)
 
-    def all_final(expected):
-        counts = statuses(pg)
-        return sum(counts.values()) == expected and counts.get(0, 0) == 0 and counts.get(1, 0) == 0 and counts
-    counts = wait_for(f"all {committed} messages to be handled or failed", lambda: all_final(committed))
+    counts = wait_for(f"all {committed} messages to be handled or failed", lambda: run.all_final(committed))
     print(f"outbox_e2e: every message final: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed", flush=True)
-
-    def check_effects(expected_handled):
-        with sqlite3.connect(effects) as db:
-            twice = db.execute("SELECT message, count(*) FROM effect GROUP BY message HAVING count(*) > 1").fetchall()
-            applied = db.execute("SELECT count(DISTINCT message) FROM effect").fetchone()[0]
-        if twice:
-            fail(f"effects applied more than once: {twice[:5]}")
-        if applied < expected_handled:
-            fail(f"{expected_handled} messages handled, but only {applied} effects in the downstream's database")
-        return applied
-    applied = check_effects(statuses(pg).get(2, 0))
+    if sum(counts.values()) != committed:
+        fail(f"{committed} operations committed, but the shards hold {sum(counts.values())} messages")
+    applied = run.effects_once(counts.get(2, 0))
     print(f"outbox_e2e: {applied} effects, none twice", flush=True)
 
     # Bad requests are refused with a reason, and the relay keeps serving.
@@ -240,8 +298,7 @@ def main():
         fail(f"serve --pod 1 did not drain cleanly: {log[-800:]}")
     if redis.group() != ["2"]:
         fail(f"pod 1 drained, but the consumer group's members are of pods {redis.group()}: it did not leave")
-    wait_for("pod 2 to lead both shards", lambda: set(call(ports[2], "GET", "/v1/status")[1]["leads"]) == {0, 1},
-             timeout=LEASE_S * 3)
+    wait_for("pod 2 to lead both shards", lambda: run.led() == {0, 1}, timeout=LEASE_S * 3)
     took = time.monotonic() - drained_at
     print(f"outbox_e2e: pod 1 drained; pod 2 leads both shards {took:.1f} s after the SIGTERM (lease {LEASE_S} s)",
           flush=True)
@@ -250,15 +307,103 @@ def main():
     if took >= LEASE_S / 2:
         fail(f"pod 2 took {took:.1f} s to lead both shards: the drained pod did not give its leases back")
 
-    more, more_rolled_back = operate(100, only=2, first_key=1000)
-    counts = wait_for(f"all {committed + more} messages to be handled or failed", lambda: all_final(committed + more))
-    applied = check_effects(counts.get(2, 0))
+    more, _ = operate(100, only=2, first_key=1000)
+    counts = wait_for(f"all {committed + more} messages to be handled or failed", lambda: run.all_final(committed + more))
+    applied = run.effects_once(counts.get(2, 0))
     print(f"outbox_e2e: after the drain, {more} more committed: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed, "
           f"{applied} effects, none twice", flush=True)
-    print("outbox_e2e: PASS", flush=True)
-    end_all()
-    shutil.rmtree(tmp, ignore_errors=True)
+    print("outbox_e2e: drain: PASS", flush=True)
+    run.end()
+
+
+# The chaos part's lease and session: short, so that the faults end in a minute.
+CHAOS_LEASE_S = 3
+CHAOS_SESSION_S = 3
+
+
+def chaos_part():
+    # Quick rescues, so that a message marked and never published comes back within the test.
+    run = Run(CHAOS_LEASE_S, CHAOS_SESSION_S, changes=(("processing_timeout: 1m", "processing_timeout: 20s"),
+                                                        ("rescue_every: 10s", "rescue_every: 2s")))
+    acked = set()      # (shard, first) of every operation answered committed
+    answers = {}       # status -> count
+    stop = threading.Event()
+    rng = random.Random(7)
+
+    def client():
+        key = 0
+        while not stop.is_set():
+            key += 1
+            pod = rng.choice((1, 2))
+            try:
+                status, body = call(run.ports[pod], "POST", "/v1/orders", {"key": key % 503, "fails": key % 10 == 3},
+                                    key="", timeout=5)
+            except (OSError, ValueError):
+                status, body = 0, None  # down, stopped or cut off: not known to have committed
+            answers[status] = answers.get(status, 0) + 1
+            if status == 201:
+                acked.add((body["shard"], body["first"]))
+            time.sleep(0.01)
+
+    worker = threading.Thread(target=client, daemon=True)
+    worker.start()
+
+    def phase(what, seconds=2.0):
+        print(f"outbox_e2e: chaos: {what}", flush=True)
+        time.sleep(seconds)
+
+    phase("load", 3)
+    run.pods[1].kill()
+    run.pods[1].wait()
+    phase("pod 1 killed (SIGKILL)")
+    run.start_pod(1)
+    phase("pod 1 restarted", 3)
+    run.pods[2].send_signal(signal.SIGSTOP)
+    phase(f"pod 2 stopped (SIGSTOP) past its {CHAOS_LEASE_S} s lease", CHAOS_LEASE_S + 3)
+    run.pods[2].send_signal(signal.SIGCONT)
+    phase("pod 2 resumed, believing for a moment that it still leads", 3)
+    run.redis.kill()
+    phase("Redis killed")
+    run.redis.start()
+    phase("Redis restarted from its append-only file", 3)
+    run.pg.crash()
+    phase("PostgreSQL stopped immediately")
+    run.pg.start()
+    phase("PostgreSQL restarted", 3)
+    run.etcd.kill()
+    phase("etcd killed")
+    run.etcd.start()
+    phase("etcd restarted", 4)
+    stop.set()
+    worker.join(timeout=30)
+    print(f"outbox_e2e: chaos: the client's answers by status: {dict(sorted(answers.items()))}", flush=True)
+    if len(acked) < 50:
+        fail(f"only {len(acked)} operations were answered committed: the relay hardly served under the faults")
+    for pod in (1, 2):
+        if run.pods[pod].poll() is not None:
+            fail(f"serve --pod {pod} exited ({run.pods[pod].returncode}) during the faults: "
+                 f"{open(os.path.join(run.tmp, f'serve-{pod}.log')).read()[-1500:]}")
+
+    counts = wait_for("every message to be handled or failed once the faults ended", lambda: run.all_final(len(acked)),
+                      timeout=120)
+    status_of = {}
+    for shard, db in enumerate(SHARDS):
+        for line in run.pg.psql(db, "SELECT id, status FROM outbox_request").splitlines():
+            row, status = map(int, line.split("|"))
+            status_of[(shard, row)] = status
+    missing = [(shard, first, status_of.get((shard, first))) for shard, first in sorted(acked)
+               if status_of.get((shard, first)) not in (2, 3)]
+    if missing:
+        fail(f"operations answered committed whose message is not handled or failed: {missing[:10]}")
+    applied = run.effects_once(counts.get(2, 0))
+    print(f"outbox_e2e: chaos: {len(acked)} operations answered committed; the shards hold {sum(counts.values())} "
+          f"messages, {counts.get(2, 0)} handled, {counts.get(3, 0)} failed; {applied} effects, none twice", flush=True)
+    print("outbox_e2e: chaos: PASS", flush=True)
+    run.end()
 
 
 if __name__ == "__main__":
-    main()
+    parts = {"drain": drain_part, "chaos": chaos_part}
+    if len(sys.argv) != 3 or sys.argv[2] not in parts:
+        sys.exit("usage: outbox_e2e.py RELAYSIM drain|chaos")
+    parts[sys.argv[2]]()
