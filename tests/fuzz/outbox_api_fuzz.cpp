@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "live/http_server.h"
+#include "tests/fuzz/api_answer.h"
 #include "live/outbox/api.h"
 #include "model/outbox/memory_store.h"
 #include "tests/live/sms_fakes.h"
@@ -51,15 +52,6 @@ class SilentDownstream final : public outbox::Downstream {
  public:
   void handle(const outbox::Record&, Duration, HandleCallback) override {}
 };
-
-void check(const live::Response& r) {
-  if (r.status < 200 || r.status >= 600 || r.status == 500) std::abort();
-  if (r.content_type == "application/json") {
-    const nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
-    if (body.is_discarded()) std::abort();
-    if (r.status >= 400 && !(body.is_object() && body.contains("error") && body["error"].is_string())) std::abort();
-  }
-}
 
 outbox::RelayConfig fuzz_config() {
   outbox::RelayConfig c;
@@ -108,6 +100,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     return std::move(*got);
   });
-  check(r);
+  fuzzing::check_answer(r);
   return 0;
 }

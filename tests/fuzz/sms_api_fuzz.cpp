@@ -19,6 +19,7 @@
 
 #include "live/api_keys.h"
 #include "live/http_server.h"
+#include "tests/fuzz/api_answer.h"
 #include "live/sms/api.h"
 #include "live/sms/ports.h"
 #include "model/sms/jwt_codec.h"
@@ -34,15 +35,6 @@ class FixedClock final : public Clock {
  public:
   Time now() const override { return time_from_ns(1'795'659'718'000'000'000); }
 };
-
-void check(const live::Response& r) {
-  if (r.status < 200 || r.status >= 600 || r.status == 500) std::abort();
-  if (r.content_type == "application/json") {
-    const nlohmann::json body = nlohmann::json::parse(r.body, nullptr, false);
-    if (body.is_discarded()) std::abort();
-    if (r.status >= 400 && !(body.is_object() && body.contains("error") && body["error"].is_string())) std::abort();
-  }
-}
 
 }  // namespace
 
@@ -92,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!got) std::abort();  // never answered
     return std::move(*got);
   });
-  check(r);
+  fuzzing::check_answer(r);
   providers.answer_all();
   return 0;
 }

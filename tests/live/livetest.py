@@ -98,6 +98,18 @@ def fail(message):
     os._exit(1)
 
 
+def wait_for(what, predicate, timeout=30, every=0.05):
+    """The first true value `predicate()` returns, asked every `every` seconds; a failure naming
+    `what` after `timeout` seconds."""
+    until = time.monotonic() + timeout
+    while time.monotonic() < until:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    fail(f"timed out waiting for {what}")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

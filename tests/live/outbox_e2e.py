@@ -30,25 +30,15 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from livetest import call, end_all, fail, first_line, free_port, start  # noqa: E402
+from livetest import call, end_all, fail, first_line, free_port, start, wait_for  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-RELAYSIM = os.path.abspath(sys.argv[1])
+RELAYSIM = None  # the relaysim binary: the first argument (bench/outbox_live_load.py sets it too)
 SHARDS = ("outbox_s0", "outbox_s1")
 # The drain's lease and the log's session: long, so that a drained pod's shards and partitions
 # moving before either could run out shows it gave them back.
 LEASE_S = 20
 SESSION_S = 15
-
-
-def wait_for(what, predicate, timeout=60):
-    until = time.monotonic() + timeout
-    while time.monotonic() < until:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    fail(f"timed out waiting for {what}")
 
 
 class Postgres:
@@ -270,7 +260,8 @@ def drain_part():
     committed, rolled_back = operate(300)
     print(f"outbox_e2e: {committed} operations committed, {rolled_back} rolled back", flush=True)
 
-    counts = wait_for(f"all {committed} messages to be handled or failed", lambda: run.all_final(committed))
+    counts = wait_for(f"all {committed} messages to be handled or failed", lambda: run.all_final(committed),
+                      timeout=60)
     print(f"outbox_e2e: every message final: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed", flush=True)
     if sum(counts.values()) != committed:
         fail(f"{committed} operations committed, but the shards hold {sum(counts.values())} messages")
@@ -308,7 +299,8 @@ def drain_part():
         fail(f"pod 2 took {took:.1f} s to lead both shards: the drained pod did not give its leases back")
 
     more, _ = operate(100, only=2, first_key=1000)
-    counts = wait_for(f"all {committed + more} messages to be handled or failed", lambda: run.all_final(committed + more))
+    counts = wait_for(f"all {committed + more} messages to be handled or failed", lambda: run.all_final(committed + more),
+                      timeout=60)
     applied = run.effects_once(counts.get(2, 0))
     print(f"outbox_e2e: after the drain, {more} more committed: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed, "
           f"{applied} effects, none twice", flush=True)
@@ -406,4 +398,5 @@ if __name__ == "__main__":
     parts = {"drain": drain_part, "chaos": chaos_part}
     if len(sys.argv) != 3 or sys.argv[2] not in parts:
         sys.exit("usage: outbox_e2e.py RELAYSIM drain|chaos")
+    RELAYSIM = os.path.abspath(sys.argv[1])
     parts[sys.argv[2]]()

@@ -43,7 +43,7 @@ import tempfile
 import threading
 import time
 
-from livetest import admin_key, call, fail, first_line, free_port, start
+from livetest import admin_key, call, fail, first_line, free_port, start, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -132,16 +132,6 @@ class Redis:
         with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
             s.sendall(("*%d\r\n" % len(words) + "".join("$%d\r\n%s\r\n" % (len(w), w) for w in words)).encode())
             return s.recv(65536).decode().split("\r\n")[0]
-
-
-def wait_for(what, predicate, timeout=30):
-    until = time.monotonic() + timeout
-    while time.monotonic() < until:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    fail(f"timed out waiting for {what}")
 
 
 def shipped_config(tmp, gateway_port, providers_port, redis):
