@@ -14,7 +14,8 @@
 //     carries a new token.
 //   - release(): revokes the holder's lease, which deletes the key at once. (Not waited for: an
 //     acquire by the same holder right after may reach etcd first and renew the lease being
-//     revoked. The outbox relay never releases: its leases run out.)
+//     revoked. The outbox relay releases only when it stops for good, Relay::stop, and never
+//     asks again after.)
 // A call that fails (etcd down or slow past the call's timeout, an answer that is not etcd's) is
 // answered refused: a holder that cannot renew steps down when its lease runs out by its own
 // clock. `expires` is the moment of the ask plus the ttl — the holder's own measure (the outbox

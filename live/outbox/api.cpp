@@ -103,6 +103,18 @@ std::optional<model::Record> read_record_body(std::string_view text, const model
       !whole("version", r.version) || !whole("fence", r.fence) || !whole("created_at", created)) {
     return std::nullopt;
   }
+  if (r.shard >= config.shards) {
+    problem = "\"shard\" must be one of the platform's " + std::to_string(config.shards) + " shards";
+    return std::nullopt;
+  }
+  if (r.id == 0 || r.id >= (model::RowId{1} << model::MessageRef::kShardShift)) {
+    problem = "\"id\" must be a message's id, 1 to 2^48 - 1";  // the inbox keeps a shard and an id in one number
+    return std::nullopt;
+  }
+  if (r.key > kMaxKey) {
+    problem = "\"key\" must be an entity's key, below 2^63";
+    return std::nullopt;
+  }
   if (created > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     problem = "\"created_at\" must be a time in nanoseconds";
     return std::nullopt;

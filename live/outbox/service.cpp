@@ -1,5 +1,7 @@
 #include "live/outbox/service.h"
 
+#include <boost/asio/post.hpp>
+
 #include "live/serve_file.h"
 #include "model/core/assert.h"
 
@@ -29,6 +31,10 @@ RedisAddress log_address(const OutboxServeConfig& config) {
 }  // namespace
 
 void HttpDownstream::handle(const model::Record& record, Duration timeout, HandleCallback done) {
+  if (record.type >= config_.types.size()) {
+    boost::asio::post(io_, [done = std::move(done)]() mutable { done(model::Handled::rejected); });  // never inline
+    return;
+  }
   static constexpr OutgoingHeader kHeaders[] = {{"Content-Type", "application/json"}};
   caller_.call("POST", url_, kHeaders, record_body(record, config_), timeout,
                [done = std::move(done)](HttpReply&& reply) mutable {
@@ -46,7 +52,7 @@ Service::Service(boost::asio::io_context& io, const OutboxServeConfig& config)
       coordinator_(caller_, clock_, EtcdOptions{config.etcd, config.lease_prefix}),
       log_(io, clock_, log_address(config),
            RedisLogOptions{config.topic, config.partitions, config.max_poll_interval, config.session_timeout}, config.pod),
-      downstream_(caller_, config.downstream, config.platform),
+      downstream_(io, caller_, config.downstream, config.platform),
       node_(config.pod, config.platform,
             model::NodePorts{clock_, timers_, rng_, coordinator_, log_, downstream_, shards_, events_}),
       api_(node_, config.platform, config.pod),

@@ -35,14 +35,17 @@
 namespace relaysim::live::outbox {
 
 // The downstream a consumer hands a record to: POST serve.downstream with record_body, the answer
-// read by model/outbox/ports.h's classify_handled.
+// read by model/outbox/ports.h's classify_handled. A record of a type the platform does not have
+// (the log holds records of an older configuration, or of another sharing the topic) has no body
+// to send: it is rejected, as a downstream rejects what it cannot apply.
 class HttpDownstream final : public model::Downstream {
  public:
-  HttpDownstream(HttpCaller& caller, std::string url, const model::RelayConfig& config)
-      : caller_(caller), url_(std::move(url)), config_(config) {}
+  HttpDownstream(boost::asio::io_context& io, HttpCaller& caller, std::string url, const model::RelayConfig& config)
+      : io_(io), caller_(caller), url_(std::move(url)), config_(config) {}
   void handle(const model::Record& record, Duration timeout, HandleCallback done) override;
 
  private:
+  boost::asio::io_context& io_;
   HttpCaller& caller_;
   std::string url_;
   const model::RelayConfig& config_;

@@ -51,8 +51,10 @@ void Relay::stop() {
   for (Shard& sh : shards_) {
     if (sh.renew) ports_.timers.cancel(sh.renew);
     sh.renew = TimerId{};
-    if (!sh.leading) continue;
     step_down(sh.id);
+    // Every shard's, led or not: the coordinator may hold a lease this relay is not using (its
+    // fence failed, or it stepped down while renewals still succeeded). Releasing one it does
+    // not hold changes nothing.
     ports_.coordinator.release(lease_name(sh.id), holder_);
   }
 }
