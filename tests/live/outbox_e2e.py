@@ -7,16 +7,17 @@ serving an outbox scenario's downstream; two `relaysim serve` processes of confi
 
 drain: business operations go to both pods, some of them rolled back. Every committed operation's
 message must end handled, each effect applied once in the downstream's database, and no
-rolled-back operation's message exist anywhere. Then one pod is drained (SIGTERM): it must give its
-leases back and leave the group, so that the other leads every shard at once, well before the
-leases would have run out, and relays what comes next alone.
+rolled-back operation's message exist anywhere. Then one pod is drained (SIGTERM) right after a
+burst of operations, while it relays them: it must give its leases back and leave the group, so
+that the other leads every shard at once, well before the leases would have run out, and relays
+what comes next alone.
 
 chaos: a client sends operations all along while every part fails in turn: a pod killed (SIGKILL)
 and restarted, a pod stopped (SIGSTOP) past its lease and resumed (for a while it believes it still
-leads: the fence must refuse its writes), Redis killed and restarted from its append-only file,
-PostgreSQL stopped at once (`immediate`, as a crash) and restarted, etcd killed and restarted. Once
-the faults end, every operation that was answered committed must have its message handled or
-failed, none left pending or processing, and no effect applied twice."""
+leads, and only the shard's fence keeps its writes out), Redis killed and restarted from its
+append-only file, PostgreSQL stopped at once (`immediate`, as a crash) and restarted, etcd killed
+and restarted. Once the faults end, every operation that was answered committed must have its
+message handled or failed, none left pending or processing, and no effect applied twice."""
 import atexit
 import os
 import random
@@ -275,7 +276,12 @@ def drain_part():
         if status != 400 or pattern not in answer.get("error", ""):
             fail(f"POST /v1/orders {body}: {status} {answer}, expected a 400 about {pattern}")
 
-    # Drain pod 1: it gives its leases back, so pod 2 leads both shards before a lease could run out.
+    # Drain pod 1 while it works: a burst of operations to it, and the SIGTERM right after, while
+    # its relay publishes them and its consumer hands them on. It gives its leases back at once, so
+    # pod 2 leads both shards before a lease could run out, and leaves the group once what it
+    # handles is done.
+    burst, _ = operate(200, only=1, first_key=500)
+    busy = call(ports[1], "GET", "/v1/status")[1]["in_flight"]
     drained_at = time.monotonic()
     pods[1].send_signal(signal.SIGTERM)
     try:
@@ -291,18 +297,21 @@ def drain_part():
         fail(f"pod 1 drained, but the consumer group's members are of pods {redis.group()}: it did not leave")
     wait_for("pod 2 to lead both shards", lambda: run.led() == {0, 1}, timeout=LEASE_S * 3)
     took = time.monotonic() - drained_at
-    print(f"outbox_e2e: pod 1 drained; pod 2 leads both shards {took:.1f} s after the SIGTERM (lease {LEASE_S} s)",
-          flush=True)
+    print(f"outbox_e2e: pod 1 drained with {busy} publishes and handlings in flight at the SIGTERM; pod 2 leads both "
+          f"shards {took:.1f} s after it (lease {LEASE_S} s)", flush=True)
     # Renewed at most a second before the SIGTERM, pod 1's leases run at least 19 s past it: a
     # handover within half that is one the drained pod made.
     if took >= LEASE_S / 2:
         fail(f"pod 2 took {took:.1f} s to lead both shards: the drained pod did not give its leases back")
 
     more, _ = operate(100, only=2, first_key=1000)
+    more += burst
     counts = wait_for(f"all {committed + more} messages to be handled or failed", lambda: run.all_final(committed + more),
                       timeout=60)
+    if sum(counts.values()) != committed + more:
+        fail(f"{committed + more} operations committed, but the shards hold {sum(counts.values())} messages")
     applied = run.effects_once(counts.get(2, 0))
-    print(f"outbox_e2e: after the drain, {more} more committed: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed, "
+    print(f"outbox_e2e: with the burst and after the drain, {more} more committed: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed, "
           f"{applied} effects, none twice", flush=True)
     print("outbox_e2e: drain: PASS", flush=True)
     run.end()
@@ -332,7 +341,7 @@ def chaos_part():
                                     key="", timeout=5)
             except (OSError, ValueError):
                 status, body = 0, None  # down, stopped or cut off: not known to have committed
-            answers[status] = answers.get(status, 0) + 1
+            answers[status] = answers.get(status, 0) + 1  # this thread's alone until it is joined
             if status == 201:
                 acked.add((body["shard"], body["first"]))
             time.sleep(0.01)
