@@ -311,8 +311,8 @@ def drain_part():
     if sum(counts.values()) != committed + more:
         fail(f"{committed + more} operations committed, but the shards hold {sum(counts.values())} messages")
     applied = run.effects_once(counts.get(2, 0))
-    print(f"outbox_e2e: with the burst and after the drain, {more} more committed: {counts.get(2, 0)} handled, {counts.get(3, 0)} failed, "
-          f"{applied} effects, none twice", flush=True)
+    print(f"outbox_e2e: with the burst and after the drain, {more} more committed: {counts.get(2, 0)} handled, "
+          f"{counts.get(3, 0)} failed, {applied} effects, none twice", flush=True)
     print("outbox_e2e: drain: PASS", flush=True)
     run.end()
 
