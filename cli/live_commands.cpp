@@ -375,6 +375,20 @@ std::optional<int> make_world(boost::asio::io_context& io, const sim::Scenario& 
   return std::nullopt;
 }
 
+// A world's --serve file into `out`, read by `read`; the exit code when it is not `want`'s (`whose`
+// says whose it must be) or is not valid.
+template <class Config, class Read>
+std::optional<int> read_world_serve(const std::string& path, ServedSystem want, std::string_view whose, Read read,
+                                    Config& out) {
+  try {
+    if (served_system(path) != want) return fail_usage("--serve " + path + " is not " + std::string(whose));
+    out = read(path);
+  } catch (const sim::ScenarioError& e) {
+    return fail_usage(std::string("--serve: invalid configuration: ") + e.what());
+  }
+  return std::nullopt;
+}
+
 // `relaysim world` for an SMS scenario: its providers, until SIGINT or SIGTERM.
 int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
   if (args.serve.empty()) {
@@ -386,11 +400,9 @@ int sms_world(const WorldArgs& args, const sim::Scenario& scenario) {
                       "its providers only");
   }
   sms::SmsServeConfig gateway;
-  try {
-    if (served_system(args.serve) != ServedSystem::sms) return fail_usage("--serve " + args.serve + " is not an SMS gateway's (system: sms)");
-    gateway = sms::read_serve_config(args.serve);
-  } catch (const sim::ScenarioError& e) {
-    return fail_usage(std::string("--serve: invalid configuration: ") + e.what());
+  if (const auto refused = read_world_serve(args.serve, ServedSystem::sms, "an SMS gateway's (system: sms)",
+                                            sms::read_serve_config, gateway)) {
+    return *refused;
   }
   sms::SmsWorldOptions options;
   options.listen = args.listen.value_or(options.listen);
@@ -445,13 +457,9 @@ int outbox_world(const WorldArgs& args, const sim::Scenario& scenario) {
                       "serves its downstream only");
   }
   outbox::OutboxServeConfig relay;
-  try {
-    if (served_system(args.serve) != ServedSystem::outbox) {
-      return fail_usage("--serve " + args.serve + " is not an outbox relay's (system: outbox)");
-    }
-    relay = outbox::read_serve_config(args.serve);
-  } catch (const sim::ScenarioError& e) {
-    return fail_usage(std::string("--serve: invalid configuration: ") + e.what());
+  if (const auto refused = read_world_serve(args.serve, ServedSystem::outbox, "an outbox relay's (system: outbox)",
+                                            outbox::read_serve_config, relay)) {
+    return *refused;
   }
   outbox::OutboxWorldOptions options;
   options.listen = args.listen.value_or(options.listen);
