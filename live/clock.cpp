@@ -1,5 +1,6 @@
 #include "live/clock.h"
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <utility>
@@ -7,6 +8,12 @@
 #include "model/core/assert.h"
 
 namespace relaysim::live {
+
+void run_after(boost::asio::io_context& io, Duration delay, std::function<void()> action) {
+  auto timer = std::make_shared<boost::asio::steady_timer>(io);
+  timer->expires_after(std::max(delay, Duration::zero()));
+  timer->async_wait([timer, action = std::move(action)](const boost::system::error_code&) { action(); });
+}
 
 std::uint64_t fresh_seed() {
   std::random_device device;

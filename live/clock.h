@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -26,6 +27,10 @@
 namespace relaysim::live {
 
 inline constexpr Duration kClockReadError = std::chrono::microseconds(500);
+
+// Runs `action` on `io`'s loop after `delay` (at once when it is not positive). What a world uses
+// to answer late, hold a connection or post a receipt; nothing cancels it.
+void run_after(boost::asio::io_context& io, Duration delay, std::function<void()> action);
 
 // A seed for a live process's Rng, from the system's randomness: live randomness (backoff jitter,
 // a relay's holder number) need not repeat; the simulator is where runs repeat.

@@ -14,24 +14,13 @@ namespace relaysim::live::outbox {
 
 namespace {
 
-using Fate = sim::outbox::DownstreamFates::Fate;
+using Fates = sim::outbox::DownstreamFates;
+using Fate = Fates::Fate;
 
 const sim::outbox::OutboxSpec& outbox_spec(const sim::Scenario& s) {
   const auto* spec = dynamic_cast<const sim::outbox::OutboxSpec*>(&s.spec());
   if (spec == nullptr) throw std::invalid_argument("not an outbox scenario");
   return *spec;
-}
-
-std::string_view fate_name(Fate f) {
-  switch (f) {
-    case Fate::apply: return "apply";
-    case Fate::lose_answer: return "lose_answer";
-    case Fate::die: return "die";
-    case Fate::fail: return "fail";
-    case Fate::reject: return "reject";
-    case Fate::swallow: return "swallow";
-  }
-  return "?";
 }
 
 }  // namespace
@@ -74,7 +63,7 @@ void OutboxWorldServer::downstream(const Incoming& in, Respond respond) {
   const sim::outbox::DownstreamFates::Decision d = fates_.decide(now, options_.platform.handle_timeout);
   ++handlings_;
   if (d.arrives()) {
-    after(d.arrives_in, [this, r = *record, fate = d.fate] {
+    run_after(io_, d.arrives_in, [this, r = *record, fate = d.fate] {
       const Time at = kTimeZero + (clock_.now() - started_);
       const std::uint64_t before = store_.effects_committed();
       const relaysim::outbox::Applied a = relaysim::outbox::apply_once(
@@ -88,44 +77,38 @@ void OutboxWorldServer::downstream(const Incoming& in, Respond respond) {
                                             {"key", r.key},
                                             {"version", r.version},
                                             {"fence", r.fence},
-                                            {"fate", fate_name(fate)},
+                                            {"fate", Fates::kFateNames[fate]},
                                             {"inbox", to_string(a)},
                                             {"applied", store_.effects_committed() - before}});
       receipts_.flush();
     });
   } else if (receipts_.is_open()) {
     receipts_ << dump_json(nlohmann::json{{"at_ns", to_ns(now)}, {"shard", record->shard}, {"id", record->id},
-                                          {"attempt", record->attempt}, {"fate", fate_name(d.fate)}});
+                                          {"attempt", record->attempt}, {"fate", Fates::kFateNames[d.fate]}});
     receipts_.flush();
   }
   using relaysim::outbox::Handled;
   switch (d.answer) {
     case Handled::done:
-      return after(d.answer_in, [respond = std::move(respond)]() mutable {
+      return run_after(io_, d.answer_in, [respond = std::move(respond)]() mutable {
         respond(json_response(200, nlohmann::json{{"handled", true}}));
       });
     case Handled::failed:
-      return after(d.answer_in, [respond = std::move(respond)]() mutable {
+      return run_after(io_, d.answer_in, [respond = std::move(respond)]() mutable {
         respond(error_response(503, "the downstream failed: nothing was applied; try again"));
       });
     case Handled::rejected:
-      return after(d.answer_in, [respond = std::move(respond)]() mutable {
+      return run_after(io_, d.answer_in, [respond = std::move(respond)]() mutable {
         respond(error_response(422, "the downstream rejects this message for good"));
       });
     case Handled::timeout: break;
   }
   // No answer: the consumer's own timeout ends its wait; the connection is closed after `hold`.
-  after(std::max(options_.hold, d.answer_in), [respond = std::move(respond)]() mutable {
+  run_after(io_, std::max(options_.hold, d.answer_in), [respond = std::move(respond)]() mutable {
     Response dropped;
     dropped.drop = true;
     respond(std::move(dropped));
   });
-}
-
-void OutboxWorldServer::after(Duration delay, std::function<void()> action) {
-  auto timer = std::make_shared<boost::asio::steady_timer>(io_);
-  timer->expires_after(std::max(delay, Duration::zero()));
-  timer->async_wait([timer, action = std::move(action)](const boost::system::error_code&) { action(); });
 }
 
 }  // namespace relaysim::live::outbox

@@ -62,7 +62,6 @@ class OutboxWorldServer {
  private:
   void handle(const Incoming& in, Respond respond);
   void downstream(const Incoming& in, Respond respond);
-  void after(Duration delay, std::function<void()> action);
 
   boost::asio::io_context& io_;
   OutboxWorldOptions options_;

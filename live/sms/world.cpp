@@ -123,17 +123,20 @@ void SmsWorldServer::submit(std::size_t provider, const Incoming& in, Respond re
   if (status == 0) {
     Response dropped;
     dropped.drop = true;
-    after(answer_in, [respond = std::move(respond), dropped = std::move(dropped)]() mutable { respond(std::move(dropped)); });
+    run_after(io_, answer_in, [respond = std::move(respond), dropped = std::move(dropped)]() mutable {
+      respond(std::move(dropped));
+    });
   } else {
     Response r = status == 202 ? json_response(202, nlohmann::json{{"reference", reference}, {"accepted", true}})
                                : error_response(status, std::string("the provider says ") + std::string(to_string(a.fate)));
-    after(a.fate == sim::sms::Fate::late ? options_.hold : answer_in,
-          [respond = std::move(respond), r = std::move(r)]() mutable { respond(std::move(r)); });
+    run_after(io_, a.fate == sim::sms::Fate::late ? options_.hold : answer_in,
+              [respond = std::move(respond), r = std::move(r)]() mutable { respond(std::move(r)); });
   }
   if (a.receipt) {
-    after(a.receipt_at - now, [this, provider, reference = std::move(reference), delivered = a.delivered]() mutable {
-      post_receipt(provider, std::move(reference), delivered, kReceiptTries);
-    });
+    run_after(io_, a.receipt_at - now,
+              [this, provider, reference = std::move(reference), delivered = a.delivered]() mutable {
+                post_receipt(provider, std::move(reference), delivered, kReceiptTries);
+              });
   }
 }
 
@@ -148,16 +151,11 @@ void SmsWorldServer::post_receipt(std::size_t provider, std::string reference, b
                [this, provider, reference, delivered, tries_left](HttpReply&& reply) mutable {
                  const bool taken = reply.error == NetError::none && reply.status >= 200 && reply.status < 500;
                  if (taken || tries_left <= 1) return;
-                 after(std::chrono::seconds(1), [this, provider, reference = std::move(reference), delivered, tries_left]() mutable {
-                   post_receipt(provider, std::move(reference), delivered, tries_left - 1);
-                 });
+                 run_after(io_, std::chrono::seconds(1),
+                           [this, provider, reference = std::move(reference), delivered, tries_left]() mutable {
+                             post_receipt(provider, std::move(reference), delivered, tries_left - 1);
+                           });
                });
-}
-
-void SmsWorldServer::after(Duration delay, std::function<void()> action) {
-  auto timer = std::make_shared<boost::asio::steady_timer>(io_);
-  timer->expires_after(std::max(delay, Duration::zero()));
-  timer->async_wait([timer, action = std::move(action)](const boost::system::error_code&) { action(); });
 }
 
 }  // namespace relaysim::live::sms

@@ -72,7 +72,6 @@ class SmsWorldServer {
   void handle(const Incoming& in, Respond respond);
   void submit(std::size_t provider, const Incoming& in, Respond respond);
   void post_receipt(std::size_t provider, std::string reference, bool delivered, int tries_left);
-  void after(Duration delay, std::function<void()> action);
 
   boost::asio::io_context& io_;
   const sim::sms::SmsSpec& spec_;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "model/core/names.h"
 #include "model/outbox/inbox.h"
 #include "model/outbox/ports.h"
 #include "sim/kernel/kernel.h"
@@ -44,6 +45,9 @@ const Schema<DownstreamSpec>& downstream_schema();
 class DownstreamFates {
  public:
   enum class Fate : std::uint8_t { apply, lose_answer, die, fail, reject, swallow };
+  static constexpr auto kFateNames = names<Fate>({{Fate::apply, "apply"}, {Fate::lose_answer, "lose_answer"},
+                                                  {Fate::die, "die"}, {Fate::fail, "fail"},
+                                                  {Fate::reject, "reject"}, {Fate::swallow, "swallow"}});
   struct Decision {
     Fate fate = Fate::apply;
     Duration arrives_in{};  // when the handling reaches the downstream (half the round trip)
