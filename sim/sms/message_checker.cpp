@@ -144,6 +144,8 @@ void MessageChecker::on(const Claimed& e) {
   m->claim_pinned = kNoProvider;
   m->rescued = e.prior == Status::in_flight;
   m->claim = e.row.claim_token;
+  m->claim_pod = e.pod;
+  m->accept_seen = m->accepted;
   m->claim_submits = 0;
   // A claim of a message whose last outcome was ambiguous stays with that provider
   // (model/sms/node.h); any other claim tries the providers afresh.
@@ -173,6 +175,15 @@ void MessageChecker::on(const CapTaken& e) {
   if (find(e.message) != nullptr) marketing_.check_cap(e);
 }
 
+// A claim that waited for a shared limit reads its message again before it submits: the accept
+// recorded meanwhile (a receipt of an earlier submit) is then one it sees. An accept recorded after
+// that read, or after the claim, is one no gateway can see before its submit starts; in a live run,
+// whose pods share the store, a receipt may commit between the read and the submit.
+void MessageChecker::on(const LimitDecided& e) {
+  Message* m = find(e.message);
+  if (m != nullptr && m->claim != 0 && e.pod == m->claim_pod && m->accepted) m->accept_seen = true;
+}
+
 void MessageChecker::on(const SubmitStarted& e) {
   Message* m = find(e.row.id);
   if (m == nullptr) return;
@@ -198,8 +209,8 @@ void MessageChecker::on(const SubmitStarted& e) {
     violate_(Invariant::schedule, e.at, e.row.id,
              "submitted at " + format_time(e.at) + ", before its send_at " + format_time(m->send_at));
   }
-  if (m->accepted) {
-    violate_(Invariant::failover, e.at, e.row.id, "submitted again after a provider's certain accept was recorded");
+  if (m->accept_seen && e.row.claim_token == m->claim) {
+    violate_(Invariant::failover, e.at, e.row.id, "submitted by a claim that saw a provider's certain accept recorded");
   }
   // A sync send's claim is its acceptance: its first submit begins the round. A submit of an older
   // claim than the round's (one whose lease ran out) is not judged here.
@@ -309,9 +320,10 @@ void MessageChecker::on(const Completed& e) {
   if (c.status == Status::failed && c.reason == Reason::exhausted && m->business >= 1 &&
       m->business <= spec_.businesses.size()) {
     const std::uint16_t allowed = spec_.businesses[m->business - 1].policy.retry.max_attempts;
-    if (m->submits < allowed) {
+    const std::uint16_t submits = std::max(m->submits, m->reached);
+    if (submits < allowed) {
       violate_(Invariant::retry, c.at, e.row.id,
-               "gave up as exhausted after " + std::to_string(m->submits) + " submits, of " + std::to_string(allowed) +
+               "gave up as exhausted after " + std::to_string(submits) + " submits, of " + std::to_string(allowed) +
                    " its business allows");
     }
   }
@@ -398,9 +410,10 @@ void MessageChecker::on(const AdminQueried& e) {
 }
 
 void MessageChecker::on(const ProviderSubmitted& e) {
+  Message* m = find(e.message);
+  if (m != nullptr && m->reached < UINT16_MAX) ++m->reached;
   if (!sms::sent(e.fate)) return;
   ++sent_;
-  Message* m = find(e.message);
   if (m == nullptr) return;
   if (++m->sends > 1) {
     DuplicateCause cause = DuplicateCause::unexplained;

@@ -10,7 +10,8 @@
 //   S-final      every accepted message kept, ending at most once, as the back office says
 //   S-schedule   no submit before send_at, no expiry within the validity
 //   S-failover   an untried provider at once after a certain no; the same provider after an
-//                ambiguous outcome; no submit after a certain accept
+//                ambiguous outcome; no submit by a claim that looked at the message after a
+//                certain accept was recorded
 //   S-dup        every second provider accept explained (and counted by cause)
 //   S-retry      submits within max_attempts as the gateway counts them, each retry's wait within
 //                the backoff, no exhausted before that many
@@ -60,6 +61,7 @@ inline constexpr int kDuplicateCauseCount = kDuplicateCauseNames.count;
 class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
                              public SinkFor<relaysim::sms::Claimed>,
                              public SinkFor<relaysim::sms::CapTaken>,
+                             public SinkFor<relaysim::sms::LimitDecided>,
                              public SinkFor<relaysim::sms::SubmitStarted>,
                              public SinkFor<relaysim::sms::SubmitFinished>,
                              public SinkFor<relaysim::sms::Completed>,
@@ -76,6 +78,7 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
   void on(const relaysim::sms::Accepted& e) override;
   void on(const relaysim::sms::Claimed& e) override;
   void on(const relaysim::sms::CapTaken& e) override;
+  void on(const relaysim::sms::LimitDecided& e) override;
   void on(const relaysim::sms::SubmitStarted& e) override;
   void on(const relaysim::sms::SubmitFinished& e) override;
   void on(const relaysim::sms::Completed& e) override;
@@ -107,11 +110,18 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
     std::uint8_t sends = 0;     // provider accepts (ground truth)
     bool charged = true;
     bool accepted = false;      // a certain accept is recorded in the store
+    // The current claim looked at the message after its certain accept was recorded: it claimed
+    // it then, or read it again after a shared limit answered (model/sms/dispatcher.h).
+    bool accept_seen = false;
+    relaysim::sms::PodId claim_pod = 0;  // the pod of the current claim
     std::uint8_t seen_accepts = 0;  // submits whose accept the gateway heard of
     bool rescued = false;       // the current claim took over an expired lease
     bool store_failed = false;  // a completion of it failed to be recorded
     bool submitted = false;     // it has been submitted at least once
     std::uint16_t submits = 0;  // submits started (ground truth), for S-retry
+    // Submits that reached a provider (the world's count): a live run's log may lack the start
+    // of one its killed process sent.
+    std::uint16_t reached = 0;
     // S-retry's count as the gateway keeps it: the submits its recorded completions added, and
     // those of the current claim so far (a crash's submits are never recorded, so never counted).
     std::uint16_t counted = 0;
