@@ -201,19 +201,37 @@ if op == 'poll' then
   if known == generation then
     for i = 9, #ARGV, 2 do positions[tonumber(ARGV[i])] = tonumber(ARGV[i + 1]) end
   end
+  -- A poll is shared among the member's partitions (SimLog::fill, sim/outbox/log.h, the same
+  -- way): each gives up to an equal share, then what is left of `max` goes to them in order.
+  local owned, starts, firsts = {}, {}, {}
+  for p = 0, partitions - 1 do
+    if field('owner:' .. p, '') == member then
+      owned[#owned + 1] = p
+      starts[#owned] = math.max(num('committed:' .. p), positions[p] or 0)
+    end
+  end
+  local share = math.max(1, math.floor(max / math.max(1, #owned)))
+  local left = max
+  for i, p in ipairs(owned) do
+    firsts[i] = redis.call('XRANGE', stream(p), entry_id(starts[i]), '+', 'COUNT', share)
+    left = left - #firsts[i]
+  end
   local out = {generation, 0}
   local given = 0
-  for p = 0, partitions - 1 do
-    if given >= max then break end
-    if field('owner:' .. p, '') == member then
-      local position = math.max(num('committed:' .. p), positions[p] or 0)
-      local entries = redis.call('XRANGE', stream(p), entry_id(position), '+', 'COUNT', max - given)
-      for _, e in ipairs(entries) do
-        out[#out + 1] = p
-        out[#out + 1] = tonumber(string.match(e[1], '^0%-(%d+)$')) - 1
-        out[#out + 1] = e[2][2]
-        given = given + 1
-      end
+  for i, p in ipairs(owned) do
+    local entries = firsts[i]
+    if left > 0 and #entries == share then
+      local after = tonumber(string.match(entries[#entries][1], '^0%-(%d+)$'))  -- the next offset
+      local more = redis.call('XRANGE', stream(p), entry_id(after), '+', 'COUNT', left)
+      for _, e in ipairs(more) do entries[#entries + 1] = e end
+      left = left - #more
+    end
+    for _, e in ipairs(entries) do
+      if given >= max then break end
+      out[#out + 1] = p
+      out[#out + 1] = tonumber(string.match(e[1], '^0%-(%d+)$')) - 1
+      out[#out + 1] = e[2][2]
+      given = given + 1
     end
   end
   return out

@@ -228,11 +228,26 @@ bool SimLog::fill(Member& m, std::uint32_t max, std::vector<Delivery>& out) {
   RELAYSIM_ASSERT(max > 0, "a poll asks for a record or more");
   out.clear();
   const Time now = kernel_.now();
+  // Shared among the member's partitions: each gives up to an equal share, then what is left of
+  // `max` goes to them in order. (All from the first partition would leave per_key ordering, which
+  // handles a partition's records one at a time, one record in flight through a whole backlog.)
+  const std::uint64_t share = std::max<std::uint64_t>(1, max / std::max<std::size_t>(1, m.partitions.size()));
+  std::int64_t left = max;
+  for (std::uint32_t p : m.partitions) {
+    const Partition& part = partitions_[p];
+    left -= static_cast<std::int64_t>(std::min(share, part.end() - part.position));
+  }
   for (std::uint32_t p : m.partitions) {
     Partition& part = partitions_[p];
     const std::uint64_t first = part.position;
+    std::uint64_t take = std::min(share, part.end() - first);
+    if (left > 0 && take == share) {
+      const std::uint64_t more = std::min(part.end() - first - take, static_cast<std::uint64_t>(left));
+      take += more;
+      left -= static_cast<std::int64_t>(more);
+    }
     std::uint32_t redelivered = 0;
-    while (out.size() < max && part.position < part.end()) {
+    while (out.size() < max && part.position < first + take) {
       if (part.position < part.delivered_to) ++redelivered;
       out.push_back(Delivery{p, part.position, part.records[part.position - part.base]});
       ++part.position;

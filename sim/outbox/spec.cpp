@@ -55,7 +55,7 @@ const Schema<RelayConfig>& platform_schema() {
           "records a pod's consumer handles at once");
     s.renamed("concurrency", "concurrency_per_pod");
     s.key("max_poll_records", &RelayConfig::max_poll_records, integer_codec(RelayConfig::kMaxPollRecords),
-          "records one poll returns at most");
+          "records one poll returns at most, shared among the consumer's partitions");
     s.key("handle_timeout", &RelayConfig::handle_timeout, duration_codec(RelayConfig::kHandleTimeout), "one handling's timeout");
     s.key("relock_wait", &RelayConfig::relock_wait, duration_codec(RelayConfig::kRelockWait),
           "how long a consumer waits for a message its leader has published and not yet marked");

@@ -89,9 +89,9 @@ std::vector<std::string> run_trace(Log& log, Step step) {
       });
     });
   };
-  const auto poll = [&](MemberId member) {
-    step([&, member](auto done) {
-      log.poll(member, 10, 200ms, [&answers, done](const Poll& p) mutable {
+  const auto poll = [&](MemberId member, std::uint32_t max = 10) {
+    step([&, member, max](auto done) {
+      log.poll(member, max, 200ms, [&answers, done](const Poll& p) mutable {
         answers.push_back("poll " + text(p));
         done();
       });
@@ -118,7 +118,9 @@ std::vector<std::string> run_trace(Log& log, Step step) {
   at_once([&] { log.commit(a, 1, 0, 3); });  // of an old generation: not applied
   at_once([&] { log.commit(a, 2, 0, 3); });
   at_once([&] { log.leave(b); });
-  poll(a);  // both partitions: 0 from offset 3, 1 from 0
+  produce(p1, 1, {record(10), record(11), record(12)}, 1);
+  poll(a, 2);  // both partitions, 0 from offset 3, 1 from 0: a poll is shared, one record each
+  poll(a);     // the rest: 0 from offset 4, 1 from 1
   poll(b);  // it left
   return answers;
 }
@@ -197,9 +199,13 @@ TEST_F(RedisLogTest, MakesTheSimulatorsLogCallForCall) {
   EXPECT_EQ(real, simulated);
   EXPECT_EQ(log.failures(), 0u);
   // What the trace is: the writes, the repeats and a refusal of sequence 0's other record.
-  ASSERT_EQ(simulated_truth.lines.size(), 9u);
+  ASSERT_EQ(simulated_truth.lines.size(), 12u);
   EXPECT_EQ(simulated_truth.lines[8].substr(0, 12), "not-the-same");
   EXPECT_EQ(simulated.back(), "poll generation 3 evicted");
+  // The poll of 2 took a record of each partition, not both from partition 0.
+  const std::string& shared = simulated[simulated.size() - 3];
+  for (const char* d : {"p0 @3", "p1 @0"}) EXPECT_NE(shared.find(d), std::string::npos) << shared;
+  EXPECT_EQ(shared.find("p0 @4"), std::string::npos) << shared;
 }
 
 TEST_F(RedisLogTest, AMemberThatStopsPollingIsEvictedAndToldSo) {
