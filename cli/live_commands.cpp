@@ -188,7 +188,7 @@ int serve_outbox(const ServeArgs& args) {
     return fail_usage(std::string("invalid configuration: ") + e.what());
   }
   if (args.database) return fail_usage("--database: the outbox relay's databases are its serve.shards, one per shard");
-  if (!args.events.empty()) return fail_usage("--events: the outbox relay does not log its events yet");
+  config.events = args.events;
   if (args.listen) {
     std::string problem;
     if (!parse_listen(*args.listen, problem)) return fail_usage("--listen: " + problem);

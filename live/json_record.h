@@ -4,8 +4,9 @@
 //
 // A field is a Time or Duration (Unix nanoseconds; a Time is never before 1970, so two always
 // subtract), an enum (by the name its names table gives), a bool, a string, an integer (refused
-// when it does not fit, see json_integer.h), or a vector of a type that has its own `fields`
-// (an array of objects). `Names::of<E>()` is the names table of each enum a record writes.
+// when it does not fit, see json_integer.h), a vector of integers, or a vector of a type that has
+// its own `fields` (an array of objects). `Names::of<E>()` is the names table of each enum a
+// record writes.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,10 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_integer_vector : std::false_type {};
+template <class T>
+struct is_integer_vector<std::vector<T>> : std::is_integral<T> {};
 }  // namespace json_record_detail
 
 template <class Names>
@@ -41,6 +46,8 @@ struct JsonFieldWriter {
       out[name] = to_ns(v);
     } else if constexpr (std::is_enum_v<T>) {
       out[name] = Names::template of<T>()[v];
+    } else if constexpr (json_record_detail::is_integer_vector<T>::value) {
+      out[name] = v;
     } else if constexpr (json_record_detail::is_vector<T>::value) {
       nlohmann::json items = nlohmann::json::array();
       for (const auto& item : v) {
@@ -85,6 +92,13 @@ struct JsonFieldReader {
     } else if constexpr (std::is_same_v<T, std::string>) {
       ok = j.is_string();
       if (ok) v = j.template get<std::string>();
+    } else if constexpr (json_record_detail::is_integer_vector<T>::value) {
+      ok = j.is_array();
+      for (std::size_t i = 0; ok && i < j.size(); ++i) {
+        const std::optional<typename T::value_type> n = json_integer<typename T::value_type>(j[i]);
+        ok = n.has_value();
+        if (ok) v.push_back(*n);
+      }
     } else if constexpr (json_record_detail::is_vector<T>::value) {
       ok = j.is_array();
       for (std::size_t i = 0; ok && i < j.size(); ++i) {
@@ -197,6 +211,48 @@ T field(const nlohmann::json& j, const char* name, const std::string& where) {
 Time world_time(const nlohmann::json& j, const char* name, Duration shift, const std::string& where);
 // The same for a time read already.
 Time world_time(Time unix_time, const char* name, Duration shift, const std::string& where);
+
+// A process's lives in its event log, as the judge checks them: a life runs from `started` to
+// `stopped`, or to the next `started` (the process was killed and started again). Within a life
+// every record comes after `started`, no record's own time is before it (one clock, which never
+// goes back), each is written no earlier than the one before it, and nothing but `started`
+// follows `stopped`.
+class LogLife {
+ public:
+  // The next log: one process's, restarted any number of times.
+  void next_log() {
+    up_ = false;
+    stopped_ = false;
+  }
+  // A `started` record, at `at`, written at `logged`: a new life.
+  void start(Time at, Time logged) {
+    up_ = true;
+    stopped_ = false;
+    started_at_ = at;
+    last_logged_ = logged;
+  }
+  // Why a record other than `started`, at `at`, written at `logged`, cannot come here; empty
+  // when it can. A `stopped` one (`stops`) ends the life.
+  std::string check(Time at, Time logged, bool stops) {
+    if (!up_) {
+      return stopped_ ? "a record after the process logged 'stopped'" : "a record before the process logged 'started'";
+    }
+    if (at < started_at_) return "its time is before its process started";
+    if (logged < last_logged_) return "it was written before the line logged before it";
+    last_logged_ = logged;
+    if (stops) {
+      up_ = false;
+      stopped_ = true;
+    }
+    return {};
+  }
+
+ private:
+  bool up_ = false;
+  bool stopped_ = false;
+  Time started_at_{};
+  Time last_logged_{};
+};
 
 // A log file appended to, each call's text in one write(2): a process killed later loses nothing
 // it logged, and a kill cannot leave half a line for the restarted process to write after (stdio

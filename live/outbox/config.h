@@ -32,6 +32,9 @@ struct OutboxServeConfig {
   std::string downstream = "http://127.0.0.1:8093/downstream";  // where a consumer POSTs a record
   std::uint32_t pod = 1;
   Duration drain_timeout = std::chrono::seconds(30);
+  // Not a key of the file: `serve --events FILE` appends the pod's events there, for
+  // `relaysim judge` (live/outbox/event_log.h).
+  std::string events;
   bool operator==(const OutboxServeConfig&) const = default;
 };
 

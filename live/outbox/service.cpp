@@ -51,7 +51,8 @@ Service::Service(boost::asio::io_context& io, const OutboxServeConfig& config)
       shards_(shard_pointers(stores_)),
       coordinator_(caller_, clock_, EtcdOptions{config.etcd, config.lease_prefix}),
       log_(io, clock_, log_address(config),
-           RedisLogOptions{config.topic, config.partitions, config.max_poll_interval, config.session_timeout}, config.pod),
+           RedisLogOptions{config.topic, config.partitions, config.max_poll_interval, config.session_timeout}, config.pod,
+           &truth_),
       downstream_(io, caller_, config.downstream, config.platform),
       node_(config.pod, config.platform,
             model::NodePorts{clock_, timers_, rng_, coordinator_, log_, downstream_, shards_, events_}),
@@ -59,13 +60,25 @@ Service::Service(boost::asio::io_context& io, const OutboxServeConfig& config)
       drain_wait_(io, clock_) {
   RELAYSIM_ASSERT(config.pod >= 1 && config.pod <= config.platform.pods, "serve.pod is one of platform.pods");
   RELAYSIM_ASSERT(shards_.size() == config.platform.shards, "one database per shard");
+  if (!config.events.empty()) {
+    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod, clock_);
+    events_.attach(*event_log_);
+    truth_.attach(*event_log_);
+  }
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
                                          [this](const Incoming& in, Respond respond) { api_.handle(in, std::move(respond)); });
 }
 
 Service::~Service() = default;
 
-void Service::start() { node_.start(); }
+void Service::start() {
+  if (event_log_) event_log_->started(clock_.now());
+  node_.start();
+}
+
+void Service::stopped() {
+  if (event_log_) event_log_->stopped(clock_.now());
+}
 
 void Service::drain(std::function<void(std::uint32_t)> done) {
   if (draining_) return;

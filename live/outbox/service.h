@@ -26,6 +26,7 @@
 #include "live/http_server.h"
 #include "live/outbox/api.h"
 #include "live/outbox/config.h"
+#include "live/outbox/event_log.h"
 #include "live/outbox/pg_store.h"
 #include "live/outbox/redis_log.h"
 #include "live/shutdown.h"
@@ -66,7 +67,8 @@ class Service {
   // Stops taking operations; gives the leases back and leaves the group once the records in
   // flight are done (Node::stop), then calls `done` — or when drain_timeout has passed.
   void drain(std::function<void(std::uint32_t unfinished)> done);
-  void stopped() {}
+  // Logs the end of the process (when it logs events): after drain, before it exits.
+  void stopped();
 
  private:
   const OutboxServeConfig& config_;
@@ -78,9 +80,12 @@ class Service {
   std::vector<std::unique_ptr<PgStore>> stores_;
   std::vector<model::Store*> shards_;
   EtcdCoordinator coordinator_;
+  // What Redis's script says it wrote (each record appended, or a repeat): for the event log.
+  sim::outbox::WorldEvents truth_;
   RedisLog log_;
   HttpDownstream downstream_;
   model::Events events_;
+  std::unique_ptr<EventLogWriter> event_log_;  // with serve --events
   model::Node node_;
   Api api_;
   std::unique_ptr<HttpServer> server_;

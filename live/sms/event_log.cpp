@@ -131,8 +131,7 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 // ---- LogChecker --------------------------------------------------------------------------------
 
 void LogChecker::next_log() {
-  up_ = false;
-  stopped_ = false;
+  life_.next_log();
   held_.clear();
   last_accepted_ = 0;
 }
@@ -140,23 +139,13 @@ void LogChecker::next_log() {
 std::string LogChecker::check(const LogRecord& r, const std::string& where) {
   if (r.kind == LogKind::started) {
     // A new life: a killed process's claims are no longer its own.
-    up_ = true;
-    stopped_ = false;
+    life_.start(r.at, r.logged);
     held_.clear();
-    started_at_ = r.at;
-    last_logged_ = r.logged;
     last_limit_ = r.at;
     return {};
   }
-  if (!up_) return stopped_ ? "a record after the process logged 'stopped'" : "a record before the process logged 'started'";
-  if (r.at < started_at_) return "its time is before its process started";
-  if (r.logged < last_logged_) return "it was written before the line logged before it";
-  last_logged_ = r.logged;
+  if (std::string problem = life_.check(r.at, r.logged, r.kind == LogKind::stopped); !problem.empty()) return problem;
   switch (r.kind) {
-    case LogKind::stopped:
-      up_ = false;
-      stopped_ = true;
-      return {};
     case LogKind::accepted:
       if (r.outcome != model::AcceptOutcome::accepted) return {};
       if (r.id <= last_accepted_) {

@@ -115,8 +115,8 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
 // the order written, log by log. A process's life runs from `started` to `stopped`, or to the
 // next `started` (it was killed); within a life
 //   - every record comes after `started` and no time is before it (one clock, which never goes
-//     back), each is written no earlier than the one before it, a limit's decisions come in time
-//     order, and nothing but `started` follows `stopped`;
+//     back), each is written no earlier than the one before it, and nothing but `started`
+//     follows `stopped` (LogLife, live/json_record.h); a limit's decisions come in time order;
 //   - a cap's place is taken and a submit starts under a claim the process holds, and a
 //     completion ends a claim it holds;
 //   - its accepted messages' ids only grow (the database hands them out in commit order, and a
@@ -133,11 +133,8 @@ class LogChecker {
   std::string check(const LogRecord& r, const std::string& where);
 
  private:
-  bool up_ = false;
-  bool stopped_ = false;
+  LogLife life_;
   model::MessageId last_accepted_ = 0;  // this log's
-  Time started_at_{};
-  Time last_logged_{};
   Time last_limit_{};
   // The claims this process holds, by token, to the message claimed.
   std::unordered_map<model::ClaimToken, model::MessageId> held_;

@@ -1,15 +1,16 @@
-// libFuzzer target: the live services' event logs (live/webhook/event_log.h, live/sms/event_log.h),
-// as `relaysim judge` reads them. Whatever the bytes, reading a line either gives a record or says
-// why not, and a record read writes back to a line that reads as the same record. The input's
-// lines are also one run's logs (a form feed starts the next process's log) for the checker the
-// judge holds every log to: each record fits, or the checker says why no real process could have
-// written it. Each input is read as both systems' logs.
+// libFuzzer target: the live services' event logs (live/webhook/event_log.h, live/sms/event_log.h,
+// live/outbox/event_log.h), as `relaysim judge` reads them. Whatever the bytes, reading a line
+// either gives a record or says why not, and a record read writes back to a line that reads as the
+// same record. The input's lines are also one run's logs (a form feed starts the next process's
+// log) for the checker the judge holds every log to: each record fits, or the checker says why no
+// real process could have written it. Each input is read as every system's logs.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "live/outbox/event_log.h"
 #include "live/sms/event_log.h"
 #include "live/webhook/event_log.h"
 
@@ -49,5 +50,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   fuzz_log<live::webhook::LogChecker>(input, live::webhook::read_record, live::webhook::write_record);
   fuzz_log<live::sms::LogChecker>(input, live::sms::read_record, live::sms::write_record);
+  fuzz_log<live::outbox::LogChecker>(input, live::outbox::read_record, live::outbox::write_record);
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "live/clock.h"
 #include "live/json_api.h"
+#include "live/outbox/event_log.h"
 #include "live/sms/event_log.h"
 #include "live/sms/ports.h"
 #include "live/webhook/api.h"
@@ -718,6 +719,91 @@ TEST(SmsEventLog, EveryKindReadsBackAsWritten) {
   EXPECT_EQ(problem_of(R"({"event":"accepted","pod":1,"at":5,"logged":5,"id":1,"business":1,"epoch":1,"period":0,"path":"sync",)"
                        R"("outcome":"accepted","status":"pending","messages":[{"biz_type":"otp","send_at":5}]})"),
             "accepted: field 'messages', item 0: no field 'biz_id'");
+}
+
+// The outbox relay's event log: every kind, with its rows and records, writes a line that reads
+// back as the same record; a line that is not one is refused with the field at fault named.
+TEST(OutboxEventLog, EveryKindReadsBackAsWritten) {
+  namespace lo = relaysim::live::outbox;
+  namespace mo = relaysim::outbox;
+  mo::Message row;
+  row.id = 12;
+  row.type = 1;
+  row.key = 40007;
+  row.bucket = 3;
+  row.version = 5;
+  row.status = mo::Status::processing;
+  row.reason = mo::Reason::exhausted;
+  row.attempt = 2;
+  row.created_at = time_from_ns(1'795'659'718'000'000'000);
+  row.next_attempt = row.created_at + std::chrono::seconds(30);
+  row.fence = 9;
+  const mo::Record record{1, 12, 2, 1, 40007, 5, 9, row.created_at};
+  for (int k = 0; k < lo::kLogKindNames.count; ++k) {
+    lo::LogRecord r;
+    r.kind = static_cast<lo::LogKind>(k);
+    r.pod = 2;
+    r.at = time_from_ns(1'795'659'718'123'456'789);
+    r.logged = r.at + std::chrono::microseconds(40);
+    r.shard = 1;
+    r.key = 40007;
+    r.version = 5;
+    r.first = 12;
+    r.types = {1, 0};
+    r.committed = true;
+    r.token = 9;
+    r.leading = true;
+    r.until = r.at + std::chrono::seconds(20);
+    r.write = mo::LeaderWrite::rescue;
+    r.applied = true;
+    r.messages = {lo::LogMessage{row}};
+    r.producer = 1'000'003;
+    r.partition = 7;
+    r.sequence = 44;
+    r.records = {lo::LogEntry{record}};
+    r.produced = mo::Produced::timeout;
+    r.attempt = 1;
+    r.offset = 1234;
+    r.same = true;
+    r.relock = mo::Relock::not_yet;
+    r.handled = mo::Handled::rejected;
+    r.started = r.at - std::chrono::milliseconds(11);
+    r.status = mo::Status::pending;
+    r.reason = mo::Reason::rejected;
+    r.next_attempt = r.at + std::chrono::seconds(4);
+    r.generation = 6;
+    r.count = 500;
+    r.evicted = true;
+    r.failure = StoreFailure::io;
+    const std::string line = lo::write_record(r);
+    std::string problem;
+    const std::optional<lo::LogRecord> back = lo::read_record(line, problem);
+    ASSERT_TRUE(back.has_value()) << line << ": " << problem;
+    EXPECT_EQ(back->kind, r.kind);
+    EXPECT_EQ(back->logged, r.logged);
+    EXPECT_EQ(lo::write_record(*back), line);
+    if (r.kind == lo::LogKind::relocked) {
+      EXPECT_EQ(back->messages.at(0).row, row);
+      EXPECT_EQ(back->records.at(0).record, record);
+    }
+  }
+  auto problem_of = [](std::string_view line) {
+    std::string problem;
+    EXPECT_FALSE(lo::read_record(line, problem).has_value()) << line;
+    return problem;
+  };
+  EXPECT_NE(problem_of(R"({"event":"claimed","pod":1,"at":5})").find("no known 'event' (one of started, stopped, operation"),
+            std::string::npos);
+  EXPECT_EQ(problem_of(R"({"event":"operation","pod":1,"at":5,"logged":5,"shard":0,"key":1,"version":1,"first":1,)"
+                       R"("types":["a"],"committed":true})"),
+            "operation: field 'types' is not a valid value: [\"a\"]");
+  EXPECT_EQ(problem_of(R"({"event":"operation","pod":1,"at":5,"logged":5,"shard":0,"key":1,"version":1,"first":1,)"
+                       R"("types":[],"committed":true})"),
+            "operation: an operation that wrote no message");
+  EXPECT_EQ(problem_of(R"({"event":"handled","pod":1,"at":5,"logged":5,"records":[],"handled":"done","started":4})"),
+            "handled: names 0 records, not one");
+  EXPECT_EQ(problem_of(R"({"event":"store_failed","pod":1,"at":5,"logged":5,"shard":0,"failure":"gone"})"),
+            "store_failed: field 'failure' is not a valid value: \"gone\"");
 }
 
 // The SMS log's checker: a cap's place, a submit or a completion under a claim the process does

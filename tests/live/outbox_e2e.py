@@ -10,7 +10,8 @@ message must end handled, each effect applied once in the downstream's database,
 rolled-back operation's message exist anywhere. Then one pod is drained (SIGTERM) right after a
 burst of operations, while it relays them: it must give its leases back and leave the group, so
 that the other leads every shard at once, well before the leases would have run out, and relays
-what comes next alone.
+what comes next alone. The drained pod's event log (`serve --events`) must run from `started` to
+`stopped` and tell of every operation it answered.
 
 chaos: a client sends operations all along while every part fails in turn: a pod killed (SIGKILL)
 and restarted, a pod stopped (SIGSTOP) past its lease and resumed (for a while it believes it still
@@ -19,6 +20,7 @@ append-only file, PostgreSQL stopped at once (`immediate`, as a crash) and resta
 and restarted. Once the faults end, every operation that was answered committed must have its
 message handled or failed, none left pending or processing, and no effect applied twice."""
 import atexit
+import json
 import os
 import random
 import shutil
@@ -202,11 +204,15 @@ class Run:
 
     def start_pod(self, pod):
         self.pods[pod] = start([RELAYSIM, "serve", self.config, "--pod", str(pod), "--listen",
-                                f"127.0.0.1:{self.ports[pod]}"], stdout=subprocess.PIPE,
+                                f"127.0.0.1:{self.ports[pod]}", "--events", self.events(pod)], stdout=subprocess.PIPE,
                                stderr=open(os.path.join(self.tmp, f"serve-{pod}.log"), "a"), text=True)
         line = first_line(self.pods[pod], f"relaysim serve --pod {pod}")
         if "the outbox relay listening on" not in line:
             fail(f"serve --pod {pod} announced: {line}")
+
+    def events(self, pod):
+        """The pod's event log (`serve --events`), appended to by each of its lives."""
+        return os.path.join(self.tmp, f"events-{pod}.jsonl")
 
     def led(self):
         led = set()
@@ -240,9 +246,36 @@ class Run:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def check_event_log(path, answered):
+    """Fails unless a drained pod's event log (`serve --events`, docs/live.md) tells of its life
+    from `started` to `stopped`, in lines written in order, with an `operation` line for each
+    operation it answered and every kind of the relay's work among them."""
+    records = [json.loads(line) for line in open(path)]
+    if not records or records[0]["event"] != "started" or records[-1]["event"] != "stopped":
+        fail(f"{path}: a drained pod's log runs from 'started' to 'stopped', not "
+             f"{records[0]['event'] if records else 'nothing'} to {records[-1]['event'] if records else 'nothing'}")
+    logged = [r["logged"] for r in records]
+    if logged != sorted(logged):
+        fail(f"{path}: lines written out of order")
+    kinds = {r["event"] for r in records}
+    missing = {"operation", "leadership", "leader_wrote", "published", "appended", "relocked", "handled", "finished",
+               "consumed", "committed", "polled"} - kinds
+    if missing:
+        fail(f"{path}: the pod did every kind of work, but its log has no {sorted(missing)}")
+    operations = [r for r in records if r["event"] == "operation"]
+    told = {"committed": sum(1 for r in operations if r["committed"]),
+            "rolled_back": sum(1 for r in operations if not r["committed"])}
+    if told != answered:
+        fail(f"{path}: the pod answered {answered} operations, but its log tells of {told}")
+    print(f"outbox_e2e: pod 1's event log: {len(records)} lines, from 'started' to 'stopped', an operation line for "
+          f"each of the {answered['committed']} committed and {answered['rolled_back']} rolled back", flush=True)
+
+
 def drain_part():
     run = Run(LEASE_S, SESSION_S)
     pods, ports, redis, tmp = run.pods, run.ports, run.redis, run.tmp
+
+    answered = {1: {"committed": 0, "rolled_back": 0}, 2: {"committed": 0, "rolled_back": 0}}  # by pod
 
     def operate(n, only=None, first_key=0):
         committed = rolled_back = 0
@@ -252,8 +285,10 @@ def drain_part():
             status, body = call(ports[pod], "POST", "/v1/orders", {"key": first_key + i % 97, "fails": fails}, key="")
             if fails and status == 409 and body["outcome"] == "rolled_back":
                 rolled_back += 1
+                answered[pod]["rolled_back"] += 1
             elif not fails and status == 201 and body["outcome"] == "committed" and body["messages"] == 1:
                 committed += 1
+                answered[pod]["committed"] += 1
             else:
                 fail(f"POST /v1/orders (fails {fails}) to pod {pod}: {status} {body}")
         return committed, rolled_back
@@ -295,6 +330,7 @@ def drain_part():
         fail(f"serve --pod 1 did not drain cleanly: {log[-800:]}")
     if redis.group() != ["2"]:
         fail(f"pod 1 drained, but the consumer group's members are of pods {redis.group()}: it did not leave")
+    check_event_log(run.events(1), answered[1])
     wait_for("pod 2 to lead both shards", lambda: run.led() == {0, 1}, timeout=LEASE_S * 3)
     took = time.monotonic() - drained_at
     print(f"outbox_e2e: pod 1 drained with {busy} publishes and handlings in flight at the SIGTERM; pod 2 leads both "

@@ -1,0 +1,306 @@
+#include "live/outbox/event_log.h"
+
+#include <type_traits>
+
+#include "model/core/assert.h"
+
+namespace relaysim::live::outbox {
+
+namespace {
+
+// The names of each enum a record writes by name (model/core/names.h).
+struct Names {
+  template <class E>
+  static constexpr const auto& of() {
+    if constexpr (std::is_same_v<E, LogKind>) return kLogKindNames;
+    if constexpr (std::is_same_v<E, model::Status>) return model::kStatusNames;
+    if constexpr (std::is_same_v<E, model::Reason>) return model::kReasonNames;
+    if constexpr (std::is_same_v<E, model::LeaderWrite>) return model::kLeaderWriteNames;
+    if constexpr (std::is_same_v<E, model::Produced>) return model::kProducedNames;
+    if constexpr (std::is_same_v<E, model::Relock>) return model::kRelockNames;
+    if constexpr (std::is_same_v<E, model::Handled>) return model::kHandledNames;
+    if constexpr (std::is_same_v<E, StoreFailure>) return kStoreFailureNames;
+  }
+};
+
+// The entries of a relocked, handled or finished record: the one record it is about.
+LogEntry entry(const model::Record& r) { return LogEntry{r}; }
+
+}  // namespace
+
+template <class Self, class Io>
+void LogRecord::fields(Self& r, Io& io) {
+  io("pod", r.pod);
+  io("at", r.at);
+  io("logged", r.logged);
+  switch (r.kind) {
+    case LogKind::started:
+    case LogKind::stopped:
+      return;
+    case LogKind::operation:
+      io("shard", r.shard);
+      io("key", r.key);
+      io("version", r.version);
+      io("first", r.first);
+      io("types", r.types);
+      io("committed", r.committed);
+      return;
+    case LogKind::leadership:
+      io("shard", r.shard);
+      io("token", r.token);
+      io("leading", r.leading);
+      io("until", r.until);
+      return;
+    case LogKind::leader_wrote:
+      io("shard", r.shard);
+      io("token", r.token);
+      io("write", r.write);
+      io("applied", r.applied);
+      io("messages", r.messages);
+      return;
+    case LogKind::published:
+      io("shard", r.shard);
+      io("producer", r.producer);
+      io("partition", r.partition);
+      io("sequence", r.sequence);
+      io("records", r.records);
+      io("produced", r.produced);
+      io("attempt", r.attempt);
+      return;
+    case LogKind::appended:
+      io("partition", r.partition);
+      io("offset", r.offset);
+      io("producer", r.producer);
+      io("sequence", r.sequence);
+      io("records", r.records);
+      return;
+    case LogKind::deduped:
+      io("partition", r.partition);
+      io("producer", r.producer);
+      io("sequence", r.sequence);
+      io("same", r.same);
+      io("records", r.records);
+      return;
+    case LogKind::relocked:
+      io("partition", r.partition);
+      io("offset", r.offset);
+      io("records", r.records);
+      io("relock", r.relock);
+      io("messages", r.messages);
+      return;
+    case LogKind::handled:
+      io("records", r.records);
+      io("handled", r.handled);
+      io("started", r.started);
+      return;
+    case LogKind::finished:
+      io("records", r.records);
+      io("status", r.status);
+      io("reason", r.reason);
+      io("next_attempt", r.next_attempt);
+      io("applied", r.applied);
+      return;
+    case LogKind::consumed:
+      io("partition", r.partition);
+      io("offset", r.offset);
+      return;
+    case LogKind::committed:
+      io("generation", r.generation);
+      io("partition", r.partition);
+      io("offset", r.offset);
+      return;
+    case LogKind::polled:
+      io("count", r.count);
+      io("evicted", r.evicted);
+      return;
+    case LogKind::store_failed:
+      io("shard", r.shard);
+      io("failure", r.failure);
+      return;
+  }
+}
+
+std::string write_record(const LogRecord& r) { return write_event_line<Names>(r); }
+
+std::optional<LogRecord> read_record(std::string_view line, std::string& problem) {
+  std::optional<LogRecord> r = read_event_line<Names, LogRecord>(line, problem);
+  if (!r) return r;
+  // The kinds about one record, or one row, carry exactly that one.
+  const bool one_record = r->kind == LogKind::appended || r->kind == LogKind::deduped || r->kind == LogKind::relocked ||
+                          r->kind == LogKind::handled || r->kind == LogKind::finished;
+  if (one_record && r->records.size() != 1) {
+    problem = std::string(to_string(r->kind)) + ": names " + std::to_string(r->records.size()) + " records, not one";
+    return std::nullopt;
+  }
+  if (r->kind == LogKind::relocked && r->messages.size() != 1) {
+    problem = "relocked: names " + std::to_string(r->messages.size()) + " rows, not one";
+    return std::nullopt;
+  }
+  if (r->kind == LogKind::operation && r->types.empty()) {
+    problem = "operation: an operation that wrote no message";
+    return std::nullopt;
+  }
+  if (r->kind == LogKind::operation && r->first == 0) {
+    problem = "operation: message ids count from 1";
+    return std::nullopt;
+  }
+  return r;
+}
+
+// ---- LogChecker --------------------------------------------------------------------------------
+
+std::string LogChecker::check(const LogRecord& r, const std::string& where) {
+  static_cast<void>(where);
+  if (r.kind == LogKind::started) {
+    life_.start(r.at, r.logged);
+    return {};
+  }
+  return life_.check(r.at, r.logged, r.kind == LogKind::stopped);
+}
+
+// ---- EventLogWriter ----------------------------------------------------------------------------
+
+EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock)
+    : file_(path, "--events"), pod_(pod), clock_(clock) {
+  RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
+}
+
+void EventLogWriter::write(LogRecord& r) {
+  r.logged = clock_.now();
+  std::string line = write_record(r);
+  line += '\n';
+  file_.append(line);
+}
+
+void EventLogWriter::started(Time at) {
+  LogRecord r = event_record<LogRecord>(LogKind::started, pod_, at);
+  write(r);
+}
+
+void EventLogWriter::stopped(Time at) {
+  LogRecord r = event_record<LogRecord>(LogKind::stopped, pod_, at);
+  write(r);
+}
+
+void EventLogWriter::on(const model::OperationDone& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::operation, e.pod, e.at);
+  r.shard = e.shard;
+  r.key = e.key;
+  r.version = e.version;
+  r.first = e.first;
+  r.types.assign(e.types.begin(), e.types.end());
+  r.committed = e.committed;
+  write(r);
+}
+
+void EventLogWriter::on(const model::LeadershipChanged& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::leadership, e.pod, e.at);
+  r.shard = e.shard;
+  r.token = e.token;
+  r.leading = e.leading;
+  r.until = e.until;
+  write(r);
+}
+
+void EventLogWriter::on(const model::LeaderWrote& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::leader_wrote, e.pod, e.at);
+  r.shard = e.shard;
+  r.token = e.token;
+  r.write = e.write;
+  r.applied = e.applied;
+  r.messages.reserve(e.messages.size());
+  for (const model::Message& m : e.messages) r.messages.push_back(LogMessage{m});
+  write(r);
+}
+
+void EventLogWriter::on(const model::Published& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::published, e.pod, e.at);
+  r.shard = e.shard;
+  r.producer = e.producer;
+  r.partition = e.partition;
+  r.sequence = e.first_sequence;
+  r.records.reserve(e.records.size());
+  for (const model::Record& x : e.records) r.records.push_back(entry(x));
+  r.produced = e.outcome;
+  r.attempt = e.attempt;
+  write(r);
+}
+
+void EventLogWriter::on(const model::Relocked& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::relocked, e.pod, e.at);
+  r.partition = e.delivery.partition;
+  r.offset = e.delivery.offset;
+  r.records.push_back(entry(e.delivery.record));
+  r.relock = e.outcome;
+  r.messages.push_back(LogMessage{e.row});
+  write(r);
+}
+
+void EventLogWriter::on(const model::HandleDone& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::handled, e.pod, e.at);
+  r.records.push_back(entry(e.record));
+  r.handled = e.outcome;
+  r.started = e.started;
+  write(r);
+}
+
+void EventLogWriter::on(const model::Finished& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::finished, e.pod, e.at);
+  r.records.push_back(entry(e.record));
+  r.status = e.finish.status;
+  r.reason = e.finish.reason;
+  r.next_attempt = e.finish.next_attempt;
+  r.applied = e.applied;
+  write(r);
+}
+
+void EventLogWriter::on(const model::Consumed& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::consumed, e.pod, e.at);
+  r.partition = e.partition;
+  r.offset = e.offset;
+  write(r);
+}
+
+void EventLogWriter::on(const model::OffsetsCommitted& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::committed, e.pod, e.at);
+  r.generation = e.generation;
+  r.partition = e.partition;
+  r.offset = e.offset;
+  write(r);
+}
+
+void EventLogWriter::on(const model::Polled& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::polled, e.pod, e.at);
+  r.count = e.records;
+  r.evicted = e.evicted;
+  write(r);
+}
+
+void EventLogWriter::on(const model::StoreFailed& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::store_failed, e.pod, e.at);
+  r.shard = e.shard;
+  r.failure = e.failure;
+  write(r);
+}
+
+void EventLogWriter::on(const sim::outbox::LogAppended& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::appended, pod_, e.at);
+  r.partition = e.partition;
+  r.offset = e.offset;
+  r.producer = e.producer;
+  r.sequence = e.sequence;
+  r.records.push_back(entry(e.record));
+  write(r);
+}
+
+void EventLogWriter::on(const sim::outbox::LogDeduped& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::deduped, pod_, e.at);
+  r.partition = e.partition;
+  r.producer = e.producer;
+  r.sequence = e.sequence;
+  r.same = e.same;
+  r.records.push_back(entry(e.record));
+  write(r);
+}
+
+}  // namespace relaysim::live::outbox
