@@ -501,6 +501,14 @@ class Replay {
         world_(world), processes_(processes), out_(out) {
     heads_.assign(logs_.size(), 0);
     lives_.assign(logs_.size(), Life{});
+    pulling_.assign(logs_.size(), false);
+    for (std::uint32_t l = 0; l < logs_.size(); ++l) {
+      for (std::size_t i = 0; i < logs_[l].records.size(); ++i) {
+        const LogRecord& r = logs_[l].records[i];
+        if (r.kind != LogKind::accepted || r.outcome != model::AcceptOutcome::accepted) continue;
+        for (std::size_t k = 0; k < r.messages.size(); ++k) accept_at_.try_emplace(r.id + k, l, i);
+      }
+    }
   }
 
   // Returns the time of the last thing replayed.
@@ -520,7 +528,7 @@ class Replay {
       const Time call_at = c < calls_.size() ? calls_[c].at : Time::max();
       if (best == kNoLog && s == submits_.size() && c == calls_.size()) break;
       if (best != kNoLog && log_at <= submit_at && log_at <= call_at) {
-        replay(best, logs_[best].records[heads_[best]++]);
+        advance(best);
       } else if (s < submits_.size() && submit_at <= call_at) {
         submitted(submits_[s++]);
       } else {
@@ -540,6 +548,31 @@ class Replay {
     model::PodId pod = 0;
     Time last{};
   };
+
+  // Replays log l's next record; first, when it is about a message whose accept another log
+  // wrote later, that log up to the accept. A claim (or a receipt, or a repeat answered) follows
+  // its accept's commit, but a process paused between that commit and its line writes the line
+  // after another process's line about the message: the merge by `logged` would put it first.
+  void advance(std::uint32_t l) {
+    const LogRecord& r = logs_[l].records[heads_[l]];
+    const bool about_a_message = r.kind != LogKind::started && r.kind != LogKind::stopped && r.kind != LogKind::mode &&
+                                 (r.kind != LogKind::accepted || r.outcome != model::AcceptOutcome::accepted);
+    if (about_a_message) {
+      const auto it = accept_at_.find(r.id);
+      // A log already being advanced is not pulled again: one that is not a real run's (a cycle
+      // of lines each about the other's accepts) is replayed as merged.
+      if (it != accept_at_.end() && it->second.first != l && heads_[it->second.first] <= it->second.second &&
+          !pulling_[it->second.first]) {
+        const auto [al, ai] = it->second;
+        pulling_[l] = true;
+        pulling_[al] = true;
+        while (heads_[al] <= ai) advance(al);
+        pulling_[al] = false;
+        pulling_[l] = false;
+      }
+    }
+    replay(l, logs_[l].records[heads_[l]++]);
+  }
 
   void started(std::uint32_t l, const LogRecord& r) {
     if (lives_[l].up) crashed(l);
@@ -691,6 +724,9 @@ class Replay {
   Judgement& out_;
   std::vector<std::size_t> heads_;
   std::vector<Life> lives_;
+  std::vector<bool> pulling_;  // by log: being advanced up to an accept another log's line is about
+  // Where each message's accept is: its log and the record's place in it.
+  std::unordered_map<model::MessageId, std::pair<std::uint32_t, std::size_t>> accept_at_;
   std::vector<model::NewMessage> messages_;
   Time last_{};
 };
@@ -735,7 +771,7 @@ Judgement judge(const JudgeInputs& in) {
   relaysim::sms::Events recovered;
   ss::WorldEvents world;
   sim::ProcessEvents processes;
-  ss::Oracle oracle(spec, scenario.seed, out.ledger, ss::TimerExit::late);
+  ss::Oracle oracle(spec, scenario.seed, out.ledger, ss::Judged::live);
   oracle.attach(model, world, processes);
   oracle.attach_recovered(recovered);
   Replay replay(config, logs, submits, calls, model, recovered, world, processes, out);

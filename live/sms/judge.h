@@ -25,7 +25,9 @@
 // the database's lock is taken, and another process may commit in between), world submits and
 // client answers by their own times. The checkers see each event's own time. So the merge follows
 // the database's order of commits, except where a process was paused between a commit and its
-// line; the message checker takes ids out of order.
+// line: the message checker takes ids out of order, and a record about a message whose accept
+// another log wrote later (the accepting process paused after its commit, and another claimed
+// the message meanwhile) first brings that log up to the accept.
 // A process that logged `started` again without `stopped` (or whose log ends without it) was
 // killed: it crashed just after the last event it logged. What it committed and died before
 // logging — an accept, a claim, a completion, a receipt, a place in a frequency cap — the judge
@@ -37,7 +39,10 @@
 // What no record of this run tells, the judge does not judge: the shared limits' decisions made
 // by Redis (their replay needs Redis's own clock and order; the twin check of the limiter, in
 // tests/live/redis_limiter_test.cpp, shows the scripts decide as the simulated store does) — the
-// decisions a process took on its own share while Redis was down are judged. Inputs that do not
+// decisions a process took on its own share while Redis was down are judged; and which accepts
+// a claim saw when it read its message again before a submit (no line tells of the read: an
+// accept is held against the submit when it was recorded before the claim, or before the claim's
+// last shared-limit decision, whose line comes just before the read; sim/sms/message_checker.h). Inputs that do not
 // fit together (another scenario's or seed's world log, a webhook run's, a world run with another
 // serve file, two logs of one pod, a submit naming a provider the gateway does not have, a log
 // accepting under an id a key the database holds another under, a store change no log tells of

@@ -194,7 +194,7 @@ void AsyncChecker::check_async_late(PodMode& m, PodId pod, Time at, bool send_de
   if (!m.async || m.late_reported) return;
   std::string why;
   if (c.exit == SyncAsyncConfig::Exit::after && at > m.entered + c.after &&
-      (timer_exit_ == TimerExit::exact || send_decision)) {
+      (judged_ == Judged::simulation || send_decision)) {
     why = "though it entered at " + format_time(m.entered) + " to stay " + format_duration(c.after);
   } else if (c.exit == SyncAsyncConfig::Exit::probe && m.good_probes >= c.min_probes) {
     why = "though " + std::to_string(m.good_probes) + " good probes in a row have come back (" +
@@ -230,7 +230,7 @@ void AsyncChecker::on(const ModeChanged& e) {
   if (!m.async) {
     violate_(Invariant::async, e.at, 0, pod + " left async mode it was not in");
   } else if (e.change.rule == AsyncRule::timer) {
-    const bool on_time = timer_exit_ == TimerExit::exact ? e.at == m.entered + c.after : e.at >= m.entered + c.after;
+    const bool on_time = judged_ == Judged::simulation ? e.at == m.entered + c.after : e.at >= m.entered + c.after;
     if (c.exit != SyncAsyncConfig::Exit::after || !on_time) {
       violate_(Invariant::async, e.at, 0,
                pod + " left async mode by its timer at " + format_time(e.at) + ", not at " +

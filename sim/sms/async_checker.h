@@ -31,11 +31,6 @@
 
 namespace relaysim::sim::sms {
 
-// How a pod's timer ends async mode. `exact` in a simulation, whose timers fire on the dot. `late`
-// live: the timer's callback runs a little after its deadline, and a send decision made in between
-// ends the mode first (the switch's route); so the exit may come after entered + after, and only
-// the pod's send decisions (an accepted request's path) are held to it.
-enum class TimerExit : std::uint8_t { exact, late };
 
 class AsyncChecker final : public SinkFor<relaysim::sms::Accepted>,
                            public SinkFor<relaysim::sms::SubmitStarted>,
@@ -43,8 +38,12 @@ class AsyncChecker final : public SinkFor<relaysim::sms::Accepted>,
                            public SinkFor<ProcessStarted>,
                            public SinkFor<ProcessCrashed> {
  public:
-  AsyncChecker(const SmsSpec& spec, Ledger& ledger, TimerExit timer_exit = TimerExit::exact)
-      : spec_(spec), violate_(ledger), timer_exit_(timer_exit), sync_submits_(*this) {}
+  // How a pod's timer ends async mode: on the dot in a simulation. Live, the timer's callback runs
+  // a little after its deadline, and a send decision made in between ends the mode first (the
+  // switch's route); so the exit may come after entered + after, and only the pod's send
+  // decisions (an accepted request's path) are held to it.
+  AsyncChecker(const SmsSpec& spec, Ledger& ledger, Judged judged = Judged::simulation)
+      : spec_(spec), violate_(ledger), judged_(judged), sync_submits_(*this) {}
   // sync_submits_ refers back to this checker.
   AsyncChecker(const AsyncChecker&) = delete;
   AsyncChecker& operator=(const AsyncChecker&) = delete;
@@ -109,7 +108,7 @@ class AsyncChecker final : public SinkFor<relaysim::sms::Accepted>,
 
   const SmsSpec& spec_;
   Violations violate_;
-  TimerExit timer_exit_;
+  Judged judged_;
   std::vector<PodMode> modes_;  // by pod - 1
   SyncSubmits sync_submits_;
 };

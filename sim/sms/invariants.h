@@ -19,7 +19,7 @@ inline constexpr auto kInvariants = enum_rows<Invariant, InvariantInfo>({
     {Invariant::async, {"S-async", "async mode entered when, and only when, one of its rules held on the pod's sync submits; left by its timer on time or by good probes; no sync send while in it"}},
     {Invariant::final, {"S-final", "every accepted message kept, and reaching at most one final state, never left"}},
     {Invariant::schedule, {"S-schedule", "no message submitted before its send_at, nor ended as expired before its validity after send_at ran out"}},
-    {Invariant::failover, {"S-failover", "a certain no (throttled, unavailable) is followed at once by an untried provider while one is left; no other provider tried after an ambiguous outcome; no submit by a claim that looked at the message after a certain accept was recorded"}},
+    {Invariant::failover, {"S-failover", "a certain no (throttled, unavailable) is followed at once by an untried provider while one is left; no other provider tried after an ambiguous outcome; no submit after a certain accept was recorded that its claim could see"}},
     {Invariant::dup, {"S-dup", "every duplicate SMS (a second provider accept of one message) explained by an ambiguous outcome"}},
     {Invariant::marketing, {"S-marketing", "no marketing submit to a recipient who opted out, in the recipient's quiet hours, or without a place in the frequency cap's window; no place taken past the cap (a message holds a place while one it took is in the window); no suppression for a reason that was not true"}},
     {Invariant::retry, {"S-retry", "no message submitted more than its business's max_attempts times as the gateway counts them (a crash's submits go uncounted), nor given up as exhausted before that many"}},

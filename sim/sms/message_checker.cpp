@@ -27,8 +27,8 @@ void key_text(std::string& out, BusinessId b, std::string_view type, std::string
 
 }  // namespace
 
-MessageChecker::MessageChecker(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger)
-    : spec_(spec), violate_(ledger), marketing_(spec, seed, violate_) {}
+MessageChecker::MessageChecker(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger, Judged judged)
+    : spec_(spec), judged_(judged), violate_(ledger), marketing_(spec, seed, violate_) {}
 
 MessageId MessageChecker::find_key(std::string_view key) const {
   return keys_.find(hash_bytes(key), [&](std::uint64_t id) {
@@ -175,10 +175,12 @@ void MessageChecker::on(const CapTaken& e) {
   if (find(e.message) != nullptr) marketing_.check_cap(e);
 }
 
-// A claim that waited for a shared limit reads its message again before it submits: the accept
-// recorded meanwhile (a receipt of an earlier submit) is then one it sees. An accept recorded after
-// that read, or after the claim, is one no gateway can see before its submit starts; in a live run,
-// whose pods share the store, a receipt may commit between the read and the submit.
+// A claim that waited (for a shared limit, or an in-memory retry) reads its message again before
+// it submits, so an accept recorded before then (a receipt of an earlier submit) is one it sees.
+// In a simulation the read and the submit come at one instant: any accept recorded before the
+// submit was seen. Live, another pod may commit a receipt between the read and the submit, and
+// no line tells of the read; a limit's line is written just before it, so an accept recorded
+// before the claim or before its limit's last line is one the claim saw.
 void MessageChecker::on(const LimitDecided& e) {
   Message* m = find(e.message);
   if (m != nullptr && m->claim != 0 && e.pod == m->claim_pod && m->accepted) m->accept_seen = true;
@@ -190,6 +192,7 @@ void MessageChecker::on(const SubmitStarted& e) {
   if (e.row.kind == Kind::marketing) marketing_.check_submit(e);
   m->submitted = true;
   if (m->submits < UINT16_MAX) ++m->submits;
+  m->last_attempt = std::max(m->last_attempt, e.attempt);
   // A submit of a claim that has ended (another claim took the message over) can record nothing.
   if (e.row.claim_token == m->claim && m->claim_submits < UINT16_MAX) {
     ++m->claim_submits;
@@ -209,8 +212,9 @@ void MessageChecker::on(const SubmitStarted& e) {
     violate_(Invariant::schedule, e.at, e.row.id,
              "submitted at " + format_time(e.at) + ", before its send_at " + format_time(m->send_at));
   }
-  if (m->accept_seen && e.row.claim_token == m->claim) {
-    violate_(Invariant::failover, e.at, e.row.id, "submitted by a claim that saw a provider's certain accept recorded");
+  const bool seen = judged_ == Judged::simulation ? m->accepted : m->accept_seen && e.row.claim_token == m->claim;
+  if (seen) {
+    violate_(Invariant::failover, e.at, e.row.id, "submitted after a provider's certain accept was recorded, which its claim could see");
   }
   // A sync send's claim is its acceptance: its first submit begins the round. A submit of an older
   // claim than the round's (one whose lease ran out) is not judged here.
@@ -320,7 +324,7 @@ void MessageChecker::on(const Completed& e) {
   if (c.status == Status::failed && c.reason == Reason::exhausted && m->business >= 1 &&
       m->business <= spec_.businesses.size()) {
     const std::uint16_t allowed = spec_.businesses[m->business - 1].policy.retry.max_attempts;
-    const std::uint16_t submits = std::max(m->submits, m->reached);
+    const std::uint16_t submits = std::max({m->submits, m->reached, m->last_attempt});
     if (submits < allowed) {
       violate_(Invariant::retry, c.at, e.row.id,
                "gave up as exhausted after " + std::to_string(submits) + " submits, of " + std::to_string(allowed) +
@@ -411,7 +415,10 @@ void MessageChecker::on(const AdminQueried& e) {
 
 void MessageChecker::on(const ProviderSubmitted& e) {
   Message* m = find(e.message);
-  if (m != nullptr && m->reached < UINT16_MAX) ++m->reached;
+  if (m != nullptr) {
+    if (m->reached < UINT16_MAX) ++m->reached;
+    m->last_attempt = std::max(m->last_attempt, e.attempt);
+  }
   if (!sms::sent(e.fate)) return;
   ++sent_;
   if (m == nullptr) return;

@@ -10,8 +10,8 @@
 //   S-final      every accepted message kept, ending at most once, as the back office says
 //   S-schedule   no submit before send_at, no expiry within the validity
 //   S-failover   an untried provider at once after a certain no; the same provider after an
-//                ambiguous outcome; no submit by a claim that looked at the message after a
-//                certain accept was recorded
+//                ambiguous outcome; no submit after a certain accept its claim could see (live:
+//                one recorded before the claim or the claim's last limit decision)
 //   S-dup        every second provider accept explained (and counted by cause)
 //   S-retry      submits within max_attempts as the gateway counts them, each retry's wait within
 //                the backoff, no exhausted before that many
@@ -73,7 +73,7 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
                              public SinkFor<AdminQueried> {
  public:
   // `seed`: the run's, from which the directory's users are drawn.
-  MessageChecker(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger);
+  MessageChecker(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger, Judged judged = Judged::simulation);
 
   void on(const relaysim::sms::Accepted& e) override;
   void on(const relaysim::sms::Claimed& e) override;
@@ -110,8 +110,8 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
     std::uint8_t sends = 0;     // provider accepts (ground truth)
     bool charged = true;
     bool accepted = false;      // a certain accept is recorded in the store
-    // The current claim looked at the message after its certain accept was recorded: it claimed
-    // it then, or read it again after a shared limit answered (model/sms/dispatcher.h).
+    // Judged live: the current claim looked at the message after its certain accept was recorded
+    // (it claimed it then, or read it again after a shared limit answered, dispatcher.h).
     bool accept_seen = false;
     relaysim::sms::PodId claim_pod = 0;  // the pod of the current claim
     std::uint8_t seen_accepts = 0;  // submits whose accept the gateway heard of
@@ -119,9 +119,11 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
     bool store_failed = false;  // a completion of it failed to be recorded
     bool submitted = false;     // it has been submitted at least once
     std::uint16_t submits = 0;  // submits started (ground truth), for S-retry
-    // Submits that reached a provider (the world's count): a live run's log may lack the start
-    // of one its killed process sent.
+    // Submits that reached a provider (the world's count), and the highest attempt number the
+    // gateway gave a submit (in its log or at a provider): a live run's log may lack the start of
+    // one its killed process sent, and a submit it counted may never reach a provider.
     std::uint16_t reached = 0;
+    std::uint16_t last_attempt = 0;
     // S-retry's count as the gateway keeps it: the submits its recorded completions added, and
     // those of the current claim so far (a crash's submits are never recorded, so never counted).
     std::uint16_t counted = 0;
@@ -153,6 +155,7 @@ class MessageChecker final : public SinkFor<relaysim::sms::Accepted>,
   void move(Message& m, relaysim::sms::MessageId id, relaysim::sms::Status from, relaysim::sms::Status to, Time at);
 
   const SmsSpec& spec_;
+  Judged judged_;
   Violations violate_;
   std::vector<Message> messages_;  // by id - 1
   std::uint64_t accepted_ = 0;     // messages accepted (known)

@@ -32,9 +32,9 @@ namespace relaysim::sim::sms {
 class Oracle {
  public:
   // `seed`: the run's, from which the directory's users are drawn.
-  // `timer_exit`: how the pods' timers fire (AsyncChecker): on the dot in a simulation, late live.
-  Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger, TimerExit timer_exit = TimerExit::exact)
-      : async_(spec, ledger, timer_exit), limits_(ledger), messages_(spec, seed, ledger) {}
+  // `judged`: a simulation's events, or a live run's logs (sim/sms/violations.h).
+  Oracle(const SmsSpec& spec, std::uint64_t seed, Ledger& ledger, Judged judged = Judged::simulation)
+      : async_(spec, ledger, judged), limits_(ledger), messages_(spec, seed, ledger, judged) {}
 
   // Attaches the checkers to the run's buses, where the oracle's place among their sinks is.
   void attach(relaysim::sms::Events& model, WorldEvents& world, ProcessEvents& processes);

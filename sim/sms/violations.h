@@ -2,6 +2,7 @@
 // to the run's ledger. One helper for all of them, so that every report names its message alike.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -11,6 +12,13 @@
 #include "sim/sms/invariants.h"
 
 namespace relaysim::sim::sms {
+
+// What the checkers judge. A `simulation`'s events come in the order they happened: timers fire
+// on the dot, and a pod's read of the store and the submit it decides come at one instant, with
+// nothing between. A `live` run's come from its processes' logs merged by when each line was
+// written: a timer's callback runs a little after its deadline, and another process may commit a
+// change between a pod's read and the line of what it then did.
+enum class Judged : std::uint8_t { simulation, live };
 
 class Violations {
  public:

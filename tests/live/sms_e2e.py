@@ -741,9 +741,33 @@ def judged_part(relaysim):
     if refused.returncode != 2 or "took a place in the frequency cap" not in refused.stderr:
         fail(f"a place in the frequency cap no log tells of and no kill explains was not refused:\n"
              f"{refused.stdout}{refused.stderr}")
+    # A process paused between an accept's commit and its line: another process claimed one of the
+    # messages meanwhile and logged the claim first. As if so: an accept of pod 1's whose message
+    # pod 2 claimed, its line written just after the claim's (where no other line of pod 1's falls
+    # between). The judge must still see the accept first.
+    first, second = ([json.loads(l) for l in open(path)] for path in events)
+    claims = {r["id"]: r["logged"] for r in second if r["event"] == "claimed"}
+    late = None
+    for i, r in enumerate(first[:-1]):
+        if r["event"] != "accepted" or r["outcome"] != "accepted":
+            continue
+        claimed = [claims[m] for m in range(r["id"], r["id"] + len(r["messages"])) if m in claims]
+        if claimed and r["logged"] < min(claimed) < first[i + 1]["logged"] - 1:
+            late = (i, min(claimed) + 1)
+            break
+    if late is None:
+        fail(f"no accept of pod 1's has a message pod 2 claimed before pod 1's next line (the run is in {tmp})")
+    first[late[0]]["logged"] = late[1]
+    paused = os.path.join(tmp, "events-1-paused.jsonl")
+    open(paused, "w").writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in first)
+    after = judge(config, [paused, events[1]])
+    if after.returncode != 0:
+        fail(f"with an accept's line written after another process's claim of its message, the judge found:\n"
+             f"{after.stdout}{after.stderr}")
     print(f"sms_e2e judged: PASS ({summary}); with lines a kill lost ({cut_caps} places in the cap among them), "
-          f"{unlogged.group(1)} store changes judged from the store; a wrong retry policy FAILs S-retry, users in other "
-          f"time zones S-marketing; a log left out, or a place in the cap no kill explains, is refused")
+          f"{unlogged.group(1)} store changes judged from the store; an accept's line written after another "
+          f"process's claim of its message; a wrong retry policy FAILs S-retry, users in other time zones "
+          f"S-marketing; a log left out, or a place in the cap no kill explains, is refused")
 
 
 def main():
