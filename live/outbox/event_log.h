@@ -3,20 +3,25 @@
 // for `relaysim judge` to read back and hand to the simulator's own outbox oracle
 // (sim/outbox/oracle.h).
 //
-// One line per event the oracle's checkers read, with every field they read, times in Unix
-// nanoseconds (the live clock's); plus a `started` line when the process starts and a `stopped`
-// line when it has drained. Each line is written whole, in one write(2), after the call it tells
-// of returned, so a log ends at the last event its process lived to see. Each line carries the
+// One line per event of the model (every field the oracle's checkers read, and the consumer's
+// handlings, polls and store failures besides), times in Unix nanoseconds (the live clock's);
+// plus a `started` line when the process starts and a `stopped` line when it has drained. Each
+// line is written whole, in one write(2), when the model tells of the event — for a store's or
+// Redis's change, after the call returned; a `committed` line when the commit is sent, before
+// Redis answers — so a log ends at the last event its process lived to see. Each line carries the
 // event's time (`at`) and when it was written (`logged`), by which the judge orders several
-// processes' lines.
+// processes' lines. Not written yet: the two ground truths the oracle also reads from its
+// coordinator and log, each lease's grant (LeaseGranted, for O-fence) and whether the group took
+// a commit (GroupCommitted, for O-log).
 //
 //   {"event":"leader_wrote","pod":1,"at":...,"logged":...,"shard":0,"token":7,"write":"mark",
 //    "applied":true,"messages":[{"id":12,"status":"processing","attempt":1,...}]}
 //
 // The kinds are the model's events (model/outbox/events.h) and two of the log's ground truth
-// (sim/outbox/truth.h), which the Redis script reports for each record it was given: `appended`
-// (written at an offset) and `deduped` (a repeat of the producer session's sequence; `same`
-// when it is the record written before). The record's fields are declared once
+// (sim/outbox/truth.h), which the Redis script reports for each record of a produce it answered:
+// `appended` (written at an offset) and `deduped` (a repeat of the producer session's sequence;
+// `same` when it is the record written before). A produce that timed out has no answer, so a
+// record it wrote is told of by no line. The record's fields are declared once
 // (LogRecord::fields), for writing and for reading.
 #pragma once
 

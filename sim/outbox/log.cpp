@@ -232,17 +232,15 @@ bool SimLog::fill(Member& m, std::uint32_t max, std::vector<Delivery>& out) {
   // `max` goes to them in order. (All from the first partition would leave per_key ordering, which
   // handles a partition's records one at a time, one record in flight through a whole backlog.)
   const std::uint64_t share = std::max<std::uint64_t>(1, max / std::max<std::size_t>(1, m.partitions.size()));
+  const auto held = [](const Partition& part) { return part.position < part.end() ? part.end() - part.position : 0; };
   std::int64_t left = max;
-  for (std::uint32_t p : m.partitions) {
-    const Partition& part = partitions_[p];
-    left -= static_cast<std::int64_t>(std::min(share, part.end() - part.position));
-  }
+  for (std::uint32_t p : m.partitions) left -= static_cast<std::int64_t>(std::min(share, held(partitions_[p])));
   for (std::uint32_t p : m.partitions) {
     Partition& part = partitions_[p];
     const std::uint64_t first = part.position;
-    std::uint64_t take = std::min(share, part.end() - first);
+    std::uint64_t take = std::min(share, held(part));
     if (left > 0 && take == share) {
-      const std::uint64_t more = std::min(part.end() - first - take, static_cast<std::uint64_t>(left));
+      const std::uint64_t more = std::min(held(part) - take, static_cast<std::uint64_t>(left));
       take += more;
       left -= static_cast<std::int64_t>(more);
     }
