@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "live/json_integer.h"
+#include "model/core/ports.h"
 #include "model/core/time.h"
 
 namespace relaysim::live {
@@ -272,6 +273,43 @@ class LineFile {
  private:
   int fd_;
   bool intact_ = true;
+};
+
+// A process's event log as the process writes it (`serve --events`): each record stamped with
+// when its line is written (`logged`) and appended whole, and the `started` and `stopped` lines
+// of its lives. `Record` is a log's line: a `kind` whose enum has `started` and `stopped`, a
+// `pod`, `at` and `logged`; `write_record` gives its line.
+template <class Record>
+class EventLogFile {
+ public:
+  using Pod = decltype(Record::pod);
+  // Appends to `path`; throws std::invalid_argument when it cannot be opened.
+  EventLogFile(const std::string& path, Pod pod, const Clock& clock, std::string (*write_record)(const Record&))
+      : file_(path, "--events"), pod_(pod), clock_(clock), write_record_(write_record) {}
+
+  Pod pod() const { return pod_; }
+  void write(Record& r) {
+    r.logged = clock_.now();
+    std::string line = write_record_(r);
+    line += '\n';
+    file_.append(line);
+  }
+  void started(Time at) {
+    Record r = event_record<Record>(decltype(Record::kind)::started, pod_, at);
+    write(r);
+  }
+  void stopped(Time at) {
+    Record r = event_record<Record>(decltype(Record::kind)::stopped, pod_, at);
+    write(r);
+  }
+  // Every line so far reached the file (none was lost to a full disk or an I/O error).
+  bool intact() const { return file_.intact(); }
+
+ private:
+  LineFile file_;
+  Pod pod_;
+  const Clock& clock_;
+  std::string (*write_record_)(const Record&);
 };
 
 template <class F>

@@ -161,25 +161,8 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
 // ---- EventLogWriter ----------------------------------------------------------------------------
 
 EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock)
-    : file_(path, "--events"), pod_(pod), clock_(clock) {
+    : log_(path, pod, clock, write_record) {
   RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
-}
-
-void EventLogWriter::write(LogRecord& r) {
-  r.logged = clock_.now();
-  std::string line = write_record(r);
-  line += '\n';
-  file_.append(line);
-}
-
-void EventLogWriter::started(Time at) {
-  LogRecord r = event_record<LogRecord>(LogKind::started, pod_, at);
-  write(r);
-}
-
-void EventLogWriter::stopped(Time at) {
-  LogRecord r = event_record<LogRecord>(LogKind::stopped, pod_, at);
-  write(r);
 }
 
 void EventLogWriter::on(const model::OperationDone& e) {
@@ -190,7 +173,7 @@ void EventLogWriter::on(const model::OperationDone& e) {
   r.first = e.first;
   r.types.assign(e.types.begin(), e.types.end());
   r.committed = e.committed;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::LeadershipChanged& e) {
@@ -199,7 +182,7 @@ void EventLogWriter::on(const model::LeadershipChanged& e) {
   r.token = e.token;
   r.leading = e.leading;
   r.until = e.until;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::LeaderWrote& e) {
@@ -210,7 +193,7 @@ void EventLogWriter::on(const model::LeaderWrote& e) {
   r.applied = e.applied;
   r.messages.reserve(e.messages.size());
   for (const model::Message& m : e.messages) r.messages.push_back(LogMessage{m});
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Published& e) {
@@ -223,7 +206,7 @@ void EventLogWriter::on(const model::Published& e) {
   for (const model::Record& x : e.records) r.records.push_back(entry(x));
   r.produced = e.outcome;
   r.attempt = e.attempt;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Relocked& e) {
@@ -233,7 +216,7 @@ void EventLogWriter::on(const model::Relocked& e) {
   r.records.push_back(entry(e.delivery.record));
   r.relock = e.outcome;
   r.messages.push_back(LogMessage{e.row});
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::HandleDone& e) {
@@ -241,7 +224,7 @@ void EventLogWriter::on(const model::HandleDone& e) {
   r.records.push_back(entry(e.record));
   r.handled = e.outcome;
   r.started = e.started;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Finished& e) {
@@ -251,14 +234,14 @@ void EventLogWriter::on(const model::Finished& e) {
   r.reason = e.finish.reason;
   r.next_attempt = e.finish.next_attempt;
   r.applied = e.applied;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Consumed& e) {
   LogRecord r = event_record<LogRecord>(LogKind::consumed, e.pod, e.at);
   r.partition = e.partition;
   r.offset = e.offset;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::OffsetsCommitted& e) {
@@ -266,41 +249,41 @@ void EventLogWriter::on(const model::OffsetsCommitted& e) {
   r.generation = e.generation;
   r.partition = e.partition;
   r.offset = e.offset;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Polled& e) {
   LogRecord r = event_record<LogRecord>(LogKind::polled, e.pod, e.at);
   r.count = e.records;
   r.evicted = e.evicted;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::StoreFailed& e) {
   LogRecord r = event_record<LogRecord>(LogKind::store_failed, e.pod, e.at);
   r.shard = e.shard;
   r.failure = e.failure;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const sim::outbox::LogAppended& e) {
-  LogRecord r = event_record<LogRecord>(LogKind::appended, pod_, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::appended, log_.pod(), e.at);
   r.partition = e.partition;
   r.offset = e.offset;
   r.producer = e.producer;
   r.sequence = e.sequence;
   r.records.push_back(entry(e.record));
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const sim::outbox::LogDeduped& e) {
-  LogRecord r = event_record<LogRecord>(LogKind::deduped, pod_, e.at);
+  LogRecord r = event_record<LogRecord>(LogKind::deduped, log_.pod(), e.at);
   r.partition = e.partition;
   r.producer = e.producer;
   r.sequence = e.sequence;
   r.same = e.same;
   r.records.push_back(entry(e.record));
-  write(r);
+  log_.write(r);
 }
 
 }  // namespace relaysim::live::outbox

@@ -190,25 +190,8 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
 // ---- EventLogWriter ----------------------------------------------------------------------------
 
 EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock)
-    : file_(path, "--events"), pod_(pod), clock_(clock) {
+    : log_(path, pod, clock, write_record) {
   RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
-}
-
-void EventLogWriter::write(LogRecord& r) {
-  r.logged = clock_.now();
-  std::string line = write_record(r);
-  line += '\n';
-  file_.append(line);
-}
-
-void EventLogWriter::started(Time at) {
-  LogRecord r = event_record<LogRecord>(LogKind::started, pod_, at);
-  write(r);
-}
-
-void EventLogWriter::stopped(Time at) {
-  LogRecord r = event_record<LogRecord>(LogKind::stopped, pod_, at);
-  write(r);
 }
 
 void EventLogWriter::on(const model::Accepted& e) {
@@ -224,7 +207,7 @@ void EventLogWriter::on(const model::Accepted& e) {
   for (const model::NewMessage& m : e.request.messages) {
     r.messages.push_back(LogMessage{std::string(m.biz_type), std::string(m.biz_id), m.send_at});
   }
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Claimed& e) {
@@ -236,7 +219,7 @@ void EventLogWriter::on(const model::Claimed& e) {
   r.provider_accepted = e.row.accepted;
   r.message_kind = e.row.kind;
   r.recipient = e.row.recipient;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::LimitDecided& e) {
@@ -246,7 +229,7 @@ void EventLogWriter::on(const model::LimitDecided& e) {
   r.member = e.member;
   r.via = e.decision.via;
   r.admitted = e.decision.admitted;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::CapTaken& e) {
@@ -254,7 +237,7 @@ void EventLogWriter::on(const model::CapTaken& e) {
   r.id = e.message;
   r.token = e.claim;
   r.recipient = e.recipient;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::SubmitStarted& e) {
@@ -266,7 +249,7 @@ void EventLogWriter::on(const model::SubmitStarted& e) {
   r.path = e.path;
   r.message_kind = e.row.kind;
   r.recipient = e.row.recipient;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::SubmitFinished& e) {
@@ -280,7 +263,7 @@ void EventLogWriter::on(const model::SubmitFinished& e) {
   r.step = e.decision.step;
   r.reason = e.decision.reason;
   r.due_at = e.decision.due;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::Completed& e) {
@@ -297,14 +280,14 @@ void EventLogWriter::on(const model::Completed& e) {
   r.failed = e.failed;
   r.message_kind = e.row.kind;
   r.recipient = e.row.recipient;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::ModeChanged& e) {
   LogRecord r = event_record<LogRecord>(LogKind::mode, e.pod, e.at);
   r.rule = e.change.rule;
   r.entered = e.change.entered;
-  write(r);
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::ReceiptReceived& e) {
@@ -313,7 +296,7 @@ void EventLogWriter::on(const model::ReceiptReceived& e) {
   r.provider = e.provider;
   r.delivered = e.delivered;
   r.receipt = e.outcome;
-  write(r);
+  log_.write(r);
 }
 
 }  // namespace relaysim::live::sms

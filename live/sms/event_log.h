@@ -158,10 +158,10 @@ class EventLogWriter final : public SinkFor<model::Accepted>,
   // it cannot be opened.
   EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock);
 
-  void started(Time at);
-  void stopped(Time at);
+  void started(Time at) { log_.started(at); }
+  void stopped(Time at) { log_.stopped(at); }
   // Every line so far reached the file (none was lost to a full disk or an I/O error).
-  bool intact() const { return file_.intact(); }
+  bool intact() const { return log_.intact(); }
 
   void on(const model::Accepted& e) override;
   void on(const model::Claimed& e) override;
@@ -174,11 +174,7 @@ class EventLogWriter final : public SinkFor<model::Accepted>,
   void on(const model::ReceiptReceived& e) override;
 
  private:
-  void write(LogRecord& r);
-
-  LineFile file_;
-  model::PodId pod_;
-  const Clock& clock_;
+  EventLogFile<LogRecord> log_;
 };
 
 }  // namespace relaysim::live::sms
