@@ -725,11 +725,9 @@ def judged_part(relaysim):
              f"{recovered.stdout}{recovered.stderr}")
     # A place in a frequency cap the store holds and no log tells of, taken while its process was up
     # (its line cut from the middle of a life): no kill explains it, and the judge refuses the run.
-    deaths = []
-    for path in events:
-        logged = [json.loads(l) for l in open(path)]
-        deaths += [(logged[i - 1]["at"], r["at"]) for i, r in enumerate(logged) if r["event"] == "started" and i > 0]
+    # (Pod 1's place: only pod 1's kill could explain it, however long the other's took.)
     first = [json.loads(l) for l in open(events[0])]
+    deaths = [(first[i - 1]["at"], r["at"]) for i, r in enumerate(first) if r["event"] == "started" and i > 0]
     alive = [i for i, r in enumerate(first[:-1]) if r["event"] == "cap" and first[i + 1]["event"] != "started" and
              not any(last <= r["at"] < back for last, back in deaths)]
     if not alive:
@@ -743,21 +741,24 @@ def judged_part(relaysim):
              f"{refused.stdout}{refused.stderr}")
     # A process paused between an accept's commit and its line: another process claimed one of the
     # messages meanwhile and logged the claim first. As if so: an accept of pod 1's whose message
-    # pod 2 claimed, its line written just after the claim's (where no other line of pod 1's falls
-    # between). The judge must still see the accept first.
+    # pod 2 claimed, its line (and the few pod 1 wrote after it before the claim's) written just
+    # after the claim's — the accept that moves the fewest. The judge must still see it first.
     first, second = ([json.loads(l) for l in open(path)] for path in events)
     claims = {r["id"]: r["logged"] for r in second if r["event"] == "claimed"}
-    late = None
-    for i, r in enumerate(first[:-1]):
+    late = None  # (lines moved, the accept's place, when they are written now)
+    for i, r in enumerate(first):
         if r["event"] != "accepted" or r["outcome"] != "accepted":
             continue
         claimed = [claims[m] for m in range(r["id"], r["id"] + len(r["messages"])) if m in claims]
-        if claimed and r["logged"] < min(claimed) < first[i + 1]["logged"] - 1:
-            late = (i, min(claimed) + 1)
-            break
+        if not claimed or min(claimed) <= r["logged"] or first[-1]["logged"] <= min(claimed):
+            continue
+        moved = sum(1 for x in first[i:] if x["logged"] <= min(claimed))
+        if late is None or moved < late[0]:
+            late = (moved, i, min(claimed) + 1)
     if late is None:
-        fail(f"no accept of pod 1's has a message pod 2 claimed before pod 1's next line (the run is in {tmp})")
-    first[late[0]]["logged"] = late[1]
+        fail(f"no accept of pod 1's has a message pod 2 claimed (the run is in {tmp})")
+    for x in first[late[1]:late[1] + late[0]]:
+        x["logged"] = late[2]
     paused = os.path.join(tmp, "events-1-paused.jsonl")
     open(paused, "w").writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in first)
     after = judge(config, [paused, events[1]])
