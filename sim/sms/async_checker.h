@@ -31,7 +31,6 @@
 
 namespace relaysim::sim::sms {
 
-
 class AsyncChecker final : public SinkFor<relaysim::sms::Accepted>,
                            public SinkFor<relaysim::sms::SubmitStarted>,
                            public SinkFor<relaysim::sms::ModeChanged>,

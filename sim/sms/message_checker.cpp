@@ -182,6 +182,7 @@ void MessageChecker::on(const CapTaken& e) {
 // no line tells of the read; a limit's line is written just before it, so an accept recorded
 // before the claim or before its limit's last line is one the claim saw.
 void MessageChecker::on(const LimitDecided& e) {
+  if (judged_ == Judged::simulation) return;  // judged on the submit alone: no work per decision
   Message* m = find(e.message);
   if (m != nullptr && m->claim != 0 && e.pod == m->claim_pod && m->accepted) m->accept_seen = true;
 }
