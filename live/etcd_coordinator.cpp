@@ -73,8 +73,8 @@ struct EtcdCoordinator::Ask {
   }
 };
 
-EtcdCoordinator::EtcdCoordinator(HttpCaller& caller, const Clock& clock, EtcdOptions options)
-    : caller_(caller), clock_(clock), options_(std::move(options)), alive_(std::make_shared<bool>(true)) {
+EtcdCoordinator::EtcdCoordinator(HttpCaller& caller, const Clock& clock, EtcdOptions options, sim::CoordinatorBus* grants)
+    : caller_(caller), clock_(clock), options_(std::move(options)), grants_(grants), alive_(std::make_shared<bool>(true)) {
   RELAYSIM_ASSERT(!options_.endpoint.empty() && options_.timeout > Duration::zero(), "etcd has an endpoint and calls a deadline");
 }
 
@@ -157,7 +157,7 @@ void EtcdCoordinator::put(std::shared_ptr<Ask> ask, std::int64_t lease) {
       }
       const auto token = static_cast<std::uint64_t>(*revision);
       held_[held_key(ask->key, ask->holder)] = Held{lease, token};
-      return ask->answer(true, token);
+      return granted(*ask, token, false);
     }
     revoke(lease);  // not this holder's to keep
     // The key exists: whose is it?
@@ -213,8 +213,16 @@ void EtcdCoordinator::keep_alive(std::shared_ptr<Ask> ask, std::int64_t lease) {
       return grant(ask);
     }
     if (held == held_.end() || held->second.lease != lease) return ask->answer(false, 0);  // released meanwhile
-    ask->answer(true, held->second.token);
+    granted(*ask, held->second.token, true);
   });
+}
+
+void EtcdCoordinator::granted(Ask& ask, std::uint64_t token, bool renewed) {
+  if (grants_ != nullptr) {
+    const std::string_view name = std::string_view(ask.key).substr(options_.prefix.size());
+    grants_->emit(sim::LeaseGranted{name, ask.holder, token, renewed, ask.asked + ask.ttl, clock_.now()});
+  }
+  ask.answer(true, token);
 }
 
 void EtcdCoordinator::revoke(std::int64_t lease) {

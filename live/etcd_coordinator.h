@@ -23,6 +23,10 @@
 // long after it granted or renewed it (its TTL is the ttl rounded up, and never below etcd's
 // minimum), so a holder always gives a lease up before etcd lets another holder take it.
 //
+// With `grants`, every grant is told there as it is answered (LeaseGranted, the simulated
+// coordinator's own event, whose `expires` is the ask's moment plus the ttl: no later than etcd
+// lets the lease go), for the judge's check that a holder never counts a lease past its grant.
+//
 // Callbacks run on the io_context's loop, never inline, exactly once.
 #pragma once
 
@@ -37,6 +41,7 @@
 #include "live/http_call.h"
 #include "model/core/coordinator.h"
 #include "model/core/ports.h"
+#include "sim/world/coordinator.h"
 
 namespace relaysim::live {
 
@@ -49,7 +54,7 @@ struct EtcdOptions {
 class EtcdCoordinator final : public Coordinator {
  public:
   // `caller` must allow the endpoint's address (loopback, a private network) and outlive this.
-  EtcdCoordinator(HttpCaller& caller, const Clock& clock, EtcdOptions options);
+  EtcdCoordinator(HttpCaller& caller, const Clock& clock, EtcdOptions options, sim::CoordinatorBus* grants = nullptr);
   ~EtcdCoordinator() override;
   EtcdCoordinator(const EtcdCoordinator&) = delete;
   EtcdCoordinator& operator=(const EtcdCoordinator&) = delete;
@@ -71,6 +76,8 @@ class EtcdCoordinator final : public Coordinator {
   void grant(std::shared_ptr<Ask> ask);
   void put(std::shared_ptr<Ask> ask, std::int64_t lease);
   void keep_alive(std::shared_ptr<Ask> ask, std::int64_t lease);
+  // Answers `ask` granted under `token`, telling `grants_` first.
+  void granted(Ask& ask, std::uint64_t token, bool renewed);
   void revoke(std::int64_t lease);
   // POSTs `body` to the gateway's `path`; `then(HttpReply&&)` runs unless this is gone by then.
   template <class F>
@@ -80,6 +87,7 @@ class EtcdCoordinator final : public Coordinator {
   HttpCaller& caller_;
   const Clock& clock_;
   EtcdOptions options_;
+  sim::CoordinatorBus* grants_;
   // The leases held here, by key and holder (held_key).
   std::unordered_map<std::string, Held> held_;
   // Cleared when this is destroyed: an answer that comes after is dropped.

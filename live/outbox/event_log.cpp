@@ -117,6 +117,19 @@ void LogRecord::fields(Self& r, Io& io) {
       io("shard", r.shard);
       io("failure", r.failure);
       return;
+    case LogKind::granted:
+      io("lease", r.lease);
+      io("holder", r.holder);
+      io("token", r.token);
+      io("renewed", r.renewed);
+      io("until", r.until);
+      return;
+    case LogKind::commit_answered:
+      io("member", r.member);
+      io("partition", r.partition);
+      io("offset", r.offset);
+      io("applied", r.applied);
+      return;
   }
 }
 
@@ -142,6 +155,10 @@ std::optional<LogRecord> read_record(std::string_view line, std::string& problem
   }
   if (r->kind == LogKind::operation && r->first == 0) {
     problem = "operation: message ids count from 1";
+    return std::nullopt;
+  }
+  if (r->kind == LogKind::granted && (r->token == 0 || r->lease.empty() || r->holder == 0)) {
+    problem = "granted: a grant names its lease and holder, and fencing tokens count from 1";
     return std::nullopt;
   }
   return r;
@@ -283,6 +300,25 @@ void EventLogWriter::on(const sim::outbox::LogDeduped& e) {
   r.sequence = e.sequence;
   r.same = e.same;
   r.records.push_back(entry(e.record));
+  log_.write(r);
+}
+
+void EventLogWriter::on(const sim::outbox::GroupCommitted& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::commit_answered, log_.pod(), e.at);
+  r.member = e.member;
+  r.partition = e.partition;
+  r.offset = e.offset;
+  r.applied = e.applied;
+  log_.write(r);
+}
+
+void EventLogWriter::on(const sim::LeaseGranted& e) {
+  LogRecord r = event_record<LogRecord>(LogKind::granted, log_.pod(), e.at);
+  r.lease = std::string(e.name);
+  r.holder = e.holder;
+  r.token = e.token;
+  r.renewed = e.renewed;
+  r.until = e.expires;
   log_.write(r);
 }
 

@@ -10,18 +10,18 @@
 // Redis's change, after the call returned; a `committed` line when the commit is sent, before
 // Redis answers — so a log ends at the last event its process lived to see. Each line carries the
 // event's time (`at`) and when it was written (`logged`), by which the judge orders several
-// processes' lines. Not written yet: the two ground truths the oracle also reads from its
-// coordinator and log, each lease's grant (LeaseGranted, for O-fence) and whether the group took
-// a commit (GroupCommitted, for O-log).
+// processes' lines.
 //
 //   {"event":"leader_wrote","pod":1,"at":...,"logged":...,"shard":0,"token":7,"write":"mark",
 //    "applied":true,"messages":[{"id":12,"status":"processing","attempt":1,...}]}
 //
-// The kinds are the model's events (model/outbox/events.h) and two of the log's ground truth
-// (sim/outbox/truth.h), which the Redis script reports for each record of a produce it answered:
-// `appended` (written at an offset) and `deduped` (a repeat of the producer session's sequence;
-// `same` when it is the record written before). A produce that timed out has no answer, so a
-// record it wrote is told of by no line. The record's fields are declared once
+// The kinds are the model's events (model/outbox/events.h) and the ground truth the oracle reads
+// from its log and coordinator (sim/outbox/truth.h, sim/world/coordinator.h), as their answers
+// tell it: for each record of a produce the Redis script answered, `appended` (written at an
+// offset) or `deduped` (a repeat of the producer session's sequence; `same` when it is the record
+// written before); for each offset commit it answered, `commit_answered` (`applied` when the
+// member still owned the partition); for each lease etcd granted, `granted`. A call that timed
+// out has no answer, so what it did is told of by no line. The record's fields are declared once
 // (LogRecord::fields), for writing and for reading.
 #pragma once
 
@@ -43,14 +43,15 @@ namespace model = relaysim::outbox;
 
 enum class LogKind : std::uint8_t {
   started, stopped, operation, leadership, leader_wrote, published, appended, deduped, relocked, handled, finished,
-  consumed, committed, polled, store_failed
+  consumed, committed, polled, store_failed, granted, commit_answered
 };
 inline constexpr auto kLogKindNames = names<LogKind>({
     {LogKind::started, "started"}, {LogKind::stopped, "stopped"}, {LogKind::operation, "operation"},
     {LogKind::leadership, "leadership"}, {LogKind::leader_wrote, "leader_wrote"}, {LogKind::published, "published"},
     {LogKind::appended, "appended"}, {LogKind::deduped, "deduped"}, {LogKind::relocked, "relocked"},
     {LogKind::handled, "handled"}, {LogKind::finished, "finished"}, {LogKind::consumed, "consumed"},
-    {LogKind::committed, "committed"}, {LogKind::polled, "polled"}, {LogKind::store_failed, "store_failed"}});
+    {LogKind::committed, "committed"}, {LogKind::polled, "polled"}, {LogKind::store_failed, "store_failed"},
+    {LogKind::granted, "granted"}, {LogKind::commit_answered, "commit_answered"}});
 constexpr std::string_view to_string(LogKind k) { return kLogKindNames[k]; }
 
 // A message row as a leader's write or a consumer's re-lock found or left it.
@@ -101,21 +102,25 @@ struct LogRecord {
   model::RowId first = 0;
   std::vector<std::uint32_t> types;  // one per message the operation wrote
   bool committed = false;
-  // leadership, leader_wrote
+  // leadership, leader_wrote, granted
   model::FenceToken token = 0;
   bool leading = false;
-  Time until{};
+  Time until{};  // granted: when the grant lets the lease go, counted from the ask
+  // granted
+  std::string lease;
+  std::uint64_t holder = 0;
+  bool renewed = false;
   model::LeaderWrite write = model::LeaderWrite::fence;
-  bool applied = false;  // also finished
+  bool applied = false;  // also finished, commit_answered
   std::vector<LogMessage> messages;  // relocked: the one row as the re-lock found it
   // published, appended, deduped, relocked (the delivery's record), handled, finished
   model::ProducerId producer = 0;
-  std::uint32_t partition = 0;  // also consumed, committed
+  std::uint32_t partition = 0;  // also consumed, committed, commit_answered
   std::uint64_t sequence = 0;   // published: the first record's
   std::vector<LogEntry> records;
   model::Produced produced = model::Produced::ok;
   std::uint32_t attempt = 0;    // published: 0 for the first try, then its repeats
-  std::uint64_t offset = 0;     // appended, relocked (the delivery's), consumed, committed
+  std::uint64_t offset = 0;     // appended, relocked (the delivery's), consumed, committed, commit_answered
   bool same = false;            // deduped
   model::Relock relock = model::Relock::locked;
   model::Handled handled = model::Handled::done;
@@ -126,6 +131,8 @@ struct LogRecord {
   Time next_attempt{};
   // committed
   std::uint64_t generation = 0;
+  // commit_answered
+  model::MemberId member = 0;
   // polled
   std::uint32_t count = 0;
   bool evicted = false;
@@ -174,7 +181,9 @@ class EventLogWriter final : public SinkFor<model::OperationDone>,
                              public SinkFor<model::Polled>,
                              public SinkFor<model::StoreFailed>,
                              public SinkFor<sim::outbox::LogAppended>,
-                             public SinkFor<sim::outbox::LogDeduped> {
+                             public SinkFor<sim::outbox::LogDeduped>,
+                             public SinkFor<sim::outbox::GroupCommitted>,
+                             public SinkFor<sim::LeaseGranted> {
  public:
   // Appends to `path`, stamping each line with `clock`'s time; throws std::invalid_argument when
   // it cannot be opened.
@@ -198,6 +207,8 @@ class EventLogWriter final : public SinkFor<model::OperationDone>,
   void on(const model::StoreFailed& e) override;
   void on(const sim::outbox::LogAppended& e) override;
   void on(const sim::outbox::LogDeduped& e) override;
+  void on(const sim::outbox::GroupCommitted& e) override;
+  void on(const sim::LeaseGranted& e) override;
 
  private:
   EventLogFile<LogRecord> log_;

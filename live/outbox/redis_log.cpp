@@ -159,8 +159,15 @@ void RedisLog::commit(MemberId member, std::uint64_t generation, std::uint32_t p
   args.push_back(std::to_string(partition));
   args.push_back(std::to_string(offset));
   scripts_.run(log_script(), {key_}, std::move(args), options_.call_timeout,
-               [this, alive = alive_](KvStatus status, const redisReply*) {
-                 if (*alive && status != KvStatus::ok) ++failures_;
+               [this, alive = alive_, member, partition, offset](KvStatus status, const redisReply* reply) {
+                 if (!*alive) return;
+                 if (status != KvStatus::ok) {
+                   ++failures_;
+                 } else if (truth_ != nullptr && reply->type == REDIS_REPLY_INTEGER) {
+                   // 1: the member still owned the partition in its generation, and the offset
+                   // moved (or stayed, if a larger one was committed before); 0: refused.
+                   truth_->emit(sim::outbox::GroupCommitted{partition, offset, member, reply->integer == 1, clock_.now()});
+                 }
                });
 }
 

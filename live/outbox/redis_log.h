@@ -33,7 +33,9 @@
 // fields of outbox::Record, decimal); a stream entry that does not read as one is skipped.
 //
 // With `truth`, every write and every repeat the script reports is told there (LogAppended,
-// LogDeduped: the simulator's own events of its log), at the time its answer came.
+// LogDeduped: the simulator's own events of its log), and so is every commit it answered, taken
+// or refused (GroupCommitted), at the time its answer came. A commit with no answer is told of
+// by nothing (it may have been taken).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -49,7 +49,7 @@ Service::Service(boost::asio::io_context& io, const OutboxServeConfig& config)
       caller_(io, AddressPolicy{true, true, true}),
       stores_(open_shards(config)),
       shards_(shard_pointers(stores_)),
-      coordinator_(caller_, clock_, EtcdOptions{config.etcd, config.lease_prefix}),
+      coordinator_(caller_, clock_, EtcdOptions{config.etcd, config.lease_prefix}, &grants_),
       log_(io, clock_, log_address(config),
            RedisLogOptions{config.topic, config.partitions, config.max_poll_interval, config.session_timeout}, config.pod,
            &truth_),
@@ -64,6 +64,7 @@ Service::Service(boost::asio::io_context& io, const OutboxServeConfig& config)
     event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod, clock_);
     events_.attach(*event_log_);
     truth_.attach(*event_log_);
+    grants_.attach(*event_log_);
   }
   server_ = std::make_unique<HttpServer>(io, listen_endpoint(config.listen, "listen"),
                                          [this](const Incoming& in, Respond respond) { api_.handle(in, std::move(respond)); });

@@ -79,8 +79,11 @@ class Service {
   HttpCaller caller_;
   std::vector<std::unique_ptr<PgStore>> stores_;
   std::vector<model::Store*> shards_;
+  // etcd's grants of the shards' leases, as its answers tell them: for the event log.
+  sim::CoordinatorBus grants_;
   EtcdCoordinator coordinator_;
-  // What Redis's script says it wrote (each record appended, or a repeat): for the event log.
+  // What Redis's script says it wrote (each record appended, or a repeat) and which commits it
+  // took: for the event log.
   sim::outbox::WorldEvents truth_;
   RedisLog log_;
   HttpDownstream downstream_;

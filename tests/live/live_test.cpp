@@ -775,6 +775,10 @@ TEST(OutboxEventLog, EveryKindReadsBackAsWritten) {
     r.count = 500;
     r.evicted = true;
     r.failure = StoreFailure::io;
+    r.lease = "outbox/shard/1";
+    r.holder = 2;
+    r.renewed = true;
+    r.member = 17;
     const std::string line = lo::write_record(r);
     std::string problem;
     const std::optional<lo::LogRecord> back = lo::read_record(line, problem);
