@@ -27,6 +27,7 @@
 #include "live/webhook/world.h"
 #include "live/serve_file.h"
 #include "live/outbox/config.h"
+#include "live/outbox/judge.h"
 #include "live/outbox/service.h"
 #include "live/outbox/world.h"
 #include "live/sms/config.h"
@@ -625,12 +626,41 @@ int judge_sms(const JudgeArgs& args) {
                                 {"not_judged", not_judged}});
 }
 
+int judge_outbox(const JudgeArgs& args) {
+  if (!args.calls.empty()) return fail_usage("--calls is not read for the outbox relay's run: its logs tell of each operation");
+  if (!args.database.empty()) {
+    return fail_usage("--database is not read for the outbox relay's run: its shards are the serve file's PostgreSQL "
+                      "databases (serve.shards), read as they are");
+  }
+  outbox::Judgement j;
+  if (const auto refused = refused_by([&] { j = outbox::judge({args.scenario, args.config, args.events, args.receipts}); })) {
+    return *refused;
+  }
+  const auto n = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+  std::printf("judge: %u processes; %llu business operations committed (%llu messages), %llu rolled back; %llu leader "
+              "writes took effect, %llu kept out by the fence; %llu records written to the log; %llu effects applied\n",
+              j.processes, n(j.committed), n(j.messages), n(j.rolled_back), n(j.leader_writes), n(j.fenced_out),
+              n(j.appended), n(j.effects));
+  std::string duplicates;
+  for (const auto& [cause, count] : j.duplicates) duplicates += (duplicates.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
+  std::printf("judge: second records of one attempt: %s; %llu records replayed before lines logged earlier (a change "
+              "committed before its line was written)\n",
+              duplicates.empty() ? "none" : duplicates.c_str(), n(j.pulled));
+  print_ledger(j.ledger);
+  nlohmann::json by_cause = nlohmann::json::object();
+  for (const auto& [cause, count] : j.duplicates) by_cause[cause] = count;
+  return verdict(j.ledger, args.json,
+                 nlohmann::json{{"committed", j.committed}, {"messages", j.messages}, {"rolled_back", j.rolled_back},
+                                {"effects", j.effects}, {"fenced_out", j.fenced_out}, {"duplicates", by_cause}});
+}
+
 }  // namespace
 
 int judge_command(const JudgeArgs& args) {
   ServedSystem system{};
   if (const auto refused = refused_by([&] { system = served_system(args.config); })) return *refused;
-  if (system == ServedSystem::outbox) return fail_usage("judging the outbox relay's live runs is not built yet");
+  if (system == ServedSystem::outbox) return judge_outbox(args);
+  if (args.database.empty()) return fail_usage("--database is required: the database the serve processes shared");
   if (system == ServedSystem::sms) return judge_sms(args);
   if (args.calls.empty()) return fail_usage("--calls is required for the webhook platform's run (docs/live.md)");
   webhook::Judgement j;

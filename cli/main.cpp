@@ -382,7 +382,9 @@ CLI::App* declare_judge(CLI::App& app, live::JudgeArgs& judge_args) {
   judge->add_option("--calls", judge_args.calls,
                     "The clients' calls, one JSON line each (docs/live.md): the webhook platform's creates (required), "
                     "the SMS gateway's sends (optional: without them S-scope is not judged)");
-  judge->add_option("--database", judge_args.database, "The database the processes shared, after the run")->required();
+  judge->add_option("--database", judge_args.database,
+                    "The database the processes shared, after the run (the webhook platform's and the SMS gateway's; "
+                    "the outbox relay's shards are its serve file's)");
   judge->add_option("--json", judge_args.json,
                     "Also write the verdict and the run's figures (for the webhook platform: every metric of `relaysim "
                     "metrics` but utilisation, counted by the simulator's own code) as JSON to this file");

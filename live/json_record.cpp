@@ -28,6 +28,25 @@ Time world_time(const nlohmann::json& j, const char* name, Duration shift, const
   return world_time(Time{Duration{field<std::int64_t>(j, name, where)}}, name, shift, where);
 }
 
+Duration world_started(const nlohmann::json& world, std::string_view scenario, std::uint64_t seed, std::string_view system,
+                       std::string_view whose, const std::string& where) {
+  if (!world.is_object()) throw std::invalid_argument(where + ": 'world' is not an object");
+  const std::string served = world.value("system", std::string("webhook"));
+  if (served != system) {
+    throw std::invalid_argument(where + ": the world served a " + served + " scenario, not " + std::string(whose));
+  }
+  const std::string name = field<std::string>(world, "scenario", where);
+  const auto drawn = field<std::uint64_t>(world, "seed", where);
+  if (name != scenario || drawn != seed) {
+    throw std::invalid_argument(where + ": these are the receipts of world '" + name + "' (seed " + std::to_string(drawn) +
+                                "), not of the scenario '" + std::string(scenario) + "' (seed " + std::to_string(seed) + ")");
+  }
+  const Duration started{field<std::int64_t>(world, "started_ns", where)};
+  if (started < Duration::zero()) throw std::invalid_argument(where + ": field 'started_ns' is negative");
+  if (started > Duration::max() / 2) throw std::invalid_argument(where + ": 'started_ns' is past any real run's time");
+  return started;
+}
+
 LineFile::LineFile(const std::string& path, const char* option)
     : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) {
   if (fd_ < 0) throw std::invalid_argument(std::string(option) + ": cannot open " + path + ": " + std::strerror(errno));

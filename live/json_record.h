@@ -213,6 +213,14 @@ Time world_time(const nlohmann::json& j, const char* name, Duration shift, const
 // The same for a time read already.
 Time world_time(Time unix_time, const char* name, Duration shift, const std::string& where);
 
+// The world a log's first line, `{"world": {"scenario", "seed", "system", "started_ns", ...}}`,
+// names (`world`, its object), checked against the scenario the judge was given: that scenario,
+// with its seed (the world's draws), served as `system` ("webhook" when the line names none:
+// `whose` says it to the user, "the SMS gateway's"). Returns when the world started: Unix time,
+// a real run's.
+Duration world_started(const nlohmann::json& world, std::string_view scenario, std::uint64_t seed, std::string_view system,
+                       std::string_view whose, const std::string& where);
+
 // A process's lives in its event log, as the judge checks them: a life runs from `started` to
 // `stopped`, or to the next `started` (the process was killed and started again). Within a life
 // every record comes after `started`, no record's own time is before it (one clock, which never

@@ -70,23 +70,8 @@ RunClock read_world(const std::string& path, const sim::Scenario& scenario, cons
     const json j = parse_object(text, where);
     if (const auto w = j.find("world"); w != j.end()) {
       if (started) throw std::invalid_argument(where + ": a second world's log: judge one world's run at a time");
-      if (!w->is_object()) throw std::invalid_argument(where + ": 'world' is not an object");
-      const std::string system = w->value("system", std::string("webhook"));
-      if (system != "sms") {
-        throw std::invalid_argument(where + ": the world served a " + system + " scenario, not the SMS gateway's");
-      }
-      const std::string name = field<std::string>(*w, "scenario", where);
-      if (name != scenario.name) {
-        throw std::invalid_argument(where + ": the world served scenario '" + name + "', not '" + scenario.name + "'");
-      }
-      started = Duration{field<std::int64_t>(*w, "started_ns", where)};
-      if (*started > Duration::max() / 2) throw std::invalid_argument(where + ": 'started_ns' is past any real run's time");
+      started = world_started(*w, scenario.name, scenario.seed, "sms", "the SMS gateway's", where);
       RunClock::plausible(Time{*started}, "started_ns", where);
-      if (field<std::uint64_t>(*w, "seed", where) != scenario.seed) {
-        throw std::invalid_argument(where + ": the world drew its providers and directory from seed " +
-                                    std::to_string(field<std::uint64_t>(*w, "seed", where)) + ", not the scenario's " +
-                                    std::to_string(scenario.seed));
-      }
       epoch = Duration{field<std::int64_t>(*w, "epoch_ns", where)};
       return;
     }
@@ -771,7 +756,7 @@ Judgement judge(const JudgeInputs& in) {
   relaysim::sms::Events recovered;
   ss::WorldEvents world;
   sim::ProcessEvents processes;
-  ss::Oracle oracle(spec, scenario.seed, out.ledger, ss::Judged::live);
+  ss::Oracle oracle(spec, scenario.seed, out.ledger, sim::Judged::live);
   oracle.attach(model, world, processes);
   oracle.attach_recovered(recovered);
   Replay replay(config, logs, submits, calls, model, recovered, world, processes, out);

@@ -159,14 +159,7 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
       // A world restarted on the same file is another world (its clock, outages and URL versions
       // start again): one run is one world's.
       if (shift) throw std::invalid_argument(where + ": a second world's receipts in the file: judge one world's run");
-      const std::string name = field<std::string>(*w, "scenario", where);
-      const auto seed = field<std::uint64_t>(*w, "seed", where);
-      if (name != scenario.name || seed != scenario.seed) {
-        throw std::invalid_argument(where + ": these are the receipts of world '" + name + "' (seed " + std::to_string(seed) +
-                                    "), not of the scenario '" + scenario.name + "' (seed " + std::to_string(scenario.seed) + ")");
-      }
-      shift = Duration{field<std::int64_t>(*w, "started_ns", where)};
-      if (*shift < Duration::zero()) throw std::invalid_argument(where + ": field 'started_ns' is negative");
+      shift = world_started(*w, scenario.name, scenario.seed, "webhook", "the webhook platform's", where);
       base = field<std::string>(*w, "base", where);
       return;
     }

@@ -13,6 +13,14 @@
 
 namespace relaysim::sim {
 
+// What an oracle judges. A `simulation`'s events come in the order they happened: timers fire
+// on the dot, and a pod's read of a store and what it decides from it come at one instant, with
+// nothing between. A `live` run's come from its processes' logs merged by when each line was
+// written: a timer's callback runs a little after its deadline, another process may commit a
+// change between a pod's read and the line of what it then did, and a store numbers what it
+// holds in the order its transactions took numbers, not the order they committed.
+enum class Judged : std::uint8_t { simulation, live };
+
 struct InvariantInfo {
   std::string_view id;     // "W-deadline"
   std::string_view title;  // one line: what it promises

@@ -16,8 +16,8 @@ LeadershipChecker::LeadershipChecker(const OutboxSpec& spec, Ledger& ledger)
 
 void LeadershipChecker::on(const LeaseGranted& e) {
   RELAYSIM_ASSERT(e.token != 0, "a grant carries a fencing token, counted from 1");
-  if (granted_until_.size() <= e.token) granted_until_.resize(e.token + 1, Time{});
-  granted_until_[e.token] = std::max(granted_until_[e.token], e.expires);
+  Time& until = granted_until_[e.token];
+  until = std::max(until, e.expires);
 }
 
 void LeadershipChecker::on(const LeadershipChanged& e) {
@@ -25,7 +25,8 @@ void LeadershipChecker::on(const LeadershipChanged& e) {
   // The coordinator decided the grant after it was asked, so a lease counted from the asking
   // ends no later than the coordinator's; one counted from the answer outlasts it, and a pod that
   // still believes it leads may act beside its successor.
-  const Time granted = e.token < granted_until_.size() ? granted_until_[e.token] : Time{};
+  const auto it = granted_until_.find(e.token);
+  const Time granted = it != granted_until_.end() ? it->second : Time{};
   if (e.until > granted) {
     violate_(Invariant::fence, e.at, {e.shard, 0},
              "pod-" + std::to_string(e.pod - 1) + " took the lease of token " + std::to_string(e.token) + " as lasting until " +

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "model/core/events.h"
@@ -37,7 +38,9 @@ class LeadershipChecker final : public SinkFor<relaysim::outbox::LeadershipChang
  private:
   Violations violate_;
   std::vector<relaysim::outbox::FenceToken> fence_;  // per shard: the largest token that wrote
-  std::vector<Time> granted_until_;  // per fencing token: the latest expiry the coordinator granted it
+  // Per fencing token: the latest expiry the coordinator granted it. (A map: a real coordinator's
+  // tokens are its revisions, which other keys' writes move on too.)
+  std::unordered_map<relaysim::outbox::FenceToken, Time> granted_until_;
   std::uint64_t fenced_out_ = 0;
 };
 

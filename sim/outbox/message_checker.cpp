@@ -20,8 +20,12 @@ Duration total(const std::vector<Outage>& outages, Time end) {
 
 }  // namespace
 
-MessageChecker::MessageChecker(const Scenario& scenario, Ledger& ledger)
-    : spec_(spec_of(scenario)), violate_(ledger), messages_(spec_.platform.shards) {
+MessageChecker::MessageChecker(const Scenario& scenario, Ledger& ledger, Judged judged)
+    : spec_(spec_of(scenario)),
+      violate_(ledger),
+      judged_(judged),
+      messages_(spec_.platform.shards),
+      committed_in_(spec_.platform.shards, 0) {
   const RelayConfig& c = spec_.platform;
   RELAYSIM_ASSERT(c.shards >= 1, "a relay has shards");
   // Everything a due message may have to wait through before it moves again, faults included.
@@ -39,7 +43,8 @@ MessageChecker::MessageChecker(const Scenario& scenario, Ledger& ledger)
 
 MessageChecker::Tracked* MessageChecker::find(ShardId shard, RowId id) {
   if (shard >= messages_.size() || id == 0 || id > messages_[shard].size()) return nullptr;
-  return &messages_[shard][id - 1];
+  Tracked& t = messages_[shard][id - 1];
+  return t.committed ? &t : nullptr;
 }
 
 std::uint16_t MessageChecker::max_attempts(std::uint32_t type) const {
@@ -54,20 +59,34 @@ void MessageChecker::on(const OperationDone& e) {
   auto& shard = messages_[e.shard];
   for (std::uint32_t i = 0; i < e.count(); ++i) {
     const RowId id = e.first + i;
-    if (id != shard.size() + 1) {
+    if (judged_ == Judged::simulation ? id != shard.size() + 1 : id <= shard.size() && shard[id - 1].committed) {
       violate_(Invariant::final, e.at, {e.shard, id},
-               "committed with id " + std::to_string(id) + ", but the shard's next id is " + std::to_string(shard.size() + 1));
+               judged_ == Judged::simulation
+                   ? "committed with id " + std::to_string(id) + ", but the shard's next id is " + std::to_string(shard.size() + 1)
+                   : "committed with id " + std::to_string(id) + ", which a message committed before has");
       continue;
     }
+    if (id > shard.size()) shard.resize(id - 1);  // live: numbers taken and not (yet) committed
     Tracked t;
     t.key = e.key;
     t.version = e.version;
     t.type = e.types[i];
     t.next_attempt = e.at;
     t.committed = true;
-    shard.push_back(t);
+    if (id > shard.size()) {
+      shard.push_back(t);
+    } else {
+      shard[id - 1] = t;
+    }
     ++committed_;
-    if (spec_.platform.ordering == Ordering::per_key) open_by_key_[e.key].push_back(MessageRef{e.shard, id}.packed());
+    ++committed_in_[e.shard];
+    if (spec_.platform.ordering == Ordering::per_key) {
+      // In id order (live, a message may be told of after a later one): an entity's messages are
+      // in one shard, whose lock of the entity's row numbers them in the order they commit.
+      std::deque<std::uint64_t>& open = open_by_key_[e.key];
+      const std::uint64_t self = MessageRef{e.shard, id}.packed();
+      open.insert(std::upper_bound(open.begin(), open.end(), self), self);
+    }
   }
 }
 
@@ -296,10 +315,10 @@ void MessageChecker::finish(Time end, std::span<Store* const> shards) {
   RELAYSIM_ASSERT(shards.size() == messages_.size(), "a store for every shard");
   for (ShardId s = 0; s < shards.size(); ++s) {
     const StoreCounts c = shards[s]->counts();
-    if (c.messages < messages_[s].size()) {
-      lost_ += messages_[s].size() - c.messages;
+    if (c.messages < committed_in_[s]) {
+      lost_ += committed_in_[s] - c.messages;
       violate_(Invariant::final, end, {s, 0},
-               std::to_string(messages_[s].size() - c.messages) + " committed messages are missing from shard " +
+               std::to_string(committed_in_[s] - c.messages) + " committed messages are missing from shard " +
                    std::to_string(s));
     }
     // per_key: a message may move only once every earlier message of its entity is final, so it
@@ -315,6 +334,7 @@ void MessageChecker::finish(Time end, std::span<Store* const> shards) {
     const bool per_key = spec_.platform.ordering == Ordering::per_key;
     for (RowId id = 1; id <= messages_[s].size(); ++id) {
       Tracked& t = messages_[s][id - 1];
+      if (!t.committed) continue;
       const MessageRef ref{s, id};
       if (t.status == Status::handled && t.effects == 0) {
         violate_(Invariant::once, end, ref, "handled, but its effect was never applied");

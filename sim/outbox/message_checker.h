@@ -63,7 +63,10 @@ class MessageChecker final : public SinkFor<relaysim::outbox::OperationDone>,
                              public SinkFor<LogAppended>,
                              public SinkFor<EffectApplied> {
  public:
-  MessageChecker(const Scenario& scenario, Ledger& ledger);
+  // Judged live, a shard's ids are its store's sequence: they may be committed out of order (two
+  // processes' transactions took numbers, and the later committed first) and leave gaps (a
+  // transaction that rolled back took one); a simulated store numbers its commits 1, 2, 3...
+  MessageChecker(const Scenario& scenario, Ledger& ledger, Judged judged = Judged::simulation);
 
   void on(const relaysim::outbox::OperationDone& e) override;
   void on(const relaysim::outbox::LeaderWrote& e) override;
@@ -104,6 +107,7 @@ class MessageChecker final : public SinkFor<relaysim::outbox::OperationDone>,
     bool unmarked = false;   // published (acknowledged) for appended_attempt and not marked since
   };
 
+  // The committed message `id` of `shard`; nullptr when none was committed under it.
   Tracked* find(relaysim::outbox::ShardId shard, relaysim::outbox::RowId id);
   std::uint16_t max_attempts(std::uint32_t type) const;
   // A message's status moved as a store reported; checks it could.
@@ -113,7 +117,9 @@ class MessageChecker final : public SinkFor<relaysim::outbox::OperationDone>,
   const OutboxSpec& spec_;
   Violations violate_;
   Duration settle_;  // how long a due message may wait before it counts as stuck at the end
-  std::vector<std::vector<Tracked>> messages_;  // per shard, by id - 1
+  Judged judged_;
+  std::vector<std::vector<Tracked>> messages_;  // per shard, by id - 1 (live: with gaps, not committed)
+  std::vector<std::uint64_t> committed_in_;     // per shard: how many messages were committed
   // per_key: per entity, its messages not yet final, in id order (packed refs).
   std::unordered_map<relaysim::outbox::EntityKey, std::deque<std::uint64_t>> open_by_key_;
   std::array<std::uint64_t, kDuplicateCauseCount> duplicates_{};

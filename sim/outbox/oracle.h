@@ -33,8 +33,8 @@ namespace relaysim::sim::outbox {
 
 class Oracle {
  public:
-  Oracle(const Scenario& scenario, Ledger& ledger)
-      : leadership_(spec_of(scenario), ledger), messages_(scenario, ledger), log_(spec_of(scenario), ledger) {}
+  Oracle(const Scenario& scenario, Ledger& ledger, Judged judged = Judged::simulation)
+      : leadership_(spec_of(scenario), ledger), messages_(scenario, ledger, judged), log_(spec_of(scenario), ledger) {}
 
   // Attaches the checkers to the run's buses, where the oracle's place among their sinks is.
   void attach(relaysim::outbox::Events& model, WorldEvents& world);

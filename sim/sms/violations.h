@@ -13,13 +13,6 @@
 
 namespace relaysim::sim::sms {
 
-// What the checkers judge. A `simulation`'s events come in the order they happened: timers fire
-// on the dot, and a pod's read of the store and the submit it decides come at one instant, with
-// nothing between. A `live` run's come from its processes' logs merged by when each line was
-// written: a timer's callback runs a little after its deadline, and another process may commit a
-// change between a pod's read and the line of what it then did.
-enum class Judged : std::uint8_t { simulation, live };
-
 class Violations {
  public:
   explicit Violations(Ledger& ledger) : ledger_(ledger) {}

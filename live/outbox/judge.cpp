@@ -1,0 +1,536 @@
+#include "live/outbox/judge.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "live/json_api.h"
+#include "live/json_record.h"
+#include "live/outbox/config.h"
+#include "live/outbox/event_log.h"
+#include "live/outbox/pg_store.h"
+#include "live/serve_file.h"
+#include "sim/loader.h"
+#include "sim/outbox/invariants.h"
+#include "sim/outbox/oracle.h"
+#include "sim/outbox/spec.h"
+
+namespace relaysim::live::outbox {
+
+namespace {
+
+using nlohmann::json;
+namespace so = sim::outbox;
+
+// How far past the messages the shards hold a logged id may go (numbers taken by transactions
+// that rolled back or failed), and how far a partition's offsets: past these, the logs are not of
+// this run's shards (and following them would cost the oracle memory for every id below).
+constexpr std::uint64_t kIdsPastStoredAtMost = 1'000'000;
+constexpr std::uint64_t kOffsetsAtMost = std::uint64_t{1} << 26;
+
+// The run's clock: Unix times less the world's start. Nothing of the run comes before it; a time
+// of 0 is a field the event leaves unset, and stays 0.
+struct RunClock {
+  Duration start{};
+  Time of(Time unix_time, const char* name, const std::string& where) const {
+    if (unix_time == Time{}) return Time{};
+    constexpr Duration kLatest = Duration::max() - std::chrono::hours(24 * 366 * 10);
+    if (unix_time.time_since_epoch() > kLatest) throw std::invalid_argument(where + ": '" + name + "' is past any real run's time");
+    return world_time(unix_time, name, start, where);
+  }
+};
+
+// An effect the world's downstream applied, as its receipts tell it.
+struct Effect {
+  Time at{};
+  model::Record record;
+};
+
+RunClock read_world(const std::string& path, const sim::Scenario& scenario, const OutboxServeConfig& config,
+                    std::vector<Effect>& out) {
+  std::optional<Duration> started;
+  each_line(path, "--receipts", [&](const std::string& text, const std::string& where) {
+    const json j = parse_object(text, where);
+    if (const auto w = j.find("world"); w != j.end()) {
+      if (started) throw std::invalid_argument(where + ": a second world's log: judge one world's run at a time");
+      started = world_started(*w, scenario.name, scenario.seed, "outbox", "the outbox relay's", where);
+      return;
+    }
+    if (!started) throw std::invalid_argument(where + ": no world line before it: the log does not start as world writes it");
+    const auto at = field<std::int64_t>(j, "at_ns", where);
+    if (at < 0 || Duration{at} > Duration::max() / 4) throw std::invalid_argument(where + ": 'at_ns' is not a time of the run");
+    // A handling the downstream never saw arrive (a timeout, an outage) has no effect.
+    if (!j.contains("applied") || field<std::uint64_t>(j, "applied", where) == 0) return;
+    Effect e;
+    e.at = Time{Duration{at}};
+    e.record.shard = field<model::ShardId>(j, "shard", where);
+    e.record.id = field<model::RowId>(j, "id", where);
+    e.record.attempt = field<std::uint16_t>(j, "attempt", where);
+    e.record.key = field<model::EntityKey>(j, "key", where);
+    e.record.version = field<std::uint64_t>(j, "version", where);
+    e.record.fence = field<model::FenceToken>(j, "fence", where);
+    if (e.record.shard >= config.platform.shards) {
+      throw std::invalid_argument(where + ": shard " + std::to_string(e.record.shard) + ": the relay has " +
+                                  std::to_string(config.platform.shards));
+    }
+    if (e.record.id == 0) throw std::invalid_argument(where + ": message ids count from 1");
+    out.push_back(e);
+  });
+  if (!started) throw std::invalid_argument("--receipts: " + path + " is empty: no world wrote it");
+  std::stable_sort(out.begin(), out.end(), [](const Effect& a, const Effect& b) { return a.at < b.at; });
+  return RunClock{*started};
+}
+
+struct Log {
+  std::string path;
+  std::vector<LogRecord> records;
+};
+
+// The shard, partition and pod of a record, and the ids it names, checked against the relay's.
+void check_ranges(const LogRecord& r, const OutboxServeConfig& config, const std::string& where) {
+  const auto refuse = [&](const std::string& what) { throw std::invalid_argument(where + ": " + what); };
+  if (r.pod == 0 || r.pod > config.platform.pods) {
+    refuse("pod " + std::to_string(r.pod) + ": the relay's pods are numbered from 1 to " +
+           std::to_string(config.platform.pods) + " (platform.pods, serve --pod)");
+  }
+  if (r.shard >= config.platform.shards) {
+    refuse("shard " + std::to_string(r.shard) + ": the relay has " + std::to_string(config.platform.shards));
+  }
+  if (r.partition >= config.partitions) {
+    refuse("partition " + std::to_string(r.partition) + ": the log has " + std::to_string(config.partitions) +
+           " (serve.partitions)");
+  }
+  if (r.offset >= kOffsetsAtMost) refuse("offset " + std::to_string(r.offset) + " is past any the judge follows");
+  for (const LogEntry& e : r.records) {
+    if (e.record.shard >= config.platform.shards) refuse("a record of shard " + std::to_string(e.record.shard));
+    if (e.record.id == 0) refuse("a record of message 0: ids count from 1");
+  }
+  for (const LogMessage& m : r.messages) {
+    if (m.row.id == 0) refuse("a row of message 0: ids count from 1");
+  }
+}
+
+std::vector<Log> read_logs(const std::vector<std::string>& paths, const OutboxServeConfig& config, const RunClock& clock) {
+  std::vector<Log> logs;
+  LogChecker checker;
+  std::unordered_map<model::PodId, std::string> pods;  // the log each pod's records came from
+  for (const std::string& path : paths) {
+    checker.next_log();
+    Log log{path, {}};
+    bool up = false;
+    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
+      std::string problem;
+      std::optional<LogRecord> r = read_record(text, problem);
+      if (!r) throw std::invalid_argument(where + ": " + problem);
+      check_ranges(*r, config, where);
+      if (const std::string why = checker.check(*r, where); !why.empty()) {
+        throw std::invalid_argument(where + ": " + why + ": no real run writes this log");
+      }
+      const auto [it, fresh] = pods.try_emplace(r->pod, path);
+      if (!fresh && it->second != path) {
+        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
+                                    ": each process of a run has a pod number of its own (serve --pod)");
+      }
+      if (r->kind == LogKind::started && up) {
+        throw std::invalid_argument(where + ": the process was killed before this start (no 'stopped' before it): judging "
+                                    "a run with a killed relay process is not built yet");
+      }
+      up = r->kind == LogKind::started || (up && r->kind != LogKind::stopped);
+      r->at = clock.of(r->at, "at", where);
+      r->logged = clock.of(r->logged, "logged", where);
+      r->until = clock.of(r->until, "until", where);
+      r->started = clock.of(r->started, "started", where);
+      r->next_attempt = clock.of(r->next_attempt, "next_attempt", where);
+      for (LogMessage& m : r->messages) {
+        m.row.created_at = clock.of(m.row.created_at, "created_at", where);
+        m.row.next_attempt = clock.of(m.row.next_attempt, "next_attempt", where);
+      }
+      for (LogEntry& e : r->records) e.record.created_at = clock.of(e.record.created_at, "created_at", where);
+      log.records.push_back(std::move(*r));
+    });
+    if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
+    if (up) {
+      throw std::invalid_argument("--events: " + path + " ends without 'stopped': its process was killed (or still runs): "
+                                  "judging a run with a killed relay process is not built yet");
+    }
+    logs.push_back(std::move(log));
+  }
+  return logs;
+}
+
+// The scenario as the run played it: the world's outbox scenario, with the relay and the log the
+// serve configuration ran.
+sim::Scenario scenario_as_run(const JudgeInputs& in, const OutboxServeConfig& config) {
+  sim::Scenario scenario = sim::load_scenario(in.scenario);
+  if (dynamic_cast<const so::OutboxSpec*>(&scenario.spec()) == nullptr) {
+    throw std::invalid_argument(in.scenario + ": the serve configuration is the outbox relay's, but the scenario's system is not outbox");
+  }
+  so::OutboxSpec& spec = so::spec_of(scenario);
+  spec.platform = config.platform;
+  spec.log.partitions = config.partitions;
+  spec.log.session_timeout = config.session_timeout;
+  spec.log.max_poll_interval = config.max_poll_interval;
+  return scenario;
+}
+
+// Where a record is: log and line index.
+struct At {
+  std::uint32_t log = 0;
+  std::uint32_t index = 0;
+};
+
+// A message's state, ranked along its life: pending after N attempts is 2N+1 (1: just committed),
+// processing under attempt N is 2N, final after attempt N is 2N+1. Each change of state comes
+// after the change that made the state it changed.
+constexpr std::uint32_t pending_after(std::uint32_t attempt) { return 2 * attempt + 1; }
+constexpr std::uint32_t processing_under(std::uint32_t attempt) { return 2 * attempt; }
+
+// Hands the records to the oracle's checkers in the order described in judge.h.
+class Replay {
+ public:
+  Replay(std::vector<Log>& logs, const std::vector<Effect>& effects, model::Events& model, so::WorldEvents& world,
+         sim::CoordinatorBus& coordinator, Judgement& out)
+      : logs_(logs), effects_(effects), model_(model), world_(world), coordinator_(coordinator), out_(out),
+        next_(logs.size(), 0), pulling_(logs.size(), false) {
+    index();
+  }
+
+  // Replays everything; returns the time of the last record.
+  Time run() {
+    std::size_t effect = 0;
+    for (;;) {
+      std::optional<std::uint32_t> first;
+      Time when = Time::max();
+      for (std::uint32_t l = 0; l < logs_.size(); ++l) {
+        if (next_[l] < logs_[l].records.size() && logs_[l].records[next_[l]].logged < when) {
+          when = logs_[l].records[next_[l]].logged;
+          first = l;
+        }
+      }
+      if (effect < effects_.size() && (!first || effects_[effect].at <= when)) {
+        applied(effects_[effect++]);
+      } else if (first) {
+        advance(*first, next_[*first]);
+      } else {
+        break;
+      }
+    }
+    return end_;
+  }
+
+ private:
+  // Every change of a message's state, and every leader write, by where it is.
+  void index() {
+    for (std::uint32_t l = 0; l < logs_.size(); ++l) {
+      const std::vector<LogRecord>& records = logs_[l].records;
+      for (std::uint32_t i = 0; i < records.size(); ++i) {
+        const LogRecord& r = records[i];
+        const At at{l, i};
+        switch (r.kind) {
+          case LogKind::operation:
+            if (!r.committed) break;
+            for (std::uint32_t k = 0; k < r.types.size(); ++k) {
+              changes_[model::MessageRef{r.shard, r.first + k}.packed()].emplace(pending_after(0), at);
+            }
+            break;
+          case LogKind::leader_wrote:
+            if (!r.applied) break;
+            writes_[{r.shard, l}].push_back(i);
+            for (const LogMessage& m : r.messages) {
+              if (const std::optional<std::uint32_t> to = changed_to(r.write, m.row)) {
+                changes_[model::MessageRef{r.shard, m.row.id}.packed()].emplace(*to, at);
+              }
+            }
+            break;
+          case LogKind::finished:
+            if (r.applied) changes_[r.records[0].record.ref().packed()].emplace(pending_after(r.records[0].record.attempt), at);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  }
+
+  // The state a leader write left a row in, when it changed the row (a scan of publish_then_mark
+  // reads rows and leaves them pending).
+  static std::optional<std::uint32_t> changed_to(model::LeaderWrite write, const model::Message& row) {
+    if (write == model::LeaderWrite::fence) return std::nullopt;
+    if (row.status == model::Status::processing) return processing_under(row.attempt);
+    if (write == model::LeaderWrite::rescue) return pending_after(row.attempt);
+    return std::nullopt;
+  }
+
+  // The state a record about message `m` needs it to have reached first, if any.
+  static std::optional<std::uint32_t> needs(const LogRecord& r, const model::Message& row) {
+    if (r.kind != LogKind::leader_wrote) return std::nullopt;
+    switch (r.write) {
+      case model::LeaderWrite::fence:
+        return std::nullopt;
+      case model::LeaderWrite::rescue:
+        return processing_under(row.attempt);
+      case model::LeaderWrite::scan:
+      case model::LeaderWrite::mark:
+        // Made processing under N: it was pending after N - 1. Read pending: after its attempts.
+        return row.status == model::Status::processing ? pending_after(row.attempt - (row.attempt > 0 ? 1 : 0))
+                                                       : pending_after(row.attempt);
+    }
+    return std::nullopt;
+  }
+
+  bool done(const At& at) const { return next_[at.log] > at.index; }
+
+  // Brings log `l` up to its record `index`, that record included, unless it is the log being
+  // replayed or one being brought up already (each log keeps its order).
+  void pull(const At& at, std::uint32_t from) {
+    if (at.log == from || pulling_[at.log] || done(at)) return;
+    ++out_.pulled;
+    advance(at.log, at.index);
+  }
+
+  // Pulls the change that brought message `m` to state `state`, when another log tells of it.
+  void pull_state(model::MessageRef m, std::uint32_t state, std::uint32_t from) {
+    const auto it = changes_.find(m.packed());
+    if (it == changes_.end()) return;
+    const auto [first, last] = it->second.equal_range(state);
+    for (auto c = first; c != last; ++c) {
+      if (done(c->second)) return;
+    }
+    if (first != last) pull(first->second, from);
+  }
+
+  void advance(std::uint32_t l, std::uint32_t through) {
+    pulling_[l] = true;
+    while (next_[l] <= through && next_[l] < logs_[l].records.size()) {
+      const LogRecord& r = logs_[l].records[next_[l]];
+      before(l, r);
+      ++next_[l];
+      replay(r);
+    }
+    pulling_[l] = false;
+  }
+
+  // What must be replayed before `r`, from the other logs.
+  void before(std::uint32_t l, const LogRecord& r) {
+    switch (r.kind) {
+      case LogKind::leader_wrote:
+        if (!r.applied) return;
+        // Writes under smaller tokens that began before this one was logged may have committed
+        // before it: the last of each other log's (and its log up to it).
+        for (std::uint32_t x = 0; x < logs_.size(); ++x) {
+          if (x == l) continue;
+          const auto w = writes_.find({r.shard, x});
+          if (w == writes_.end()) continue;
+          std::optional<std::uint32_t> last;
+          for (auto i = std::lower_bound(w->second.begin(), w->second.end(), next_[x]); i != w->second.end(); ++i) {
+            const LogRecord& other = logs_[x].records[*i];
+            if (other.at >= r.logged) break;
+            if (other.token < r.token) last = *i;
+          }
+          if (last) pull(At{x, *last}, l);
+        }
+        for (const LogMessage& m : r.messages) {
+          const model::MessageRef ref{r.shard, m.row.id};
+          pull_state(ref, pending_after(0), l);
+          if (const std::optional<std::uint32_t> state = needs(r, m.row)) pull_state(ref, *state, l);
+        }
+        return;
+      case LogKind::appended:
+      case LogKind::deduped:
+        pull_state(r.records[0].record.ref(), pending_after(0), l);
+        return;
+      case LogKind::relocked:
+        pull_state(r.records[0].record.ref(), pending_after(0), l);
+        if (r.relock == model::Relock::locked) pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+        return;
+      case LogKind::finished:
+        pull_state(r.records[0].record.ref(), pending_after(0), l);
+        if (r.applied) pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+        return;
+      default:
+        return;
+    }
+  }
+
+  void replay(const LogRecord& r) {
+    end_ = std::max({end_, r.at, r.logged});
+    switch (r.kind) {
+      case LogKind::started:
+      case LogKind::stopped:
+        return;
+      case LogKind::operation:
+        if (r.committed) {
+          ++out_.committed;
+          out_.messages += r.types.size();
+        } else {
+          ++out_.rolled_back;
+        }
+        model_.emit(model::OperationDone{r.pod, r.shard, r.key, r.version, r.first, r.types, r.committed, r.at});
+        return;
+      case LogKind::leadership:
+        model_.emit(model::LeadershipChanged{r.pod, r.shard, r.token, r.leading, r.at, r.until});
+        return;
+      case LogKind::leader_wrote: {
+        rows_.clear();
+        for (const LogMessage& m : r.messages) rows_.push_back(m.row);
+        if (r.applied) {
+          ++out_.leader_writes;
+        } else {
+          ++out_.fenced_out;
+        }
+        model_.emit(model::LeaderWrote{r.pod, r.shard, r.token, r.write, r.applied, rows_, r.at});
+        return;
+      }
+      case LogKind::published: {
+        records_.clear();
+        for (const LogEntry& e : r.records) records_.push_back(e.record);
+        model_.emit(model::Published{r.pod, r.shard, r.producer, r.partition, r.sequence, records_, r.produced, r.attempt, r.at});
+        return;
+      }
+      case LogKind::appended:
+        ++out_.appended;
+        world_.emit(so::LogAppended{r.partition, r.offset, r.records[0].record, r.producer, r.sequence, r.at});
+        return;
+      case LogKind::deduped:
+        world_.emit(so::LogDeduped{r.partition, r.records[0].record, r.producer, r.sequence, r.same, r.at});
+        return;
+      case LogKind::relocked: {
+        const model::Delivery delivery{r.partition, r.offset, r.records[0].record};
+        model_.emit(model::Relocked{r.pod, delivery, r.relock, r.messages[0].row, r.at});
+        return;
+      }
+      case LogKind::handled:
+        model_.emit(model::HandleDone{r.pod, r.records[0].record, r.handled, r.started, r.at});
+        return;
+      case LogKind::finished: {
+        const model::Finish finish{r.status, r.reason, r.next_attempt, r.at};
+        model_.emit(model::Finished{r.pod, r.records[0].record, finish, r.applied, r.at});
+        return;
+      }
+      case LogKind::consumed:
+        model_.emit(model::Consumed{r.pod, r.partition, r.offset, r.at});
+        return;
+      case LogKind::committed:
+        model_.emit(model::OffsetsCommitted{r.pod, r.generation, r.partition, r.offset, r.at});
+        return;
+      case LogKind::polled:
+        model_.emit(model::Polled{r.pod, r.count, r.evicted, r.at});
+        return;
+      case LogKind::store_failed:
+        model_.emit(model::StoreFailed{r.pod, r.shard, r.failure, r.at});
+        return;
+      case LogKind::granted:
+        coordinator_.emit(sim::LeaseGranted{r.lease, r.holder, r.token, r.renewed, r.until, r.at});
+        return;
+      case LogKind::commit_answered:
+        world_.emit(so::GroupCommitted{r.partition, r.offset, r.member, r.applied, r.at});
+        return;
+    }
+  }
+
+  void applied(const Effect& e) {
+    // The effect came after its message's operation and the write that made it processing under
+    // the attempt (the consumer re-locked it so before handing it on).
+    pull_state(e.record.ref(), pending_after(0), kNoLog);
+    pull_state(e.record.ref(), processing_under(e.record.attempt), kNoLog);
+    end_ = std::max(end_, e.at);
+    ++out_.effects;
+    world_.emit(so::EffectApplied{e.record, 0, e.at});
+  }
+
+  static constexpr std::uint32_t kNoLog = ~std::uint32_t{0};
+
+  std::vector<Log>& logs_;
+  const std::vector<Effect>& effects_;
+  model::Events& model_;
+  so::WorldEvents& world_;
+  sim::CoordinatorBus& coordinator_;
+  Judgement& out_;
+  std::vector<std::uint32_t> next_;  // per log: its next record
+  std::vector<bool> pulling_;        // per log: being brought up to a record another needs first
+  // Per message (packed ref): each change of its state, by the state it made, in log order.
+  std::unordered_map<std::uint64_t, std::multimap<std::uint32_t, At>> changes_;
+  // Per shard and log: the lines of the leader writes that took effect, in the log's order.
+  std::map<std::pair<model::ShardId, std::uint32_t>, std::vector<std::uint32_t>> writes_;
+  std::vector<model::Message> rows_;
+  std::vector<model::Record> records_;
+  Time end_{};
+};
+
+}  // namespace
+
+Judgement judge(const JudgeInputs& in) {
+  Judgement out;
+  out.ledger = sim::Ledger(so::kInvariants);
+  const OutboxServeConfig config = read_serve_config(in.config);
+  sim::Scenario scenario = scenario_as_run(in, config);
+
+  std::vector<Effect> effects;
+  const RunClock clock = read_world(in.receipts, scenario, config, effects);
+  std::vector<Log> logs = read_logs(in.events, config, clock);
+  out.processes = static_cast<std::uint32_t>(logs.size());
+
+  // The shards as the run left them.
+  std::vector<std::unique_ptr<PgStore>> stores;
+  std::vector<model::Store*> shards;
+  std::uint64_t stored = 0;
+  std::vector<std::uint64_t> logged(config.shards.size(), 0);  // per shard: messages the logs committed
+  for (const Log& log : logs) {
+    for (const LogRecord& r : log.records) {
+      if (r.kind == LogKind::operation && r.committed) logged[r.shard] += r.types.size();
+    }
+  }
+  for (std::size_t s = 0; s < config.shards.size(); ++s) {
+    stores.push_back(std::make_unique<PgStore>(config.shards[s]));
+    shards.push_back(stores.back().get());
+    const std::uint64_t held = stores.back()->counts().messages;
+    stored += held;
+    // No process was killed (read_logs): every message committed was logged. (More logged than
+    // held is a message lost, which O-final judges.)
+    if (held > logged[s]) {
+      throw std::invalid_argument("shard " + std::to_string(s) + " holds " + std::to_string(held) + " messages, but the " +
+                                  "logs tell of " + std::to_string(logged[s]) + ": no log tells of the rest (give every " +
+                                  "serve process's log, of this run's shards)");
+    }
+  }
+  const auto refuse_id = [&](model::RowId id, const std::string& where) {
+    if (id > stored + kIdsPastStoredAtMost) {
+      throw std::invalid_argument(where + " names message " + std::to_string(id) + ", but the shards hold " +
+                                  std::to_string(stored) + " messages: the logs are not of these shards' run");
+    }
+  };
+  for (const Log& log : logs) {
+    for (const LogRecord& r : log.records) {
+      if (r.kind == LogKind::operation) {
+        refuse_id(r.first, log.path);
+        refuse_id(r.first + r.types.size(), log.path);  // no overflow: the first is bounded, and a line's length
+      }
+      for (const LogMessage& m : r.messages) refuse_id(m.row.id, log.path);
+      for (const LogEntry& e : r.records) refuse_id(e.record.id, log.path);
+    }
+  }
+  for (const Effect& e : effects) refuse_id(e.record.id, in.receipts);
+
+  model::Events model;
+  so::WorldEvents world;
+  sim::CoordinatorBus coordinator;
+  so::Oracle oracle(scenario, out.ledger, sim::Judged::live);
+  oracle.attach(model, world);
+  oracle.attach(coordinator);
+  Replay replay(logs, effects, model, world, coordinator, out);
+  const Time end = replay.run();
+  oracle.finish(end, shards);
+
+  for (int c = 0; c < so::kDuplicateCauseCount; ++c) {
+    const auto cause = static_cast<so::DuplicateCause>(c);
+    if (const std::uint64_t n = oracle.duplicates(cause); n > 0) out.duplicates.emplace_back(std::string(to_string(cause)), n);
+  }
+  return out;
+}
+
+}  // namespace relaysim::live::outbox

@@ -1,0 +1,77 @@
+// `relaysim judge` for the outbox relay: a live run judged by the simulator's own outbox oracle
+// (sim/outbox/oracle.h), every O-* invariant.
+//
+// A live run leaves two kinds of record, each written by the one who saw it happen:
+//   - each `serve` process's event log (`serve --events`, live/outbox/event_log.h): what its relay
+//     did — business operations, leaderships, every leader write (fence, scan, mark, rescue) with
+//     the rows it changed and whether the fence let it in, publishes, re-locks, handlings and
+//     finishes, consumer positions and commits — and what Redis's script and etcd answered it:
+//     each record written or taken for a repeat, each commit taken or refused, each lease granted;
+//   - the world's receipts (`world --receipts`): each effect the downstream's inbox applied.
+// And the shards' PostgreSQL databases (the serve file's `serve.shards`), read after the run for
+// the end-of-run checks: nothing lost, nothing stuck.
+//
+// The judge merges them into the stream of events a simulated run gives the oracle, on the run's
+// clock (Unix time less the world's start). The policies are the serve configuration's (the
+// relay's platform, the log's partitions, sessions and poll interval); the faults, the
+// downstream's and the slack for stuck messages are the scenario's.
+//
+// Each log is kept in the order it was written; between logs, records go by when each line was
+// written (`logged`, after the change it tells of committed), the world's effects by their own
+// times. Lines are written a little after their commits, so a process may commit a change and be
+// overtaken by another process's line about what came of it. Before a record, the judge therefore
+// first brings up to date the other logs that tell of what it depends on, wherever the database's
+// order says it came first:
+//   - the operation that committed each message the record names;
+//   - the message's previous change of state: a handling, a finish or an effect of attempt N
+//     comes after the write that made it processing under N; a mark, a scan or a rescue after the
+//     finish or rescue that ended the attempt before;
+//   - a leader write under a larger fencing token comes after every write under a smaller one
+//     that began before it was logged (the shard's fence orders them; one that began after is
+//     held against the fence: O-fence).
+//
+// Not judged yet: a run in which a relay process was killed (a log whose process started again
+// without `stopped`, or ends without it). What a killed process committed after its last line is
+// in no log, and the shards keep no history to find it by; such a run is refused, not judged.
+// Inputs that do not fit together (another scenario's or seed's receipts, a webhook or SMS run's,
+// two logs of one pod, a record of a shard, partition or pod the relay does not have, ids far past
+// any the shards hold) are refused, not judged; so are records no real run could have written
+// (LogChecker).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/oracle/ledger.h"
+
+namespace relaysim::live::outbox {
+
+struct JudgeInputs {
+  std::string scenario;             // the world's scenario file
+  std::string config;               // the serve configuration file
+  std::vector<std::string> events;  // the serve processes' event logs
+  std::string receipts;             // the world's receipts
+};
+
+struct Judgement {
+  sim::Ledger ledger;
+  std::uint32_t processes = 0;       // event logs
+  std::uint64_t committed = 0;       // business operations committed (and their messages)
+  std::uint64_t messages = 0;
+  std::uint64_t rolled_back = 0;     // business operations rolled back
+  std::uint64_t leader_writes = 0;   // that took effect
+  std::uint64_t fenced_out = 0;      // leader writes the fence kept out
+  std::uint64_t appended = 0;        // records the log wrote (as its answers told)
+  std::uint64_t effects = 0;         // effects the downstream applied
+  std::uint64_t pulled = 0;          // records replayed before lines logged earlier (see above)
+  std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // second records, by cause
+};
+
+// Throws std::invalid_argument naming the file and line of anything it cannot read,
+// sim::ScenarioError for a bad scenario or configuration, and StoreError when a shard's database
+// cannot be read.
+Judgement judge(const JudgeInputs& in);
+
+}  // namespace relaysim::live::outbox
