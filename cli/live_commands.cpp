@@ -644,14 +644,15 @@ int judge_outbox(const JudgeArgs& args) {
   std::string duplicates;
   for (const auto& [cause, count] : j.duplicates) duplicates += (duplicates.empty() ? "" : ", ") + std::to_string(count) + " " + cause;
   std::printf("judge: second records of one attempt: %s; %llu records replayed before lines logged earlier (a change "
-              "committed before its line was written)\n",
-              duplicates.empty() ? "none" : duplicates.c_str(), n(j.pulled));
+              "committed before its line was written); %llu crashes (%llu changes they committed and never logged)\n",
+              duplicates.empty() ? "none" : duplicates.c_str(), n(j.pulled), n(j.crashes), n(j.recovered));
   print_ledger(j.ledger);
   nlohmann::json by_cause = nlohmann::json::object();
   for (const auto& [cause, count] : j.duplicates) by_cause[cause] = count;
   return verdict(j.ledger, args.json,
                  nlohmann::json{{"committed", j.committed}, {"messages", j.messages}, {"rolled_back", j.rolled_back},
-                                {"effects", j.effects}, {"fenced_out", j.fenced_out}, {"duplicates", by_cause}});
+                                {"effects", j.effects}, {"fenced_out", j.fenced_out}, {"duplicates", by_cause},
+                                {"crashes", j.crashes}, {"recovered", j.recovered}});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "live/json_api.h"
 #include "live/json_record.h"
@@ -122,7 +123,6 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, const OutboxSe
   for (const std::string& path : paths) {
     checker.next_log();
     Log log{path, {}};
-    bool up = false;
     each_line(path, "--events", [&](const std::string& text, const std::string& where) {
       std::string problem;
       std::optional<LogRecord> r = read_record(text, problem);
@@ -136,11 +136,6 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, const OutboxSe
         throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
                                     ": each process of a run has a pod number of its own (serve --pod)");
       }
-      if (r->kind == LogKind::started && up) {
-        throw std::invalid_argument(where + ": the process was killed before this start (no 'stopped' before it): judging "
-                                    "a run with a killed relay process is not built yet");
-      }
-      up = r->kind == LogKind::started || (up && r->kind != LogKind::stopped);
       r->at = clock.of(r->at, "at", where);
       r->logged = clock.of(r->logged, "logged", where);
       r->until = clock.of(r->until, "until", where);
@@ -154,10 +149,6 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, const OutboxSe
       log.records.push_back(std::move(*r));
     });
     if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
-    if (up) {
-      throw std::invalid_argument("--events: " + path + " ends without 'stopped': its process was killed (or still runs): "
-                                  "judging a run with a killed relay process is not built yet");
-    }
     logs.push_back(std::move(log));
   }
   return logs;
@@ -184,6 +175,66 @@ struct At {
   std::uint32_t index = 0;
 };
 
+// One life of a process, as its log tells it: killed when the log starts again without `stopped`
+// before, or ends without it. A killed process may have committed one more change after its last
+// line (each line is written when its change has committed): between `end` and `restart`.
+struct Life {
+  model::PodId pod = 0;
+  bool killed = false;
+  Time end{};                 // its last line's
+  Time restart = Time::max();  // its pod's next start
+  // The shards it led at its end, with their tokens.
+  std::map<model::ShardId, model::FenceToken> leads;
+};
+
+std::vector<Life> lives_of(const std::vector<Log>& logs) {
+  std::vector<Life> lives;
+  for (const Log& log : logs) {
+    std::optional<Life> life;
+    for (const LogRecord& r : log.records) {
+      if (r.kind == LogKind::started) {
+        if (life) {
+          life->killed = true;
+          life->restart = r.logged;
+          lives.push_back(*life);
+        }
+        life = Life{r.pod, false, r.logged, Time::max(), {}};
+        continue;
+      }
+      if (!life) continue;  // LogChecker: every log starts with `started`
+      life->end = r.logged;
+      if (r.kind == LogKind::leadership) {
+        if (r.leading) {
+          life->leads[r.shard] = r.token;
+        } else {
+          life->leads.erase(r.shard);
+        }
+      }
+      if (r.kind == LogKind::stopped) {
+        lives.push_back(*life);
+        life.reset();
+      }
+    }
+    if (life) {
+      life->killed = true;
+      lives.push_back(*life);
+    }
+  }
+  std::erase_if(lives, [](const Life& l) { return !l.killed; });
+  std::sort(lives.begin(), lives.end(), [](const Life& a, const Life& b) { return a.end < b.end; });
+  return lives;
+}
+
+// The killed life that could have committed a change before `before` — the latest, whose pod led
+// `shard` at its end when `leader` — or nullptr.
+const Life* killer(const std::vector<Life>& killed, Time before, bool leader, model::ShardId shard) {
+  for (auto l = killed.rbegin(); l != killed.rend(); ++l) {
+    if (l->end >= before) continue;
+    if (!leader || l->leads.contains(shard)) return &*l;
+  }
+  return nullptr;
+}
+
 // A message's state, ranked along its life: pending after N attempts is 2N+1 (1: just committed),
 // processing under attempt N is 2N, final after attempt N is 2N+1. Each change of state comes
 // after the change that made the state it changed.
@@ -193,10 +244,15 @@ constexpr std::uint32_t processing_under(std::uint32_t attempt) { return 2 * att
 // Hands the records to the oracle's checkers in the order described in judge.h.
 class Replay {
  public:
-  Replay(std::vector<Log>& logs, const std::vector<Effect>& effects, model::Events& model, so::WorldEvents& world,
-         sim::CoordinatorBus& coordinator, Judgement& out)
-      : logs_(logs), effects_(effects), model_(model), world_(world), coordinator_(coordinator), out_(out),
-        next_(logs.size(), 0), pulling_(logs.size(), false) {
+  // `rows`: each shard's messages as the run left them.
+  Replay(std::vector<Log>& logs, const std::vector<Effect>& effects, const std::vector<Life>& killed,
+         const std::vector<std::vector<model::Message>>& rows, const model::RelayConfig& relay, model::Events& model,
+         so::WorldEvents& world, sim::CoordinatorBus& coordinator, so::Oracle& oracle, Judgement& out)
+      : logs_(logs), effects_(effects), killed_(killed), relay_(relay), model_(model), world_(world),
+        coordinator_(coordinator), oracle_(oracle), out_(out), next_(logs.size(), 0), pulling_(logs.size(), false) {
+    for (model::ShardId s = 0; s < rows.size(); ++s) {
+      for (const model::Message& m : rows[s]) rows_at_end_.emplace(model::MessageRef{s, m.id}.packed(), &m);
+    }
     index();
   }
 
@@ -223,6 +279,17 @@ class Replay {
     return end_;
   }
 
+  // After the run: a message the shard holds in a later state than the logs brought it to was
+  // moved by a process killed before it logged the move.
+  void reconcile(model::ShardId shard, const model::Message& row) {
+    const model::MessageRef m{shard, row.id};
+    const std::uint32_t target =
+        row.status == model::Status::processing ? processing_under(row.attempt) : pending_after(row.attempt);
+    const auto it = reached_.find(m.packed());
+    if (it == reached_.end() || it->second >= target) return;
+    recover(m, row, end_ + Duration{1}, row.status == model::Status::processing, true);
+  }
+
  private:
   // Every change of a message's state, and every leader write, by where it is.
   void index() {
@@ -235,20 +302,25 @@ class Replay {
           case LogKind::operation:
             if (!r.committed) break;
             for (std::uint32_t k = 0; k < r.types.size(); ++k) {
-              changes_[model::MessageRef{r.shard, r.first + k}.packed()].emplace(pending_after(0), at);
+              const std::uint64_t m = model::MessageRef{r.shard, r.first + k}.packed();
+              changes_[m].emplace(pending_after(0), at);
+              std::vector<std::uint64_t>& of_key = by_key_[r.key];
+              of_key.insert(std::upper_bound(of_key.begin(), of_key.end(), m), m);
             }
             break;
           case LogKind::leader_wrote:
             if (!r.applied) break;
             writes_[{r.shard, l}].push_back(i);
             for (const LogMessage& m : r.messages) {
-              if (const std::optional<std::uint32_t> to = changed_to(r.write, m.row)) {
-                changes_[model::MessageRef{r.shard, m.row.id}.packed()].emplace(*to, at);
-              }
+              const std::uint64_t ref = model::MessageRef{r.shard, m.row.id}.packed();
+              if (const std::optional<std::uint32_t> to = changed_to(r.write, m.row)) changes_[ref].emplace(*to, at);
+              if (model::is_final(m.row.status)) finals_.try_emplace(ref, at);
             }
             break;
           case LogKind::finished:
-            if (r.applied) changes_[r.records[0].record.ref().packed()].emplace(pending_after(r.records[0].record.attempt), at);
+            if (!r.applied) break;
+            changes_[r.records[0].record.ref().packed()].emplace(pending_after(r.records[0].record.attempt), at);
+            if (model::is_final(r.status)) finals_.try_emplace(r.records[0].record.ref().packed(), at);
             break;
           default:
             break;
@@ -304,6 +376,57 @@ class Replay {
     if (first != last) pull(first->second, from);
   }
 
+  // When the logs bring message `m` to no state `state` before a record written at `before` needs
+  // it, the change is taken from the killed life that could have made it (a leader's, for a
+  // processing state), as the store would have it then; none: the oracle judges the record as
+  // it stands.
+  void require(model::MessageRef m, std::uint32_t state, Time before) {
+    const auto it = reached_.find(m.packed());
+    if (it == reached_.end() || it->second >= state || killed_.empty()) return;
+    model::Message now;
+    now.id = m.id;
+    now.status = state % 2 == 0 ? model::Status::processing : model::Status::pending;
+    now.attempt = static_cast<std::uint16_t>(state / 2);
+    recover(m, now, before, now.status == model::Status::processing, false);
+  }
+
+  // `now`: the state to recover. Its times, unless `known` (the store's row at the end), are set
+  // from the killed life's end, the earliest the change could have been: a processing message's
+  // timeout and a pending one's next attempt no later than the store's, so that no rescue or scan
+  // after is judged early for them.
+  void recover(model::MessageRef m, model::Message now, Time before, bool leader, bool known) {
+    const Life* life = killer(killed_, before, leader, m.shard);
+    if (life == nullptr) return;
+    if (!known) now.next_attempt = life->end + (now.status == model::Status::processing ? relay_.processing_timeout : Duration{});
+    oracle_.recovered(m, now, life->end);
+    if (model::is_final(now.status)) final_.insert(m.packed());
+    reached_[m.packed()] = now.status == model::Status::processing ? processing_under(now.attempt) : pending_after(now.attempt);
+    ++out_.recovered;
+  }
+
+  // Per-key ordering: a message is scanned, and its effect applied, only once every earlier
+  // message of its entity is final. So each earlier one's final change comes first: from the log
+  // that tells of it, or, when none does, from the killed life that made it, as the shard holds it.
+  void earlier_final(model::MessageRef m, model::EntityKey key, Time before, std::uint32_t from) {
+    if (relay_.ordering != model::Ordering::per_key) return;
+    const auto of_key = by_key_.find(key);
+    if (of_key == by_key_.end()) return;
+    for (const std::uint64_t earlier : of_key->second) {
+      if (earlier >= m.packed()) break;
+      if (final_.contains(earlier)) continue;
+      if (const auto f = finals_.find(earlier); f != finals_.end()) pull(f->second, from);
+      const auto row = rows_at_end_.find(earlier);
+      if (!final_.contains(earlier) && row != rows_at_end_.end() && model::is_final(row->second->status)) {
+        recover(model::MessageRef::unpack(earlier), *row->second, before, false, true);
+      }
+    }
+  }
+
+  void reach(model::MessageRef m, std::uint32_t state) {
+    std::uint32_t& reached = reached_[m.packed()];
+    reached = std::max(reached, state);
+  }
+
   void advance(std::uint32_t l, std::uint32_t through) {
     pulling_[l] = true;
     while (next_[l] <= through && next_[l] < logs_[l].records.size()) {
@@ -337,7 +460,11 @@ class Replay {
         for (const LogMessage& m : r.messages) {
           const model::MessageRef ref{r.shard, m.row.id};
           pull_state(ref, pending_after(0), l);
-          if (const std::optional<std::uint32_t> state = needs(r, m.row)) pull_state(ref, *state, l);
+          if (const std::optional<std::uint32_t> state = needs(r, m.row)) {
+            pull_state(ref, *state, l);
+            require(ref, *state, r.logged);
+          }
+          if (r.write == model::LeaderWrite::scan) earlier_final(ref, m.row.key, r.logged, l);
         }
         return;
       case LogKind::appended:
@@ -346,11 +473,17 @@ class Replay {
         return;
       case LogKind::relocked:
         pull_state(r.records[0].record.ref(), pending_after(0), l);
-        if (r.relock == model::Relock::locked) pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+        if (r.relock == model::Relock::locked) {
+          pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+          require(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), r.logged);
+        }
         return;
       case LogKind::finished:
         pull_state(r.records[0].record.ref(), pending_after(0), l);
-        if (r.applied) pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+        if (r.applied) {
+          pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+          require(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), r.logged);
+        }
         return;
       default:
         return;
@@ -367,6 +500,7 @@ class Replay {
         if (r.committed) {
           ++out_.committed;
           out_.messages += r.types.size();
+          for (std::uint32_t k = 0; k < r.types.size(); ++k) reach({r.shard, r.first + k}, pending_after(0));
         } else {
           ++out_.rolled_back;
         }
@@ -380,6 +514,10 @@ class Replay {
         for (const LogMessage& m : r.messages) rows_.push_back(m.row);
         if (r.applied) {
           ++out_.leader_writes;
+          for (const LogMessage& m : r.messages) {
+            if (const std::optional<std::uint32_t> to = changed_to(r.write, m.row)) reach({r.shard, m.row.id}, *to);
+            if (model::is_final(m.row.status)) final_.insert(model::MessageRef{r.shard, m.row.id}.packed());
+          }
         } else {
           ++out_.fenced_out;
         }
@@ -409,6 +547,8 @@ class Replay {
         return;
       case LogKind::finished: {
         const model::Finish finish{r.status, r.reason, r.next_attempt, r.at};
+        if (r.applied) reach(r.records[0].record.ref(), pending_after(r.records[0].record.attempt));
+        if (r.applied && model::is_final(r.status)) final_.insert(r.records[0].record.ref().packed());
         model_.emit(model::Finished{r.pod, r.records[0].record, finish, r.applied, r.at});
         return;
       }
@@ -438,6 +578,8 @@ class Replay {
     // the attempt (the consumer re-locked it so before handing it on).
     pull_state(e.record.ref(), pending_after(0), kNoLog);
     pull_state(e.record.ref(), processing_under(e.record.attempt), kNoLog);
+    require(e.record.ref(), processing_under(e.record.attempt), e.at);
+    earlier_final(e.record.ref(), e.record.key, e.at, kNoLog);
     end_ = std::max(end_, e.at);
     ++out_.effects;
     world_.emit(so::EffectApplied{e.record, 0, e.at});
@@ -447,10 +589,21 @@ class Replay {
 
   std::vector<Log>& logs_;
   const std::vector<Effect>& effects_;
+  const std::vector<Life>& killed_;
+  const model::RelayConfig& relay_;
   model::Events& model_;
   so::WorldEvents& world_;
   sim::CoordinatorBus& coordinator_;
+  so::Oracle& oracle_;
   Judgement& out_;
+  // Per message (packed ref): the furthest state the replay brought it to, and whether it is final.
+  std::unordered_map<std::uint64_t, std::uint32_t> reached_;
+  std::unordered_set<std::uint64_t> final_;
+  // Per message: where the change that made it final is; its row at the end.
+  std::unordered_map<std::uint64_t, At> finals_;
+  std::unordered_map<std::uint64_t, const model::Message*> rows_at_end_;
+  // Per entity: its messages, in id order (per-key ordering holds within an entity's shard).
+  std::unordered_map<model::EntityKey, std::vector<std::uint64_t>> by_key_;
   std::vector<std::uint32_t> next_;  // per log: its next record
   std::vector<bool> pulling_;        // per log: being brought up to a record another needs first
   // Per message (packed ref): each change of its state, by the state it made, in log order.
@@ -475,28 +628,64 @@ Judgement judge(const JudgeInputs& in) {
   std::vector<Log> logs = read_logs(in.events, config, clock);
   out.processes = static_cast<std::uint32_t>(logs.size());
 
-  // The shards as the run left them.
+  const std::vector<Life> killed = lives_of(logs);
+  out.crashes = killed.size();
+
+  // The shards as the run left them, each message's row on the run's clock.
   std::vector<std::unique_ptr<PgStore>> stores;
   std::vector<model::Store*> shards;
+  std::vector<std::vector<model::Message>> rows;
   std::uint64_t stored = 0;
-  std::vector<std::uint64_t> logged(config.shards.size(), 0);  // per shard: messages the logs committed
-  for (const Log& log : logs) {
-    for (const LogRecord& r : log.records) {
-      if (r.kind == LogKind::operation && r.committed) logged[r.shard] += r.types.size();
+  for (const std::string& conninfo : config.shards) {
+    stores.push_back(std::make_unique<PgStore>(conninfo));
+    shards.push_back(stores.back().get());
+    rows.push_back(stores.back()->rows());
+    stored += rows.back().size();
+    const std::string where = "shard " + std::to_string(shards.size() - 1) + "'s database";
+    for (model::Message& m : rows.back()) {
+      m.created_at = clock.of(m.created_at, "created_at", where);
+      m.next_attempt = clock.of(m.next_attempt, "next_attempt", where);
     }
   }
-  for (std::size_t s = 0; s < config.shards.size(); ++s) {
-    stores.push_back(std::make_unique<PgStore>(config.shards[s]));
-    shards.push_back(stores.back().get());
-    const std::uint64_t held = stores.back()->counts().messages;
-    stored += held;
-    // No process was killed (read_logs): every message committed was logged. (More logged than
-    // held is a message lost, which O-final judges.)
-    if (held > logged[s]) {
-      throw std::invalid_argument("shard " + std::to_string(s) + " holds " + std::to_string(held) + " messages, but the " +
-                                  "logs tell of " + std::to_string(logged[s]) + ": no log tells of the rest (give every " +
-                                  "serve process's log, of this run's shards)");
+  // A message no log tells of was committed by a process killed before its line: its operation
+  // joins the replay at the row's time, as a log of its own. One that no killed life can explain
+  // means a log was left out.
+  std::vector<std::unordered_set<model::RowId>> logged(config.shards.size());
+  for (const Log& log : logs) {
+    for (const LogRecord& r : log.records) {
+      if (r.kind != LogKind::operation || !r.committed) continue;
+      for (std::uint32_t k = 0; k < r.types.size(); ++k) logged[r.shard].insert(r.first + k);
     }
+  }
+  Log unlogged{"the shards' databases", {}};
+  for (model::ShardId s = 0; s < rows.size(); ++s) {
+    for (const model::Message& m : rows[s]) {
+      if (logged[s].contains(m.id)) continue;
+      const auto life = std::find_if(killed.rbegin(), killed.rend(),
+                                     [&](const Life& l) { return l.end <= m.created_at && m.created_at < l.restart; });
+      if (life == killed.rend()) {
+        throw std::invalid_argument("shard " + std::to_string(s) + " holds message " + std::to_string(m.id) + ", committed at " +
+                                    format_time(m.created_at) + ", but no log tells of it, and no process was killed then " +
+                                    "(give every serve process's log, of this run's shards)");
+      }
+      LogRecord r;
+      r.kind = LogKind::operation;
+      r.pod = life->pod;
+      r.at = r.logged = m.created_at;
+      r.shard = s;
+      r.key = m.key;
+      r.version = m.version;
+      r.first = m.id;
+      r.types = {m.type};
+      r.committed = true;
+      unlogged.records.push_back(std::move(r));
+      ++out.recovered;
+    }
+  }
+  if (!unlogged.records.empty()) {
+    std::stable_sort(unlogged.records.begin(), unlogged.records.end(),
+                     [](const LogRecord& a, const LogRecord& b) { return a.logged < b.logged; });
+    logs.push_back(std::move(unlogged));
   }
   const auto refuse_id = [&](model::RowId id, const std::string& where) {
     if (id > stored + kIdsPastStoredAtMost) {
@@ -522,8 +711,11 @@ Judgement judge(const JudgeInputs& in) {
   so::Oracle oracle(scenario, out.ledger, sim::Judged::live);
   oracle.attach(model, world);
   oracle.attach(coordinator);
-  Replay replay(logs, effects, model, world, coordinator, out);
+  Replay replay(logs, effects, killed, rows, config.platform, model, world, coordinator, oracle, out);
   const Time end = replay.run();
+  for (model::ShardId s = 0; s < rows.size(); ++s) {
+    for (const model::Message& m : rows[s]) replay.reconcile(s, m);
+  }
   oracle.finish(end, shards);
 
   for (int c = 0; c < so::kDuplicateCauseCount; ++c) {

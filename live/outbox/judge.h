@@ -30,12 +30,17 @@
 //     that began before it was logged (the shard's fence orders them; one that began after is
 //     held against the fence: O-fence).
 //
-// Not judged yet: a run in which a relay process was killed (a log whose process started again
-// without `stopped`, or ends without it). What a killed process committed after its last line is
-// in no log, and the shards keep no history to find it by; such a run is refused, not judged.
+// A process that logged `started` again without `stopped` (or whose log ends without it) was
+// killed, and may have committed one change after its last line. What the logs then lack, the
+// judge takes from the killed life that could have made it (the latest before the record that
+// needs it; a leader's, for a change to processing): a message the shards hold that no log tells
+// of joins the replay at its row's time (none killed then: a log was left out, and the run is
+// refused); a change of state a record needs and no log tells of is taken as the store would have
+// it at the life's end; and a message the shards hold in a later state than the logs brought it to
+// takes that state. Each is judged only as a move of its lifecycle (MessageChecker::recovered).
 // Inputs that do not fit together (another scenario's or seed's receipts, a webhook or SMS run's,
 // two logs of one pod, a record of a shard, partition or pod the relay does not have, ids far past
-// any the shards hold) are refused, not judged; so are records no real run could have written
+// any the shards hold, a message no log and no kill explains) are refused, not judged; so are records no real run could have written
 // (LogChecker).
 #pragma once
 
@@ -66,6 +71,8 @@ struct Judgement {
   std::uint64_t appended = 0;        // records the log wrote (as its answers told)
   std::uint64_t effects = 0;         // effects the downstream applied
   std::uint64_t pulled = 0;          // records replayed before lines logged earlier (see above)
+  std::uint64_t crashes = 0;         // lives that ended killed
+  std::uint64_t recovered = 0;       // changes a killed process committed and never logged
   std::vector<std::pair<std::string, std::uint64_t>> duplicates;  // second records, by cause
 };
 

@@ -349,6 +349,13 @@ std::optional<Message> PgStore::get(RowId id) {
   return m;
 }
 
+std::vector<Message> PgStore::rows() {
+  const Result r = run("SELECT " RELAYSIM_OUTBOX_COLUMNS " FROM outbox_request ORDER BY id");
+  std::vector<Message> out(static_cast<std::size_t>(PQntuples(r.get())));
+  for (int i = 0; i < PQntuples(r.get()); ++i) read_row(r.get(), i, out[static_cast<std::size_t>(i)]);
+  return out;
+}
+
 std::optional<std::uint64_t> PgStore::entity_version(EntityKey key) {
   const Result r = run("SELECT version FROM entity WHERE key = $1", {num(key)});
   if (PQntuples(r.get()) == 0) return std::nullopt;

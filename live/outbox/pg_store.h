@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/outbox/store.h"
 
@@ -68,6 +69,8 @@ class PgStore final : public model::Store {
   std::optional<std::uint64_t> entity_version(model::EntityKey key) override;
   model::FenceToken current_fence() override;
   model::StoreCounts counts() override;
+  // Every message of the shard, in id order (for `relaysim judge`, after a run).
+  std::vector<model::Message> rows();
   std::optional<Time> next_due(model::Ordering ordering) override;
 
  private:

@@ -311,6 +311,14 @@ void MessageChecker::on(const EffectApplied& e) {
   }
 }
 
+void MessageChecker::recovered(MessageRef m, const Message& now, Time at) {
+  RELAYSIM_ASSERT(judged_ == Judged::live, "only a live run's processes die between a commit and its line");
+  Tracked* t = find(m.shard, m.id);
+  if (t == nullptr) return;
+  if (now.status == Status::processing) t->unmarked = false;
+  moved(m, *t, now, at, "a process killed before it logged it");
+}
+
 void MessageChecker::finish(Time end, std::span<Store* const> shards) {
   RELAYSIM_ASSERT(shards.size() == messages_.size(), "a store for every shard");
   for (ShardId s = 0; s < shards.size(); ++s) {

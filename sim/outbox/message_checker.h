@@ -76,6 +76,11 @@ class MessageChecker final : public SinkFor<relaysim::outbox::OperationDone>,
   void on(const LogAppended& e) override;
   void on(const EffectApplied& e) override;
 
+  // Live: a change of message `m` no log tells of, which a process killed after committing it
+  // never logged. It becomes the message's state at `at`, judged only as a move of its lifecycle
+  // and of a final message (O-lifecycle, O-final): the evidence of the rest died with the process.
+  void recovered(relaysim::outbox::MessageRef m, const relaysim::outbox::Message& now, Time at);
+
   // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
   void finish(Time end, std::span<relaysim::outbox::Store* const> shards);
 

@@ -41,6 +41,11 @@ class Oracle {
   // Attaches the checker of leases to the coordinator's bus.
   void attach(CoordinatorBus& coordinator) { coordinator.attach(leadership_); }
 
+  // Live: a change of a message a killed process committed and never logged (MessageChecker).
+  void recovered(relaysim::outbox::MessageRef m, const relaysim::outbox::Message& now, Time at) {
+    messages_.recovered(m, now, at);
+  }
+
   // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
   void finish(Time end, std::span<relaysim::outbox::Store* const> shards) { messages_.finish(end, shards); }
 
