@@ -27,6 +27,7 @@
 #include "live/webhook/world.h"
 #include "live/serve_file.h"
 #include "live/outbox/config.h"
+#include "live/outbox/event_log.h"
 #include "live/outbox/judge.h"
 #include "live/outbox/service.h"
 #include "live/outbox/world.h"
@@ -224,7 +225,8 @@ int serve_command(const ServeArgs& args) {
               << "\n#### The SMS gateway's `serve:` (a file with `system: sms`)\n\n"
               << sim::render_markdown(sms::serve_config_reference())
               << "\n#### The outbox relay's `serve:` (a file with `system: outbox`)\n\n"
-              << sim::render_markdown(outbox::serve_config_reference());
+              << sim::render_markdown(outbox::serve_config_reference())
+              << outbox::events_reference();
     return kExitPass;
   }
   if (args.config.empty()) return fail_usage("serve needs a configuration file: relaysim serve CONFIG (see docs/live.md)");

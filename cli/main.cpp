@@ -315,7 +315,7 @@ CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
   serve->add_flag("--reference", serve_args.reference,
                   "Print the reference of the serve: sections (the webhook platform's, the SMS gateway's, the outbox "
-                  "relay's) as Markdown (docs/live.md)");
+                  "relay's) and of the outbox relay's event log as Markdown (docs/live.md)");
   return serve;
 }
 

@@ -1,6 +1,7 @@
 #include "live/outbox/event_log.h"
 
 #include <type_traits>
+#include <utility>
 
 #include "model/core/assert.h"
 
@@ -134,6 +135,74 @@ void LogRecord::fields(Self& r, Io& io) {
 }
 
 std::string write_record(const LogRecord& r) { return write_event_line<Names>(r); }
+
+namespace {
+
+// What a line of each kind tells, for the reference (docs/live.md).
+constexpr std::string_view what(LogKind k) {
+  switch (k) {
+    case LogKind::started: return "the process started";
+    case LogKind::stopped: return "it drained and is about to exit";
+    case LogKind::operation: return "a business operation committed or rolled back (`first`: its first message's id; `types`: one per message)";
+    case LogKind::leadership: return "the pod started or stopped believing it leads a shard (`until`: the lease's end as the pod counts it)";
+    case LogKind::leader_wrote: return "a leader's write (`fence`, `scan`, `mark`, `rescue`) reached its shard, `applied` or fenced out; `messages`: the rows it read or changed";
+    case LogKind::published: return "a produce was answered (`ok`, `unavailable`, `timeout`); `sequence`: the first record's, `attempt`: 0, then its repeats";
+    case LogKind::appended: return "Redis's script wrote the record at `offset`";
+    case LogKind::deduped: return "Redis's script took the record for a repeat of its producer's `sequence` (`same`: of the record written before)";
+    case LogKind::relocked: return "a consumer re-locked a delivery's message (`locked`, `not_yet`, `gone`); `messages`: the row as found";
+    case LogKind::handled: return "the downstream's answer, as `classify_handled` read it (`done`, `failed`, `rejected`, `timeout`); `started`: when the handling began";
+    case LogKind::finished: return "the consumer ended the message, or set its retry; `applied`: it was still processing under that attempt";
+    case LogKind::consumed: return "the consumer is done with a delivery";
+    case LogKind::committed: return "the consumer sent its group's offset of a partition (written before Redis answers)";
+    case LogKind::polled: return "a poll came back";
+    case LogKind::store_failed: return "a shard's database failed a call";
+    case LogKind::granted: return "etcd granted (or renewed) a lease, as its answer told: `token` is the key's create revision, `until` the ask's moment plus the lease (no later than etcd lets it go)";
+    case LogKind::commit_answered: return "Redis's script answered an offset commit: `applied` when the member still owned the partition in its generation";
+  }
+  return {};
+}
+
+// The names of a kind's fields, in the order they are visited.
+struct FieldNames {
+  std::vector<std::string_view> names;
+  template <class T>
+  void operator()(const char* name, const T&) {
+    names.emplace_back(name);
+  }
+};
+
+}  // namespace
+
+std::string events_reference() {
+  std::string out =
+      "#### The outbox relay's event log (`serve --events`, `system: outbox`)\n\n"
+      "Each line is a JSON object with `event` (the kind), `pod`, `at` (the event's own time) and `logged` (when the line "
+      "was written), both Unix nanoseconds, and the kind's fields:\n\n"
+      "| `event` | what | fields |\n|---|---|---|\n";
+  for (int k = 0; k < kLogKindNames.count; ++k) {
+    LogRecord r;
+    r.kind = static_cast<LogKind>(k);
+    FieldNames fields;
+    LogRecord::fields(std::as_const(r), fields);
+    std::string list;
+    for (const std::string_view name : fields.names) {
+      if (name == "pod" || name == "at" || name == "logged") continue;
+      list += (list.empty() ? "`" : ", `") + std::string(name) + "`";
+    }
+    out += "| `" + std::string(to_string(r.kind)) + "` | " + std::string(what(r.kind)) + " | " + (list.empty() ? "none" : list) +
+           " |\n";
+  }
+  const auto object = [](const auto& item) {
+    FieldNames fields;
+    std::remove_cvref_t<decltype(item)>::fields(item, fields);
+    std::string text;
+    for (const std::string_view name : fields.names) text += (text.empty() ? "`{\"" : ", \"") + std::string(name) + "\"";
+    return text + "}`";
+  };
+  out += "\nA row of `messages` is " + object(LogMessage{}) + " and a record of `records` " + object(LogEntry{}) +
+         " (a message's type by its index in `platform.types`).\n";
+  return out;
+}
 
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem) {
   std::optional<LogRecord> r = read_event_line<Names, LogRecord>(line, problem);

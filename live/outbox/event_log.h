@@ -147,6 +147,8 @@ struct LogRecord {
 
 // The line for `r` (no newline).
 std::string write_record(const LogRecord& r);
+// The reference of the lines, every kind with its fields, as Markdown (docs/live.md).
+std::string events_reference();
 // Reads one line back; nullopt with `problem` set (naming the field) when it is not a record, or
 // when a kind about one record (or one row) names none or several.
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem);
