@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "live/json_api.h"
+#include "live/clock.h"
 #include "live/json_record.h"
 #include "live/outbox/config.h"
 #include "live/outbox/event_log.h"
@@ -28,11 +29,16 @@ namespace {
 using nlohmann::json;
 namespace so = sim::outbox;
 
-// How far past the messages the shards hold a logged id may go (numbers taken by transactions
-// that rolled back or failed), and how far a partition's offsets: past these, the logs are not of
-// this run's shards (and following them would cost the oracle memory for every id below).
-constexpr std::uint64_t kIdsPastStoredAtMost = 1'000'000;
-constexpr std::uint64_t kOffsetsAtMost = std::uint64_t{1} << 26;
+// How far past a shard's last message a logged id may go (a message a log committed that the
+// shard lost), and a partition's offsets past the last record a log saw written (records written
+// by produces whose answers were lost): past these, the logs are not of this run's shards and log
+// (and following them would cost the oracle memory for every id and offset below).
+constexpr std::uint64_t kIdsPastStoredAtMost = 10'000;
+constexpr std::uint64_t kOffsetsPastAppendedAtMost = 100'000;
+
+// The judge's one tolerance: two pods' clocks disagree by less than this (live/clock.h), so
+// their records may stand out of their true order by as much.
+constexpr Duration kClockSkew = kClockReadError;
 
 // The run's clock: Unix times less the world's start. Nothing of the run comes before it; a time
 // of 0 is a field the event leaves unset, and stays 0.
@@ -80,6 +86,7 @@ RunClock read_world(const std::string& path, const sim::Scenario& scenario, cons
                                   std::to_string(config.platform.shards));
     }
     if (e.record.id == 0) throw std::invalid_argument(where + ": message ids count from 1");
+    if (e.record.attempt == 0) throw std::invalid_argument(where + ": a record of attempt 0: attempts count from 1");
     out.push_back(e);
   });
   if (!started) throw std::invalid_argument("--receipts: " + path + " is empty: no world wrote it");
@@ -106,10 +113,11 @@ void check_ranges(const LogRecord& r, const OutboxServeConfig& config, const std
     refuse("partition " + std::to_string(r.partition) + ": the log has " + std::to_string(config.partitions) +
            " (serve.partitions)");
   }
-  if (r.offset >= kOffsetsAtMost) refuse("offset " + std::to_string(r.offset) + " is past any the judge follows");
   for (const LogEntry& e : r.records) {
     if (e.record.shard >= config.platform.shards) refuse("a record of shard " + std::to_string(e.record.shard));
     if (e.record.id == 0) refuse("a record of message 0: ids count from 1");
+    // A record carries the attempt its message is processing under, counted from 1.
+    if (e.record.attempt == 0) refuse("a record of attempt 0: attempts count from 1");
   }
   for (const LogMessage& m : r.messages) {
     if (m.row.id == 0) refuse("a row of message 0: ids count from 1");
@@ -175,15 +183,17 @@ struct At {
   std::uint32_t index = 0;
 };
 
-// One life of a process, as its log tells it: killed when the log starts again without `stopped`
-// before, or ends without it. A killed process may have committed one more change after its last
-// line (each line is written when its change has committed): between `end` and `restart`.
+// A stretch of a process's life in which it may have committed a change no line tells of (each
+// line is written when its change has committed): after its last line, when it was killed (its
+// log starts again without `stopped` before, or ends without it), until it started again; or a
+// call to a shard's database that failed for want of an answer (`store_failed`, io or other: the
+// COMMIT may have reached PostgreSQL, which then restarted), from its line before to that line.
 struct Life {
   model::PodId pod = 0;
   bool killed = false;
-  Time end{};                 // its last line's
-  Time restart = Time::max();  // its pod's next start
-  // The shards it led at its end, with their tokens.
+  Time end{};                  // its last line's before the stretch
+  Time restart = Time::max();  // the stretch's end
+  // The shards it led then, with their tokens.
   std::map<model::ShardId, model::FenceToken> leads;
 };
 
@@ -202,6 +212,9 @@ std::vector<Life> lives_of(const std::vector<Log>& logs) {
         continue;
       }
       if (!life) continue;  // LogChecker: every log starts with `started`
+      if (r.kind == LogKind::store_failed && (r.failure == StoreFailure::io || r.failure == StoreFailure::other)) {
+        lives.push_back(Life{r.pod, true, life->end, r.logged + kClockSkew, life->leads});
+      }
       life->end = r.logged;
       if (r.kind == LogKind::leadership) {
         if (r.leading) {
@@ -365,16 +378,20 @@ class Replay {
     advance(at.log, at.index);
   }
 
-  // Pulls the change that brought message `m` to state `state`, when another log tells of it.
-  void pull_state(model::MessageRef m, std::uint32_t state, std::uint32_t from) {
+  // Pulls the change that brought message `m` to state `state`, when another log tells of it and
+  // it began before `before`, when the record that needs it was written (a change begun after
+  // cannot have come first: the oracle judges the record without it).
+  void pull_state(model::MessageRef m, std::uint32_t state, std::uint32_t from, Time before) {
     const auto it = changes_.find(m.packed());
     if (it == changes_.end()) return;
     const auto [first, last] = it->second.equal_range(state);
     for (auto c = first; c != last; ++c) {
       if (done(c->second)) return;
     }
-    if (first != last) pull(first->second, from);
+    if (first != last && record(first->second).at < before + kClockSkew) pull(first->second, from);
   }
+
+  const LogRecord& record(const At& at) const { return logs_[at.log].records[at.index]; }
 
   // When the logs bring message `m` to no state `state` before a record written at `before` needs
   // it, the change is taken from the killed life that could have made it (a leader's, for a
@@ -383,6 +400,8 @@ class Replay {
   void require(model::MessageRef m, std::uint32_t state, Time before) {
     const auto it = reached_.find(m.packed());
     if (it == reached_.end() || it->second >= state || killed_.empty()) return;
+    // A log tells of the change, later: the record came before it, and the oracle says so.
+    if (const auto c = changes_.find(m.packed()); c != changes_.end() && c->second.contains(state)) return;
     model::Message now;
     now.id = m.id;
     now.status = state % 2 == 0 ? model::Status::processing : model::Status::pending;
@@ -411,14 +430,21 @@ class Replay {
     if (relay_.ordering != model::Ordering::per_key) return;
     const auto of_key = by_key_.find(key);
     if (of_key == by_key_.end()) return;
-    for (const std::uint64_t earlier : of_key->second) {
+    // Past the entity's messages known final, in order: each is looked at until it is.
+    std::size_t& cursor = final_up_to_[key];
+    for (std::size_t i = cursor; i < of_key->second.size(); ++i) {
+      const std::uint64_t earlier = of_key->second[i];
       if (earlier >= m.packed()) break;
-      if (final_.contains(earlier)) continue;
-      if (const auto f = finals_.find(earlier); f != finals_.end()) pull(f->second, from);
-      const auto row = rows_at_end_.find(earlier);
-      if (!final_.contains(earlier) && row != rows_at_end_.end() && model::is_final(row->second->status)) {
-        recover(model::MessageRef::unpack(earlier), *row->second, before, false, true);
+      if (!final_.contains(earlier)) {
+        const auto f = finals_.find(earlier);
+        if (f != finals_.end() && record(f->second).at < before + kClockSkew) pull(f->second, from);
+        const auto row = rows_at_end_.find(earlier);
+        if (!final_.contains(earlier) && f == finals_.end() && row != rows_at_end_.end() &&
+            model::is_final(row->second->status)) {
+          recover(model::MessageRef::unpack(earlier), *row->second, before, false, true);
+        }
       }
+      if (i == cursor && final_.contains(earlier)) ++cursor;
     }
   }
 
@@ -452,16 +478,16 @@ class Replay {
           std::optional<std::uint32_t> last;
           for (auto i = std::lower_bound(w->second.begin(), w->second.end(), next_[x]); i != w->second.end(); ++i) {
             const LogRecord& other = logs_[x].records[*i];
-            if (other.at >= r.logged) break;
+            if (other.at >= r.logged + kClockSkew) break;
             if (other.token < r.token) last = *i;
           }
           if (last) pull(At{x, *last}, l);
         }
         for (const LogMessage& m : r.messages) {
           const model::MessageRef ref{r.shard, m.row.id};
-          pull_state(ref, pending_after(0), l);
+          pull_state(ref, pending_after(0), l, r.logged);
           if (const std::optional<std::uint32_t> state = needs(r, m.row)) {
-            pull_state(ref, *state, l);
+            pull_state(ref, *state, l, r.logged);
             require(ref, *state, r.logged);
           }
           if (r.write == model::LeaderWrite::scan) earlier_final(ref, m.row.key, r.logged, l);
@@ -469,19 +495,19 @@ class Replay {
         return;
       case LogKind::appended:
       case LogKind::deduped:
-        pull_state(r.records[0].record.ref(), pending_after(0), l);
+        pull_state(r.records[0].record.ref(), pending_after(0), l, r.logged);
         return;
       case LogKind::relocked:
-        pull_state(r.records[0].record.ref(), pending_after(0), l);
+        pull_state(r.records[0].record.ref(), pending_after(0), l, r.logged);
         if (r.relock == model::Relock::locked) {
-          pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+          pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l, r.logged);
           require(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), r.logged);
         }
         return;
       case LogKind::finished:
-        pull_state(r.records[0].record.ref(), pending_after(0), l);
+        pull_state(r.records[0].record.ref(), pending_after(0), l, r.logged);
         if (r.applied) {
-          pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l);
+          pull_state(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), l, r.logged);
           require(r.records[0].record.ref(), processing_under(r.records[0].record.attempt), r.logged);
         }
         return;
@@ -576,8 +602,8 @@ class Replay {
   void applied(const Effect& e) {
     // The effect came after its message's operation and the write that made it processing under
     // the attempt (the consumer re-locked it so before handing it on).
-    pull_state(e.record.ref(), pending_after(0), kNoLog);
-    pull_state(e.record.ref(), processing_under(e.record.attempt), kNoLog);
+    pull_state(e.record.ref(), pending_after(0), kNoLog, e.at);
+    pull_state(e.record.ref(), processing_under(e.record.attempt), kNoLog, e.at);
     require(e.record.ref(), processing_under(e.record.attempt), e.at);
     earlier_final(e.record.ref(), e.record.key, e.at, kNoLog);
     end_ = std::max(end_, e.at);
@@ -602,8 +628,10 @@ class Replay {
   // Per message: where the change that made it final is; its row at the end.
   std::unordered_map<std::uint64_t, At> finals_;
   std::unordered_map<std::uint64_t, const model::Message*> rows_at_end_;
-  // Per entity: its messages, in id order (per-key ordering holds within an entity's shard).
+  // Per entity: its messages, in id order (per-key ordering holds within an entity's shard), and
+  // how many of the first are known final.
   std::unordered_map<model::EntityKey, std::vector<std::uint64_t>> by_key_;
+  std::unordered_map<model::EntityKey, std::size_t> final_up_to_;
   std::vector<std::uint32_t> next_;  // per log: its next record
   std::vector<bool> pulling_;        // per log: being brought up to a record another needs first
   // Per message (packed ref): each change of its state, by the state it made, in log order.
@@ -629,18 +657,24 @@ Judgement judge(const JudgeInputs& in) {
   out.processes = static_cast<std::uint32_t>(logs.size());
 
   const std::vector<Life> killed = lives_of(logs);
-  out.crashes = killed.size();
+  for (const Log& log : logs) {
+    bool up = false;
+    for (const LogRecord& r : log.records) {
+      if (r.kind == LogKind::started && up) ++out.crashes;
+      if (r.kind == LogKind::started) up = true;
+      if (r.kind == LogKind::stopped) up = false;
+    }
+    if (up) ++out.crashes;
+  }
 
   // The shards as the run left them, each message's row on the run's clock.
   std::vector<std::unique_ptr<PgStore>> stores;
   std::vector<model::Store*> shards;
   std::vector<std::vector<model::Message>> rows;
-  std::uint64_t stored = 0;
   for (const std::string& conninfo : config.shards) {
     stores.push_back(std::make_unique<PgStore>(conninfo));
     shards.push_back(stores.back().get());
     rows.push_back(stores.back()->rows());
-    stored += rows.back().size();
     const std::string where = "shard " + std::to_string(shards.size() - 1) + "'s database";
     for (model::Message& m : rows.back()) {
       m.created_at = clock.of(m.created_at, "created_at", where);
@@ -687,23 +721,38 @@ Judgement judge(const JudgeInputs& in) {
                      [](const LogRecord& a, const LogRecord& b) { return a.logged < b.logged; });
     logs.push_back(std::move(unlogged));
   }
-  const auto refuse_id = [&](model::RowId id, const std::string& where) {
-    if (id > stored + kIdsPastStoredAtMost) {
-      throw std::invalid_argument(where + " names message " + std::to_string(id) + ", but the shards hold " +
-                                  std::to_string(stored) + " messages: the logs are not of these shards' run");
+  // Ids and offsets no run of these shards and this log reaches (see kIdsPastStoredAtMost).
+  std::vector<model::RowId> last_id(rows.size(), 0);
+  for (model::ShardId s = 0; s < rows.size(); ++s) last_id[s] = rows[s].empty() ? 0 : rows[s].back().id;
+  const auto refuse_id = [&](model::ShardId shard, model::RowId id, const std::string& where) {
+    if (id > last_id[shard] + kIdsPastStoredAtMost) {
+      throw std::invalid_argument(where + " names message " + std::to_string(id) + " of shard " + std::to_string(shard) +
+                                  ", whose last message is " + std::to_string(last_id[shard]) +
+                                  ": the logs are not of these shards' run");
     }
   };
+  std::uint64_t last_offset = 0;
+  for (const Log& log : logs) {
+    for (const LogRecord& r : log.records) {
+      if (r.kind == LogKind::appended) last_offset = std::max(last_offset, r.offset);
+    }
+  }
   for (const Log& log : logs) {
     for (const LogRecord& r : log.records) {
       if (r.kind == LogKind::operation) {
-        refuse_id(r.first, log.path);
-        refuse_id(r.first + r.types.size(), log.path);  // no overflow: the first is bounded, and a line's length
+        refuse_id(r.shard, r.first, log.path);
+        refuse_id(r.shard, r.first + r.types.size(), log.path);  // no overflow: the first is bounded, and a line's length
       }
-      for (const LogMessage& m : r.messages) refuse_id(m.row.id, log.path);
-      for (const LogEntry& e : r.records) refuse_id(e.record.id, log.path);
+      const model::ShardId rows_shard = r.kind == LogKind::relocked ? r.records[0].record.shard : r.shard;
+      for (const LogMessage& m : r.messages) refuse_id(rows_shard, m.row.id, log.path);
+      for (const LogEntry& e : r.records) refuse_id(e.record.shard, e.record.id, log.path);
+      if (r.offset > last_offset + kOffsetsPastAppendedAtMost) {
+        throw std::invalid_argument(log.path + " names offset " + std::to_string(r.offset) + ", but the last record a log "
+                                    "saw written is at " + std::to_string(last_offset) + ": the logs are not of one run");
+      }
     }
   }
-  for (const Effect& e : effects) refuse_id(e.record.id, in.receipts);
+  for (const Effect& e : effects) refuse_id(e.record.shard, e.record.id, in.receipts);
 
   model::Events model;
   so::WorldEvents world;

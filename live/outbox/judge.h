@@ -23,16 +23,24 @@
 // first brings up to date the other logs that tell of what it depends on, wherever the database's
 // order says it came first:
 //   - the operation that committed each message the record names;
-//   - the message's previous change of state: a handling, a finish or an effect of attempt N
-//     comes after the write that made it processing under N; a mark, a scan or a rescue after the
-//     finish or rescue that ended the attempt before;
+//   - the message's previous change of state: a re-lock, a finish or an effect of attempt N
+//     comes after the write that made it processing under N, and so does a rescue of it; a mark
+//     or a scan after the finish or rescue that ended the attempt before;
+//   - with per-key ordering, a scan or an effect comes after the finish of every earlier message
+//     of its entity;
 //   - a leader write under a larger fencing token comes after every write under a smaller one
 //     that began before it was logged (the shard's fence orders them; one that began after is
 //     held against the fence: O-fence).
+// Only a change that began before the record was written (within the pods' clock skew) is brought
+// up first: one that began after cannot have come first, and the oracle judges the record without
+// it. A re-lock is judged by the row it read (processing under the record's attempt), since its
+// line may come after another process's later change of the message.
 //
 // A process that logged `started` again without `stopped` (or whose log ends without it) was
-// killed, and may have committed one change after its last line. What the logs then lack, the
-// judge takes from the killed life that could have made it (the latest before the record that
+// killed, and may have committed a change after its last line; so may a call to a shard's
+// database that failed without an answer (`store_failed`, io or other: PostgreSQL may have
+// committed it and restarted before answering). What the logs then lack, the judge takes from
+// the killed life (or failed call) that could have made it (the latest before the record that
 // needs it; a leader's, for a change to processing): a message the shards hold that no log tells
 // of joins the replay at its row's time (none killed then: a log was left out, and the run is
 // refused); a change of state a record needs and no log tells of is taken as the store would have
@@ -40,8 +48,10 @@
 // takes that state. Each is judged only as a move of its lifecycle (MessageChecker::recovered).
 // Inputs that do not fit together (another scenario's or seed's receipts, a webhook or SMS run's,
 // two logs of one pod, a record of a shard, partition or pod the relay does not have, ids far past
-// any the shards hold, a message no log and no kill explains) are refused, not judged; so are records no real run could have written
+// any the shards hold, offsets far past any record the logs saw written, a message no log and no
+// kill explains) are refused, not judged; so are records no real run could have written
 // (LogChecker).
+
 #pragma once
 
 #include <cstdint>

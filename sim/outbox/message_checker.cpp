@@ -232,7 +232,14 @@ void MessageChecker::on(const Relocked& e) {
   if (e.outcome != Relock::locked) return;
   const Record& r = e.delivery.record;
   const Tracked* t = find(r.shard, r.id);
-  if (t == nullptr || t->status != Status::processing || t->attempt != r.attempt) {
+  // Live, a re-lock is a read whose line may come after another process's later change of the
+  // message (a finish, a rescue): the row it read is the evidence, and the message must have
+  // reached the record's attempt.
+  const bool held = judged_ == Judged::live
+                        ? t != nullptr && e.row.status == Status::processing && e.row.attempt == r.attempt &&
+                              t->attempt >= r.attempt
+                        : t != nullptr && t->status == Status::processing && t->attempt == r.attempt;
+  if (!held) {
     violate_(Invariant::relock, e.at, r.ref(),
              "handled under attempt " + std::to_string(r.attempt) + " while it was " +
                  (t == nullptr ? std::string("never committed")

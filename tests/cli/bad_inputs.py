@@ -954,8 +954,10 @@ def judge_outbox(config):
                  '"token":0,"renewed":false,"until":9000000000}\n' + stopped), EXIT_INVALID, r":2: granted: .*count from 1")
     expect(judge(started + '{"event":"consumed","pod":1,"at":2500000000,"logged":2500000000,"partition":99,"offset":1}\n'
                  + stopped), EXIT_INVALID, r":2: partition 99: the log has 12")
-    expect(judge(started + '{"event":"consumed","pod":1,"at":2500000000,"logged":2500000000,"partition":1,'
-                 '"offset":18446744073709551615}\n' + stopped), EXIT_INVALID, r":2: offset .* is past any the judge follows")
+    expect(judge(started + '{"event":"finished","pod":1,"at":2500000000,"logged":2500000000,"records":[{"shard":0,"id":1,'
+                 '"attempt":0,"type":0,"key":1,"version":1,"fence":1,"created_at":2400000000}],"status":"pending",'
+                 '"reason":"none","next_attempt":2600000000,"applied":true}\n' + stopped), EXIT_INVALID,
+           r":2: a record of attempt 0: attempts count from 1")
     # What is read, read whole (a process killed and started again is a run's, too): then the
     # shards, which are not there.
     for events in (started + stopped, started + started, started):
