@@ -19,6 +19,7 @@
 #include <string_view>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "live/json_integer.h"
@@ -330,6 +331,42 @@ void each_line(const std::string& path, const char* what, F&& line) {
     if (text.empty()) continue;
     line(text, path + ":" + std::to_string(n));
   }
+}
+
+// Reads a run's event logs (`serve --events`), one file per serve process, each restart appended
+// to it: every line read by `read` (a record, or nullopt with the problem), looked at by
+// `check(record, where)` (which throws what the judge refuses), held to a `Checker` (what a real
+// process writes: the system's LogChecker, next_log() per file), and handed to `keep(record,
+// where)` (which puts it on the judge's clock). Refuses an empty file and a pod that logs in two.
+// A `Log` has `path` and `records`, each file's in the order written.
+template <class Log, class Checker, class Read, class Check, class Keep>
+std::vector<Log> read_event_logs(const std::vector<std::string>& paths, Read&& read, Check&& check, Keep&& keep) {
+  std::vector<Log> logs;
+  Checker checker;
+  std::unordered_map<std::uint64_t, std::string> pods;  // the log each pod's records came from
+  for (const std::string& path : paths) {
+    checker.next_log();
+    Log log{path, {}};
+    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
+      std::string problem;
+      auto r = read(text, problem);
+      if (!r) throw std::invalid_argument(where + ": " + problem);
+      check(*r, where);
+      if (const std::string why = checker.check(*r, where); !why.empty()) {
+        throw std::invalid_argument(where + ": " + why + ": no real run writes this log");
+      }
+      const auto [it, fresh] = pods.try_emplace(r->pod, path);
+      if (!fresh && it->second != path) {
+        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
+                                    ": each process of a run has a pod number of its own (serve --pod)");
+      }
+      keep(*r, where);
+      log.records.push_back(std::move(*r));
+    });
+    if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
+    logs.push_back(std::move(log));
+  }
+  return logs;
 }
 
 }  // namespace relaysim::live

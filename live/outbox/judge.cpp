@@ -125,41 +125,20 @@ void check_ranges(const LogRecord& r, const OutboxServeConfig& config, const std
 }
 
 std::vector<Log> read_logs(const std::vector<std::string>& paths, const OutboxServeConfig& config, const RunClock& clock) {
-  std::vector<Log> logs;
-  LogChecker checker;
-  std::unordered_map<model::PodId, std::string> pods;  // the log each pod's records came from
-  for (const std::string& path : paths) {
-    checker.next_log();
-    Log log{path, {}};
-    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
-      std::string problem;
-      std::optional<LogRecord> r = read_record(text, problem);
-      if (!r) throw std::invalid_argument(where + ": " + problem);
-      check_ranges(*r, config, where);
-      if (const std::string why = checker.check(*r, where); !why.empty()) {
-        throw std::invalid_argument(where + ": " + why + ": no real run writes this log");
-      }
-      const auto [it, fresh] = pods.try_emplace(r->pod, path);
-      if (!fresh && it->second != path) {
-        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
-                                    ": each process of a run has a pod number of its own (serve --pod)");
-      }
-      r->at = clock.of(r->at, "at", where);
-      r->logged = clock.of(r->logged, "logged", where);
-      r->until = clock.of(r->until, "until", where);
-      r->started = clock.of(r->started, "started", where);
-      r->next_attempt = clock.of(r->next_attempt, "next_attempt", where);
-      for (LogMessage& m : r->messages) {
-        m.row.created_at = clock.of(m.row.created_at, "created_at", where);
-        m.row.next_attempt = clock.of(m.row.next_attempt, "next_attempt", where);
-      }
-      for (LogEntry& e : r->records) e.record.created_at = clock.of(e.record.created_at, "created_at", where);
-      log.records.push_back(std::move(*r));
-    });
-    if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
-    logs.push_back(std::move(log));
-  }
-  return logs;
+  return read_event_logs<Log, LogChecker>(
+      paths, read_record, [&](const LogRecord& r, const std::string& where) { check_ranges(r, config, where); },
+      [&](LogRecord& r, const std::string& where) {
+        r.at = clock.of(r.at, "at", where);
+        r.logged = clock.of(r.logged, "logged", where);
+        r.until = clock.of(r.until, "until", where);
+        r.started = clock.of(r.started, "started", where);
+        r.next_attempt = clock.of(r.next_attempt, "next_attempt", where);
+        for (LogMessage& m : r.messages) {
+          m.row.created_at = clock.of(m.row.created_at, "created_at", where);
+          m.row.next_attempt = clock.of(m.row.next_attempt, "next_attempt", where);
+        }
+        for (LogEntry& e : r.records) e.record.created_at = clock.of(e.record.created_at, "created_at", where);
+      });
 }
 
 // The scenario as the run played it: the world's outbox scenario, with the relay and the log the

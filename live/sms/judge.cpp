@@ -192,45 +192,27 @@ struct Log {
 };
 
 std::vector<Log> read_logs(const std::vector<std::string>& paths, const RunClock& clock) {
-  std::vector<Log> logs;
-  LogChecker checker;
-  std::unordered_map<model::PodId, std::string> pods;  // the log each pod's records came from
-  for (const std::string& path : paths) {
-    checker.next_log();
-    Log log{path, {}};
-    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
-      std::string problem;
-      std::optional<LogRecord> r = read_record(text, problem);
-      if (!r) throw std::invalid_argument(where + ": " + problem);
-      if (r->pod == 0 || r->pod > kMaxPod) {
-        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + ": live pods are numbered from 1 to " +
-                                    std::to_string(kMaxPod) + " (serve --pod)");
-      }
-      for (const LogMessage& m : r->messages) {
-        if (m.biz_type.size() > kLongestKey || m.biz_id.size() > kLongestKey) {
-          throw std::invalid_argument(where + ": a key longer than the gateway takes");
+  return read_event_logs<Log, LogChecker>(
+      paths, read_record,
+      [](const LogRecord& r, const std::string& where) {
+        if (r.pod == 0 || r.pod > kMaxPod) {
+          throw std::invalid_argument(where + ": pod " + std::to_string(r.pod) + ": live pods are numbered from 1 to " +
+                                      std::to_string(kMaxPod) + " (serve --pod)");
         }
-      }
-      if (const std::string why = checker.check(*r, where); !why.empty()) {
-        throw std::invalid_argument(where + ": " + why + ": no real run writes this log");
-      }
-      const auto [it, fresh] = pods.try_emplace(r->pod, path);
-      if (!fresh && it->second != path) {
-        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
-                                    ": each process of a run has a pod number of its own (serve --pod)");
-      }
-      r->at = clock.of(r->at, "at", where);
-      r->logged = clock.of(r->logged, "logged", where);
-      if (r->kind == LogKind::submit_finished || r->kind == LogKind::completed) {
-        r->due_at = r->due_at == kTimeZero ? kTimeZero : RunClock::plausible(r->due_at, "due_at", where) - clock.day;
-      }
-      for (LogMessage& m : r->messages) m.send_at = RunClock::plausible(m.send_at, "send_at", where) - clock.day;
-      log.records.push_back(std::move(*r));
-    });
-    if (log.records.empty()) throw std::invalid_argument("--events: " + path + " is empty: no serve process wrote it");
-    logs.push_back(std::move(log));
-  }
-  return logs;
+        for (const LogMessage& m : r.messages) {
+          if (m.biz_type.size() > kLongestKey || m.biz_id.size() > kLongestKey) {
+            throw std::invalid_argument(where + ": a key longer than the gateway takes");
+          }
+        }
+      },
+      [&](LogRecord& r, const std::string& where) {
+        r.at = clock.of(r.at, "at", where);
+        r.logged = clock.of(r.logged, "logged", where);
+        if (r.kind == LogKind::submit_finished || r.kind == LogKind::completed) {
+          r.due_at = r.due_at == kTimeZero ? kTimeZero : RunClock::plausible(r.due_at, "due_at", where) - clock.day;
+        }
+        for (LogMessage& m : r.messages) m.send_at = RunClock::plausible(m.send_at, "send_at", where) - clock.day;
+      });
 }
 
 // What the store committed that no log tells of, as records at the times the store's status
