@@ -355,6 +355,12 @@ def drain_part():
     run.end()
 
 
+def mentions(record, shard, message):
+    """Whether an event-log record is about message `message` of `shard`."""
+    return (any(e["shard"] == shard and e["id"] == message for e in record.get("records", [])) or
+            record.get("shard") == shard and any(m["id"] == message for m in record.get("messages", [])))
+
+
 def late_mark(run, marker, relocker):
     """Copies of the two pods' logs in which a `mark` of pod `marker` is written just after pod
     `relocker`'s re-lock of the message it marked (and the marker's lines in between with it, as a
@@ -374,6 +380,10 @@ def late_mark(run, marker, relocker):
         for row in r["messages"]:
             at = relocks.get((r["shard"], row["id"], row["attempt"]))
             if row["status"] == "processing" and at is not None and at > r["logged"]:
+                # A pod paused after the mark's commit did nothing more until the re-lock: not one
+                # whose message it touched again before then.
+                if any(mentions(x, r["shard"], row["id"]) for x in mine[i + 1:] if x["logged"] <= at):
+                    continue
                 moves = sum(1 for x in mine[i:] if x["logged"] <= at)
                 if best is None or moves < best[0]:
                     best = (moves, i, at)
