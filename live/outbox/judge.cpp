@@ -169,17 +169,18 @@ struct At {
 // COMMIT may have reached PostgreSQL, which then restarted), from its line before to that line.
 struct Life {
   model::PodId pod = 0;
-  bool killed = false;
+  bool killed = false;  // a kill; else a failed call
   Time end{};                  // its last line's before the stretch
   Time restart = Time::max();  // the stretch's end
   // The shards it led then, with their tokens.
   std::map<model::ShardId, model::FenceToken> leads;
 };
 
+// Every such stretch of the logs' processes, in the order they began.
 std::vector<Life> lives_of(const std::vector<Log>& logs) {
   std::vector<Life> lives;
   for (const Log& log : logs) {
-    std::optional<Life> life;
+    std::optional<Life> life;  // the process's current life, until it stops
     for (const LogRecord& r : log.records) {
       if (r.kind == LogKind::started) {
         if (life) {
@@ -192,7 +193,7 @@ std::vector<Life> lives_of(const std::vector<Log>& logs) {
       }
       if (!life) continue;  // LogChecker: every log starts with `started`
       if (r.kind == LogKind::store_failed && (r.failure == StoreFailure::io || r.failure == StoreFailure::other)) {
-        lives.push_back(Life{r.pod, true, life->end, r.logged + kClockSkew, life->leads});
+        lives.push_back(Life{r.pod, false, life->end, r.logged + kClockSkew, life->leads});
       }
       life->end = r.logged;
       if (r.kind == LogKind::leadership) {
@@ -202,17 +203,13 @@ std::vector<Life> lives_of(const std::vector<Log>& logs) {
           life->leads.erase(r.shard);
         }
       }
-      if (r.kind == LogKind::stopped) {
-        lives.push_back(*life);
-        life.reset();
-      }
+      if (r.kind == LogKind::stopped) life.reset();
     }
     if (life) {
       life->killed = true;
       lives.push_back(*life);
     }
   }
-  std::erase_if(lives, [](const Life& l) { return !l.killed; });
   std::sort(lives.begin(), lives.end(), [](const Life& a, const Life& b) { return a.end < b.end; });
   return lives;
 }
@@ -636,15 +633,7 @@ Judgement judge(const JudgeInputs& in) {
   out.processes = static_cast<std::uint32_t>(logs.size());
 
   const std::vector<Life> killed = lives_of(logs);
-  for (const Log& log : logs) {
-    bool up = false;
-    for (const LogRecord& r : log.records) {
-      if (r.kind == LogKind::started && up) ++out.crashes;
-      if (r.kind == LogKind::started) up = true;
-      if (r.kind == LogKind::stopped) up = false;
-    }
-    if (up) ++out.crashes;
-  }
+  out.crashes = static_cast<std::uint64_t>(std::count_if(killed.begin(), killed.end(), [](const Life& l) { return l.killed; }));
 
   // The shards as the run left them, each message's row on the run's clock.
   std::vector<std::unique_ptr<PgStore>> stores;
