@@ -257,6 +257,24 @@ def sim_run(relaysim, scenario_path, tmp, sets):
         return json.load(f)
 
 
+def load_kept(directory, scenario):
+    """The figures of the live run `--keep DIRECTORY` kept (live.json, as the judge wrote them), if
+    that run was of this scenario cut the same way (scenario.yaml): another cut or seed would make
+    every row a comparison of two different runs."""
+    try:
+        with open(os.path.join(directory, "scenario.yaml")) as f:
+            ran = yaml.safe_load(f)
+        with open(os.path.join(directory, "live.json")) as f:
+            live = json.load(f)
+    except (OSError, yaml.YAMLError, ValueError) as e:
+        die(f"--live {directory}: not a live run kept by --keep ({e})")
+    if ran != scenario:
+        die(f"--live {directory}: its run was of another scenario, seed, --load or --tail than this one")
+    if not isinstance(live, dict) or any(k not in live for k in ("metrics", "verdict", "drains", "violations")):
+        die(f"--live {directory}: live.json is not the judge's figures of a run")
+    return live
+
+
 def first_drain(drains, field):
     """A field of the first fault episode's drain (docs/outputs.md): `drain_90_s`, the seconds to
     nine tenths drained, or `peak`; None when the run had no fault."""
@@ -300,7 +318,10 @@ def main():
     parser.add_argument("--tail", default="2m",
                         help="how long after the load the runs may go on draining (default 2m)")
     parser.add_argument("--json", help="also write both runs' figures and the comparison here")
-    parser.add_argument("--keep", help="keep the live run's files (logs, receipts, database) in this directory")
+    parser.add_argument("--keep", help="keep the live run's files (logs, receipts, database, its figures) in this directory")
+    parser.add_argument("--live", metavar="DIR",
+                        help="compare with the live run an earlier --keep DIR kept, of the same scenario, --load and "
+                             "--tail, instead of running it again: other --sim-set values against one live run")
     parser.add_argument("--sim-set", action="append", default=[], metavar="KEY=VALUE",
                         help="set a value of the simulated run only, as relaysim run --set does: a twin told a "
                              "wrong world must disagree (the test that the comparison can fail)")
@@ -309,6 +330,8 @@ def main():
         load_s, tail_s = seconds(args.load), seconds(args.tail)
     except ValueError as e:
         die(str(e))
+    if args.keep and args.live:
+        die("--keep and --live: a run compared with a kept live run runs nothing live to keep")
     if args.keep and os.path.isdir(args.keep) and os.listdir(args.keep):
         die(f"--keep: {args.keep} is not empty (a run appends to its logs and database: give a new directory)")
     if load_s <= 0 or load_s > 3600:
@@ -327,6 +350,7 @@ def main():
         scenario = cut(scenario, load_s, tail_s)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         die(f"{args.scenario}: cannot cut its load: {e}")
+    kept = load_kept(args.live, scenario) if args.live else None
     tmp = args.keep or tempfile.mkdtemp(prefix="relaysim-twin-")
     os.makedirs(tmp, exist_ok=True)
     cut_path = os.path.join(tmp, "scenario.yaml")
@@ -335,7 +359,11 @@ def main():
     try:
         say(f"simulated: {args.scenario}, its first {args.load} of load (seed {scenario.get('seed', 1)})")
         sim = sim_run(args.relaysim, cut_path, tmp, args.sim_set)
-        live = live_run(args.relaysim, cut_path, scenario, tmp, drain_timeout=tail_s + 60)
+        if kept is not None:
+            say(f"live: the run kept in {args.live}")
+            live = kept
+        else:
+            live = live_run(args.relaysim, cut_path, scenario, tmp, drain_timeout=tail_s + 60)
     finally:
         end_all()
         if not args.keep:
