@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <map>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <unordered_map>
@@ -15,8 +14,8 @@
 #include "live/json_record.h"
 #include "live/outbox/config.h"
 #include "live/outbox/event_log.h"
-#include "live/outbox/pg_store.h"
 #include "live/serve_file.h"
+#include "model/core/assert.h"
 #include "sim/loader.h"
 #include "sim/outbox/invariants.h"
 #include "sim/outbox/oracle.h"
@@ -139,21 +138,6 @@ std::vector<Log> read_logs(const std::vector<std::string>& paths, const OutboxSe
         }
         for (LogEntry& e : r.records) e.record.created_at = clock.of(e.record.created_at, "created_at", where);
       });
-}
-
-// The scenario as the run played it: the world's outbox scenario, with the relay and the log the
-// serve configuration ran.
-sim::Scenario scenario_as_run(const JudgeInputs& in, const OutboxServeConfig& config) {
-  sim::Scenario scenario = sim::load_scenario(in.scenario);
-  if (dynamic_cast<const so::OutboxSpec*>(&scenario.spec()) == nullptr) {
-    throw std::invalid_argument(in.scenario + ": the serve configuration is the outbox relay's, but the scenario's system is not outbox");
-  }
-  so::OutboxSpec& spec = so::spec_of(scenario);
-  spec.platform = config.platform;
-  spec.log.partitions = config.partitions;
-  spec.log.session_timeout = config.session_timeout;
-  spec.log.max_poll_interval = config.max_poll_interval;
-  return scenario;
 }
 
 // Where a record is: log and line index.
@@ -621,30 +605,39 @@ class Replay {
 
 }  // namespace
 
-Judgement judge(const JudgeInputs& in) {
+sim::Scenario scenario_as_run(const std::string& scenario_path, const OutboxServeConfig& config) {
+  sim::Scenario scenario = sim::load_scenario(scenario_path);
+  if (dynamic_cast<const so::OutboxSpec*>(&scenario.spec()) == nullptr) {
+    throw std::invalid_argument(scenario_path + ": the serve configuration is the outbox relay's, but the scenario's system is not outbox");
+  }
+  so::OutboxSpec& spec = so::spec_of(scenario);
+  spec.platform = config.platform;
+  spec.log.partitions = config.partitions;
+  spec.log.session_timeout = config.session_timeout;
+  spec.log.max_poll_interval = config.max_poll_interval;
+  return scenario;
+}
+
+Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, const std::vector<std::string>& events,
+                const std::string& receipts, ShardsAtEnd at_end) {
+  RELAYSIM_ASSERT(at_end.stores.size() == config.platform.shards && at_end.rows.size() == config.platform.shards,
+                  "one store and one set of rows per shard");
   Judgement out;
   out.ledger = sim::Ledger(so::kInvariants);
-  const OutboxServeConfig config = read_serve_config(in.config);
-  sim::Scenario scenario = scenario_as_run(in, config);
-
   std::vector<Effect> effects;
-  const RunClock clock = read_world(in.receipts, scenario, config, effects);
-  std::vector<Log> logs = read_logs(in.events, config, clock);
+  const RunClock clock = read_world(receipts, scenario, config, effects);
+  std::vector<Log> logs = read_logs(events, config, clock);
   out.processes = static_cast<std::uint32_t>(logs.size());
 
   const std::vector<Life> killed = lives_of(logs);
   out.crashes = static_cast<std::uint64_t>(std::count_if(killed.begin(), killed.end(), [](const Life& l) { return l.killed; }));
 
   // The shards as the run left them, each message's row on the run's clock.
-  std::vector<std::unique_ptr<PgStore>> stores;
-  std::vector<model::Store*> shards;
-  std::vector<std::vector<model::Message>> rows;
-  for (const std::string& conninfo : config.shards) {
-    stores.push_back(std::make_unique<PgStore>(conninfo));
-    shards.push_back(stores.back().get());
-    rows.push_back(stores.back()->rows());
-    const std::string where = "shard " + std::to_string(shards.size() - 1) + "'s database";
-    for (model::Message& m : rows.back()) {
+  const std::vector<model::Store*>& shards = at_end.stores;
+  std::vector<std::vector<model::Message>>& rows = at_end.rows;
+  for (model::ShardId s = 0; s < rows.size(); ++s) {
+    const std::string where = "shard " + std::to_string(s) + "'s database";
+    for (model::Message& m : rows[s]) {
       m.created_at = clock.of(m.created_at, "created_at", where);
       m.next_attempt = clock.of(m.next_attempt, "next_attempt", where);
     }
@@ -652,7 +645,7 @@ Judgement judge(const JudgeInputs& in) {
   // A message no log tells of was committed by a process killed before its line: its operation
   // joins the replay at the row's time, as a log of its own. One that no killed life can explain
   // means a log was left out.
-  std::vector<std::unordered_set<model::RowId>> logged(config.shards.size());
+  std::vector<std::unordered_set<model::RowId>> logged(rows.size());
   for (const Log& log : logs) {
     for (const LogRecord& r : log.records) {
       if (r.kind != LogKind::operation || !r.committed) continue;
@@ -720,7 +713,7 @@ Judgement judge(const JudgeInputs& in) {
       }
     }
   }
-  for (const Effect& e : effects) refuse_id(e.record.shard, e.record.id, in.receipts);
+  for (const Effect& e : effects) refuse_id(e.record.shard, e.record.id, receipts);
 
   model::Events model;
   so::WorldEvents world;

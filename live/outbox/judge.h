@@ -59,7 +59,10 @@
 #include <utility>
 #include <vector>
 
+#include "live/outbox/config.h"
+#include "model/outbox/store.h"
 #include "sim/oracle/ledger.h"
+#include "sim/scenario/scenario.h"
 
 namespace relaysim::live::outbox {
 
@@ -90,5 +93,24 @@ struct Judgement {
 // sim::ScenarioError for a bad scenario or configuration, and StoreError when a shard's database
 // cannot be read.
 Judgement judge(const JudgeInputs& in);
+
+// The two halves of judge(), apart so that the logs' and receipts' reading and their replay can
+// be driven over stores that are not PostgreSQL (the fuzz target's memory stores).
+//
+// The scenario file as the run played it: its outbox system, with the relay and the log `config`
+// ran. Throws std::invalid_argument if its system is not outbox.
+sim::Scenario scenario_as_run(const std::string& scenario_path, const OutboxServeConfig& config);
+
+// The shards as the run left them, one per platform shard: its store, for the end-of-run checks,
+// and its rows, in id order, with their times as stored (Unix).
+struct ShardsAtEnd {
+  std::vector<relaysim::outbox::Store*> stores;
+  std::vector<std::vector<relaysim::outbox::Message>> rows;
+};
+
+// Reads the logs and receipts and replays them over `shards`, as judge() does once it has read
+// the files it names and the shards' databases.
+Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, const std::vector<std::string>& events,
+                const std::string& receipts, ShardsAtEnd shards);
 
 }  // namespace relaysim::live::outbox
