@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -156,41 +157,72 @@ struct Life {
   bool killed = false;  // a kill; else a failed call
   Time end{};                  // its last line's before the stretch
   Time restart = Time::max();  // the stretch's end
-  // The shards it led then, with their tokens.
+  // The shards it could write to as their leader then, with its tokens: those it led, and those
+  // it stepped down from in the middle of a cycle (a leader finishes its cycle's mark after it
+  // steps down, and only the fence keeps that write out: model/outbox/relay.cpp, cycle_done).
   std::map<model::ShardId, model::FenceToken> leads;
 };
 
+// A process's leaderships along its log, for Life::leads. `marks_after_publishing`: the relay
+// marks a cycle's rows once they are published (else its scan marked them, and nothing is left to
+// write when it steps down).
+struct Leaderships {
+  bool marks_after_publishing = false;
+  std::map<model::ShardId, model::FenceToken> writes;  // Life::leads
+  std::set<model::ShardId> leading;
+  std::set<model::ShardId> cycling;  // a scan took rows, and no mark of them followed yet
+
+  void see(const LogRecord& r) {
+    if (r.kind == LogKind::leadership) {
+      if (r.leading) {
+        leading.insert(r.shard);
+        writes[r.shard] = r.token;
+      } else {
+        leading.erase(r.shard);
+        if (!cycling.contains(r.shard)) writes.erase(r.shard);
+      }
+    } else if (r.kind == LogKind::leader_wrote) {
+      if (marks_after_publishing && r.write == model::LeaderWrite::scan && r.applied && !r.messages.empty()) {
+        cycling.insert(r.shard);
+      }
+      if (r.write == model::LeaderWrite::mark) {
+        cycling.erase(r.shard);
+        if (!leading.contains(r.shard)) writes.erase(r.shard);
+      }
+    }
+  }
+};
+
 // Every such stretch of the logs' processes, in the order they began.
-std::vector<Life> lives_of(const std::vector<Log>& logs) {
+std::vector<Life> lives_of(const std::vector<Log>& logs, const model::RelayConfig& relay) {
+  const bool marks_after_publishing = relay.order == model::PublishOrder::publish_then_mark;
   std::vector<Life> lives;
   for (const Log& log : logs) {
     std::optional<Life> life;  // the process's current life, until it stops
+    Leaderships led{marks_after_publishing, {}, {}, {}};
     for (const LogRecord& r : log.records) {
       if (r.kind == LogKind::started) {
         if (life) {
           life->killed = true;
           life->restart = r.logged;
+          life->leads = led.writes;
           lives.push_back(*life);
         }
         life = Life{r.pod, false, r.logged, Time::max(), {}};
+        led = Leaderships{marks_after_publishing, {}, {}, {}};
         continue;
       }
       if (!life) continue;  // LogChecker: every log starts with `started`
       if (r.kind == LogKind::store_failed && (r.failure == StoreFailure::io || r.failure == StoreFailure::other)) {
-        lives.push_back(Life{r.pod, false, life->end, r.logged + kClockSkew, life->leads});
+        lives.push_back(Life{r.pod, false, life->end, r.logged + kClockSkew, led.writes});
       }
       life->end = r.logged;
-      if (r.kind == LogKind::leadership) {
-        if (r.leading) {
-          life->leads[r.shard] = r.token;
-        } else {
-          life->leads.erase(r.shard);
-        }
-      }
+      led.see(r);
       if (r.kind == LogKind::stopped) life.reset();
     }
     if (life) {
       life->killed = true;
+      life->leads = led.writes;
       lives.push_back(*life);
     }
   }
@@ -198,8 +230,8 @@ std::vector<Life> lives_of(const std::vector<Log>& logs) {
   return lives;
 }
 
-// The killed life that could have committed a change before `before` — the latest, whose pod led
-// `shard` at its end when `leader` — or nullptr.
+// The killed life that could have committed a change before `before` — the latest, whose pod could
+// write to `shard` as its leader at its end when `leader` — or nullptr.
 const Life* killer(const std::vector<Life>& killed, Time before, bool leader, model::ShardId shard) {
   for (auto l = killed.rbegin(); l != killed.rend(); ++l) {
     if (l->end >= before) continue;
@@ -629,7 +661,7 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
   std::vector<Log> logs = read_logs(events, config, clock);
   out.processes = static_cast<std::uint32_t>(logs.size());
 
-  const std::vector<Life> killed = lives_of(logs);
+  const std::vector<Life> killed = lives_of(logs, config.platform);
   out.crashes = static_cast<std::uint64_t>(std::count_if(killed.begin(), killed.end(), [](const Life& l) { return l.killed; }));
 
   // The shards as the run left them, each message's row on the run's clock.

@@ -41,7 +41,8 @@
 // database that failed without an answer (`store_failed`, io or other: PostgreSQL may have
 // committed it and restarted before answering). What the logs then lack, the judge takes from
 // the killed life (or failed call) that could have made it (the latest before the record that
-// needs it; a leader's, for a change to processing): a message the shards hold that no log tells
+// needs it; for a change to processing, one that led the shard, or stepped down from it in the
+// middle of a cycle, whose mark it still commits): a message the shards hold that no log tells
 // of joins the replay at its row's time (none killed then: a log was left out, and the run is
 // refused); a change of state a record needs and no log tells of is taken as the store would have
 // it at the life's end; and a message the shards hold in a later state than the logs brought it to

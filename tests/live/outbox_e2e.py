@@ -401,6 +401,39 @@ def late_mark(run, marker, relocker):
     return paths
 
 
+def stepped_down_mark(run):
+    """A leader that steps down in the middle of a cycle still commits the cycle's mark (only the
+    fence would keep it out). Copies of the two pods' logs in which a mark whose messages the
+    downstream later applied became that: the pod steps down from the mark's shard first, and
+    the mark's call then fails without an answer (`store_failed`, io), as when PostgreSQL commits
+    and restarts before answering. The judge needs the mark, and must take it from that call's
+    stretch, whose pod no longer leads the shard. The copies' paths, pod 1's first."""
+    applied = set()
+    for line in open(os.path.join(run.tmp, "world.jsonl")):
+        r = json.loads(line)
+        if r.get("applied"):
+            applied.add((r["shard"], r["id"], r["attempt"]))
+    logs = {pod: [json.loads(line) for line in open(run.events(pod))] for pod in (1, 2)}
+    for pod, records in logs.items():
+        for i, r in enumerate(records):
+            if (r["event"] == "leader_wrote" and r["write"] == "mark" and r["applied"] and i > 0
+                    and any((r["shard"], m["id"], m["attempt"]) in applied for m in r["messages"])):
+                before = records[i - 1]["logged"]
+                step_down = {"at": before + 1, "event": "leadership", "leading": False, "logged": before + 1,
+                             "pod": pod, "shard": r["shard"], "token": r["token"], "until": 0}
+                failed = {"at": r["at"], "event": "store_failed", "failure": "io", "logged": r["logged"], "pod": pod,
+                          "shard": r["shard"]}
+                records[i:i + 1] = [step_down, failed]
+                paths = []
+                for p in (1, 2):
+                    path = os.path.join(run.tmp, f"stepped-down-{p}.jsonl")
+                    with open(path, "w") as out:
+                        out.writelines(json.dumps(x) + "\n" for x in logs[p])
+                    paths.append(path)
+                return paths
+    fail("no mark whose messages the downstream applied: the stepped-down mark could not be made")
+
+
 def judge_run(run, config, logs):
     """`relaysim judge` of the run's logs, its world's receipts and its shards, with `config`."""
     events = sum((["--events", log] for log in logs), [])
@@ -445,6 +478,12 @@ def judge_the_run(run):
              f"first (exit {late.returncode}):\n{late.stdout}{late.stderr}")
     print(f"outbox_e2e: a mark logged after another pod's re-lock of its message: judged in the database's order, "
           f"every invariant holds", flush=True)
+    stepped = judge(run.config, stepped_down_mark(run))
+    if stepped.returncode != 0 or re.search(r"\(0 changes they committed and never logged\)", stepped.stdout):
+        fail(f"with a mark committed after its leader stepped down and its call's answer lost, the judge did not take "
+             f"it from that call (exit {stepped.returncode}):\n{stepped.stdout}{stepped.stderr}")
+    print("outbox_e2e: a mark committed after its leader stepped down, its answer lost: taken from the failed call, "
+          "every invariant holds", flush=True)
     # Judged against a policy of one attempt per message, the retries the relay made break O-retry.
     if retried == 0:
         fail("no message was retried in the run: a wrong retry policy could not be told from the right one")
