@@ -285,14 +285,16 @@ class Replay {
   }
 
   // After the run: a message the shard holds in a later state than the logs brought it to was
-  // moved by a process killed before it logged the move.
+  // moved by a process killed before it logged the move; then the row is held to what the logs
+  // made of it (a final message unchanged, no move at one attempt its lifecycle lacks).
   void reconcile(model::ShardId shard, const model::Message& row) {
     const model::MessageRef m{shard, row.id};
     const std::uint32_t target =
         row.status == model::Status::processing ? processing_under(row.attempt) : pending_after(row.attempt);
     const auto it = reached_.find(m.packed());
-    if (it == reached_.end() || it->second >= target) return;
-    recover(m, row, end_ + Duration{1}, row.status == model::Status::processing, true);
+    if (it == reached_.end()) return;
+    if (it->second < target) recover(m, row, end_ + Duration{1}, row.status == model::Status::processing, true);
+    oracle_.held(m, row, end_ + Duration{1});
   }
 
  private:

@@ -326,6 +326,28 @@ void MessageChecker::recovered(MessageRef m, const Message& now, Time at) {
   moved(m, *t, now, at, "a process killed before it logged it");
 }
 
+void MessageChecker::held(MessageRef m, const Message& row, Time end) {
+  RELAYSIM_ASSERT(judged_ == Judged::live, "a simulated store's rows are the store the checker was told of");
+  const Tracked* t = find(m.shard, m.id);
+  if (t == nullptr) return;
+  const auto as = [](Status status, std::uint16_t attempt) {
+    return std::string(to_string(status)) + (status == Status::processing ? " under attempt " : " after attempt ") +
+           std::to_string(attempt);
+  };
+  if (is_final(t->status)) {
+    if (row.status != t->status || row.reason != t->reason || row.attempt != t->attempt) {
+      violate_(Invariant::final, end, m,
+               "the logs made it " + as(t->status, t->attempt) + ", but its shard holds it " + as(row.status, row.attempt) +
+                   " at the end");
+    }
+  } else if (row.attempt == t->attempt && row.status != t->status && !allows(kMessageLifecycle, t->status, row.status)) {
+    violate_(Invariant::lifecycle, end, m,
+             "the logs left it " + as(t->status, t->attempt) + ", but its shard holds it " + as(row.status, row.attempt) +
+                 " at the end: " + std::string(to_string(t->status)) + " -> " + std::string(to_string(row.status)) +
+                 " is no move of its lifecycle");
+  }
+}
+
 void MessageChecker::finish(Time end, std::span<Store* const> shards) {
   RELAYSIM_ASSERT(shards.size() == messages_.size(), "a store for every shard");
   for (ShardId s = 0; s < shards.size(); ++s) {

@@ -81,6 +81,12 @@ class MessageChecker final : public SinkFor<relaysim::outbox::OperationDone>,
   // and of a final message (O-lifecycle, O-final): the evidence of the rest died with the process.
   void recovered(relaysim::outbox::MessageRef m, const relaysim::outbox::Message& now, Time at);
 
+  // Live: message `m` as its shard holds it at the end of the run, once the judge has taken from
+  // it what a killed process committed and never logged (recovered). A message the logs made final
+  // must be held as they made it (O-final), and the shard's row must not be at the logs' attempt
+  // in a state no move of the lifecycle leads to from theirs (O-lifecycle).
+  void held(relaysim::outbox::MessageRef m, const relaysim::outbox::Message& row, Time end);
+
   // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
   void finish(Time end, std::span<relaysim::outbox::Store* const> shards);
 

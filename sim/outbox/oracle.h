@@ -45,6 +45,8 @@ class Oracle {
   void recovered(relaysim::outbox::MessageRef m, const relaysim::outbox::Message& now, Time at) {
     messages_.recovered(m, now, at);
   }
+  // Live: a message as its shard holds it at the end, against what the logs made it (MessageChecker).
+  void held(relaysim::outbox::MessageRef m, const relaysim::outbox::Message& row, Time end) { messages_.held(m, row, end); }
 
   // The end-of-run checks: nothing stuck, nothing lost, every handled message's effect applied.
   void finish(Time end, std::span<relaysim::outbox::Store* const> shards) { messages_.finish(end, shards); }

@@ -455,7 +455,8 @@ def judge_the_run(run):
     """Pod 2 drains too; then `relaysim judge` must find every O-* invariant held in the run's two
     event logs, the world's receipts and the shards, judged by the simulator's own outbox oracle.
     Judged against a retry policy the relay did not run with, O-retry must FAIL; without one
-    pod's log, the run must be refused, not judged."""
+    pod's log, the run must be refused, not judged; with a handled message's row put back to
+    pending, O-final must FAIL."""
     run.pods[2].send_signal(signal.SIGTERM)
     if run.pods[2].wait(timeout=30) != 0:
         fail("serve --pod 2 did not drain after SIGTERM")
@@ -497,6 +498,16 @@ def judge_the_run(run):
     if cut.returncode != 2 or "no log tells of" not in cut.stderr:
         fail(f"a run judged without one pod's log was not refused:\n{cut.stdout}{cut.stderr}")
     print("outbox_e2e: judged against one attempt per message, O-retry fails; without pod 2's log, refused", flush=True)
+    # A finish the store lost: a handled message's row put back to pending at its attempt. The
+    # logs made it handled, so the shard must hold it handled: O-final.
+    message = run.pg.psql(SHARDS[0], "SELECT id FROM outbox_request WHERE status = 2 ORDER BY id LIMIT 1")
+    run.pg.psql(SHARDS[0], f"UPDATE outbox_request SET status = 0 WHERE id = {message}")
+    lost = judge(run.config)
+    run.pg.psql(SHARDS[0], f"UPDATE outbox_request SET status = 2 WHERE id = {message}")
+    if lost.returncode != 1 or not re.search(r"O-final .*the logs made it handled after attempt \d+, but its shard holds it "
+                                             r"pending after attempt", lost.stdout):
+        fail(f"with a handled message's row put back to pending, O-final held:\n{lost.stdout}{lost.stderr}")
+    print("outbox_e2e: a handled message's row put back to pending in its shard: O-final fails", flush=True)
 
 
 # The chaos part's lease and session: short, so that the faults end in a minute.
