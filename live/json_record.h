@@ -337,7 +337,8 @@ void each_line(const std::string& path, const char* what, F&& line) {
 // to it: every line read by `read` (a record, or nullopt with the problem), looked at by
 // `check(record, where)` (which throws what the judge refuses), held to a `Checker` (what a real
 // process writes: the system's LogChecker, next_log() per file), and handed to `keep(record,
-// where)` (which puts it on the judge's clock). Refuses an empty file and a pod that logs in two.
+// where)` (which puts it on the judge's clock). Refuses an empty file, a pod that logs in two and a file
+// that holds two pods' lines.
 // A `Log` has `path` and `records`, each file's in the order written.
 template <class Log, class Checker, class Read, class Check, class Keep>
 std::vector<Log> read_event_logs(const std::vector<std::string>& paths, Read&& read, Check&& check, Keep&& keep) {
@@ -359,6 +360,13 @@ std::vector<Log> read_event_logs(const std::vector<std::string>& paths, Read&& r
       if (!fresh && it->second != path) {
         throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
                                     ": each process of a run has a pod number of its own (serve --pod)");
+      }
+      // One file, one process: two processes appending to one file interleave their lives, and
+      // the judge would take each one's start for the other's restart.
+      if (!log.records.empty() && log.records.front().pod != r->pod) {
+        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " in the log of pod " +
+                                    std::to_string(log.records.front().pod) +
+                                    ": give each serve process its own --events file");
       }
       keep(*r, where);
       log.records.push_back(std::move(*r));

@@ -653,9 +653,7 @@ sim::Scenario scenario_as_run(const std::string& scenario_path, const OutboxServ
 }
 
 Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, const std::vector<std::string>& events,
-                const std::string& receipts, ShardsAtEnd at_end) {
-  RELAYSIM_ASSERT(at_end.stores.size() == config.platform.shards && at_end.rows.size() == config.platform.shards,
-                  "one store and one set of rows per shard");
+                const std::string& receipts, const std::function<ShardsAtEnd()>& open_shards) {
   Judgement out;
   out.ledger = sim::Ledger(so::kInvariants);
   std::vector<Effect> effects;
@@ -667,6 +665,9 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
   out.crashes = static_cast<std::uint64_t>(std::count_if(killed.begin(), killed.end(), [](const Life& l) { return l.killed; }));
 
   // The shards as the run left them, each message's row on the run's clock.
+  ShardsAtEnd at_end = open_shards();
+  RELAYSIM_ASSERT(at_end.stores.size() == config.platform.shards && at_end.rows.size() == config.platform.shards,
+                  "one store and one set of rows per shard");
   const std::vector<model::Store*>& shards = at_end.stores;
   std::vector<std::vector<model::Message>>& rows = at_end.rows;
   for (model::ShardId s = 0; s < rows.size(); ++s) {

@@ -57,6 +57,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,9 +111,10 @@ struct ShardsAtEnd {
   std::vector<std::vector<relaysim::outbox::Message>> rows;
 };
 
-// Reads the logs and receipts and replays them over `shards`, as judge() does once it has read
-// the files it names and the shards' databases.
+// Reads the logs and receipts and replays them over the shards `open_shards` gives, as judge()
+// does once it has read the files it names. The shards are opened once the logs and receipts are
+// read: what no run wrote is refused before a database is asked.
 Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, const std::vector<std::string>& events,
-                const std::string& receipts, ShardsAtEnd shards);
+                const std::string& receipts, const std::function<ShardsAtEnd()>& open_shards);
 
 }  // namespace relaysim::live::outbox

@@ -12,13 +12,15 @@ Judgement judge(const JudgeInputs& in) {
   const OutboxServeConfig config = read_serve_config(in.config);
   const sim::Scenario scenario = scenario_as_run(in.scenario, config);
   std::vector<std::unique_ptr<PgStore>> stores;
-  ShardsAtEnd shards;
-  for (const std::string& conninfo : config.shards) {
-    stores.push_back(std::make_unique<PgStore>(conninfo));
-    shards.stores.push_back(stores.back().get());
-    shards.rows.push_back(stores.back()->rows());
-  }
-  return judge(scenario, config, in.events, in.receipts, std::move(shards));
+  return judge(scenario, config, in.events, in.receipts, [&] {
+    ShardsAtEnd shards;
+    for (const std::string& conninfo : config.shards) {
+      stores.push_back(std::make_unique<PgStore>(conninfo));
+      shards.stores.push_back(stores.back().get());
+      shards.rows.push_back(stores.back()->rows());
+    }
+    return shards;
+  });
 }
 
 }  // namespace relaysim::live::outbox

@@ -949,6 +949,8 @@ def judge_outbox(config):
                  '"applied": 1}\n'), EXIT_INVALID, r"outbox-receipts\.jsonl:2: shard 7: the relay has 2")
     expect(judge(stopped), EXIT_INVALID, r"outbox-events\.jsonl:1: .*before the process logged 'started'")
     expect(judge(started.replace('"pod":1', '"pod":3') + stopped), EXIT_INVALID, r":1: pod 3: the relay's pods are numbered")
+    expect(judge(started + started.replace('"pod":1', '"pod":2')), EXIT_INVALID,
+           r"outbox-events\.jsonl:2: pod 2 in the log of pod 1: give each serve process its own --events file")
     expect(judge(started.replace("2000000000", "500000000", 1) + stopped), EXIT_INVALID, r":1: 'at' is .* before the world started")
     expect(judge(started + '{"event":"granted","pod":1,"at":2500000000,"logged":2500000000,"lease":"x","holder":1,'
                  '"token":0,"renewed":false,"until":9000000000}\n' + stopped), EXIT_INVALID, r":2: granted: .*count from 1")
@@ -1196,6 +1198,8 @@ def _():
     expect(judge(receipts=world.replace(', "system": "sms"', "")), EXIT_INVALID, r":1: the world served a webhook scenario")
     expect(judge(receipts=world.replace("sms-quickstart", "other")), EXIT_INVALID, r"receipts of world 'other' \(seed 7\), not of the scenario 'sms-quickstart'")
     expect(judge(receipts=world + world), EXIT_INVALID, r":2: a second world's log")
+    expect(judge(events=started + started.replace('"pod":1', '"pod":2')), EXIT_INVALID,
+           r"judge-sms-events\.jsonl:2: pod 2 in the log of pod 1: give each serve process its own --events file")
     submit = '{"at_ns": 5000, "provider": "alpha", "reference": "1", "attempt": 1, "fate": "accepted"}\n'
     expect(judge(receipts=world + submit.replace("alpha", "gamma")), EXIT_INVALID, r":2: provider 'gamma' is not among")
     expect(judge(receipts=world + submit.replace('"1"', '"one"')), EXIT_INVALID, r"'reference' is not a message id")

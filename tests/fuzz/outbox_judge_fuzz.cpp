@@ -86,14 +86,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     write(events.back(), parts[i]);
   }
   std::vector<std::unique_ptr<relaysim::outbox::MemoryStore>> stores;
-  outbox::ShardsAtEnd shards;
-  for (std::uint32_t i = 0; i < s.config.platform.shards; ++i) {
-    stores.push_back(std::make_unique<relaysim::outbox::MemoryStore>());
-    shards.stores.push_back(stores.back().get());
-    shards.rows.emplace_back();
-  }
+  const auto empty_shards = [&] {
+    outbox::ShardsAtEnd shards;
+    for (std::uint32_t i = 0; i < s.config.platform.shards; ++i) {
+      stores.push_back(std::make_unique<relaysim::outbox::MemoryStore>());
+      shards.stores.push_back(stores.back().get());
+      shards.rows.emplace_back();
+    }
+    return shards;
+  };
   try {
-    (void)outbox::judge(*s.scenario, s.config, events, receipts, std::move(shards));
+    (void)outbox::judge(*s.scenario, s.config, events, receipts, empty_shards);
   } catch (const std::invalid_argument& e) {
     if (std::string_view(e.what()).empty()) std::abort();  // a refusal always says why
   }
