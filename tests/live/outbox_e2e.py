@@ -361,6 +361,18 @@ def mentions(record, shard, message):
             record.get("shard") == shard and any(m["id"] == message for m in record.get("messages", [])))
 
 
+def write_logs(run, name, logs):
+    """Writes the two pods' logs {pod: records} as NAME-1.jsonl and NAME-2.jsonl in the run's
+    directory; their paths, pod 1's first."""
+    paths = []
+    for pod in (1, 2):
+        path = os.path.join(run.tmp, f"{name}-{pod}.jsonl")
+        with open(path, "w") as out:
+            out.writelines(json.dumps(x) + "\n" for x in logs[pod])
+        paths.append(path)
+    return paths
+
+
 def late_mark(run, marker, relocker):
     """Copies of the two pods' logs in which a `mark` of pod `marker` is written just after pod
     `relocker`'s re-lock of the message it marked (and the marker's lines in between with it, as a
@@ -392,13 +404,7 @@ def late_mark(run, marker, relocker):
     _, i, at = best
     for x in mine[i:]:
         x["logged"] = max(x["logged"], at + 1000)
-    paths = []
-    for pod in (1, 2):
-        path = os.path.join(run.tmp, f"late-mark-{pod}.jsonl")
-        with open(path, "w") as out:
-            out.writelines(json.dumps(x) + "\n" for x in logs[pod])
-        paths.append(path)
-    return paths
+    return write_logs(run, "late-mark", logs)
 
 
 def stepped_down_mark(run):
@@ -424,13 +430,7 @@ def stepped_down_mark(run):
                 failed = {"at": r["at"], "event": "store_failed", "failure": "io", "logged": r["logged"], "pod": pod,
                           "shard": r["shard"]}
                 records[i:i + 1] = [step_down, failed]
-                paths = []
-                for p in (1, 2):
-                    path = os.path.join(run.tmp, f"stepped-down-{p}.jsonl")
-                    with open(path, "w") as out:
-                        out.writelines(json.dumps(x) + "\n" for x in logs[p])
-                    paths.append(path)
-                return paths
+                return write_logs(run, "stepped-down", logs)
     fail("no mark whose messages the downstream applied: the stepped-down mark could not be made")
 
 
