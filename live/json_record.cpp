@@ -31,7 +31,7 @@ Time world_time(const nlohmann::json& j, const char* name, Duration shift, const
 Duration world_started(const nlohmann::json& world, std::string_view scenario, std::uint64_t seed, std::string_view system,
                        std::string_view whose, const std::string& where) {
   if (!world.is_object()) throw std::invalid_argument(where + ": 'world' is not an object");
-  const std::string served = world.value("system", std::string("webhook"));
+  const std::string served = world.contains("system") ? field<std::string>(world, "system", where) : "webhook";
   if (served != system) {
     throw std::invalid_argument(where + ": the world served a " + served + " scenario, not " + std::string(whose));
   }

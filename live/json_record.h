@@ -344,7 +344,7 @@ template <class Log, class Checker, class Read, class Check, class Keep>
 std::vector<Log> read_event_logs(const std::vector<std::string>& paths, Read&& read, Check&& check, Keep&& keep) {
   std::vector<Log> logs;
   Checker checker;
-  std::unordered_map<std::uint64_t, std::string> pods;  // the log each pod's records came from
+  std::unordered_map<std::uint64_t, std::size_t> pods;  // the log each pod's records came from (one file given twice is two)
   for (const std::string& path : paths) {
     checker.next_log();
     Log log{path, {}};
@@ -356,9 +356,9 @@ std::vector<Log> read_event_logs(const std::vector<std::string>& paths, Read&& r
       if (const std::string why = checker.check(*r, where); !why.empty()) {
         throw std::invalid_argument(where + ": " + why + ": no real run writes this log");
       }
-      const auto [it, fresh] = pods.try_emplace(r->pod, path);
-      if (!fresh && it->second != path) {
-        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + it->second +
+      const auto [it, fresh] = pods.try_emplace(r->pod, logs.size());
+      if (!fresh && it->second != logs.size()) {
+        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " also logged in " + logs[it->second].path +
                                     ": each process of a run has a pod number of its own (serve --pod)");
       }
       // One file, one process: two processes appending to one file interleave their lives, and

@@ -30,11 +30,12 @@ using nlohmann::json;
 namespace so = sim::outbox;
 
 // How far past a shard's last message a logged id may go (a message a log committed that the
-// shard lost), and a partition's offsets past the last record a log saw written (records written
-// by produces whose answers were lost): past these, the logs are not of this run's shards and log
-// (and following them would cost the oracle memory for every id and offset below).
+// shard lost), and a partition's offsets past the records the logs' publishes carried (per life:
+// the records of publishes in flight when a process was killed, which no line tells of): past
+// these, the logs are not of this run's shards and log (and following them would cost the oracle
+// memory for every id and offset below).
 constexpr std::uint64_t kIdsPastStoredAtMost = 10'000;
-constexpr std::uint64_t kOffsetsPastAppendedAtMost = 100'000;
+constexpr std::uint64_t kOffsetsUnloggedPerLifeAtMost = 100'000;
 
 // The judge's one tolerance: two pods' clocks disagree by less than this (live/clock.h), so
 // their records may stand out of their true order by as much.
@@ -161,6 +162,8 @@ struct Life {
   // it stepped down from in the middle of a cycle (a leader finishes its cycle's mark after it
   // steps down, and only the fence keeps that write out: model/outbox/relay.cpp, cycle_done).
   std::map<model::ShardId, model::FenceToken> leads;
+  // A failed call's stretch: the shard the call was to, the only one it may have changed.
+  std::optional<model::ShardId> only;
 };
 
 // A process's leaderships along its log, for Life::leads. `marks_after_publishing`: the relay
@@ -182,8 +185,11 @@ struct Leaderships {
         if (!cycling.contains(r.shard)) writes.erase(r.shard);
       }
     } else if (r.kind == LogKind::leader_wrote) {
-      if (marks_after_publishing && r.write == model::LeaderWrite::scan && r.applied && !r.messages.empty()) {
-        cycling.insert(r.shard);
+      // A shard's cycles follow one another: a scan ends the last (whether or not it marked
+      // anything: every publish may have failed, or the mark's call), and starts one if it took rows.
+      if (r.write == model::LeaderWrite::scan) {
+        cycling.erase(r.shard);
+        if (marks_after_publishing && r.applied && !r.messages.empty()) cycling.insert(r.shard);
       }
       if (r.write == model::LeaderWrite::mark) {
         cycling.erase(r.shard);
@@ -208,13 +214,15 @@ std::vector<Life> lives_of(const std::vector<Log>& logs, const model::RelayConfi
           life->leads = led.writes;
           lives.push_back(*life);
         }
-        life = Life{r.pod, false, r.logged, Time::max(), {}};
+        life = Life{r.pod, false, r.logged, Time::max(), {}, std::nullopt};
         led = Leaderships{marks_after_publishing, {}, {}, {}};
         continue;
       }
       if (!life) continue;  // LogChecker: every log starts with `started`
       if (r.kind == LogKind::store_failed && (r.failure == StoreFailure::io || r.failure == StoreFailure::other)) {
-        lives.push_back(Life{r.pod, false, life->end, r.logged + kClockSkew, led.writes});
+        Life failed{r.pod, false, life->end, r.logged + kClockSkew, {}, r.shard};
+        if (const auto w = led.writes.find(r.shard); w != led.writes.end()) failed.leads.insert(*w);
+        lives.push_back(std::move(failed));
       }
       life->end = r.logged;
       led.see(r);
@@ -230,11 +238,11 @@ std::vector<Life> lives_of(const std::vector<Log>& logs, const model::RelayConfi
   return lives;
 }
 
-// The killed life that could have committed a change before `before` — the latest, whose pod could
-// write to `shard` as its leader at its end when `leader` — or nullptr.
+// The killed life (or failed call) that could have committed a change to `shard` before `before` —
+// the latest, whose pod could write to `shard` as its leader at its end when `leader` — or nullptr.
 const Life* killer(const std::vector<Life>& killed, Time before, bool leader, model::ShardId shard) {
   for (auto l = killed.rbegin(); l != killed.rend(); ++l) {
-    if (l->end >= before) continue;
+    if (l->end >= before || (l->only && *l->only != shard)) continue;
     if (!leader || l->leads.contains(shard)) return &*l;
   }
   return nullptr;
@@ -285,15 +293,21 @@ class Replay {
   }
 
   // After the run: a message the shard holds in a later state than the logs brought it to was
-  // moved by a process killed before it logged the move; then the row is held to what the logs
-  // made of it (a final message unchanged, no move at one attempt its lifecycle lacks).
+  // moved by a process killed before it logged the move (none: a log was left out, and the run is
+  // refused); then the row is held to what the logs made of it (a final message unchanged, no
+  // move at one attempt its lifecycle lacks).
   void reconcile(model::ShardId shard, const model::Message& row) {
     const model::MessageRef m{shard, row.id};
     const std::uint32_t target =
         row.status == model::Status::processing ? processing_under(row.attempt) : pending_after(row.attempt);
     const auto it = reached_.find(m.packed());
     if (it == reached_.end()) return;
-    if (it->second < target) recover(m, row, end_ + Duration{1}, row.status == model::Status::processing, true);
+    if (it->second < target && !recover(m, row, end_ + Duration{1}, row.status == model::Status::processing, true)) {
+      throw std::invalid_argument("shard " + std::to_string(shard) + " holds message " + std::to_string(row.id) + " " +
+                                  std::string(model::to_string(row.status)) + " at attempt " + std::to_string(row.attempt) +
+                                  ", a change no log tells of, and no process was killed (nor a call to the shard left "
+                                  "unanswered) then (give every serve process's log, of this run's shards)");
+    }
     oracle_.held(m, row, end_ + Duration{1});
   }
 
@@ -407,14 +421,16 @@ class Replay {
   // from the killed life's end, the earliest the change could have been: a processing message's
   // timeout and a pending one's next attempt no later than the store's, so that no rescue or scan
   // after is judged early for them.
-  void recover(model::MessageRef m, model::Message now, Time before, bool leader, bool known) {
+  // Whether a killed life could have made it.
+  bool recover(model::MessageRef m, model::Message now, Time before, bool leader, bool known) {
     const Life* life = killer(killed_, before, leader, m.shard);
-    if (life == nullptr) return;
+    if (life == nullptr) return false;
     if (!known) now.next_attempt = life->end + (now.status == model::Status::processing ? relay_.processing_timeout : Duration{});
     oracle_.recovered(m, now, life->end);
     if (model::is_final(now.status)) final_.insert(m.packed());
     reached_[m.packed()] = now.status == model::Status::processing ? processing_under(now.attempt) : pending_after(now.attempt);
     ++out_.recovered;
+    return true;
   }
 
   // Per-key ordering: a message is scanned, and its effect applied, only once every earlier
@@ -661,6 +677,26 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
   std::vector<Log> logs = read_logs(events, config, clock);
   out.processes = static_cast<std::uint32_t>(logs.size());
 
+  // Each record a partition holds was written by a publish: its offsets stay under the records
+  // the publishes carried. (No overflow: both counts are bounded by the lines read.)
+  std::uint64_t published = 0;
+  std::uint64_t lives = 0;
+  for (const Log& log : logs) {
+    for (const LogRecord& r : log.records) {
+      if (r.kind == LogKind::published) published += r.records.size();
+      if (r.kind == LogKind::started) ++lives;
+    }
+  }
+  const std::uint64_t last_offset = published + lives * kOffsetsUnloggedPerLifeAtMost;
+  for (const Log& log : logs) {
+    for (const LogRecord& r : log.records) {
+      if (r.offset > last_offset) {
+        throw std::invalid_argument(log.path + " names offset " + std::to_string(r.offset) + ", but the logs' publishes "
+                                    "carried " + std::to_string(published) + " records: the logs are not of one run");
+      }
+    }
+  }
+
   const std::vector<Life> killed = lives_of(logs, config.platform);
   out.crashes = static_cast<std::uint64_t>(std::count_if(killed.begin(), killed.end(), [](const Life& l) { return l.killed; }));
 
@@ -673,6 +709,16 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
   for (model::ShardId s = 0; s < rows.size(); ++s) {
     const std::string where = "shard " + std::to_string(s) + "'s database";
     for (model::Message& m : rows[s]) {
+      // What no relay writes (a row edited by hand, another program's table) is refused, not judged.
+      const auto refuse = [&](const std::string& what) {
+        throw std::invalid_argument(where + ": message " + std::to_string(m.id) + " " + what + ": no relay wrote this row");
+      };
+      if (m.id == 0) refuse("has id 0");
+      if (static_cast<int>(m.status) >= model::kStatusCount) refuse("has status " + std::to_string(static_cast<int>(m.status)));
+      if (static_cast<int>(m.reason) >= model::kReasonCount) refuse("has reason " + std::to_string(static_cast<int>(m.reason)));
+      if (m.type >= config.platform.types.size()) {
+        refuse("has type " + std::to_string(m.type) + ", and the relay has " + std::to_string(config.platform.types.size()));
+      }
       m.created_at = clock.of(m.created_at, "created_at", where);
       m.next_attempt = clock.of(m.next_attempt, "next_attempt", where);
     }
@@ -692,7 +738,9 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
     for (const model::Message& m : rows[s]) {
       if (logged[s].contains(m.id)) continue;
       const auto life = std::find_if(killed.rbegin(), killed.rend(),
-                                     [&](const Life& l) { return l.end <= m.created_at && m.created_at < l.restart; });
+                                     [&](const Life& l) {
+                                       return l.end <= m.created_at && m.created_at < l.restart && (!l.only || *l.only == s);
+                                     });
       if (life == killed.rend()) {
         throw std::invalid_argument("shard " + std::to_string(s) + " holds message " + std::to_string(m.id) + ", committed at " +
                                     format_time(m.created_at) + ", but no log tells of it, and no process was killed then " +
@@ -717,22 +765,16 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
                      [](const LogRecord& a, const LogRecord& b) { return a.logged < b.logged; });
     logs.push_back(std::move(unlogged));
   }
-  // Ids and offsets no run of these shards and this log reaches (see kIdsPastStoredAtMost).
+  // Ids no run of these shards reaches (see kIdsPastStoredAtMost).
   std::vector<model::RowId> last_id(rows.size(), 0);
   for (model::ShardId s = 0; s < rows.size(); ++s) last_id[s] = rows[s].empty() ? 0 : rows[s].back().id;
   const auto refuse_id = [&](model::ShardId shard, model::RowId id, const std::string& where) {
-    if (id > last_id[shard] + kIdsPastStoredAtMost) {
+    if (id > last_id[shard] && id - last_id[shard] > kIdsPastStoredAtMost) {
       throw std::invalid_argument(where + " names message " + std::to_string(id) + " of shard " + std::to_string(shard) +
                                   ", whose last message is " + std::to_string(last_id[shard]) +
                                   ": the logs are not of these shards' run");
     }
   };
-  std::uint64_t last_offset = 0;
-  for (const Log& log : logs) {
-    for (const LogRecord& r : log.records) {
-      if (r.kind == LogKind::appended) last_offset = std::max(last_offset, r.offset);
-    }
-  }
   for (const Log& log : logs) {
     for (const LogRecord& r : log.records) {
       if (r.kind == LogKind::operation) {
@@ -742,10 +784,6 @@ Judgement judge(const sim::Scenario& scenario, const OutboxServeConfig& config, 
       const model::ShardId rows_shard = r.kind == LogKind::relocked ? r.records[0].record.shard : r.shard;
       for (const LogMessage& m : r.messages) refuse_id(rows_shard, m.row.id, log.path);
       for (const LogEntry& e : r.records) refuse_id(e.record.shard, e.record.id, log.path);
-      if (r.offset > last_offset + kOffsetsPastAppendedAtMost) {
-        throw std::invalid_argument(log.path + " names offset " + std::to_string(r.offset) + ", but the last record a log "
-                                    "saw written is at " + std::to_string(last_offset) + ": the logs are not of one run");
-      }
     }
   }
   for (const Effect& e : effects) refuse_id(e.record.shard, e.record.id, receipts);

@@ -46,11 +46,11 @@
 // of joins the replay at its row's time (none killed then: a log was left out, and the run is
 // refused); a change of state a record needs and no log tells of is taken as the store would have
 // it at the life's end; and a message the shards hold in a later state than the logs brought it to
-// takes that state. Each is judged only as a move of its lifecycle (MessageChecker::recovered).
+// takes that state (none killed then: refused). Each is judged only as a move of its lifecycle (MessageChecker::recovered).
 // Then each row is held to what the logs made of its message (MessageChecker::held).
 // Inputs that do not fit together (another scenario's or seed's receipts, a webhook or SMS run's,
 // two logs of one pod, a record of a shard, partition or pod the relay does not have, ids far past
-// any the shards hold, offsets far past any record the logs saw written, a message no log and no
+// any the shards hold, offsets past the records the logs' publishes carried, a message no log and no
 // kill explains) are refused, not judged; so are records no real run could have written
 // (LogChecker).
 

@@ -15,6 +15,7 @@
 
 #include "live/clock.h"
 #include "live/json_integer.h"
+#include "live/json_record.h"
 #include "live/webhook/api.h"
 #include "live/webhook/config.h"
 #include "live/webhook/event_log.h"
@@ -190,48 +191,36 @@ Duration read_receipts(const std::string& path, const sim::Scenario& scenario, s
 
 // The serve processes' event logs, on the world's clock.
 std::vector<std::vector<LogRecord>> read_logs(const std::vector<std::string>& paths, Duration shift) {
-  std::vector<std::vector<LogRecord>> logs;
-  LogChecker checker;  // refuses what no real process could have logged
-  for (const std::string& path : paths) {
-    std::vector<LogRecord>& log = logs.emplace_back();
-    checker.next_log();
-    each_line(path, "--events", [&](const std::string& text, const std::string& where) {
-      std::string problem;
-      std::optional<LogRecord> r = read_record(text, problem);
-      if (!r) throw std::invalid_argument(where + ": " + problem);
-      if (problem = checker.check(*r, where); !problem.empty()) {
-        throw std::invalid_argument(where + ": " + problem + ": not the log of a real run");
-      }
-      for (Time* t : {&r->at, &r->created_at, &r->deadline_at, &r->due_at, &r->sent_at, &r->ended_at}) {
-        if (*t < kTimeZero) throw std::invalid_argument(where + ": a time before 1970 (Unix nanoseconds are never negative)");
-        *t -= shift;
-      }
-      if (r->at < kTimeZero) {
-        throw std::invalid_argument(where + ": '" + std::string(to_string(r->kind)) + "' " + format_duration(kTimeZero - r->at) +
-                                    " before the world started: start relaysim world first");
-      }
-      if (r->kind != LogKind::started && r->kind != LogKind::stopped && r->kind != LogKind::lookup && r->kind != LogKind::breaker &&
-          r->id == 0) {
-        throw std::invalid_argument(where + ": a " + std::string(to_string(r->kind)) + " of request 0");
-      }
-      if (r->pod >= 1024) throw std::invalid_argument(where + ": pod numbers above 1023 are not judged");
-      // A log is one pod's (the checkers keep a breaker and a cache per pod); a pod is one log's.
-      if (!log.empty() && r->pod != log.front().pod) {
-        throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " in the log of pod " + std::to_string(log.front().pod));
-      }
-      if (log.empty()) {
-        for (std::size_t other = 0; other + 1 < logs.size(); ++other) {
-          if (!logs[other].empty() && logs[other].front().pod == r->pod) {
-            throw std::invalid_argument(where + ": pod " + std::to_string(r->pod) + " is also the pod of " + paths[other] +
-                                        ": each serve process needs its own --pod");
-          }
+  struct Log {
+    std::string path;
+    std::vector<LogRecord> records;
+  };
+  std::vector<Log> read = read_event_logs<Log, LogChecker>(
+      paths, read_record,
+      [](const LogRecord& r, const std::string& where) {
+        if (r.kind != LogKind::started && r.kind != LogKind::stopped && r.kind != LogKind::lookup &&
+            r.kind != LogKind::breaker && r.id == 0) {
+          throw std::invalid_argument(where + ": a " + std::string(to_string(r.kind)) + " of request 0");
         }
-      }
-      log.push_back(std::move(*r));
-    });
-    if (log.empty() || log.front().kind != LogKind::started) {
-      throw std::invalid_argument(path + ": does not start with a 'started' line: not the event log of relaysim serve --events");
+        // The checkers keep a breaker and a cache per pod.
+        if (r.pod >= 1024) throw std::invalid_argument(where + ": pod numbers above 1023 are not judged");
+      },
+      [&](LogRecord& r, const std::string& where) {
+        for (Time* t : {&r.at, &r.created_at, &r.deadline_at, &r.due_at, &r.sent_at, &r.ended_at}) {
+          if (*t < kTimeZero) throw std::invalid_argument(where + ": a time before 1970 (Unix nanoseconds are never negative)");
+          *t -= shift;
+        }
+        if (r.at < kTimeZero) {
+          throw std::invalid_argument(where + ": '" + std::string(to_string(r.kind)) + "' " + format_duration(kTimeZero - r.at) +
+                                      " before the world started: start relaysim world first");
+        }
+      });
+  std::vector<std::vector<LogRecord>> logs;
+  for (Log& log : read) {
+    if (log.records.front().kind != LogKind::started) {
+      throw std::invalid_argument(log.path + ": does not start with a 'started' line: not the event log of relaysim serve --events");
     }
+    logs.push_back(std::move(log.records));
   }
   return logs;
 }

@@ -956,6 +956,11 @@ def judge_outbox(config):
                  '"token":0,"renewed":false,"until":9000000000}\n' + stopped), EXIT_INVALID, r":2: granted: .*count from 1")
     expect(judge(started + '{"event":"consumed","pod":1,"at":2500000000,"logged":2500000000,"partition":99,"offset":1}\n'
                  + stopped), EXIT_INVALID, r":2: partition 99: the log has 12")
+    expect(judge(started + '{"event":"consumed","pod":1,"at":2500000000,"logged":2500000000,"partition":1,'
+                 '"offset":1000000000000}\n' + stopped), EXIT_INVALID,
+           r"names offset 1000000000000, but the logs' publishes carried 0 records: the logs are not of one run")
+    expect(judge(receipts=world.replace('"system": "outbox"', '"system": 1')), EXIT_INVALID,
+           r"outbox-receipts\.jsonl:1: field 'system' is not a valid value: 1")
     expect(judge(started + '{"event":"finished","pod":1,"at":2500000000,"logged":2500000000,"records":[{"shard":0,"id":1,'
                  '"attempt":0,"type":0,"key":1,"version":1,"fence":1,"created_at":2400000000}],"status":"pending",'
                  '"reason":"none","next_attempt":2600000000,"applied":true}\n' + stopped), EXIT_INVALID,
@@ -1104,10 +1109,10 @@ def _():
     expect(judge(receipts=world + receipt), EXIT_INVALID, r"judge-receipts\.jsonl:2: the payload names no key")
     expect(judge(receipts=world + receipt.replace('"at_ns": 5000', '"at_ns": 18446744073709551615')), EXIT_INVALID,
            r"field 'at_ns' is not a valid value")
-    expect(judge(events=""), EXIT_INVALID, r"does not start with a 'started' line")
+    expect(judge(events=""), EXIT_INVALID, r"judge-events\.jsonl is empty: no serve process wrote it")
     expect(run("judge", QUICKSTART, config, "--events", write("judge-a.jsonl", started), write("judge-b.jsonl", started),
                "--receipts", write("judge-receipts.jsonl", world), "--calls", write("judge-calls.jsonl", ""),
-               "--database", database), EXIT_INVALID, r"judge-b\.jsonl:1: pod 1 is also the pod of .*judge-a\.jsonl")
+               "--database", database), EXIT_INVALID, r"judge-b\.jsonl:1: pod 1 also logged in .*judge-a\.jsonl")
     expect(judge(events=started + started.replace('"pod":1', '"pod":2')), EXIT_INVALID, r":2: pod 2 in the log of pod 1")
     expect(judge(events=started.replace("2000", "500")), EXIT_INVALID, r"judge-events\.jsonl:1: 'started' .* before the world started")
     expect(judge(events=started + '{"event":"claimed","pod":1,"at":3000,"id":3,"token":1}\n'), EXIT_INVALID,

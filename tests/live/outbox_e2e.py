@@ -409,11 +409,13 @@ def late_mark(run, marker, relocker):
 
 def stepped_down_mark(run):
     """A leader that steps down in the middle of a cycle still commits the cycle's mark (only the
-    fence would keep it out). Copies of the two pods' logs in which a mark whose messages the
-    downstream later applied became that: the pod steps down from the mark's shard first, and
-    the mark's call then fails without an answer (`store_failed`, io), as when PostgreSQL commits
-    and restarts before answering. The judge needs the mark, and must take it from that call's
-    stretch, whose pod no longer leads the shard. The copies' paths, pod 1's first."""
+    fence would keep it out). Copies of the two pods' logs in which a pod's last mark of a shard
+    under a leadership (one whose messages the downstream later applied, and after which the pod
+    wrote nothing more to the shard but empty scans) became that: the pod steps down from the shard
+    just before it (its own later step-down and empty scans go), and the mark's call then fails
+    without an answer (`store_failed`, io), as when PostgreSQL commits and restarts before
+    answering. The judge needs the mark, and must take it from that call's stretch, whose pod no
+    longer leads the shard. The copies' paths, pod 1's first."""
     applied = set()
     for line in open(os.path.join(run.tmp, "world.jsonl")):
         r = json.loads(line)
@@ -422,16 +424,31 @@ def stepped_down_mark(run):
     logs = {pod: [json.loads(line) for line in open(run.events(pod))] for pod in (1, 2)}
     for pod, records in logs.items():
         for i, r in enumerate(records):
-            if (r["event"] == "leader_wrote" and r["write"] == "mark" and r["applied"] and i > 0
+            if not (r["event"] == "leader_wrote" and r["write"] == "mark" and r["applied"] and i > 0
                     and any((r["shard"], m["id"], m["attempt"]) in applied for m in r["messages"])):
-                before = records[i - 1]["logged"]
-                step_down = {"at": before + 1, "event": "leadership", "leading": False, "logged": before + 1,
-                             "pod": pod, "shard": r["shard"], "token": r["token"], "until": 0}
-                failed = {"at": r["at"], "event": "store_failed", "failure": "io", "logged": r["logged"], "pod": pod,
-                          "shard": r["shard"]}
-                records[i:i + 1] = [step_down, failed]
-                return write_logs(run, "stepped-down", logs)
-    fail("no mark whose messages the downstream applied: the stepped-down mark could not be made")
+                continue
+            # What the pod wrote to the shard after the mark, until its leadership of it ended.
+            later, ended = [], None
+            for j in range(i + 1, len(records)):
+                x = records[j]
+                if x["event"] == "leadership" and x["shard"] == r["shard"]:
+                    ended = j if not x["leading"] else None
+                    break
+                if x["event"] in ("leader_wrote", "published") and x.get("shard") == r["shard"]:
+                    later.append(j)
+            if any(records[j]["event"] != "leader_wrote" or records[j]["write"] != "scan" or records[j]["messages"]
+                   for j in later):
+                continue
+            before = records[i - 1]["logged"]
+            step_down = {"at": before + 1, "event": "leadership", "leading": False, "logged": before + 1,
+                         "pod": pod, "shard": r["shard"], "token": r["token"], "until": 0}
+            failed = {"at": r["at"], "event": "store_failed", "failure": "io", "logged": r["logged"], "pod": pod,
+                      "shard": r["shard"]}
+            gone = set(later) | ({ended} if ended is not None else set())
+            logs[pod] = records[:i] + [step_down, failed] + [x for j, x in enumerate(records[i + 1:], i + 1) if j not in gone]
+            return write_logs(run, "stepped-down", logs)
+    fail("no mark that was a pod's last write to its shard, with messages the downstream applied: the stepped-down "
+         "mark could not be made")
 
 
 def judge_run(run, config, logs):
@@ -498,8 +515,9 @@ def judge_the_run(run):
     if cut.returncode != 2 or "no log tells of" not in cut.stderr:
         fail(f"a run judged without one pod's log was not refused:\n{cut.stdout}{cut.stderr}")
     print("outbox_e2e: judged against one attempt per message, O-retry fails; without pod 2's log, refused", flush=True)
-    # A finish the store lost: a handled message's row put back to pending at its attempt. The
-    # logs made it handled, so the shard must hold it handled: O-final.
+    # A shard that went back on a finish: a handled message's row put back to pending at its
+    # attempt (as a restore from an old backup would). The logs made it handled, so the shard must
+    # hold it handled: O-final.
     message = run.pg.psql(SHARDS[0], "SELECT id FROM outbox_request WHERE status = 2 ORDER BY id LIMIT 1")
     run.pg.psql(SHARDS[0], f"UPDATE outbox_request SET status = 0 WHERE id = {message}")
     lost = judge(run.config)
