@@ -21,6 +21,9 @@ RELAYSIM, SRC, WORK = (os.path.abspath(a) for a in sys.argv[1:4])
 ONLY = set(sys.argv[4:])
 os.makedirs(WORK, exist_ok=True)
 QUICKSTART = os.path.join(SRC, "scenarios", "quickstart.yaml")
+# The quickstart cut to 10 minutes (5 of load): for the cases that need a run to have happened,
+# not its hour of traffic (the sanitizer pass runs each several times).
+SHORT = ["--set", "duration=10m", "--set", "webhook.load=[{rate: 20/s, from: 0s, to: 5m}]"]
 OUTAGE = os.path.join(SRC, "scenarios", "serviceb-outage.yaml")
 # A run of a minute or more: one that a signal sent a second in must find still running.
 LONG_RUN = os.path.join(SRC, "scenarios", "capacity-serviceb-45m.yaml")
@@ -105,13 +108,13 @@ def _():
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
-    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), 0)
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db), 0)
     label = dict(sqlite3.connect(db).execute("SELECT key, value FROM relaysim_run"))
     assert label["scenario"] == "quickstart" and label["seed"] == "42" and label["finished"] == "yes", label
     assert label["verdict"] == "pass" and label["version"] and label["fingerprint"], label
-    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), EXIT_INVALID,
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db), EXIT_INVALID,
            r"holds an earlier run \(scenario 'quickstart', seed 42, finished\).*--overwrite")
-    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), 0)
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db, "--overwrite"), 0)
 
 
 @case("database.overwrite_never_replaces_a_database_a_run_still_writes")
@@ -128,15 +131,15 @@ def _():
             if os.path.exists(db) and os.path.getsize(db) > 0:
                 break
             time.sleep(0.1)
-        expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), EXIT_INVALID,
+        expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db, "--overwrite"), EXIT_INVALID,
                r"is in use by another relaysim run")
         assert long_run.poll() is None, "the running run was disturbed"
     finally:
         long_run.kill()
         long_run.wait()
     # Once it has ended (killed: the label says it did not finish), --overwrite replaces it.
-    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), EXIT_INVALID, r"did not finish")
-    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db, "--overwrite"), 0)
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db), EXIT_INVALID, r"did not finish")
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db, "--overwrite"), 0)
 
 
 @case("files.two_outputs_of_one_run_are_never_one_file")
@@ -180,10 +183,10 @@ def _():
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
-    expect(run("run", QUICKSTART, "--sqlite-path", db), 0, r"store sqlite", "stdout")
-    expect(run("run", QUICKSTART, "--store", "memory", "--sqlite-path", path("x.db")), EXIT_INVALID,
+    expect(run("run", QUICKSTART, *SHORT, "--sqlite-path", db), 0, r"store sqlite", "stdout")
+    expect(run("run", QUICKSTART, *SHORT, "--store", "memory", "--sqlite-path", path("x.db")), EXIT_INVALID,
            "--sqlite-path goes with the SQLite store")
-    expect(run("run", QUICKSTART, "--overwrite"), EXIT_INVALID, "--overwrite goes with --sqlite-path")
+    expect(run("run", QUICKSTART, *SHORT, "--overwrite"), EXIT_INVALID, "--overwrite goes with --sqlite-path")
 
 
 # ---- text that is not UTF-8 ---------------------------------------------------------------------
@@ -347,15 +350,15 @@ def _():
     r = run("run", OUTAGE, "--json", "/no/such/dir/out.json")
     expect(r, EXIT_INVALID, r"cannot write --json /no/such/dir/out.json: No such file or directory")
     assert "Verdict" not in r[1] and time.time() - t < 5, "the run happened first"
-    expect(run("run", QUICKSTART, "--json", WORK), EXIT_INVALID, "is a directory")
-    expect(run("run", QUICKSTART, "--json", QUICKSTART), EXIT_INVALID, "is the scenario file")
+    expect(run("run", QUICKSTART, *SHORT, "--json", WORK), EXIT_INVALID, "is a directory")
+    expect(run("run", QUICKSTART, *SHORT, "--json", QUICKSTART), EXIT_INVALID, "is the scenario file")
     db = path("same.out")
     if os.path.exists(db):
         os.remove(db)
-    expect(run("run", QUICKSTART, "--sqlite-path", db, "--json", db), EXIT_INVALID, "is the database")
+    expect(run("run", QUICKSTART, *SHORT, "--sqlite-path", db, "--json", db), EXIT_INVALID, "is the database")
     # Refused before --overwrite removes the earlier run.
-    expect(run("run", "-q", QUICKSTART, "--sqlite-path", db), 0)
-    expect(run("run", QUICKSTART, "--sqlite-path", db, "--overwrite", "--json", db), EXIT_INVALID, "is the database")
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--sqlite-path", db), 0)
+    expect(run("run", QUICKSTART, *SHORT, "--sqlite-path", db, "--overwrite", "--json", db), EXIT_INVALID, "is the database")
     assert dict(sqlite3.connect(db).execute("SELECT key, value FROM relaysim_run"))["finished"] == "yes"
 
 
@@ -368,7 +371,7 @@ def _():
     if not os.path.exists(fifo):
         os.mkfifo(fifo)
     reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
-    expect(run("run", "-q", QUICKSTART, "--json", fifo), 0)
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--json", fifo), 0)
     assert json.loads(reader.communicate(timeout=10)[0])["verdict"] == "pass"
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced"
     target, link = path("target.json"), path("link.json")
@@ -376,20 +379,20 @@ def _():
     if os.path.lexists(link):
         os.remove(link)
     os.symlink(target, link)
-    expect(run("run", "-q", QUICKSTART, "--json", link), 0)
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--json", link), 0)
     assert os.path.islink(link), "the symlink was replaced"
     assert json.load(open(target))["verdict"] == "pass", "the file the symlink names was not written"
     # /dev/stdout redirected to a file the shell opened for appending: written at its end.
     log = write("appended.log", "first line\n")
     with open(log, "a") as out:
-        code = subprocess.run([RELAYSIM, "run", "-q", QUICKSTART, "--json", "/dev/stdout"], stdout=out,
+        code = subprocess.run([RELAYSIM, "run", "-q", QUICKSTART, *SHORT, "--json", "/dev/stdout"], stdout=out,
                               timeout=60).returncode
     assert code == 0
     text = open(log).read()
     assert text.startswith("first line\n") and json.loads(text[len("first line\n"):])["verdict"] == "pass", text[:100]
     # Standard input named as the output: refused before the run, not a failed write after it.
     with open(QUICKSTART) as src:
-        code = subprocess.run([RELAYSIM, "run", "-q", QUICKSTART, "--json", "/dev/stdin"], stdin=src,
+        code = subprocess.run([RELAYSIM, "run", "-q", QUICKSTART, *SHORT, "--json", "/dev/stdin"], stdin=src,
                               capture_output=True, text=True, timeout=60)
     assert code.returncode == EXIT_INVALID and "open for reading only" in code.stderr, code.stderr
     # A reader that goes away: the write fails (exit 3), the process is not killed by SIGPIPE.
@@ -404,9 +407,9 @@ def _():
             os.mknod(disk, 0o600 | stat.S_IFBLK, os.makedev(7, 200))  # a loop device that is not there
     except PermissionError:
         return  # no devices may be made here; the FIFO above took the same path
-    expect(run("run", "-q", QUICKSTART, "--json", null), 0)
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--json", null), 0)
     assert stat.S_ISCHR(os.lstat(null).st_mode), "the device was replaced with a file"
-    expect(run("run", "-q", QUICKSTART, "--json", disk), EXIT_INVALID, r"is a block device")
+    expect(run("run", "-q", QUICKSTART, *SHORT, "--json", disk), EXIT_INVALID, r"is a block device")
 
 
 @case("accepted.json_dash_is_standard_output")
