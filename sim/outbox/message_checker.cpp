@@ -330,21 +330,23 @@ void MessageChecker::held(MessageRef m, const Message& row, Time end) {
   RELAYSIM_ASSERT(judged_ == Judged::live, "a simulated store's rows are the store the checker was told of");
   const Tracked* t = find(m.shard, m.id);
   if (t == nullptr) return;
+  // The words are built only for a violation: most rows agree, and a run has many.
   const auto as = [](Status status, Reason reason, std::uint16_t attempt) {
     return std::string(to_string(status)) +
            (status == Status::failed ? " (" + std::string(to_string(reason)) + ")" : std::string()) +
            (status == Status::processing ? " under attempt " : " after attempt ") + std::to_string(attempt);
   };
-  const std::string logs = as(t->status, t->reason, t->attempt);
-  const std::string shard = as(row.status, row.reason, row.attempt);
   if (is_final(t->status)) {
     if (row.status != t->status || row.reason != t->reason || row.attempt != t->attempt) {
-      violate_(Invariant::final, end, m, "the logs made it " + logs + ", but its shard holds it " + shard + " at the end");
+      violate_(Invariant::final, end, m,
+               "the logs made it " + as(t->status, t->reason, t->attempt) + ", but its shard holds it " +
+                   as(row.status, row.reason, row.attempt) + " at the end");
     }
   } else if (row.attempt == t->attempt && row.status != t->status && !allows(kMessageLifecycle, t->status, row.status)) {
     violate_(Invariant::lifecycle, end, m,
-             "the logs left it " + logs + ", but its shard holds it " + shard + " at the end: " +
-                 std::string(to_string(t->status)) + " -> " + std::string(to_string(row.status)) + " is no move of its lifecycle");
+             "the logs left it " + as(t->status, t->reason, t->attempt) + ", but its shard holds it " +
+                 as(row.status, row.reason, row.attempt) + " at the end: " + std::string(to_string(t->status)) + " -> " +
+                 std::string(to_string(row.status)) + " is no move of its lifecycle");
   }
 }
 

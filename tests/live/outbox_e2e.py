@@ -361,6 +361,11 @@ def mentions(record, shard, message):
             record.get("shard") == shard and any(m["id"] == message for m in record.get("messages", [])))
 
 
+def read_logs(run):
+    """The two pods' event logs, {pod: records}, each in the order written."""
+    return {pod: [json.loads(line) for line in open(run.events(pod))] for pod in (1, 2)}
+
+
 def write_logs(run, name, logs):
     """Writes the two pods' logs {pod: records} as NAME-1.jsonl and NAME-2.jsonl in the run's
     directory; their paths, pod 1's first."""
@@ -378,7 +383,7 @@ def late_mark(run, marker, relocker):
     `relocker`'s re-lock of the message it marked (and the marker's lines in between with it, as a
     process paused after the mark's commit writes them); the copies' paths, pod 1's first, or
     None when no such pair is in the logs."""
-    logs = {pod: [json.loads(line) for line in open(run.events(pod))] for pod in (1, 2)}
+    logs = read_logs(run)
     relocks = {}
     for r in logs[relocker]:
         if r["event"] == "relocked" and r["relock"] == "locked":
@@ -421,7 +426,7 @@ def stepped_down_mark(run):
         r = json.loads(line)
         if r.get("applied"):
             applied.add((r["shard"], r["id"], r["attempt"]))
-    logs = {pod: [json.loads(line) for line in open(run.events(pod))] for pod in (1, 2)}
+    logs = read_logs(run)
     for pod, records in logs.items():
         for i, r in enumerate(records):
             if not (r["event"] == "leader_wrote" and r["write"] == "mark" and r["applied"] and i > 0
