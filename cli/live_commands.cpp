@@ -191,6 +191,10 @@ int serve_outbox(const ServeArgs& args) {
   }
   if (args.database) return fail_usage("--database: the outbox relay's databases are its serve.shards, one per shard");
   config.events = args.events;
+  if (args.crash_after_commit && args.events.empty()) {
+    return fail_usage("--crash-after-commit needs --events: it stops the process before a change's line is logged");
+  }
+  config.crash_after_commit = args.crash_after_commit;
   if (args.listen) {
     std::string problem;
     if (!parse_listen(*args.listen, problem)) return fail_usage("--listen: " + problem);
@@ -237,6 +241,7 @@ int serve_command(const ServeArgs& args) {
     return fail_usage(std::string("invalid configuration: ") + e.what());
   }
   if (system == ServedSystem::outbox) return serve_outbox(args);
+  if (args.crash_after_commit) return fail_usage("--crash-after-commit: only the outbox relay (system: outbox) has it");
   if (system == ServedSystem::sms) {
     sms::SmsServeConfig config;
     if (const auto refused = read_config(args, config)) return *refused;

@@ -16,6 +16,7 @@ struct ServeArgs {
   std::optional<std::string> database;  // over the file's serve.database
   std::optional<std::uint32_t> pod;     // over the file's serve.pod
   std::string events;                   // log the model's events here (for `relaysim judge`)
+  std::optional<std::uint32_t> crash_after_commit;  // the outbox relay: die unlogged after this many changes
   bool check = false;                   // read and check the file, then exit
   bool reference = false;               // print the format's reference as Markdown
 };

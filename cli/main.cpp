@@ -312,6 +312,10 @@ CLI::App* declare_serve(CLI::App& app, live::ServeArgs& serve_args) {
       ->check(CLI::Range(1u, live::kMaxPod));
   serve->add_option("--events", serve_args.events,
                     "Append the model's events to this file, one JSON line each, for `relaysim judge` (docs/live.md)");
+  serve->add_option("--crash-after-commit", serve_args.crash_after_commit,
+                    "A test's crash point (the outbox relay, with --events): kill this process (SIGKILL) right after "
+                    "the Nth change it commits to a shard, before that change's line is logged (docs/live.md)")
+      ->check(CLI::Range(1u, 1'000'000'000u));
   serve->add_flag("--check", serve_args.check, "Read and check the configuration, then exit");
   serve->add_flag("--reference", serve_args.reference,
                   "Print the reference of the serve: sections (the webhook platform's, the SMS gateway's, the outbox "

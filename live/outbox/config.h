@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,8 @@ struct OutboxServeConfig {
   // Not a key of the file: `serve --events FILE` appends the pod's events there, for
   // `relaysim judge` (live/outbox/event_log.h).
   std::string events;
+  // Not a key of the file: `serve --crash-after-commit N` — a test's crash point (event_log.h).
+  std::optional<std::uint32_t> crash_after_commit;
   bool operator==(const OutboxServeConfig&) const = default;
 };
 

@@ -1,5 +1,8 @@
 #include "live/outbox/event_log.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <type_traits>
 #include <utility>
 
@@ -244,11 +247,32 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
   return life_.check(r.at, r.logged, r.kind == LogKind::stopped);
 }
 
+bool commits_a_change(const LogRecord& r) {
+  switch (r.kind) {
+    case LogKind::operation: return r.committed;
+    case LogKind::finished: return r.applied;
+    case LogKind::leader_wrote:
+      return r.applied && (r.write == model::LeaderWrite::mark || r.write == model::LeaderWrite::rescue) && !r.messages.empty();
+    default: return false;
+  }
+}
+
 // ---- EventLogWriter ----------------------------------------------------------------------------
 
-EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock)
-    : log_(path, pod, clock, write_record) {
+EventLogWriter::EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock,
+                               std::optional<std::uint32_t> crash_after_commit)
+    : log_(path, pod, clock, write_record), crash_after_commit_(crash_after_commit) {
   RELAYSIM_ASSERT(pod >= 1, "live pods are numbered from 1");
+  RELAYSIM_ASSERT(!crash_after_commit || *crash_after_commit >= 1, "the crash point counts changes from 1");
+}
+
+void EventLogWriter::write(LogRecord& r) {
+  if (crash_after_commit_ && commits_a_change(r) && --*crash_after_commit_ == 0) {
+    // The change is committed (its event comes after the store's call returned); its line is not
+    // written. SIGKILL, as a kill from outside: no destructor, no drain, nothing flushed.
+    ::kill(::getpid(), SIGKILL);
+  }
+  log_.write(r);
 }
 
 void EventLogWriter::on(const model::OperationDone& e) {
@@ -259,7 +283,7 @@ void EventLogWriter::on(const model::OperationDone& e) {
   r.first = e.first;
   r.types.assign(e.types.begin(), e.types.end());
   r.committed = e.committed;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::LeadershipChanged& e) {
@@ -268,7 +292,7 @@ void EventLogWriter::on(const model::LeadershipChanged& e) {
   r.token = e.token;
   r.leading = e.leading;
   r.until = e.until;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::LeaderWrote& e) {
@@ -279,7 +303,7 @@ void EventLogWriter::on(const model::LeaderWrote& e) {
   r.applied = e.applied;
   r.messages.reserve(e.messages.size());
   for (const model::Message& m : e.messages) r.messages.push_back(LogMessage{m});
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::Published& e) {
@@ -292,7 +316,7 @@ void EventLogWriter::on(const model::Published& e) {
   for (const model::Record& x : e.records) r.records.push_back(entry(x));
   r.produced = e.outcome;
   r.attempt = e.attempt;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::Relocked& e) {
@@ -302,7 +326,7 @@ void EventLogWriter::on(const model::Relocked& e) {
   r.records.push_back(entry(e.delivery.record));
   r.relock = e.outcome;
   r.messages.push_back(LogMessage{e.row});
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::HandleDone& e) {
@@ -310,7 +334,7 @@ void EventLogWriter::on(const model::HandleDone& e) {
   r.records.push_back(entry(e.record));
   r.handled = e.outcome;
   r.started = e.started;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::Finished& e) {
@@ -320,14 +344,14 @@ void EventLogWriter::on(const model::Finished& e) {
   r.reason = e.finish.reason;
   r.next_attempt = e.finish.next_attempt;
   r.applied = e.applied;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::Consumed& e) {
   LogRecord r = event_record<LogRecord>(LogKind::consumed, e.pod, e.at);
   r.partition = e.partition;
   r.offset = e.offset;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::OffsetsCommitted& e) {
@@ -335,21 +359,21 @@ void EventLogWriter::on(const model::OffsetsCommitted& e) {
   r.generation = e.generation;
   r.partition = e.partition;
   r.offset = e.offset;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::Polled& e) {
   LogRecord r = event_record<LogRecord>(LogKind::polled, e.pod, e.at);
   r.count = e.records;
   r.evicted = e.evicted;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const model::StoreFailed& e) {
   LogRecord r = event_record<LogRecord>(LogKind::store_failed, e.pod, e.at);
   r.shard = e.shard;
   r.failure = e.failure;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const sim::outbox::LogAppended& e) {
@@ -359,7 +383,7 @@ void EventLogWriter::on(const sim::outbox::LogAppended& e) {
   r.producer = e.producer;
   r.sequence = e.sequence;
   r.records.push_back(entry(e.record));
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const sim::outbox::LogDeduped& e) {
@@ -369,7 +393,7 @@ void EventLogWriter::on(const sim::outbox::LogDeduped& e) {
   r.sequence = e.sequence;
   r.same = e.same;
   r.records.push_back(entry(e.record));
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const sim::outbox::GroupCommitted& e) {
@@ -378,7 +402,7 @@ void EventLogWriter::on(const sim::outbox::GroupCommitted& e) {
   r.partition = e.partition;
   r.offset = e.offset;
   r.applied = e.applied;
-  log_.write(r);
+  write(r);
 }
 
 void EventLogWriter::on(const sim::LeaseGranted& e) {
@@ -388,7 +412,7 @@ void EventLogWriter::on(const sim::LeaseGranted& e) {
   r.token = e.token;
   r.renewed = e.renewed;
   r.until = e.expires;
-  log_.write(r);
+  write(r);
 }
 
 }  // namespace relaysim::live::outbox

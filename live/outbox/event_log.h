@@ -153,6 +153,10 @@ std::string events_reference();
 // when a kind about one record (or one row) names none or several.
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem);
 
+// Whether `r` tells of a change of messages its process committed to a shard: a business
+// operation committed, a leader's mark or rescue that changed rows, a consumer's finish applied.
+bool commits_a_change(const LogRecord& r);
+
 // What a run's event logs must be to be the logs of real processes: `relaysim judge` refuses a log
 // that fails this, naming the line and the reason, rather than judge it. A process's life runs
 // from `started` to `stopped`, or to the next `started` (it was killed); within a life every record
@@ -188,8 +192,13 @@ class EventLogWriter final : public SinkFor<model::OperationDone>,
                              public SinkFor<sim::LeaseGranted> {
  public:
   // Appends to `path`, stamping each line with `clock`'s time; throws std::invalid_argument when
-  // it cannot be opened.
-  EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock);
+  // it cannot be opened. With `crash_after_commit` N, the process kills itself (SIGKILL) in place
+  // of logging the Nth change it committed to a shard (commits_a_change): the change is in the
+  // shard and no line tells of it, which a kill between a commit and its line leaves, rarely, in a
+  // real run. A test's crash point (`serve --crash-after-commit`), so that `relaysim judge` can be
+  // shown such a log every time.
+  EventLogWriter(const std::string& path, model::PodId pod, const Clock& clock,
+                 std::optional<std::uint32_t> crash_after_commit = std::nullopt);
 
   void started(Time at) { log_.started(at); }
   void stopped(Time at) { log_.stopped(at); }
@@ -213,7 +222,10 @@ class EventLogWriter final : public SinkFor<model::OperationDone>,
   void on(const sim::LeaseGranted& e) override;
 
  private:
+  void write(LogRecord& r);
+
   EventLogFile<LogRecord> log_;
+  std::optional<std::uint32_t> crash_after_commit_;  // changes left to log before the crash
 };
 
 }  // namespace relaysim::live::outbox

@@ -61,7 +61,7 @@ Service::Service(boost::asio::io_context& io, const OutboxServeConfig& config)
   RELAYSIM_ASSERT(config.pod >= 1 && config.pod <= config.platform.pods, "serve.pod is one of platform.pods");
   RELAYSIM_ASSERT(shards_.size() == config.platform.shards, "one database per shard");
   if (!config.events.empty()) {
-    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod, clock_);
+    event_log_ = std::make_unique<EventLogWriter>(config.events, config.pod, clock_, config.crash_after_commit);
     events_.attach(*event_log_);
     truth_.attach(*event_log_);
     grants_.attach(*event_log_);

@@ -1012,6 +1012,13 @@ def _():
     expect(run("serve", write("outbox-good.yaml", good), "--database", path("x.db"), "--check"), EXIT_INVALID,
            r"--database: the outbox relay's databases are its serve\.shards")
     expect(run("keys", write("outbox-good.yaml", good), "--admin"), EXIT_INVALID, r"takes no API keys")
+    # The test's crash point: counted from 1, with the log it keeps a line from, the outbox relay's.
+    expect(run("serve", write("outbox-good.yaml", good), "--crash-after-commit", "0", "--check"), EXIT_INVALID,
+           r"--crash-after-commit: Value 0 not in range")
+    expect(run("serve", write("outbox-good.yaml", good), "--crash-after-commit", "5", "--check"), EXIT_INVALID,
+           r"--crash-after-commit needs --events")
+    expect(run("serve", os.path.join(SRC, "config", "serve-sms.yaml"), "--crash-after-commit", "5"), EXIT_INVALID,
+           r"--crash-after-commit: only the outbox relay \(system: outbox\) has it")
     judge_outbox(write("outbox-unreachable.yaml", unreachable))
     # Its world: the downstream, which needs the relay's file, and takes no other world's options.
     scenario = os.path.join(SRC, "scenarios", "outbox-quickstart.yaml")
