@@ -14,8 +14,7 @@ namespace sw = relaysim::sim::webhook;
 LoadDriver::LoadDriver(boost::asio::io_context& io, const sim::Scenario& scenario, std::vector<std::string> targets,
                        std::string key, const std::string& calls, Time started,
                        std::function<void(std::uint64_t calls)> done)
-    : io_(io),
-      started_(started),
+    : started_(started),
       until_(kTimeZero + scenario.duration),
       targets_(std::move(targets)),
       authorization_("Bearer " + std::move(key)),

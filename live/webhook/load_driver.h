@@ -47,7 +47,6 @@ class LoadDriver {
   void send(const sim::webhook::ClientKey& key, std::string_view cxid, std::string_view request_id, std::string_view payload);
   void finish_if_done();
 
-  boost::asio::io_context& io_;
   LiveClock clock_;
   Time started_;
   Time until_;  // the scenario's duration, on the world's time

@@ -5,20 +5,12 @@
 #include <atomic>
 #include <cstdint>
 
+#include "model/core/sanitizers.h"
+
 namespace relaysim {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kOwnPages = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kOwnPages = false;
-#else
-constexpr bool kOwnPages = true;
-#endif
-#else
-constexpr bool kOwnPages = true;
-#endif
+constexpr bool kOwnPages = !kAddressSanitizer;
 
 // Whether a block of this size gets pages of its own. Decided by the size alone, so releasing a
 // block takes the same path as allocating it did.

@@ -48,7 +48,7 @@ void agrees_with_a_multimap(const std::vector<Op>& ops, std::uint64_t (*key_of)(
   }
   // Every entry is still reachable after all the shifting.
   for (const auto& [k, v] : model) {
-    RC_ASSERT(index.find(k, [&](std::uint64_t x) { return x == v; }) == v);
+    RC_ASSERT(index.find(k, [value = v](std::uint64_t x) { return x == value; }) == v);
   }
 }
 

@@ -187,7 +187,7 @@ void pods_sharing_a_limit_keep_its_bound() {
   std::uint64_t member = 0;
   for (const auto& [gap_us, pod] : calls) {
     at += std::chrono::microseconds(gap_us);
-    kernel.at(at, [&pods, pod, m = ++member] { pods[pod]->take(1, m, [](const SharedDecision&) {}); });
+    kernel.at(at, [&pods, p = pod, m = ++member] { pods[p]->take(1, m, [](const SharedDecision&) {}); });
   }
   kernel.run_until(at + std::chrono::seconds(1));
   RC_ASSERT(sim::first_bound_violation(config.spec, store.admitted) == -1);
