@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -247,12 +248,17 @@ std::string LogChecker::check(const LogRecord& r, const std::string& where) {
   return life_.check(r.at, r.logged, r.kind == LogKind::stopped);
 }
 
+bool changed_by(model::LeaderWrite write, const model::Message& row) {
+  return write != model::LeaderWrite::fence && (row.status == model::Status::processing || write == model::LeaderWrite::rescue);
+}
+
 bool commits_a_change(const LogRecord& r) {
   switch (r.kind) {
     case LogKind::operation: return r.committed;
     case LogKind::finished: return r.applied;
     case LogKind::leader_wrote:
-      return r.applied && (r.write == model::LeaderWrite::mark || r.write == model::LeaderWrite::rescue) && !r.messages.empty();
+      return r.applied &&
+             std::any_of(r.messages.begin(), r.messages.end(), [&](const LogMessage& m) { return changed_by(r.write, m.row); });
     default: return false;
   }
 }

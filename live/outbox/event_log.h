@@ -153,8 +153,14 @@ std::string events_reference();
 // when a kind about one record (or one row) names none or several.
 std::optional<LogRecord> read_record(std::string_view line, std::string& problem);
 
+// Whether a leader's write, applied, changed `row` as the write's line tells of it: a mark, or a
+// scan that marks (mark_then_publish), leaves it processing; a rescue puts it back to pending, or
+// fails it. A fence changes no message, and a scan of publish_then_mark reads rows and leaves them
+// pending.
+bool changed_by(model::LeaderWrite write, const model::Message& row);
 // Whether `r` tells of a change of messages its process committed to a shard: a business
-// operation committed, a leader's mark or rescue that changed rows, a consumer's finish applied.
+// operation committed, a leader's write that changed a row (changed_by), a consumer's finish
+// applied.
 bool commits_a_change(const LogRecord& r);
 
 // What a run's event logs must be to be the logs of real processes: `relaysim judge` refuses a log

@@ -350,13 +350,10 @@ class Replay {
     }
   }
 
-  // The state a leader write left a row in, when it changed the row (a scan of publish_then_mark
-  // reads rows and leaves them pending).
+  // The state a leader write left a row in, when it changed the row (changed_by, event_log.h).
   static std::optional<std::uint32_t> changed_to(model::LeaderWrite write, const model::Message& row) {
-    if (write == model::LeaderWrite::fence) return std::nullopt;
-    if (row.status == model::Status::processing) return processing_under(row.attempt);
-    if (write == model::LeaderWrite::rescue) return pending_after(row.attempt);
-    return std::nullopt;
+    if (!changed_by(write, row)) return std::nullopt;
+    return row.status == model::Status::processing ? processing_under(row.attempt) : pending_after(row.attempt);
   }
 
   // The state a record about message `m` needs it to have reached first, if any.
