@@ -114,9 +114,11 @@ void PgStore::fail(const pg_result* r, const char* what) {
   while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
   StoreFailure failure = StoreFailure::other;
   const std::string_view s = state != nullptr ? state : "";
+  // The connection or the server went away, or the server ended the session (an administrator, a
+  // shutdown, or its idle_in_transaction_session_timeout or idle_session_timeout).
   if (state == nullptr || (conn_ && PQstatus(conn_.get()) != CONNECTION_OK) || s.starts_with("08") || s == "57P01" ||
-      s == "57P02") {
-    failure = StoreFailure::io;  // the connection or the server went away
+      s == "57P02" || s == "25P03" || s == "57P05") {
+    failure = StoreFailure::io;
     conn_.reset();
     op_ = false;
   } else if (s == "53100") {
