@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "model/core/random.h"
@@ -174,6 +175,43 @@ TEST(EventQueue, ABurstAtOneInstantLeavesInOrder) {
   }
   while (!q.expected.empty()) q.pop();
   EXPECT_TRUE(q.was_bucketed);
+}
+
+// The look-ahead: with nothing pushed, what a spread announces is exactly what leaves next, and
+// nearly every entry of a large queue is announced before it leaves (the kernel asks for their
+// slots' lines early; an announcement of the wrong entries, or of none, would cost only time).
+TEST(EventQueue, AnnouncesTheEntriesThatLeaveNext) {
+  EventQueue queue;
+  Rng rng(9);
+  constexpr std::uint32_t kPending = 100'000;
+  for (std::uint32_t i = 0; i < kPending; ++i) {
+    queue.push(QueuedEvent{static_cast<std::int64_t>(rng.below(1'000'000'000)), i, i, 0});
+  }
+  ASSERT_TRUE(queue.bucketed());
+  std::set<std::uint32_t> announced;  // announced and not yet left
+  std::size_t left = 0;
+  std::size_t left_announced = 0;
+  while (queue.bucketed()) {
+    const QueuedEvent* top = queue.top();
+    ASSERT_NE(top, nullptr);
+    const std::span<const std::uint32_t> ahead = queue.take_ahead();
+    if (!ahead.empty()) {
+      ASSERT_TRUE(announced.empty()) << "an announcement before the last one's entries all left";
+      ASSERT_LE(ahead.size(), EventQueue::kAhead);
+      announced.insert(ahead.begin(), ahead.end());
+      ASSERT_EQ(announced.size(), ahead.size()) << "an entry announced twice at once";
+    }
+    ASSERT_TRUE(queue.take_ahead().empty()) << "an announcement is read once";
+    const std::uint32_t slot = top->slot;
+    if (!announced.empty()) {
+      ASSERT_EQ(announced.erase(slot), 1U) << "entry " << slot << " left before the ones announced";
+      ++left_announced;
+    }
+    ++left;
+    queue.pop();
+  }
+  EXPECT_GT(left, kPending - EventQueue::kToHeap - 1);
+  EXPECT_GE(left_announced * 10, left * 9) << left_announced << " of " << left << " announced before they left";
 }
 
 }  // namespace

@@ -46,9 +46,18 @@ void EventQueue::spread() {
   EntryRun& from = buckets_[from_bucket];
   mask_ &= ~(std::uint64_t{1} << (from_bucket - 1));
   std::uint64_t least = key_of(from[0].time_ns);
-  for (const QueuedEvent& e : from) least = std::min(least, key_of(e.time_ns));
+  std::uint64_t most = least;
+  for (const QueuedEvent& e : from) {
+    least = std::min(least, key_of(e.time_ns));
+    most = std::max(most, key_of(e.time_ns));
+  }
   RELAYSIM_ASSERT(least >= last_, "the queue went back in time");
   last_ = least;
+  if (from.size() <= kAhead && most > ahead_until_) {
+    ahead_until_ = most;
+    ahead_n_ = from.size();
+    for (std::size_t i = 0; i < ahead_n_; ++i) ahead_[i] = from[i].slot;
+  }
   for (const QueuedEvent& e : from) {
     const std::uint64_t key = key_of(e.time_ns);
     RELAYSIM_ASSERT(bucket_of(key) < from_bucket, "a spread entry moves to a lower bucket");

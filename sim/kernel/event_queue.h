@@ -26,6 +26,13 @@
 // that schedules far timers first, then its near work), the whole queue is bucketed again from
 // the heap's earliest entry.
 //
+// Look-ahead: a spread of a bucket holding at most kAhead entries has just found the next few
+// events to run (everything below it is empty, everything above it later), so it hands their
+// slots to the kernel, which asks for their lines while the events before them run. Each entry is
+// announced once, by the first such spread it takes part in (`ahead_until_`, the latest time
+// announced, skips the spreads of what was already announced). In a queue of a million the slots
+// are cache misses; the look-ahead of one event alone hid only part of each.
+//
 // Entries are plain values; a cancelled event's entry stays until it surfaces (the kernel skips
 // it). The heap keeps its room; a bucket keeps its room while it fills, and when a spread empties
 // it keeps room for at most max(kKeepRoom, a quarter of the queue) entries; a queue that shrinks
@@ -37,6 +44,8 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "model/core/assert.h"
@@ -128,6 +137,14 @@ class EventQueue {
     return &zero_[head_];
   }
 
+  // The slots of the entries the last spread announced (see the look-ahead above): short of an
+  // earlier push, the next events to run, in some order. Empty after each read. 64 measured
+  // faster than 8 and 32 in the hold model at a million pending.
+  static constexpr std::size_t kAhead = 64;
+  std::span<const std::uint32_t> take_ahead() {
+    return {ahead_.data(), std::exchange(ahead_n_, 0)};
+  }
+
   // Removes the entry top() returned; top() must have found one since the last push or pop.
   void pop() {
     RELAYSIM_ASSERT(!heap_.empty() || head_ < zero_.size(), "pop without an entry found by top()");
@@ -190,6 +207,9 @@ class EventQueue {
   EntryRun zero_;           // bucket 0: entries at last_, by sequence, from head_ on
   std::size_t head_ = 0;
   std::array<EntryRun, 65> buckets_;
+  std::array<std::uint32_t, kAhead> ahead_{};  // the announcement, until read
+  std::size_t ahead_n_ = 0;
+  std::uint64_t ahead_until_ = 0;  // the latest key announced
 };
 
 // The heap is 4-ary: half as deep as a binary one, and a node's four children share a cache

@@ -60,6 +60,12 @@ bool Kernel::step(Time limit) {
         __builtin_prefetch(&next_slot.generation);
         __builtin_prefetch(&next_slot.action);
       }
+      // And the events the queue has just found to come next (sim/kernel/event_queue.h).
+      for (const std::uint32_t ahead : queue_.take_ahead()) {
+        const Slot& later = slots_[ahead];
+        __builtin_prefetch(&later.generation);
+        __builtin_prefetch(&later.action);
+      }
     }
     s.action();
     s.action.reset();
