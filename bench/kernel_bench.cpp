@@ -86,7 +86,7 @@ void BM_Mmc(benchmark::State& state) {
 
 // A hold benchmark at 100, 10^4 and 10^6 pending. A million pending runs half a second even with
 // --quick: a shorter run is mostly the first spreads of the freshly filled queue, not the steady
-// state its ratios are about (with 0.05 s both ratios came out at 1.9-2.8, not 3.4-4.4).
+// state its ratios are about (with 0.05 s both ratios came out at 1.9-2.8, not 3.4-4.5).
 template <class Fn>
 void register_hold(const char* name, Fn fn, double min_time) {
   benchmark::RegisterBenchmark(name, fn)->Arg(100)->Arg(10'000)->MinTime(min_time)->Unit(benchmark::kNanosecond);

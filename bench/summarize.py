@@ -51,21 +51,19 @@ def main():
         v = get(f"kernel/hold/{n}", "events_per_s")
         if v is not None:
             row(f"kernel hold model, {n:,} pending", f"{v:,.0f}", "events/s")
-    # The kernel against itself on a 4-ary heap at every size (the kernel before the radix
-    # buckets and the look-ahead), in the same run. No target at 100, where both run the same code.
-    for n, target in ((100, None), (10000, None), (1000000, 3.0)):
-        b = get(f"kernel/hold/{n}", "events_per_s")
-        h = get(f"kernel/hold/heap_only/{n}", "events_per_s")
-        if b and h:
-            row(f"kernel hold, {n:,} pending: kernel / kernel on a 4-ary heap only", f"{b / h:.2f}", "ratio",
-                None if target is None else f">= {target}", None if target is None else b / h >= target)
-    # No target at 100: there the queue never leaves its heap, and both rows run the same code.
-    for n, target in ((100, None), (10000, None), (1000000, 3.0)):
-        b = get(f"event_queue/hold/buckets/{n}", "events_per_s")
-        h = get(f"event_queue/hold/heap_only/{n}", "events_per_s")
-        if b and h:
-            row(f"event queue hold, {n:,} pending: with buckets / 4-ary heap only", f"{b / h:.2f}", "ratio",
-                None if target is None else f">= {target}", None if target is None else b / h >= target)
+    # The radix buckets against a 4-ary heap at every size, each pair from the same run: the kernel
+    # against itself on the heap (the kernel before the buckets and their look-ahead), and the
+    # event queue alone. No target at 100: there the queue never leaves its heap, and both rows
+    # run the same code.
+    for prefix, fast, slow, what in (("kernel hold", "kernel/hold/{}", "kernel/hold/heap_only/{}",
+                                      "kernel / kernel on a 4-ary heap only"),
+                                     ("event queue hold", "event_queue/hold/buckets/{}", "event_queue/hold/heap_only/{}",
+                                      "with buckets / 4-ary heap only")):
+        for n, target in ((100, None), (10000, None), (1000000, 3.0)):
+            b, h = get(fast.format(n), "events_per_s"), get(slow.format(n), "events_per_s")
+            if b and h:
+                row(f"{prefix}, {n:,} pending: {what}", f"{b / h:.2f}", "ratio",
+                    None if target is None else f">= {target}", None if target is None else b / h >= target)
     k, h = get("mmc/kernel", "customers_per_s"), get("mmc/hand_written_loop", "customers_per_s")
     if k and h:
         row("M/M/c through the kernel", f"{k:,.0f}", "customers/s")

@@ -98,6 +98,7 @@ void EventQueue::to_buckets() {
   RELAYSIM_ASSERT(heap_.size() == size_, "every entry gathered");
   RELAYSIM_ASSERT(!bucketed_ || least < last_, "the heap holds what is before last_");
   last_ = least;
+  ahead_until_ = 0;  // last_ may have moved back: what comes next is announced afresh
   for (const QueuedEvent& e : heap_) bucket_push(key_of(e.time_ns), e);
   heap_.clear();
   sort_zero();
