@@ -28,10 +28,11 @@
 //
 // Look-ahead: a spread of a bucket holding at most kAhead entries has just found the next few
 // events to run (everything below it is empty, everything above it later), so it hands their
-// slots to the kernel, which asks for their lines while the events before them run. Short of later
-// pushes, each entry is announced once, by the first such spread it takes part in (`ahead_until_`,
-// the latest time announced, skips the spreads of what was already announced). In a queue of a million the slots
-// are cache misses; the look-ahead of one event alone hid only part of each.
+// slots to the kernel, which asks for their lines while the events before them run. Short of
+// later pushes, each entry is announced once, by the first such spread it takes part in
+// (`ahead_until_`, the latest time announced, skips the spreads of what was already announced).
+// In a queue of a million the slots are cache misses; looking one event ahead hid only part of
+// each.
 //
 // Entries are plain values; a cancelled event's entry stays until it surfaces (the kernel skips
 // it). The heap keeps its room; a bucket keeps its room while it fills, and when a spread empties
