@@ -60,7 +60,9 @@ bool Kernel::step(Time limit) {
         __builtin_prefetch(&next_slot.generation);
         __builtin_prefetch(&next_slot.action);
       }
-      // And the events the queue has just found to come next (sim/kernel/event_queue.h).
+      // And the events the queue has just found to come next (sim/kernel/event_queue.h). Written
+      // out twice on purpose: the same two prefetches in a helper lambda measured twice as slow
+      // in the hold model at a million pending.
       for (const std::uint32_t ahead : queue_.take_ahead()) {
         const Slot& later = slots_[ahead];
         __builtin_prefetch(&later.generation);
