@@ -145,7 +145,7 @@ class MemoryStore final : public Store {
   // a sweep makes thousands of small runs, and each chunk is zeroed when it is made.)
   StableSlotPool<Row> rows_;
   DenseIdMap ids_;                   // id -> slot
-  FlatIndex keys_;                   // key_hash -> slot + 1
+  CompactFlatIndex keys_;            // key_hash -> slot + 1
   DueOrder due_{DuePlace{this}};
   BlockedOrder blocked_{BlockedPlace{this}};
   ExpiryOrder expiry_{ExpiryPlace{this}};
