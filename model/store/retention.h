@@ -39,6 +39,11 @@ class Retention {
 
   // The entry `ahead` places from the front, for prefetching what is forgotten soon; or nullptr.
   const Finished* peek(std::size_t ahead) const { return queue_.size() > ahead ? &queue_[ahead] : nullptr; }
+  // Asks the cache for the entry `ahead` places from the front: it was written a whole retention
+  // ago, and reading it through peek() a few calls later would otherwise stall.
+  void prefetch(std::size_t ahead) const {
+    if (queue_.size() > ahead) __builtin_prefetch(&queue_[ahead]);
+  }
 
   // Calls `forget(entry)` for every entry whose time to be forgotten has come by `now`, oldest
   // first. The caller checks that the slot still holds what finished then.
