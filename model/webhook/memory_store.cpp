@@ -103,9 +103,9 @@ void MemoryStore::forget_finished(Time now) {
 
 std::uint32_t MemoryStore::intern_url(std::string_view url) {
   const std::uint64_t h = hash_bytes(url);
-  const std::uint64_t found = url_index_.find(h, [&](std::uint64_t i) { return urls_[i - 1] == url; });
+  const std::uint64_t found = url_index_.find(h, [&](std::uint64_t i) { return urls_[i - 1].view() == url; });
   if (found != 0) return static_cast<std::uint32_t>(found - 1);
-  urls_.emplace_back(url);
+  urls_.emplace_back().assign(url);
   url_index_.insert(h, urls_.size());
   return static_cast<std::uint32_t>(urls_.size() - 1);
 }
@@ -327,7 +327,7 @@ std::vector<AttemptRow> MemoryStore::attempts(RequestId id) {
     o.claim_token = a.claim_token;
     o.started_at = a.started_at;
     o.finished_at = a.finished_at;
-    o.resolved_url = urls_[a.url];
+    o.resolved_url = urls_[a.url].view();
     o.serviceb_version = a.serviceb_version;
     o.error = a.error;
     o.http_status = a.http_status;

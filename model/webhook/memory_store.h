@@ -153,7 +153,7 @@ class MemoryStore final : public Store {
   // The few attempts that say in words why nothing was sent (AttemptRow::detail), by slot: kept
   // aside, so the many that do not cost nothing.
   std::unordered_map<std::uint32_t, std::string> details_;
-  std::vector<std::string> urls_;
+  std::vector<InlineText> urls_;      // short ones inside: interning compares with one load
   FlatIndex url_index_;              // hash_bytes(url) -> index in urls_ + 1
   // The notices not yet sent, by id (appended in order). A few at a time: a notice is normally
   // sent and removed in the instant its failure is recorded, so a scan costs nothing.

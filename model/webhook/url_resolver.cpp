@@ -24,7 +24,7 @@ void UrlResolver::resolve(std::string_view cxid, ResolveCallback done) {
     const Entry& e = entries_[s - 1];
     if (now - e.fetched_at < config_.ttl || planted(mutant::cache_ignores_ttl)) {
       events_.emit(UrlLookedUp{pod_, cxid, true, now});
-      done(Resolution{ResolveStatus::found, e.url, e.version, true, now});
+      done(Resolution{ResolveStatus::found, e.url.view(), e.version, true, now});
       return;
     }
     forget(s - 1);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/core/flat_index.h"
+#include "model/core/inline_text.h"
 #include "model/core/ports.h"
 #include "model/webhook/ports.h"
 #include "model/core/slot_pool.h"
@@ -58,11 +59,13 @@ class UrlResolver {
   const CircuitBreaker& breaker() const { return breaker_; }
 
  private:
+  // Every hit reads all of it: the URL lives inside (InlineText) when it is short, as ServiceB's
+  // are, so a hit costs one cold load fewer than a std::string's separate text.
   struct Entry {
-    std::string cxid;  // empty: a free slot
-    std::string url;
-    std::uint64_t version = 0;
     Time fetched_at{};
+    std::uint64_t version = 0;
+    std::string cxid;  // empty: a free slot
+    InlineText url;
   };
   // One outstanding ServiceB lookup. The port callback captures only (this, slot index), so the
   // table is bounded by the pod's concurrency and nothing is allocated per lookup once warm.
