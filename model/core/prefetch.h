@@ -16,9 +16,9 @@ inline constexpr std::size_t kCacheLine = 64;
 template <class T>
 inline void prefetch_lines(const T& x) {
   const char* first = reinterpret_cast<const char*>(&x);
-  const char* last = first + sizeof(T) - 1;
-  for (const char* p = first; p < last; p += kCacheLine) __builtin_prefetch(p);
-  __builtin_prefetch(last);  // the loop's steps may end just short of the last line
+  // By offset, so no pointer past the object is ever formed.
+  for (std::size_t offset = 0; offset < sizeof(T); offset += kCacheLine) __builtin_prefetch(first + offset);
+  __builtin_prefetch(first + sizeof(T) - 1);  // the steps may end just short of the last line
 }
 
 }  // namespace relaysim

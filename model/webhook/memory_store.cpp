@@ -105,7 +105,9 @@ std::uint32_t MemoryStore::intern_url(std::string_view url) {
   const std::uint64_t h = hash_bytes(url);
   const std::uint64_t found = url_index_.find(h, [&](std::uint64_t i) { return urls_[i - 1].view() == url; });
   if (found != 0) return static_cast<std::uint32_t>(found - 1);
-  urls_.emplace_back().assign(url);
+  InlineText text;  // filled before the table may grow: `url` stays valid whatever it points into
+  text.assign(url);
+  urls_.push_back(std::move(text));
   url_index_.insert(h, urls_.size());
   return static_cast<std::uint32_t>(urls_.size() - 1);
 }

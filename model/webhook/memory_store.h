@@ -1,10 +1,10 @@
 // MemoryStore: the Store contract in process memory, for long simulated runs and sweeps.
 //
 // Rows live in a slab of reusable slots, found by id through a DenseIdMap and by idempotency key
-// (a 64-bit hash, confirmed against the row's text) through a FlatIndex. A row's cxid, request_id
-// and payload share one InlineText (inside the row when short). Attempts are a list per row in a
-// slab of their own, each naming its URL by index into a table of the distinct URLs seen, so an
-// attempt allocates nothing once the slab is warm.
+// (the top 32 bits of a 64-bit hash, confirmed against the row's text) through a CompactFlatIndex.
+// A row's cxid, request_id and payload share one InlineText (inside the row when short). Attempts
+// are a list per row in a slab of their own, each naming its URL by index into a table of the
+// distinct URLs seen, so an attempt allocates nothing once the slab is warm.
 //
 // Three DueQueues say what to claim next. `due_` holds the open rows claim_due may take whatever
 // it is asked for, at the time it may (pending: due_at; in flight: its lease expiry); `blocked_`
