@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "model/core/assert.h"
+#include "model/core/prefetch.h"
 #include "model/core/ring.h"
 #include "model/core/time.h"
 
@@ -39,10 +40,13 @@ class Retention {
 
   // The entry `ahead` places from the front, for prefetching what is forgotten soon; or nullptr.
   const Finished* peek(std::size_t ahead) const { return queue_.size() > ahead ? &queue_[ahead] : nullptr; }
-  // Asks the cache for the entry `ahead` places from the front: it was written a whole retention
-  // ago, and reading it through peek() a few calls later would otherwise stall.
-  void prefetch(std::size_t ahead) const {
-    if (queue_.size() > ahead) __builtin_prefetch(&queue_[ahead]);
+  // Asks the cache, a few calls of expire() ahead, for what it will read: the queue's entry 16
+  // places from the front, and every line of the caller's record (`record_of(entry)`) 8 places
+  // from it. Both were last touched a whole retention ago; reading them cold would stall.
+  template <class RecordOf>
+  void prefetch(RecordOf&& record_of) const {
+    if (queue_.size() > 16) __builtin_prefetch(&queue_[16]);
+    if (queue_.size() > 8) prefetch_lines(record_of(queue_[8]));
   }
 
   // Calls `forget(entry)` for every entry whose time to be forgotten has come by `now`, oldest

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "model/core/assert.h"
-#include "model/core/prefetch.h"
 #include "model/webhook/mutants.h"
 
 namespace relaysim::webhook {
@@ -76,8 +75,7 @@ void MemoryStore::forget_finished(Time now) {
   // The rows forgotten next have been cold for the whole retention. Start loading them a few
   // creates ahead — the row first, then (once it is in cache) its key's table slot and its last
   // attempt — so the misses overlap with other work instead of stalling here.
-  retention_.prefetch(16);
-  if (const Retention::Finished* f = retention_.peek(8)) prefetch_lines(rows_[f->slot]);
+  retention_.prefetch([this](const Retention::Finished& f) -> const Row& { return rows_[f.slot]; });
   if (const Retention::Finished* f = retention_.peek(4)) {
     const Row& soon = rows_[f->slot];
     keys_.prefetch(soon.key_hash);

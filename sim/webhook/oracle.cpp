@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "model/core/assert.h"
-#include "model/core/prefetch.h"
 #include "model/resilience/backoff.h"
 #include "sim/webhook/load.h"
 
@@ -63,8 +62,7 @@ std::uint32_t RequestChecker::find_key(std::uint64_t request) const {
 
 void RequestChecker::forget_finished(Time now) {
   // As the store does: load the cold record a few calls before it is due.
-  retention_.prefetch(16);
-  if (const Retention::Finished* f = retention_.peek(8)) prefetch_lines(reqs_[f->slot]);
+  retention_.prefetch([this](const Retention::Finished& f) -> const Req& { return reqs_[f.slot]; });
   retention_.expire(now, [this, now](const Retention::Finished& f) {
     RELAYSIM_ASSERT(f.slot < reqs_.size(), "a finished request's slot is in the pool");
     Req& q = reqs_[f.slot];
